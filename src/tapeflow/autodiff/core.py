@@ -1,0 +1,155 @@
+"""The dispatch point: every operation on tensors runs through `bind`.
+
+`bind` is the only code that knows the execution contexts (eager, recording tapes, forward
+accumulators, tf.function traces). With none active an op costs one NumPy call and one object.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from typing import Any, Callable, Optional, Sequence
+
+import numpy as np
+
+from tapeflow.framework import variables as _variables
+from tapeflow.framework.context import context
+from tapeflow.framework.errors import InvalidArgumentError, OpError
+from tapeflow.framework.tensor import Tensor, wrap
+
+_NO_ATTRS: dict = {}
+
+# Every primitive, by name: the registry-driven gradient test walks it.
+REGISTRY: dict = {}
+
+
+class Primitive:
+    """An operation: a NumPy kernel plus its derivative rules.
+
+    Args:
+      name: TensorFlow's op name (`"AddV2"`, `"MatMul"`), shown in error messages.
+      impl: the kernel, `impl(*arrays, **attrs) -> array` (a tuple when `multiple_results`).
+      differentiable: False for ops whose outputs carry no gradient (comparisons, argmax,
+        stop_gradient); tapes then do not record them at all.
+
+    A VJP rule is `vjp(g, ans, *inputs, **attrs) -> cotangent or tuple of cotangents`, one per
+    input (None where there is none), written with tapeflow ops so that the backward pass is
+    itself recorded. The central machinery undoes broadcasting and drops cotangents for
+    integer inputs, so rules need not.
+    """
+
+    __slots__ = ("name", "impl", "vjp", "jvp", "multiple_results", "differentiable")
+
+    def __init__(self, name: str, impl: Optional[Callable], *, multiple_results: bool = False,
+                 differentiable: bool = True, register: bool = True) -> None:
+        self.name = name
+        self.impl = impl
+        self.vjp: Optional[Callable] = None
+        self.jvp: Optional[Callable] = None
+        self.multiple_results = multiple_results
+        self.differentiable = differentiable
+        if register:
+            if name in REGISTRY:
+                raise ValueError(f"primitive {name!r} is defined twice")
+            REGISTRY[name] = self
+
+    def defvjp(self, rule: Callable) -> "Primitive":
+        """Sets the reverse-mode rule; returns the primitive, for chaining."""
+        self.vjp = rule
+        return self
+
+    def defjvp(self, rule: Callable) -> "Primitive":
+        """Sets the forward-mode rule `jvp(tangents, ans, *inputs, **attrs)`."""
+        self.jvp = rule
+        return self
+
+    def __repr__(self) -> str:
+        return f"<Primitive {self.name}>"
+
+
+def primitive(name: str, **kwargs: Any) -> Callable[[Callable], Primitive]:
+    """Decorator form: `@primitive("Sin")` over a NumPy kernel gives a Primitive."""
+    def make(impl: Callable) -> Primitive:
+        return Primitive(name, impl, **kwargs)
+    return make
+
+
+def quiet(impl: Callable) -> Callable:
+    """Wraps a kernel so NumPy's floating-point warnings stay silent, as TensorFlow's are."""
+    @functools.wraps(impl)
+    def kernel(*args: Any, **kwargs: Any) -> Any:
+        with np.errstate(all="ignore"):
+            return impl(*args, **kwargs)
+    return kernel
+
+
+def bind(prim: Primitive, inputs: Sequence[Any], attrs: dict = _NO_ATTRS) -> Any:
+    """Runs `prim` on `inputs` (Tensors or Variables) in every active context."""
+    ctx = context
+    if ctx.graph is not None:
+        outputs = ctx.graph.bind(prim, inputs, attrs)
+    else:
+        try:
+            raw = prim.impl(*[x._value for x in inputs], **attrs)
+        except (ValueError, TypeError, IndexError, ArithmeticError, np.linalg.LinAlgError) as exc:
+            raise op_error(prim, inputs, exc) from None
+        outputs = tuple(map(wrap, raw)) if prim.multiple_results else wrap(raw)
+    if ctx.active and prim.differentiable:
+        record(prim, inputs, attrs, outputs)
+    return outputs
+
+
+def record(prim: Primitive, inputs: Sequence[Any], attrs: dict, outputs: Any) -> None:
+    """Lets every active tape and forward accumulator see one op application."""
+    ctx = context
+    for tape in ctx.tapes:
+        tape._record(prim, inputs, attrs, outputs)
+    for accumulator in ctx.accumulators:
+        accumulator._push(prim, inputs, attrs, outputs)
+
+
+_BROADCAST = re.compile(r"could not be broadcast")
+
+
+def shape_text(x: Any) -> str:
+    """A shape as TensorFlow writes it in errors: `[2,3]`."""
+    return "[" + ",".join(str(d) for d in np.shape(x._value if hasattr(x, "_value") else x)) + "]"
+
+
+def op_error(prim: Primitive, inputs: Sequence[Any], exc: Exception) -> Exception:
+    """Turns a NumPy failure into TensorFlow's error class naming the op and the shapes."""
+    if isinstance(exc, OpError):
+        return exc
+    message = str(exc)
+    if _BROADCAST.search(message):
+        message = "Incompatible shapes: " + " vs. ".join(shape_text(x) for x in inputs)
+    else:
+        shapes = ", ".join(f"{shape_text(x)} {x.dtype.name}" for x in inputs)
+        message = f"{message} (inputs: {shapes})"
+    return InvalidArgumentError(f"{message} [Op:{prim.name}]")
+
+
+# -- variables ---------------------------------------------------------------------------------
+
+READ_VARIABLE = Primitive("ReadVariableOp", lambda value: value).defvjp(lambda g, ans, v: g)
+READ_VARIABLE.defjvp(lambda tangents, ans, v: tangents[0])
+
+
+def _read_variable(variable: _variables.Variable) -> Tensor:
+    ctx = context
+    if not ctx.active:
+        return wrap(variable._value)
+    for watcher in ctx.variable_watchers:
+        watcher.add(variable)
+    if variable._trainable:
+        for tape in ctx.tapes:
+            if tape._watch_accessed_variables:
+                tape._watch_variable(variable)
+    return bind(READ_VARIABLE, (variable,))
+
+
+_variables.hooks["read"] = _read_variable
+
+
+__all__ = ["Primitive", "primitive", "bind", "record", "REGISTRY", "quiet", "op_error",
+           "shape_text", "READ_VARIABLE"]

@@ -1,0 +1,361 @@
+"""`tf.GradientTape`: records operations and runs them backwards.
+
+A tape tracks the tensors that depend on what it watches (by object id; the record holds the
+objects themselves, so ids stay unique while the record lives). `gradient` walks only the
+recorded ops that lie between the sources and the targets, newest first, and a non-persistent
+tape drops its record as it goes so that intermediates die early.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import enum
+import logging
+from typing import Any, Iterator, Optional
+
+import numpy as np
+
+from tapeflow.framework import nest
+from tapeflow.framework.context import context
+from tapeflow.framework.tensor import Tensor, TensorLike
+from tapeflow.framework.variables import Variable
+
+logger = logging.getLogger("tapeflow")
+
+
+class UnconnectedGradients(enum.Enum):
+    """What `gradient` returns for a source the target does not depend on."""
+
+    NONE = "none"
+    ZERO = "zero"
+
+
+def _ops():
+    # The backward pass builds its sums, seeds and reshapes from ops; ops import autodiff,
+    # so the module is fetched when first needed.
+    from tapeflow.ops import _autodiff_support
+    return _autodiff_support
+
+
+def _is_float(x: Any) -> bool:
+    return x._value.dtype.kind in "fc"
+
+
+class GradientTape:
+    """Records operations for automatic differentiation, as `tf.GradientTape`.
+
+    Args:
+      persistent: allow more than one `gradient`/`jacobian` call; the record is freed when
+        the tape is deleted.
+      watch_accessed_variables: watch every trainable variable read while recording.
+    """
+
+    def __init__(self, persistent: bool = False, watch_accessed_variables: bool = True) -> None:
+        self._persistent = persistent
+        self._watch_accessed_variables = watch_accessed_variables
+        self._recording = False
+        self._used = False
+        self._reset_record()
+
+    def _reset_record(self) -> None:
+        self._nodes: list = []
+        self._tracked: dict = {}          # id -> tensor or variable depending on a watched one
+        self._watched_variables: dict = {}  # id -> variable, in watch order
+
+    # -- context --------------------------------------------------------------------------------
+    def __enter__(self) -> "GradientTape":
+        if self._recording:
+            raise ValueError("Tape is still recording, This can happen if you try to re-enter "
+                             "an already-active tape.")
+        self._push()
+        return self
+
+    def __exit__(self, *exc_info: Any) -> None:
+        if self._recording:
+            self._pop()
+
+    def _push(self) -> None:
+        context.tapes.append(self)
+        context.refresh()
+        self._recording = True
+
+    def _pop(self) -> None:
+        context.tapes.remove(self)
+        context.refresh()
+        self._recording = False
+
+    @contextlib.contextmanager
+    def stop_recording(self) -> Iterator[None]:
+        """Temporarily stops recording; ops run inside are not differentiated."""
+        if not self._recording:
+            raise ValueError("Tape must be recording when stop_recording is called. ")
+        self._pop()
+        try:
+            yield
+        finally:
+            self._push()
+
+    def reset(self) -> None:
+        """Clears everything recorded so far; recording goes on if inside the context."""
+        self._reset_record()
+        self._used = False
+
+    # -- watching -------------------------------------------------------------------------------
+    def watch(self, tensor: Any) -> None:
+        """Makes the tape track `tensor` (a tensor, variable or nested structure of them)."""
+        for item in nest.flatten(tensor):
+            if isinstance(item, Variable):
+                self._watch_variable(item)
+            elif isinstance(item, TensorLike):
+                if not _is_float(item):
+                    logger.warning("The dtype of the watched tensor must be floating (e.g. "
+                                   "tf.float32), got %r", item.dtype)
+                self._tracked[id(item)] = item
+            else:
+                raise ValueError(f"Passed in object {item!r} of type {type(item).__name__!r}, "
+                                 f"not tf.Tensor or tf.Variable or ExtensionType.")
+
+    def _watch_variable(self, variable: Variable) -> None:
+        key = id(variable)
+        if key not in self._watched_variables:
+            if not _is_float(variable):
+                logger.warning("The dtype of the watched tensor must be floating (e.g. "
+                               "tf.float32), got %r", variable.dtype)
+            self._watched_variables[key] = variable
+            self._tracked[key] = variable
+
+    def watched_variables(self) -> tuple:
+        """The variables this tape watches, in the order it started watching them."""
+        return tuple(self._watched_variables.values())
+
+    # -- recording (called by autodiff.core.record) ----------------------------------------------
+    def _record(self, prim: Any, inputs: Any, attrs: dict, outputs: Any) -> None:
+        tracked = self._tracked
+        for x in inputs:
+            if id(x) in tracked:
+                break
+        else:
+            return
+        self._nodes.append((prim, inputs, attrs, outputs))
+        if prim.multiple_results:
+            for out in outputs:
+                if _is_float(out):
+                    tracked[id(out)] = out
+        elif _is_float(outputs):
+            tracked[id(outputs)] = outputs
+
+    # -- differentiation ------------------------------------------------------------------------
+    def _check_usable(self) -> None:
+        if self._nodes is None:
+            raise RuntimeError("A non-persistent GradientTape can only be used to compute one "
+                               "set of gradients (or jacobians)")
+        if self._recording:
+            if not self._persistent:
+                self._pop()  # as TensorFlow: stop recording, the gradient ops are not taped
+            else:
+                logger.warning(
+                    "Calling GradientTape.gradient on a persistent tape inside its context is "
+                    "significantly less efficient than calling it outside the context (it "
+                    "causes the gradient ops to be recorded on the tape, leading to increased "
+                    "CPU and memory usage). Only call GradientTape.gradient inside the context "
+                    "if you actually want to trace the gradient in order to compute higher "
+                    "order derivatives.")
+
+    def _release_if_done(self) -> None:
+        if not self._persistent:
+            self._nodes = None
+            self._tracked = {}
+
+    def gradient(self, target: Any, sources: Any, output_gradients: Any = None,
+                 unconnected_gradients: UnconnectedGradients = UnconnectedGradients.NONE) -> Any:
+        """The gradient of `target` (summed over its tensors) with respect to `sources`.
+
+        Returns the sources' structure, with None (or zeros, for
+        `UnconnectedGradients.ZERO`) where a source does not reach the target and for
+        integer sources.
+        """
+        self._check_usable()
+        unconnected_gradients = UnconnectedGradients(
+            getattr(unconnected_gradients, "value", unconnected_gradients))
+        flat_targets = [_as_target(t) for t in nest.flatten(target)]
+        flat_sources = nest.flatten(sources)
+        _check_sources(flat_sources)
+        seeds = _seeds(flat_targets, output_gradients)
+        grads = self._backprop(flat_targets, seeds, flat_sources, release=not self._persistent)
+        self._release_if_done()
+        grads = [_fill_unconnected(g, s, unconnected_gradients) for g, s in zip(grads, flat_sources)]
+        return nest.pack_sequence_as(sources, grads)
+
+    def _backprop(self, targets: list, seeds: list, sources: list, release: bool) -> list:
+        ops = _ops()
+        source_ids = {id(s) for s in sources}
+        nodes = self._nodes
+        if release:
+            self._nodes = None
+        # Forward sweep: keep only the ops that depend on a source.
+        live = set(source_ids)
+        needed = []
+        for node in nodes:
+            for x in node[1]:
+                if id(x) in live:
+                    needed.append(node)
+                    outs = node[3]
+                    if node[0].multiple_results:
+                        live.update(id(o) for o in outs)
+                    else:
+                        live.add(id(outs))
+                    break
+        del nodes
+        grads: dict = {}
+        for target, seed in zip(targets, seeds):
+            if seed is not None and id(target) in live:
+                _accumulate(grads, ops, id(target), seed)
+        # Backward sweep, newest op first; popping each node lets its tensors go.
+        while needed:
+            prim, inputs, attrs, outs = needed.pop()
+            if prim.multiple_results:
+                out_grads = [_take(grads, id(o), source_ids) for o in outs]
+                if all(g is None for g in out_grads):
+                    continue
+                out_grads = [ops.zeros_like(o) if g is None else g
+                             for g, o in zip(out_grads, outs)]
+            else:
+                out_grads = _take(grads, id(outs), source_ids)
+                if out_grads is None:
+                    continue
+            in_grads = prim.vjp(out_grads, outs, *inputs, **attrs)
+            if len(inputs) == 1 and not isinstance(in_grads, (tuple, list)):
+                in_grads = (in_grads,)
+            for x, g in zip(inputs, in_grads):
+                if g is None or id(x) not in live or not _is_float(x):
+                    continue
+                if not isinstance(g, TensorLike):
+                    g = ops.convert_to_tensor(g, dtype=x.dtype)
+                if g._value.shape != x._value.shape:
+                    g = ops.unbroadcast(g, x._value.shape)
+                _accumulate(grads, ops, id(x), g)
+        return [grads.get(id(s)) for s in sources]
+
+    def jacobian(self, target: Any, sources: Any,
+                 unconnected_gradients: UnconnectedGradients = UnconnectedGradients.NONE,
+                 parallel_iterations: Optional[int] = None,
+                 experimental_use_pfor: bool = True) -> Any:
+        """d target / d sources: for each source, shape `target.shape + source.shape`."""
+        self._check_usable()
+        ops = _ops()
+        target = _as_target(target)
+        flat_sources = nest.flatten(sources)
+        _check_sources(flat_sources)
+        size = int(np.prod(target._value.shape))
+        rows: list = [[] for _ in flat_sources]
+        for index in range(size):
+            seed = ops.one_hot_seed(target, index)
+            grads = self._backprop([target], [seed], flat_sources, release=False)
+            for row, g in zip(rows, grads):
+                row.append(g)
+        self._release_if_done()
+        result = []
+        for source, row in zip(flat_sources, rows):
+            shape = tuple(target._value.shape) + tuple(source._value.shape)
+            if all(g is None for g in row):
+                result.append(_fill_unconnected(None, ops.zeros(shape, source.dtype),
+                                                unconnected_gradients))
+                continue
+            row = [ops.zeros_like(source) if g is None else g for g in row]
+            stacked = ops.stack(row) if row else ops.zeros(shape, source.dtype)
+            result.append(ops.reshape(stacked, shape))
+        return nest.pack_sequence_as(sources, result)
+
+    def batch_jacobian(self, target: Any, source: Any,
+                       unconnected_gradients: UnconnectedGradients = UnconnectedGradients.NONE,
+                       parallel_iterations: Optional[int] = None,
+                       experimental_use_pfor: bool = True) -> Any:
+        """Per-example Jacobians: shape `[batch] + target.shape[1:] + source.shape[1:]`.
+
+        Assumes, as TensorFlow does, that example i of the target depends only on example i
+        of the source.
+        """
+        self._check_usable()
+        ops = _ops()
+        target = _as_target(target)
+        target_shape = tuple(target._value.shape)
+        source_shape = tuple(source._value.shape)
+        if not target_shape or not source_shape or target_shape[0] != source_shape[0]:
+            raise ValueError(f"Need first dimension of target shape ({target.shape}) and source "
+                             f"shape ({source.shape}) to match.")
+        batch = target_shape[0]
+        per_example = int(np.prod(target_shape[1:]))
+        columns = []
+        for index in range(per_example):
+            seed = ops.batch_one_hot_seed(target, index)
+            (g,) = self._backprop([target], [seed], [source], release=False)
+            columns.append(g)
+        self._release_if_done()
+        shape = (batch,) + target_shape[1:] + source_shape[1:]
+        if all(g is None for g in columns):
+            return _fill_unconnected(None, ops.zeros(shape, source.dtype), unconnected_gradients)
+        columns = [ops.zeros_like(source) if g is None else g for g in columns]
+        stacked = ops.stack(columns, axis=1) if columns else ops.zeros(shape, source.dtype)
+        return ops.reshape(stacked, shape)
+
+    def __del__(self) -> None:
+        # A tape deleted while recording (an exception escaped its block) stops recording.
+        if getattr(self, "_recording", False) and self in getattr(context, "tapes", ()):
+            try:
+                self._pop()
+            except ValueError:
+                pass
+
+
+def _take(grads: dict, key: int, keep: set) -> Any:
+    return grads.get(key) if key in keep else grads.pop(key, None)
+
+
+def _accumulate(grads: dict, ops: Any, key: int, g: Any) -> None:
+    previous = grads.get(key)
+    grads[key] = g if previous is None else ops.add(previous, g)
+
+
+def _as_target(target: Any) -> Any:
+    if isinstance(target, TensorLike):
+        return target
+    raise ValueError(f"Target {target!r} of type {type(target).__name__!r} is not a tf.Tensor "
+                     f"or tf.Variable.")
+
+
+def _check_sources(sources: list) -> None:
+    for source in sources:
+        if not isinstance(source, TensorLike):
+            raise ValueError(f"Passed in object {source!r} of type {type(source).__name__!r}, "
+                             f"not tf.Tensor or tf.Variable or ExtensionType.")
+        if not _is_float(source):
+            logger.warning("The dtype of the source tensor must be floating (e.g. tf.float32) "
+                           "when calling GradientTape.gradient, got %r", source.dtype)
+
+
+def _seeds(targets: list, output_gradients: Any) -> list:
+    ops = _ops()
+    if output_gradients is None:
+        return [ops.ones_like(t) if _is_float(t) else None for t in targets]
+    flat = nest.flatten(output_gradients)
+    if len(flat) != len(targets):
+        raise ValueError(f"Length of output_gradients ({len(flat)}) must match the number of "
+                         f"targets ({len(targets)}).")
+    seeds = []
+    for t, g in zip(targets, flat):
+        if g is None:
+            seeds.append(ops.ones_like(t) if _is_float(t) else None)
+        else:
+            seeds.append(ops.convert_to_tensor(g, dtype=t.dtype))
+    return seeds
+
+
+def _fill_unconnected(grad: Any, source: Any, mode: UnconnectedGradients) -> Any:
+    if grad is not None:
+        return grad
+    if mode is UnconnectedGradients.ZERO:
+        return _ops().zeros_like(source)
+    return None
+
+
+__all__ = ["GradientTape", "UnconnectedGradients"]

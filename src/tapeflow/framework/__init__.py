@@ -1,0 +1,1 @@
+"""Values: dtypes, Tensor, TensorShape, Variable, errors and nested structures."""

@@ -1,0 +1,26 @@
+"""Per-thread execution state: which tapes, forward accumulators and traces are active.
+
+This is the one place that knows the execution contexts; `autodiff.core.bind` reads it on every
+op, so the no-tape path is a single attribute test.
+"""
+
+from __future__ import annotations
+
+import threading
+
+
+class _Context(threading.local):
+    def __init__(self) -> None:
+        self.tapes: list = []            # GradientTapes now recording, innermost last
+        self.accumulators: list = []     # ForwardAccumulators now active
+        self.variable_watchers: list = []  # custom_gradient's watchers of variable reads
+        self.graph = None                # the graph being traced by tf.function, if any
+        self.active = False              # any of the above: the op path's only test
+
+    def refresh(self) -> None:
+        """Recomputes `active` after a tape, accumulator, watcher or trace came or went."""
+        self.active = bool(self.tapes or self.accumulators or self.variable_watchers
+                           or self.graph is not None)
+
+
+context = _Context()

@@ -1,0 +1,141 @@
+"""Data types shaped like TensorFlow's `tf.dtypes`, each backed by a NumPy dtype."""
+
+from __future__ import annotations
+
+import builtins
+from typing import Any
+
+import numpy as np
+
+
+class DType:
+    """A tensor element type: `tf.float32`, `tf.int32`, `tf.bool`, ..."""
+
+    __slots__ = ("name", "as_numpy_dtype", "_np", "is_floating", "is_integer", "is_complex",
+                 "is_bool", "is_unsigned", "is_differentiable")
+
+    def __init__(self, name: str, numpy_type: Any) -> None:
+        self.name = name
+        self.as_numpy_dtype = numpy_type
+        self._np = np.dtype(numpy_type)
+        kind = self._np.kind
+        self.is_floating = kind == "f"
+        self.is_complex = kind == "c"
+        self.is_integer = kind in "iu"
+        self.is_unsigned = kind == "u"
+        self.is_bool = kind == "b"
+        # Only these carry gradients; integer and boolean values never do.
+        self.is_differentiable = kind in "fc"
+
+    @property
+    def base_dtype(self) -> "DType":
+        return self
+
+    @property
+    def real_dtype(self) -> "DType":
+        return {"complex64": float32, "complex128": float64}.get(self.name, self)
+
+    @property
+    def is_numpy_compatible(self) -> bool:
+        return self.name != "string"
+
+    @property
+    def size(self) -> int:
+        return self._np.itemsize
+
+    @property
+    def min(self):
+        return np.finfo(self._np).min if self.is_floating else np.iinfo(self._np).min
+
+    @property
+    def max(self):
+        return np.finfo(self._np).max if self.is_floating else np.iinfo(self._np).max
+
+    def is_compatible_with(self, other: Any) -> bool:
+        return self == other
+
+    def __repr__(self) -> str:
+        return f"tf.{self.name}"
+
+    def __str__(self) -> str:
+        return f"<dtype: '{self.name}'>"
+
+    def __eq__(self, other: Any) -> bool:
+        if other is self:
+            return True
+        if other is None:
+            return False
+        try:
+            return as_dtype(other) is self
+        except TypeError:
+            return False
+
+    def __ne__(self, other: Any) -> bool:
+        return not self.__eq__(other)
+
+    def __hash__(self) -> int:
+        return hash(self.name)
+
+    def __reduce__(self):
+        return as_dtype, (self.name,)
+
+
+float16 = half = DType("float16", np.float16)
+float32 = DType("float32", np.float32)
+float64 = double = DType("float64", np.float64)
+int8 = DType("int8", np.int8)
+int16 = DType("int16", np.int16)
+int32 = DType("int32", np.int32)
+int64 = DType("int64", np.int64)
+uint8 = DType("uint8", np.uint8)
+uint16 = DType("uint16", np.uint16)
+uint32 = DType("uint32", np.uint32)
+uint64 = DType("uint64", np.uint64)
+bool = DType("bool", np.bool_)  # noqa: A001 - TensorFlow's name
+complex64 = DType("complex64", np.complex64)
+complex128 = DType("complex128", np.complex128)
+string = DType("string", np.object_)
+
+_ALL = (float16, float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
+        bool, complex64, complex128)
+_BY_NAME = {d.name: d for d in _ALL + (string,)}
+_BY_NAME.update(half=float16, double=float64)
+# NumPy dtype -> DType; the hot path (Tensor.dtype) is one dict lookup.
+_BY_NUMPY = {d._np: d for d in _ALL}
+_BY_NUMPY[np.dtype(np.str_)] = string
+_BY_NUMPY[np.dtype(np.bytes_)] = string
+_BY_NUMPY[np.dtype(np.object_)] = string
+_BY_PYTHON = {float: float32, int: int32, builtins.bool: bool, complex: complex128, str: string}
+
+
+def from_numpy(np_dtype: np.dtype) -> DType:
+    """The DType of a NumPy dtype; string kinds map to `tf.string`."""
+    try:
+        return _BY_NUMPY[np_dtype]
+    except KeyError:
+        kind = np.dtype(np_dtype).kind
+        if kind in "USO":
+            return string
+        raise TypeError(f"Cannot convert NumPy dtype {np_dtype} to a tapeflow dtype.") from None
+
+
+def as_dtype(type_value: Any) -> DType:
+    """Converts a DType, a name ('float32'), a NumPy dtype or a Python type into a DType."""
+    if isinstance(type_value, DType):
+        return type_value
+    if isinstance(type_value, str):
+        try:
+            return _BY_NAME[type_value]
+        except KeyError:
+            raise TypeError(f"Cannot convert value {type_value!r} to a TensorFlow DType.") from None
+    if type_value in _BY_PYTHON:
+        return _BY_PYTHON[type_value]
+    try:
+        return from_numpy(np.dtype(type_value))
+    except TypeError:
+        raise TypeError(f"Cannot convert value {type_value!r} to a TensorFlow DType.") from None
+
+
+__all__ = ["DType", "as_dtype", "float16", "half", "float32", "float64", "double", "int8", "int16",
+           "int32", "int64", "uint8", "uint16", "uint32", "uint64", "bool", "complex64",
+           "complex128", "string"]

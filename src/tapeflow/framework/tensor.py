@@ -1,0 +1,167 @@
+"""`tf.Tensor`: an immutable value with a dtype and a shape, backed by a NumPy array.
+
+The operators (`+`, `@`, indexing, comparisons, ...) are attached by `tapeflow.ops`, which owns
+the primitives; this module holds only what needs no op.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from tapeflow.framework import dtypes as _dtypes
+from tapeflow.framework.tensor_shape import TensorShape
+
+
+def numpy_text(value: Any, is_repr: bool = False) -> str:
+    """The array text TensorFlow prints inside `tf.Tensor(...)` and `<tf.Tensor ...>`."""
+    if np.ndim(value) == 0:
+        value = np.asarray(value)[()]
+        text = str(value.item() if isinstance(value, np.bool_) else value)
+        if isinstance(value, (np.bytes_, bytes)):
+            text = repr(value.item() if isinstance(value, np.bytes_) else value)
+    else:
+        text = repr(value) if is_repr else str(value)
+    return "\n" + text if "\n" in text else text
+
+
+class TensorLike:
+    """What tensors and variables share: the value-backed read-only protocol."""
+
+    __slots__ = ()
+    _value: Any
+    # Let NumPy defer to our reflected operators (`np_array * tensor` -> Tensor).
+    __array_priority__ = 100
+
+    @property
+    def dtype(self) -> _dtypes.DType:
+        return _dtypes.from_numpy(self._value.dtype)
+
+    @property
+    def shape(self) -> TensorShape:
+        return TensorShape(self._value.shape)
+
+    def get_shape(self) -> TensorShape:
+        return self.shape
+
+    @property
+    def ndim(self) -> int:
+        return self._value.ndim
+
+    @property
+    def device(self) -> str:
+        return "/job:localhost/replica:0/task:0/device:CPU:0"
+
+    def numpy(self) -> Any:
+        """The value as NumPy: a NumPy scalar for rank 0, else a copy of the array."""
+        value = self._value
+        return value[()] if value.ndim == 0 else value.copy()
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        value = np.asarray(self._value)
+        return value if dtype is None else value.astype(dtype, copy=False)
+
+    def __len__(self) -> int:
+        if self._value.ndim == 0:
+            raise TypeError("len is not well defined for a rank-0 tensor.")
+        return self._value.shape[0]
+
+    def _scalar(self, kind: str) -> Any:
+        if self._value.size != 1:
+            raise TypeError(f"Only single-element tensors can be converted to Python {kind}s; "
+                            f"got shape {self.shape}.")
+        return self._value.reshape(())[()]
+
+    def __bool__(self) -> bool:
+        if self._value.size != 1:
+            raise ValueError("The truth value of an array with more than one element is "
+                             "ambiguous. Use a.any() or a.all()")
+        return bool(self._value)
+
+    def __float__(self) -> float:
+        return float(self._scalar("float"))
+
+    def __int__(self) -> int:
+        return int(self._scalar("int"))
+
+    def __complex__(self) -> complex:
+        return complex(self._scalar("complex"))
+
+    def __index__(self) -> int:
+        if not self.dtype.is_integer or self._value.ndim != 0:
+            raise TypeError(f"Only integer scalar tensors can be used as an index; got "
+                            f"{self.dtype.name} with shape {self.shape}.")
+        return int(self._value)
+
+    def __format__(self, format_spec: str) -> str:
+        if self._value.ndim == 0:
+            return format(self._value[()], format_spec)
+        return format(str(self), format_spec)
+
+    def __hash__(self) -> int:
+        raise TypeError("Tensor is unhashable. Instead, use tensor.ref() as the key.")
+
+    def ref(self) -> "Reference":
+        """A hashable reference to this object, for use as a dict key or set member."""
+        return Reference(self)
+
+    experimental_ref = ref
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo: dict):
+        return self
+
+
+class Tensor(TensorLike):
+    """An immutable multi-dimensional value, as `tf.Tensor` in eager mode."""
+
+    __slots__ = ("_value", "__weakref__")
+
+    def __init__(self, value: Any) -> None:
+        # Users should call tf.constant / tf.convert_to_tensor; this wraps a NumPy value.
+        self._value = np.asarray(value)
+
+    def __str__(self) -> str:
+        return (f"tf.Tensor({numpy_text(self._value)}, shape={self.shape}, "
+                f"dtype={self.dtype.name})")
+
+    def __repr__(self) -> str:
+        return (f"<tf.Tensor: shape={self.shape}, dtype={self.dtype.name}, "
+                f"numpy={numpy_text(self._value, is_repr=True)}>")
+
+    def __reduce__(self):
+        return Tensor, (self._value,)
+
+
+def wrap(value: Any) -> Tensor:
+    """A Tensor over a NumPy value, without copying or converting it (the op path)."""
+    t = object.__new__(Tensor)
+    t._value = value
+    return t
+
+
+class Reference:
+    """A hashable handle comparing by identity, returned by `Tensor.ref()`."""
+
+    __slots__ = ("_obj",)
+
+    def __init__(self, obj: Any) -> None:
+        self._obj = obj
+
+    def deref(self) -> Any:
+        return self._obj
+
+    def __eq__(self, other: Any) -> bool:
+        return isinstance(other, Reference) and other._obj is self._obj
+
+    def __hash__(self) -> int:
+        return id(self._obj)
+
+    def __repr__(self) -> str:
+        return f"<Reference wrapping {self._obj!r}>"
+
+
+__all__ = ["Tensor", "TensorLike", "Reference", "wrap", "numpy_text"]

@@ -1,0 +1,156 @@
+"""`tf.Variable`: a mutable, named value that tapes watch automatically when it is trainable.
+
+Assignment replaces the variable's NumPy array rather than writing into it, so a tensor read
+earlier (and held by a tape for its backward pass) keeps the value it had when it was read.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Optional
+
+import numpy as np
+
+from tapeflow.framework import dtypes as _dtypes
+from tapeflow.framework.context import context
+from tapeflow.framework.convert import constant_value
+from tapeflow.framework.errors import InvalidArgumentError
+from tapeflow.framework.tensor import Tensor, TensorLike, numpy_text, wrap
+from tapeflow.framework.tensor_shape import TensorShape, as_shape
+
+
+def _eager_read(variable: "Variable") -> Tensor:
+    return wrap(variable._value)
+
+
+def _eager_assign(variable: "Variable", value: np.ndarray) -> None:
+    variable._value = value
+
+
+# Installed by tapeflow.autodiff (tapes record reads) and tapeflow.function (traces record
+# reads and writes); the defaults are the plain eager behaviour.
+hooks: dict = {"read": _eager_read, "assign": _eager_assign}
+
+
+class Variable(TensorLike):
+    """A mutable tensor-like value, as `tf.Variable`.
+
+    Args:
+      initial_value: a tensor, a value convertible to one, or a callable returning one.
+      trainable: whether tapes watch it automatically when it is read (default True).
+      name: the variable's name; `.name` is `name + ':0'` (`'Variable:0'` when None).
+      dtype: converts the initial value to this dtype.
+      shape: the shape it keeps; `None` dims let assignments change that dimension.
+    """
+
+    __slots__ = ("_value", "_name", "_trainable", "_shape", "_constraint", "__weakref__",
+                 "__dict__")
+
+    def __init__(self, initial_value: Any = None, trainable: Optional[bool] = None,
+                 validate_shape: bool = True, caching_device: Any = None,
+                 name: Optional[str] = None, variable_def: Any = None, dtype: Any = None,
+                 import_scope: Any = None, constraint: Optional[Callable] = None,
+                 synchronization: Any = None, aggregation: Any = None,
+                 shape: Any = None, experimental_enable_variable_lifting: bool = True) -> None:
+        if initial_value is None:
+            raise ValueError("The initial_value must be specified.")
+        if callable(initial_value):
+            initial_value = initial_value()
+        if isinstance(initial_value, TensorLike):
+            value = np.asarray(initial_value._value)
+            if dtype is not None and value.dtype != _dtypes.as_dtype(dtype)._np:
+                value = value.astype(_dtypes.as_dtype(dtype)._np)
+        else:
+            value = constant_value(initial_value, dtype=dtype)._value
+        self._value = value
+        self._shape = as_shape(shape) if shape is not None else TensorShape(value.shape)
+        self._name = "Variable" if name is None else str(name).removesuffix(":0")
+        self._trainable = True if trainable is None else bool(trainable)
+        self._constraint = constraint
+
+    # -- reading ----------------------------------------------------------------------------
+    def value(self) -> Tensor:
+        """The current value as a Tensor (recorded by active tapes)."""
+        return hooks["read"](self)
+
+    def read_value(self) -> Tensor:
+        """The current value as a Tensor."""
+        return hooks["read"](self)
+
+    # -- writing ----------------------------------------------------------------------------
+    def _converted(self, value: Any, op_name: str) -> np.ndarray:
+        if isinstance(value, TensorLike):
+            array = value._value
+            if array.dtype != self._value.dtype:
+                raise _dtype_error(self, value, op_name)
+        else:
+            array = constant_value(value, dtype=self.dtype)._value
+        if not self._shape.is_compatible_with(array.shape):
+            raise ValueError(f"Cannot assign value to variable ' {self.name}': Shape mismatch."
+                             f"The variable shape {self._shape}, and the assigned value shape "
+                             f"{TensorShape(array.shape)} are incompatible.")
+        return array
+
+    def assign(self, value: Any, use_locking: Any = None, name: Any = None,
+               read_value: bool = True) -> "Variable":
+        """Replaces the value; returns the variable."""
+        hooks["assign"](self, self._converted(value, "AssignVariableOp"))
+        return self
+
+    def assign_add(self, delta: Any, use_locking: Any = None, name: Any = None,
+                   read_value: bool = True) -> "Variable":
+        """Adds `delta` to the value; returns the variable."""
+        delta = self._converted(delta, "AssignAddVariableOp")
+        hooks["assign"](self, np.add(self._value, delta, dtype=self._value.dtype))
+        return self
+
+    def assign_sub(self, delta: Any, use_locking: Any = None, name: Any = None,
+                   read_value: bool = True) -> "Variable":
+        """Subtracts `delta` from the value; returns the variable."""
+        delta = self._converted(delta, "AssignSubVariableOp")
+        hooks["assign"](self, np.subtract(self._value, delta, dtype=self._value.dtype))
+        return self
+
+    # -- attributes -------------------------------------------------------------------------
+    @property
+    def name(self) -> str:
+        return self._name + ":0"
+
+    @property
+    def trainable(self) -> bool:
+        return self._trainable
+
+    @property
+    def shape(self) -> TensorShape:
+        return self._shape
+
+    @property
+    def constraint(self) -> Optional[Callable]:
+        return self._constraint
+
+    @property
+    def initial_value(self) -> Tensor:
+        return wrap(self._value)
+
+    def __repr__(self) -> str:
+        return (f"<tf.Variable '{self.name}' shape={self.shape} dtype={self.dtype.name}, "
+                f"numpy={numpy_text(self._value, is_repr=True)}>")
+
+    __str__ = __repr__
+
+    def __hash__(self) -> int:
+        raise TypeError("Variable is unhashable. Instead, use variable.ref() as the key.")
+
+    def __deepcopy__(self, memo: dict) -> "Variable":
+        return Variable(self._value.copy(), trainable=self._trainable, name=self._name)
+
+    def __reduce__(self):
+        return Variable, (self._value, self._trainable, True, None, self._name)
+
+
+def _dtype_error(variable: Variable, value: TensorLike, op_name: str) -> Exception:
+    return InvalidArgumentError(
+        f"Cannot update variable with shape {variable.shape} and dtype "
+        f"{variable.dtype.name} using a value of dtype {value.dtype.name} [Op:{op_name}]")
+
+
+__all__ = ["Variable", "hooks"]

@@ -1,0 +1,54 @@
+"""Operand rules shared by the op wrappers: binary dtype matching and allowed dtypes."""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import numpy as np
+
+from tapeflow.framework.convert import mismatch_error
+from tapeflow.framework.errors import InvalidArgumentError
+from tapeflow.framework.tensor import Tensor, TensorLike, wrap
+from tapeflow.framework.tensor_conversion import convert_to_tensor
+
+
+_PY_SCALARS = (float, int)
+
+
+def binary_operands(x: Any, y: Any, op_name: str) -> tuple:
+    """Converts the operands of a binary op; a Python operand takes the tensor's dtype and
+    two tensors of different dtypes raise InvalidArgumentError (no silent promotion)."""
+    if isinstance(x, TensorLike):
+        x = convert_to_tensor(x)
+        if type(y) in _PY_SCALARS and x._value.dtype.kind == "f":
+            # The most common mixed case (`x * 2.0`, `x ** 2`): a scalar of x's dtype.
+            return x, wrap(np.array(y, dtype=x._value.dtype))
+        y = convert_to_tensor(y, dtype_hint=x.dtype) if not isinstance(y, TensorLike) \
+            else convert_to_tensor(y)
+    else:
+        y = convert_to_tensor(y)
+        x = convert_to_tensor(x, dtype_hint=y.dtype)
+    if x._value.dtype != y._value.dtype:
+        raise mismatch_error(op_name, 1, x.dtype, y.dtype)
+    return x, y
+
+
+def require(x: Tensor, allowed: str, op_name: str) -> None:
+    """Raises TensorFlow's error when `x`'s dtype kind (NumPy letters, e.g. 'fc') is not
+    allowed for the op."""
+    if x._value.dtype.kind not in allowed:
+        raise _dtypes_error(x, allowed, op_name)
+
+
+_KIND_NAMES = {"f": "half, float, double", "c": "complex64, complex128",
+               "i": "int8, int16, int32, int64", "u": "uint8, uint16, uint32, uint64",
+               "b": "bool"}
+
+
+def _dtypes_error(x: Tensor, allowed: str, op_name: str) -> Exception:
+    names = ", ".join(_KIND_NAMES[k] for k in allowed if k in _KIND_NAMES)
+    return InvalidArgumentError(f"Value for attr 'T' of {x.dtype.name} is not in the list of "
+                                f"allowed values: {names} [Op:{op_name}]")
+
+
+__all__ = ["convert_to_tensor", "binary_operands", "require"]

@@ -1,0 +1,425 @@
+"""Shape and layout ops: reshape, transpose, expand_dims, squeeze, concat, stack, unstack,
+split, tile, broadcast_to, gather, slicing, shape/size/rank, and tensor creation."""
+
+from __future__ import annotations
+
+import builtins
+from typing import Any, Optional, Sequence
+
+import numpy as np
+
+from tapeflow.autodiff.core import Primitive, bind
+from tapeflow.framework import dtypes as _dtypes
+from tapeflow.framework.errors import InvalidArgumentError
+from tapeflow.framework.tensor import Tensor, TensorLike, wrap
+from tapeflow.framework.tensor_shape import TensorShape
+from tapeflow.framework.convert import constant_value
+from tapeflow.ops._convert import convert_to_tensor
+from tapeflow.ops.math_ops import cast
+
+
+def _shape_tuple(shape: Any) -> tuple:
+    """A shape argument (list, tuple, TensorShape, int tensor) as a tuple of ints."""
+    if isinstance(shape, TensorShape):
+        return tuple(shape.as_list())
+    if isinstance(shape, TensorLike):
+        return tuple(int(d) for d in np.asarray(shape._value).reshape(-1))
+    if isinstance(shape, (int, np.integer)):
+        return (int(shape),)
+    return tuple(int(d) for d in shape)
+
+
+def _axis(axis: Any, rank: int, op_name: str) -> int:
+    axis = int(axis)
+    if not -rank <= axis < rank:
+        raise InvalidArgumentError(f"Expected axis in the range [{-rank}, {rank}), but got "
+                                   f"{axis} [Op:{op_name}]")
+    return axis % rank if rank else 0
+
+
+# -- reshape -------------------------------------------------------------------------------------
+
+_reshape = Primitive("Reshape", lambda x, shape: np.reshape(x, shape)).defvjp(
+    lambda g, ans, x, shape: reshape(g, x._value.shape))
+
+
+def reshape(tensor: Any, shape: Any, name: Optional[str] = None) -> Tensor:
+    """The same elements in a new shape; one dimension may be -1 (inferred)."""
+    x = convert_to_tensor(tensor)
+    target = _shape_tuple(shape)
+    size = x._value.size
+    known = 1
+    for d in target:
+        if d != -1:
+            known *= d
+    if target.count(-1) > 1 or (-1 not in target and known != size) or \
+            (-1 in target and (known == 0 or size % known)):
+        raise InvalidArgumentError(f"Input to reshape is a tensor with {size} values, but the "
+                                   f"requested shape has {known} [Op:Reshape]")
+    if x._value.shape == target:
+        return x
+    return bind(_reshape, (x,), {"shape": target})
+
+
+# -- transpose -----------------------------------------------------------------------------------
+
+_transpose = Primitive("Transpose", lambda x, perm: np.transpose(x, perm)).defvjp(
+    lambda g, ans, x, perm: transpose(g, tuple(np.argsort(perm))))
+
+
+def transpose(a: Any, perm: Optional[Sequence[int]] = None, conjugate: bool = False,
+              name: Optional[str] = None) -> Tensor:
+    """Permutes the axes; by default reverses them."""
+    x = convert_to_tensor(a)
+    rank = x._value.ndim
+    perm = tuple(range(rank))[::-1] if perm is None else _shape_tuple(perm)
+    if sorted(perm) != list(range(rank)):
+        raise InvalidArgumentError(f"transpose expects a vector of size {rank}. But input(1) "
+                                   f"is a vector of size {len(perm)} [Op:Transpose]"
+                                   if len(perm) != rank else
+                                   f"{perm} is not a permutation of 0..{rank - 1} "
+                                   f"[Op:Transpose]")
+    return bind(_transpose, (x,), {"perm": perm})
+
+
+def expand_dims(input: Any, axis: int, name: Optional[str] = None) -> Tensor:  # noqa: A002
+    """Inserts a dimension of size 1 at `axis`."""
+    x = convert_to_tensor(input)
+    rank = x._value.ndim
+    axis = int(axis)
+    if not -rank - 1 <= axis <= rank:
+        raise InvalidArgumentError(f"Tried to expand dim index {axis} for tensor with {rank} "
+                                   f"dimensions. [Op:ExpandDims]")
+    axis = axis % (rank + 1)
+    shape = x._value.shape
+    return reshape(x, shape[:axis] + (1,) + shape[axis:])
+
+
+def squeeze(input: Any, axis: Any = None, name: Optional[str] = None) -> Tensor:  # noqa: A002
+    """Removes dimensions of size 1 (all of them, or those in `axis`)."""
+    x = convert_to_tensor(input)
+    shape = x._value.shape
+    rank = len(shape)
+    if axis is None:
+        axes = {i for i, d in enumerate(shape) if d == 1}
+    else:
+        axes = {_axis(a, rank, "Squeeze") for a in (axis if isinstance(axis, (list, tuple))
+                                                    else [axis])}
+        for a in axes:
+            if shape[a] != 1:
+                raise InvalidArgumentError(f"Can not squeeze dim[{a}], expected a dimension of "
+                                           f"1, got {shape[a]} [Op:Squeeze]")
+    return reshape(x, tuple(d for i, d in enumerate(shape) if i not in axes))
+
+
+# -- concat / stack / split ----------------------------------------------------------------------
+
+def _concat_vjp(g: Tensor, ans: Tensor, *xs: Tensor, axis: int) -> tuple:
+    sizes = [x._value.shape[axis] for x in xs]
+    return tuple(split(g, sizes, axis=axis))
+
+
+_concat = Primitive("ConcatV2", lambda *xs, axis: np.concatenate(xs, axis=axis)).defvjp(
+    _concat_vjp)
+
+
+def _same_dtype(values: list, op_name: str) -> list:
+    tensors = [convert_to_tensor(v) for v in values]
+    first = tensors[0]
+    for index, t in enumerate(tensors[1:], start=1):
+        if t._value.dtype != first._value.dtype:
+            # Python values among tensors take the first tensor's dtype when they fit.
+            if not isinstance(values[index], TensorLike):
+                tensors[index] = convert_to_tensor(values[index], dtype_hint=first.dtype)
+            if tensors[index]._value.dtype != first._value.dtype:
+                raise InvalidArgumentError(
+                    f"cannot compute {op_name} as input #{index}(zero-based) was expected to "
+                    f"be a {first.dtype.name} tensor but is a {t.dtype.name} tensor "
+                    f"[Op:{op_name}]")
+    return tensors
+
+
+def concat(values: Sequence[Any], axis: int, name: str = "concat") -> Tensor:
+    """Joins tensors along an existing axis."""
+    if not isinstance(values, (list, tuple)):
+        values = [values]
+    tensors = _same_dtype(list(values), "ConcatV2")
+    rank = tensors[0]._value.ndim
+    axis = _axis(axis, max(rank, 1), "ConcatV2")
+    for index, t in enumerate(tensors):
+        s0, s = tensors[0]._value.shape, t._value.shape
+        if len(s) != rank or any(a != b for i, (a, b) in enumerate(zip(s0, s)) if i != axis):
+            raise InvalidArgumentError(
+                f"ConcatOp : Dimension {axis if len(s) == rank else 0} in both shapes must be "
+                f"equal: shape[0] = {list(s0)} vs. shape[{index}] = {list(s)} [Op:ConcatV2]")
+    if len(tensors) == 1:
+        return tensors[0]
+    return bind(_concat, tuple(tensors), {"axis": axis})
+
+
+def _stack_vjp(g: Tensor, ans: Tensor, *xs: Tensor, axis: int) -> tuple:
+    return tuple(unstack(g, axis=axis))
+
+
+_stack = Primitive("Pack", lambda *xs, axis: np.stack(xs, axis=axis)).defvjp(_stack_vjp)
+
+
+def stack(values: Sequence[Any], axis: int = 0, name: str = "stack") -> Tensor:
+    """Joins tensors of one shape along a new axis."""
+    tensors = _same_dtype(list(values), "Pack")
+    rank = tensors[0]._value.ndim
+    axis = _axis(axis, rank + 1, "Pack")
+    for index, t in enumerate(tensors):
+        if t._value.shape != tensors[0]._value.shape:
+            raise InvalidArgumentError(
+                f"Shapes of all inputs must match: values[0].shape = "
+                f"{list(tensors[0]._value.shape)} != values[{index}].shape = "
+                f"{list(t._value.shape)} [Op:Pack]")
+    return bind(_stack, tuple(tensors), {"axis": axis})
+
+
+def _unstack_kernel(x: np.ndarray, axis: int) -> tuple:
+    return tuple(np.moveaxis(x, axis, 0))
+
+
+_unstack = Primitive("Unpack", _unstack_kernel, multiple_results=True).defvjp(
+    lambda gs, ans, x, axis: stack(gs, axis=axis))
+
+
+def unstack(value: Any, num: Optional[int] = None, axis: int = 0,
+            name: str = "unstack") -> list:
+    """Splits a tensor into a list of tensors along `axis` (removing it)."""
+    x = convert_to_tensor(value)
+    if x._value.ndim == 0:
+        raise ValueError("Cannot unstack a rank-0 tensor (shape ()).")
+    axis = _axis(axis, x._value.ndim, "Unpack")
+    if num is not None and num != x._value.shape[axis]:
+        raise ValueError(f"num={num} does not match the size {x._value.shape[axis]} of axis "
+                         f"{axis}")
+    return list(bind(_unstack, (x,), {"axis": axis}))
+
+
+def _split_kernel(x: np.ndarray, sizes: tuple, axis: int) -> tuple:
+    return tuple(np.split(x, np.cumsum(sizes)[:-1], axis=axis))
+
+
+_split = Primitive("SplitV", _split_kernel, multiple_results=True).defvjp(
+    lambda gs, ans, x, sizes, axis: concat(list(gs), axis=axis))
+
+
+def split(value: Any, num_or_size_splits: Any, axis: int = 0, num: Optional[int] = None,
+          name: str = "split") -> list:
+    """Splits into `num_or_size_splits` equal pieces, or pieces of the given sizes
+    (one size may be -1)."""
+    x = convert_to_tensor(value)
+    axis = _axis(axis, x._value.ndim, "SplitV")
+    length = x._value.shape[axis]
+    if isinstance(num_or_size_splits, (int, np.integer)):
+        n = int(num_or_size_splits)
+        if n <= 0 or length % n:
+            raise InvalidArgumentError(f"Number of ways to split should evenly divide the "
+                                       f"split dimension, but got split_dim {axis} (size = "
+                                       f"{length}) and num_split {n} [Op:Split]")
+        sizes = (length // n,) * n
+    else:
+        sizes = list(_shape_tuple(num_or_size_splits))
+        if sizes.count(-1) == 1:
+            sizes[sizes.index(-1)] = length - (sum(sizes) + 1)
+        if sum(sizes) != length or min(sizes, default=0) < 0:
+            raise InvalidArgumentError(f"Determined shape must either match input shape along "
+                                       f"split_dim exactly if fully specified, or be less than "
+                                       f"the size of the input along split_dim if not fully "
+                                       f"specified.  Got: {sum(sizes)} [Op:SplitV]")
+        sizes = tuple(sizes)
+    return list(bind(_split, (x,), {"sizes": sizes, "axis": axis}))
+
+
+# -- tile / broadcast_to -------------------------------------------------------------------------
+
+def _tile_vjp(g: Tensor, ans: Tensor, x: Tensor, multiples: tuple) -> Tensor:
+    # View the gradient as [m0, d0, m1, d1, ...] and sum over the repeat axes.
+    shape = x._value.shape
+    interleaved = tuple(v for pair in zip(multiples, shape) for v in pair)
+    from tapeflow.ops.reduce_ops import reduce_sum  # reduce_ops builds on this module
+    return reduce_sum(reshape(g, interleaved), axis=tuple(range(0, 2 * len(shape), 2)))
+
+
+_tile = Primitive("Tile", lambda x, multiples: np.tile(x, multiples)).defvjp(_tile_vjp)
+
+
+def tile(input: Any, multiples: Any, name: Optional[str] = None) -> Tensor:  # noqa: A002
+    """Repeats the tensor `multiples[i]` times along axis i."""
+    x = convert_to_tensor(input)
+    multiples = _shape_tuple(multiples)
+    if len(multiples) != x._value.ndim:
+        raise InvalidArgumentError(f"Expected multiples argument to be a vector of length "
+                                   f"{x._value.ndim} but got length {len(multiples)} [Op:Tile]")
+    return bind(_tile, (x,), {"multiples": multiples})
+
+
+_broadcast_to = Primitive("BroadcastTo", lambda x, shape: np.broadcast_to(x, shape)).defvjp(
+    lambda g, ans, x, shape: g)  # the tape sums the cotangent back to x's shape
+
+
+def broadcast_to(input: Any, shape: Any, name: Optional[str] = None) -> Tensor:  # noqa: A002
+    """`input` broadcast to `shape` with NumPy's rules."""
+    x = convert_to_tensor(input)
+    shape = _shape_tuple(shape)
+    try:
+        np.broadcast_shapes(x._value.shape, shape)
+        if np.broadcast_shapes(x._value.shape, shape) != shape:
+            raise ValueError
+    except ValueError:
+        raise InvalidArgumentError(f"Unable to broadcast tensor of shape "
+                                   f"{list(x._value.shape)} to tensor of shape {list(shape)} "
+                                   f"[Op:BroadcastTo]") from None
+    return bind(_broadcast_to, (x,), {"shape": shape})
+
+
+# -- slicing -------------------------------------------------------------------------------------
+
+def _normalize_index(key: Any, shape: tuple) -> tuple:
+    """A `__getitem__` key as a hashable tuple of ints, slices, None and Ellipsis, checked
+    against `shape` the way TensorFlow's StridedSlice checks it."""
+    if not isinstance(key, tuple):
+        key = (key,)
+    items = []
+    for item in key:
+        if isinstance(item, TensorLike):
+            if item._value.ndim != 0 or item._value.dtype.kind not in "iu":
+                raise TypeError(f"Only integers, slices (`:`), ellipsis (`...`), tf.newaxis "
+                                f"(`None`) and scalar tf.int32/tf.int64 tensors are valid "
+                                f"indices, got {item!r}")
+            item = int(item._value)
+        elif isinstance(item, builtins.slice):
+            item = builtins.slice(*(None if v is None else _index_int(v) for v in
+                           (item.start, item.stop, item.step)))
+            if item.step == 0:
+                raise InvalidArgumentError("slice step cannot be zero [Op:StridedSlice]")
+        elif item is None or item is Ellipsis:
+            pass
+        elif isinstance(item, (bool, np.bool_)) or not isinstance(item, (int, np.integer)):
+            raise TypeError(f"Only integers, slices (`:`), ellipsis (`...`), tf.newaxis "
+                            f"(`None`) and scalar tf.int32/tf.int64 tensors are valid indices, "
+                            f"got {item!r}")
+        else:
+            item = int(item)
+        items.append(item)
+    if items.count(Ellipsis) > 1:
+        raise ValueError("Multiple ellipses in slice spec not allowed")
+    _check_bounds(items, shape)
+    return tuple(items)
+
+
+def _index_int(value: Any) -> int:
+    if isinstance(value, TensorLike):
+        return int(value._value)
+    return int(value)
+
+
+def _check_bounds(items: list, shape: tuple) -> None:
+    """Integer indices must lie inside their dimension; `None` consumes no dimension."""
+    real = [i for i in items if i is not None]
+    if len([i for i in real if i is not Ellipsis]) > len(shape):
+        raise InvalidArgumentError(f"Index out of range using input dim {len(shape)}; input "
+                                   f"has only {len(shape)} dims [Op:StridedSlice]")
+    if Ellipsis in real:
+        at = real.index(Ellipsis)
+        skipped = len(shape) - (len(real) - 1)
+        dims = list(range(at)) + [None] + list(range(at + skipped, len(shape)))
+    else:
+        dims = list(range(len(real)))
+    for dim, item in zip(dims, real):
+        if isinstance(item, int) and not -shape[dim] <= item < shape[dim]:
+            raise InvalidArgumentError(f"slice index {item} of dimension {dim} out of bounds. "
+                                       f"[Op:StridedSlice]")
+
+
+def _slice_grad_kernel(g: np.ndarray, shape: tuple, key: tuple) -> np.ndarray:
+    out = np.zeros(shape, g.dtype)
+    out[key] = g
+    return out
+
+
+_strided_slice = Primitive("StridedSlice", lambda x, key: x[key]).defvjp(
+    lambda g, ans, x, key: bind(_strided_slice_grad, (g,), {"shape": x._value.shape,
+                                                             "key": key}))
+_strided_slice_grad = Primitive("StridedSliceGrad", _slice_grad_kernel).defvjp(
+    lambda g, ans, dy, shape, key: bind(_strided_slice, (g,), {"key": key}))
+
+
+def slice_tensor(tensor: Any, key: Any) -> Tensor:
+    """`tensor[key]` for ints, slices with steps, `...` and `tf.newaxis`."""
+    x = convert_to_tensor(tensor)
+    key = _normalize_index(key, x._value.shape)
+    return bind(_strided_slice, (x,), {"key": key})
+
+
+def slice(input_: Any, begin: Any, size: Any, name: Optional[str] = None) -> Tensor:  # noqa: A001
+    """The block of `size` starting at `begin` (a size of -1 takes the rest)."""
+    x = convert_to_tensor(input_)
+    begin, size = _shape_tuple(begin), _shape_tuple(size)
+    key = tuple(builtins.slice(b, None if s == -1 else b + s) for b, s in zip(begin, size))
+    return slice_tensor(x, key)
+
+
+# -- shape queries -------------------------------------------------------------------------------
+
+def shape(input: Any, out_type: Any = _dtypes.int32, name: Optional[str] = None) -> Tensor:  # noqa: A002
+    """The shape as a 1-D integer tensor."""
+    x = convert_to_tensor(input)
+    return wrap(np.array(x._value.shape, dtype=_dtypes.as_dtype(out_type)._np))
+
+
+def size(input: Any, out_type: Any = _dtypes.int32, name: Optional[str] = None) -> Tensor:  # noqa: A002
+    """The number of elements, as a scalar integer tensor."""
+    x = convert_to_tensor(input)
+    return wrap(np.array(x._value.size, dtype=_dtypes.as_dtype(out_type)._np))
+
+
+def rank(input: Any, name: Optional[str] = None) -> Tensor:  # noqa: A002
+    """The number of dimensions, as a scalar int32 tensor."""
+    return wrap(np.array(convert_to_tensor(input)._value.ndim, dtype=np.int32))
+
+
+# -- creation ------------------------------------------------------------------------------------
+
+def constant(value: Any, dtype: Any = None, shape: Any = None, name: str = "Const") -> Tensor:
+    """A tensor holding `value` (broadcast to `shape` when given)."""
+    if isinstance(value, TensorLike):
+        t = convert_to_tensor(value)
+        if dtype is not None and t.dtype != _dtypes.as_dtype(dtype):
+            t = cast(t, dtype)
+        result = wrap(t._value)
+    else:
+        result = constant_value(value, dtype=dtype)
+    if shape is not None:
+        shape = _shape_tuple(shape)
+        if result._value.size == int(np.prod(shape)):
+            return wrap(result._value.reshape(shape))
+        if result._value.size != 1:
+            raise TypeError(f"Eager execution of tf.constant with unsupported shape. Tensor "
+                            f"{value!r} (converted from {value!r}) has {result._value.size} "
+                            f"elements, but got `shape` {shape} with {int(np.prod(shape))} "
+                            f"elements).")
+        return wrap(np.full(shape, result._value.reshape(())[()], result._value.dtype))
+    return result
+
+
+def zeros(shape: Any, dtype: Any = _dtypes.float32, name: Optional[str] = None) -> Tensor:
+    """A tensor of zeros."""
+    return wrap(np.zeros(_shape_tuple(shape), _dtypes.as_dtype(dtype)._np))
+
+
+def ones(shape: Any, dtype: Any = _dtypes.float32, name: Optional[str] = None) -> Tensor:
+    """A tensor of ones."""
+    return wrap(np.ones(_shape_tuple(shape), _dtypes.as_dtype(dtype)._np))
+
+
+def fill(dims: Any, value: Any, name: Optional[str] = None) -> Tensor:
+    """A tensor of shape `dims` filled with the scalar `value` (its dtype follows `value`)."""
+    v = convert_to_tensor(value)
+    if v._value.ndim != 0:
+        raise InvalidArgumentError(f"value must be a scalar, got shape {list(v._value.shape)} "
+                                   f"[Op:Fill]")
+    return wrap(np.full(_shape_tuple(dims), v._value, v._value.dtype))

@@ -1,0 +1,394 @@
+"""Elementwise arithmetic, comparisons, logic, `where`, `cast` and `matmul`, with their rules.
+
+Each primitive sits beside its derivative rule; rules use the public functions of this
+package (never raw NumPy), so backward passes are themselves differentiable.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Optional
+
+import numpy as np
+
+from tapeflow.autodiff.core import Primitive, bind, quiet
+from tapeflow.framework import dtypes as _dtypes
+from tapeflow.framework.errors import InvalidArgumentError
+from tapeflow.framework.tensor import Tensor
+from tapeflow.ops._convert import binary_operands, convert_to_tensor, require
+
+_FLOAT = "fc"            # NumPy dtype kinds: floating and complex
+_NUMERIC = "fciu"
+_ANY = "fciub"
+
+
+def _unary_op(prim: Primitive, allowed: str):
+    def op(x: Any, name: Optional[str] = None) -> Tensor:
+        x = convert_to_tensor(x)
+        require(x, allowed, prim.name)
+        return bind(prim, (x,))
+    return op
+
+
+def _binary_op(prim: Primitive, allowed: str = _NUMERIC):
+    def op(x: Any, y: Any, name: Optional[str] = None) -> Tensor:
+        x, y = binary_operands(x, y, prim.name)
+        require(x, allowed, prim.name)
+        return bind(prim, (x, y))
+    return op
+
+
+# -- binary arithmetic ---------------------------------------------------------------------------
+
+_add = Primitive("AddV2", np.add).defvjp(lambda g, ans, x, y: (g, g))
+_sub = Primitive("Sub", np.subtract).defvjp(lambda g, ans, x, y: (g, negative(g)))
+_mul = Primitive("Mul", np.multiply).defvjp(lambda g, ans, x, y: (g * y, g * x))
+_div = Primitive("RealDiv", quiet(np.true_divide)).defvjp(
+    lambda g, ans, x, y: (g / y, negative(g) * ans / y))
+_floordiv = Primitive("FloorDiv", quiet(np.floor_divide), differentiable=False)
+_floormod = Primitive("FloorMod", quiet(np.mod)).defvjp(
+    lambda g, ans, x, y: (g, negative(g) * floor(x / y)))
+_maximum = Primitive("Maximum", np.maximum).defvjp(
+    lambda g, ans, x, y: (where(x >= y, g, zeros_like(g)), where(x >= y, zeros_like(g), g)))
+_minimum = Primitive("Minimum", np.minimum).defvjp(
+    lambda g, ans, x, y: (where(x <= y, g, zeros_like(g)), where(x <= y, zeros_like(g), g)))
+_atan2 = Primitive("Atan2", np.arctan2).defvjp(
+    lambda g, ans, y, x: (g * x / (x * x + y * y), negative(g) * y / (x * x + y * y)))
+
+
+def _pow_vjp(g: Tensor, ans: Tensor, x: Tensor, y: Tensor) -> tuple:
+    gx = g * y * pow(x, y - 1)
+    if not x.dtype.is_differentiable:
+        return gx, None
+    # d/dy x**y = x**y log x, taken as 0 where x <= 0 (TensorFlow's convention).
+    safe_x = where(x > 0, x, ones_like(x))
+    gy = where(x > 0, g * ans * log(safe_x), zeros_like(g))
+    return gx, gy
+
+
+_pow = Primitive("Pow", quiet(np.power)).defvjp(_pow_vjp)
+
+add = _binary_op(_add, _ANY)
+subtract = _binary_op(_sub)
+multiply = _binary_op(_mul)
+maximum = _binary_op(_maximum)
+minimum = _binary_op(_minimum)
+floordiv = floor_div = _binary_op(_floordiv)
+floormod = mod = _binary_op(_floormod)
+atan2 = _binary_op(_atan2, _FLOAT)
+add.__doc__ = "x + y elementwise, with broadcasting."
+subtract.__doc__ = "x - y elementwise, with broadcasting."
+multiply.__doc__ = "x * y elementwise, with broadcasting."
+maximum.__doc__ = "The larger of x and y elementwise."
+minimum.__doc__ = "The smaller of x and y elementwise."
+floordiv.__doc__ = "x // y elementwise, rounding toward negative infinity."
+floormod.__doc__ = "The remainder of floor division, with the sign of y."
+atan2.__doc__ = "The angle of the point (x, y): arctan(y / x) in the right quadrant."
+
+
+def pow(x: Any, y: Any, name: Optional[str] = None) -> Tensor:  # noqa: A001 - TF's name
+    """x ** y elementwise."""
+    x, y = binary_operands(x, y, "Pow")
+    require(x, _NUMERIC, "Pow")
+    return bind(_pow, (x, y))
+
+
+def divide(x: Any, y: Any, name: Optional[str] = None) -> Tensor:
+    """x / y elementwise; integers are divided as floats (float64, as TensorFlow's truediv)."""
+    x, y = binary_operands(x, y, "RealDiv")
+    if x._value.dtype.kind in "iu":
+        float_type = _dtypes.float32 if x._value.dtype.itemsize <= 2 else _dtypes.float64
+        x, y = cast(x, float_type), cast(y, float_type)
+    require(x, _FLOAT, "RealDiv")
+    return bind(_div, (x, y))
+
+
+truediv = divide
+
+
+def divide_no_nan(x: Any, y: Any, name: Optional[str] = None) -> Tensor:
+    """x / y, and 0 where y is 0."""
+    x, y = binary_operands(x, y, "DivNoNan")
+    safe_y = where(equal(y, zeros_like(y)), ones_like(y), y)
+    return where(equal(y, zeros_like(y)), zeros_like(x / safe_y), x / safe_y)
+
+
+def squared_difference(x: Any, y: Any, name: Optional[str] = None) -> Tensor:
+    """(x - y) ** 2 elementwise."""
+    return square(subtract(x, y))
+
+
+def add_n(inputs: list, name: Optional[str] = None) -> Tensor:
+    """The elementwise sum of a list of tensors of one shape and dtype."""
+    if not inputs:
+        raise ValueError("inputs must be an iterable of at least one Tensor/IndexedSlices "
+                         "with the same dtype and shape")
+    total = convert_to_tensor(inputs[0])
+    for item in inputs[1:]:
+        total = add(total, item)
+    return total
+
+
+# -- unary ---------------------------------------------------------------------------------------
+
+def _sigmoid_kernel(x: np.ndarray) -> np.ndarray:
+    # tanh form: stable for large |x| and one pass over the data.
+    return 0.5 * (1.0 + np.tanh(0.5 * x)) if x.dtype.kind == "f" else 1 / (1 + np.exp(-x))
+
+
+def _erf_kernel(x: np.ndarray) -> np.ndarray:
+    from scipy import special
+    return special.erf(x).astype(x.dtype, copy=False)
+
+
+_TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
+
+_neg = Primitive("Neg", np.negative).defvjp(lambda g, ans, x: negative(g))
+_abs = Primitive("Abs", np.abs).defvjp(lambda g, ans, x: g * sign(x))
+_sign = Primitive("Sign", np.sign).defvjp(lambda g, ans, x: zeros_like(g))
+_square = Primitive("Square", np.square).defvjp(lambda g, ans, x: g * 2 * x)
+_sqrt = Primitive("Sqrt", quiet(np.sqrt)).defvjp(lambda g, ans, x: g * 0.5 / ans)
+_rsqrt = Primitive("Rsqrt", quiet(lambda x: 1 / np.sqrt(x))).defvjp(
+    lambda g, ans, x: g * -0.5 * ans * ans * ans)
+_reciprocal = Primitive("Reciprocal", quiet(np.reciprocal)).defvjp(
+    lambda g, ans, x: negative(g) * ans * ans)
+_exp = Primitive("Exp", quiet(np.exp)).defvjp(lambda g, ans, x: g * ans)
+_expm1 = Primitive("Expm1", quiet(np.expm1)).defvjp(lambda g, ans, x: g * (ans + 1))
+_log = Primitive("Log", quiet(np.log)).defvjp(lambda g, ans, x: g / x)
+_log1p = Primitive("Log1p", quiet(np.log1p)).defvjp(lambda g, ans, x: g / (x + 1))
+_sin = Primitive("Sin", np.sin).defvjp(lambda g, ans, x: g * cos(x))
+_cos = Primitive("Cos", np.cos).defvjp(lambda g, ans, x: negative(g) * sin(x))
+_tan = Primitive("Tan", np.tan).defvjp(lambda g, ans, x: g * (ans * ans + 1))
+_asin = Primitive("Asin", quiet(np.arcsin)).defvjp(lambda g, ans, x: g * rsqrt(1 - x * x))
+_acos = Primitive("Acos", quiet(np.arccos)).defvjp(
+    lambda g, ans, x: negative(g) * rsqrt(1 - x * x))
+_atan = Primitive("Atan", np.arctan).defvjp(lambda g, ans, x: g / (x * x + 1))
+_sinh = Primitive("Sinh", quiet(np.sinh)).defvjp(lambda g, ans, x: g * cosh(x))
+_cosh = Primitive("Cosh", quiet(np.cosh)).defvjp(lambda g, ans, x: g * sinh(x))
+_tanh = Primitive("Tanh", np.tanh).defvjp(lambda g, ans, x: g * (1 - ans * ans))
+_sigmoid = Primitive("Sigmoid", quiet(_sigmoid_kernel)).defvjp(
+    lambda g, ans, x: g * ans * (1 - ans))
+_softplus = Primitive("Softplus", quiet(lambda x: np.logaddexp(np.zeros((), x.dtype), x))) \
+    .defvjp(lambda g, ans, x: g * sigmoid(x))
+_erf = Primitive("Erf", _erf_kernel).defvjp(
+    lambda g, ans, x: g * _TWO_OVER_SQRT_PI * exp(negative(x * x)))
+# No gradient flows through rounding (TensorFlow registers none).
+_floor = Primitive("Floor", np.floor, differentiable=False)
+_ceil = Primitive("Ceil", np.ceil, differentiable=False)
+_round = Primitive("Round", np.round, differentiable=False)
+
+negative = _unary_op(_neg, _NUMERIC)
+abs = _unary_op(_abs, _NUMERIC)  # noqa: A001 - TensorFlow's name
+sign = _unary_op(_sign, _NUMERIC)
+square = _unary_op(_square, _NUMERIC)
+sqrt = _unary_op(_sqrt, _FLOAT)
+rsqrt = _unary_op(_rsqrt, _FLOAT)
+reciprocal = _unary_op(_reciprocal, _FLOAT)
+exp = _unary_op(_exp, _FLOAT)
+expm1 = _unary_op(_expm1, _FLOAT)
+log = _unary_op(_log, _FLOAT)
+log1p = _unary_op(_log1p, _FLOAT)
+sin = _unary_op(_sin, _FLOAT)
+cos = _unary_op(_cos, _FLOAT)
+tan = _unary_op(_tan, _FLOAT)
+asin = _unary_op(_asin, _FLOAT)
+acos = _unary_op(_acos, _FLOAT)
+atan = _unary_op(_atan, _FLOAT)
+sinh = _unary_op(_sinh, _FLOAT)
+cosh = _unary_op(_cosh, _FLOAT)
+tanh = _unary_op(_tanh, _FLOAT)
+sigmoid = _unary_op(_sigmoid, _FLOAT)
+softplus = _unary_op(_softplus, "f")
+erf = _unary_op(_erf, "f")
+floor = _unary_op(_floor, "f")
+ceil = _unary_op(_ceil, "f")
+round = _unary_op(_round, _NUMERIC)  # noqa: A001 - TensorFlow's name
+
+for _fn, _doc in [
+        (negative, "-x elementwise."), (abs, "|x| elementwise."),
+        (sign, "-1, 0 or 1 by the sign of x; its gradient is zero."),
+        (square, "x * x elementwise."), (sqrt, "The square root of x."),
+        (rsqrt, "1 / sqrt(x)."), (reciprocal, "1 / x."), (exp, "e ** x."),
+        (expm1, "e ** x - 1, accurate near 0."), (log, "The natural logarithm of x."),
+        (log1p, "log(1 + x), accurate near 0."), (sin, "The sine of x."),
+        (cos, "The cosine of x."), (tan, "The tangent of x."), (asin, "The arcsine of x."),
+        (acos, "The arccosine of x."), (atan, "The arctangent of x."),
+        (sinh, "The hyperbolic sine of x."), (cosh, "The hyperbolic cosine of x."),
+        (tanh, "The hyperbolic tangent of x."), (sigmoid, "1 / (1 + exp(-x))."),
+        (softplus, "log(1 + exp(x)), computed stably."), (erf, "The Gauss error function."),
+        (floor, "The largest integer not above x (no gradient)."),
+        (ceil, "The smallest integer not below x (no gradient)."),
+        (round, "x rounded to the nearest integer, half to even (no gradient).")]:
+    _fn.__doc__ = _doc
+
+
+# -- comparisons and logic (no gradients) --------------------------------------------------------
+
+def _comparison(tf_name: str, kernel: Any, allowed: str = _ANY):
+    prim = Primitive(tf_name, kernel, differentiable=False)
+    return _binary_op(prim, allowed)
+
+
+equal = _comparison("Equal", np.equal)
+not_equal = _comparison("NotEqual", np.not_equal)
+less = _comparison("Less", np.less, _NUMERIC)
+less_equal = _comparison("LessEqual", np.less_equal, _NUMERIC)
+greater = _comparison("Greater", np.greater, _NUMERIC)
+greater_equal = _comparison("GreaterEqual", np.greater_equal, _NUMERIC)
+logical_and = _comparison("LogicalAnd", np.logical_and, "b")
+logical_or = _comparison("LogicalOr", np.logical_or, "b")
+logical_xor = _comparison("LogicalXor", np.logical_xor, "b")
+bitwise_and = _comparison("BitwiseAnd", np.bitwise_and, "iu")
+bitwise_or = _comparison("BitwiseOr", np.bitwise_or, "iu")
+bitwise_xor = _comparison("BitwiseXor", np.bitwise_xor, "iu")
+logical_not = _unary_op(Primitive("LogicalNot", np.logical_not, differentiable=False), "b")
+invert = _unary_op(Primitive("Invert", np.invert, differentiable=False), "iu")
+is_nan = _unary_op(Primitive("IsNan", np.isnan, differentiable=False), "f")
+is_finite = _unary_op(Primitive("IsFinite", np.isfinite, differentiable=False), "f")
+is_inf = _unary_op(Primitive("IsInf", np.isinf, differentiable=False), "f")
+for _fn, _doc in [
+        (equal, "x == y elementwise."), (not_equal, "x != y elementwise."),
+        (less, "x < y elementwise."), (less_equal, "x <= y elementwise."),
+        (greater, "x > y elementwise."), (greater_equal, "x >= y elementwise."),
+        (logical_and, "x AND y for booleans."), (logical_or, "x OR y for booleans."),
+        (logical_xor, "x XOR y for booleans."), (logical_not, "NOT x for booleans."),
+        (bitwise_and, "Bitwise AND of integers."), (bitwise_or, "Bitwise OR of integers."),
+        (bitwise_xor, "Bitwise XOR of integers."), (invert, "Bitwise NOT of integers."),
+        (is_nan, "Whether x is NaN."), (is_finite, "Whether x is finite."),
+        (is_inf, "Whether x is infinite.")]:
+    _fn.__doc__ = _doc
+
+
+# -- where, cast, identity, stop_gradient --------------------------------------------------------
+
+_select = Primitive("SelectV2", np.where).defvjp(
+    lambda g, ans, c, x, y: (None, where(c, g, zeros_like(g)), where(c, zeros_like(g), g)))
+
+
+def where(condition: Any, x: Any = None, y: Any = None, name: Optional[str] = None) -> Tensor:
+    """Elements of `x` where `condition` holds and of `y` elsewhere (broadcasting).
+
+    With only `condition`, the coordinates of its true elements (an int64 `[n, rank]` tensor).
+    """
+    condition = convert_to_tensor(condition)
+    if x is None and y is None:
+        return bind(_where_indices, (condition,))
+    if x is None or y is None:
+        raise ValueError("x and y must both be non-None or both be None.")
+    if condition._value.dtype.kind != "b":
+        raise InvalidArgumentError(f"cannot compute SelectV2 as input #0(zero-based) was "
+                                   f"expected to be a bool tensor but is a "
+                                   f"{condition.dtype.name} tensor [Op:SelectV2]")
+    x, y = binary_operands(x, y, "SelectV2")
+    return bind(_select, (condition, x, y))
+
+
+_where_indices = Primitive(
+    "Where", lambda c: np.argwhere(c).astype(np.int64), differentiable=False)
+
+
+def _cast_vjp(g: Tensor, ans: Tensor, x: Tensor) -> Any:
+    return cast(g, x.dtype) if x.dtype.is_differentiable else None
+
+
+_cast = Primitive("Cast", lambda x, dtype: x.astype(dtype)).defvjp(
+    lambda g, ans, x, dtype: _cast_vjp(g, ans, x))
+
+
+def cast(x: Any, dtype: Any, name: Optional[str] = None) -> Tensor:
+    """`x` converted to `dtype` (floats to integers truncate toward zero)."""
+    target = _dtypes.as_dtype(dtype)
+    x = convert_to_tensor(x)
+    if x._value.dtype == target._np:
+        return x
+    if x._value.dtype.kind == "c" and target._np.kind != "c":
+        return bind(_cast, (bind(_real, (x,)),), {"dtype": target._np})
+    return bind(_cast, (x,), {"dtype": target._np})
+
+
+_real = Primitive("Real", np.real).defvjp(lambda g, ans, x: cast(g, x.dtype))
+
+_identity = Primitive("Identity", lambda x: x).defvjp(lambda g, ans, x: g)
+_stop_gradient = Primitive("StopGradient", lambda x: x, differentiable=False)
+
+
+def identity(input: Any, name: Optional[str] = None) -> Tensor:  # noqa: A002 - TF's name
+    """The same value as a new tensor; gradients pass through."""
+    return bind(_identity, (convert_to_tensor(input),))
+
+
+def stop_gradient(input: Any, name: Optional[str] = None) -> Tensor:  # noqa: A002
+    """The same value, but no gradient flows back through it."""
+    return bind(_stop_gradient, (convert_to_tensor(input),))
+
+
+def zeros_like(input: Any, dtype: Any = None, name: Optional[str] = None) -> Tensor:  # noqa: A002
+    """Zeros of `input`'s shape (and dtype, unless `dtype` is given)."""
+    x = convert_to_tensor(input)
+    np_type = x._value.dtype if dtype is None else _dtypes.as_dtype(dtype)._np
+    return Tensor(np.zeros(x._value.shape, np_type))
+
+
+def ones_like(input: Any, dtype: Any = None, name: Optional[str] = None) -> Tensor:  # noqa: A002
+    """Ones of `input`'s shape (and dtype, unless `dtype` is given)."""
+    x = convert_to_tensor(input)
+    np_type = x._value.dtype if dtype is None else _dtypes.as_dtype(dtype)._np
+    return Tensor(np.ones(x._value.shape, np_type))
+
+
+# -- matmul --------------------------------------------------------------------------------------
+
+def _matmul_kernel(a: np.ndarray, b: np.ndarray, transpose_a: bool, transpose_b: bool):
+    if transpose_a:
+        a = np.swapaxes(a, -1, -2)
+    if transpose_b:
+        b = np.swapaxes(b, -1, -2)
+    return np.matmul(a, b)
+
+
+def _matmul_vjp(g: Tensor, ans: Tensor, a: Tensor, b: Tensor, transpose_a: bool,
+                transpose_b: bool) -> tuple:
+    if not transpose_a and not transpose_b:
+        return matmul(g, b, transpose_b=True), matmul(a, g, transpose_a=True)
+    if not transpose_a and transpose_b:
+        return matmul(g, b), matmul(g, a, transpose_a=True)
+    if transpose_a and not transpose_b:
+        return matmul(b, g, transpose_b=True), matmul(a, g)
+    return (matmul(b, g, transpose_a=True, transpose_b=True),
+            matmul(g, a, transpose_a=True, transpose_b=True))
+
+
+_matmul = Primitive("MatMul", _matmul_kernel).defvjp(_matmul_vjp)
+
+
+def matmul(a: Any, b: Any, transpose_a: bool = False, transpose_b: bool = False,
+           adjoint_a: bool = False, adjoint_b: bool = False, a_is_sparse: bool = False,
+           b_is_sparse: bool = False, output_type: Any = None, grad_a: bool = False,
+           grad_b: bool = False, name: Optional[str] = None) -> Tensor:
+    """The matrix product of the last two axes of `a` and `b`, batched over the leading axes
+    (which broadcast). `adjoint_*` equals `transpose_*` for real inputs."""
+    a, b = binary_operands(a, b, "MatMul")
+    require(a, _NUMERIC, "MatMul")
+    transpose_a = bool(transpose_a or adjoint_a)
+    transpose_b = bool(transpose_b or adjoint_b)
+    _check_matmul_shapes(a._value.shape, b._value.shape, transpose_a, transpose_b)
+    return bind(_matmul, (a, b), {"transpose_a": transpose_a, "transpose_b": transpose_b})
+
+
+def _check_matmul_shapes(sa: tuple, sb: tuple, transpose_a: bool, transpose_b: bool) -> None:
+    def text(shape: tuple) -> str:
+        return "[" + ",".join(map(str, shape)) + "]"
+    for index, shape in enumerate((sa, sb)):
+        if len(shape) < 2:
+            raise InvalidArgumentError(f"In[{index}] ndims must be >= 2: {len(shape)} "
+                                       f"(shapes {text(sa)} and {text(sb)}) [Op:MatMul]")
+    inner_a = sa[-2] if transpose_a else sa[-1]
+    inner_b = sb[-1] if transpose_b else sb[-2]
+    if inner_a != inner_b:
+        raise InvalidArgumentError(f"Matrix size-incompatible: In[0]: {text(sa)}, In[1]: "
+                                   f"{text(sb)} [Op:MatMul]")
+    try:
+        np.broadcast_shapes(sa[:-2], sb[:-2])
+    except ValueError:
+        raise InvalidArgumentError(f"In[0] and In[1] must have compatible batch dimensions: "
+                                   f"{text(sa)} vs. {text(sb)} [Op:BatchMatMulV2]") from None

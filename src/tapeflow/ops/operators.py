@@ -1,0 +1,80 @@
+"""Python operators on tensors and variables (`+`, `@`, `[]`, `==`, ...), as TensorFlow's
+`_override_operator` attaches them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tapeflow.framework.tensor import Tensor, TensorLike
+from tapeflow.framework.variables import Variable
+from tapeflow.ops import array_ops, math_ops
+
+
+def _flip(fn):
+    return lambda self, other: fn(other, self)
+
+
+def _eq(self: Any, other: Any) -> Any:
+    # TensorFlow: elementwise, but False for None and for values that are no tensor.
+    if other is None:
+        return False
+    try:
+        return math_ops.equal(self, other)
+    except (TypeError, ValueError):
+        return False
+
+
+def _ne(self: Any, other: Any) -> Any:
+    if other is None:
+        return True
+    try:
+        return math_ops.not_equal(self, other)
+    except (TypeError, ValueError):
+        return True
+
+
+def _logical_or_bitwise(logical, bitwise):
+    def op(x: Any, y: Any) -> Any:
+        probe = x if isinstance(x, TensorLike) else y
+        return logical(x, y) if probe.dtype.is_bool else bitwise(x, y)
+    return op
+
+
+def _invert(x: Any) -> Any:
+    return math_ops.logical_not(x) if x.dtype.is_bool else math_ops.invert(x)
+
+
+def _iter(self: Any):
+    if self._value.ndim == 0:
+        raise TypeError("Cannot iterate over a scalar tensor.")
+    for i in range(self._value.shape[0]):
+        yield array_ops.slice_tensor(self, i)
+
+
+_and = _logical_or_bitwise(math_ops.logical_and, math_ops.bitwise_and)
+_or = _logical_or_bitwise(math_ops.logical_or, math_ops.bitwise_or)
+_xor = _logical_or_bitwise(math_ops.logical_xor, math_ops.bitwise_xor)
+
+OPERATORS = {
+    "__add__": math_ops.add, "__radd__": _flip(math_ops.add),
+    "__sub__": math_ops.subtract, "__rsub__": _flip(math_ops.subtract),
+    "__mul__": math_ops.multiply, "__rmul__": _flip(math_ops.multiply),
+    "__truediv__": math_ops.divide, "__rtruediv__": _flip(math_ops.divide),
+    "__floordiv__": math_ops.floordiv, "__rfloordiv__": _flip(math_ops.floordiv),
+    "__mod__": math_ops.floormod, "__rmod__": _flip(math_ops.floormod),
+    "__pow__": math_ops.pow, "__rpow__": _flip(math_ops.pow),
+    "__matmul__": math_ops.matmul, "__rmatmul__": _flip(math_ops.matmul),
+    "__neg__": math_ops.negative, "__abs__": math_ops.abs,
+    "__lt__": math_ops.less, "__le__": math_ops.less_equal,
+    "__gt__": math_ops.greater, "__ge__": math_ops.greater_equal,
+    "__eq__": _eq, "__ne__": _ne,
+    "__and__": _and, "__rand__": _flip(_and), "__or__": _or, "__ror__": _flip(_or),
+    "__xor__": _xor, "__rxor__": _flip(_xor), "__invert__": _invert,
+    "__getitem__": array_ops.slice_tensor, "__iter__": _iter,
+}
+
+for _cls in (Tensor, Variable):
+    for _name, _fn in OPERATORS.items():
+        setattr(_cls, _name, _fn)
+    # Defining __eq__ would reset __hash__; keep TensorLike's (which raises, as TF's does).
+    _cls.__hash__ = TensorLike.__hash__
