@@ -1,7 +1,11 @@
 """tapeflow: TensorFlow 2's GradientTape programming model on NumPy.
 
-`import tapeflow as tf` gives a namespace shaped like TensorFlow's.
+`import tapeflow as tf` gives a namespace shaped like TensorFlow's: `tf.constant`,
+`tf.Variable`, `tf.GradientTape`, `tf.math`, `tf.nn`, `tf.random`, `tf.linalg`, `tf.keras`, ...
+This module only re-exports; the logic lives in the subpackages.
 """
+
+import importlib as _importlib
 
 from tapeflow.framework import errors, nest
 from tapeflow.framework.dtypes import (DType, as_dtype, bool, complex64, complex128, double,
@@ -13,19 +17,21 @@ from tapeflow.framework.tensor_shape import TensorShape
 from tapeflow.framework.variables import Variable
 from tapeflow.autodiff import GradientTape, UnconnectedGradients, custom_gradient
 from tapeflow import ops as _ops
-from tapeflow.ops.array_ops import (broadcast_to, concat, constant, expand_dims, fill, ones,
-                                    rank, reshape, shape, size, slice, split, squeeze, stack,
-                                    tile, transpose, unstack, zeros)
-from tapeflow.ops.math_ops import (abs, add, add_n, cast, divide, equal, exp, greater,
-                                   greater_equal, identity, less, less_equal, logical_and,
-                                   logical_not, logical_or, matmul, maximum, minimum, multiply,
-                                   negative, not_equal, ones_like, pow, round, sigmoid, sign,
-                                   sqrt, square, stop_gradient, subtract, tanh, truediv, where,
-                                   zeros_like)
-from tapeflow.ops.reduce_ops import (argmax, argmin, norm, reduce_all, reduce_any,
-                                     reduce_logsumexp, reduce_max, reduce_mean, reduce_min,
-                                     reduce_prod, reduce_std, reduce_sum, reduce_variance)
+from tapeflow.ops.array_ops import *  # noqa: F401,F403
+from tapeflow.ops.math_ops import *  # noqa: F401,F403
+from tapeflow.ops.reduce_ops import *  # noqa: F401,F403
 from tapeflow import dtypes, math  # noqa: E402  (namespaces)
 
 newaxis = None
 __version__ = "0.1.0"
+
+# Heavier namespaces load on first use, so `import tapeflow` stays fast.
+_LAZY_SUBMODULES = {"keras", "train"}
+
+
+def __getattr__(name: str):
+    if name in _LAZY_SUBMODULES:
+        module = _importlib.import_module(f"tapeflow.{name}")
+        globals()[name] = module
+        return module
+    raise AttributeError(f"module 'tapeflow' has no attribute {name!r}")

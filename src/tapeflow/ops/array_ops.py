@@ -423,3 +423,9 @@ def fill(dims: Any, value: Any, name: Optional[str] = None) -> Tensor:
         raise InvalidArgumentError(f"value must be a scalar, got shape {list(v._value.shape)} "
                                    f"[Op:Fill]")
     return wrap(np.full(_shape_tuple(dims), v._value, v._value.dtype))
+
+
+__all__ = [
+    "reshape", "transpose", "expand_dims", "squeeze", "concat", "stack", "unstack", "split",
+    "tile", "broadcast_to", "slice", "shape", "size", "rank", "constant", "zeros", "ones", "fill",
+]

@@ -392,3 +392,15 @@ def _check_matmul_shapes(sa: tuple, sb: tuple, transpose_a: bool, transpose_b: b
     except ValueError:
         raise InvalidArgumentError(f"In[0] and In[1] must have compatible batch dimensions: "
                                    f"{text(sa)} vs. {text(sb)} [Op:BatchMatMulV2]") from None
+
+
+__all__ = [
+    "add", "subtract", "multiply", "divide", "truediv", "divide_no_nan", "floordiv", "floor_div",
+    "floormod", "mod", "pow", "maximum", "minimum", "atan2", "squared_difference", "add_n",
+    "negative", "abs", "sign", "square", "sqrt", "rsqrt", "reciprocal", "exp", "expm1", "log",
+    "log1p", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "sigmoid",
+    "softplus", "erf", "floor", "ceil", "round", "equal", "not_equal", "less", "less_equal",
+    "greater", "greater_equal", "logical_and", "logical_or", "logical_xor", "logical_not",
+    "bitwise_and", "bitwise_or", "bitwise_xor", "invert", "is_nan", "is_finite", "is_inf",
+    "where", "cast", "identity", "stop_gradient", "zeros_like", "ones_like", "matmul",
+]
