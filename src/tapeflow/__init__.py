@@ -26,7 +26,7 @@ newaxis = None
 __version__ = "0.1.0"
 
 # Heavier namespaces load on first use, so `import tapeflow` stays fast.
-_LAZY_SUBMODULES = {"keras", "train"}
+_LAZY_SUBMODULES = {"keras", "train", "test"}
 
 
 def __getattr__(name: str):
