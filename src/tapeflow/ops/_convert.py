@@ -18,13 +18,20 @@ _PY_SCALARS = (float, int)
 def binary_operands(x: Any, y: Any, op_name: str) -> tuple:
     """Converts the operands of a binary op; a Python operand takes the tensor's dtype and
     two tensors of different dtypes raise InvalidArgumentError (no silent promotion)."""
+    # Fast paths first: this runs for every arithmetic operator.
+    if type(x) is Tensor:
+        if type(y) is Tensor:
+            if x._value.dtype is y._value.dtype or x._value.dtype == y._value.dtype:
+                return x, y
+            raise mismatch_error(op_name, 1, x.dtype, y.dtype)
+        if type(y) in _PY_SCALARS and x._value.dtype.kind == "f":
+            return x, wrap(np.array(y, dtype=x._value.dtype))
+    elif type(y) is Tensor and type(x) in _PY_SCALARS and y._value.dtype.kind == "f":
+        return wrap(np.array(x, dtype=y._value.dtype)), y
     if isinstance(x, TensorLike):
         x = convert_to_tensor(x)
-        if type(y) in _PY_SCALARS and x._value.dtype.kind == "f":
-            # The most common mixed case (`x * 2.0`, `x ** 2`): a scalar of x's dtype.
-            return x, wrap(np.array(y, dtype=x._value.dtype))
-        y = convert_to_tensor(y, dtype_hint=x.dtype) if not isinstance(y, TensorLike) \
-            else convert_to_tensor(y)
+        y = convert_to_tensor(y) if isinstance(y, TensorLike) else \
+            convert_to_tensor(y, dtype_hint=x.dtype)
     else:
         y = convert_to_tensor(y)
         x = convert_to_tensor(x, dtype_hint=y.dtype)

@@ -387,6 +387,8 @@ def _check_matmul_shapes(sa: tuple, sb: tuple, transpose_a: bool, transpose_b: b
     if inner_a != inner_b:
         raise InvalidArgumentError(f"Matrix size-incompatible: In[0]: {text(sa)}, In[1]: "
                                    f"{text(sb)} [Op:MatMul]")
+    if len(sa) == 2 and len(sb) == 2:
+        return  # plain matrices: nothing to broadcast (and the check is costly)
     try:
         np.broadcast_shapes(sa[:-2], sb[:-2])
     except ValueError:
