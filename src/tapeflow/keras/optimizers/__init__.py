@@ -1,0 +1,49 @@
+"""`keras.optimizers`: SGD, Adam, AdamW, RMSprop, Adagrad, learning rate schedules, `get`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tapeflow.keras.optimizers import schedules
+from tapeflow.keras.optimizers.adagrad import Adagrad
+from tapeflow.keras.optimizers.adam import Adam, AdamW
+from tapeflow.keras.optimizers.optimizer import Optimizer
+from tapeflow.keras.optimizers.rmsprop import RMSprop
+from tapeflow.keras.optimizers.sgd import SGD
+
+_BY_NAME = {cls.__name__.lower(): cls for cls in (SGD, Adam, AdamW, RMSprop, Adagrad)}
+
+
+def serialize(optimizer: Optimizer) -> dict:
+    """`{'class_name': ..., 'config': ...}` for an optimizer."""
+    return {"class_name": type(optimizer).__name__, "config": optimizer.get_config()}
+
+
+def deserialize(config: dict, custom_objects: Any = None) -> Optimizer:
+    """The optimizer described by `serialize`'s dict (class names are case-insensitive)."""
+    name = config["class_name"]
+    cls = (custom_objects or {}).get(name) or _BY_NAME.get(name.lower())
+    if cls is None:
+        raise ValueError(f"Could not interpret optimizer identifier: {name}")
+    return cls.from_config(config.get("config", {}))
+
+
+def get(identifier: Any) -> Any:
+    """An optimizer from a name ('adam', 'SGD', ...), a config dict, or an instance."""
+    if identifier is None:
+        return None
+    if isinstance(identifier, dict):
+        obj = deserialize(identifier)
+    elif isinstance(identifier, str):
+        if identifier.lower() not in _BY_NAME:
+            raise ValueError(f"Could not interpret optimizer identifier: {identifier}")
+        obj = _BY_NAME[identifier.lower()]()
+    else:
+        obj = identifier
+    if isinstance(obj, Optimizer):
+        return obj
+    raise ValueError(f"Could not interpret optimizer identifier: {identifier}")
+
+
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "schedules", "get",
+           "serialize", "deserialize"]

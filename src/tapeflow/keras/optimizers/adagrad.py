@@ -1,0 +1,49 @@
+"""`keras.optimizers.Adagrad`, with Keras 3's update:
+  acc += g**2;  var -= lr * g / sqrt(acc + epsilon)     (acc starts at initial_accumulator_value)
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from tapeflow.framework.variables import Variable
+from tapeflow.keras.optimizers.optimizer import Optimizer
+from tapeflow.ops import math_ops
+
+
+class Adagrad(Optimizer):
+    """Adagrad (defaults: learning_rate=0.001, initial_accumulator_value=0.1, epsilon=1e-7)."""
+
+    def __init__(self, learning_rate: Any = 0.001, initial_accumulator_value: float = 0.1,
+                 epsilon: float = 1e-7, weight_decay: Optional[float] = None,
+                 clipnorm: Optional[float] = None, clipvalue: Optional[float] = None,
+                 global_clipnorm: Optional[float] = None, name: Optional[str] = None,
+                 **kwargs: Any) -> None:
+        super().__init__(learning_rate=learning_rate, name=name, weight_decay=weight_decay,
+                         clipnorm=clipnorm, clipvalue=clipvalue,
+                         global_clipnorm=global_clipnorm, **kwargs)
+        self.initial_accumulator_value = initial_accumulator_value
+        self.epsilon = epsilon
+
+    def build(self, var_list: list) -> None:
+        """Creates accumulator slots filled with `initial_accumulator_value`."""
+        if self.built:
+            return
+        super().build(var_list)
+        self._accumulators = self.add_optimizer_variables(
+            var_list, "accumulator", initializer=float(self.initial_accumulator_value))
+
+    def update_step(self, gradient: Any, variable: Variable, learning_rate: Any) -> None:
+        lr = math_ops.cast(learning_rate, variable.dtype)
+        gradient = math_ops.cast(gradient, variable.dtype)
+        accumulator = self._accumulators[self._get_variable_index(variable)]
+        accumulator.assign_add(math_ops.square(gradient))
+        variable.assign_sub(lr * gradient / math_ops.sqrt(accumulator + self.epsilon))
+
+    def get_config(self) -> dict:
+        return {**super().get_config(),
+                "initial_accumulator_value": self.initial_accumulator_value,
+                "epsilon": self.epsilon}
+
+
+__all__ = ["Adagrad"]

@@ -1,0 +1,83 @@
+"""`keras.optimizers.Adam` and `AdamW`, with Keras 3's update (t = iterations + 1):
+  alpha = lr * sqrt(1 - beta_2**t) / (1 - beta_1**t)
+  m += (g - m) * (1 - beta_1);  v += (g**2 - v) * (1 - beta_2)   (amsgrad: v_hat = max(v_hat, v))
+  var -= m * alpha / (sqrt(v) + epsilon)
+AdamW is Adam with decoupled weight decay `var -= var * weight_decay * lr` before the step.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from tapeflow.framework.variables import Variable
+from tapeflow.keras.optimizers.optimizer import Optimizer
+from tapeflow.ops import math_ops
+
+
+class Adam(Optimizer):
+    """Adam (defaults: learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7)."""
+
+    def __init__(self, learning_rate: Any = 0.001, beta_1: float = 0.9, beta_2: float = 0.999,
+                 epsilon: float = 1e-7, amsgrad: bool = False,
+                 weight_decay: Optional[float] = None, clipnorm: Optional[float] = None,
+                 clipvalue: Optional[float] = None, global_clipnorm: Optional[float] = None,
+                 name: Optional[str] = None, **kwargs: Any) -> None:
+        super().__init__(learning_rate=learning_rate, name=name, weight_decay=weight_decay,
+                         clipnorm=clipnorm, clipvalue=clipvalue,
+                         global_clipnorm=global_clipnorm, **kwargs)
+        self.beta_1 = beta_1
+        self.beta_2 = beta_2
+        self.epsilon = epsilon
+        self.amsgrad = amsgrad
+
+    def build(self, var_list: list) -> None:
+        """Creates the momentum and velocity slots (and velocity_hat with amsgrad)."""
+        if self.built:
+            return
+        super().build(var_list)
+        self._momentums, self._velocities = self.add_optimizer_variables(
+            var_list, ["momentum", "velocity"])
+        if self.amsgrad:
+            self._velocity_hats = self.add_optimizer_variables(var_list, "velocity_hat")
+
+    def update_step(self, gradient: Any, variable: Variable, learning_rate: Any) -> None:
+        dtype = variable.dtype
+        lr = math_ops.cast(learning_rate, dtype)
+        gradient = math_ops.cast(gradient, dtype)
+        local_step = math_ops.cast(self.iterations + 1, dtype)
+        beta_1_power = math_ops.pow(math_ops.cast(self.beta_1, dtype), local_step)
+        beta_2_power = math_ops.pow(math_ops.cast(self.beta_2, dtype), local_step)
+        index = self._get_variable_index(variable)
+        m, v = self._momentums[index], self._velocities[index]
+        alpha = lr * math_ops.sqrt(1 - beta_2_power) / (1 - beta_1_power)
+        m.assign_add((gradient - m) * (1 - self.beta_1))
+        v.assign_add((math_ops.square(gradient) - v) * (1 - self.beta_2))
+        if self.amsgrad:
+            v_hat = self._velocity_hats[index]
+            v_hat.assign(math_ops.maximum(v_hat, v))
+            v = v_hat
+        variable.assign_sub((m * alpha) / (math_ops.sqrt(v) + self.epsilon))
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "beta_1": self.beta_1, "beta_2": self.beta_2,
+                "epsilon": self.epsilon, "amsgrad": self.amsgrad}
+
+
+class AdamW(Adam):
+    """Adam with decoupled weight decay (default weight_decay=0.004)."""
+
+    def __init__(self, learning_rate: Any = 0.001, weight_decay: float = 0.004,
+                 beta_1: float = 0.9, beta_2: float = 0.999, epsilon: float = 1e-7,
+                 amsgrad: bool = False, clipnorm: Optional[float] = None,
+                 clipvalue: Optional[float] = None, global_clipnorm: Optional[float] = None,
+                 name: Optional[str] = None, **kwargs: Any) -> None:
+        super().__init__(learning_rate=learning_rate, beta_1=beta_1, beta_2=beta_2,
+                         epsilon=epsilon, amsgrad=amsgrad, name=name,
+                         weight_decay=weight_decay, clipnorm=clipnorm, clipvalue=clipvalue,
+                         global_clipnorm=global_clipnorm, **kwargs)
+        if self.weight_decay is None:
+            raise ValueError("Argument `weight_decay` must be a float. Received: "
+                             "weight_decay=None")
+
+
+__all__ = ["Adam", "AdamW"]

@@ -1,0 +1,363 @@
+"""The Keras 3 optimizer base class: building slots, clipping, weight decay, `iterations`.
+
+Follows keras/src/optimizers/base_optimizer.py: slots ("optimizer variables") are created on
+the first `apply_gradients`, from the variables it is given; `None` gradients are skipped with
+a warning; clipping and weight decay happen before the update step; `iterations` (int64)
+counts applied steps. Every update goes through tapeflow ops and `Variable.assign*`, so a
+`tf.function` tracing a training step records the updates.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+import warnings
+from typing import Any, Callable, Iterable, Optional, Sequence
+
+import numpy as np
+
+from tapeflow.framework import dtypes as _dtypes
+from tapeflow.framework.tensor import Tensor
+from tapeflow.framework.tensor_conversion import convert_to_tensor
+from tapeflow.framework.variables import Variable
+from tapeflow.ops import array_ops, math_ops, reduce_ops
+from tapeflow.keras.optimizers.schedules import LearningRateSchedule
+
+_NAME_COUNTS: dict = {}
+
+
+def _auto_name(class_name: str) -> str:
+    """'adam', then 'adam_1', ... as Keras names unnamed objects."""
+    base = re.sub(r"(?<!^)(?=[A-Z][a-z])", "_", class_name).lower()
+    count = _NAME_COUNTS.get(base, 0)
+    _NAME_COUNTS[base] = count + 1
+    return base if count == 0 else f"{base}_{count}"
+
+
+def _variable_label(variable: Any) -> str:
+    return getattr(variable, "path", None) or variable.name
+
+
+class Optimizer:
+    """Base class of Keras optimizers; subclasses define `build` and `update_step`.
+
+    Args:
+      learning_rate: a float, a `LearningRateSchedule`, or a callable with no arguments.
+      weight_decay: if set, each step first does `v -= v * weight_decay * learning_rate`.
+      clipnorm / clipvalue / global_clipnorm: gradient clipping (at most one of them).
+      loss_scale_factor: gradients are divided by it before the update.
+      name: the optimizer's name (auto-numbered from the class name by default).
+    """
+
+    def __init__(self, learning_rate: Any, weight_decay: Optional[float] = None,
+                 clipnorm: Optional[float] = None, clipvalue: Optional[float] = None,
+                 global_clipnorm: Optional[float] = None, use_ema: bool = False,
+                 ema_momentum: float = 0.99, ema_overwrite_frequency: Optional[int] = None,
+                 loss_scale_factor: Optional[float] = None,
+                 gradient_accumulation_steps: Optional[int] = None,
+                 name: Optional[str] = None, **kwargs: Any) -> None:
+        if kwargs.pop("decay", None) is not None:
+            warnings.warn("Argument `decay` is no longer supported and will be ignored.")
+        if kwargs:
+            raise ValueError(f"Argument(s) not recognized: {kwargs}")
+        if use_ema or gradient_accumulation_steps:
+            raise NotImplementedError(
+                "tapeflow's optimizers do not implement `use_ema` or "
+                "`gradient_accumulation_steps` yet.")
+        clip_args = sum(a is not None for a in (clipnorm, clipvalue, global_clipnorm))
+        if clip_args > 1:
+            raise ValueError(
+                "Only one of `clipnorm`, `clipvalue` and `global_clipnorm` can be set. "
+                f"Received: clipnorm={clipnorm}, clipvalue={clipvalue}, "
+                f"global_clipnorm={global_clipnorm}")
+        self.name = name if name is not None else _auto_name(self.__class__.__name__)
+        self.weight_decay = weight_decay
+        self.clipnorm = clipnorm
+        self.clipvalue = clipvalue
+        self.global_clipnorm = global_clipnorm
+        self.use_ema = use_ema
+        self.ema_momentum = ema_momentum
+        self.ema_overwrite_frequency = ema_overwrite_frequency
+        self.loss_scale_factor = loss_scale_factor
+        self.gradient_accumulation_steps = gradient_accumulation_steps
+        self.built = False
+        self._variables: list = []
+        self._trainable_variables: list = []
+        self._trainable_variables_indices: dict = {}
+        self._iterations = Variable(0, dtype=_dtypes.int64, trainable=False, name="iteration")
+        self._variables.append(self._iterations)
+        self._learning_rate = self._make_learning_rate(learning_rate)
+
+    def _make_learning_rate(self, learning_rate: Any) -> Any:
+        if isinstance(learning_rate, LearningRateSchedule) or callable(learning_rate):
+            return learning_rate
+        if not isinstance(learning_rate, float):
+            raise ValueError(
+                "Argument `learning_rate` should be float, or an instance of "
+                "LearningRateSchedule, or a callable (that takes in the current iteration "
+                "value and returns the corresponding learning rate value). "
+                f"Received instead: learning_rate={learning_rate}")
+        variable = Variable(learning_rate, dtype=_dtypes.float32, trainable=False,
+                            name="learning_rate")
+        self._variables.append(variable)
+        return variable
+
+    # -- state ------------------------------------------------------------------------------
+    @property
+    def iterations(self) -> Variable:
+        """The number of steps applied so far (an int64 Variable)."""
+        return self._iterations
+
+    @property
+    def variables(self) -> list:
+        """All of the optimizer's variables: iterations, learning rate, then the slots."""
+        return self._variables[:]
+
+    @property
+    def learning_rate(self) -> Any:
+        """The current learning rate: the variable, or the schedule's value at this step."""
+        return self._get_current_learning_rate()
+
+    @learning_rate.setter
+    def learning_rate(self, learning_rate: Any) -> None:
+        if isinstance(learning_rate, LearningRateSchedule) or callable(learning_rate):
+            if isinstance(self._learning_rate, Variable):
+                self._variables.remove(self._learning_rate)
+            self._learning_rate = learning_rate
+        elif isinstance(self._learning_rate, LearningRateSchedule):
+            raise TypeError(
+                "This optimizer was created with a `LearningRateSchedule` object as its "
+                "`learning_rate` constructor argument, hence its learning rate is not "
+                "settable. If you need the learning rate to be settable, you should "
+                "instantiate the optimizer with a float `learning_rate` argument.")
+        elif isinstance(self._learning_rate, Variable):
+            self._learning_rate.assign(math_ops.cast(learning_rate, _dtypes.float32))
+        else:
+            self._learning_rate = self._make_learning_rate(float(learning_rate))
+
+    def _get_current_learning_rate(self) -> Any:
+        if isinstance(self._learning_rate, LearningRateSchedule):
+            return self._learning_rate(self._iterations)
+        if isinstance(self._learning_rate, Variable):
+            return self._learning_rate
+        if callable(self._learning_rate):
+            return self._learning_rate()
+        return self._learning_rate
+
+    # -- building ---------------------------------------------------------------------------
+    def build(self, variables: Sequence[Variable]) -> None:
+        """Records the variables this optimizer updates; subclasses add their slots."""
+        for i, variable in enumerate(variables):
+            self._trainable_variables_indices[id(variable)] = i
+        self._trainable_variables = list(variables)
+        self.built = True
+
+    def add_variable(self, shape: Any, initializer: Any = "zeros", dtype: Any = None,
+                     aggregation: str = "none", name: Optional[str] = None) -> Variable:
+        """Adds a non-trainable optimizer variable filled by `initializer` ('zeros', 'ones',
+        a number, or a callable `(shape, dtype)`)."""
+        dtype = _dtypes.as_dtype(dtype or _dtypes.float32)
+        shape = tuple(int(d) for d in shape)
+        if initializer == "zeros":
+            value = np.zeros(shape, dtype.as_numpy_dtype)
+        elif initializer == "ones":
+            value = np.ones(shape, dtype.as_numpy_dtype)
+        elif isinstance(initializer, (int, float)):
+            value = np.full(shape, initializer, dtype.as_numpy_dtype)
+        else:
+            value = initializer(shape, dtype)
+        variable = Variable(value, dtype=dtype, trainable=False, name=name)
+        self._variables.append(variable)
+        return variable
+
+    def add_variable_from_reference(self, reference_variable: Variable,
+                                    name: Optional[str] = None,
+                                    initializer: Any = "zeros") -> Variable:
+        """A slot shaped and typed like `reference_variable`, named
+        '<reference path>_<name>' as Keras names it."""
+        label = _variable_label(reference_variable).replace("/", "_").replace(":", "_")
+        return self.add_variable(reference_variable.shape, initializer,
+                                 reference_variable.dtype, name=f"{label}_{name or 'var'}")
+
+    def add_optimizer_variables(self, trainable_variables: Sequence[Variable], name: Any,
+                                initializer: Any = "zeros") -> Any:
+        """One slot per variable for `name` (a list), or one list per name (a tuple)."""
+        names = [name] if isinstance(name, str) else list(name)
+        lists = tuple([self.add_variable_from_reference(v, n, initializer)
+                       for v in trainable_variables] for n in names)
+        return lists[0] if isinstance(name, str) else lists
+
+    def _get_variable_index(self, variable: Variable) -> int:
+        return self._trainable_variables_indices[id(variable)]
+
+    # -- applying ---------------------------------------------------------------------------
+    def apply_gradients(self, grads_and_vars: Iterable) -> Variable:
+        """Applies `(gradient, variable)` pairs (a `zip`); returns `iterations`."""
+        pairs = list(grads_and_vars)
+        grads = [g for g, _ in pairs]
+        variables = [v for _, v in pairs]
+        self.apply(grads, variables)
+        return self._iterations
+
+    def apply(self, grads: Sequence[Any], trainable_variables: Optional[Sequence] = None) -> None:
+        """Updates `trainable_variables` (default: those it was built with) from `grads`."""
+        grads = list(grads)
+        if not grads:
+            return
+        if trainable_variables is None:
+            if not self.built:
+                raise ValueError(
+                    "When passing `grads` without `variables`, the optimizer must already be "
+                    "built on a list of variables. Call `optimizer.build(trainable_variables)` "
+                    "first. ")
+            trainable_variables = self._trainable_variables
+        else:
+            trainable_variables = list(trainable_variables)
+            if not self.built:
+                self.build(trainable_variables)
+                self.built = True
+            self._check_variables_are_known(trainable_variables)
+        grads, trainable_variables = self._filter_empty_gradients(grads, trainable_variables)
+        grads = [convert_to_tensor(g) for g in grads]
+        if self.loss_scale_factor is not None:
+            grads = [g / self.loss_scale_factor for g in grads]
+        grads = self._clip_gradients(grads)
+        self._apply_weight_decay(trainable_variables)
+        learning_rate = self.learning_rate
+        for grad, variable in zip(grads, trainable_variables):
+            self.update_step(grad, variable, learning_rate)
+        for variable in trainable_variables:
+            if getattr(variable, "constraint", None) is not None:
+                variable.assign(variable.constraint(variable))
+        self._iterations.assign_add(np.int64(1))
+
+    def _check_variables_are_known(self, variables: Sequence[Variable]) -> None:
+        for v in variables:
+            if id(v) not in self._trainable_variables_indices:
+                raise ValueError(
+                    f"Unknown variable: {v}. This optimizer can only be called for the "
+                    "variables it was originally built with. When working with a new set of "
+                    "variables, you should recreate a new optimizer instance.")
+
+    def _filter_empty_gradients(self, grads: list, variables: list) -> tuple:
+        kept = [(g, v) for g, v in zip(grads, variables) if g is not None]
+        if not kept:
+            raise ValueError("No gradients provided for any variable.")
+        if len(kept) < len(grads):
+            missing = [_variable_label(v) for g, v in zip(grads, variables) if g is None]
+            warnings.warn(
+                f"Gradients do not exist for variables {missing} when minimizing the loss. "
+                "If using `model.compile()`, did you forget to provide a `loss` argument?")
+        return [g for g, _ in kept], [v for _, v in kept]
+
+    def _clip_gradients(self, grads: list) -> list:
+        if self.clipnorm and self.clipnorm > 0:
+            return [self._clip_by_norm(g) for g in grads]
+        if self.global_clipnorm and self.global_clipnorm > 0:
+            return clip_by_global_norm(grads, self.global_clipnorm)
+        if self.clipvalue and self.clipvalue > 0:
+            v = self.clipvalue
+            return [math_ops.minimum(math_ops.maximum(g, -v), v) for g in grads]
+        return grads
+
+    def _clip_by_norm(self, values: Tensor) -> Tensor:
+        """values * clipnorm / max(||values||, clipnorm), with a NaN-free gradient at 0."""
+        l2sum = reduce_ops.reduce_sum(math_ops.square(values), keepdims=True)
+        positive = l2sum > 0
+        safe = math_ops.where(positive, l2sum, math_ops.ones_like(l2sum))
+        l2norm = math_ops.where(positive, math_ops.sqrt(safe), l2sum)
+        clipnorm = math_ops.cast(self.clipnorm, values.dtype)
+        return values * clipnorm / math_ops.maximum(l2norm, clipnorm)
+
+    def exclude_from_weight_decay(self, var_list: Optional[Sequence] = None,
+                                  var_names: Optional[Sequence[str]] = None) -> None:
+        """Exempts these variables, or those whose name contains one of `var_names`, from
+        weight decay. Call before the optimizer is built."""
+        if self.built:
+            raise ValueError("`exclude_from_weight_decay()` can only be configured before "
+                             "the optimizer is built.")
+        self._excluded_ids = {id(v) for v in (var_list or [])}
+        self._excluded_pattern = re.compile("|".join(set(var_names))) if var_names else None
+
+    def _use_weight_decay(self, variable: Variable) -> bool:
+        if id(variable) in getattr(self, "_excluded_ids", ()):
+            return False
+        pattern = getattr(self, "_excluded_pattern", None)
+        return pattern is None or pattern.search(variable.name) is None
+
+    def _apply_weight_decay(self, variables: Sequence[Variable]) -> None:
+        if self.weight_decay is None:
+            return
+        for variable in variables:
+            if self._use_weight_decay(variable):
+                lr = math_ops.cast(self.learning_rate, variable.dtype)
+                wd = math_ops.cast(self.weight_decay, variable.dtype)
+                variable.assign(variable - variable * wd * lr)
+
+    def update_step(self, gradient: Tensor, variable: Variable, learning_rate: Any) -> None:
+        """Updates one variable from its gradient; subclasses implement it."""
+        raise NotImplementedError
+
+    # -- weights and config -------------------------------------------------------------------
+    def get_weights(self) -> list:
+        """The values of `variables`, as NumPy arrays."""
+        return [np.array(v._value) for v in self._variables]
+
+    def set_weights(self, weights: Sequence[Any]) -> None:
+        """Assigns values to `variables` in order (the optimizer must be built)."""
+        if not self.built:
+            raise ValueError(
+                "You are calling `set_weights()` on an optimizer that has not yet been built. "
+                "Please call `optimizer.build(trainable_variables)` to create the optimizer "
+                "weights before calling `set_weights()`.")
+        for variable, weight in zip(self._variables, weights):
+            weight = np.asarray(weight)
+            if tuple(variable.shape) != weight.shape:
+                raise ValueError(f"Optimizer variable {variable.name} has shape "
+                                 f"{variable.shape} not compatible with provided weight "
+                                 f"shape {weight.shape}.")
+            variable.assign(weight.astype(variable.dtype.as_numpy_dtype))
+
+    def get_config(self) -> dict:
+        """The constructor arguments, as a dict (learning_rate as a float or schedule config)."""
+        lr = self._learning_rate
+        if isinstance(lr, LearningRateSchedule):
+            learning_rate: Any = {"class_name": type(lr).__name__, "config": lr.get_config()}
+        elif isinstance(lr, Variable):
+            learning_rate = float(lr.numpy())
+        else:
+            learning_rate = lr
+        return {"name": self.name, "learning_rate": learning_rate,
+                "weight_decay": self.weight_decay, "clipnorm": self.clipnorm,
+                "global_clipnorm": self.global_clipnorm, "clipvalue": self.clipvalue,
+                "use_ema": self.use_ema, "ema_momentum": self.ema_momentum,
+                "ema_overwrite_frequency": self.ema_overwrite_frequency,
+                "loss_scale_factor": self.loss_scale_factor,
+                "gradient_accumulation_steps": self.gradient_accumulation_steps}
+
+    @classmethod
+    def from_config(cls, config: dict, custom_objects: Optional[dict] = None) -> "Optimizer":
+        config = dict(config)
+        lr = config.get("learning_rate")
+        if isinstance(lr, dict):
+            from tapeflow.keras.optimizers import schedules
+            config["learning_rate"] = getattr(schedules, lr["class_name"])(**lr["config"])
+        return cls(**config)
+
+
+def global_norm(values: Sequence[Any]) -> Tensor:
+    """sqrt of the sum of squares of all elements of all (non-None) tensors."""
+    squares = [reduce_ops.reduce_sum(math_ops.square(v)) for v in values if v is not None]
+    return math_ops.sqrt(reduce_ops.reduce_sum(array_ops.stack(squares)))
+
+
+def clip_by_global_norm(values: Sequence[Any], clip_norm: float) -> list:
+    """Scales all tensors by clip_norm / max(global_norm, clip_norm) (NaN if the norm is not
+    finite), as Keras's global_clipnorm."""
+    use_norm = global_norm(values)
+    scale = clip_norm * math_ops.minimum(1.0 / use_norm, 1.0 / clip_norm)
+    scale = scale + (use_norm - use_norm)
+    return [v * math_ops.cast(scale, v.dtype) if v is not None else v for v in values]
+
+
+__all__ = ["Optimizer", "global_norm", "clip_by_global_norm"]

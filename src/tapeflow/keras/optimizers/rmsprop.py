@@ -1,0 +1,71 @@
+"""`keras.optimizers.RMSprop`, with Keras 3's update:
+  vel = rho * vel + (1 - rho) * g**2      (centered: avg = rho * avg + (1 - rho) * g)
+  increment = lr * g / sqrt(vel + eps)    (centered: sqrt(vel - avg**2 + eps))
+  momentum > 0: mom = momentum * mom + increment; var -= mom   else var -= increment
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from tapeflow.framework.variables import Variable
+from tapeflow.keras.optimizers.optimizer import Optimizer
+from tapeflow.ops import math_ops
+
+
+class RMSprop(Optimizer):
+    """RMSprop (defaults: learning_rate=0.001, rho=0.9, momentum=0.0, epsilon=1e-7)."""
+
+    def __init__(self, learning_rate: Any = 0.001, rho: float = 0.9, momentum: float = 0.0,
+                 epsilon: float = 1e-7, centered: bool = False,
+                 weight_decay: Optional[float] = None, clipnorm: Optional[float] = None,
+                 clipvalue: Optional[float] = None, global_clipnorm: Optional[float] = None,
+                 name: Optional[str] = None, **kwargs: Any) -> None:
+        super().__init__(learning_rate=learning_rate, name=name, weight_decay=weight_decay,
+                         clipnorm=clipnorm, clipvalue=clipvalue,
+                         global_clipnorm=global_clipnorm, **kwargs)
+        self.rho = rho
+        self.momentum = momentum
+        self.epsilon = epsilon
+        self.centered = centered
+
+    def build(self, var_list: list) -> None:
+        """Creates velocity slots, plus momentum and average-gradient slots when used."""
+        if self.built:
+            return
+        super().build(var_list)
+        self._velocities = self.add_optimizer_variables(var_list, "velocity")
+        self._momentums = []
+        if self.momentum > 0:
+            self._momentums = self.add_optimizer_variables(var_list, "momentum")
+        self._average_gradients = []
+        if self.centered:
+            self._average_gradients = self.add_optimizer_variables(var_list, "average_gradient")
+
+    def update_step(self, gradient: Any, variable: Variable, learning_rate: Any) -> None:
+        lr = math_ops.cast(learning_rate, variable.dtype)
+        gradient = math_ops.cast(gradient, variable.dtype)
+        index = self._get_variable_index(variable)
+        velocity = self._velocities[index]
+        rho = self.rho
+        velocity.assign(rho * velocity + (1 - rho) * math_ops.square(gradient))
+        if self.centered:
+            average = self._average_gradients[index]
+            average.assign(rho * average + (1 - rho) * gradient)
+            denominator = velocity - math_ops.square(average) + self.epsilon
+        else:
+            denominator = velocity + self.epsilon
+        increment = lr * gradient / math_ops.sqrt(denominator)
+        if self.momentum > 0:
+            momentum = self._momentums[index]
+            momentum.assign(self.momentum * momentum + increment)
+            variable.assign_sub(momentum)
+        else:
+            variable.assign_sub(increment)
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "rho": self.rho, "momentum": self.momentum,
+                "epsilon": self.epsilon, "centered": self.centered}
+
+
+__all__ = ["RMSprop"]

@@ -1,0 +1,59 @@
+"""`keras.optimizers.SGD`: gradient descent with optional (Nesterov) momentum.
+
+Keras 3's update, with m the momentum slot:
+  momentum == 0:  v -= lr * g
+  otherwise:      m = momentum * m - lr * g;  v += m  (nesterov: v += momentum * m - lr * g)
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from tapeflow.framework.variables import Variable
+from tapeflow.keras.optimizers.optimizer import Optimizer
+from tapeflow.ops import math_ops
+
+
+class SGD(Optimizer):
+    """Stochastic gradient descent (defaults: learning_rate=0.01, momentum=0.0)."""
+
+    def __init__(self, learning_rate: Any = 0.01, momentum: float = 0.0, nesterov: bool = False,
+                 weight_decay: Optional[float] = None, clipnorm: Optional[float] = None,
+                 clipvalue: Optional[float] = None, global_clipnorm: Optional[float] = None,
+                 name: Optional[str] = None, **kwargs: Any) -> None:
+        super().__init__(learning_rate=learning_rate, name=name, weight_decay=weight_decay,
+                         clipnorm=clipnorm, clipvalue=clipvalue,
+                         global_clipnorm=global_clipnorm, **kwargs)
+        if not isinstance(momentum, float) or momentum < 0 or momentum > 1:
+            raise ValueError("`momentum` must be a float between [0, 1].")
+        self.momentum = momentum
+        self.nesterov = nesterov
+
+    def build(self, variables: list) -> None:
+        """Creates one momentum slot per variable when momentum is not 0."""
+        if self.built:
+            return
+        super().build(variables)
+        self.momentums = []
+        if self.momentum != 0:
+            self.momentums = self.add_optimizer_variables(variables, "momentum")
+
+    def update_step(self, gradient: Any, variable: Variable, learning_rate: Any) -> None:
+        lr = math_ops.cast(learning_rate, variable.dtype)
+        gradient = math_ops.cast(gradient, variable.dtype)
+        if self.momentum == 0:
+            variable.assign_sub(gradient * lr)
+            return
+        m = self.momentums[self._get_variable_index(variable)]
+        momentum = math_ops.cast(self.momentum, variable.dtype)
+        m.assign(m * momentum - gradient * lr)
+        if self.nesterov:
+            variable.assign_add(m * momentum - gradient * lr)
+        else:
+            variable.assign_add(m)
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "momentum": self.momentum, "nesterov": self.nesterov}
+
+
+__all__ = ["SGD"]
