@@ -33,18 +33,19 @@ class Primitive:
         stop_gradient); tapes then do not record them at all.
 
     A VJP rule is `vjp(g, ans, *inputs, **attrs) -> cotangent or tuple of cotangents`, one per
-    input (None where there is none), written with tapeflow ops so that the backward pass is
+    input (None where there is none), or one rule per input (see `defvjp`), written with tapeflow ops so that the backward pass is
     itself recorded. The central machinery undoes broadcasting and drops cotangents for
     integer inputs, so rules need not.
     """
 
-    __slots__ = ("name", "impl", "vjp", "jvp", "multiple_results", "differentiable")
+    __slots__ = ("name", "impl", "vjp", "vjps", "jvp", "multiple_results", "differentiable")
 
     def __init__(self, name: str, impl: Optional[Callable], *, multiple_results: bool = False,
                  differentiable: bool = True, register: bool = True) -> None:
         self.name = name
         self.impl = impl
         self.vjp: Optional[Callable] = None
+        self.vjps: Optional[tuple] = None   # per-input rules, when given separately
         self.jvp: Optional[Callable] = None
         self.multiple_results = multiple_results
         self.differentiable = differentiable
@@ -53,9 +54,20 @@ class Primitive:
                 raise ValueError(f"primitive {name!r} is defined twice")
             REGISTRY[name] = self
 
-    def defvjp(self, rule: Callable) -> "Primitive":
-        """Sets the reverse-mode rule; returns the primitive, for chaining."""
-        self.vjp = rule
+    def defvjp(self, rule: Callable, *per_input: Callable) -> "Primitive":
+        """Sets the reverse-mode rule; returns the primitive, for chaining.
+
+        With one rule, it returns every input's cotangent. With one rule per input
+        (`defvjp(rule_x, rule_y)`, each returning that input's cotangent or None), the
+        backward pass runs only the rules of inputs that need a gradient.
+        """
+        if not per_input:
+            self.vjp = rule
+            return self
+        rules = (rule,) + per_input
+        self.vjps = rules
+        self.vjp = lambda g, ans, *inputs, **attrs: tuple(
+            r(g, ans, *inputs, **attrs) for r in rules)
         return self
 
     def defjvp(self, rule: Callable) -> "Primitive":

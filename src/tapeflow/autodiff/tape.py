@@ -223,9 +223,15 @@ class GradientTape:
                 out_grads = _take(grads, id(outs), source_ids)
                 if out_grads is None:
                     continue
-            in_grads = prim.vjp(out_grads, outs, *inputs, **attrs)
-            if len(inputs) == 1 and not isinstance(in_grads, (tuple, list)):
-                in_grads = (in_grads,)
+            if prim.vjps is not None:
+                # Per-input rules: skip the cotangents nobody needs (a constant's, say).
+                in_grads = [rule(out_grads, outs, *inputs, **attrs)
+                            if id(x) in live and _is_float(x) else None
+                            for rule, x in zip(prim.vjps, inputs)]
+            else:
+                in_grads = prim.vjp(out_grads, outs, *inputs, **attrs)
+                if len(inputs) == 1 and not isinstance(in_grads, (tuple, list)):
+                    in_grads = (in_grads,)
             for x, g in zip(inputs, in_grads):
                 if g is None or id(x) not in live or not _is_float(x):
                     continue

@@ -40,33 +40,36 @@ def _binary_op(prim: Primitive, allowed: str = _NUMERIC):
 
 # -- binary arithmetic ---------------------------------------------------------------------------
 
-_add = Primitive("AddV2", np.add).defvjp(lambda g, ans, x, y: (g, g))
-_sub = Primitive("Sub", np.subtract).defvjp(lambda g, ans, x, y: (g, negative(g)))
-_mul = Primitive("Mul", np.multiply).defvjp(lambda g, ans, x, y: (g * y, g * x))
+# Binary rules are given per input, so the backward pass skips a constant operand's.
+_add = Primitive("AddV2", np.add).defvjp(lambda g, ans, x, y: g, lambda g, ans, x, y: g)
+_sub = Primitive("Sub", np.subtract).defvjp(lambda g, ans, x, y: g,
+                                            lambda g, ans, x, y: negative(g))
+_mul = Primitive("Mul", np.multiply).defvjp(lambda g, ans, x, y: g * y,
+                                            lambda g, ans, x, y: g * x)
 _div = Primitive("RealDiv", quiet(np.true_divide)).defvjp(
-    lambda g, ans, x, y: (g / y, negative(g) * ans / y))
+    lambda g, ans, x, y: g / y, lambda g, ans, x, y: negative(g) * ans / y)
 _floordiv = Primitive("FloorDiv", quiet(np.floor_divide), differentiable=False)
 _floormod = Primitive("FloorMod", quiet(np.mod)).defvjp(
-    lambda g, ans, x, y: (g, negative(g) * floor(x / y)))
+    lambda g, ans, x, y: g, lambda g, ans, x, y: negative(g) * floor(x / y))
 _maximum = Primitive("Maximum", np.maximum).defvjp(
-    lambda g, ans, x, y: (where(x >= y, g, zeros_like(g)), where(x >= y, zeros_like(g), g)))
+    lambda g, ans, x, y: where(x >= y, g, zeros_like(g)),
+    lambda g, ans, x, y: where(x >= y, zeros_like(g), g))
 _minimum = Primitive("Minimum", np.minimum).defvjp(
-    lambda g, ans, x, y: (where(x <= y, g, zeros_like(g)), where(x <= y, zeros_like(g), g)))
+    lambda g, ans, x, y: where(x <= y, g, zeros_like(g)),
+    lambda g, ans, x, y: where(x <= y, zeros_like(g), g))
 _atan2 = Primitive("Atan2", np.arctan2).defvjp(
-    lambda g, ans, y, x: (g * x / (x * x + y * y), negative(g) * y / (x * x + y * y)))
+    lambda g, ans, y, x: g * x / (x * x + y * y),
+    lambda g, ans, y, x: negative(g) * y / (x * x + y * y))
 
 
-def _pow_vjp(g: Tensor, ans: Tensor, x: Tensor, y: Tensor) -> tuple:
-    gx = g * y * pow(x, y - 1)
-    if not x.dtype.is_differentiable:
-        return gx, None
+def _pow_vjp_y(g: Tensor, ans: Tensor, x: Tensor, y: Tensor) -> Tensor:
     # d/dy x**y = x**y log x, taken as 0 where x <= 0 (TensorFlow's convention).
     safe_x = where(x > 0, x, ones_like(x))
-    gy = where(x > 0, g * ans * log(safe_x), zeros_like(g))
-    return gx, gy
+    return where(x > 0, g * ans * log(safe_x), zeros_like(g))
 
 
-_pow = Primitive("Pow", quiet(np.power)).defvjp(_pow_vjp)
+_pow = Primitive("Pow", quiet(np.power)).defvjp(
+    lambda g, ans, x, y: g * y * pow(x, y - 1), _pow_vjp_y)
 
 add = _binary_op(_add, _ANY)
 subtract = _binary_op(_sub)
@@ -262,7 +265,9 @@ for _fn, _doc in [
 # -- where, cast, identity, stop_gradient --------------------------------------------------------
 
 _select = Primitive("SelectV2", np.where).defvjp(
-    lambda g, ans, c, x, y: (None, where(c, g, zeros_like(g)), where(c, zeros_like(g), g)))
+    lambda g, ans, c, x, y: None,
+    lambda g, ans, c, x, y: where(c, g, zeros_like(g)),
+    lambda g, ans, c, x, y: where(c, zeros_like(g), g))
 
 
 def where(condition: Any, x: Any = None, y: Any = None, name: Optional[str] = None) -> Tensor:
@@ -346,19 +351,21 @@ def _matmul_kernel(a: np.ndarray, b: np.ndarray, transpose_a: bool, transpose_b:
     return np.matmul(a, b)
 
 
-def _matmul_vjp(g: Tensor, ans: Tensor, a: Tensor, b: Tensor, transpose_a: bool,
-                transpose_b: bool) -> tuple:
-    if not transpose_a and not transpose_b:
-        return matmul(g, b, transpose_b=True), matmul(a, g, transpose_a=True)
-    if not transpose_a and transpose_b:
-        return matmul(g, b), matmul(g, a, transpose_a=True)
-    if transpose_a and not transpose_b:
-        return matmul(b, g, transpose_b=True), matmul(a, g)
-    return (matmul(b, g, transpose_a=True, transpose_b=True),
-            matmul(g, a, transpose_a=True, transpose_b=True))
+def _matmul_vjp_a(g: Tensor, ans: Tensor, a: Tensor, b: Tensor, transpose_a: bool,
+                  transpose_b: bool) -> Tensor:
+    if transpose_a:
+        return matmul(b, g, transpose_a=transpose_b, transpose_b=True)
+    return matmul(g, b, transpose_b=not transpose_b)
 
 
-_matmul = Primitive("MatMul", _matmul_kernel).defvjp(_matmul_vjp)
+def _matmul_vjp_b(g: Tensor, ans: Tensor, a: Tensor, b: Tensor, transpose_a: bool,
+                  transpose_b: bool) -> Tensor:
+    if transpose_b:
+        return matmul(g, a, transpose_a=True, transpose_b=transpose_a)
+    return matmul(a, g, transpose_a=not transpose_a)
+
+
+_matmul = Primitive("MatMul", _matmul_kernel).defvjp(_matmul_vjp_a, _matmul_vjp_b)
 
 
 def matmul(a: Any, b: Any, transpose_a: bool = False, transpose_b: bool = False,
