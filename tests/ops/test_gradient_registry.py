@@ -36,14 +36,24 @@ RTOL = 1e-5
 ATOL = 1e-6
 
 
-def _import_all_ops() -> None:
-    """Imports every module that may define primitives, so REGISTRY is complete."""
+def _import_all_ops() -> dict:
+    """Imports every module that may define primitives, so REGISTRY is complete.
+
+    Returns the modules that failed to import (name -> error): one broken family fails
+    `test_every_op_module_imports` instead of hiding every other family's checks.
+    """
+    failures = {}
     for package in (tapeflow.ops, tapeflow.autodiff):
         for info in pkgutil.iter_modules(package.__path__):
-            importlib.import_module(f"{package.__name__}.{info.name}")
+            name = f"{package.__name__}.{info.name}"
+            try:
+                importlib.import_module(name)
+            except Exception as exc:  # noqa: BLE001 - reported by a test below
+                failures[name] = f"{type(exc).__name__}: {exc}"
+    return failures
 
 
-_import_all_ops()
+IMPORT_FAILURES = _import_all_ops()
 SAMPLES = load_samples()
 DIFFERENTIABLE = sorted(name for name, prim in REGISTRY.items()
                         if prim.differentiable and prim.vjp is not None)
@@ -52,6 +62,10 @@ CHECKED = [name for name in DIFFERENTIABLE if name not in EXEMPT]
 
 def _ids(case) -> str:
     return f"{case.primitive}[{case.origin}]"
+
+
+def test_every_op_module_imports():
+    assert not IMPORT_FAILURES, f"op modules that fail to import: {IMPORT_FAILURES}"
 
 
 def test_every_differentiable_primitive_has_a_case():
