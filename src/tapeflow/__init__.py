@@ -20,7 +20,8 @@ from tapeflow import ops as _ops
 from tapeflow.ops.array_ops import *  # noqa: F401,F403
 from tapeflow.ops.math_ops import *  # noqa: F401,F403
 from tapeflow.ops.reduce_ops import *  # noqa: F401,F403
-from tapeflow import dtypes, math  # noqa: E402  (namespaces)
+from tapeflow import dtypes, math, nn  # noqa: E402  (namespaces)
+from tapeflow.module import Module, name_scope  # noqa: E402
 
 newaxis = None
 __version__ = "0.1.0"

@@ -1,3 +1,4 @@
 """Primitives and their derivative rules, one family per module."""
 
 from tapeflow.ops import array_ops, math_ops, operators, reduce_ops  # noqa: F401
+from tapeflow.ops import nn_ops  # noqa: F401

@@ -428,4 +428,53 @@ def fill(dims: Any, value: Any, name: Optional[str] = None) -> Tensor:
 __all__ = [
     "reshape", "transpose", "expand_dims", "squeeze", "concat", "stack", "unstack", "split",
     "tile", "broadcast_to", "slice", "shape", "size", "rank", "constant", "zeros", "ones", "fill",
+    "one_hot",
 ]
+
+
+# -- one_hot -------------------------------------------------------------------------------------
+
+def _one_hot_kernel(indices: np.ndarray, on: np.ndarray, off: np.ndarray, depth: int,
+                    axis: int) -> np.ndarray:
+    # Out-of-range and negative indices match no position: their rows are all `off`.
+    hot = np.expand_dims(indices, -1) == np.arange(depth, dtype=indices.dtype)
+    return np.moveaxis(np.where(hot, on, off), -1, axis)
+
+
+# TensorFlow registers OneHot as not differentiable.
+_one_hot = Primitive("OneHot", _one_hot_kernel, differentiable=False)
+
+
+def one_hot(indices: Any, depth: int, on_value: Any = None, off_value: Any = None,
+            axis: Optional[int] = None, dtype: Any = None, name: Optional[str] = None) -> Tensor:
+    """A tensor with `on_value` at position `indices` of a new axis of size `depth` (the last
+    by default, else `axis`) and `off_value` elsewhere. The dtype follows `dtype`, else
+    `on_value`/`off_value`, else float32; indices outside [0, depth) give all `off_value`."""
+    dtype = None if dtype is None else _dtypes.as_dtype(dtype)
+    on = None if on_value is None else convert_to_tensor(on_value, dtype_hint=dtype)
+    off = None if off_value is None else convert_to_tensor(off_value, dtype_hint=dtype)
+    for label, value in (("on_value", on), ("off_value", off)):
+        if value is not None and dtype is not None and value.dtype != dtype:
+            raise TypeError(f"dtype {value.dtype!r} of {label} does not match dtype "
+                            f"parameter {dtype!r}")
+    if dtype is None:
+        dtype = on.dtype if on is not None else off.dtype if off is not None else \
+            _dtypes.float32
+    on = on if on is not None else wrap(np.ones((), dtype._np))
+    off = off if off is not None else wrap(np.zeros((), dtype._np))
+    if on.dtype != off.dtype:
+        raise TypeError(f"dtype {on.dtype!r} of on_value does not match dtype {off.dtype!r} "
+                        f"of off_value")
+    x = convert_to_tensor(indices)
+    if x._value.dtype.kind not in "iu":
+        raise InvalidArgumentError(f"Value for attr 'TI' of {x.dtype.name} is not in the list "
+                                   f"of allowed values: uint8, int8, int32, int64 [Op:OneHot]")
+    depth = int(depth._value) if isinstance(depth, TensorLike) else int(depth)
+    if depth < 0:
+        raise InvalidArgumentError(f"depth must be non-negative, got: {depth} [Op:OneHot]")
+    rank = x._value.ndim
+    axis = -1 if axis is None else int(axis)
+    if not -1 <= axis <= rank:
+        raise InvalidArgumentError(f"Expected axis to be -1 or between [0, {rank + 1}).  But "
+                                   f"received: {axis} [Op:OneHot]")
+    return bind(_one_hot, (x, on, off), {"depth": depth, "axis": axis % (rank + 1)})

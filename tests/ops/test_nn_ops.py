@@ -1,0 +1,211 @@
+"""tf.nn activations, softmax and cross-entropies: values, dtypes, gradients and errors.
+
+Expected numbers were printed by TensorFlow 2.21 (the reference install) for the same inputs.
+float32 results may differ from TensorFlow's in the last unit (its kernels use vectorized
+approximations of exp/tanh), hence rtol=1e-6.
+"""
+
+import numpy as np
+import pytest
+
+import tapeflow as tf
+
+X = [[-2.5, -0.5, 0.0, 0.7, 3.0, 7.0]]
+RTOL = 1e-6
+
+# name -> TensorFlow 2.21's output for tf.nn.<name>(tf.constant(X)) (float32)
+ACTIVATIONS = {
+    "relu": [0.0, 0.0, 0.0, 0.7, 3.0, 7.0],
+    "relu6": [0.0, 0.0, 0.0, 0.7, 3.0, 6.0],
+    "elu": [-0.917915, -0.39346933, 0.0, 0.7, 3.0, 7.0],
+    "selu": [-1.6137857, -0.69175816, 0.0, 0.7354907, 3.152103, 7.354907],
+    "leaky_relu": [-0.5, -0.1, 0.0, 0.7, 3.0, 7.0],
+    "gelu": [-0.015524164, -0.15426877, 0.0, 0.5306254, 2.9959502, 7.0],
+    "silu": [-0.18964544, -0.18877034, 0.0, 0.46773145, 2.8577223, 6.993623],
+    "swish": [-0.18964544, -0.18877034, 0.0, 0.46773145, 2.8577223, 6.993623],
+    "softmax": [7.3262629e-05, 5.4134167e-04, 8.9252158e-04, 1.7973174e-03, 1.7926773e-02,
+                9.7876877e-01],
+    "log_softmax": [-9.52146, -7.52146, -7.02146, -6.3214602, -4.02146, -0.02145988],
+    "sigmoid": [0.075858176, 0.37754068, 0.5, 0.6681878, 0.95257413, 0.99908894],
+    "tanh": [-0.98661435, -0.46211714, 0.0, 0.60436773, 0.9950547, 0.99999833],
+    "softplus": [0.078889735, 0.474077, 0.6931472, 1.103186, 3.0485873, 7.0009117],
+}
+
+# d/dx sum(tf.nn.<name>(x)) at XG, from TensorFlow 2.21: kinks take TF's one-sided values.
+XG = [-1.0, 0.0, 2.0, 6.0, 7.0]
+ACTIVATION_GRADS = {
+    "relu": [0.0, 0.0, 1.0, 1.0, 1.0],
+    "relu6": [0.0, 0.0, 1.0, 0.0, 0.0],
+    "elu": [0.36787945, 1.0, 1.0, 1.0, 1.0],
+    "selu": [0.64676857, 1.050701, 1.050701, 1.050701, 1.050701],
+    "leaky_relu": [0.2, 0.2, 1.0, 1.0, 1.0],
+    "gelu": [-0.08331549, 0.5, 1.0852318, 1.0, 1.0],
+    "silu": [0.072329484, 0.5, 1.0907842, 1.0123265, 1.0054606],
+}
+
+
+@pytest.mark.parametrize("name", sorted(ACTIVATIONS))
+def test_activation_values(name):
+    y = getattr(tf.nn, name)(tf.constant(X))
+    assert y.dtype == tf.float32 and y.shape == (1, 6)
+    np.testing.assert_allclose(y.numpy()[0], ACTIVATIONS[name], rtol=RTOL, atol=1e-7)
+
+
+@pytest.mark.parametrize("name", sorted(ACTIVATION_GRADS))
+def test_activation_gradients_at_kinks(name):
+    x = tf.constant(XG)
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = getattr(tf.nn, name)(x)
+    np.testing.assert_allclose(tape.gradient(y, x).numpy(), ACTIVATION_GRADS[name], rtol=RTOL)
+
+
+def test_activations_keep_float64():
+    x = tf.constant([-1.0, 0.5], dtype=tf.float64)
+    for name in ACTIVATIONS:
+        assert getattr(tf.nn, name)(x).dtype == tf.float64, name
+
+
+def test_gelu_approximate_and_leaky_alpha():
+    x = tf.constant(X)
+    np.testing.assert_allclose(  # TF 2.21: tf.nn.gelu(x, approximate=True)
+        tf.nn.gelu(x, approximate=True).numpy()[0],
+        [-0.015084222, -0.154286, 0.0, 0.53057015, 2.9963627, 7.0], rtol=RTOL)
+    np.testing.assert_allclose(tf.nn.leaky_relu(x, 0.1).numpy()[0],
+                               [-0.25, -0.05, 0.0, 0.7, 3.0, 7.0], rtol=RTOL)
+
+
+def test_relu_keeps_integers_and_leaky_relu_casts_them():
+    r = tf.nn.relu(tf.constant([-1, 2]))
+    assert r.dtype == tf.int32 and r.numpy().tolist() == [0, 2]
+    lr = tf.nn.leaky_relu(tf.constant([-1, 2]))
+    assert lr.dtype == tf.float32
+    np.testing.assert_allclose(lr.numpy(), [-0.2, 2.0], rtol=RTOL)
+
+
+def test_float_only_activations_reject_integers():
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"int32.*\[Op:Elu\]"):
+        tf.nn.elu(tf.constant([-1, 2]))
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"int32.*\[Op:Softmax\]"):
+        tf.nn.softmax(tf.constant([-1, 2]))
+    with pytest.raises(ValueError, match=r"must be a floating point tensor.*int32"):
+        tf.nn.gelu(tf.constant([-1, 2]))
+
+
+def test_softmax_along_other_axis():
+    x = tf.constant([[1.0, 2.0], [3.0, 5.0]])
+    # TF 2.21: softmax / log_softmax with axis=0
+    np.testing.assert_allclose(tf.nn.softmax(x, axis=0).numpy(),
+                               [[0.11920291, 0.047425874], [0.880797, 0.95257413]], rtol=RTOL)
+    np.testing.assert_allclose(tf.nn.log_softmax(x, axis=0).numpy(),
+                               [[-2.126928, -3.0485873], [-0.12692805, -0.04858733]], rtol=RTOL)
+
+
+def test_softmax_is_stable_for_huge_logits():
+    x = tf.constant([1000.0, 0.0, -1000.0])
+    np.testing.assert_allclose(tf.nn.softmax(x).numpy(), [1.0, 0.0, 0.0])
+    np.testing.assert_allclose(tf.nn.log_softmax(x).numpy(), [0.0, -1000.0, -2000.0])
+
+
+def test_softmax_bad_axis_and_scalar():
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match=r"`dim` must be in the range \[-2, 2\).*Received: dim=2"):
+        tf.nn.softmax(tf.constant([[1.0, 2.0], [3.0, 5.0]]), axis=2)
+    with pytest.raises(tf.errors.AbortedError, match=r"Input dims must be.*\[Op:Softmax\]"):
+        tf.nn.softmax(tf.constant(1.0))
+
+
+LOGITS = [[1.0, 2.0, 3.0], [1.0, -1.0, 0.5]]
+LABELS = [[0.0, 0.0, 1.0], [0.2, 0.3, 0.5]]
+
+
+def test_softmax_cross_entropy_values_and_gradients():
+    logits, labels = tf.constant(LOGITS), tf.constant(LABELS)
+    with tf.GradientTape() as tape:
+        tape.watch([logits, labels])
+        loss = tf.nn.softmax_cross_entropy_with_logits(labels, logits)
+    d_logits, d_labels = tape.gradient(loss, [logits, labels])
+    # All from TF 2.21.
+    assert loss.dtype == tf.float32 and loss.shape == (2,)
+    np.testing.assert_allclose(loss.numpy(), [0.40760595, 1.404957], rtol=RTOL)
+    np.testing.assert_allclose(d_logits.numpy(), [[0.09003057, 0.24472848, -0.33475906],
+                                                  [0.374097, -0.22230443, -0.15179259]],
+                               rtol=RTOL)
+    np.testing.assert_allclose(d_labels.numpy(), [[2.407606, 1.4076059, 0.40760595],
+                                                  [0.554957, 2.554957, 1.0549569]], rtol=RTOL)
+
+
+def test_softmax_cross_entropy_axis_and_label_cast():
+    logits, labels = tf.constant(LOGITS), tf.constant(LABELS)
+    loss0 = tf.nn.softmax_cross_entropy_with_logits(tf.transpose(labels), tf.transpose(logits),
+                                                    axis=0)
+    np.testing.assert_allclose(loss0.numpy(), [0.40760595, 1.404957], rtol=RTOL)
+    # TF casts the labels to the logits' dtype.
+    loss64 = tf.nn.softmax_cross_entropy_with_logits(tf.cast(labels, tf.float64), logits)
+    assert loss64.dtype == tf.float32
+
+
+def test_softmax_cross_entropy_shape_error():
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match=r"logits and labels must be broadcastable: logits_size=\[2,3\] "
+                             r"labels_size=\[2,2\] \[Op:SoftmaxCrossEntropyWithLogits\]"):
+        tf.nn.softmax_cross_entropy_with_logits(tf.constant(LABELS)[:, :2], tf.constant(LOGITS))
+
+
+def test_sparse_softmax_cross_entropy():
+    logits = tf.constant(LOGITS)
+    with tf.GradientTape() as tape:
+        tape.watch(logits)
+        loss = tf.nn.sparse_softmax_cross_entropy_with_logits(tf.constant([2, 0]), logits)
+    # TF 2.21
+    np.testing.assert_allclose(loss.numpy(), [0.40760595, 0.554957], rtol=RTOL)
+    np.testing.assert_allclose(tape.gradient(loss, logits).numpy(),
+                               [[0.09003057, 0.24472848, -0.33475906],
+                                [-0.42590302, 0.07769558, 0.3482074]], rtol=RTOL)
+
+
+def test_sparse_softmax_cross_entropy_errors():
+    logits = tf.constant(LOGITS)
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match=r"Received a label value of 5 which is outside the valid range of "
+                             r"\[0, 3\)\.  Label values: 5 0 "
+                             r"\[Op:SparseSoftmaxCrossEntropyWithLogits\]"):
+        tf.nn.sparse_softmax_cross_entropy_with_logits(tf.constant([5, 0]), logits)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="label value of -1"):
+        tf.nn.sparse_softmax_cross_entropy_with_logits(tf.constant([-1, 0]), logits)
+    with pytest.raises(ValueError, match=r"labels.shape=\(3,\) and logits.shape=\(2, 3\)"):
+        tf.nn.sparse_softmax_cross_entropy_with_logits(tf.constant([1, 0, 1]), logits)
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match=r"attr 'Tlabels' of float is not in the list"):
+        tf.nn.sparse_softmax_cross_entropy_with_logits(tf.constant([1.0, 0.0]), logits)
+
+
+def test_sigmoid_cross_entropy():
+    loss = tf.nn.sigmoid_cross_entropy_with_logits(tf.constant(LABELS), tf.constant(LOGITS))
+    # TF 2.21
+    np.testing.assert_allclose(loss.numpy(), [[1.3132617, 2.126928, 0.048587352],
+                                              [1.1132617, 0.6132617, 0.724077]], rtol=RTOL)
+    big = tf.nn.sigmoid_cross_entropy_with_logits(tf.constant([1.0, 0.0]),
+                                                  tf.constant([-200.0, 200.0]))
+    np.testing.assert_allclose(big.numpy(), [200.0, 200.0])  # no overflow
+    with pytest.raises(ValueError, match=r"must have the same shape, received \(\(2, 3\) vs "
+                                         r"\(2, 2\)\)"):
+        tf.nn.sigmoid_cross_entropy_with_logits(tf.constant(LABELS)[:, :2], tf.constant(LOGITS))
+
+
+def test_second_derivative_of_softmax_cross_entropy():
+    logits = tf.constant([0.5, -1.0, 2.0], dtype=tf.float64)
+    labels = tf.constant([0.0, 1.0, 0.0], dtype=tf.float64)
+    with tf.GradientTape() as outer:
+        outer.watch(logits)
+        with tf.GradientTape() as inner:
+            inner.watch(logits)
+            loss = tf.nn.softmax_cross_entropy_with_logits(labels, logits)
+        g = inner.gradient(loss, logits)
+    hessian_diag = outer.gradient(g, logits)  # sum over rows of diag(p) - p p^T
+    np.testing.assert_allclose(hessian_diag.numpy(), np.zeros(3), atol=1e-12)
+
+
+def test_nn_reexports_math_activations():
+    assert tf.nn.sigmoid is tf.math.sigmoid and tf.nn.tanh is tf.math.tanh
+    assert tf.nn.softplus is tf.math.softplus
