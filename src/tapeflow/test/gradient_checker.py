@@ -73,7 +73,9 @@ def _pull_back(f: Callable, xs: list, param: int, seed: np.ndarray) -> Optional[
 def _numeric_jacobian(f: Callable, xs: list, y: np.ndarray, param: int,
                       delta: float) -> np.ndarray:
     """Column j is (f(x + delta e_j) - f(x - delta e_j)) / (2 delta)."""
-    values = [np.array(x._value) for x in xs]  # private copies: perturbed in place below
+    # Private C-ordered copies, perturbed in place below through a flat view (a transposed
+    # input would otherwise give a flat copy, and the perturbation would be lost).
+    values = [np.array(x._value, order="C") for x in xs]
     x = values[param]
     x_real = _real_dtype(x.dtype)
     y_real = _real_dtype(y.dtype)
