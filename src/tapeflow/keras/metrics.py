@@ -1,0 +1,362 @@
+"""`keras.metrics`: stateful metrics (update_state / result / reset_state), Keras 3 formulas.
+
+State lives in non-trainable float32 Variables updated with `assign_add`, so results
+accumulate across batches exactly as Keras's do.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Callable, Optional
+
+import numpy as np
+
+from tapeflow.framework import dtypes as _dtypes
+from tapeflow.framework.tensor import Tensor
+from tapeflow.framework.tensor_conversion import convert_to_tensor
+from tapeflow.framework.variables import Variable
+from tapeflow.ops import array_ops, math_ops, reduce_ops
+from tapeflow.keras import losses as _losses
+from tapeflow.keras.losses import squeeze_or_expand_to_same_rank
+
+_NAME_COUNTS: dict = {}
+
+
+def _auto_name(class_name: str) -> str:
+    base = re.sub(r"(?<!^)(?=[A-Z][a-z])", "_", class_name).lower()
+    count = _NAME_COUNTS.get(base, 0)
+    _NAME_COUNTS[base] = count + 1
+    return base if count == 0 else f"{base}_{count}"
+
+
+class Metric:
+    """Base class of metrics: subclasses create state with `add_variable` and implement
+    `update_state(...)` and `result()`; `reset_state()` zeroes the state.
+
+    Calling a metric (`m(y_true, y_pred)`) updates it and returns the new result.
+    """
+
+    def __init__(self, dtype: Any = None, name: Optional[str] = None) -> None:
+        self.name = name or _auto_name(self.__class__.__name__)
+        self._dtype = _dtypes.as_dtype(dtype or "float32")
+        self._variables: list = []
+
+    @property
+    def dtype(self) -> str:
+        return self._dtype.name
+
+    @property
+    def variables(self) -> list:
+        """The metric's state variables."""
+        return list(self._variables)
+
+    def add_variable(self, shape: Any, initializer: Any = "zeros", dtype: Any = None,
+                     name: Optional[str] = None) -> Variable:
+        """A non-trainable state variable filled with zeros (or `initializer`, a number)."""
+        fill = 0 if initializer in ("zeros", None) else initializer
+        dtype = _dtypes.as_dtype(dtype or self._dtype)
+        value = np.full(tuple(shape), fill, dtype.as_numpy_dtype)
+        variable = Variable(value, trainable=False, name=name)
+        self._variables.append(variable)
+        return variable
+
+    def reset_state(self) -> None:
+        """Sets every state variable back to zero."""
+        for v in self._variables:
+            v.assign(np.zeros(tuple(v.shape), v.dtype.as_numpy_dtype))
+
+    def update_state(self, *args: Any, **kwargs: Any) -> None:
+        raise NotImplementedError
+
+    def result(self) -> Tensor:
+        raise NotImplementedError
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Tensor:
+        self.update_state(*args, **kwargs)
+        return self.result()
+
+    def get_config(self) -> dict:
+        return {"name": self.name, "dtype": self.dtype}
+
+    @classmethod
+    def from_config(cls, config: dict) -> "Metric":
+        return cls(**config)
+
+    def __repr__(self) -> str:
+        return f"<{self.__class__.__name__} name={self.name}>"
+
+
+def _reduce_to_samplewise(values: Any, sample_weight: Any, dtype: Any) -> tuple:
+    """Per-sample values (mean over the non-batch axes) and their weights, as Keras does."""
+    values = math_ops.cast(convert_to_tensor(values), dtype)
+    if sample_weight is not None:
+        sample_weight = math_ops.cast(convert_to_tensor(sample_weight), dtype)
+        values, sample_weight = squeeze_or_expand_to_same_rank(values, sample_weight)
+        w_ndim, v_ndim = sample_weight.ndim, values.ndim
+        if v_ndim > w_ndim:
+            values = reduce_ops.reduce_mean(values, axis=list(range(w_ndim, v_ndim)))
+        sample_weight = array_ops.broadcast_to(sample_weight, tuple(values.shape))
+        values = values * sample_weight
+        if w_ndim > 1:
+            sample_weight = reduce_ops.reduce_mean(sample_weight, axis=list(range(1, w_ndim)))
+    if values.ndim > 1:
+        values = reduce_ops.reduce_mean(values, axis=list(range(1, values.ndim)))
+    return values, sample_weight
+
+
+class Mean(Metric):
+    """The (weighted) mean of the values given to `update_state`."""
+
+    def __init__(self, name: str = "mean", dtype: Any = None) -> None:
+        super().__init__(name=name, dtype=dtype)
+        self.total = self.add_variable((), name="total")
+        self.count = self.add_variable((), name="count")
+
+    def update_state(self, values: Any, sample_weight: Any = None) -> None:
+        values, sample_weight = _reduce_to_samplewise(values, sample_weight, self._dtype)
+        self.total.assign_add(reduce_ops.reduce_sum(values))
+        if sample_weight is not None:
+            num_samples = reduce_ops.reduce_sum(sample_weight)
+        else:
+            num_samples = values.shape[0] if values.ndim >= 1 else 1
+        self.count.assign_add(math_ops.cast(num_samples, self._dtype))
+
+    def result(self) -> Tensor:
+        return math_ops.divide_no_nan(self.total.value(), self.count.value())
+
+
+class MeanMetricWrapper(Mean):
+    """The mean of `fn(y_true, y_pred, **kwargs)` over all samples seen."""
+
+    def __init__(self, fn: Callable, name: Optional[str] = None, dtype: Any = None,
+                 **kwargs: Any) -> None:
+        super().__init__(name=name or _auto_name(getattr(fn, "__name__", "mean")), dtype=dtype)
+        self._fn = fn
+        self._fn_kwargs = kwargs
+
+    def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
+        super().update_state(self._fn(y_true, y_pred, **self._fn_kwargs), sample_weight)
+
+
+# -- metric functions ----------------------------------------------------------------------
+def accuracy(y_true: Any, y_pred: Any) -> Tensor:
+    """1.0 where y_true == y_pred, else 0.0."""
+    y_pred = convert_to_tensor(y_pred)
+    y_true = math_ops.cast(convert_to_tensor(y_true), y_pred.dtype)
+    y_true, y_pred = squeeze_or_expand_to_same_rank(y_true, y_pred)
+    return math_ops.cast(math_ops.equal(y_true, y_pred), _dtypes.float32)
+
+
+def binary_accuracy(y_true: Any, y_pred: Any, threshold: float = 0.5) -> Tensor:
+    """1.0 where (y_pred > threshold) equals y_true, else 0.0."""
+    y_pred = convert_to_tensor(y_pred)
+    y_true = convert_to_tensor(y_true)
+    y_true, y_pred = squeeze_or_expand_to_same_rank(y_true, y_pred)
+    y_pred = math_ops.cast(math_ops.greater(y_pred, math_ops.cast(threshold, y_pred.dtype)),
+                           y_true.dtype)
+    return math_ops.cast(math_ops.equal(y_true, y_pred), _dtypes.float32)
+
+
+def _class_matches(y_true: Tensor, y_pred: Any) -> Tensor:
+    """1.0 where the integer class y_true equals argmax(y_pred), shaped like y_true."""
+    y_pred = convert_to_tensor(y_pred)
+    shape = tuple(y_true.shape)
+    squeezed = y_true.ndim == y_pred.ndim and shape[-1] == 1
+    if squeezed:
+        y_true = array_ops.squeeze(y_true, axis=[-1])
+    predicted = math_ops.cast(reduce_ops.argmax(y_pred, axis=-1), y_true.dtype)
+    matches = math_ops.cast(math_ops.equal(y_true, predicted), _dtypes.float32)
+    return array_ops.reshape(matches, shape) if squeezed else matches
+
+
+def categorical_accuracy(y_true: Any, y_pred: Any) -> Tensor:
+    """1.0 where argmax(y_true) == argmax(y_pred), else 0.0."""
+    y_true = reduce_ops.argmax(convert_to_tensor(y_true), axis=-1)
+    y_pred = convert_to_tensor(y_pred)
+    return _class_matches(math_ops.cast(y_true, y_pred.dtype), y_pred)
+
+
+def sparse_categorical_accuracy(y_true: Any, y_pred: Any) -> Tensor:
+    """1.0 where the integer label y_true == argmax(y_pred), else 0.0."""
+    y_pred = convert_to_tensor(y_pred)
+    return _class_matches(math_ops.cast(convert_to_tensor(y_true), y_pred.dtype), y_pred)
+
+
+# -- metric classes ------------------------------------------------------------------------
+class Accuracy(MeanMetricWrapper):
+    """How often predictions equal labels."""
+
+    def __init__(self, name: str = "accuracy", dtype: Any = None) -> None:
+        super().__init__(accuracy, name=name, dtype=dtype)
+
+
+class BinaryAccuracy(MeanMetricWrapper):
+    """How often thresholded predictions match binary labels."""
+
+    def __init__(self, name: str = "binary_accuracy", dtype: Any = None,
+                 threshold: float = 0.5) -> None:
+        super().__init__(binary_accuracy, name=name, dtype=dtype, threshold=threshold)
+        self.threshold = threshold
+
+
+class CategoricalAccuracy(MeanMetricWrapper):
+    """How often argmax of predictions matches argmax of one-hot labels."""
+
+    def __init__(self, name: str = "categorical_accuracy", dtype: Any = None) -> None:
+        super().__init__(categorical_accuracy, name=name, dtype=dtype)
+
+
+class SparseCategoricalAccuracy(MeanMetricWrapper):
+    """How often argmax of predictions matches integer labels."""
+
+    def __init__(self, name: str = "sparse_categorical_accuracy", dtype: Any = None) -> None:
+        super().__init__(sparse_categorical_accuracy, name=name, dtype=dtype)
+
+
+class MeanSquaredError(MeanMetricWrapper):
+    """The mean squared error between labels and predictions."""
+
+    def __init__(self, name: str = "mean_squared_error", dtype: Any = None) -> None:
+        super().__init__(_losses.mean_squared_error, name=name, dtype=dtype)
+
+
+class MeanAbsoluteError(MeanMetricWrapper):
+    """The mean absolute error between labels and predictions."""
+
+    def __init__(self, name: str = "mean_absolute_error", dtype: Any = None) -> None:
+        super().__init__(_losses.mean_absolute_error, name=name, dtype=dtype)
+
+
+class AUC(Metric):
+    """Area under the ROC (default) or PR curve, from confusion counts at `num_thresholds`
+    evenly spaced thresholds (Keras 3's approximation: Riemann sums of the curve)."""
+
+    def __init__(self, num_thresholds: int = 200, curve: str = "ROC",
+                 summation_method: str = "interpolation", name: Optional[str] = None,
+                 dtype: Any = None, thresholds: Optional[list] = None,
+                 from_logits: bool = False) -> None:
+        super().__init__(name=name, dtype=dtype)
+        if curve.upper() not in ("ROC", "PR"):
+            raise ValueError(f'Invalid AUC curve value: "{curve}". Expected values are '
+                             '["PR", "ROC"]')
+        if summation_method.lower() not in ("interpolation", "majoring", "minoring"):
+            raise ValueError(f'Invalid AUC summation method value: "{summation_method}". '
+                             'Expected values are ["interpolation", "majoring", "minoring"]')
+        if thresholds is not None:
+            inner = sorted(thresholds)
+            self.num_thresholds = len(inner) + 2
+        else:
+            if num_thresholds <= 1:
+                raise ValueError("Argument `num_thresholds` must be an integer > 1. "
+                                 f"Received: num_thresholds={num_thresholds}")
+            self.num_thresholds = num_thresholds
+            inner = [(i + 1) * 1.0 / (num_thresholds - 1) for i in range(num_thresholds - 2)]
+        self._thresholds = np.array([0.0 - 1e-7] + inner + [1.0 + 1e-7])
+        self.curve = curve.upper()
+        self.summation_method = summation_method.lower()
+        self._from_logits = from_logits
+        shape = (self.num_thresholds,)
+        self.true_positives = self.add_variable(shape, name="true_positives")
+        self.false_positives = self.add_variable(shape, name="false_positives")
+        self.true_negatives = self.add_variable(shape, name="true_negatives")
+        self.false_negatives = self.add_variable(shape, name="false_negatives")
+
+    @property
+    def thresholds(self) -> list:
+        return list(self._thresholds)
+
+    def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
+        y_pred = math_ops.cast(convert_to_tensor(y_pred), self._dtype)
+        if self._from_logits:
+            y_pred = math_ops.sigmoid(y_pred)
+        labels = math_ops.cast(convert_to_tensor(y_true), _dtypes.bool)
+        labels, y_pred = squeeze_or_expand_to_same_rank(labels, y_pred)
+        flat_pred = array_ops.reshape(y_pred, [1, -1])
+        flat_true = math_ops.cast(array_ops.reshape(labels, [1, -1]), self._dtype)
+        if sample_weight is None:
+            weight = math_ops.ones_like(flat_true)
+        else:
+            w = math_ops.cast(convert_to_tensor(sample_weight), self._dtype)
+            weight = array_ops.reshape(array_ops.broadcast_to(w, tuple(y_pred.shape)), [1, -1])
+        thresholds = math_ops.cast(self._thresholds.reshape(-1, 1), self._dtype)
+        above = math_ops.cast(math_ops.greater(flat_pred, thresholds), self._dtype)
+        below = 1.0 - above
+        for variable, counts in ((self.true_positives, above * flat_true),
+                                 (self.false_positives, above * (1.0 - flat_true)),
+                                 (self.true_negatives, below * (1.0 - flat_true)),
+                                 (self.false_negatives, below * flat_true)):
+            variable.assign_add(reduce_ops.reduce_sum(counts * weight, axis=1))
+
+    def result(self) -> Tensor:
+        tp, fp = self.true_positives.value(), self.false_positives.value()
+        tn, fn = self.true_negatives.value(), self.false_negatives.value()
+        n = self.num_thresholds
+        if self.curve == "ROC":
+            x = math_ops.divide_no_nan(fp, fp + tn)
+            y = math_ops.divide_no_nan(tp, tp + fn)
+        else:
+            x = math_ops.divide_no_nan(tp, tp + fn)
+            y = math_ops.divide_no_nan(tp, tp + fp)
+            if self.summation_method == "interpolation":
+                return self._interpolate_pr_auc(tp, fp, fn)
+        if self.summation_method == "interpolation":
+            heights = (y[: n - 1] + y[1:]) / 2.0
+        elif self.summation_method == "minoring":
+            heights = math_ops.minimum(y[: n - 1], y[1:])
+        else:
+            heights = math_ops.maximum(y[: n - 1], y[1:])
+        return reduce_ops.reduce_sum((x[: n - 1] - x[1:]) * heights)
+
+    def _interpolate_pr_auc(self, tp: Tensor, fp: Tensor, fn: Tensor) -> Tensor:
+        """Davis & Goadrich's interpolated PR-AUC, as Keras's `interpolate_pr_auc`."""
+        n = self.num_thresholds
+        dtp = tp[: n - 1] - tp[1:]
+        p = tp + fp
+        dp = p[: n - 1] - p[1:]
+        prec_slope = math_ops.divide_no_nan(dtp, math_ops.maximum(dp, 0.0))
+        intercept = tp[1:] - prec_slope * p[1:]
+        safe_p_ratio = math_ops.where(
+            math_ops.logical_and(p[: n - 1] > 0, p[1:] > 0),
+            math_ops.divide_no_nan(p[: n - 1], math_ops.maximum(p[1:], 0.0)),
+            math_ops.ones_like(p[1:]))
+        pr_auc_increment = math_ops.divide_no_nan(
+            prec_slope * (dtp + intercept * math_ops.log(safe_p_ratio)),
+            math_ops.maximum(tp[1:] + fn[1:], 0.0))
+        return reduce_ops.reduce_sum(pr_auc_increment)
+
+
+_CLASSES = {cls.__name__: cls for cls in (
+    Mean, Accuracy, BinaryAccuracy, CategoricalAccuracy, SparseCategoricalAccuracy,
+    MeanSquaredError, MeanAbsoluteError, AUC)}
+_FUNCTIONS = {
+    "accuracy": accuracy, "binary_accuracy": binary_accuracy,
+    "categorical_accuracy": categorical_accuracy,
+    "sparse_categorical_accuracy": sparse_categorical_accuracy,
+    "mean_squared_error": _losses.mean_squared_error, "mse": _losses.mean_squared_error,
+    "mean_absolute_error": _losses.mean_absolute_error, "mae": _losses.mean_absolute_error,
+}
+
+
+def get(identifier: Any) -> Any:
+    """A metric from a class name ('AUC'), a function name ('mse'), a function or an
+    instance."""
+    if isinstance(identifier, str):
+        if identifier in _CLASSES:
+            return _CLASSES[identifier]()
+        if identifier in _FUNCTIONS:
+            return _FUNCTIONS[identifier]
+        if identifier.lower() == "auc":
+            return AUC()
+    elif callable(identifier):
+        return identifier
+    raise ValueError(f"Could not interpret metric identifier: {identifier}")
+
+
+mse = MSE = _losses.mean_squared_error
+mae = MAE = _losses.mean_absolute_error
+
+__all__ = [
+    "Metric", "Mean", "MeanMetricWrapper", "Accuracy", "BinaryAccuracy", "CategoricalAccuracy",
+    "SparseCategoricalAccuracy", "MeanSquaredError", "MeanAbsoluteError", "AUC", "accuracy",
+    "binary_accuracy", "categorical_accuracy", "sparse_categorical_accuracy", "get",
+]
