@@ -100,7 +100,10 @@ def _as_array(value: Any, dtype: Optional[np.dtype]) -> np.ndarray:
             shown = value if np.ndim(value) == 0 else array
             raise TypeError(f"Cannot convert {shown!r} to EagerTensor of dtype "
                             f"{_dtypes.from_numpy(dtype).name}")
-        array = array.astype(dtype)
+        # From the Python value itself where there is one: tf.constant(0.1, tf.float64) is
+        # the float64 nearest 0.1, not a widened float32.
+        native = not isinstance(value, (np.ndarray, np.generic))
+        array = np.asarray(value, dtype=dtype) if native else array.astype(dtype)
     return array
 
 
@@ -140,14 +143,19 @@ def check_dtype(tensor: Tensor, dtype: Any) -> Tensor:
     return tensor
 
 
+def cpp_name(dtype: _dtypes.DType) -> str:
+    """The dtype's name as TensorFlow's C++ kernels write it in errors (`float`, `double`)."""
+    return {"float32": "float", "float64": "double", "float16": "half"}.get(dtype.name,
+                                                                             dtype.name)
+
+
 def mismatch_error(op_name: str, index: int, expected: _dtypes.DType,
                    got: _dtypes.DType) -> InvalidArgumentError:
     """TensorFlow's error when the operands of an op disagree in dtype."""
-    def kind(d: _dtypes.DType) -> str:
-        return "float" if d == _dtypes.float32 else d.name
+    kind = cpp_name
     return InvalidArgumentError(
         f"cannot compute {op_name} as input #{index}(zero-based) was expected to be a "
         f"{kind(expected)} tensor but is a {kind(got)} tensor [Op:{op_name}]")
 
 
-__all__ = ["constant_value", "check_dtype", "mismatch_error", "register_tensor_conversion_function"]
+__all__ = ["constant_value", "check_dtype", "mismatch_error", "cpp_name", "register_tensor_conversion_function"]

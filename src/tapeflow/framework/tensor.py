@@ -64,7 +64,7 @@ class TensorLike:
 
     def __len__(self) -> int:
         if self._value.ndim == 0:
-            raise TypeError("len is not well defined for a rank-0 tensor.")
+            raise TypeError("Scalar tensor has no `len()`")
         return self._value.shape[0]
 
     def _scalar(self, kind: str) -> Any:
@@ -95,9 +95,8 @@ class TensorLike:
         return int(self._value)
 
     def __format__(self, format_spec: str) -> str:
-        if self._value.ndim == 0:
-            return format(self._value[()], format_spec)
-        return format(str(self), format_spec)
+        # As TensorFlow: the NumPy value's format (so f"{t}" of a vector is "[2.5]").
+        return format(self._value[()] if self._value.ndim == 0 else self._value, format_spec)
 
     def __hash__(self) -> int:
         raise TypeError("Tensor is unhashable. Instead, use tensor.ref() as the key.")

@@ -47,13 +47,14 @@ def require(x: Tensor, allowed: str, op_name: str) -> None:
         raise _dtypes_error(x, allowed, op_name)
 
 
-_KIND_NAMES = {"f": "half, float, double", "c": "complex64, complex128",
+_KIND_NAMES = {"f": "bfloat16, half, float, double", "c": "complex64, complex128",
                "i": "int8, int16, int32, int64", "u": "uint8, uint16, uint32, uint64",
                "b": "bool"}
 
 
 def _dtypes_error(x: Tensor, allowed: str, op_name: str) -> Exception:
-    names = ", ".join(_KIND_NAMES[k] for k in allowed if k in _KIND_NAMES)
+    # TensorFlow lists floats, then integers, then complex types.
+    names = ", ".join(_KIND_NAMES[k] for k in "fiucb" if k in allowed)
     return InvalidArgumentError(f"Value for attr 'T' of {x.dtype.name} is not in the list of "
                                 f"allowed values: {names} [Op:{op_name}]")
 

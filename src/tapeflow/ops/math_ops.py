@@ -13,7 +13,8 @@ import numpy as np
 
 from tapeflow.autodiff.core import Primitive, bind, quiet
 from tapeflow.framework import dtypes as _dtypes
-from tapeflow.framework.errors import InvalidArgumentError
+from tapeflow.framework.convert import cpp_name
+from tapeflow.framework.errors import InvalidArgumentError, UnimplementedError
 from tapeflow.framework.tensor import Tensor
 from tapeflow.ops._convert import binary_operands, convert_to_tensor, require
 
@@ -304,6 +305,10 @@ def cast(x: Any, dtype: Any, name: Optional[str] = None) -> Tensor:
     """`x` converted to `dtype` (floats to integers truncate toward zero)."""
     target = _dtypes.as_dtype(dtype)
     x = convert_to_tensor(x)
+    if (x._value.dtype.kind in "OSU") != (target._np.kind in "OSU"):
+        # TensorFlow parses no strings here (tf.strings.to_number does).
+        raise UnimplementedError(f"Cast {cpp_name(x.dtype)} to {cpp_name(target)} is not "
+                                 f"supported [Op:Cast]")
     if x._value.dtype == target._np:
         return x
     if x._value.dtype.kind == "c" and target._np.kind != "c":

@@ -77,4 +77,4 @@ for _cls in (Tensor, Variable):
     for _name, _fn in OPERATORS.items():
         setattr(_cls, _name, _fn)
     # Defining __eq__ would reset __hash__; keep TensorLike's (which raises, as TF's does).
-    _cls.__hash__ = TensorLike.__hash__
+    _cls.__hash__ = _cls.__dict__.get("__hash__") or TensorLike.__hash__

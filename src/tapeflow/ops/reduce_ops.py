@@ -169,10 +169,12 @@ def _arg_reduction(tf_name: str, kernel: Any):
            name: Optional[str] = None) -> Tensor:
         x = convert_to_tensor(input)
         require(x, "fiu", tf_name)
-        (a,) = _axes(0 if axis is None else axis, x._value.ndim, tf_name) or (0,)
-        if x._value.ndim == 0:
-            raise InvalidArgumentError(f"Expected dimension in the range [0, 0), but got 0 "
-                                       f"[Op:{tf_name}]")
+        a = int(np.asarray(0 if axis is None else getattr(axis, "_value", axis)))
+        rank = x._value.ndim
+        if not -rank <= a < rank:
+            raise InvalidArgumentError(f"Expected dimension in the range [{-rank}, {rank}), "
+                                       f"but got {a} [Op:{tf_name}]")
+        a %= rank
         return bind(prim, (x,), {"axis": a, "dtype": _dtypes.as_dtype(output_type)._np})
     return op
 
