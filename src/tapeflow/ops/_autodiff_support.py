@@ -1,12 +1,32 @@
-"""The few ops the backward pass itself needs (seeds, sums, reshapes), in one place."""
+"""The few ops the backward pass itself needs (seeds, sums, reshapes), in one place, and the
+batching rules that let `jacobian` push a whole batch of cotangents through one backward pass.
+
+Batched VJPs. A batched cotangent has one extra leading axis (the batch of N cotangents). For
+each primitive the batched backward pass (`autodiff/batching.py`) asks `batched_vjp`, which
+
+1. uses a rule from `BATCHED_VJPS` (name -> `rule(g, ans, *inputs, **attrs)` where `g` carries
+   the leading batch axis), written here for ops whose plain rule reshapes, transposes,
+   reduces, splits or slices;
+2. else calls the plain VJP rule directly when the primitive's name is in `BATCH_SAFE`: rules
+   made of broadcasting elementwise ops and matmul already accept a leading batch axis;
+3. else (any other primitive, including custom gradients and primitives that other op
+   families add later) falls back to calling the plain rule once per batch row and stacking:
+   always correct, just slower. An op family opts in by adding its primitive's name to
+   `BATCH_SAFE` or a rule to `BATCHED_VJPS` (tests/autodiff/test_jacobian_registry.py then
+   checks it against the row-by-row loop).
+"""
 
 from __future__ import annotations
+
+from typing import Any, Callable
 
 import numpy as np
 
 from tapeflow.framework.tensor import Tensor, wrap
+from tapeflow.ops import array_ops as _array_ops
 from tapeflow.ops._convert import convert_to_tensor
-from tapeflow.ops.array_ops import reshape, stack, zeros
+from tapeflow.ops.array_ops import broadcast_to, concat, reshape, split, stack, transpose, \
+    unstack, zeros
 from tapeflow.ops.math_ops import add, ones_like, zeros_like
 from tapeflow.ops.reduce_ops import reduce_sum
 
@@ -20,6 +40,21 @@ def unbroadcast(g: Tensor, shape: tuple) -> Tensor:
     if axes:
         g = reduce_sum(g, axis=axes, keepdims=False)
     return reshape(g, shape)
+
+
+def batch_unbroadcast(g: Tensor, shape: tuple) -> Tensor:
+    """Sums a batched cotangent (leading batch axis) back to `(batch,) + shape`."""
+    g_shape = g._value.shape
+    lead = len(g_shape) - 1 - len(shape)
+    if lead < 0:
+        raise ValueError(f"batched cotangent of shape {g_shape} has no batch axis for an "
+                         f"input of shape {shape}")
+    axes = tuple(range(1, 1 + lead)) + tuple(
+        1 + lead + i for i, d in enumerate(shape) if d == 1 and g_shape[1 + lead + i] != 1)
+    if axes:
+        g = reduce_sum(g, axis=axes, keepdims=False)
+    target = g_shape[:1] + tuple(shape)
+    return g if g._value.shape == target else reshape(g, target)
 
 
 def one_hot_seed(target: Tensor, index: int) -> Tensor:
@@ -37,5 +72,136 @@ def batch_one_hot_seed(target: Tensor, index: int) -> Tensor:
     return wrap(seed.reshape(target._value.shape))
 
 
-__all__ = ["unbroadcast", "one_hot_seed", "batch_one_hot_seed", "add", "convert_to_tensor",
-           "ones_like", "zeros_like", "zeros", "stack", "reshape"]
+def identity_seeds(target: Tensor, start: int, stop: int) -> Tensor:
+    """Cotangents `start..stop-1` of the identity: row i is 1 at flat position i of `target`."""
+    size = target._value.size
+    seeds = np.zeros((stop - start, size), target._value.dtype)
+    seeds[np.arange(stop - start), np.arange(start, stop)] = 1
+    return wrap(seeds.reshape((stop - start,) + target._value.shape))
+
+
+def batch_identity_seeds(target: Tensor, start: int, stop: int) -> Tensor:
+    """For `batch_jacobian`: row r (of `start..stop-1`) is 1 at flat position r of every
+    example of `target` (axis 0 is the example axis)."""
+    batch = target._value.shape[0]
+    row = target._value.size // max(batch, 1)
+    seeds = np.zeros((stop - start, batch, row), target._value.dtype)
+    seeds[np.arange(stop - start), :, np.arange(start, stop)] = 1
+    return wrap(seeds.reshape((stop - start,) + target._value.shape))
+
+
+# -- batched VJP rules ---------------------------------------------------------------------------
+
+# Plain rules that accept a leading batch axis as written (broadcasting elementwise and matmul).
+BATCH_SAFE = {
+    "AddV2", "Sub", "Mul", "RealDiv", "FloorMod", "Maximum", "Minimum", "Atan2", "Pow", "Neg",
+    "Abs", "Sign", "Square", "Sqrt", "Rsqrt", "Reciprocal", "Exp", "Expm1", "Log", "Log1p",
+    "Sin", "Cos", "Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh", "Tanh", "Sigmoid", "Softplus",
+    "Erf", "SelectV2", "Cast", "Real", "Identity", "ReadVariableOp", "BroadcastTo", "MatMul",
+}
+
+
+def _kept(x: Tensor, axis: Any) -> tuple:
+    shape = x._value.shape
+    if axis is None:
+        return (1,) * len(shape)
+    return tuple(1 if i in axis else d for i, d in enumerate(shape))
+
+
+def _batch(g: Tensor) -> int:
+    return g._value.shape[0]
+
+
+def _reduction_rule(plain: Callable) -> Callable:
+    # Reduction rules are `weights(x) * reshape(g, kept_shape)`: elementwise in g after the
+    # reshape, so the plain rule at a cotangent of ones gives the weights.
+    def rule(g: Tensor, ans: Tensor, x: Tensor, axis: Any, keepdims: bool) -> Tensor:
+        weights = plain(ones_like(ans), ans, x, axis=axis, keepdims=keepdims)
+        return weights * reshape(g, (_batch(g),) + _kept(x, axis))
+    return rule
+
+
+def _tile_rule(g: Tensor, ans: Tensor, x: Tensor, multiples: tuple) -> Tensor:
+    shape = x._value.shape
+    interleaved = tuple(v for pair in zip(multiples, shape) for v in pair)
+    return reduce_sum(reshape(g, (_batch(g),) + interleaved),
+                      axis=tuple(range(1, 2 * len(shape) + 1, 2)))
+
+
+def _slice_rule(g: Tensor, ans: Tensor, x: Tensor, key: tuple) -> Tensor:
+    from tapeflow.autodiff.core import bind
+    return bind(_array_ops._strided_slice_grad, (g,),
+                {"shape": (_batch(g),) + x._value.shape, "key": (slice(None),) + key})
+
+
+def _slice_grad_rule(g: Tensor, ans: Tensor, dy: Tensor, shape: tuple, key: tuple) -> Tensor:
+    from tapeflow.autodiff.core import bind
+    return bind(_array_ops._strided_slice, (g,), {"key": (slice(None),) + key})
+
+
+def _reduce_rules() -> dict:
+    from tapeflow.autodiff.core import REGISTRY
+    return {name: _reduction_rule(REGISTRY[name].vjp)
+            for name in ("Sum", "Mean", "Max", "Min", "Prod", "ReduceLogSumExp")
+            if name in REGISTRY}
+
+
+BATCHED_VJPS: dict = {
+    "Reshape": lambda g, ans, x, shape: reshape(g, (_batch(g),) + x._value.shape),
+    "Transpose": lambda g, ans, x, perm: transpose(
+        g, (0,) + tuple(int(p) + 1 for p in np.argsort(perm))),
+    "ConcatV2": lambda g, ans, *xs, axis: tuple(
+        split(g, [x._value.shape[axis] for x in xs], axis=axis + 1)),
+    "Pack": lambda g, ans, *xs, axis: tuple(unstack(g, axis=axis + 1)),
+    "Unpack": lambda gs, ans, x, axis: stack(gs, axis=axis + 1),
+    "SplitV": lambda gs, ans, x, sizes, axis: concat(list(gs), axis=axis + 1),
+    "Tile": _tile_rule,
+    "StridedSlice": _slice_rule,
+    "StridedSliceGrad": _slice_grad_rule,
+    **_reduce_rules(),
+}
+
+
+def batched_vjp(prim: Any, g: Any, ans: Any, inputs: tuple, attrs: dict) -> tuple:
+    """The input cotangents, each with the leading batch axis (None where there is none)."""
+    from tapeflow.autodiff.core import REGISTRY
+    registered = REGISTRY.get(prim.name) is prim
+    rule = BATCHED_VJPS.get(prim.name) if registered else None
+    if rule is not None:
+        grads = rule(g, ans, *inputs, **attrs)
+    elif registered and prim.name in BATCH_SAFE:
+        grads = prim.vjp(g, ans, *inputs, **attrs)
+    else:
+        return _row_by_row(prim, g, ans, inputs, attrs)
+    return grads if isinstance(grads, (tuple, list)) else (grads,)
+
+
+def _row_by_row(prim: Any, g: Any, ans: Any, inputs: tuple, attrs: dict) -> tuple:
+    """The safe fallback: the plain rule once per batch row, results stacked."""
+    gs = list(g) if prim.multiple_results else None
+    n = _batch(gs[0] if gs is not None else g)
+    rows = []
+    for i in range(n):
+        gi = tuple(x[i] for x in gs) if gs is not None else g[i]
+        out = prim.vjp(gi, ans, *inputs, **attrs)
+        rows.append(out if isinstance(out, (tuple, list)) else (out,))
+    result = []
+    for index, x in enumerate(inputs):
+        column = [row[index] if index < len(row) else None for row in rows]
+        if all(c is None for c in column):
+            result.append(None)
+            continue
+        column = [zeros_like(x) if c is None else _unbroadcast_row(c, x) for c in column]
+        result.append(stack(column))
+    return tuple(result)
+
+
+def _unbroadcast_row(c: Any, x: Tensor) -> Tensor:
+    c = c if isinstance(c, Tensor) else convert_to_tensor(c, dtype=x.dtype)
+    return c if c._value.shape == x._value.shape else unbroadcast(c, x._value.shape)
+
+
+__all__ = ["unbroadcast", "batch_unbroadcast", "one_hot_seed", "batch_one_hot_seed",
+           "identity_seeds", "batch_identity_seeds", "batched_vjp", "BATCH_SAFE",
+           "BATCHED_VJPS", "add", "convert_to_tensor", "ones_like", "zeros_like", "zeros",
+           "stack", "reshape", "broadcast_to", "reduce_sum", "concat", "transpose", "Tensor"]
