@@ -16,6 +16,7 @@ from tapeflow.framework.tensor_conversion import convert_to_tensor
 from tapeflow.framework.tensor_shape import TensorShape
 from tapeflow.framework.variables import Variable
 from tapeflow.autodiff import GradientTape, UnconnectedGradients, custom_gradient
+from tapeflow.autodiff.vectorize import recompute_grad, vectorized_map
 from tapeflow import ops as _ops
 from tapeflow.ops.array_ops import *  # noqa: F401,F403
 from tapeflow.ops.math_ops import *  # noqa: F401,F403

@@ -3,5 +3,8 @@
 from tapeflow.autodiff.core import Primitive, bind
 from tapeflow.autodiff.custom_gradient import custom_gradient
 from tapeflow.autodiff.tape import GradientTape, UnconnectedGradients
+from tapeflow.autodiff.forward import ForwardAccumulator
+from tapeflow.autodiff.hessian import hessian, hessian_vector_product
 
-__all__ = ["Primitive", "bind", "custom_gradient", "GradientTape", "UnconnectedGradients"]
+__all__ = ["Primitive", "bind", "custom_gradient", "GradientTape", "UnconnectedGradients",
+           "ForwardAccumulator", "hessian", "hessian_vector_product"]

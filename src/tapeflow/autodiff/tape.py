@@ -246,31 +246,86 @@ class GradientTape:
                  unconnected_gradients: UnconnectedGradients = UnconnectedGradients.NONE,
                  parallel_iterations: Optional[int] = None,
                  experimental_use_pfor: bool = True) -> Any:
-        """d target / d sources: for each source, shape `target.shape + source.shape`."""
+        """d target / d sources: for each source, shape `target.shape + source.shape`.
+
+        All output elements go through one vectorized backward pass (in chunks of
+        `parallel_iterations` rows when given); `experimental_use_pfor=False` runs one
+        backward pass per element instead, and then needs a persistent tape, as TensorFlow.
+        """
+        if self._nodes is None:
+            raise RuntimeError("A non-persistent GradientTape can only be used to compute one "
+                               "set of gradients (or jacobians)")
+        if not experimental_use_pfor and not self._persistent:
+            raise RuntimeError("GradientTape must be created with persistent=True to compute "
+                               "the jacobian with eager execution enabled and with  "
+                               "experimental_use_pfor set to False.")
         self._check_usable()
-        ops = _ops()
+        mode = UnconnectedGradients(getattr(unconnected_gradients, "value",
+                                            unconnected_gradients))
         target = _as_target(target)
         flat_sources = nest.flatten(sources)
         _check_sources(flat_sources)
-        size = int(np.prod(target._value.shape))
-        rows: list = [[] for _ in flat_sources]
+        size = target._value.size
+        if not _is_float(target):
+            columns: list = [None] * len(flat_sources)
+        elif experimental_use_pfor:
+            columns = self._batched_rows(target, size, flat_sources, parallel_iterations,
+                                         _ops().identity_seeds)
+        else:
+            columns = self._looped_rows(target, size, flat_sources, _ops().one_hot_seed)
+        self._release_if_done()
+        ops = _ops()
+        result = []
+        for source, rows in zip(flat_sources, columns):
+            shape = tuple(target._value.shape) + tuple(source._value.shape)
+            if rows is None:
+                result.append(ops.zeros(shape, source.dtype)
+                              if mode is UnconnectedGradients.ZERO else None)
+            else:
+                result.append(ops.reshape(rows, shape))
+        return nest.pack_sequence_as(sources, result)
+
+    def _batched_rows(self, target: Any, size: int, sources: list,
+                      chunk: Optional[int], make_seeds: Any) -> list:
+        """Per source, the stacked rows `(size,) + source.shape` of the vectorized
+        backward pass, or None for a source the target does not reach."""
+        from tapeflow.autodiff.batching import backprop_batched
+        ops = _ops()
+        step = max(int(chunk), 1) if chunk else max(size, 1)
+        pieces: list = [[] for _ in sources]
+        for start in range(0, size, step):
+            stop = min(start + step, size)
+            seeds = make_seeds(target, start, stop)
+            grads = backprop_batched(self._nodes, target, seeds, sources)
+            for piece, g in zip(pieces, grads):
+                piece.append(g)
+        result = []
+        for piece, source in zip(pieces, sources):
+            if not piece:  # an empty target: no rows at all
+                result.append(ops.zeros((0,) + source._value.shape, source.dtype))
+            elif all(g is None for g in piece):
+                result.append(None)
+            else:
+                result.append(piece[0] if len(piece) == 1 else ops.concat(piece, axis=0))
+        return result
+
+    def _looped_rows(self, target: Any, size: int, sources: list, make_seed: Any) -> list:
+        """Like `_batched_rows`, with one backward pass per row (the reference path)."""
+        ops = _ops()
+        rows: list = [[] for _ in sources]
         for index in range(size):
-            seed = ops.one_hot_seed(target, index)
-            grads = self._backprop([target], [seed], flat_sources, release=False)
+            grads = self._backprop([target], [make_seed(target, index)], sources, release=False)
             for row, g in zip(rows, grads):
                 row.append(g)
-        self._release_if_done()
         result = []
-        for source, row in zip(flat_sources, rows):
-            shape = tuple(target._value.shape) + tuple(source._value.shape)
+        for source, row in zip(sources, rows):
             if all(g is None for g in row):
-                result.append(_fill_unconnected(None, ops.zeros(shape, source.dtype),
-                                                unconnected_gradients))
+                result.append(None)
                 continue
             row = [ops.zeros_like(source) if g is None else g for g in row]
-            stacked = ops.stack(row) if row else ops.zeros(shape, source.dtype)
-            result.append(ops.reshape(stacked, shape))
-        return nest.pack_sequence_as(sources, result)
+            result.append(ops.stack(row) if row else
+                          ops.zeros((0,) + source._value.shape, source.dtype))
+        return result
 
     def batch_jacobian(self, target: Any, source: Any,
                        unconnected_gradients: UnconnectedGradients = UnconnectedGradients.NONE,
@@ -279,30 +334,43 @@ class GradientTape:
         """Per-example Jacobians: shape `[batch] + target.shape[1:] + source.shape[1:]`.
 
         Assumes, as TensorFlow does, that example i of the target depends only on example i
-        of the source.
+        of the source. An unconnected source gives zeros (of the target's dtype), whatever
+        `unconnected_gradients` says, as in TensorFlow.
         """
-        self._check_usable()
-        ops = _ops()
+        if self._nodes is None:
+            raise RuntimeError("A non-persistent GradientTape can only be used to compute one "
+                               "set of gradients (or jacobians)")
         target = _as_target(target)
         target_shape = tuple(target._value.shape)
         source_shape = tuple(source._value.shape)
-        if not target_shape or not source_shape or target_shape[0] != source_shape[0]:
+        for shape in (target_shape, source_shape):
+            if len(shape) < 2:
+                raise ValueError(f"Shape {shape} must have rank at least 2")
+        if target_shape[0] != source_shape[0]:
             raise ValueError(f"Need first dimension of target shape ({target.shape}) and source "
                              f"shape ({source.shape}) to match.")
+        if not experimental_use_pfor and not self._persistent:
+            raise RuntimeError("GradientTape must be created with persistent=True to compute "
+                               "the batch_jacobian with eager execution enabled and  with "
+                               "experimental_use_pfor set to False.")
+        self._check_usable()
+        ops = _ops()
         batch = target_shape[0]
-        per_example = int(np.prod(target_shape[1:]))
-        columns = []
-        for index in range(per_example):
-            seed = ops.batch_one_hot_seed(target, index)
-            (g,) = self._backprop([target], [seed], [source], release=False)
-            columns.append(g)
+        row_size = target._value.size // max(batch, 1)
+        if not _is_float(target):
+            (rows,) = [None]
+        elif experimental_use_pfor:
+            (rows,) = self._batched_rows(target, row_size, [source], parallel_iterations,
+                                         ops.batch_identity_seeds)
+        else:
+            (rows,) = self._looped_rows(target, row_size, [source], ops.batch_one_hot_seed)
         self._release_if_done()
-        shape = (batch,) + target_shape[1:] + source_shape[1:]
-        if all(g is None for g in columns):
-            return _fill_unconnected(None, ops.zeros(shape, source.dtype), unconnected_gradients)
-        columns = [ops.zeros_like(source) if g is None else g for g in columns]
-        stacked = ops.stack(columns, axis=1) if columns else ops.zeros(shape, source.dtype)
-        return ops.reshape(stacked, shape)
+        shape = target_shape + source_shape[1:]
+        if rows is None:
+            return ops.zeros(shape, target.dtype)
+        # rows: (row_size, batch) + source_shape[1:] -> (batch, row_size, ...) -> shape.
+        rows = ops.reshape(rows, (row_size, batch, -1))
+        return ops.reshape(ops.transpose(rows, (1, 0, 2)), shape)
 
     def __del__(self) -> None:
         # A tape deleted while recording (an exception escaped its block) stops recording.
