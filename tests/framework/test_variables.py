@@ -1,0 +1,76 @@
+"""tf.Variable's API and printing, checked against TensorFlow 2.21."""
+
+import numpy as np
+import pytest
+
+import tapeflow as tf
+
+
+def test_names_and_flags():
+    assert tf.Variable(1.0).name == "Variable:0"
+    assert tf.Variable(1.0, name="w").name == "w:0"
+    assert tf.Variable(1.0).trainable and not tf.Variable(1.0, trainable=False).trainable
+    assert tf.Variable(1).dtype == tf.int32
+    assert tf.Variable(np.float64(1.0)).dtype == tf.float64
+    assert tf.Variable(tf.constant([1, 2])).dtype == tf.int32
+    assert tf.Variable(1, dtype=tf.float32).dtype == tf.float32
+    assert tf.Variable(lambda: tf.ones([2])).shape == (2,)
+
+
+def test_assign_family():
+    v = tf.Variable([1.0, 2.0])
+    v.assign([3.0, 4.0])
+    assert v.numpy().tolist() == [3.0, 4.0]
+    assert v.assign_add([1.0, 1.0]).numpy().tolist() == [4.0, 5.0]
+    assert v.assign_sub([0.5, 0.5]).numpy().tolist() == [3.5, 4.5]
+    assert v.read_value().numpy().tolist() == [3.5, 4.5]
+    assert isinstance(v.value(), tf.Tensor)
+
+
+def test_read_tensor_keeps_old_value_after_assign():
+    v = tf.Variable([1.0, 2.0])
+    before = v.read_value()
+    v.assign([5.0, 6.0])
+    assert before.numpy().tolist() == [1.0, 2.0]
+
+
+def test_assign_errors():
+    v = tf.Variable([1.0, 2.0])
+    with pytest.raises(ValueError, match=r"Cannot assign value to variable ' Variable:0': Shape "
+                                         r"mismatch.The variable shape \(2,\), and the assigned "
+                                         r"value shape \(3,\) are incompatible."):
+        v.assign([1.0, 2.0, 3.0])
+    with pytest.raises(TypeError, match="to EagerTensor of dtype int32"):
+        tf.Variable([1, 2]).assign([1.5, 2.5])
+
+
+def test_operators_and_conversions():
+    v = tf.Variable([1.0, 2.0])
+    assert repr(v + 1) == \
+        "<tf.Tensor: shape=(2,), dtype=float32, numpy=array([2., 3.], dtype=float32)>"
+    assert repr(v[0]) == "<tf.Tensor: shape=(), dtype=float32, numpy=1.0>"
+    assert [str(a) for a in v] == ["tf.Tensor(1.0, shape=(), dtype=float32)",
+                                   "tf.Tensor(2.0, shape=(), dtype=float32)"]
+    assert float(tf.Variable(2.0)) == 2.0 and bool(tf.Variable(1.0))
+    assert np.asarray(v).tolist() == [1.0, 2.0]
+
+
+def test_unhashable_with_ref():
+    v = tf.Variable(1.0)
+    with pytest.raises(TypeError, match=r"Variable is unhashable. Instead, use variable.ref\(\) "
+                                        r"as the key. \(Variable: <tf.Variable 'Variable:0'"):
+        hash(v)
+    assert {v.ref(): 1}[v.ref()] == 1
+
+
+@pytest.mark.parametrize("make, text", [
+    (lambda: str(tf.Variable(1.5)), "<tf.Variable 'Variable:0' shape=() dtype=float32, numpy=1.5>"),
+    (lambda: repr(tf.Variable([1.0, 2.0])),
+     "<tf.Variable 'Variable:0' shape=(2,) dtype=float32, numpy=array([1., 2.], dtype=float32)>"),
+    (lambda: repr(tf.Variable([[1, 2]], name="w")),
+     "<tf.Variable 'w:0' shape=(1, 2) dtype=int32, numpy=array([[1, 2]], dtype=int32)>"),
+    (lambda: repr(tf.Variable(1, dtype=tf.float32)),
+     "<tf.Variable 'Variable:0' shape=() dtype=float32, numpy=1.0>"),
+])
+def test_printing(make, text):
+    assert make() == text
