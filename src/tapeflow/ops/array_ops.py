@@ -18,6 +18,10 @@ from tapeflow.ops._convert import convert_to_tensor
 from tapeflow.ops.math_ops import cast
 
 
+# TensorFlow's own names for float dtypes, as its attr errors print them.
+_INDEX_TYPE_NAMES = {"float16": "half", "float32": "float", "float64": "double"}
+
+
 def _shape_tuple(shape: Any) -> tuple:
     """A shape argument (list, tuple, TensorShape, int tensor) as a tuple of ints."""
     if isinstance(shape, TensorShape):
@@ -72,8 +76,8 @@ def transpose(a: Any, perm: Optional[Sequence[int]] = None, conjugate: bool = Fa
     """Permutes the axes; by default reverses them."""
     x = convert_to_tensor(a)
     rank = x._value.ndim
-    perm = tuple(range(rank))[::-1] if perm is None else _shape_tuple(perm)
-    if sorted(perm) != list(range(rank)):
+    perm = tuple(builtins.range(rank))[::-1] if perm is None else _shape_tuple(perm)
+    if sorted(perm) != list(builtins.range(rank)):
         raise InvalidArgumentError(f"transpose expects a vector of size {rank}. But input(1) "
                                    f"is a vector of size {len(perm)} [Op:Transpose]"
                                    if len(perm) != rank else
@@ -241,7 +245,7 @@ def _tile_vjp(g: Tensor, ans: Tensor, x: Tensor, multiples: tuple) -> Tensor:
     shape = x._value.shape
     interleaved = tuple(v for pair in zip(multiples, shape) for v in pair)
     from tapeflow.ops.reduce_ops import reduce_sum  # reduce_ops builds on this module
-    return reduce_sum(reshape(g, interleaved), axis=tuple(range(0, 2 * len(shape), 2)))
+    return reduce_sum(reshape(g, interleaved), axis=tuple(builtins.range(0, 2 * len(shape), 2)))
 
 
 _tile = Primitive("Tile", lambda x, multiples: np.tile(x, multiples)).defvjp(_tile_vjp)
@@ -326,9 +330,9 @@ def _check_bounds(items: list, shape: tuple) -> None:
     if Ellipsis in real:
         at = real.index(Ellipsis)
         skipped = len(shape) - (len(real) - 1)
-        dims = list(range(at)) + [None] + list(range(at + skipped, len(shape)))
+        dims = list(builtins.range(at)) + [None] + list(builtins.range(at + skipped, len(shape)))
     else:
-        dims = list(range(len(real)))
+        dims = list(builtins.range(len(real)))
     for dim, item in zip(dims, real):
         if isinstance(item, int) and not -shape[dim] <= item < shape[dim]:
             raise InvalidArgumentError(f"slice index {item} of dimension {dim} out of bounds. "
@@ -425,11 +429,6 @@ def fill(dims: Any, value: Any, name: Optional[str] = None) -> Tensor:
     return wrap(np.full(_shape_tuple(dims), v._value, v._value.dtype))
 
 
-__all__ = [
-    "reshape", "transpose", "expand_dims", "squeeze", "concat", "stack", "unstack", "split",
-    "tile", "broadcast_to", "slice", "shape", "size", "rank", "constant", "zeros", "ones", "fill",
-    "one_hot",
-]
 
 
 # -- one_hot -------------------------------------------------------------------------------------
@@ -445,29 +444,38 @@ def _one_hot_kernel(indices: np.ndarray, on: np.ndarray, off: np.ndarray, depth:
 _one_hot = Primitive("OneHot", _one_hot_kernel, differentiable=False)
 
 
+def _hinted(value: Any, dtype: Any) -> Tensor:
+    """`value` as a tensor, taking `dtype` as a hint only where TensorFlow would: a Python
+    float never becomes an integer tensor."""
+    if isinstance(value, float) and dtype is not None and not dtype.is_floating:
+        return convert_to_tensor(value)
+    return convert_to_tensor(value, dtype_hint=dtype)
+
+
 def one_hot(indices: Any, depth: int, on_value: Any = None, off_value: Any = None,
             axis: Optional[int] = None, dtype: Any = None, name: Optional[str] = None) -> Tensor:
     """A tensor with `on_value` at position `indices` of a new axis of size `depth` (the last
     by default, else `axis`) and `off_value` elsewhere. The dtype follows `dtype`, else
     `on_value`/`off_value`, else float32; indices outside [0, depth) give all `off_value`."""
     dtype = None if dtype is None else _dtypes.as_dtype(dtype)
-    on = None if on_value is None else convert_to_tensor(on_value, dtype_hint=dtype)
-    off = None if off_value is None else convert_to_tensor(off_value, dtype_hint=dtype)
+    on = None if on_value is None else _hinted(on_value, dtype)
+    off = None if off_value is None else _hinted(off_value, dtype)
     for label, value in (("on_value", on), ("off_value", off)):
         if value is not None and dtype is not None and value.dtype != dtype:
-            raise TypeError(f"dtype {value.dtype!r} of {label} does not match dtype "
-                            f"parameter {dtype!r}")
+            raise TypeError(f"dtype {value.dtype} of {label} does not match dtype "
+                            f"parameter {dtype}")
     if dtype is None:
         dtype = on.dtype if on is not None else off.dtype if off is not None else \
             _dtypes.float32
     on = on if on is not None else wrap(np.ones((), dtype._np))
     off = off if off is not None else wrap(np.zeros((), dtype._np))
     if on.dtype != off.dtype:
-        raise TypeError(f"dtype {on.dtype!r} of on_value does not match dtype {off.dtype!r} "
+        raise TypeError(f"dtype {on.dtype} of on_value does not match dtype {off.dtype} "
                         f"of off_value")
     x = convert_to_tensor(indices)
     if x._value.dtype.kind not in "iu":
-        raise InvalidArgumentError(f"Value for attr 'TI' of {x.dtype.name} is not in the list "
+        type_name = _INDEX_TYPE_NAMES.get(x.dtype.name, x.dtype.name)
+        raise InvalidArgumentError(f"Value for attr 'TI' of {type_name} is not in the list "
                                    f"of allowed values: uint8, int8, int32, int64 [Op:OneHot]")
     depth = int(depth._value) if isinstance(depth, TensorLike) else int(depth)
     if depth < 0:
@@ -478,3 +486,194 @@ def one_hot(indices: Any, depth: int, on_value: Any = None, off_value: Any = Non
         raise InvalidArgumentError(f"Expected axis to be -1 or between [0, {rank + 1}).  But "
                                    f"received: {axis} [Op:OneHot]")
     return bind(_one_hot, (x, on, off), {"depth": depth, "axis": axis % (rank + 1)})
+
+
+# -- eye / range / linspace ----------------------------------------------------------------------
+
+def eye(num_rows: int, num_columns: Optional[int] = None, batch_shape: Any = None,
+        dtype: Any = _dtypes.float32, name: Optional[str] = None) -> Tensor:
+    """An identity matrix [num_rows, num_columns] (square by default), repeated over
+    `batch_shape` when given."""
+    rows = int(num_rows)
+    cols = rows if num_columns is None else int(num_columns)
+    batch = () if batch_shape is None else _shape_tuple(batch_shape)
+    for d in batch + (rows, cols):
+        if d < 0:
+            raise InvalidArgumentError(f"Dimension {d} must be >= 0 [Op:Fill]")
+    matrix = np.eye(rows, cols, dtype=_dtypes.as_dtype(dtype)._np)
+    return wrap(np.broadcast_to(matrix, batch + (rows, cols)).copy() if batch else matrix)
+
+
+def _range_kernel(start: np.ndarray, limit: np.ndarray, delta: np.ndarray) -> np.ndarray:
+    start, limit, delta = start[()], limit[()], delta[()]
+    if delta == 0:
+        raise InvalidArgumentError(f"Requires delta != 0: {delta} [Op:Range]")
+    if delta > 0 and start > limit:
+        raise InvalidArgumentError(f"Requires start <= limit when delta > 0: {start}/{limit} "
+                                   f"[Op:Range]")
+    if delta < 0 and start < limit:
+        raise InvalidArgumentError(f"Requires start >= limit when delta < 0: {start}/{limit} "
+                                   f"[Op:Range]")
+    dtype = np.result_type(start)
+    if dtype.kind in "iu":
+        size = (abs(int(limit) - int(start)) + abs(int(delta)) - 1) // abs(int(delta))
+    else:
+        size = int(np.ceil(np.abs((limit - start) / delta)))
+    # start + i * delta in the output dtype, as TensorFlow's kernel.
+    return start + np.arange(size, dtype=dtype) * delta
+
+
+# TensorFlow registers Range as not differentiable.
+_range = Primitive("Range", _range_kernel, differentiable=False)
+
+# tf.range's dtype inference: the widest of its arguments' dtypes in this order.
+_RANGE_HIERARCHY = ("int32", "int64", "float16", "float32", "float64")
+
+
+def range(start: Any, limit: Any = None, delta: Any = 1, dtype: Any = None,  # noqa: A001
+          name: str = "range") -> Tensor:
+    """The numbers start, start + delta, ... up to (not including) `limit`, like
+    Python's range; with one argument, 0 ... start - 1. The dtype is the widest of the
+    arguments' (Python ints int32, floats float32) unless `dtype` is given."""
+    if limit is None:
+        start, limit = 0, start
+    dtype = None if dtype is None else _dtypes.as_dtype(dtype)
+    args = [a if isinstance(a, TensorLike) else convert_to_tensor(a, dtype=dtype)
+            for a in (start, limit, delta)]
+    if dtype is None:
+        for a in args:
+            if a.dtype.name not in _RANGE_HIERARCHY:
+                raise TypeError(f"Unsupported dtype for tf.range: {a.dtype.name}")
+        dtype = max((a.dtype for a in args), key=lambda d: _RANGE_HIERARCHY.index(d.name))
+    args = [cast(convert_to_tensor(a), dtype) for a in args]
+    for a in args:
+        if a._value.ndim != 0:
+            raise InvalidArgumentError(f"start must be a scalar, not shape "
+                                       f"{list(a._value.shape)} [Op:Range]")
+    return bind(_range, tuple(args))
+
+
+def linspace(start: Any, stop: Any, num: Any, name: Optional[str] = None,
+             axis: int = 0) -> Tensor:
+    """`num` evenly spaced values from `start` to `stop` inclusive, along `axis`
+    (start and stop may be tensors, which broadcast). Integer inputs give float64.
+
+    Composed of ops exactly as TensorFlow's linspace_nd, so it matches TensorFlow's numbers
+    and is differentiable in `start` and `stop`."""
+    start = convert_to_tensor(start)
+    stop = convert_to_tensor(stop, dtype=start.dtype)
+    num_int = int(num._value) if isinstance(num, TensorLike) else int(num)
+    shape = np.broadcast_shapes(start._value.shape, stop._value.shape)
+    start = expand_dims(broadcast_to(start, shape), axis)
+    stop = expand_dims(broadcast_to(stop, shape), axis)
+    ndims = len(shape) + 1
+    axis = _axis(axis, ndims, "ExpandDims")
+    n_fill = builtins.max(num_int - 2, 0)
+    n_steps = builtins.max(num_int - 1, 1)
+    delta = (stop - start) / cast(n_steps, stop.dtype)
+    start, stop = cast(start, delta.dtype), cast(stop, delta.dtype)
+    steps = range(1, n_steps if num_int >= 0 else -1, dtype=_dtypes.int64)
+    steps = reshape(cast(steps, delta.dtype), tuple(n_fill if i == axis else 1
+                                                   for i in builtins.range(ndims)))
+    everything = concat([start, start + delta * steps, stop], axis=axis)
+    out_shape = list(everything._value.shape)
+    out_shape[axis] = num_int
+    return slice(everything, [0] * ndims, out_shape)
+
+
+# -- gather --------------------------------------------------------------------------------------
+
+def _gather_layout(params_shape: tuple, indices_shape: tuple, axis: int,
+                   batch_dims: int) -> tuple:
+    """Shapes that make a gather one fancy-indexing step: params as [batch, outer, n, inner]
+    and indices as [batch, k]; also the output's shape."""
+    batch = params_shape[:batch_dims]
+    outer = params_shape[batch_dims:axis]
+    inner = params_shape[axis + 1:]
+    b, o, i = (int(np.prod(s)) for s in (batch, outer, inner))
+    view = (b, o, params_shape[axis], i)
+    out_shape = batch + outer + indices_shape[batch_dims:] + inner
+    return view, (b, -1), out_shape
+
+
+def _gather_kernel(params: np.ndarray, indices: np.ndarray, axis: int,
+                   batch_dims: int) -> np.ndarray:
+    _check_gather_indices(indices, params.shape[axis])
+    if batch_dims == 0:
+        return np.take(params, indices, axis=axis)
+    view, ind_view, out_shape = _gather_layout(params.shape, indices.shape, axis, batch_dims)
+    p = params.reshape(view)
+    ind = indices.reshape(ind_view)
+    out = p[np.arange(view[0])[:, None, None], np.arange(view[1])[None, :, None],
+            ind[:, None, :]]
+    return out.reshape(out_shape)
+
+
+def _gather_grad_kernel(g: np.ndarray, indices: np.ndarray, shape: tuple, axis: int,
+                        batch_dims: int) -> np.ndarray:
+    view, ind_view, _ = _gather_layout(shape, indices.shape, axis, batch_dims)
+    out = np.zeros(view, g.dtype)
+    ind = indices.reshape(ind_view)
+    # [b, o, k, i]: the gathered values, accumulated back (repeated indices add up).
+    values = g.reshape(view[0], view[1], ind.shape[1], view[3])
+    np.add.at(out, (np.arange(view[0])[:, None, None], np.arange(view[1])[None, :, None],
+                    ind[:, None, :]), values)
+    return out.reshape(shape)
+
+
+def _check_gather_indices(indices: np.ndarray, limit: int) -> None:
+    bad = (indices < 0) | (indices >= limit)
+    if np.any(bad):
+        where = np.argwhere(bad)[0] if indices.ndim else ()
+        position = "[" + ",".join(str(i) for i in where) + "]" if indices.ndim else ""
+        raise InvalidArgumentError(f"indices{position} = {indices[tuple(where)]} is not in "
+                                   f"[0, {limit}) [Op:GatherV2]")
+
+
+_gather = Primitive("GatherV2", _gather_kernel).defvjp(
+    lambda g, ans, params, indices, axis, batch_dims: (
+        bind(_gather_grad, (g, indices), {"shape": params._value.shape, "axis": axis,
+                                          "batch_dims": batch_dims}), None))
+# The gather's VJP as a dense scatter-add (not a TensorFlow op); its own VJP is the gather,
+# so second derivatives through tf.gather work.
+_gather_grad = Primitive("GatherV2Grad", _gather_grad_kernel).defvjp(
+    lambda g, ans, dy, indices, shape, axis, batch_dims: (
+        bind(_gather, (g, indices), {"axis": axis, "batch_dims": batch_dims}), None))
+
+def gather(params: Any, indices: Any, validate_indices: Any = None, axis: Any = None,
+           batch_dims: int = 0, name: Optional[str] = None) -> Tensor:
+    """Slices of `params` along `axis` (default 0) at `indices`; the first `batch_dims`
+    axes of params and indices are matched batch axes. The gradient is dense."""
+    x = convert_to_tensor(params)
+    ind = convert_to_tensor(indices)
+    if ind._value.dtype.kind not in "iu":
+        type_name = _INDEX_TYPE_NAMES.get(ind.dtype.name, ind.dtype.name)
+        raise InvalidArgumentError(f"Value for attr 'Tindices' of {type_name} is not in the "
+                                   f"list of allowed values: int16, int32, int64 [Op:GatherV2]")
+    rank, ind_rank = x._value.ndim, ind._value.ndim
+    batch_dims = int(batch_dims)
+    if batch_dims < 0:
+        batch_dims += ind_rank
+    axis = batch_dims if axis is None else int(axis._value if isinstance(axis, TensorLike)
+                                                else axis)
+    if axis >= rank:
+        raise InvalidArgumentError(f"Shape must be at least rank {axis + 1} but is rank {rank} "
+                                   f"[Op:GatherV2]")
+    axis = _axis(axis, rank, "GatherV2")
+    if not 0 <= batch_dims <= builtins.min(axis, ind_rank):
+        raise InvalidArgumentError(f"batch_dims ({batch_dims}) must be less than or equal to "
+                                   f"axis ({axis}) and rank(indices) ({ind_rank}) "
+                                   f"[Op:GatherV2]")
+    for d in builtins.range(batch_dims):
+        if x._value.shape[d] != ind._value.shape[d]:
+            raise InvalidArgumentError(f"params.shape[{d}]: {x._value.shape[d]} should be equal "
+                                       f"to indices.shape[{d}]: {ind._value.shape[d]} "
+                                       f"[Op:GatherV2]")
+    return bind(_gather, (x, ind), {"axis": axis, "batch_dims": batch_dims})
+
+
+__all__ = [
+    "reshape", "transpose", "expand_dims", "squeeze", "concat", "stack", "unstack", "split",
+    "tile", "broadcast_to", "slice", "shape", "size", "rank", "constant", "zeros", "ones", "fill",
+    "one_hot", "eye", "range", "linspace", "gather",
+]
