@@ -1,0 +1,60 @@
+"""Bad input raises TensorFlow's error class, naming the op and the shapes or dtypes
+(messages checked against TensorFlow 2.21)."""
+
+import pytest
+
+import tapeflow as tf
+from tapeflow.framework.errors import InvalidArgumentError
+
+CASES = [
+    (lambda: tf.matmul(tf.ones([2, 3]), tf.ones([2, 3])),
+     "Matrix size-incompatible: In[0]: [2,3], In[1]: [2,3] [Op:MatMul]"),
+    (lambda: tf.matmul(tf.ones([2, 2, 3]), tf.ones([3, 3, 2])),
+     "In[0] and In[1] must have compatible batch dimensions: [2,2,3] vs. [3,3,2] "
+     "[Op:BatchMatMulV2]"),
+    (lambda: tf.ones([2, 3]) + tf.ones([4]), "Incompatible shapes: [2,3] vs. [4] [Op:AddV2]"),
+    (lambda: tf.multiply(tf.ones([2, 3]), tf.ones([2, 2])),
+     "Incompatible shapes: [2,3] vs. [2,2] [Op:Mul]"),
+    (lambda: tf.multiply(tf.ones([2]), tf.ones([2], tf.int32)),
+     "cannot compute Mul as input #1(zero-based) was expected to be a float tensor but is a "
+     "int32 tensor [Op:Mul]"),
+    (lambda: tf.add(tf.constant([1.0]), "abc"),
+     "cannot compute AddV2 as input #1(zero-based) was expected to be a float tensor but is a "
+     "string tensor [Op:AddV2]"),
+    (lambda: tf.sin(tf.constant([1, 2])),
+     "Value for attr 'T' of int32 is not in the list of allowed values: bfloat16, half, float, "
+     "double, complex64, complex128 [Op:Sin]"),
+    (lambda: tf.sqrt("abc"),
+     "Value for attr 'T' of string is not in the list of allowed values: bfloat16, half, float, "
+     "double, complex64, complex128 [Op:Sqrt]"),
+    (lambda: tf.reduce_sum(tf.ones([2, 3]), axis=2),
+     "Invalid reduction dimension (2 for input with 2 dimension(s) [Op:Sum]"),
+    (lambda: tf.reduce_mean(tf.ones([2, 3]), axis=-3),
+     "Invalid reduction dimension (-3 for input with 2 dimension(s) [Op:Mean]"),
+    (lambda: tf.argmax(tf.ones([2, 3]), axis=2),
+     "Expected dimension in the range [-2, 2), but got 2 [Op:ArgMax]"),
+    (lambda: tf.reshape(tf.ones([2, 3]), [4, 2]),
+     "Input to reshape is a tensor with 6 values, but the requested shape has 8 [Op:Reshape]"),
+    (lambda: tf.ones([2, 3])[2],
+     "slice index 2 of dimension 0 out of bounds. [Op:StridedSlice]"),
+    (lambda: tf.ones([2, 3])[0, 3],
+     "slice index 3 of dimension 1 out of bounds. [Op:StridedSlice]"),
+]
+
+
+@pytest.mark.parametrize("bad, message", CASES, ids=[m.split("[Op:")[1][:-1] + str(i)
+                                                      for i, (_, m) in enumerate(CASES)])
+def test_invalid_argument(bad, message):
+    with pytest.raises(InvalidArgumentError) as info:
+        bad()
+    assert str(info.value) == message
+
+
+def test_errors_are_tf_errors():
+    assert issubclass(InvalidArgumentError, tf.errors.OpError)
+    assert tf.errors.InvalidArgumentError is InvalidArgumentError
+
+
+def test_unconvertible_value():
+    with pytest.raises((TypeError, ValueError), match="Attempt to convert a value"):
+        tf.constant(object())
