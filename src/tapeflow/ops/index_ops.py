@@ -1,0 +1,369 @@
+"""Index-driven ops: gather_nd, scatter_nd, tensor_scatter_nd_update/add, boolean_mask, the
+segment reductions and searchsorted, with their rules.
+
+GatherNd and ScatterNd are each other's adjoints, so most rules here are one of the two.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import numpy as np
+
+from tapeflow.autodiff.core import Primitive, bind
+from tapeflow.framework import dtypes as _dtypes
+from tapeflow.framework.errors import InvalidArgumentError
+from tapeflow.framework.tensor import Tensor, wrap
+from tapeflow.ops._convert import convert_to_tensor, require
+from tapeflow.ops.array_ops import _shape_tuple, reshape, transpose
+from tapeflow.ops.math_ops import (cast, equal, greater_equal, logical_and, maximum, where,
+                                   zeros_like)
+
+
+def _text(shape: tuple) -> str:
+    return "[" + ",".join(str(d) for d in shape) + "]"
+
+
+def _int_tensor(indices: Any, op_name: str) -> Tensor:
+    t = convert_to_tensor(indices)
+    if t._value.dtype.kind not in "iu":
+        raise InvalidArgumentError(f"Value for attr 'Tindices' of {t.dtype.name} is not in the "
+                                   f"list of allowed values: int16, int32, int64 [Op:{op_name}]")
+    return t
+
+
+def _check_nd_indices(indices: np.ndarray, shape: tuple, op_name: str, what: str) -> None:
+    """TensorFlow's bounds check: every index row must address `shape` (no negatives)."""
+    depth = indices.shape[-1]
+    if depth > len(shape):
+        raise InvalidArgumentError(f"index innermost dimension length must be <= params rank; "
+                                   f"saw: {depth} vs. {len(shape)} [Op:{op_name}]")
+    rows = indices.reshape(-1, depth)
+    bad = np.nonzero(np.any((rows < 0) | (rows >= np.array(shape[:depth], np.int64)), axis=1))[0]
+    if bad.size:
+        i = int(bad[0])
+        row = ", ".join(str(int(v)) for v in rows[i])
+        node = ", node name: GatherNd" if op_name == "GatherNd" else ""
+        raise InvalidArgumentError(f"indices[{i}] = [{row}] does not index into {what} "
+                                   f"{_text(shape)}{node} [Op:{op_name}]")
+
+
+def _coords(indices: np.ndarray) -> tuple:
+    return tuple(np.moveaxis(indices, -1, 0))
+
+
+# -- gather_nd / scatter_nd ----------------------------------------------------------------------
+
+def _scatter_kernel(indices: np.ndarray, updates: np.ndarray, shape: tuple) -> np.ndarray:
+    out = np.zeros(shape, updates.dtype)
+    np.add.at(out, _coords(indices), updates)
+    return out
+
+
+_gather_nd = Primitive("GatherNd", lambda params, indices: params[_coords(indices)]).defvjp(
+    lambda g, ans, params, indices: (scatter_nd(indices, g, params._value.shape), None))
+_scatter_nd = Primitive("ScatterNd", _scatter_kernel).defvjp(
+    lambda g, ans, indices, updates, shape: (None, gather_nd(g, indices)))
+
+
+def gather_nd(params: Any, indices: Any, batch_dims: int = 0, name: Optional[str] = None) -> Tensor:
+    """Slices of `params` addressed by the last axis of `indices`: the result has shape
+    `indices.shape[:-1] + params.shape[indices.shape[-1]:]`. With `batch_dims`, the leading
+    axes of both are matched one to one."""
+    params = convert_to_tensor(params)
+    indices = _int_tensor(indices, "GatherNd")
+    if batch_dims:
+        return _batched_gather_nd(params, indices, int(batch_dims))
+    if indices._value.ndim == 0:
+        raise InvalidArgumentError("indices must be at least a vector [Op:GatherNd]")
+    _check_nd_indices(indices._value, params._value.shape, "GatherNd", "param shape")
+    return bind(_gather_nd, (params, indices))
+
+
+def _batched_gather_nd(params: Tensor, indices: Tensor, batch_dims: int) -> Tensor:
+    # Prefix each index row with its batch coordinates, then gather without batch axes.
+    idx = indices._value
+    batch_shape = idx.shape[:batch_dims]
+    grids = np.meshgrid(*[np.arange(d) for d in batch_shape], indexing="ij")
+    prefix = np.stack([np.broadcast_to(
+        grid.reshape(grid.shape + (1,) * (idx.ndim - 1 - batch_dims)), idx.shape[:-1])
+        for grid in grids], axis=-1).astype(idx.dtype)
+    return gather_nd(params, wrap(np.concatenate([prefix, idx], axis=-1)))
+
+
+def scatter_nd(indices: Any, updates: Any, shape: Any, name: Optional[str] = None) -> Tensor:
+    """A zero tensor of `shape` with `updates` added at `indices` (duplicates add up)."""
+    indices = _int_tensor(indices, "ScatterNd")
+    updates = convert_to_tensor(updates)
+    shape = _shape_tuple(shape)
+    _check_nd_indices(indices._value, shape, "ScatterNd", "shape")
+    _check_updates(indices._value, updates._value.shape, shape, "ScatterNd")
+    return bind(_scatter_nd, (indices, updates), {"shape": shape})
+
+
+def _check_updates(indices: np.ndarray, updates_shape: tuple, shape: tuple, op_name: str) -> None:
+    expected = indices.shape[:-1] + tuple(shape[indices.shape[-1]:])
+    if tuple(updates_shape) != expected:
+        raise InvalidArgumentError(
+            f"Dimensions [0,{indices.ndim - 1}) of indices[shape={_text(indices.shape)}] = "
+            f"{_text(indices.shape[:-1])} must match dimensions [0,{indices.ndim - 1}) of "
+            f"updates[shape={_text(updates_shape)}] [Op:{op_name}]"
+            if tuple(updates_shape[:indices.ndim - 1]) != indices.shape[:-1] else
+            f"Must have updates.shape = indices.shape[:batch_dim] + params_shape[slice_dim:], "
+            f"got updates.shape: {_text(updates_shape)}, indices.shape: "
+            f"{_text(indices.shape)}, params_shape: {_text(shape)} [Op:{op_name}]")
+
+
+def _update_kernel(tensor: np.ndarray, indices: np.ndarray, updates: np.ndarray) -> np.ndarray:
+    out = tensor.copy()
+    out[_coords(indices)] = updates
+    return out
+
+
+def _add_kernel(tensor: np.ndarray, indices: np.ndarray, updates: np.ndarray) -> np.ndarray:
+    out = tensor.copy()
+    np.add.at(out, _coords(indices), updates)
+    return out
+
+
+_scatter_update = Primitive("TensorScatterUpdate", _update_kernel).defvjp(
+    lambda g, ans, tensor, indices, updates: (
+        tensor_scatter_nd_update(g, indices, zeros_like(updates)), None, gather_nd(g, indices)))
+_scatter_add = Primitive("TensorScatterAdd", _add_kernel).defvjp(
+    lambda g, ans, tensor, indices, updates: (g, None, gather_nd(g, indices)))
+
+
+def _tensor_scatter(prim: Primitive, doc: str):
+    def op(tensor: Any, indices: Any, updates: Any, name: Optional[str] = None) -> Tensor:
+        tensor = convert_to_tensor(tensor)
+        indices = _int_tensor(indices, prim.name)
+        updates = convert_to_tensor(updates, dtype=tensor.dtype)
+        shape = tensor._value.shape
+        _check_nd_indices(indices._value, shape, prim.name, "shape")
+        _check_updates(indices._value, updates._value.shape, shape, prim.name)
+        return bind(prim, (tensor, indices, updates))
+    op.__doc__ = doc
+    return op
+
+
+tensor_scatter_nd_update = _tensor_scatter(
+    _scatter_update, "A copy of `tensor` with the slices at `indices` replaced by `updates`.")
+tensor_scatter_nd_add = _tensor_scatter(
+    _scatter_add, "A copy of `tensor` with `updates` added at `indices` (duplicates add up).")
+
+
+def gather_axis(x: Tensor, indices: Any, axis: int) -> Tensor:
+    """`x` indexed along `axis` by 1-D (or N-D) integer `indices`; differentiable in `x`
+    through GatherNd. (The shared helper for boolean_mask, repeat, sort, ...)"""
+    rank = x._value.ndim
+    idx = np.asarray(indices._value if isinstance(indices, Tensor) else indices)
+    if axis == 0:
+        return gather_nd(x, wrap(idx[..., None].astype(np.int64)))
+    perm = (axis,) + tuple(i for i in range(rank) if i != axis)
+    moved = gather_nd(transpose(x, perm), wrap(idx[..., None].astype(np.int64)))
+    k = idx.ndim
+    back = tuple(range(k, k + axis)) + tuple(range(k)) + tuple(range(k + axis, moved._value.ndim))
+    return transpose(moved, back)
+
+
+def take_along_axis(x: Tensor, indices: np.ndarray, axis: int) -> Tensor:
+    """NumPy's take_along_axis, differentiable in `x` (a GatherNd with full coordinates)."""
+    grids = list(np.meshgrid(*[np.arange(d) for d in indices.shape], indexing="ij"))
+    grids[axis] = indices
+    return gather_nd(x, wrap(np.stack(grids, axis=-1).astype(np.int64)))
+
+
+# -- boolean_mask --------------------------------------------------------------------------------
+
+def boolean_mask(tensor: Any, mask: Any, axis: Optional[int] = None,
+                 name: str = "boolean_mask") -> Tensor:
+    """The elements (or slices) of `tensor` where `mask` is true; `mask` covers the axes
+    `axis .. axis + mask.ndim` of `tensor`, which collapse into one."""
+    tensor = convert_to_tensor(tensor)
+    mask = convert_to_tensor(mask)
+    m = mask._value
+    if m.ndim == 0:
+        raise ValueError("mask cannot be scalar.")
+    axis = 0 if axis is None else int(axis) % max(tensor._value.ndim, 1)
+    shape = tensor._value.shape
+    covered = shape[axis:axis + m.ndim]
+    if tuple(covered) != m.shape:
+        raise ValueError(f"Shapes {tuple(covered)} and {m.shape} are incompatible")
+    flat = reshape(tensor, shape[:axis] + (-1,) + shape[axis + m.ndim:])
+    return gather_axis(flat, np.flatnonzero(m.astype(bool)), axis)
+
+
+# -- segment reductions --------------------------------------------------------------------------
+
+def _segment_kernel(reducer: Any, fill: Any):
+    def kernel(data: np.ndarray, ids: np.ndarray, num_segments: int) -> np.ndarray:
+        out = np.full((num_segments,) + data.shape[ids.ndim:], fill(data.dtype), data.dtype)
+        keep = ids >= 0
+        reducer.at(out, ids[keep], data[keep])
+        return out
+    return kernel
+
+
+def _lowest(dtype: np.dtype) -> Any:
+    return np.finfo(dtype).min if dtype.kind == "f" else np.iinfo(dtype).min
+
+
+def _highest(dtype: np.dtype) -> Any:
+    return np.finfo(dtype).max if dtype.kind == "f" else np.iinfo(dtype).max
+
+
+def _gather_drop_negatives(g: Tensor, ids: Tensor) -> Tensor:
+    # Rows of g by segment id; ids below zero (dropped by the forward op) get zeros.
+    valid = greater_equal(ids, zeros_like(ids))
+    gathered = gather_nd(g, reshape(maximum(ids, zeros_like(ids)), ids._value.shape + (1,)))
+    extra = gathered._value.ndim - ids._value.ndim
+    valid = reshape(valid, ids._value.shape + (1,) * extra)
+    return where(valid, gathered, zeros_like(gathered)) if not np.all(ids._value >= 0) \
+        else gathered
+
+
+def _segment_extremum_vjp(g: Tensor, ans: Tensor, data: Tensor, ids: Tensor,
+                          num_segments: int) -> tuple:
+    # Ties share the gradient equally, as in TensorFlow's _UnsortedSegmentMinOrMaxGrad.
+    selected = logical_and(equal(data, _gather_drop_negatives(ans, ids)),
+                           reshape(greater_equal(ids, zeros_like(ids)),
+                                   ids._value.shape + (1,) * (data._value.ndim - ids._value.ndim)))
+    count = unsorted_segment_sum(cast(selected, g.dtype), ids, num_segments)
+    share = _gather_drop_negatives(g / maximum(count, count * 0 + 1), ids)
+    return where(selected, share, zeros_like(share)), None
+
+
+_segment_sum = Primitive("UnsortedSegmentSum", _segment_kernel(np.add, lambda t: 0)).defvjp(
+    lambda g, ans, data, ids, num_segments: (_gather_drop_negatives(g, ids), None))
+_segment_max = Primitive("UnsortedSegmentMax", _segment_kernel(np.maximum, _lowest)).defvjp(
+    _segment_extremum_vjp)
+_segment_min = Primitive("UnsortedSegmentMin", _segment_kernel(np.minimum, _highest)).defvjp(
+    _segment_extremum_vjp)
+
+
+def _segment_operands(data: Any, segment_ids: Any, num_segments: Any, op_name: str) -> tuple:
+    data = convert_to_tensor(data)
+    ids = _int_tensor(segment_ids, op_name)
+    n = int(np.asarray(num_segments._value if isinstance(num_segments, Tensor)
+                       else num_segments))
+    shape, ids_shape = data._value.shape, ids._value.shape
+    if shape[:len(ids_shape)] != ids_shape:
+        raise InvalidArgumentError(f"data.shape = {_text(shape)} does not start with "
+                                   f"segment_ids.shape = {_text(ids_shape)} [Op:{op_name}]")
+    too_big = np.flatnonzero(ids._value.reshape(-1) >= n)
+    if too_big.size:
+        i = int(too_big[0])
+        raise InvalidArgumentError(f"segment_ids[{i}] = {int(ids._value.reshape(-1)[i])} is out "
+                                   f"of range [0, {n}) [Op:{op_name}]")
+    return data, ids, n
+
+
+def _unsorted(prim: Primitive, allowed: str, doc: str):
+    def op(data: Any, segment_ids: Any, num_segments: Any, name: Optional[str] = None) -> Tensor:
+        data, ids, n = _segment_operands(data, segment_ids, num_segments, prim.name)
+        require(data, allowed, prim.name)
+        return bind(prim, (data, ids), {"num_segments": n})
+    op.__doc__ = doc
+    return op
+
+
+unsorted_segment_sum = _unsorted(
+    _segment_sum, "fciu", "Sums of the rows of `data` by `segment_ids` into `num_segments` "
+    "rows; negative ids are dropped and empty segments are 0.")
+unsorted_segment_max = _unsorted(
+    _segment_max, "fiu", "Maxima of the rows of `data` by `segment_ids`; empty segments hold "
+    "the dtype's lowest value.")
+unsorted_segment_min = _unsorted(
+    _segment_min, "fiu", "Minima of the rows of `data` by `segment_ids`; empty segments hold "
+    "the dtype's highest value.")
+
+
+def unsorted_segment_mean(data: Any, segment_ids: Any, num_segments: Any,
+                          name: Optional[str] = None) -> Tensor:
+    """Means of the rows of `data` by `segment_ids`; empty segments are 0."""
+    data, ids, n = _segment_operands(data, segment_ids, num_segments, "UnsortedSegmentSum")
+    ones = wrap(np.ones(ids._value.shape, data._value.dtype))
+    count = unsorted_segment_sum(ones, ids, n)
+    count = reshape(maximum(count, count * 0 + 1),
+                    (n,) + (1,) * (data._value.ndim - ids._value.ndim))
+    return unsorted_segment_sum(data, ids, n) / count
+
+
+def _sorted_segments(segment_ids: Any, op_name: str) -> tuple:
+    ids = _int_tensor(segment_ids, op_name)
+    v = ids._value
+    if v.ndim != 1:
+        raise InvalidArgumentError(f"segment_ids should be a vector [Op:{op_name}]")
+    if v.size and (np.any(np.diff(v) < 0) or v[0] < 0):
+        raise InvalidArgumentError(f"segment ids are not increasing [Op:{op_name}]")
+    return ids, int(v[-1]) + 1 if v.size else 0
+
+
+def segment_sum(data: Any, segment_ids: Any, name: Optional[str] = None) -> Tensor:
+    """Sums of the rows of `data` by sorted `segment_ids` (ids[-1] + 1 segments)."""
+    ids, n = _sorted_segments(segment_ids, "SegmentSum")
+    return unsorted_segment_sum(data, ids, n)
+
+
+def segment_mean(data: Any, segment_ids: Any, name: Optional[str] = None) -> Tensor:
+    """Means of the rows of `data` by sorted `segment_ids`."""
+    ids, n = _sorted_segments(segment_ids, "SegmentMean")
+    return unsorted_segment_mean(data, ids, n)
+
+
+def segment_max(data: Any, segment_ids: Any, name: Optional[str] = None) -> Tensor:
+    """Maxima of the rows of `data` by sorted `segment_ids`; empty segments are 0."""
+    ids, n = _sorted_segments(segment_ids, "SegmentMax")
+    out = unsorted_segment_max(data, ids, n)
+    return _zero_empty(out, ids, n)
+
+
+def segment_min(data: Any, segment_ids: Any, name: Optional[str] = None) -> Tensor:
+    """Minima of the rows of `data` by sorted `segment_ids`; empty segments are 0."""
+    ids, n = _sorted_segments(segment_ids, "SegmentMin")
+    return _zero_empty(unsorted_segment_min(data, ids, n), ids, n)
+
+
+def _zero_empty(out: Tensor, ids: Tensor, n: int) -> Tensor:
+    present = np.zeros(n, bool)
+    present[ids._value] = True
+    if present.all():
+        return out
+    mask = wrap(present.reshape((n,) + (1,) * (out._value.ndim - 1)))
+    return where(mask, out, zeros_like(out))
+
+
+# -- searchsorted --------------------------------------------------------------------------------
+
+def _searchsorted_kernel(sorted_sequence: np.ndarray, values: np.ndarray, side: str,
+                         dtype: np.dtype) -> np.ndarray:
+    seq = sorted_sequence.reshape(-1, sorted_sequence.shape[-1])
+    vals = values.reshape(-1, values.shape[-1])
+    out = np.stack([np.searchsorted(s, v, side=side) for s, v in zip(seq, vals)]) \
+        if len(seq) else np.zeros(vals.shape, np.int64)
+    return out.reshape(values.shape).astype(dtype)
+
+
+_lower_bound = Primitive("LowerBound", _searchsorted_kernel, differentiable=False)
+
+
+def searchsorted(sorted_sequence: Any, values: Any, side: str = "left",
+                 out_type: Any = _dtypes.int32, name: Optional[str] = None) -> Tensor:
+    """For each of `values` (last axis), the index in the matching row of `sorted_sequence`
+    where it would be inserted to keep the row sorted (`side` 'left' or 'right')."""
+    if side not in ("left", "right"):
+        raise ValueError(f"Argument `side` must be either 'right' or 'left'. Received: "
+                         f"`side` = '{side}'.")
+    seq = convert_to_tensor(sorted_sequence)
+    vals = convert_to_tensor(values, dtype=seq.dtype)
+    if seq._value.ndim == 0 or vals._value.ndim == 0 or \
+            seq._value.shape[:-1] != vals._value.shape[:-1]:
+        raise InvalidArgumentError(f"Leading dim_size of both tensors must match. "
+                                   f"[Op:{'LowerBound' if side == 'left' else 'UpperBound'}]")
+    return bind(_lower_bound, (seq, vals), {"side": side,
+                                            "dtype": _dtypes.as_dtype(out_type)._np})
+
+
+# Top-level names (the segment ops are in tf.math only).
+__all__ = ["gather_nd", "scatter_nd", "tensor_scatter_nd_update", "tensor_scatter_nd_add",
+           "boolean_mask", "searchsorted"]

@@ -1,0 +1,752 @@
+"""Linear algebra (`tf.linalg`): solves, factorizations, determinants, diagonals, norms,
+einsum and the matrix exponential, with their rules (after TensorFlow's linalg_grad.py).
+
+Every op is batched over leading axes. Rules are written with tapeflow ops, so second
+derivatives work; factorization rules assume distinct eigen/singular values, as TF's do.
+"""
+
+from __future__ import annotations
+
+import builtins
+import collections
+import string
+from typing import Any, Optional, Sequence
+
+import numpy as np
+
+from tapeflow.autodiff.core import Primitive, bind, quiet
+from tapeflow.framework import dtypes as _dtypes
+from tapeflow.framework.errors import InvalidArgumentError
+from tapeflow.framework.tensor import Tensor, wrap
+from tapeflow.ops._convert import binary_operands, convert_to_tensor, require
+from tapeflow.ops.array_ops import (broadcast_to, concat, expand_dims, reshape, slice_tensor,
+                                    squeeze, transpose)
+from tapeflow.ops.math_ops import (abs, cast, equal, log, matmul, multiply, sqrt, where,
+                                   zeros_like)
+from tapeflow.ops.reduce_ops import norm as _vector_norm
+from tapeflow.ops.reduce_ops import reduce_max, reduce_sum
+
+LogMatrixDeterminant = collections.namedtuple("LogMatrixDeterminant",
+                                              ["sign", "log_abs_determinant"])
+Qr = collections.namedtuple("Qr", ["q", "r"])
+
+_FLOAT_TYPES = "double, float, half, complex64, complex128"
+
+
+def _text(shape: tuple) -> str:
+    return "[" + ",".join(str(d) for d in shape) + "]"
+
+
+def _matrix(x: Any, op_name: str, square: bool = True) -> Tensor:
+    """Converts and checks a (batch of) matrix input: float dtype, rank >= 2, square."""
+    x = convert_to_tensor(x)
+    if x._value.dtype.kind not in "fc":
+        raise InvalidArgumentError(f"Value for attr 'T' of {x.dtype.name} is not in the list "
+                                   f"of allowed values: {_FLOAT_TYPES} [Op:{op_name}]")
+    shape = x._value.shape
+    if len(shape) < 2:
+        raise InvalidArgumentError(f"Input must have rank >= 2, got {len(shape)} "
+                                   f"[Op:{op_name}]")
+    if square and shape[-1] != shape[-2]:
+        raise InvalidArgumentError(f"Input matrix must be square. [Op:{op_name}]")
+    return x
+
+
+def matrix_transpose(a: Any, name: str = "matrix_transpose", conjugate: bool = False) -> Tensor:
+    """Swaps the last two axes."""
+    a = convert_to_tensor(a)
+    rank = a._value.ndim
+    if rank < 2:
+        raise ValueError(f"Argument `a` should be a (batch) matrix with rank >= 2.  Received "
+                         f"`a` = {a} with shape: {list(a._value.shape)}")
+    return transpose(a, tuple(range(rank - 2)) + (rank - 1, rank - 2))
+
+
+adjoint = matrix_transpose
+
+
+def _eye_like(x: Tensor) -> Tensor:
+    n = x._value.shape[-1]
+    return wrap(np.broadcast_to(np.eye(n, dtype=x._value.dtype), x._value.shape).copy())
+
+
+def eye(num_rows: int, num_columns: Optional[int] = None, batch_shape: Any = None,
+        dtype: Any = _dtypes.float32, name: Optional[str] = None) -> Tensor:
+    """An identity matrix (or a batch of them)."""
+    cols = num_rows if num_columns is None else int(num_columns)
+    out = np.eye(int(num_rows), cols, dtype=_dtypes.as_dtype(dtype)._np)
+    if batch_shape is not None:
+        batch = tuple(int(d) for d in np.asarray(
+            batch_shape._value if isinstance(batch_shape, Tensor) else batch_shape).reshape(-1))
+        out = np.broadcast_to(out, batch + out.shape).copy()
+    return wrap(out)
+
+
+# -- inverse, solve, determinants ----------------------------------------------------------------
+
+def _safe_linalg(kernel: Any, message: str):
+    """Runs a NumPy linalg kernel, turning a singular matrix into TensorFlow's error."""
+    def run(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return kernel(*args, **kwargs)
+        except np.linalg.LinAlgError:
+            raise InvalidArgumentError(message) from None
+    return run
+
+
+def _inv_kernel(x: np.ndarray) -> np.ndarray:
+    return np.linalg.inv(x).astype(x.dtype, copy=False)
+
+
+def _solve_kernel(a: np.ndarray, b: np.ndarray, adjoint: bool) -> np.ndarray:
+    if adjoint:
+        a = np.swapaxes(a, -1, -2).conj()
+    return np.linalg.solve(a, b).astype(a.dtype, copy=False)
+
+
+_inverse = Primitive("MatrixInverse", _safe_linalg(
+    _inv_kernel, "Input is not invertible. [Op:MatrixInverse]")).defvjp(
+    lambda g, ans, x: -matmul(ans, matmul(g, ans, adjoint_b=True), adjoint_a=True))
+
+
+def _solve_vjp(g: Tensor, ans: Tensor, a: Tensor, b: Tensor, adjoint: bool) -> tuple:
+    grad_b = solve(a, g, adjoint=not adjoint)
+    grad_a = -matmul(ans, grad_b, adjoint_b=True) if adjoint else \
+        -matmul(grad_b, ans, adjoint_b=True)
+    return grad_a, grad_b
+
+
+_solve = Primitive("MatrixSolve", _safe_linalg(
+    _solve_kernel, "Input matrix is not invertible. [Op:MatrixSolve]")).defvjp(_solve_vjp)
+
+
+def _det_vjp(g: Tensor, ans: Tensor, a: Tensor) -> Tensor:
+    scale = reshape(g * ans, ans._value.shape + (1, 1))
+    return scale * matrix_transpose(inv(a))
+
+
+def _slogdet_kernel(x: np.ndarray) -> tuple:
+    sign, logdet = np.linalg.slogdet(x)
+    return sign.astype(x.dtype), logdet.astype(x.dtype)
+
+
+def _slogdet_vjp(g: tuple, ans: tuple, a: Tensor) -> Tensor:
+    scale = reshape(g[1], ans[1]._value.shape + (1, 1))
+    return scale * matrix_transpose(inv(a))
+
+
+_det = Primitive("MatrixDeterminant",
+                 lambda x: np.asarray(np.linalg.det(x)).astype(x.dtype)).defvjp(_det_vjp)
+_slogdet = Primitive("LogMatrixDeterminant", _slogdet_kernel,
+                     multiple_results=True).defvjp(_slogdet_vjp)
+
+
+def inv(input: Any, adjoint: bool = False, name: Optional[str] = None) -> Tensor:  # noqa: A002
+    """The inverse of each square matrix (of its adjoint when `adjoint`)."""
+    x = _matrix(input, "MatrixInverse")
+    if adjoint:
+        x = matrix_transpose(x)
+    return bind(_inverse, (x,))
+
+
+def solve(matrix: Any, rhs: Any, adjoint: bool = False, name: Optional[str] = None) -> Tensor:
+    """X with `matrix @ X = rhs` (or `adjoint(matrix) @ X = rhs`), batched."""
+    a = _matrix(matrix, "MatrixSolve")
+    b = convert_to_tensor(rhs, dtype=a.dtype)
+    if b._value.ndim < 2 or b._value.shape[-2] != a._value.shape[-1]:
+        raise InvalidArgumentError("Input matrix and rhs are incompatible. [Op:MatrixSolve]")
+    if a._value.shape[:-2] != b._value.shape[:-2]:
+        raise InvalidArgumentError(f"Input matrix and rhs must have the same batch shape: "
+                                   f"{_text(a._value.shape)} vs. {_text(b._value.shape)} "
+                                   f"[Op:MatrixSolve]")
+    return bind(_solve, (a, b), {"adjoint": bool(adjoint)})
+
+
+def det(input: Any, name: Optional[str] = None) -> Tensor:  # noqa: A002
+    """The determinant of each square matrix."""
+    return bind(_det, (_matrix(input, "MatrixDeterminant"),))
+
+
+def slogdet(input: Any, name: Optional[str] = None) -> LogMatrixDeterminant:  # noqa: A002
+    """(sign, log |det|) of each square matrix; stable where det over/underflows."""
+    sign, logdet = bind(_slogdet, (_matrix(input, "LogMatrixDeterminant"),))
+    return LogMatrixDeterminant(sign, logdet)
+
+
+def logdet(matrix: Any, name: Optional[str] = None) -> Tensor:
+    """log det of each Hermitian positive definite matrix (via its Cholesky factor)."""
+    chol = cholesky(matrix)
+    return 2.0 * reduce_sum(log(diag_part(chol)), axis=-1)
+
+
+# -- Cholesky and triangular solves --------------------------------------------------------------
+
+def _cholesky_kernel(x: np.ndarray) -> np.ndarray:
+    # TensorFlow returns NaNs (no error) for matrices that are not positive definite.
+    try:
+        return np.linalg.cholesky(x).astype(x.dtype, copy=False)
+    except np.linalg.LinAlgError:
+        out = np.empty(x.shape, x.dtype)
+        flat_in, flat_out = x.reshape((-1,) + x.shape[-2:]), out.reshape((-1,) + x.shape[-2:])
+        for i, m in enumerate(flat_in):
+            try:
+                flat_out[i] = np.linalg.cholesky(m)
+            except np.linalg.LinAlgError:
+                flat_out[i] = np.tril(np.full(m.shape, np.nan, x.dtype))
+        return out
+
+
+def _cholesky_vjp(g: Tensor, ans: Tensor, x: Tensor) -> Tensor:
+    # TensorFlow's rule (Murray 2016): Phi(L^T G) sandwiched between L^-1, symmetrized.
+    l_inverse = triangular_solve(ans, _eye_like(ans), lower=True)
+    middle = matmul(ans, g, adjoint_a=True)
+    middle = set_diag(middle, 0.5 * diag_part(middle))
+    middle = band_part(middle, -1, 0)
+    grad_a = matmul(matmul(l_inverse, middle, adjoint_a=True), l_inverse)
+    return (grad_a + matrix_transpose(grad_a)) * 0.5
+
+
+_cholesky = Primitive("Cholesky", quiet(_cholesky_kernel)).defvjp(_cholesky_vjp)
+
+
+def cholesky(input: Any, name: Optional[str] = None) -> Tensor:  # noqa: A002
+    """The lower Cholesky factor L (L @ L^T = input) of each positive definite matrix; only
+    the lower triangle of the input is read."""
+    return bind(_cholesky, (_matrix(input, "Cholesky"),))
+
+
+def _triangle(a: np.ndarray, lower: bool) -> np.ndarray:
+    return np.tril(a) if lower else np.triu(a)
+
+
+def _triangular_kernel(a: np.ndarray, b: np.ndarray, lower: bool, adjoint: bool) -> np.ndarray:
+    t = _triangle(a, lower)
+    if adjoint:
+        t = np.swapaxes(t, -1, -2).conj()
+    return np.linalg.solve(t, b).astype(b.dtype, copy=False)
+
+
+def _triangular_vjp(g: Tensor, ans: Tensor, a: Tensor, b: Tensor, lower: bool,
+                    adjoint: bool) -> tuple:
+    grad_b = triangular_solve(a, g, lower=lower, adjoint=not adjoint)
+    grad_a = -matmul(ans, grad_b, adjoint_b=True) if adjoint else \
+        -matmul(grad_b, ans, adjoint_b=True)
+    grad_a = band_part(grad_a, -1, 0) if lower else band_part(grad_a, 0, -1)
+    return grad_a, grad_b
+
+
+_triangular = Primitive("MatrixTriangularSolve", _safe_linalg(
+    _triangular_kernel, "Input matrix is not invertible. [Op:MatrixTriangularSolve]")).defvjp(
+    _triangular_vjp)
+
+
+def triangular_solve(matrix: Any, rhs: Any, lower: bool = True, adjoint: bool = False,
+                     name: Optional[str] = None) -> Tensor:
+    """X with `T @ X = rhs`, T the lower (or upper) triangle of `matrix`; batch axes broadcast."""
+    a = _matrix(matrix, "MatrixTriangularSolve")
+    b = convert_to_tensor(rhs, dtype=a.dtype)
+    if b._value.ndim < 2 or b._value.shape[-2] != a._value.shape[-1]:
+        raise InvalidArgumentError(f"Input matrix and rhs are incompatible: "
+                                   f"{_text(a._value.shape)} vs. {_text(b._value.shape)} "
+                                   f"[Op:MatrixTriangularSolve]")
+    batch = np.broadcast_shapes(a._value.shape[:-2], b._value.shape[:-2])
+    if b._value.shape[:-2] != batch:
+        b = broadcast_to(b, batch + b._value.shape[-2:])
+    return bind(_triangular, (a, b), {"lower": bool(lower), "adjoint": bool(adjoint)})
+
+
+def cholesky_solve(chol: Any, rhs: Any, name: Optional[str] = None) -> Tensor:
+    """X with `A @ X = rhs`, given the Cholesky factor `chol` of A."""
+    y = triangular_solve(chol, rhs, lower=True, adjoint=False)
+    return triangular_solve(chol, y, lower=True, adjoint=True)
+
+
+# -- QR, SVD, eigh -------------------------------------------------------------------------------
+
+def _qr_kernel(x: np.ndarray, full_matrices: bool) -> tuple:
+    q, r = np.linalg.qr(x, mode="complete" if full_matrices else "reduced")
+    return q.astype(x.dtype, copy=False), r.astype(x.dtype, copy=False)
+
+
+def _tri_solve_right(x: Tensor, r: Tensor) -> Tensor:
+    """x @ inverse(r)^T for upper-triangular r (TensorFlow's _TriangularSolve helper)."""
+    return matrix_transpose(triangular_solve(r, matrix_transpose(x), lower=False))
+
+
+def _qr_grad_deep(q: Tensor, r: Tensor, dq: Tensor, dr: Tensor) -> Tensor:
+    qdq = matmul(q, dq, adjoint_a=True)
+    qdq_ = qdq - matrix_transpose(qdq)
+    rdr = matmul(r, dr, adjoint_b=True)
+    rdr_ = rdr - matrix_transpose(rdr)
+    tril = band_part(qdq_ + rdr_, -1, 0)
+    grad_a = matmul(q, dr + _tri_solve_right(tril, r))
+    grad_b = _tri_solve_right(dq - matmul(q, qdq), r)
+    return grad_a + grad_b
+
+
+def _qr_vjp(g: tuple, ans: tuple, a: Tensor, full_matrices: bool) -> Tensor:
+    dq, dr = g
+    q, r = ans
+    m, n = a._value.shape[-2:]
+    if m > n and full_matrices:
+        raise NotImplementedError(f"QrGrad not implemented when nrows > ncols and "
+                                  f"full_matrices is true. Received r.shape={list(r.shape)} "
+                                  f"with nrows={m}and ncols={n}.")
+    if m >= n:
+        return _qr_grad_deep(q, r, dq, dr)
+    # Wide: partition a = [x, y], r = [u, v] and reduce to the square case.
+    y = slice_tensor(a, (Ellipsis, builtins.slice(None), builtins.slice(m, None)))
+    u = slice_tensor(r, (Ellipsis, builtins.slice(None), builtins.slice(None, m)))
+    dv = slice_tensor(dr, (Ellipsis, builtins.slice(None), builtins.slice(m, None)))
+    du = slice_tensor(dr, (Ellipsis, builtins.slice(None), builtins.slice(None, m)))
+    dy = matmul(q, dv)
+    dx = _qr_grad_deep(q, u, dq + matmul(y, dv, adjoint_b=True), du)
+    return concat([dx, dy], axis=-1)
+
+
+_qr = Primitive("Qr", _qr_kernel, multiple_results=True).defvjp(_qr_vjp)
+
+
+def qr(input: Any, full_matrices: bool = False, name: Optional[str] = None) -> Qr:  # noqa: A002
+    """The QR factorization (q orthonormal, r upper triangular) of each matrix."""
+    x = _matrix(input, "Qr", square=False)
+    return Qr(*bind(_qr, (x,), {"full_matrices": bool(full_matrices)}))
+
+
+def _svd_kernel(x: np.ndarray, full_matrices: bool) -> tuple:
+    u, s, vh = np.linalg.svd(x, full_matrices=full_matrices)
+    dtype = x.dtype
+    return (s.astype(dtype, copy=False), u.astype(dtype, copy=False),
+            np.swapaxes(vh, -1, -2).astype(dtype, copy=True))
+
+
+def _safe_reciprocal(x: Tensor, epsilon: float = 1e-20) -> Tensor:
+    return x * (1.0 / (x * x + epsilon))
+
+
+def _svd_vjp(g: tuple, ans: tuple, a: Tensor, full_matrices: bool) -> Tensor:
+    grad_s, grad_u, grad_v = g
+    s, u, v = ans
+    m, n = a._value.shape[-2:]
+    use_adjoint = m > n
+    if use_adjoint:
+        m, n = n, m
+        u, v = v, u
+        grad_u, grad_v = grad_v, grad_u
+    if full_matrices and builtins.abs(m - n) > 1:
+        raise NotImplementedError(f"svd gradient is not implemented for abs(m - n) > 1 when "
+                                  f"full_matrices is True. Received: m={m} and n={n}.")
+    s_mat = diag(s)
+    s2 = s * s
+    f = set_diag(_safe_reciprocal(expand_dims(s2, -2) - expand_dims(s2, -1)), zeros_like(s))
+    s_inv_mat = diag(_safe_reciprocal(s))
+    cols = (Ellipsis, builtins.slice(None), builtins.slice(None, m))
+    v1, grad_v1 = slice_tensor(v, cols), slice_tensor(grad_v, cols)
+    f_u = f * matmul(u, grad_u, adjoint_a=True)
+    f_v = f * matmul(v1, grad_v1, adjoint_a=True)
+    term1_nouv = (diag(grad_s) + matmul(f_u + matrix_transpose(f_u), s_mat) +
+                  matmul(s_mat, f_v + matrix_transpose(f_v)))
+    grad_a = matmul(u, matmul(term1_nouv, v1, adjoint_b=True))
+    if m != n:
+        gv1t = matrix_transpose(grad_v1)
+        term2_nous = gv1t - matmul(matmul(gv1t, v1), v1, adjoint_b=True)
+        if full_matrices:
+            rest = (Ellipsis, builtins.slice(None), builtins.slice(m, n))
+            v2, grad_v2 = slice_tensor(v, rest), slice_tensor(grad_v, rest)
+            term2_nous = term2_nous - matmul(matmul(v1, grad_v2, adjoint_a=True), v2,
+                                             adjoint_b=True)
+        grad_a = grad_a + matmul(matmul(u, s_inv_mat), term2_nous)
+    return matrix_transpose(grad_a) if use_adjoint else grad_a
+
+
+_svd = Primitive("Svd", _svd_kernel, multiple_results=True).defvjp(_svd_vjp)
+
+
+def svd(tensor: Any, full_matrices: bool = False, compute_uv: bool = True,
+        name: Optional[str] = None) -> Any:
+    """Singular values `s` (descending) of each matrix and, with `compute_uv`, the singular
+    vectors: returns `(s, u, v)` with `tensor = u @ diag(s) @ v^T`."""
+    x = _matrix(tensor, "Svd", square=False)
+    if not compute_uv:
+        return bind(_svd, (x,), {"full_matrices": False})[0]
+    return bind(_svd, (x,), {"full_matrices": bool(full_matrices)})
+
+
+def _eigh_kernel(x: np.ndarray) -> tuple:
+    # Only the lower triangle is read, as in TensorFlow.
+    e, v = np.linalg.eigh(x, UPLO="L")
+    return e.astype(x.dtype, copy=False), v.astype(x.dtype, copy=False)
+
+
+def _eigh_vjp(g: tuple, ans: tuple, a: Tensor) -> Tensor:
+    grad_e, grad_v = g
+    e, v = ans
+    f = set_diag(_safe_reciprocal(expand_dims(e, -2) - expand_dims(e, -1)), zeros_like(e))
+    grad_a = matmul(v, matmul(diag(grad_e) + f * matmul(v, grad_v, adjoint_a=True), v,
+                              adjoint_b=True))
+    # The op reads the lower triangle only: fold the gradient onto it.
+    grad_a = band_part(grad_a + matrix_transpose(grad_a), -1, 0)
+    return set_diag(grad_a, 0.5 * diag_part(grad_a))
+
+
+_eigh = Primitive("SelfAdjointEigV2", _eigh_kernel, multiple_results=True).defvjp(_eigh_vjp)
+
+
+def eigh(tensor: Any, name: Optional[str] = None) -> tuple:
+    """Eigenvalues (ascending) and eigenvectors (columns) of each self-adjoint matrix:
+    `(e, v)`."""
+    return bind(_eigh, (_matrix(tensor, "SelfAdjointEigV2"),))
+
+
+def eigvalsh(tensor: Any, name: Optional[str] = None) -> Tensor:
+    """The eigenvalues (ascending) of each self-adjoint matrix."""
+    return eigh(tensor)[0]
+
+
+# -- diagonals and bands -------------------------------------------------------------------------
+
+def _diag_index(shape: tuple, k: int) -> tuple:
+    rows, cols = shape[-2:]
+    start_r, start_c = builtins.max(-k, 0), builtins.max(k, 0)
+    length = builtins.max(builtins.min(rows - start_r, cols - start_c), 0)
+    i = np.arange(length)
+    return (Ellipsis, i + start_r, i + start_c)
+
+
+def _diag_part_kernel(x: np.ndarray, k: int) -> np.ndarray:
+    return x[_diag_index(x.shape, k)].copy()
+
+
+def _diag_kernel(d: np.ndarray, k: int, num_rows: int, num_cols: int) -> np.ndarray:
+    out = np.zeros(d.shape[:-1] + (num_rows, num_cols), d.dtype)
+    out[_diag_index(out.shape, k)] = d
+    return out
+
+
+def _set_diag_kernel(x: np.ndarray, d: np.ndarray, k: int) -> np.ndarray:
+    out = x.copy()
+    out[_diag_index(x.shape, k)] = d
+    return out
+
+
+def _band_kernel(x: np.ndarray, lower: int, upper: int) -> np.ndarray:
+    rows, cols = x.shape[-2:]
+    offset = np.arange(cols)[None, :] - np.arange(rows)[:, None]   # j - i
+    keep = ((lower < 0) | (-offset <= lower)) & ((upper < 0) | (offset <= upper))
+    return np.where(keep, x, np.zeros((), x.dtype))
+
+
+_diag_part = Primitive("MatrixDiagPartV3", _diag_part_kernel).defvjp(
+    lambda g, ans, x, k: set_diag(zeros_like(x), g, k=k))
+_diag = Primitive("MatrixDiagV3", _diag_kernel).defvjp(
+    lambda g, ans, d, k, num_rows, num_cols: diag_part(g, k=k))
+_set_diag = Primitive("MatrixSetDiagV3", _set_diag_kernel).defvjp(
+    lambda g, ans, x, d, k: (set_diag(g, zeros_like(d), k=k), diag_part(g, k=k)))
+_band = Primitive("MatrixBandPart", _band_kernel).defvjp(
+    lambda g, ans, x, lower, upper: band_part(g, lower, upper))
+
+
+def _offset(k: Any) -> int:
+    k = np.asarray(k._value if isinstance(k, Tensor) else k).reshape(-1)
+    if k.size != 1 and not (k.size == 2 and k[0] == k[1]):
+        raise NotImplementedError("tapeflow supports a single diagonal offset k")
+    return int(k[0])
+
+
+def diag_part(input: Any, name: str = "diag_part", k: Any = 0,  # noqa: A002
+              padding_value: Any = 0, align: str = "RIGHT_LEFT") -> Tensor:
+    """The k-th diagonal of each matrix (k > 0 above the main diagonal)."""
+    x = convert_to_tensor(input)
+    if x._value.ndim < 2:
+        raise InvalidArgumentError(f"input must be at least 2-dim, received shape: "
+                                   f"{_text(x._value.shape)} [Op:MatrixDiagPartV3]")
+    return bind(_diag_part, (x,), {"k": _offset(k)})
+
+
+def diag(diagonal: Any, name: str = "diag", k: Any = 0, num_rows: int = -1, num_cols: int = -1,
+         padding_value: Any = 0, align: str = "RIGHT_LEFT") -> Tensor:
+    """Matrices with `diagonal` (last axis) on their k-th diagonal and zeros elsewhere."""
+    d = convert_to_tensor(diagonal)
+    if d._value.ndim < 1:
+        raise InvalidArgumentError("diagonal must be at least 1-dim, received shape: [] "
+                                   "[Op:MatrixDiagV3]")
+    k = _offset(k)
+    n = d._value.shape[-1]
+    rows, cols = int(num_rows), int(num_cols)
+    if rows < 0 and cols < 0:
+        rows = cols = n + builtins.abs(k)   # TensorFlow's default: the smallest square
+    rows = rows if rows >= 0 else n + builtins.max(-k, 0)
+    cols = cols if cols >= 0 else n + builtins.max(k, 0)
+    return bind(_diag, (d,), {"k": k, "num_rows": rows, "num_cols": cols})
+
+
+def set_diag(input: Any, diagonal: Any, name: str = "set_diag", k: Any = 0,  # noqa: A002
+             align: str = "RIGHT_LEFT") -> Tensor:
+    """A copy of each matrix with its k-th diagonal replaced by `diagonal`."""
+    x = convert_to_tensor(input)
+    d = convert_to_tensor(diagonal, dtype=x.dtype)
+    k = _offset(k)
+    expected = x._value.shape[:-2] + (len(_diag_index(x._value.shape, k)[1]),)
+    if d._value.shape != expected:
+        raise InvalidArgumentError(f"diagonal must have shape {_text(expected)}, got "
+                                   f"{_text(d._value.shape)} [Op:MatrixSetDiagV3]")
+    return bind(_set_diag, (x, d), {"k": k})
+
+
+def band_part(input: Any, num_lower: Any, num_upper: Any, name: Optional[str] = None) -> Tensor:  # noqa: A002
+    """Each matrix with everything outside the band zeroed: `num_lower` subdiagonals and
+    `num_upper` superdiagonals are kept (negative keeps the whole triangle)."""
+    x = convert_to_tensor(input)
+    lower = int(np.asarray(num_lower._value if isinstance(num_lower, Tensor) else num_lower))
+    upper = int(np.asarray(num_upper._value if isinstance(num_upper, Tensor) else num_upper))
+    rows, cols = x._value.shape[-2:]
+    if lower > rows:
+        raise InvalidArgumentError(f"num_lower must be negative or less or equal to number of "
+                                   f"rows ({rows}) got: {lower} [Op:MatrixBandPart]")
+    if upper > cols:
+        raise InvalidArgumentError(f"num_upper must be negative or less or equal to number of "
+                                   f"columns ({cols}) got: {upper} [Op:MatrixBandPart]")
+    return bind(_band, (x,), {"lower": lower, "upper": upper})
+
+
+def trace(x: Any, name: Optional[str] = None) -> Tensor:
+    """The sum of the main diagonal of each matrix."""
+    return reduce_sum(diag_part(x), axis=-1)
+
+
+# -- products: matvec, einsum, tensordot ---------------------------------------------------------
+
+def matvec(a: Any, b: Any, transpose_a: bool = False, adjoint_a: bool = False,
+           a_is_sparse: bool = False, b_is_sparse: bool = False,
+           name: Optional[str] = None) -> Tensor:
+    """The matrix-vector product `a @ b` over the last axes, batched."""
+    a, b = binary_operands(a, b, "MatMul")
+    return squeeze(matmul(a, expand_dims(b, -1), transpose_a=transpose_a or adjoint_a), -1)
+
+
+def _einsum_vjp(g: Tensor, ans: Tensor, *xs: Tensor, equation: str) -> tuple:
+    inputs, output = equation.split("->")
+    subs = inputs.split(",")
+    grads = []
+    for k, (x, sub) in enumerate(zip(xs, subs)):
+        if len(set(sub)) != len(sub):
+            raise NotImplementedError(f"einsum gradient with a repeated index in {sub!r}")
+        others = [s for j, s in enumerate(subs) if j != k]
+        seen = set(output).union(*others)
+        kept = "".join(c for c in sub if c in seen)
+        operands = [g] + [xs[j] for j in range(len(xs)) if j != k]
+        grad = bind(_einsum, tuple(operands),
+                    {"equation": ",".join([output] + others) + "->" + kept})
+        if kept != sub:
+            # Indices summed in this operand alone: the gradient is constant along them.
+            grad = reshape(grad, tuple(x._value.shape[i] if c in seen else 1
+                                       for i, c in enumerate(sub)))
+            grad = broadcast_to(grad, x._value.shape)
+        grads.append(grad)
+    return tuple(grads)
+
+
+_einsum = Primitive("Einsum", lambda *xs, equation: np.asarray(
+    np.einsum(equation, *xs, optimize=len(xs) > 2))).defvjp(_einsum_vjp)
+
+
+def _normalize_equation(equation: str, shapes: list) -> str:
+    """An einsum equation with explicit output and ellipses spelled out as letters."""
+    equation = equation.replace(" ", "")
+    inputs, arrow, output = equation.partition("->")
+    subs = inputs.split(",")
+    if len(subs) != len(shapes):
+        raise ValueError(f"Expected {len(subs)} input tensors, got {len(shapes)}")
+    free = [c for c in string.ascii_letters if c not in equation]
+    ell_rank = builtins.max([len(s) - (len(sub) - 3) for sub, s in zip(subs, shapes)
+                             if "..." in sub] or [0])
+    ell = "".join(free[:ell_rank])
+    spelled = []
+    for sub, shape in zip(subs, shapes):
+        if "..." in sub:
+            n = len(shape) - (len(sub) - 3)
+            sub = sub.replace("...", ell[ell_rank - n:] if n else "")
+        spelled.append(sub)
+    if not arrow:
+        counts = collections.Counter("".join(spelled))
+        output = ell + "".join(sorted(c for c in counts if counts[c] == 1 and c not in ell))
+    else:
+        output = output.replace("...", ell)
+    return ",".join(spelled) + "->" + output
+
+
+def einsum(equation: str, *inputs: Any, **kwargs: Any) -> Tensor:
+    """Tensor contraction by Einstein summation, e.g. `einsum('ij,jk->ik', a, b)`."""
+    tensors = [convert_to_tensor(x) for x in inputs]
+    for t in tensors[1:]:
+        if t._value.dtype != tensors[0]._value.dtype:
+            raise InvalidArgumentError(f"cannot compute Einsum as input #1(zero-based) was "
+                                       f"expected to be a {tensors[0].dtype.name} tensor but is "
+                                       f"a {t.dtype.name} tensor [Op:Einsum]")
+    eq = _normalize_equation(equation, [t._value.shape for t in tensors])
+    _check_einsum_dims(eq, tensors)
+    return bind(_einsum, tuple(tensors), {"equation": eq})
+
+
+def _check_einsum_dims(eq: str, tensors: list) -> None:
+    sizes: dict = {}
+    for sub, t in zip(eq.split("->")[0].split(","), tensors):
+        shape = t._value.shape
+        if len(sub) != len(shape):
+            raise InvalidArgumentError(f"Expected input to have rank {len(sub)} but got: "
+                                       f"{len(shape)} [Op:Einsum]")
+        for axis, (c, d) in enumerate(zip(sub, shape)):
+            if sizes.setdefault(c, d) != d:
+                raise InvalidArgumentError(f"Expected dimension {sizes[c]} at axis {axis} of "
+                                           f"the input shaped {_text(shape)} but got dimension "
+                                           f"{d} [Op:Einsum]")
+
+
+def tensordot(a: Any, b: Any, axes: Any, name: Optional[str] = None) -> Tensor:
+    """Sums the products of `a` and `b` over the given axes (an int N: the last N of `a`
+    with the first N of `b`; or two lists of axes)."""
+    a, b = binary_operands(a, b, "MatMul")
+    ra, rb = a._value.ndim, b._value.ndim
+    if isinstance(axes, (int, np.integer)) or np.ndim(axes) == 0:
+        n = int(axes)
+        if n > builtins.min(ra, rb) or n < 0:
+            raise ValueError(f"'axes' must be at most the rank of a and b, got {n}")
+        axes_a, axes_b = list(range(ra - n, ra)), list(range(n))
+    else:
+        axes_a, axes_b = ([int(i) for i in np.asarray(ax).reshape(-1)] for ax in axes)
+    letters = iter(string.ascii_letters)
+    sub_a = [next(letters) for _ in range(ra)]
+    sub_b = [next(letters) for _ in range(rb)]
+    for i, j in zip(axes_a, axes_b):
+        sub_b[j % rb] = sub_a[i % ra]
+    contracted = {sub_a[i % ra] for i in axes_a}
+    out = [c for c in sub_a if c not in contracted] + [c for c in sub_b if c not in contracted]
+    return einsum("".join(sub_a) + "," + "".join(sub_b) + "->" + "".join(out), a, b)
+
+
+# -- matrix exponential --------------------------------------------------------------------------
+
+def _expm_kernel(x: np.ndarray) -> np.ndarray:
+    from scipy import linalg
+    return np.asarray(linalg.expm(x)).astype(x.dtype, copy=False)
+
+
+def _expm_vjp(g: Tensor, ans: Tensor, x: Tensor) -> Tensor:
+    # The adjoint of the Frechet derivative: the upper-right block of
+    # expm([[A^T, G], [0, A^T]]) (Najfeld and Havel); expm again, so it nests.
+    n = x._value.shape[-1]
+    at = matrix_transpose(x)
+    top = concat([at, g], axis=-1)
+    bottom = concat([zeros_like(at), at], axis=-1)
+    big = bind(_expm, (concat([top, bottom], axis=-2),))
+    return slice_tensor(big, (Ellipsis, builtins.slice(None, n), builtins.slice(n, None)))
+
+
+_expm = Primitive("MatrixExponential", quiet(_expm_kernel)).defvjp(_expm_vjp)
+
+
+def expm(input: Any, name: Optional[str] = None) -> Tensor:  # noqa: A002
+    """The matrix exponential of each square matrix."""
+    return bind(_expm, (_matrix(input, "MatrixExponential"),))
+
+
+# -- least squares, pseudo-inverse, norms --------------------------------------------------------
+
+def lstsq(matrix: Any, rhs: Any, l2_regularizer: float = 0.0, fast: bool = True,
+          name: Optional[str] = None) -> Tensor:
+    """The (optionally L2-regularized) least-squares solution X of `matrix @ X = rhs`, by the
+    normal equations as TensorFlow's fast path."""
+    a = _matrix(matrix, "MatrixSolveLs", square=False)
+    b = convert_to_tensor(rhs, dtype=a.dtype)
+    if b._value.ndim < 2 or b._value.shape[-2] != a._value.shape[-2]:
+        raise InvalidArgumentError(f"Input matrix and rhs are incompatible: "
+                                   f"{_text(a._value.shape)} vs. {_text(b._value.shape)} "
+                                   f"[Op:MatrixSolveLs]")
+    m, n = a._value.shape[-2:]
+    reg = float(l2_regularizer)
+    if m >= n:
+        gram = matmul(a, a, adjoint_a=True)
+        if reg:
+            gram = gram + reg * _eye_like(gram)
+        return cholesky_solve(cholesky(gram), matmul(a, b, adjoint_a=True))
+    gram = matmul(a, a, adjoint_b=True)
+    if reg:
+        gram = gram + reg * _eye_like(gram)
+    return matmul(a, cholesky_solve(cholesky(gram), b), adjoint_a=True)
+
+
+def pinv(a: Any, rcond: Optional[float] = None, validate_args: bool = False,
+         name: Optional[str] = None) -> Tensor:
+    """The Moore-Penrose pseudo-inverse of each matrix, from its SVD; singular values below
+    `rcond * max(s)` (default 10 * max(m, n) * eps) count as zero."""
+    a = _matrix(a, "pinv", square=False)
+    m, n = a._value.shape[-2:]
+    if rcond is None:
+        rcond = 10.0 * builtins.max(m, n) * float(np.finfo(a._value.dtype).eps)
+    s, u, v = svd(a, full_matrices=False)
+    cutoff = rcond * reduce_max(s, axis=-1, keepdims=True)
+    big = s > cutoff
+    safe = where(big, s, zeros_like(s) + 1)
+    s_inv = where(big, 1.0 / safe, zeros_like(s))
+    return matmul(v * expand_dims(s_inv, -2), u, adjoint_b=True)
+
+
+def norm(tensor: Any, ord: Any = "euclidean", axis: Any = None,  # noqa: A002
+         keepdims: Optional[bool] = None, name: Optional[str] = None) -> Tensor:
+    """Vector norms (over one axis, or all) and matrix norms (over two axes: 'fro' /
+    'euclidean', 1 (max column sum), np.inf (max row sum), 2 (largest singular value))."""
+    x = convert_to_tensor(tensor)
+    axes = axis
+    if isinstance(axis, (list, tuple)) or (isinstance(axis, np.ndarray) and axis.ndim):
+        axes = [int(a) for a in axis]
+        if len(axes) == 1:
+            axes = axes[0]
+        elif len(axes) != 2 or axes[0] % builtins.max(x._value.ndim, 1) == \
+                axes[1] % builtins.max(x._value.ndim, 1):
+            raise ValueError(f"'axis' must be None, an integer, or a tuple of 2 unique "
+                             f"integers, got {list(axis)}")
+    if isinstance(axes, list):
+        return _matrix_norm(x, ord, axes, bool(keepdims))
+    if ord == "fro" or (not isinstance(ord, str) and (isinstance(ord, bool) or
+                                                     not isinstance(ord, (int, float)) or
+                                                     ord <= 0)) or \
+            (isinstance(ord, str) and ord != "euclidean"):
+        raise ValueError(f"'ord' must be a supported vector norm, got {ord}")
+    return _vector_norm(x, ord=ord, axis=axes, keepdims=keepdims)
+
+
+def _matrix_norm(x: Tensor, ord: Any, axes: list, keepdims: bool) -> Tensor:  # noqa: A002
+    rank = x._value.ndim
+    row, col = axes[0] % rank, axes[1] % rank
+    if ord in ("fro", "euclidean"):
+        return _vector_norm(x, ord="euclidean", axis=(row, col), keepdims=keepdims)
+    if ord in (1, np.inf):
+        inner, outer = (row, col) if ord == 1 else (col, row)
+        sums = reduce_sum(abs(x), axis=inner, keepdims=True)
+        out = reduce_max(sums, axis=outer, keepdims=True)
+    elif ord == 2:
+        rest = [i for i in range(rank) if i not in (row, col)]
+        moved = transpose(x, tuple(rest) + (row, col))
+        s = svd(moved, compute_uv=False)
+        out = reduce_max(s, axis=-1)
+        out = reshape(out, tuple(1 if i in (row, col) else d
+                                 for i, d in enumerate(x._value.shape)))
+    else:
+        raise ValueError(f"'ord' must be a supported matrix norm in ['euclidean', 'fro', 1, "
+                         f"2, inf], got {ord}")
+    return out if keepdims else squeeze(out, axis=[row, col])
+
+
+def reduce_euclidean_norm(input_tensor: Any, axis: Any = None, keepdims: bool = False,
+                          name: Optional[str] = None) -> Tensor:
+    """sqrt(sum(x ** 2)) over `axis`; integer inputs give an integer (truncated) result."""
+    x = convert_to_tensor(input_tensor)
+    require(x, "fciu", "EuclideanNorm")
+    if x._value.dtype.kind in "iu":
+        squares = reduce_sum(x * x, axis=axis, keepdims=keepdims)
+        return cast(sqrt(cast(squares, _dtypes.float64)), x.dtype)
+    return _vector_norm(x, ord="euclidean", axis=axis, keepdims=keepdims)
+
+
+# Top-level names (the rest are in tf.linalg / tf.math).
+__all__ = ["eye", "einsum", "tensordot", "norm"]

@@ -1,0 +1,348 @@
+"""Array manipulation: pad, reverse, roll, meshgrid, repeat, cumsum, cumprod, sort, argsort,
+top_k and unique, with their rules.
+
+Mirror padding, meshgrid, repeat and the sorts are composites of primitives that already have
+rules (slices, concat, reverse, GatherNd), so they need no rule of their own.
+"""
+
+from __future__ import annotations
+
+import builtins
+import collections
+from typing import Any, Optional
+
+import numpy as np
+
+from tapeflow.autodiff.core import Primitive, bind
+from tapeflow.framework import dtypes as _dtypes
+from tapeflow.framework.errors import InvalidArgumentError
+from tapeflow.framework.tensor import Tensor, wrap
+from tapeflow.ops._convert import convert_to_tensor, require
+from tapeflow.ops.array_ops import (_shape_tuple, broadcast_to, concat, reshape, slice_tensor,
+                                    transpose)
+from tapeflow.ops.index_ops import gather_axis, take_along_axis
+from tapeflow.ops.math_ops import where, zeros_like
+
+TopKV2 = collections.namedtuple("TopKV2", ["values", "indices"])
+Unique = collections.namedtuple("Unique", ["y", "idx"])
+UniqueWithCounts = collections.namedtuple("UniqueWithCounts", ["y", "idx", "count"])
+
+
+def _int_list(value: Any) -> list:
+    if isinstance(value, Tensor):
+        value = value._value
+    return [int(v) for v in np.asarray(value).reshape(-1)]
+
+
+# -- pad -----------------------------------------------------------------------------------------
+
+def _pad_kernel(x: np.ndarray, value: np.ndarray, paddings: tuple) -> np.ndarray:
+    return np.pad(x, paddings, constant_values=value)
+
+
+def _pad_vjp(g: Tensor, ans: Tensor, x: Tensor, value: Tensor, paddings: tuple) -> tuple:
+    key = tuple(builtins.slice(before, before + d)
+                for (before, _), d in zip(paddings, x._value.shape))
+    return slice_tensor(g, key), None
+
+
+_pad = Primitive("PadV2", _pad_kernel).defvjp(_pad_vjp)
+
+
+def pad(tensor: Any, paddings: Any, mode: str = "CONSTANT", constant_values: Any = 0,
+        name: Optional[str] = None) -> Tensor:
+    """`tensor` padded by `paddings` ([rank, 2]: before and after each axis) with
+    `constant_values` ('CONSTANT') or its mirror image ('REFLECT' leaves the edge out,
+    'SYMMETRIC' repeats it). `mode` is case-insensitive."""
+    x = convert_to_tensor(tensor)
+    pads = np.asarray(paddings._value if isinstance(paddings, Tensor) else paddings)
+    rank = x._value.ndim
+    if pads.ndim != 2 or pads.shape != (rank, 2):
+        raise InvalidArgumentError(f"The first dimension of paddings must be the rank of "
+                                   f"inputs{list(pads.shape)} {list(x._value.shape)} "
+                                   f"[Op:Pad]".replace(", ", ","))
+    pads = tuple((int(a), int(b)) for a, b in pads)
+    if any(a < 0 or b < 0 for a, b in pads):
+        raise InvalidArgumentError(f"Paddings must be non-negative: {pads} [Op:Pad]")
+    upper = mode.upper() if isinstance(mode, str) else mode
+    if upper == "CONSTANT":
+        value = convert_to_tensor(constant_values, dtype=x.dtype)
+        return bind(_pad, (x, value), {"paddings": pads})
+    if upper not in ("REFLECT", "SYMMETRIC"):
+        raise ValueError(f'Value of argument `mode` expected to be one of "CONSTANT", '
+                         f'"REFLECT", or "SYMMETRIC". Received `mode` = {mode}')
+    return _mirror_pad(x, pads, upper == "REFLECT")
+
+
+def _mirror_pad(x: Tensor, pads: tuple, reflect: bool) -> Tensor:
+    offset = 1 if reflect else 0
+    for axis, (before, after) in enumerate(pads):
+        dim = x._value.shape[axis]
+        if before > dim - offset or after > dim - offset:
+            relation = "less than" if reflect else "no greater than"
+            raise InvalidArgumentError(
+                f"paddings must be {relation} the dimension size: {before}, {after} not "
+                f"{relation} {dim} [Op:MirrorPad]")
+        if not before and not after:
+            continue
+        lead = (builtins.slice(None),) * axis
+        parts = []
+        if before:
+            parts.append(reverse(slice_tensor(x, lead + (builtins.slice(offset, offset + before),)),
+                                 [axis]))
+        parts.append(x)
+        if after:
+            parts.append(reverse(slice_tensor(
+                x, lead + (builtins.slice(dim - offset - after, dim - offset),)), [axis]))
+        x = concat(parts, axis=axis)
+    return x
+
+
+# -- reverse / roll ------------------------------------------------------------------------------
+
+_reverse = Primitive("ReverseV2", lambda x, axis: np.flip(x, axis)).defvjp(
+    lambda g, ans, x, axis: reverse(g, axis))
+_roll = Primitive("Roll", lambda x, shift, axis: np.roll(x, shift, axis)).defvjp(
+    lambda g, ans, x, shift, axis: bind(_roll, (g,), {"shift": tuple(-s for s in shift),
+                                                       "axis": axis}))
+
+
+def _axes(axis: Any, rank: int, op_name: str) -> tuple:
+    out = []
+    for i, a in enumerate(_int_list(axis)):
+        if not -rank <= a < rank:
+            raise InvalidArgumentError(f"'axis'[{i}] = {a} is out of valid range [0, {rank - 1} "
+                                       f"[Op:{op_name}]")
+        out.append(a % rank)
+    return tuple(out)
+
+
+def reverse(tensor: Any, axis: Any, name: Optional[str] = None) -> Tensor:
+    """`tensor` with the order of elements along each axis in `axis` reversed."""
+    x = convert_to_tensor(tensor)
+    return bind(_reverse, (x,), {"axis": _axes(axis, x._value.ndim, "ReverseV2")})
+
+
+def roll(input: Any, shift: Any, axis: Any, name: Optional[str] = None) -> Tensor:  # noqa: A002
+    """Elements shifted cyclically by `shift` along `axis` (lists shift several axes)."""
+    x = convert_to_tensor(input)
+    shifts, axes = _int_list(shift), _int_list(axis)
+    if len(shifts) != len(axes):
+        raise InvalidArgumentError(f"shift and axis must have the same size [Op:Roll]")
+    rank = x._value.ndim
+    for a in axes:
+        if not -rank <= a < rank:
+            raise InvalidArgumentError(f"axis {a} is out of range [Op:Roll]")
+    return bind(_roll, (x,), {"shift": tuple(shifts), "axis": tuple(a % rank for a in axes)})
+
+
+# -- meshgrid / repeat ---------------------------------------------------------------------------
+
+def meshgrid(*args: Any, **kwargs: Any) -> list:
+    """Coordinate grids from 1-D tensors; `indexing='xy'` (default) swaps the first two
+    output axes, as NumPy's meshgrid does."""
+    indexing = kwargs.pop("indexing", "xy")
+    kwargs.pop("name", None)
+    if kwargs:
+        raise TypeError(f"Key word arguments {list(kwargs)} not supported at this time.")
+    if indexing not in ("xy", "ij"):
+        raise ValueError(f"Argument `indexing` parameter must be either 'xy' or 'ij', got "
+                         f"'{indexing}'")
+    vectors = [reshape(convert_to_tensor(a), (-1,)) for a in args]
+    sizes = [v._value.shape[0] for v in vectors]
+    n = len(vectors)
+    if indexing == "xy" and n > 1:
+        sizes[0], sizes[1] = sizes[1], sizes[0]
+    grids = []
+    for i, v in enumerate(vectors):
+        position = i
+        if indexing == "xy" and n > 1 and i < 2:
+            position = 1 - i
+        shape = [1] * n
+        shape[position] = -1
+        grids.append(broadcast_to(reshape(v, shape), sizes))
+    return grids
+
+
+def repeat(input: Any, repeats: Any, axis: Optional[int] = None,  # noqa: A002
+           name: Optional[str] = None) -> Tensor:
+    """Each element (or slice along `axis`) repeated `repeats` times; with `axis` None the
+    input is flattened first."""
+    x = convert_to_tensor(input)
+    if axis is None:
+        x, axis = reshape(x, (-1,)), 0
+    axis = int(axis) % max(x._value.ndim, 1)
+    counts = np.asarray(repeats._value if isinstance(repeats, Tensor) else repeats)
+    dim = x._value.shape[axis]
+    if counts.ndim == 0 or counts.size == 1:
+        counts = np.full(dim, int(counts.reshape(-1)[0]))
+    if counts.shape != (dim,):
+        raise InvalidArgumentError(f"Dimensions must be equal, but are {counts.size} and {dim} "
+                                   f"[Op:Repeat]")
+    return gather_axis(x, np.repeat(np.arange(dim), counts), axis)
+
+
+# -- cumulative sums and products ----------------------------------------------------------------
+
+def _cumulative(ufunc: Any):
+    def kernel(x: np.ndarray, axis: int, exclusive: bool, reverse: bool) -> np.ndarray:
+        if reverse:
+            x = np.flip(x, axis)
+        out = ufunc.accumulate(x, axis=axis, dtype=x.dtype)
+        if exclusive:
+            identity = np.full_like(np.take(out, [0], axis=axis), ufunc.identity)
+            out = np.concatenate([identity, np.delete(out, -1, axis=axis)], axis=axis)
+        return np.flip(out, axis) if reverse else out
+    return kernel
+
+
+def _cumprod_vjp(g: Tensor, ans: Tensor, x: Tensor, axis: int, exclusive: bool,
+                 reverse: bool) -> Tensor:
+    # TensorFlow's rule (exact for nonzero x): reverse cumulative sum of ans * g, over x.
+    return cumsum(ans * g, axis, exclusive=exclusive, reverse=not reverse) / x
+
+
+_cumsum = Primitive("Cumsum", _cumulative(np.add)).defvjp(
+    lambda g, ans, x, axis, exclusive, reverse: cumsum(g, axis, exclusive, not reverse))
+_cumprod = Primitive("Cumprod", _cumulative(np.multiply)).defvjp(_cumprod_vjp)
+
+
+def _scan(prim: Primitive, doc: str):
+    def op(x: Any, axis: int = 0, exclusive: bool = False, reverse: bool = False,
+           name: Optional[str] = None) -> Tensor:
+        x = convert_to_tensor(x)
+        require(x, "fciu", prim.name)
+        rank = x._value.ndim
+        a = int(axis._value if isinstance(axis, Tensor) else axis)
+        if not -rank <= a < rank:
+            raise InvalidArgumentError(f"Expected scan axis in the range [{-rank}, {rank}), "
+                                       f"but got {a} [Op:{prim.name}]")
+        return bind(prim, (x,), {"axis": a % rank, "exclusive": bool(exclusive),
+                                 "reverse": bool(reverse)})
+    op.__doc__ = doc
+    return op
+
+
+cumsum = _scan(_cumsum, "Running sums along `axis`; `exclusive` leaves each element out, "
+                        "`reverse` runs from the end.")
+cumprod = _scan(_cumprod, "Running products along `axis`; `exclusive` leaves each element "
+                          "out, `reverse` runs from the end.")
+
+
+# -- sort, argsort, top_k, unique ----------------------------------------------------------------
+
+def _order_kernel(x: np.ndarray, descending: bool, dtype: np.dtype) -> np.ndarray:
+    # Stable in both directions: ties keep their original order, as TensorFlow's top_k.
+    if descending:
+        keys = -x if x.dtype.kind in "fc" else np.iinfo(x.dtype).max - x if x.dtype.kind == "u" \
+            else -x.astype(np.int64) if x.dtype.itemsize < 8 else ~x
+        return np.argsort(keys, axis=-1, kind="stable").astype(dtype)
+    return np.argsort(x, axis=-1, kind="stable").astype(dtype)
+
+
+_order = Primitive("TopKV2", _order_kernel, differentiable=False)
+
+
+def _direction(direction: str) -> bool:
+    if direction not in ("ASCENDING", "DESCENDING"):
+        raise ValueError(f"Argument `direction` should be one of ASCENDING, DESCENDING. "
+                         f"Received: direction={direction}")
+    return direction == "DESCENDING"
+
+
+def _move_last(x: Tensor, axis: int) -> tuple:
+    rank = x._value.ndim
+    if rank == 0:
+        raise ValueError("Rank of input must be at least 1.")
+    axis = int(axis)
+    if not -rank <= axis < rank:
+        raise ValueError(f"Axis {axis} is out of range for rank {rank}.")
+    return axis % rank
+
+
+def argsort(values: Any, axis: int = -1, direction: str = "ASCENDING", stable: bool = False,
+            name: Optional[str] = None) -> Tensor:
+    """The int32 indices that sort `values` along `axis` (ties keep their order)."""
+    descending = _direction(direction)
+    x = convert_to_tensor(values)
+    require(x, "fiu", "TopKV2")
+    axis = _move_last(x, axis)
+    last = x._value.ndim - 1
+    perm = list(range(last + 1))
+    perm[axis], perm[last] = last, axis
+    if axis != last:
+        x = transpose(x, perm)
+    order = bind(_order, (x,), {"descending": descending, "dtype": np.dtype(np.int32)})
+    return transpose(order, perm) if axis != last else order
+
+
+def sort(values: Any, axis: int = -1, direction: str = "ASCENDING",
+         name: Optional[str] = None) -> Tensor:
+    """`values` sorted along `axis`; gradients flow back to the original positions."""
+    descending = _direction(direction)
+    x = convert_to_tensor(values)
+    require(x, "fiu", "TopKV2")
+    axis = _move_last(x, axis)
+    order = argsort(x, axis, "DESCENDING" if descending else "ASCENDING")
+    return take_along_axis(x, order._value, axis)
+
+
+def top_k(input: Any, k: int = 1, sorted: bool = True, index_type: Any = _dtypes.int32,  # noqa: A002
+          name: Optional[str] = None) -> TopKV2:
+    """The `k` largest entries of the last axis and their indices (ties: lower index first)."""
+    x = convert_to_tensor(input)
+    require(x, "fiu", "TopKV2")
+    k = int(k._value if isinstance(k, Tensor) else k)
+    if x._value.ndim == 0:
+        raise InvalidArgumentError("input must be >= 1-D, got shape [] [Op:TopKV2]")
+    n = x._value.shape[-1]
+    if k < 0:
+        raise InvalidArgumentError(f"Need k >= 0, got {k} [Op:TopKV2]")
+    if k > n:
+        raise InvalidArgumentError(f"input must have at least k columns. Had {n}, needed {k} "
+                                   f"[Op:TopKV2]")
+    order = bind(_order, (x,), {"descending": True,
+                                "dtype": _dtypes.as_dtype(index_type)._np})
+    indices = wrap(np.ascontiguousarray(order._value[..., :k]))
+    values = take_along_axis(x, indices._value, x._value.ndim - 1)
+    return TopKV2(values=values, indices=indices)
+
+
+def _unique_kernel(x: np.ndarray, dtype: np.dtype) -> tuple:
+    # np.unique sorts; reorder to first occurrence, as TensorFlow returns.
+    _, first, inverse, counts = np.unique(x, return_index=True, return_inverse=True,
+                                          return_counts=True)
+    order = np.argsort(first, kind="stable")
+    rank = np.empty_like(order)
+    rank[order] = np.arange(order.size)
+    return (x[np.sort(first)], rank[inverse.reshape(-1)].astype(dtype),
+            counts[order].astype(dtype))
+
+
+_unique = Primitive("UniqueWithCounts", _unique_kernel, multiple_results=True,
+                    differentiable=False)
+
+
+def _unique_parts(x: Any, out_idx: Any, op_name: str) -> tuple:
+    x = convert_to_tensor(x)
+    if x._value.ndim != 1:
+        raise InvalidArgumentError(f"unique expects a 1D vector. [Op:{op_name}]")
+    return bind(_unique, (x,), {"dtype": _dtypes.as_dtype(out_idx)._np})
+
+
+def unique(x: Any, out_idx: Any = _dtypes.int32, name: Optional[str] = None) -> Unique:
+    """The distinct elements of a 1-D tensor in order of first appearance, and for each
+    element the index of its value in that list."""
+    y, idx, _ = _unique_parts(x, out_idx, "Unique")
+    return Unique(y=y, idx=idx)
+
+
+def unique_with_counts(x: Any, out_idx: Any = _dtypes.int32,
+                       name: Optional[str] = None) -> UniqueWithCounts:
+    """`unique`, plus how often each distinct value occurs."""
+    return UniqueWithCounts(*_unique_parts(x, out_idx, "UniqueWithCounts"))
+
+
+# Top-level names (cumprod and top_k are in tf.math only).
+__all__ = ["pad", "reverse", "roll", "meshgrid", "repeat", "cumsum", "sort", "argsort", "unique",
+           "unique_with_counts"]
