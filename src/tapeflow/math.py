@@ -11,3 +11,10 @@ from tapeflow.ops.math_ops import (abs, acos, add, add_n, asin, atan, atan2, cei
 from tapeflow.ops.reduce_ops import (argmax, argmin, reduce_all, reduce_any,  # noqa: F401
                                      reduce_logsumexp, reduce_max, reduce_mean, reduce_min,
                                      reduce_prod, reduce_std, reduce_sum, reduce_variance)
+from tapeflow.ops.special_ops import (bessel_i0e, bessel_i1e, digamma, erfc, lgamma,  # noqa: F401
+                                      polygamma, xdivy, xlog1py, xlogy)
+from tapeflow.ops.manip_ops import cumprod, cumsum, top_k  # noqa: F401
+from tapeflow.ops.index_ops import (segment_max, segment_mean, segment_min,  # noqa: F401
+                                    segment_sum, unsorted_segment_max, unsorted_segment_mean,
+                                    unsorted_segment_min, unsorted_segment_sum)
+from tapeflow.ops.linalg_ops import reduce_euclidean_norm  # noqa: F401
