@@ -48,6 +48,8 @@ ELEMENTWISE = {
     "Abs", "Sign", "Square", "Sqrt", "Rsqrt", "Reciprocal", "Exp", "Expm1", "Log", "Log1p",
     "Sin", "Cos", "Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh", "Tanh", "Sigmoid", "Softplus",
     "Erf", "RealDiv", "FloorMod", "Maximum", "Minimum", "Atan2", "Pow", "SelectV2",
+    "Relu", "Erfc", "Digamma", "Lgamma", "BesselI0e", "BesselI1e", "Xlogy", "Xdivy", "Xlog1py",
+    "Polygamma",
 }
 
 

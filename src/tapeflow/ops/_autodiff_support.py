@@ -98,6 +98,9 @@ BATCH_SAFE = {
     "Abs", "Sign", "Square", "Sqrt", "Rsqrt", "Reciprocal", "Exp", "Expm1", "Log", "Log1p",
     "Sin", "Cos", "Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh", "Tanh", "Sigmoid", "Softplus",
     "Erf", "SelectV2", "Cast", "Real", "Identity", "ReadVariableOp", "BroadcastTo", "MatMul",
+    # other families' elementwise and last-axis ops (checked by test_jacobian_registry.py)
+    "Relu", "Erfc", "Digamma", "Lgamma", "BesselI0e", "BesselI1e", "Xlogy", "Xdivy", "Xlog1py",
+    "Polygamma",
 }
 
 
