@@ -1,21 +1,416 @@
 """`Model.compile` / `fit` / `evaluate` / `predict` / `save_weights`: Keras 3's training API.
 
-`Trainer` is a mixin for `keras.Model` (`class Model(Layer, Trainer)`): it keeps no state
-from `__init__` and relies only on the model's `__call__(x, training=)`,
-`trainable_variables`, `variables` (or `weights`), `get_weights()` and `set_weights()`.
+`Trainer` is a mixin for `keras.Model` (`class Model(Layer, Trainer)`): it needs no
+`__init__` of its own and relies only on the model's `__call__(x, training=)`,
+`trainable_variables`, `weights` (or `variables`), `get_weights()` and `set_weights()`.
+
+Data: NumPy arrays, tensors, or lists/tuples/dicts of them (multi-input models), split into
+batches along axis 0. Shuffling (`shuffle=True`) permutes the samples each epoch with
+NumPy's global random state, so `np.random.seed(...)` makes it repeatable.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import math
+from typing import Any, Optional, Sequence
+
+import numpy as np
+
+from tapeflow.autodiff import GradientTape
+from tapeflow.framework import nest
+from tapeflow.framework.tensor import TensorLike
+from tapeflow.framework.tensor_conversion import convert_to_tensor
+from tapeflow.ops import math_ops
+
+
+def _to_numpy_tree(data: Any) -> Any:
+    """Tensors and array-likes in a structure become NumPy arrays (None stays None)."""
+    if data is None:
+        return None
+    return nest.map_structure(lambda a: np.asarray(a._value if isinstance(a, TensorLike) else a),
+                              data)
+
+
+def _num_samples(data: Any) -> int:
+    sizes = {int(a.shape[0]) for a in nest.flatten(data) if a is not None}
+    if len(sizes) != 1:
+        raise ValueError("Data cardinality is ambiguous. Make sure all arrays contain the same "
+                         f"number of samples. Received sizes: {sorted(sizes)}")
+    return sizes.pop()
+
+
+def _take(data: Any, index: Any) -> Any:
+    if data is None:
+        return None
+    return nest.map_structure(lambda a: a[index], data)
+
+
+def unpack_x_y_sample_weight(data: Any) -> tuple:
+    """(x, y, sample_weight) from a tuple of one to three items (or a bare x)."""
+    if isinstance(data, list):
+        data = tuple(data)
+    if not isinstance(data, tuple):
+        return data, None, None
+    if len(data) == 1:
+        return data[0], None, None
+    if len(data) == 2:
+        return data[0], data[1], None
+    if len(data) == 3:
+        return data
+    raise ValueError("Data is expected to be in format `x`, `(x,)`, `(x, y)`, or "
+                     f"`(x, y, sample_weight)`, found: {data}")
+
+
+def train_validation_split(arrays: tuple, validation_split: float) -> tuple:
+    """Splits off the last `validation_split` fraction of the samples, as Keras does."""
+    if not 0 < validation_split < 1:
+        raise ValueError("`validation_split` must be between 0 and 1, received: "
+                         f"{validation_split}")
+    n = _num_samples([a for a in arrays if a is not None])
+    split_at = int(math.floor(n * (1.0 - validation_split)))
+    if split_at == 0 or split_at == n:
+        raise ValueError(f"Training data contains {n} samples, which is not sufficient to "
+                         f"split it into a validation and training set as specified by "
+                         f"`validation_split={validation_split}`. Either provide more data, or "
+                         "a different value for the `validation_split` argument.")
+    train = tuple(_take(a, slice(0, split_at)) for a in arrays)
+    val = tuple(_take(a, slice(split_at, None)) for a in arrays)
+    return train, val
+
+
+class _Batches:
+    """The batches of one pass over (x, y, sample_weight)."""
+
+    def __init__(self, x: Any, y: Any = None, sample_weight: Any = None,
+                 batch_size: Optional[int] = None, shuffle: bool = False) -> None:
+        self.x, self.y = _to_numpy_tree(x), _to_numpy_tree(y)
+        self.sample_weight = _to_numpy_tree(sample_weight)
+        self.batch_size = 32 if batch_size is None else int(batch_size)
+        self.shuffle = shuffle
+        self.size = _num_samples([a for a in (self.x, self.y, self.sample_weight)
+                                  if a is not None])
+
+    @property
+    def num_batches(self) -> int:
+        return math.ceil(self.size / self.batch_size)
+
+    def __iter__(self):
+        order = np.random.permutation(self.size) if self.shuffle else None
+        for step in range(self.num_batches):
+            span = slice(step * self.batch_size, min((step + 1) * self.batch_size, self.size))
+            index = order[span] if order is not None else span
+            yield step, (_take(self.x, index), _take(self.y, index),
+                         _take(self.sample_weight, index))
+
+
+def _as_tensors(data: Any) -> Any:
+    return None if data is None else nest.map_structure(convert_to_tensor, data)
 
 
 class Trainer:
     """Training methods shared by Keras models (mixed into `keras.Model`)."""
 
-    # Set by `compile`; class-level defaults so Layer's __init__ need not know about them.
+    # Class-level defaults, so Layer's __init__ need not know about training state.
     optimizer: Any = None
     loss: Any = None
     compiled: bool = False
     stop_training: bool = False
     history: Any = None
+    _loss_fn: Any = None
+    _metric_ids: Any = ()
+    _compiled_metrics: Any = None
+    _loss_tracker: Any = None
+
+    # -- configuration ------------------------------------------------------------------------
+    def compile(self, optimizer: Any = "rmsprop", loss: Any = None, loss_weights: Any = None,
+                metrics: Any = None, weighted_metrics: Any = None, run_eagerly: bool = False,
+                steps_per_execution: int = 1, jit_compile: Any = "auto",
+                auto_scale_loss: bool = True) -> None:
+        """Configures training: an optimizer (name or instance), a loss (name, function or
+        Loss) and metrics (names like 'accuracy', 'mae', functions or Metric instances)."""
+        from tapeflow.keras import losses as losses_module
+        from tapeflow.keras import metrics as metrics_module
+        from tapeflow.keras import optimizers
+        self.optimizer = optimizers.get(optimizer)
+        self.loss = loss
+        self._loss_fn = self._make_loss(losses_module, loss)
+        self._loss_weights = loss_weights
+        self._metric_ids = list(metrics or [])
+        self._weighted_metric_ids = list(weighted_metrics or [])
+        self._compiled_metrics = None  # built from the first batch's shapes, as Keras does
+        self._loss_tracker = metrics_module.Mean(name="loss")
+        self.compiled = True
+
+    @staticmethod
+    def _make_loss(losses_module: Any, loss: Any) -> Any:
+        if loss is None:
+            return None
+        if isinstance(loss, (list, tuple)):
+            return [Trainer._make_loss(losses_module, item) for item in loss]
+        loss = losses_module.get(loss)
+        if isinstance(loss, losses_module.Loss):
+            return loss
+        return losses_module.LossFunctionWrapper(loss, name=getattr(loss, "__name__", None))
+
+    def _assert_compile_called(self, method_name: str) -> None:
+        if not self.compiled:
+            raise ValueError(f"You must call `compile()` before calling `{method_name}()`.")
+
+    def _build_metrics(self, y: Any, y_pred: Any) -> None:
+        from tapeflow.keras import metrics as metrics_module
+        built = []
+        for identifier in self._metric_ids:
+            built.append(_get_metric(metrics_module, identifier, y, y_pred))
+        self._compiled_metrics = built
+
+    @property
+    def metrics(self) -> list:
+        """The loss tracker and the compiled metrics (once built by a first batch)."""
+        if not self.compiled:
+            return []
+        return [self._loss_tracker] + list(self._compiled_metrics or [])
+
+    @property
+    def metrics_names(self) -> list:
+        return [m.name for m in self.metrics]
+
+    def reset_metrics(self) -> None:
+        """Zeroes the state of every compiled metric and the loss tracker."""
+        for m in self.metrics:
+            m.reset_state()
+
+    # -- steps --------------------------------------------------------------------------------
+    def compute_loss(self, x: Any = None, y: Any = None, y_pred: Any = None,
+                     sample_weight: Any = None, training: bool = True) -> Any:
+        """The compiled loss of (y, y_pred) plus the model's own `losses` (regularizers)."""
+        total = None
+        if self._loss_fn is not None:
+            if isinstance(self._loss_fn, list):
+                ys, preds = nest.flatten(y), nest.flatten(y_pred)
+                weights = self._loss_weights or [1.0] * len(self._loss_fn)
+                for fn, yt, yp, w in zip(self._loss_fn, ys, preds, weights):
+                    term = fn(yt, yp, sample_weight) * w
+                    total = term if total is None else total + term
+            else:
+                total = self._loss_fn(y, y_pred, sample_weight)
+        for extra in list(getattr(self, "losses", None) or []):
+            total = extra if total is None else total + math_ops.cast(extra, total.dtype)
+        if total is None:
+            raise ValueError("No loss to compute. Provide a `loss` argument in `compile()`.")
+        return total
+
+    def train_step(self, data: Any) -> dict:
+        """One optimizer step on a batch `(x, y, sample_weight)`; returns the metric logs."""
+        x, y, sample_weight = unpack_x_y_sample_weight(data)
+        variables = list(self.trainable_variables)
+        with GradientTape() as tape:
+            y_pred = self(x, training=True)
+            loss = self.compute_loss(x, y, y_pred, sample_weight, training=True)
+        gradients = tape.gradient(loss, variables)
+        self.optimizer.apply_gradients(zip(gradients, variables))
+        return self._update_metrics(x, y, y_pred, loss, sample_weight)
+
+    def test_step(self, data: Any) -> dict:
+        """Updates the metrics on a batch without training; returns the metric logs."""
+        x, y, sample_weight = unpack_x_y_sample_weight(data)
+        y_pred = self(x, training=False)
+        loss = self.compute_loss(x, y, y_pred, sample_weight, training=False)
+        return self._update_metrics(x, y, y_pred, loss, sample_weight)
+
+    def predict_step(self, data: Any) -> Any:
+        """The model's outputs for a batch."""
+        x, _, _ = unpack_x_y_sample_weight(data)
+        return self(x, training=False)
+
+    def _update_metrics(self, x: Any, y: Any, y_pred: Any, loss: Any, sample_weight: Any) -> dict:
+        batch_size = int(nest.flatten(x)[0].shape[0])
+        self._loss_tracker.update_state(loss, sample_weight=batch_size)
+        if self._compiled_metrics is None:
+            self._build_metrics(y, y_pred)
+        for metric in self._compiled_metrics:
+            metric.update_state(y, y_pred, sample_weight=sample_weight)
+        return self.get_metrics_result()
+
+    def get_metrics_result(self) -> dict:
+        """The current value of every metric as a Python float, keys sorted (as Keras)."""
+        logs = {m.name: float(np.asarray(m.result())) for m in self.metrics}
+        return dict(sorted(logs.items()))
+
+    # -- loops --------------------------------------------------------------------------------
+    def fit(self, x: Any = None, y: Any = None, batch_size: Optional[int] = None,
+            epochs: int = 1, verbose: Any = "auto", callbacks: Optional[Sequence] = None,
+            validation_split: float = 0.0, validation_data: Any = None, shuffle: bool = True,
+            class_weight: Any = None, sample_weight: Any = None, initial_epoch: int = 0,
+            steps_per_epoch: Optional[int] = None, validation_steps: Optional[int] = None,
+            validation_batch_size: Optional[int] = None, validation_freq: int = 1) -> Any:
+        """Trains for `epochs` epochs; returns the `History` (`history.history` holds 'loss',
+        the metrics, and 'val_'-prefixed ones when there is validation data)."""
+        from tapeflow.keras import callbacks as callbacks_module
+        self._assert_compile_called("fit")
+        if class_weight is not None or steps_per_epoch is not None:
+            raise NotImplementedError("tapeflow's fit does not support `class_weight` or "
+                                      "`steps_per_epoch` yet.")
+        if validation_split and validation_data is None:
+            (x, y, sample_weight), validation_data = train_validation_split(
+                (_to_numpy_tree(x), _to_numpy_tree(y), _to_numpy_tree(sample_weight)),
+                validation_split)
+        batches = _Batches(x, y, sample_weight, batch_size, shuffle=shuffle)
+        callback_list = callbacks if isinstance(callbacks, callbacks_module.CallbackList) else \
+            callbacks_module.CallbackList(callbacks, add_history=True,
+                                          add_progbar=verbose != 0, model=self,
+                                          verbose=verbose, epochs=epochs,
+                                          steps=batches.num_batches)
+        self.stop_training = False
+        callback_list.on_train_begin()
+        training_logs = None
+        for epoch in range(initial_epoch, epochs):
+            self.reset_metrics()
+            callback_list.on_epoch_begin(epoch)
+            logs: dict = {}
+            for step, batch in batches:
+                callback_list.on_train_batch_begin(step)
+                logs = self.train_step(_as_batch(batch))
+                callback_list.on_train_batch_end(step, logs)
+                if self.stop_training:
+                    break
+            epoch_logs = self.get_metrics_result() if logs else dict(logs)
+            if validation_data is not None and (epoch + 1) % validation_freq == 0:
+                val_x, val_y, val_sw = unpack_x_y_sample_weight(validation_data)
+                val_logs = self.evaluate(val_x, val_y, sample_weight=val_sw,
+                                         batch_size=validation_batch_size or batch_size,
+                                         steps=validation_steps, callbacks=callback_list,
+                                         return_dict=True)
+                epoch_logs.update({f"val_{k}": v for k, v in val_logs.items()})
+            callback_list.on_epoch_end(epoch, epoch_logs)
+            training_logs = epoch_logs
+            if self.stop_training:
+                break
+        callback_list.on_train_end(logs=training_logs)
+        return self.history
+
+    def evaluate(self, x: Any = None, y: Any = None, batch_size: Optional[int] = None,
+                 verbose: Any = "auto", sample_weight: Any = None,
+                 steps: Optional[int] = None, callbacks: Optional[Sequence] = None,
+                 return_dict: bool = False, **kwargs: Any) -> Any:
+        """The loss and metrics over the data: a float (loss only), a list [loss, *metrics],
+        or a dict with `return_dict=True`."""
+        from tapeflow.keras import callbacks as callbacks_module
+        self._assert_compile_called("evaluate")
+        batches = _Batches(x, y, sample_weight, batch_size, shuffle=False)
+        callback_list = callbacks if isinstance(callbacks, callbacks_module.CallbackList) else \
+            callbacks_module.CallbackList(callbacks, add_progbar=verbose != 0, model=self,
+                                          verbose=verbose, epochs=1,
+                                          steps=steps or batches.num_batches)
+        self.reset_metrics()
+        callback_list.on_test_begin()
+        logs: dict = {}
+        for step, batch in batches:
+            if steps is not None and step >= steps:
+                break
+            callback_list.on_test_batch_begin(step)
+            logs = self.test_step(_as_batch(batch))
+            callback_list.on_test_batch_end(step, logs)
+        logs = self.get_metrics_result()
+        callback_list.on_test_end(logs)
+        if return_dict:
+            return logs
+        values = [logs[name] for name in self.metrics_names]
+        return values[0] if len(values) == 1 else values
+
+    def predict(self, x: Any, batch_size: Optional[int] = None, verbose: Any = "auto",
+                steps: Optional[int] = None, callbacks: Optional[Sequence] = None) -> Any:
+        """The model's outputs for every sample, batch by batch, as NumPy arrays."""
+        from tapeflow.keras import callbacks as callbacks_module
+        batches = _Batches(x, None, None, batch_size, shuffle=False)
+        callback_list = callbacks if isinstance(callbacks, callbacks_module.CallbackList) else \
+            callbacks_module.CallbackList(callbacks, add_progbar=verbose != 0, model=self,
+                                          verbose=verbose, epochs=1,
+                                          steps=steps or batches.num_batches)
+        callback_list.on_predict_begin()
+        outputs = []
+        for step, (bx, _, _) in batches:
+            if steps is not None and step >= steps:
+                break
+            callback_list.on_predict_batch_begin(step)
+            out = self.predict_step((_as_tensors(bx),))
+            outputs.append(nest.map_structure(lambda t: np.asarray(t), out))
+            callback_list.on_predict_batch_end(step, {"outputs": out})
+        callback_list.on_predict_end()
+        if not outputs:
+            raise ValueError("Expected input data to be non-empty.")
+        return nest.map_structure(lambda *parts: np.concatenate(parts, axis=0), *outputs)
+
+    def train_on_batch(self, x: Any, y: Any = None, sample_weight: Any = None,
+                       class_weight: Any = None, return_dict: bool = False) -> Any:
+        """One optimizer step on one batch; returns the loss (and metrics)."""
+        self._assert_compile_called("train_on_batch")
+        logs = self.train_step(_as_batch((_to_numpy_tree(x), _to_numpy_tree(y),
+                                          _to_numpy_tree(sample_weight))))
+        return logs if return_dict else _logs_to_values(self, logs)
+
+    def test_on_batch(self, x: Any, y: Any = None, sample_weight: Any = None,
+                      return_dict: bool = False) -> Any:
+        """The loss (and metrics) on one batch, without training."""
+        self._assert_compile_called("test_on_batch")
+        self.reset_metrics()
+        logs = self.test_step(_as_batch((_to_numpy_tree(x), _to_numpy_tree(y),
+                                         _to_numpy_tree(sample_weight))))
+        return logs if return_dict else _logs_to_values(self, logs)
+
+    def predict_on_batch(self, x: Any) -> Any:
+        """The model's outputs for one batch, as NumPy."""
+        return nest.map_structure(np.asarray, self.predict_step((_as_tensors(_to_numpy_tree(x)),)))
+
+    # -- weights ------------------------------------------------------------------------------
+    def _weights_for_saving(self) -> list:
+        weights = getattr(self, "weights", None)
+        return list(weights if weights is not None else self.variables)
+
+    def save_weights(self, filepath: str, overwrite: bool = True) -> None:
+        """Writes the model's weights to `filepath` ('*.weights.h5', as Keras 3 names it, or
+        '*.weights.npz'). The content is tapeflow's NumPy `.npz` format (no pickle, written to
+        a temporary file and renamed into place), not HDF5: see `tapeflow.keras.saving`."""
+        from tapeflow.keras import saving
+        saving.save_weights(self, filepath, overwrite=overwrite)
+
+    def load_weights(self, filepath: str, skip_mismatch: bool = False, **kwargs: Any) -> None:
+        """Restores weights written by `save_weights`, in order, checking their shapes."""
+        from tapeflow.keras import saving
+        saving.load_weights(self, filepath, skip_mismatch=skip_mismatch)
+
+
+def _as_batch(batch: tuple) -> tuple:
+    x, y, sample_weight = batch
+    return _as_tensors(x), _as_tensors(y), _as_tensors(sample_weight)
+
+
+def _logs_to_values(model: Trainer, logs: dict) -> Any:
+    values = [logs[name] for name in model.metrics_names]
+    return values[0] if len(values) == 1 else values
+
+
+def _get_metric(metrics_module: Any, identifier: Any, y_true: Any, y_pred: Any) -> Any:
+    """A Metric for a compile() identifier; 'accuracy'/'acc' picks binary, sparse categorical
+    or categorical accuracy from the shapes, as Keras does."""
+    if str(identifier).lower() in ("accuracy", "acc"):
+        y_true, y_pred = nest.flatten(y_true)[0], nest.flatten(y_pred)[0]
+        is_binary = y_pred.shape[-1] == 1
+        is_sparse = (len(y_true.shape) < len(y_pred.shape)
+                     or (y_true.shape[-1] == 1 and y_pred.shape[-1] > 1))
+        if is_binary:
+            metric = metrics_module.BinaryAccuracy(name=str(identifier))
+        elif is_sparse:
+            metric = metrics_module.SparseCategoricalAccuracy(name=str(identifier))
+        else:
+            metric = metrics_module.CategoricalAccuracy(name=str(identifier))
+        return metric
+    metric = metrics_module.get(identifier)
+    if not isinstance(metric, metrics_module.Metric):
+        name = identifier if isinstance(identifier, str) else getattr(metric, "__name__", None)
+        metric = metrics_module.MeanMetricWrapper(metric, name=name)
+    elif isinstance(identifier, str):
+        metric.name = identifier
+    return metric
+
+
+__all__ = ["Trainer", "unpack_x_y_sample_weight", "train_validation_split"]

@@ -9,10 +9,9 @@ counts applied steps. Every update goes through tapeflow ops and `Variable.assig
 
 from __future__ import annotations
 
-import itertools
 import re
 import warnings
-from typing import Any, Callable, Iterable, Optional, Sequence
+from typing import Any, Iterable, Optional, Sequence
 
 import numpy as np
 
@@ -187,6 +186,25 @@ class Optimizer:
                        for v in trainable_variables] for n in names)
         return lists[0] if isinstance(name, str) else lists
 
+    def _defer_restore(self, values: list) -> None:
+        """Called by tf.train.Checkpoint when it holds more values than this optimizer has
+        variables (slots not created yet): restores `iterations` and the learning rate now and
+        the slots when `build` creates them."""
+        for variable, value in zip(self._variables, values):
+            variable.assign(np.asarray(value).astype(variable.dtype.as_numpy_dtype))
+        self._deferred_values = list(values)
+
+    def _restore_deferred(self) -> None:
+        values = getattr(self, "_deferred_values", None)
+        if values is None:
+            return
+        self._deferred_values = None
+        if len(values) != len(self._variables):
+            raise ValueError(f"The checkpoint holds {len(values)} values for optimizer "
+                             f"'{self.name}' but it has {len(self._variables)} variables once "
+                             "built: was it saved from a different optimizer or model?")
+        self.set_weights(values)
+
     def _get_variable_index(self, variable: Variable) -> int:
         return self._trainable_variables_indices[id(variable)]
 
@@ -216,6 +234,7 @@ class Optimizer:
             if not self.built:
                 self.build(trainable_variables)
                 self.built = True
+                self._restore_deferred()
             self._check_variables_are_known(trainable_variables)
         grads, trainable_variables = self._filter_empty_gradients(grads, trainable_variables)
         grads = [convert_to_tensor(g) for g in grads]

@@ -1,0 +1,305 @@
+"""`tf.train.Checkpoint`, `tf.train.CheckpointManager` and `tf.train.latest_checkpoint`.
+
+A Checkpoint saves the variables of the objects given as keyword arguments (`model=`,
+`optimizer=`, a `tf.Variable`, a `tf.Module`, ...): for each object, its `variables` in order
+(an optimizer's are `iterations`, the learning rate, then its slots). Files are written in
+tapeflow's format (`tapeflow.train._format`: a NumPy `.npz`, no pickle, atomic write), at
+`<prefix>-<n>.npz` (TensorFlow writes `.index` and `.data-*` files instead; the path returned
+by `save` and accepted by `restore` is the same `<prefix>-<n>` in both). Like TensorFlow, a
+`checkpoint` text file in the directory names the latest checkpoint; it is also replaced
+atomically, after the data file, so a crash mid-save leaves the previous checkpoint listed and
+loadable.
+
+An optimizer that has not created its slots yet (not built) restores them when it is built on
+its first `apply_gradients`, as TensorFlow defers slot restoration.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import Any, Optional
+
+import numpy as np
+
+from tapeflow.framework import dtypes as _dtypes
+from tapeflow.framework.errors import NotFoundError
+from tapeflow.framework.variables import Variable
+from tapeflow.train import _format
+
+_SUFFIX = ".npz"
+_STATE_FILE = "checkpoint"
+
+
+def _variables_of(obj: Any) -> list:
+    if isinstance(obj, Variable):
+        return [obj]
+    variables = getattr(obj, "variables", None)
+    if callable(variables):
+        variables = variables()
+    if variables is None:
+        raise ValueError(f"`Checkpoint` was expecting a trackable object (an object derived "
+                         f"from `Trackable`), got {obj}. If you believe this object should be "
+                         "trackable (i.e. it is part of the TensorFlow Python API and manages "
+                         "state), please open an issue.")
+    return list(variables)
+
+
+class CheckpointLoadStatus:
+    """What `restore`/`read` matched, with TensorFlow's assertion methods."""
+
+    def __init__(self, unmatched_saved: list, unmatched_objects: list, deferred: list) -> None:
+        self._unmatched_saved = unmatched_saved
+        self._unmatched_objects = unmatched_objects
+        self._deferred = deferred
+
+    def assert_consumed(self) -> "CheckpointLoadStatus":
+        """Raises AssertionError unless every saved value and every object was matched."""
+        if self._unmatched_saved or self._unmatched_objects or self._deferred:
+            raise AssertionError(
+                f"Unresolved object in checkpoint: saved values {self._unmatched_saved} were not "
+                f"restored; objects {self._unmatched_objects} were not found in the checkpoint; "
+                f"deferred (not yet built): {self._deferred}")
+        return self
+
+    def assert_existing_objects_matched(self) -> "CheckpointLoadStatus":
+        """Raises AssertionError if an existing object had nothing to restore."""
+        if self._unmatched_objects:
+            raise AssertionError(f"Objects {self._unmatched_objects} were not found in the "
+                                 "checkpoint.")
+        return self
+
+    def assert_nontrivial_match(self) -> "CheckpointLoadStatus":
+        return self
+
+    def expect_partial(self) -> "CheckpointLoadStatus":
+        """Silences warnings about a partial restore (there are none here)."""
+        return self
+
+
+class Checkpoint:
+    """Groups objects to save and restore together: `Checkpoint(model=m, optimizer=opt)`."""
+
+    def __init__(self, root: Any = None, **kwargs: Any) -> None:
+        if root is not None:
+            kwargs["root"] = root
+        for key, value in kwargs.items():
+            if value is None:
+                raise ValueError(f"`Checkpoint` was expecting a trackable object for "
+                                 f"{key!r}, got None.")
+        self._objects = dict(kwargs)
+        self.save_counter = Variable(0, dtype=_dtypes.int64, trainable=False,
+                                     name="save_counter")
+
+    def __getattr__(self, name: str) -> Any:
+        objects = self.__dict__.get("_objects", {})
+        if name in objects:
+            return objects[name]
+        raise AttributeError(f"'Checkpoint' object has no attribute {name!r}")
+
+    # -- gathering ----------------------------------------------------------------------------
+    def _arrays(self) -> dict:
+        arrays = {"save_counter": np.asarray(self.save_counter.numpy())}
+        for key, obj in self._objects.items():
+            for i, variable in enumerate(_variables_of(obj)):
+                arrays[f"{key}/{i}"] = np.asarray(variable.numpy())
+        return arrays
+
+    def _apply(self, arrays: dict) -> CheckpointLoadStatus:
+        used = set()
+        unmatched_objects, deferred = [], []
+        if "save_counter" in arrays:
+            self.save_counter.assign(arrays["save_counter"].astype(np.int64))
+            used.add("save_counter")
+        for key, obj in self._objects.items():
+            saved = {int(k.split("/", 1)[1]): k for k in arrays if k.split("/", 1)[0] == key}
+            if not saved:
+                unmatched_objects.append(key)
+                continue
+            variables = _variables_of(obj)
+            values = [arrays[saved[i]] for i in sorted(saved)]
+            if len(values) > len(variables) and hasattr(obj, "_defer_restore"):
+                # An optimizer without slots yet: restore what exists, the rest on build.
+                obj._defer_restore(values)
+                deferred.append(key)
+                used.update(saved.values())
+                continue
+            if len(values) != len(variables):
+                raise ValueError(f"Checkpoint holds {len(values)} values for {key!r} but the "
+                                 f"object has {len(variables)} variables.")
+            for i, (variable, value) in enumerate(zip(variables, values)):
+                if tuple(value.shape) != tuple(variable.shape):
+                    raise ValueError(f"Shape mismatch restoring {key!r} variable {i} "
+                                     f"('{variable.name}'): the checkpoint has {value.shape}, "
+                                     f"the variable {tuple(variable.shape)}.")
+                variable.assign(value.astype(variable.dtype.as_numpy_dtype, copy=False))
+            used.update(saved.values())
+        unmatched_saved = sorted(set(arrays) - used)
+        return CheckpointLoadStatus(unmatched_saved, unmatched_objects, deferred)
+
+    # -- public API ---------------------------------------------------------------------------
+    def write(self, file_prefix: str, options: Any = None) -> str:
+        """Writes the checkpoint at exactly `file_prefix` (no counter, no state file)."""
+        file_prefix = os.fspath(file_prefix)
+        _format.write_arrays(file_prefix + _SUFFIX, self._arrays())
+        return file_prefix
+
+    def read(self, save_path: str, options: Any = None) -> CheckpointLoadStatus:
+        """Restores the values written by `write` (or `save`) at `save_path`."""
+        save_path = os.fspath(save_path)
+        return self._apply(_format.read_arrays(save_path + _SUFFIX))
+
+    def save(self, file_prefix: str, options: Any = None) -> str:
+        """Increments `save_counter`, writes `<file_prefix>-<counter>`, records it as the
+        directory's latest checkpoint, and returns that path."""
+        self.save_counter.assign_add(np.int64(1))
+        path = f"{os.fspath(file_prefix)}-{int(self.save_counter.numpy())}"
+        self.write(path)
+        directory = os.path.dirname(os.path.abspath(path))
+        previous = _read_state(directory) or []
+        _write_state(directory, [p for p in previous if p != path] + [path])
+        return path
+
+    def restore(self, save_path: Optional[str], options: Any = None) -> CheckpointLoadStatus:
+        """Restores from `save_path` (as returned by `save`); `None` restores nothing."""
+        if save_path is None:
+            return CheckpointLoadStatus([], [], [])
+        return self.read(save_path)
+
+
+# -- the directory's `checkpoint` state file ---------------------------------------------------
+def _read_state(directory: str) -> Optional[list]:
+    """The checkpoint paths listed in `directory/checkpoint`, oldest first (None if absent)."""
+    state = os.path.join(directory, _STATE_FILE)
+    if not os.path.isfile(state):
+        return None
+    paths, latest = [], None
+    with open(state, encoding="utf-8") as f:
+        for line in f:
+            match = re.match(r'\s*(model_checkpoint_path|all_model_checkpoint_paths):\s*"(.*)"',
+                             line)
+            if not match:
+                continue
+            path = match.group(2)
+            if not os.path.isabs(path):
+                path = os.path.join(directory, path)
+            if match.group(1) == "model_checkpoint_path":
+                latest = path
+            elif path not in paths:
+                paths.append(path)
+    if latest is not None and latest not in paths:
+        paths.append(latest)
+    return paths
+
+
+def _write_state(directory: str, paths: list) -> None:
+    """Writes TensorFlow's text state file (latest checkpoint last) atomically."""
+    def rel(p: str) -> str:
+        return os.path.relpath(p, directory) if os.path.dirname(p) == directory else p
+    lines = [f'model_checkpoint_path: "{rel(paths[-1])}"'] if paths else []
+    lines += [f'all_model_checkpoint_paths: "{rel(p)}"' for p in paths]
+    tmp = os.path.join(directory, f".{_STATE_FILE}.tmp-{os.getpid()}")
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write("\n".join(lines) + "\n")
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, os.path.join(directory, _STATE_FILE))
+
+
+def latest_checkpoint(checkpoint_dir: str, latest_filename: Optional[str] = None) -> Optional[str]:
+    """The path of the newest checkpoint recorded in `checkpoint_dir`, or None."""
+    paths = _read_state(os.path.abspath(os.fspath(checkpoint_dir)))
+    if not paths:
+        return None
+    latest = paths[-1]
+    return latest if os.path.isfile(latest + _SUFFIX) else None
+
+
+class CheckpointManager:
+    """Saves numbered checkpoints in `directory`, keeping the newest `max_to_keep`."""
+
+    def __init__(self, checkpoint: Checkpoint, directory: str, max_to_keep: Optional[int],
+                 keep_checkpoint_every_n_hours: Any = None, checkpoint_name: str = "ckpt",
+                 step_counter: Any = None, checkpoint_interval: Any = None,
+                 init_fn: Any = None) -> None:
+        if max_to_keep is not None and max_to_keep <= 0:
+            raise ValueError(f"Expected a positive integer or `None` for `max_to_keep`, got "
+                             f"{max_to_keep}.")
+        self._checkpoint = checkpoint
+        self._directory = os.fspath(directory)
+        self._max_to_keep = max_to_keep
+        self._prefix = os.path.join(self._directory, checkpoint_name)
+        self._init_fn = init_fn
+        existing = _read_state(os.path.abspath(self._directory)) or []
+        self._checkpoints = [p for p in existing if os.path.isfile(p + _SUFFIX)]
+
+    @property
+    def directory(self) -> str:
+        return self._directory
+
+    @property
+    def checkpoint(self) -> Checkpoint:
+        return self._checkpoint
+
+    @property
+    def checkpoints(self) -> list:
+        """The paths of the kept checkpoints, oldest first."""
+        return [self._display(p) for p in self._checkpoints]
+
+    @property
+    def latest_checkpoint(self) -> Optional[str]:
+        """The newest checkpoint's path, or None."""
+        return self._display(self._checkpoints[-1]) if self._checkpoints else None
+
+    def _display(self, path: str) -> str:
+        # Paths as the user wrote the directory (relative stays relative).
+        name = os.path.basename(path)
+        return os.path.join(self._directory, name)
+
+    def save(self, checkpoint_number: Optional[int] = None, check_interval: bool = True,
+             options: Any = None) -> str:
+        """Writes the next checkpoint, records it, deletes the oldest beyond `max_to_keep`."""
+        counter = self._checkpoint.save_counter
+        if checkpoint_number is None:
+            counter.assign_add(np.int64(1))
+            number = int(counter.numpy())
+        else:
+            number = int(checkpoint_number)
+            counter.assign_add(np.int64(1))
+        path = self._checkpoint.write(f"{self._prefix}-{number}")
+        absolute = os.path.abspath(path)
+        self._checkpoints = [p for p in self._checkpoints
+                             if os.path.abspath(p) != absolute] + [absolute]
+        removed = []
+        if self._max_to_keep is not None:
+            while len(self._checkpoints) > self._max_to_keep:
+                removed.append(self._checkpoints.pop(0))
+        _write_state(os.path.abspath(self._directory), self._checkpoints)
+        for old in removed:  # deleted only once the state file no longer lists them
+            if os.path.exists(old + _SUFFIX):
+                os.unlink(old + _SUFFIX)
+        return path
+
+    def restore_or_initialize(self) -> Optional[str]:
+        """Restores the latest checkpoint if any (returns its path), else runs `init_fn`."""
+        if self._checkpoints:
+            self._checkpoint.restore(self._checkpoints[-1])
+            return self.latest_checkpoint
+        if self._init_fn is not None:
+            self._init_fn()
+        return None
+
+
+def list_variables(ckpt_dir_or_file: str) -> list:
+    """(key, shape) for every value in a checkpoint (a directory or a save path)."""
+    path = os.fspath(ckpt_dir_or_file)
+    if os.path.isdir(path):
+        path = latest_checkpoint(path)
+        if path is None:
+            raise NotFoundError(None, None, f"No checkpoint found in {ckpt_dir_or_file}")
+    arrays = _format.read_arrays(path + _SUFFIX)
+    return sorted((k, list(v.shape)) for k, v in arrays.items())
+
+
+__all__ = ["Checkpoint", "CheckpointManager", "CheckpointLoadStatus", "latest_checkpoint",
+           "list_variables"]
