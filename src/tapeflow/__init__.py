@@ -24,6 +24,7 @@ from tapeflow.ops.reduce_ops import *  # noqa: F401,F403
 from tapeflow.ops.linalg_ops import *  # noqa: F401,F403  (after reduce_ops: tf.norm does matrices)
 from tapeflow.ops.manip_ops import *  # noqa: F401,F403
 from tapeflow.ops.index_ops import *  # noqa: F401,F403
+from tapeflow.ops.clip_ops import *  # noqa: F401,F403
 from tapeflow import linalg  # noqa: E402  (namespace)
 from tapeflow import dtypes, math, nn  # noqa: E402  (namespaces)
 from tapeflow.module import Module, name_scope  # noqa: E402

@@ -6,3 +6,4 @@ from tapeflow.ops.linalg_ops import (adjoint, band_part, cholesky, cholesky_solv
                                      set_diag, slogdet, solve, svd, tensordot, trace,
                                      triangular_solve)
 from tapeflow.ops.math_ops import matmul  # noqa: F401
+from tapeflow.ops.clip_ops import global_norm  # noqa: F401

@@ -13,13 +13,9 @@ from tapeflow.framework import dtypes as _dtypes
 from tapeflow.framework.errors import InvalidArgumentError
 from tapeflow.framework.tensor import Tensor, TensorLike, wrap
 from tapeflow.framework.tensor_shape import TensorShape
-from tapeflow.framework.convert import constant_value
+from tapeflow.framework.convert import constant_value, cpp_name, mismatch_error
 from tapeflow.ops._convert import convert_to_tensor
 from tapeflow.ops.math_ops import cast
-
-
-# TensorFlow's own names for float dtypes, as its attr errors print them.
-_INDEX_TYPE_NAMES = {"float16": "half", "float32": "float", "float64": "double"}
 
 
 def _shape_tuple(shape: Any) -> tuple:
@@ -136,10 +132,7 @@ def _same_dtype(values: list, op_name: str) -> list:
             if not isinstance(values[index], TensorLike):
                 tensors[index] = convert_to_tensor(values[index], dtype_hint=first.dtype)
             if tensors[index]._value.dtype != first._value.dtype:
-                raise InvalidArgumentError(
-                    f"cannot compute {op_name} as input #{index}(zero-based) was expected to "
-                    f"be a {first.dtype.name} tensor but is a {t.dtype.name} tensor "
-                    f"[Op:{op_name}]")
+                raise mismatch_error(op_name, index, first.dtype, t.dtype)
     return tensors
 
 
@@ -474,7 +467,7 @@ def one_hot(indices: Any, depth: int, on_value: Any = None, off_value: Any = Non
                         f"of off_value")
     x = convert_to_tensor(indices)
     if x._value.dtype.kind not in "iu":
-        type_name = _INDEX_TYPE_NAMES.get(x.dtype.name, x.dtype.name)
+        type_name = cpp_name(x.dtype)
         raise InvalidArgumentError(f"Value for attr 'TI' of {type_name} is not in the list "
                                    f"of allowed values: uint8, int8, int32, int64 [Op:OneHot]")
     depth = int(depth._value) if isinstance(depth, TensorLike) else int(depth)
@@ -647,7 +640,7 @@ def gather(params: Any, indices: Any, validate_indices: Any = None, axis: Any = 
     x = convert_to_tensor(params)
     ind = convert_to_tensor(indices)
     if ind._value.dtype.kind not in "iu":
-        type_name = _INDEX_TYPE_NAMES.get(ind.dtype.name, ind.dtype.name)
+        type_name = cpp_name(ind.dtype)
         raise InvalidArgumentError(f"Value for attr 'Tindices' of {type_name} is not in the "
                                    f"list of allowed values: int16, int32, int64 [Op:GatherV2]")
     rank, ind_rank = x._value.ndim, ind._value.ndim

@@ -15,6 +15,7 @@ import numpy as np
 
 from tapeflow.autodiff.core import Primitive, bind, quiet
 from tapeflow.framework import dtypes as _dtypes
+from tapeflow.framework.convert import cpp_name
 from tapeflow.framework.errors import AbortedError, InvalidArgumentError
 from tapeflow.framework.tensor import Tensor
 from tapeflow.ops._convert import convert_to_tensor, require
@@ -226,10 +227,6 @@ def _flat2d(shape: tuple, axis: int) -> str:
     return f"[{outer},{shape[axis]}]"
 
 
-# TensorFlow's own names for dtypes, as its attr errors print them.
-_TF_TYPE_NAMES = {"float16": "half", "float32": "float", "float64": "double"}
-
-
 def _sparse_xent_kernel(logits: np.ndarray, labels: np.ndarray) -> np.ndarray:
     depth = logits.shape[-1]
     bad = (labels < 0) | (labels >= depth)
@@ -261,7 +258,7 @@ def sparse_softmax_cross_entropy_with_logits(labels: Any = None, logits: Any = N
     logits = convert_to_tensor(logits)
     labels = convert_to_tensor(labels)
     if labels._value.dtype.kind not in "iu":
-        type_name = _TF_TYPE_NAMES.get(labels.dtype.name, labels.dtype.name)
+        type_name = cpp_name(labels.dtype)
         raise InvalidArgumentError(f"Value for attr 'Tlabels' of {type_name} is not in the list "
                                    f"of allowed values: int32, int64 "
                                    f"[Op:SparseSoftmaxCrossEntropyWithLogits]")

@@ -1,0 +1,89 @@
+"""Clipping: clip_by_value, clip_by_norm, clip_by_global_norm and global_norm.
+
+All are composites of math ops written exactly as TensorFlow's clip_ops.py writes them, so
+the numbers (and which element gets the gradient at a tie) are TensorFlow's.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional, Sequence
+
+import numpy as np
+
+from tapeflow.framework.tensor import Tensor, TensorLike
+from tapeflow.ops._convert import convert_to_tensor
+from tapeflow.ops.array_ops import stack
+from tapeflow.ops.math_ops import cast, identity, maximum, minimum, ones_like, sqrt, where
+from tapeflow.ops.reduce_ops import reduce_sum
+
+
+def clip_by_value(t: Any, clip_value_min: Any, clip_value_max: Any,
+                  name: Optional[str] = None) -> Tensor:
+    """`t` with values below `clip_value_min` raised to it and values above
+    `clip_value_max` lowered to it (the bounds broadcast to `t`, but may not enlarge it)."""
+    values = convert_to_tensor(t)
+    t_min = minimum(values, clip_value_max)
+    _same_shape(values, t_min)
+    t_max = maximum(t_min, clip_value_min)
+    _same_shape(values, t_max)
+    return t_max
+
+
+def _same_shape(values: Tensor, result: Tensor) -> None:
+    if result._value.shape != values._value.shape:
+        raise ValueError(f"Shapes {values.shape} and {result.shape} are incompatible")
+
+
+def clip_by_norm(t: Any, clip_norm: Any, axes: Any = None, name: Optional[str] = None) -> Tensor:
+    """`t * clip_norm / max(l2norm(t), clip_norm)`: rescaled so its L2 norm (over `axes`,
+    all axes by default) is at most `clip_norm`; a negative `clip_norm` counts as 0."""
+    values = convert_to_tensor(t)
+    if np.isscalar(clip_norm):
+        clip_norm = max(clip_norm, 0)
+    else:
+        clip_norm = cast(maximum(clip_norm, 0), values.dtype)
+    l2sum = reduce_sum(values * values, axes, keepdims=True)
+    pred = l2sum > 0
+    # sqrt only where the sum is positive: the gradient of sqrt at 0 would be inf.
+    l2sum_safe = where(pred, l2sum, ones_like(l2sum))
+    l2norm = where(pred, sqrt(l2sum_safe), l2sum)
+    intermediate = values * clip_norm
+    _same_shape(values, intermediate)
+    return identity(intermediate / maximum(l2norm, clip_norm))
+
+
+def _tensor_list(t_list: Any) -> list:
+    if isinstance(t_list, (TensorLike, str)) or not isinstance(t_list, Sequence):
+        raise TypeError(f"`t_list` should be a sequence of tensors. Received {type(t_list)}.")
+    return [None if t is None else convert_to_tensor(t) for t in t_list]
+
+
+def global_norm(t_list: Sequence[Any], name: Optional[str] = None) -> Tensor:
+    """sqrt(sum of squares of every element of every tensor in `t_list`); None entries are
+    skipped. All tensors must share one dtype."""
+    values = _tensor_list(t_list)
+    half_squared_norms = [reduce_sum(v * v) / 2 for v in values if v is not None]
+    half_squared_norm = reduce_sum(stack(half_squared_norms))
+    return sqrt(half_squared_norm * 2.0)
+
+
+def clip_by_global_norm(t_list: Sequence[Any], clip_norm: Any, use_norm: Any = None,
+                        name: Optional[str] = None) -> tuple:
+    """Scales every tensor of `t_list` by `clip_norm / max(global_norm, clip_norm)`.
+
+    Returns `(list_clipped, global_norm)`; None entries stay None. With an infinite or NaN
+    norm every clipped value is NaN, as in TensorFlow."""
+    values = _tensor_list(t_list)
+    if use_norm is None:
+        use_norm = global_norm(values)
+    use_norm = convert_to_tensor(use_norm)
+    clip_norm = convert_to_tensor(clip_norm, dtype_hint=use_norm.dtype)
+    scale_for_finite = clip_norm * minimum(1.0 / use_norm, 1.0 / clip_norm)
+    # (use_norm - use_norm) is 0, or NaN when the norm is not finite: then all become NaN.
+    scale = scale_for_finite + (use_norm - use_norm)
+    clipped = [None if v is None else identity(v * cast(scale, v.dtype)) for v in values]
+    return clipped, use_norm
+
+
+# Top level in TensorFlow; global_norm lives in tf.linalg only.
+__all__ = ["clip_by_value", "clip_by_norm", "clip_by_global_norm"]
