@@ -1,0 +1,108 @@
+"""pad, reverse, roll, meshgrid, repeat, cumsum/cumprod, sort, argsort, top_k and unique,
+checked against TensorFlow 2.21."""
+
+import numpy as np
+import pytest
+
+import tapeflow as tf
+
+X = [[1., 2., 3.], [4., 5., 6.]]
+
+
+def _grad(f, x):
+    x = tf.constant(np.array(x, np.float64))
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = f(x)
+    return tape.gradient(y, x).numpy()
+
+
+def test_pad_modes():
+    assert tf.pad(X, [[1, 0], [2, 1]]).numpy().tolist() == [
+        [0., 0., 0., 0., 0., 0.], [0., 0., 1., 2., 3., 0.], [0., 0., 4., 5., 6., 0.]]
+    assert tf.pad(X, [[1, 1], [2, 2]], "REFLECT").numpy().tolist() == [
+        [6., 5., 4., 5., 6., 5., 4.], [3., 2., 1., 2., 3., 2., 1.],
+        [6., 5., 4., 5., 6., 5., 4.], [3., 2., 1., 2., 3., 2., 1.]]
+    assert tf.pad(X, [[1, 1], [2, 2]], "symmetric").numpy().tolist() == [
+        [2., 1., 1., 2., 3., 3., 2.], [2., 1., 1., 2., 3., 3., 2.],
+        [5., 4., 4., 5., 6., 6., 5.], [5., 4., 4., 5., 6., 6., 5.]]
+    assert tf.pad(X, [[1, 1], [0, 0]], constant_values=7).numpy()[0].tolist() == [7., 7., 7.]
+
+
+def test_pad_errors():
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match=r"paddings must be less than the dimension size: 2, 1 not less than 2 \[Op:MirrorPad\]"):
+        tf.pad(X, [[2, 1], [2, 2]], "REFLECT")
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match=r"The first dimension of paddings must be the rank of inputs\[1,2\] \[2,3\] \[Op:Pad\]"):
+        tf.pad(X, [[1, 1]])
+    with pytest.raises(ValueError, match="Received `mode` = FOO"):
+        tf.pad(X, [[1, 1], [1, 1]], "FOO")
+
+
+def test_pad_gradients_fold_mirrored_entries_back():
+    np.testing.assert_allclose(_grad(lambda x: tf.pad(x, [[2, 1]], "REFLECT"), [1., 2., 3.]), [1., 3., 2.])
+    np.testing.assert_allclose(_grad(lambda x: tf.pad(x, [[1, 1]]), [1., 2.]), [1., 1.])
+
+
+def test_reverse_and_roll():
+    assert tf.reverse(X, [1]).numpy().tolist() == [[3., 2., 1.], [6., 5., 4.]]
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"'axis'\[0\] = 2 is out of valid range"):
+        tf.reverse(X, [2])
+    assert tf.roll(X, shift=[1, -1], axis=[0, 1]).numpy().tolist() == [[5., 6., 4.], [2., 3., 1.]]
+    np.testing.assert_allclose(_grad(lambda x: tf.roll(x, 1, 0) * tf.constant([1., 2., 3.], tf.float64),
+                                     [1., 2., 3.]), [2., 3., 1.])
+
+
+def test_meshgrid_indexing():
+    gx, gy = tf.meshgrid([1, 2, 3], [4, 5])
+    assert gx.numpy().tolist() == [[1, 2, 3], [1, 2, 3]] and gy.numpy().tolist() == [[4, 4, 4], [5, 5, 5]]
+    ix, iy = tf.meshgrid([1, 2, 3], [4, 5], indexing="ij")
+    assert ix.shape == (3, 2) and iy.numpy().tolist() == [[4, 5], [4, 5], [4, 5]]
+
+
+def test_repeat():
+    assert tf.repeat(X, 2).numpy().tolist() == [1., 1., 2., 2., 3., 3., 4., 4., 5., 5., 6., 6.]
+    assert tf.repeat(X, [1, 2], axis=0).numpy().tolist() == [[1., 2., 3.], [4., 5., 6.], [4., 5., 6.]]
+    assert tf.repeat(X, [1, 2, 0], axis=1).numpy().tolist() == [[1., 2., 2.], [4., 5., 5.]]
+
+
+def test_cumsum_cumprod():
+    assert tf.math.cumsum(X, axis=1, exclusive=True, reverse=True).numpy().tolist() == [[5., 3., 0.], [11., 6., 0.]]
+    assert tf.math.cumprod(X, axis=1, exclusive=True).numpy().tolist() == [[1., 1., 2.], [1., 4., 20.]]
+    ints = tf.cumsum([1, 2, 3])
+    assert ints.dtype == tf.int32 and ints.numpy().tolist() == [1, 3, 6]
+    np.testing.assert_allclose(_grad(lambda x: tf.math.cumprod(x, exclusive=True, reverse=True), [2., 3., 4.]),
+                               [0., 4., 4.])
+
+
+def test_sort_argsort_top_k():
+    assert tf.sort([3., 1., 2.], direction="DESCENDING").numpy().tolist() == [3., 2., 1.]
+    assert tf.argsort([3., 1., 2., 1.]).numpy().tolist() == [1, 3, 2, 0]
+    assert tf.argsort([3., 1., 2., 1.], direction="DESCENDING").numpy().tolist() == [0, 2, 1, 3]
+    assert tf.sort([[3, 1], [0, 2]], axis=0).numpy().tolist() == [[0, 1], [3, 2]]
+    values, indices = tf.math.top_k([3., 1., 2., 3.], k=2)
+    assert values.numpy().tolist() == [3., 3.] and indices.numpy().tolist() == [0, 3]
+    assert indices.dtype == tf.int32
+    with pytest.raises(ValueError, match="Argument `direction` should be one of ASCENDING, DESCENDING"):
+        tf.sort([1.], direction="X")
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match=r"input must have at least k columns. Had 4, needed 7 \[Op:TopKV2\]"):
+        tf.math.top_k([3., 1., 2., 3.], k=7)
+
+
+def test_sort_and_top_k_gradients_go_to_the_original_positions():
+    np.testing.assert_allclose(_grad(lambda x: tf.sort(x) * tf.constant([1., 2., 3.], tf.float64), [3., 1., 2.]),
+                               [3., 1., 2.])
+    np.testing.assert_allclose(_grad(lambda x: tf.math.top_k(x, 2).values * tf.constant([1., 2.], tf.float64),
+                                     [3., 1., 2.]), [1., 0., 2.])
+
+
+def test_unique():
+    y, idx = tf.unique([1, 1, 2, 4, 4, 4, 7, 8, 8])
+    assert y.numpy().tolist() == [1, 2, 4, 7, 8] and idx.numpy().tolist() == [0, 0, 1, 2, 2, 2, 3, 4, 4]
+    y, idx, count = tf.unique_with_counts([3, 1, 3])
+    assert y.numpy().tolist() == [3, 1] and idx.numpy().tolist() == [0, 1, 0]
+    assert count.numpy().tolist() == [2, 1]
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"unique expects a 1D vector. \[Op:Unique\]"):
+        tf.unique([[1, 1]])
