@@ -20,6 +20,16 @@ from tapeflow.ops.math_ops import (cast, equal, greater_equal, logical_and, maxi
                                    zeros_like)
 
 
+def linear_jvp(prim: Primitive):
+    """The forward rule of an op that is linear in its float inputs (integer inputs are
+    indices): the op itself applied to the tangents, zeros standing in for missing ones."""
+    def rule(tangents: list, ans: Any, *inputs: Tensor, **attrs: Any) -> Tensor:
+        args = tuple(x if x._value.dtype.kind not in "fc" else
+                     (zeros_like(x) if t is None else t) for t, x in zip(tangents, inputs))
+        return bind(prim, args, attrs)
+    return rule
+
+
 def _text(shape: tuple) -> str:
     return "[" + ",".join(str(d) for d in shape) + "]"
 
@@ -133,6 +143,10 @@ _scatter_add = Primitive("TensorScatterAdd", _add_kernel).defvjp(
     lambda g, ans, tensor, indices, updates: (g, None, gather_nd(g, indices)))
 
 
+for _prim in (_gather_nd, _scatter_nd, _scatter_update, _scatter_add):
+    _prim.defjvp(linear_jvp(_prim))
+
+
 def _tensor_scatter(prim: Primitive, doc: str):
     def op(tensor: Any, indices: Any, updates: Any, name: Optional[str] = None) -> Tensor:
         tensor = convert_to_tensor(tensor)
@@ -239,6 +253,9 @@ _segment_max = Primitive("UnsortedSegmentMax", _segment_kernel(np.maximum, _lowe
     _segment_extremum_vjp)
 _segment_min = Primitive("UnsortedSegmentMin", _segment_kernel(np.minimum, _highest)).defvjp(
     _segment_extremum_vjp)
+
+
+_segment_sum.defjvp(linear_jvp(_segment_sum))
 
 
 def _segment_operands(data: Any, segment_ids: Any, num_segments: Any, op_name: str) -> tuple:

@@ -25,6 +25,7 @@ from tapeflow.ops.math_ops import (abs, cast, equal, log, matmul, multiply, sqrt
                                    zeros_like)
 from tapeflow.ops.reduce_ops import norm as _vector_norm
 from tapeflow.ops.reduce_ops import reduce_max, reduce_sum
+from tapeflow.ops.index_ops import linear_jvp
 
 LogMatrixDeterminant = collections.namedtuple("LogMatrixDeterminant",
                                               ["sign", "log_abs_determinant"])
@@ -446,6 +447,10 @@ _band = Primitive("MatrixBandPart", _band_kernel).defvjp(
     lambda g, ans, x, lower, upper: band_part(g, lower, upper))
 
 
+for _prim in (_diag_part, _diag, _set_diag, _band):
+    _prim.defjvp(linear_jvp(_prim))
+
+
 def _offset(k: Any) -> int:
     k = np.asarray(k._value if isinstance(k, Tensor) else k).reshape(-1)
     if k.size != 1 and not (k.size == 2 and k[0] == k[1]):
@@ -548,6 +553,19 @@ def _einsum_vjp(g: Tensor, ans: Tensor, *xs: Tensor, equation: str) -> tuple:
 
 _einsum = Primitive("Einsum", lambda *xs, equation: np.asarray(
     np.einsum(equation, *xs, optimize=len(xs) > 2))).defvjp(_einsum_vjp)
+
+
+def _einsum_jvp(tangents: list, ans: Tensor, *xs: Tensor, equation: str) -> Tensor:
+    # Multilinear: one term per operand that carries a tangent.
+    out = None
+    for i, t in enumerate(tangents):
+        if t is not None:
+            term = bind(_einsum, xs[:i] + (t,) + xs[i + 1:], {"equation": equation})
+            out = term if out is None else out + term
+    return out if out is not None else zeros_like(ans)
+
+
+_einsum.defjvp(_einsum_jvp)
 
 
 def _normalize_equation(equation: str, shapes: list) -> str:

@@ -20,7 +20,7 @@ from tapeflow.framework.tensor import Tensor, wrap
 from tapeflow.ops._convert import convert_to_tensor, require
 from tapeflow.ops.array_ops import (_shape_tuple, broadcast_to, concat, reshape, slice_tensor,
                                     transpose)
-from tapeflow.ops.index_ops import gather_axis, take_along_axis
+from tapeflow.ops.index_ops import gather_axis, linear_jvp, take_along_axis
 from tapeflow.ops.math_ops import where, zeros_like
 
 TopKV2 = collections.namedtuple("TopKV2", ["values", "indices"])
@@ -105,6 +105,10 @@ _reverse = Primitive("ReverseV2", lambda x, axis: np.flip(x, axis)).defvjp(
 _roll = Primitive("Roll", lambda x, shift, axis: np.roll(x, shift, axis)).defvjp(
     lambda g, ans, x, shift, axis: bind(_roll, (g,), {"shift": tuple(-s for s in shift),
                                                        "axis": axis}))
+
+
+for _prim in (_pad, _reverse, _roll):
+    _prim.defjvp(linear_jvp(_prim))
 
 
 def _axes(axis: Any, rank: int, op_name: str) -> tuple:
@@ -205,6 +209,7 @@ def _cumprod_vjp(g: Tensor, ans: Tensor, x: Tensor, axis: int, exclusive: bool,
 _cumsum = Primitive("Cumsum", _cumulative(np.add)).defvjp(
     lambda g, ans, x, axis, exclusive, reverse: cumsum(g, axis, exclusive, not reverse))
 _cumprod = Primitive("Cumprod", _cumulative(np.multiply)).defvjp(_cumprod_vjp)
+_cumsum.defjvp(linear_jvp(_cumsum))
 
 
 def _scan(prim: Primitive, doc: str):
