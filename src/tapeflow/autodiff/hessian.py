@@ -49,6 +49,8 @@ def hessian_vector_product(f: Callable[[Any], Any], x: Any, v: Any) -> Any:
     A tapeflow addition, computed forward-over-reverse: the JVP (along `v`) of the gradient.
     """
     x = _primal(x)
+    if not isinstance(v, TensorLike):
+        v = convert_to_tensor(v, dtype=x.dtype)
     with ForwardAccumulator(x, v) as accumulator:
         g = _gradient(f, x)
     return accumulator.jvp(g, unconnected_gradients=UnconnectedGradients.ZERO)
