@@ -1,0 +1,20 @@
+"""`tf.keras`: Keras 3's API on tapeflow (layers, models, training, initializers, ...)."""
+
+import importlib as _importlib
+
+from tapeflow.keras import activations, backend, initializers, layers  # noqa: F401
+from tapeflow.keras.layers import Input, InputLayer, Layer, KerasTensor  # noqa: F401
+from tapeflow.keras.models import Functional, Model, Sequential  # noqa: F401
+from tapeflow.keras import models  # noqa: F401
+from tapeflow.keras.variables import Variable  # noqa: F401
+
+# Training-side modules (optimizers, losses, metrics, callbacks, utils) load on first use.
+_LAZY = {"optimizers", "losses", "metrics", "callbacks", "utils", "regularizers", "saving"}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        module = _importlib.import_module(f"tapeflow.keras.{name}")
+        globals()[name] = module
+        return module
+    raise AttributeError(f"module 'tapeflow.keras' has no attribute {name!r}")

@@ -1,0 +1,121 @@
+"""`keras.activations`: activation functions, by function and by name ('relu', ...)."""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Optional
+
+from tapeflow.framework.tensor import Tensor
+from tapeflow.ops import math_ops, nn_ops
+from tapeflow.ops._convert import convert_to_tensor
+
+
+def relu(x: Any, negative_slope: float = 0.0, max_value: Optional[float] = None,
+         threshold: float = 0.0) -> Tensor:
+    """max(x, 0), with Keras's optional negative slope, cap and threshold."""
+    x = convert_to_tensor(x)
+    if negative_slope == 0.0 and max_value is None and threshold == 0.0:
+        return nn_ops.relu(x)
+    shifted = x - threshold if threshold else x
+    y = nn_ops.relu(shifted) + (threshold if threshold else 0.0) * \
+        math_ops.cast(math_ops.greater(x, threshold), x.dtype)
+    if negative_slope:
+        y = y + negative_slope * math_ops.minimum(shifted, 0.0)
+    if max_value is not None:
+        y = math_ops.minimum(y, float(max_value))
+    return y
+
+
+def linear(x: Any) -> Tensor:
+    """The identity."""
+    return convert_to_tensor(x)
+
+
+def sigmoid(x: Any) -> Tensor:
+    return math_ops.sigmoid(x)
+
+
+def tanh(x: Any) -> Tensor:
+    return math_ops.tanh(x)
+
+
+def softmax(x: Any, axis: int = -1) -> Tensor:
+    """exp(x) / sum(exp(x)) along `axis` (the last by default)."""
+    return nn_ops.softmax(x, axis=axis)
+
+
+def log_softmax(x: Any, axis: int = -1) -> Tensor:
+    return nn_ops.log_softmax(x, axis=axis)
+
+
+def elu(x: Any, alpha: float = 1.0) -> Tensor:
+    y = nn_ops.elu(x)
+    return y if alpha == 1.0 else math_ops.where(math_ops.greater(x, 0.0), y, alpha * y)
+
+
+def selu(x: Any) -> Tensor:
+    return nn_ops.selu(x)
+
+
+def softplus(x: Any) -> Tensor:
+    return math_ops.softplus(x)
+
+
+def softsign(x: Any) -> Tensor:
+    x = convert_to_tensor(x)
+    return x / (math_ops.abs(x) + 1.0)
+
+
+def silu(x: Any) -> Tensor:
+    """x * sigmoid(x)."""
+    return nn_ops.silu(x)
+
+
+swish = silu
+
+
+def gelu(x: Any, approximate: bool = False) -> Tensor:
+    return nn_ops.gelu(x, approximate=approximate)
+
+
+def relu6(x: Any) -> Tensor:
+    return nn_ops.relu6(x)
+
+
+def leaky_relu(x: Any, negative_slope: float = 0.2) -> Tensor:
+    return nn_ops.leaky_relu(x, alpha=negative_slope)
+
+
+def exponential(x: Any) -> Tensor:
+    return math_ops.exp(x)
+
+
+def hard_sigmoid(x: Any) -> Tensor:
+    """relu6(x + 3) / 6, Keras 3's definition."""
+    return nn_ops.relu6(convert_to_tensor(x) + 3.0) / 6.0
+
+
+_BY_NAME = {f.__name__: f for f in (relu, linear, sigmoid, tanh, softmax, log_softmax, elu,
+                                     selu, softplus, softsign, silu, gelu, relu6, leaky_relu,
+                                     exponential, hard_sigmoid)}
+_BY_NAME["swish"] = silu
+
+
+def get(identifier: Any) -> Callable:
+    """An activation from its name or a callable; None means linear."""
+    if identifier is None:
+        return linear
+    if isinstance(identifier, str):
+        if identifier not in _BY_NAME:
+            raise ValueError(f"Could not interpret activation function identifier: "
+                             f"{identifier}")
+        return _BY_NAME[identifier]
+    if callable(identifier):
+        return identifier
+    raise ValueError(f"Could not interpret activation function identifier: {identifier}")
+
+
+def serialize(activation: Callable) -> str:
+    return getattr(activation, "__name__", str(activation))
+
+
+__all__ = sorted(_BY_NAME) + ["get", "serialize"]

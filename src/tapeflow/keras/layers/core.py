@@ -1,0 +1,188 @@
+"""Core layers: Dense, Activation, Dropout, Flatten, Reshape, Lambda, Embedding."""
+
+from __future__ import annotations
+
+import inspect
+import math
+from typing import Any, Callable, Optional
+
+import numpy as np
+
+from tapeflow.framework.tensor_conversion import convert_to_tensor
+from tapeflow.keras import activations, backend, initializers
+from tapeflow.keras.layers.layer import Layer
+from tapeflow.ops import array_ops, math_ops
+
+
+class Dense(Layer):
+    """`activation(inputs @ kernel + bias)` on the last axis.
+
+    Args:
+      units: output size. activation: a name, a function, or None (linear).
+      use_bias: add a bias. kernel_initializer ('glorot_uniform'), bias_initializer ('zeros').
+    """
+
+    def __init__(self, units: int, activation: Any = None, use_bias: bool = True,
+                 kernel_initializer: Any = "glorot_uniform", bias_initializer: Any = "zeros",
+                 kernel_regularizer: Any = None, bias_regularizer: Any = None,
+                 activity_regularizer: Any = None, kernel_constraint: Any = None,
+                 bias_constraint: Any = None, lora_rank: Any = None, **kwargs: Any) -> None:
+        super().__init__(activity_regularizer=activity_regularizer, **kwargs)
+        if not isinstance(units, (int, np.integer)) or units <= 0:
+            raise ValueError(f"Received an invalid value for `units`, expected a positive "
+                             f"integer. Received: units={units}")
+        self.units = int(units)
+        self.activation = activations.get(activation)
+        self.use_bias = use_bias
+        self.kernel_initializer = initializers.get(kernel_initializer)
+        self.bias_initializer = initializers.get(bias_initializer)
+        self.kernel_regularizer, self.bias_regularizer = kernel_regularizer, bias_regularizer
+
+    def build(self, input_shape: Any) -> None:
+        in_dim = input_shape[-1]
+        if in_dim is None:
+            raise ValueError(f"The last dimension of the inputs to a Dense layer should be "
+                             f"defined. Found None. Full input shape received: {input_shape}")
+        self.kernel = self.add_weight(name="kernel", shape=(in_dim, self.units),
+                                      initializer=self.kernel_initializer,
+                                      regularizer=self.kernel_regularizer)
+        self.bias = self.add_weight(name="bias", shape=(self.units,),
+                                    initializer=self.bias_initializer,
+                                    regularizer=self.bias_regularizer) if self.use_bias else None
+        self.built = True
+
+    def call(self, inputs: Any) -> Any:
+        x = convert_to_tensor(inputs)
+        shape = x._value.shape
+        if len(shape) == 2:
+            y = math_ops.matmul(x, self.kernel)
+        else:  # matmul over the last axis of an N-D input
+            flat = array_ops.reshape(x, (-1, shape[-1]))
+            y = array_ops.reshape(math_ops.matmul(flat, self.kernel),
+                                  shape[:-1] + (self.units,))
+        if self.bias is not None:
+            y = y + self.bias
+        return self.activation(y)
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "units": self.units,
+                "activation": activations.serialize(self.activation), "use_bias": self.use_bias}
+
+
+class Activation(Layer):
+    """Applies an activation function (by name or callable)."""
+
+    def __init__(self, activation: Any, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.activation = activations.get(activation)
+
+    def call(self, inputs: Any) -> Any:
+        return self.activation(inputs)
+
+
+class Dropout(Layer):
+    """In training, zeroes each input with probability `rate` and scales the rest by
+    1/(1 - rate); at inference, the identity."""
+
+    def __init__(self, rate: float, noise_shape: Any = None, seed: Optional[int] = None,
+                 **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        if not 0 <= rate <= 1:
+            raise ValueError(f"Invalid value received for argument `rate`. Expected a float "
+                             f"value between 0 and 1. Received: rate={rate}")
+        self.rate, self.noise_shape, self.seed = float(rate), noise_shape, seed
+        self.built = True
+
+    def call(self, inputs: Any, training: Any = False) -> Any:
+        x = convert_to_tensor(inputs)
+        if not training or self.rate == 0:
+            return x
+        shape = x._value.shape
+        if self.noise_shape is not None:
+            shape = tuple(shape[i] if d is None else d for i, d in enumerate(self.noise_shape))
+        noise = convert_to_tensor(backend.random_uniform(shape, 0.0, 1.0, x.dtype.name,
+                                                         self.seed))
+        keep = math_ops.cast(math_ops.greater_equal(noise, self.rate), x.dtype)
+        return x * keep * (1.0 / (1.0 - self.rate))
+
+
+class Flatten(Layer):
+    """Flattens every axis but the batch axis."""
+
+    def __init__(self, data_format: Optional[str] = None, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.data_format = data_format
+        self.built = True
+
+    def call(self, inputs: Any) -> Any:
+        x = convert_to_tensor(inputs)
+        shape = x._value.shape
+        return array_ops.reshape(x, (shape[0], math.prod(shape[1:])) if shape[0] else (0, -1))
+
+
+class Reshape(Layer):
+    """Reshapes each example to `target_shape` (one entry may be -1)."""
+
+    def __init__(self, target_shape: Any, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.target_shape = tuple(target_shape)
+        self.built = True
+
+    def call(self, inputs: Any) -> Any:
+        x = convert_to_tensor(inputs)
+        return array_ops.reshape(x, (x._value.shape[0],) + self.target_shape)
+
+
+class Lambda(Layer):
+    """Wraps a function of tensors as a layer (`arguments` are extra keyword arguments)."""
+
+    def __init__(self, function: Callable, output_shape: Any = None, mask: Any = None,
+                 arguments: Optional[dict] = None, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.function, self.arguments = function, dict(arguments or {})
+        self._fn_takes_training = "training" in inspect.signature(function).parameters
+        self.built = True
+
+    def call(self, inputs: Any, mask: Any = None, training: Any = None) -> Any:
+        kwargs = dict(self.arguments)
+        if self._fn_takes_training:
+            kwargs["training"] = training
+        return self.function(inputs, **kwargs)
+
+
+class Embedding(Layer):
+    """Maps integer ids to rows of an `(input_dim, output_dim)` table named 'embeddings'
+    (initialized uniform in +-0.05, as Keras)."""
+
+    def __init__(self, input_dim: int, output_dim: int, embeddings_initializer: Any = "uniform",
+                 embeddings_regularizer: Any = None, embeddings_constraint: Any = None,
+                 mask_zero: bool = False, weights: Any = None, lora_rank: Any = None,
+                 **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.input_dim, self.output_dim = int(input_dim), int(output_dim)
+        init = "random_uniform" if embeddings_initializer == "uniform" else \
+            embeddings_initializer
+        self.embeddings_initializer = initializers.get(init)
+        self.mask_zero = mask_zero
+        self._initial_weights = weights
+
+    def build(self, input_shape: Any = None) -> None:
+        self.embeddings = self.add_weight(name="embeddings",
+                                          shape=(self.input_dim, self.output_dim),
+                                          initializer=self.embeddings_initializer)
+        if self._initial_weights is not None:
+            self.set_weights(self._initial_weights)
+        self.built = True
+
+    def _convert_inputs(self, inputs: Any) -> Any:
+        x = convert_to_tensor(inputs)
+        return x if x.dtype.is_integer else math_ops.cast(x, "int32")
+
+    def call(self, inputs: Any) -> Any:
+        ids = convert_to_tensor(inputs)
+        if not ids.dtype.is_integer:
+            ids = math_ops.cast(ids, "int32")
+        return array_ops.gather(self.embeddings, ids)
+
+
+__all__ = ["Dense", "Activation", "Dropout", "Flatten", "Reshape", "Lambda", "Embedding"]

@@ -1,0 +1,58 @@
+"""`keras.Input` and `keras.layers.InputLayer`: the symbolic entry points of a model."""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from tapeflow.keras import backend
+from tapeflow.keras.layers.layer import KerasTensor, Layer, Node
+
+
+class InputLayer(Layer):
+    """Holds a model input: its output is a KerasTensor of `batch_shape`
+    (`(batch_size,) + shape`)."""
+
+    def __init__(self, shape: Any = None, batch_size: Optional[int] = None, dtype: Any = None,
+                 sparse: Any = None, batch_shape: Any = None, input_tensor: Any = None,
+                 optional: bool = False, name: Optional[str] = None, **kwargs: Any) -> None:
+        kwargs.pop("input_shape", None) if shape is not None else None
+        if shape is None and "input_shape" in kwargs:
+            shape = kwargs.pop("input_shape")
+        super().__init__(name=name or backend.unique_name("input_layer"), dtype=dtype,
+                         **kwargs)
+        if batch_shape is None:
+            if shape is None:
+                raise ValueError("You must pass a `shape` argument.")
+            shape = (shape,) if isinstance(shape, int) else tuple(shape)
+            batch_shape = (batch_size,) + shape
+        self._batch_shape = tuple(batch_shape)
+        self.built = True
+        output = input_tensor if isinstance(input_tensor, KerasTensor) else \
+            KerasTensor(self._batch_shape, self._dtype, name=self.name)
+        node = Node(self, (), {}, output)
+        self._inbound_nodes.append(node)
+        output._keras_history = (self, 0, 0)
+        self._output_shape = output.shape
+        self.output_tensor = output
+
+    @property
+    def batch_shape(self) -> tuple:
+        return self._batch_shape
+
+    def call(self, inputs: Any = None) -> Any:
+        return inputs
+
+    def get_config(self) -> dict:
+        return {"batch_shape": self._batch_shape, "dtype": self._dtype, "name": self.name}
+
+
+def Input(shape: Any = None, batch_size: Optional[int] = None, dtype: Any = None,  # noqa: N802
+          sparse: Any = None, batch_shape: Any = None, name: Optional[str] = None,
+          tensor: Any = None, optional: bool = False) -> KerasTensor:
+    """A symbolic input of `shape` (without the batch dimension), for the functional API."""
+    layer = InputLayer(shape=shape, batch_size=batch_size, dtype=dtype, sparse=sparse,
+                       batch_shape=batch_shape, name=name, input_tensor=tensor)
+    return layer.output_tensor
+
+
+__all__ = ["InputLayer", "Input"]

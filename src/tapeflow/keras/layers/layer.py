@@ -1,0 +1,403 @@
+"""`keras.layers.Layer`: weights, building on first call, `training` propagation, and the
+symbolic calls (on `KerasTensor`s) that the functional API and `summary()` are made of."""
+
+from __future__ import annotations
+
+import inspect
+import itertools
+import math
+import re
+from typing import Any, Optional
+
+import numpy as np
+
+from tapeflow.framework import nest
+from tapeflow.framework.tensor import Tensor, TensorLike
+from tapeflow.framework.tensor_conversion import convert_to_tensor
+from tapeflow.framework.variables import Variable as _TFVariable
+from tapeflow.keras import backend, initializers
+from tapeflow.keras.variables import Variable
+from tapeflow.ops import math_ops
+
+# The `training` value of the call being run, so nested layers inherit it (Keras's
+# CallContext): a layer called without `training=` takes the innermost enclosing value.
+_TRAINING_STACK: list = []
+_NODE_IDS = itertools.count()
+
+
+class KerasTensor:
+    """A symbolic tensor: a shape (None for unknown dims) and a dtype, produced by `Input` or
+    by calling a layer on KerasTensors. The functional API wires layers through them."""
+
+    def __init__(self, shape: Any, dtype: Any = "float32", name: Optional[str] = None) -> None:
+        self.shape = tuple(None if d is None else int(d) for d in shape)
+        self.dtype = str(getattr(dtype, "name", dtype))
+        self.name = name
+        self._keras_history: Optional[tuple] = None  # (layer, node_index, tensor_index)
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    def __repr__(self) -> str:
+        return (f"<KerasTensor shape={self.shape}, dtype={self.dtype}, sparse=False, "
+                f"ragged=False, name={self.name}>")
+
+
+class Node:
+    """One call of a layer on KerasTensors: its arguments and its output KerasTensors."""
+
+    def __init__(self, layer: "Layer", args: tuple, kwargs: dict, outputs: Any) -> None:
+        self.id = next(_NODE_IDS)  # creation order is a topological order
+        self.layer, self.args, self.kwargs, self.outputs = layer, args, kwargs, outputs
+        self.input_tensors = [t for t in nest.flatten((args, kwargs))
+                              if isinstance(t, KerasTensor)]
+        self.output_tensors = nest.flatten(outputs)
+
+
+class Layer:
+    """The base class of all layers.
+
+    Subclasses create weights in `build(input_shape)` with `add_weight` and compute in
+    `call(inputs, ...)`; a `training` argument of `call` receives the caller's value (or the
+    enclosing call's). Layers and variables assigned as attributes are tracked.
+
+    Args:
+      trainable: whether the layer's weights are trained (settable later).
+      dtype: the dtype of the weights and computations (default 'float32').
+      name: a unique name; by default the snake_case class name, numbered ('dense_1').
+      input_shape / input_dim / batch_size: the input shape (without the batch dimension),
+        so a Sequential model can build at once.
+    """
+
+    def __init__(self, *, activity_regularizer: Any = None, trainable: bool = True,
+                 dtype: Any = None, autocast: bool = True, name: Optional[str] = None,
+                 **kwargs: Any) -> None:
+        self._init_tracking()
+        input_shape = kwargs.pop("input_shape", None)
+        input_dim = kwargs.pop("input_dim", None)
+        batch_size = kwargs.pop("batch_size", None)
+        batch_shape = kwargs.pop("batch_input_shape", kwargs.pop("batch_shape", None))
+        kwargs.pop("input_length", None)
+        if kwargs:
+            raise ValueError(f"Unrecognized keyword arguments passed to {type(self).__name__}: "
+                             f"{kwargs}")
+        if input_shape is None and input_dim is not None:
+            input_shape = (input_dim,)
+        if batch_shape is None and input_shape is not None:
+            batch_shape = (batch_size,) + tuple(input_shape)
+        self._batch_input_shape = None if batch_shape is None else tuple(batch_shape)
+        self.name = name or backend.unique_name(to_snake_case(type(self).__name__))
+        self._trainable = bool(trainable)
+        self._dtype = str(getattr(dtype, "name", dtype) or backend.floatx())
+        self.autocast = autocast
+        self.built = False
+        self.supports_masking = False
+        self.activity_regularizer = activity_regularizer
+        self._inbound_nodes: list = []
+        self._output_shape: Any = None
+        params = inspect.signature(self.call).parameters
+        self._call_has_training = "training" in params
+        self._call_training_default = (params["training"].default
+                                       if self._call_has_training else None)
+
+    def _init_tracking(self) -> None:
+        if "_layers" not in self.__dict__:
+            object.__setattr__(self, "_layers", [])
+            object.__setattr__(self, "_trainable_variables", [])
+            object.__setattr__(self, "_non_trainable_variables", [])
+            object.__setattr__(self, "_tracked", [])
+
+    # -- attribute tracking -------------------------------------------------------------------
+    def __setattr__(self, name: str, value: Any) -> None:
+        if not name.startswith("__") and name not in ("_layers", "_tracked"):
+            self._init_tracking()
+            for leaf in (nest.flatten(value) if isinstance(value, (list, tuple, dict))
+                         else [value]):
+                self._track(leaf)
+        object.__setattr__(self, name, value)
+
+    def _track(self, value: Any) -> None:
+        if isinstance(value, Layer) and value is not self:
+            if not any(value is layer for layer in self._layers):
+                self._layers.append(value)
+        elif isinstance(value, _TFVariable):
+            if not any(value is v for v in self._all_own_variables()):
+                (self._trainable_variables if value.trainable
+                 else self._non_trainable_variables).append(value)
+
+    def _all_own_variables(self) -> list:
+        return self._trainable_variables + self._non_trainable_variables
+
+    # -- weights ----------------------------------------------------------------------------
+    def add_weight(self, shape: Any = None, initializer: Any = None, dtype: Any = None,
+                   trainable: bool = True, autocast: bool = True, regularizer: Any = None,
+                   constraint: Any = None, aggregation: str = "none",
+                   overwrite_with_gradient: bool = False, name: Optional[str] = None) -> Variable:
+        """Creates a weight of this layer (a Variable), tracked in `weights`.
+
+        `initializer` is a name, an initializer or a callable `(shape, dtype)`; the default
+        is 'glorot_uniform' for floats and 'zeros' otherwise, as Keras.
+        """
+        self._init_tracking()
+        dtype = str(getattr(dtype, "name", dtype) or self._dtype)
+        shape = () if shape is None else tuple(int(d) for d in shape)
+        if initializer is None:
+            initializer = "glorot_uniform" if "float" in dtype else "zeros"
+        initializer = initializers.get(initializer)
+        with backend.name_scope(self.name, caller=self):
+            variable = Variable(initializer, shape=shape, dtype=dtype, trainable=trainable,
+                                name=name)
+        variable.regularizer, variable.constraint_fn = regularizer, constraint
+        (self._trainable_variables if trainable else self._non_trainable_variables).append(
+            variable)
+        return variable
+
+    @property
+    def trainable(self) -> bool:
+        return self._trainable
+
+    @trainable.setter
+    def trainable(self, value: bool) -> None:
+        """Freezes or unfreezes the layer, its weights and its sublayers (as Keras 3)."""
+        value = bool(value)
+        self._trainable = value
+        for v in self._trainable_variables:
+            v._trainable = value
+        for layer in self._layers:
+            layer.trainable = value
+
+    @property
+    def dtype(self) -> str:
+        return self._dtype
+
+    @property
+    def compute_dtype(self) -> str:
+        return self._dtype
+
+    @property
+    def variable_dtype(self) -> str:
+        return self._dtype
+
+    @property
+    def layers(self) -> list:
+        return list(self._layers)
+
+    @property
+    def weights(self) -> list:
+        """Own weights (trainable first), then each sublayer's, without repeats."""
+        seen, out = set(), []
+        for w in self._all_own_variables():
+            if id(w) not in seen:
+                seen.add(id(w))
+                out.append(w)
+        for layer in self._layers:
+            for w in layer.weights:
+                if id(w) not in seen:
+                    seen.add(id(w))
+                    out.append(w)
+        return out
+
+    variables = weights
+
+    @property
+    def trainable_weights(self) -> list:
+        return [v for v in self.weights if v.trainable] if self.trainable else []
+
+    @property
+    def non_trainable_weights(self) -> list:
+        return [v for v in self.weights if not v.trainable] if self.trainable else self.weights
+
+    trainable_variables = trainable_weights
+    non_trainable_variables = non_trainable_weights
+
+    def get_weights(self) -> list:
+        """The weights' values as NumPy arrays, in `weights` order."""
+        return [w.numpy() for w in self.weights]
+
+    def set_weights(self, weights: list) -> None:
+        """Assigns NumPy values to the weights, in `weights` order (shapes must match)."""
+        own = self.weights
+        if len(weights) != len(own):
+            raise ValueError(f"You called `set_weights(weights)` on layer '{self.name}' with a "
+                             f"weight list of length {len(weights)}, but the layer was "
+                             f"expecting {len(own)} weights.")
+        for variable, value in zip(own, weights):
+            value = np.asarray(value)
+            if tuple(variable.shape.as_list()) != value.shape:
+                raise ValueError(f"Layer {self.name} weight shape "
+                                 f"{tuple(variable.shape.as_list())} is not compatible with "
+                                 f"provided weight shape {value.shape}.")
+            variable.assign(value.astype(variable._value.dtype, copy=False))
+
+    def count_params(self) -> int:
+        """The number of scalars in the weights; the layer must be built."""
+        if not self.built:
+            raise ValueError(f"You tried to call `count_params` on layer '{self.name}', but "
+                             f"the layer isn't built. You can build it manually via: "
+                             f"`layer.build(input_shape)`.")
+        return int(sum(math.prod(w.shape.as_list()) for w in self.weights))
+
+    # -- building and calling -------------------------------------------------------------------
+    def build(self, input_shape: Any = None) -> None:
+        """Creates the weights for inputs of `input_shape` (override in subclasses)."""
+        self.built = True
+
+    def call(self, inputs: Any, *args: Any, **kwargs: Any) -> Any:
+        """The layer's computation (override in subclasses)."""
+        return inputs
+
+    def compute_output_shape(self, input_shape: Any) -> Any:
+        """The output shape, found by running `call` on zeros of that shape."""
+        dummy = nest.map_structure(lambda s: KerasTensor(s, self._dtype),
+                                   _shape_structure(input_shape))
+        out = _infer_outputs(self, (dummy,), {})
+        return nest.map_structure(lambda t: t.shape, out)
+
+    def _maybe_build(self, shapes: Any) -> None:
+        if not self.built:
+            with backend.name_scope(self.name, caller=self):
+                self.build(shapes)
+            self.built = True
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        self._init_tracking()
+        if not args:
+            raise ValueError(f"Layer {self.name} was called without inputs.")
+        if any(isinstance(t, KerasTensor) for t in nest.flatten((args, kwargs))):
+            return self._symbolic_call(args, kwargs)
+        inputs = self._convert_inputs(args[0])
+        args = (inputs,) + args[1:]
+        if self._call_has_training:
+            training = kwargs.get("training")
+            if training is None:
+                training = _TRAINING_STACK[-1] if _TRAINING_STACK else \
+                    self._call_training_default
+            kwargs["training"] = training
+        else:
+            training = kwargs.pop("training", None)
+            if training is None and _TRAINING_STACK:
+                training = _TRAINING_STACK[-1]
+        self._maybe_build(nest.map_structure(lambda t: tuple(t.shape.as_list()), inputs))
+        _TRAINING_STACK.append(training)
+        try:
+            with backend.name_scope(self.name, caller=self):
+                outputs = self.call(*args, **kwargs)
+        finally:
+            _TRAINING_STACK.pop()
+        if self._output_shape is None:
+            self._output_shape = nest.map_structure(
+                lambda t: (None,) + tuple(t.shape.as_list())[1:] if isinstance(t, TensorLike)
+                and t.shape.rank else None, outputs)
+        return outputs
+
+    def _convert_inputs(self, inputs: Any) -> Any:
+        """Arrays become tensors; floating inputs take the layer's dtype (Keras's autocast)."""
+        def convert(x: Any) -> Any:
+            if x is None:
+                return x
+            t = x if isinstance(x, TensorLike) else convert_to_tensor(x)
+            if self.autocast and t.dtype.is_floating and t.dtype.name != self._dtype and \
+                    "float" in self._dtype:
+                t = math_ops.cast(t, self._dtype)
+            return t
+        return nest.map_structure(convert, inputs)
+
+    def _symbolic_call(self, args: tuple, kwargs: dict) -> Any:
+        inputs = args[0]
+        shapes = nest.map_structure(lambda t: t.shape if isinstance(t, KerasTensor)
+                                    else tuple(np.shape(t)), inputs)
+        self._maybe_build(shapes)
+        outputs = _infer_outputs(self, args, kwargs)
+        node = Node(self, args, kwargs, outputs)
+        index = len(self._inbound_nodes)
+        self._inbound_nodes.append(node)
+        for i, t in enumerate(node.output_tensors):
+            t._keras_history = (self, index, i)
+            t.name = t.name or self.name
+        self._output_shape = nest.map_structure(lambda t: t.shape, outputs)
+        return outputs
+
+    @property
+    def input(self) -> Any:
+        if not self._inbound_nodes:
+            raise AttributeError(f"Layer {self.name} is not connected, no input to return.")
+        node = self._inbound_nodes[0]
+        return node.input_tensors[0] if len(node.input_tensors) == 1 else node.input_tensors
+
+    @property
+    def output(self) -> Any:
+        if not self._inbound_nodes:
+            raise AttributeError(f"Layer {self.name} has no inbound nodes.")
+        return self._inbound_nodes[0].outputs
+
+    @property
+    def input_shape(self) -> Any:
+        return nest.map_structure(lambda t: t.shape, self.input)
+
+    @property
+    def output_shape(self) -> Any:
+        if self._output_shape is None:
+            raise AttributeError(f"The layer {self.name} has never been called and thus has "
+                                 f"no defined output shape.")
+        return self._output_shape
+
+    def get_config(self) -> dict:
+        return {"name": self.name, "trainable": self.trainable, "dtype": self._dtype}
+
+    @classmethod
+    def from_config(cls, config: dict) -> "Layer":
+        return cls(**config)
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} name={self.name}, built={self.built}>"
+
+
+def _shape_structure(shape: Any) -> Any:
+    """A shape (tuple of ints/None) or a list of shapes, as nest leaves (tuples -> lists)."""
+    if isinstance(shape, (list, tuple)) and shape and isinstance(shape[0], (list, tuple)):
+        return [tuple(s) for s in shape]
+    return tuple(shape)
+
+
+def _infer_outputs(layer: Layer, args: tuple, kwargs: dict) -> Any:
+    """Output KerasTensors of `layer` on KerasTensor arguments: runs `call` twice on zeros,
+    with unknown dims set to 2 and then 3; output dims that differ are unknown (None)."""
+    results = []
+    for fill in (2, 3):
+        def concrete(t: Any, fill: int = fill) -> Any:
+            if not isinstance(t, KerasTensor):
+                return t
+            shape = tuple(fill if d is None else d for d in t.shape)
+            return convert_to_tensor(np.zeros(shape, np.dtype(t.dtype)))
+        c_args = nest.map_structure(concrete, list(args))
+        c_kwargs = {k: nest.map_structure(concrete, v) for k, v in kwargs.items()}
+        if layer._call_has_training:
+            c_kwargs["training"] = False
+        else:
+            c_kwargs.pop("training", None)
+        _TRAINING_STACK.append(False)
+        try:
+            with backend.name_scope(layer.name, caller=layer):
+                results.append(layer.call(*c_args, **c_kwargs))
+        finally:
+            _TRAINING_STACK.pop()
+    return nest.map_structure(
+        lambda a, b: KerasTensor(tuple(x if x == y else None
+                                       for x, y in zip(a.shape.as_list(), b.shape.as_list())),
+                                 a.dtype.name), results[0], results[1])
+
+
+def to_snake_case(name: str) -> str:
+    """Keras's automatic layer names: 'Conv2D' -> 'conv2d', 'BatchNormalization' ->
+    'batch_normalization'."""
+    name = re.sub(r"\W+", "", name)
+    name = re.sub("(.)([A-Z][a-z]+)", r"\1_\2", name)
+    return re.sub("([a-z])([A-Z])", r"\1_\2", name).lower()
+
+
+def is_keras_tensor(x: Any) -> bool:
+    return isinstance(x, KerasTensor)
+
+
+__all__ = ["Layer", "KerasTensor", "Node", "is_keras_tensor"]

@@ -1,0 +1,137 @@
+"""BatchNormalization and LayerNormalization, with Keras 3's defaults and update rules."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tapeflow.framework.tensor_conversion import convert_to_tensor
+from tapeflow.keras import initializers
+from tapeflow.keras.layers.layer import Layer
+from tapeflow.ops import array_ops, math_ops, reduce_ops
+
+
+def _param_shape(input_shape: tuple, axes: tuple) -> tuple:
+    return tuple(input_shape[a] for a in axes)
+
+
+def _broadcast_shape(rank: int, axes: tuple, input_shape: tuple) -> tuple:
+    return tuple(input_shape[i] if i in axes else 1 for i in range(rank))
+
+
+class BatchNormalization(Layer):
+    """Normalizes with the batch's statistics in training (and moves the moving statistics
+    toward them: `moving = moving * momentum + batch * (1 - momentum)`), with the moving
+    statistics at inference. A frozen layer (`trainable = False`) always uses inference mode.
+
+    Weights: gamma, beta (trainable), moving_mean, moving_variance (non-trainable).
+    """
+
+    def __init__(self, axis: int = -1, momentum: float = 0.99, epsilon: float = 1e-3,
+                 center: bool = True, scale: bool = True, beta_initializer: Any = "zeros",
+                 gamma_initializer: Any = "ones", moving_mean_initializer: Any = "zeros",
+                 moving_variance_initializer: Any = "ones", beta_regularizer: Any = None,
+                 gamma_regularizer: Any = None, beta_constraint: Any = None,
+                 gamma_constraint: Any = None, synchronized: bool = False,
+                 **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.axis, self.momentum, self.epsilon = int(axis), float(momentum), float(epsilon)
+        self.center, self.scale = center, scale
+        self.beta_initializer = initializers.get(beta_initializer)
+        self.gamma_initializer = initializers.get(gamma_initializer)
+        self.moving_mean_initializer = initializers.get(moving_mean_initializer)
+        self.moving_variance_initializer = initializers.get(moving_variance_initializer)
+
+    def build(self, input_shape: Any) -> None:
+        rank = len(input_shape)
+        self._axis = self.axis % rank
+        shape = (input_shape[self._axis],)
+        self.gamma = self.add_weight(shape=shape, name="gamma",
+                                     initializer=self.gamma_initializer) if self.scale else None
+        self.beta = self.add_weight(shape=shape, name="beta",
+                                    initializer=self.beta_initializer) if self.center else None
+        self.moving_mean = self.add_weight(shape=shape, name="moving_mean",
+                                           initializer=self.moving_mean_initializer,
+                                           trainable=False)
+        self.moving_variance = self.add_weight(shape=shape, name="moving_variance",
+                                               initializer=self.moving_variance_initializer,
+                                               trainable=False)
+        self.built = True
+
+    def call(self, inputs: Any, training: Any = None, mask: Any = None) -> Any:
+        x = convert_to_tensor(inputs)
+        rank = x._value.ndim
+        reduce_axes = tuple(i for i in range(rank) if i != self._axis)
+        shape = _broadcast_shape(rank, (self._axis,), x._value.shape)
+        if training and self.trainable:
+            mean = reduce_ops.reduce_mean(x, axis=reduce_axes)
+            variance = reduce_ops.reduce_mean(
+                math_ops.square(x - array_ops.reshape(mean, shape)), axis=reduce_axes)
+            m = self.momentum
+            self.moving_mean.assign(math_ops.stop_gradient(
+                self.moving_mean * m + mean * (1.0 - m)))
+            self.moving_variance.assign(math_ops.stop_gradient(
+                self.moving_variance * m + variance * (1.0 - m)))
+        else:
+            mean, variance = self.moving_mean, self.moving_variance
+        inv = math_ops.rsqrt(array_ops.reshape(variance, shape) + self.epsilon)
+        if self.gamma is not None:
+            inv = inv * array_ops.reshape(self.gamma, shape)
+        y = (x - array_ops.reshape(mean, shape)) * inv
+        if self.beta is not None:
+            y = y + array_ops.reshape(self.beta, shape)
+        return y
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "axis": self.axis, "momentum": self.momentum,
+                "epsilon": self.epsilon, "center": self.center, "scale": self.scale}
+
+
+class LayerNormalization(Layer):
+    """Normalizes each example over `axis` (the last by default), then scales by gamma and
+    shifts by beta. Weights: gamma, beta."""
+
+    def __init__(self, axis: Any = -1, epsilon: float = 1e-3, center: bool = True,
+                 scale: bool = True, rms_scaling: bool = False, beta_initializer: Any = "zeros",
+                 gamma_initializer: Any = "ones", beta_regularizer: Any = None,
+                 gamma_regularizer: Any = None, beta_constraint: Any = None,
+                 gamma_constraint: Any = None, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.axis = tuple(axis) if isinstance(axis, (list, tuple)) else int(axis)
+        self.epsilon, self.center, self.scale = float(epsilon), center, scale
+        self.rms_scaling = rms_scaling
+        self.beta_initializer = initializers.get(beta_initializer)
+        self.gamma_initializer = initializers.get(gamma_initializer)
+
+    def build(self, input_shape: Any) -> None:
+        rank = len(input_shape)
+        axes = self.axis if isinstance(self.axis, tuple) else (self.axis,)
+        self._axes = tuple(sorted(a % rank for a in axes))
+        shape = _param_shape(input_shape, self._axes)
+        self.gamma = self.add_weight(name="gamma", shape=shape,
+                                     initializer=self.gamma_initializer) if self.scale else None
+        self.beta = self.add_weight(name="beta", shape=shape,
+                                    initializer=self.beta_initializer) \
+            if self.center and not self.rms_scaling else None
+        self.built = True
+
+    def call(self, inputs: Any) -> Any:
+        x = convert_to_tensor(inputs)
+        rank = x._value.ndim
+        shape = _broadcast_shape(rank, self._axes, x._value.shape)
+        if self.rms_scaling:
+            variance = reduce_ops.reduce_mean(math_ops.square(x), axis=self._axes,
+                                              keepdims=True)
+            y = x * math_ops.rsqrt(variance + self.epsilon)
+            return y * array_ops.reshape(self.gamma, shape) if self.gamma is not None else y
+        mean = reduce_ops.reduce_mean(x, axis=self._axes, keepdims=True)
+        variance = reduce_ops.reduce_mean(math_ops.square(x - mean), axis=self._axes,
+                                          keepdims=True)
+        y = (x - mean) * math_ops.rsqrt(variance + self.epsilon)
+        if self.gamma is not None:
+            y = y * array_ops.reshape(self.gamma, shape)
+        if self.beta is not None:
+            y = y + array_ops.reshape(self.beta, shape)
+        return y
+
+
+__all__ = ["BatchNormalization", "LayerNormalization"]

@@ -1,0 +1,386 @@
+"""`keras.Model`, the functional API and `keras.Sequential`, with `summary()`.
+
+- `Model(inputs, outputs)` is a functional model: a graph of layer calls recorded on
+  KerasTensors, replayed on real tensors (nodes run in creation order, a topological order).
+- `class M(keras.Model)` is a subclassed model: layers assigned as attributes are tracked.
+- `Sequential([...])` chains layers; with a known input shape it builds at once.
+Training (`compile`/`fit`/...) comes from `Trainer`.
+"""
+
+from __future__ import annotations
+
+import math
+import shutil
+from typing import Any, Callable, Optional
+
+from tapeflow.framework import nest
+from tapeflow.keras import backend
+from tapeflow.keras.layers.input_layer import InputLayer
+from tapeflow.keras.layers.layer import KerasTensor, Layer
+from tapeflow.keras.trainer import Trainer
+
+
+class Model(Layer, Trainer):
+    """A layer with training and saving; see the module docstring for the three styles."""
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> "Model":
+        if cls is Model and (args or "inputs" in kwargs or "outputs" in kwargs):
+            return object.__new__(Functional)
+        return object.__new__(cls)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        name = kwargs.pop("name", None)
+        trainable = kwargs.pop("trainable", True)
+        dtype = kwargs.pop("dtype", None)
+        super().__init__(name=name, trainable=trainable, dtype=dtype, **kwargs)
+
+    @property
+    def layers(self) -> list:
+        return list(self._layers)
+
+    def get_layer(self, name: Optional[str] = None, index: Optional[int] = None) -> Layer:
+        """The layer called `name` (or at `index` in `layers`)."""
+        if index is not None and name is not None:
+            raise ValueError(f"Provide only a layer name or a layer index. Received: "
+                             f"index={index}, name={name}.")
+        if index is not None:
+            if len(self.layers) <= index:
+                raise ValueError(f"Was asked to retrieve layer at index {index} but model "
+                                 f"only has {len(self.layers)} layers.")
+            return self.layers[index]
+        if name is not None:
+            for layer in self.layers:
+                if layer.name == name:
+                    return layer
+            raise ValueError(f"No such layer: {name}. Existing layers are: "
+                             f"{[layer.name for layer in self.layers]}.")
+        raise ValueError("Provide either a layer name or layer index at `get_layer`.")
+
+    def summary(self, line_length: Optional[int] = None, positions: Any = None,
+                print_fn: Optional[Callable] = None, expand_nested: bool = False,
+                show_trainable: bool = False, layer_range: Any = None) -> None:
+        """Prints the layer table, as Keras 3 does (box-drawing characters included)."""
+        text = summary_text(self, line_length, positions)
+        if print_fn is None:
+            print(text)
+        else:
+            print_fn(text)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return super().__call__(*args, **kwargs)
+
+
+class Functional(Model):
+    """A model defined by its input and output KerasTensors."""
+
+    def __init__(self, inputs: Any, outputs: Any, name: Optional[str] = None,
+                 **kwargs: Any) -> None:
+        super().__init__(name=name or backend.unique_name("functional"), **kwargs)
+        self._inputs_struct, self._outputs_struct = inputs, outputs
+        self.inputs = nest.flatten(inputs)
+        self.outputs = nest.flatten(outputs)
+        for t in self.inputs + self.outputs:
+            if not isinstance(t, KerasTensor):
+                raise ValueError(f"All `inputs` and `outputs` values must be KerasTensors. "
+                                 f"Received: {t}")
+        self._nodes = _nodes_between(self.inputs, self.outputs)
+        layers: list = []
+        for node in self._nodes:
+            if not any(node.layer is layer for layer in layers):
+                layers.append(node.layer)
+        self._layers = layers
+        self.built = True
+        self._output_shape = nest.map_structure(lambda t: t.shape, outputs)
+
+    @property
+    def input(self) -> Any:
+        return self._inputs_struct
+
+    @property
+    def output(self) -> Any:
+        return self._outputs_struct
+
+    def call(self, inputs: Any, training: Any = None, mask: Any = None) -> Any:
+        flat = nest.flatten(inputs)
+        if len(flat) != len(self.inputs):
+            raise ValueError(f"Layer \"{self.name}\" expects {len(self.inputs)} input(s), but "
+                             f"it received {len(flat)} input tensors.")
+        values = {id(t): v for t, v in zip(self.inputs, flat)}
+        for node in self._nodes:
+            if isinstance(node.layer, InputLayer):
+                continue
+            args, kwargs = nest.map_structure(
+                lambda t: values[id(t)] if isinstance(t, KerasTensor) else t,
+                (list(node.args), dict(node.kwargs)))
+            if node.layer._call_has_training or isinstance(node.layer, Model):
+                kwargs.setdefault("training", training)
+            result = node.layer(*args, **kwargs)
+            for t, v in zip(node.output_tensors, nest.flatten(result)):
+                values[id(t)] = v
+        return nest.pack_sequence_as(self._outputs_struct,
+                                     [values[id(t)] for t in self.outputs])
+
+
+def _nodes_between(inputs: list, outputs: list) -> list:
+    """The nodes that the outputs depend on, in creation (topological) order."""
+    found: dict = {}
+    stack = [t for t in outputs]
+    input_ids = {id(t) for t in inputs}
+    while stack:
+        t = stack.pop()
+        if t._keras_history is None:
+            raise ValueError(f"Output tensors of a Functional model must be the output of a "
+                             f"Keras layer. Received: {t}")
+        layer, node_index, _ = t._keras_history
+        node = layer._inbound_nodes[node_index]
+        if node.id in found:
+            continue
+        found[node.id] = node
+        if id(t) in input_ids:
+            continue
+        if isinstance(layer, InputLayer):
+            raise ValueError(f"Graph disconnected: cannot find parent for tensor {t}. The "
+                             f"following previous layers were accessed without issue: []")
+        stack.extend(node.input_tensors)
+    return [found[k] for k in sorted(found)]
+
+
+class Sequential(Model):
+    """A linear stack of layers.
+
+    Args:
+      layers: the layers, in order; the first may be an `Input` or have `input_shape`.
+    """
+
+    def __init__(self, layers: Optional[list] = None, trainable: bool = True,
+                 name: Optional[str] = None) -> None:
+        super().__init__(trainable=trainable, name=name or backend.unique_name("sequential"))
+        self._input_batch_shape: Optional[tuple] = None
+        self._input_dtype: Optional[str] = None
+        for layer in layers or []:
+            self.add(layer, rebuild=False)
+        self._maybe_build_from_input_shape()
+
+    def add(self, layer: Any, rebuild: bool = True) -> None:
+        """Appends a layer (an `Input` sets the input shape instead)."""
+        if isinstance(layer, KerasTensor):
+            layer = layer._keras_history[0]
+        if isinstance(layer, InputLayer):
+            self._input_batch_shape, self._input_dtype = layer.batch_shape, layer.dtype
+            return
+        if not isinstance(layer, Layer):
+            raise ValueError(f"Only instances of `keras.Layer` can be added to a Sequential "
+                             f"model. Received: {layer} (of type {type(layer)})")
+        if not self._layers and layer._batch_input_shape is not None:
+            self._input_batch_shape = layer._batch_input_shape
+        self._layers.append(layer)
+        if rebuild:
+            self.built = False
+            self._maybe_build_from_input_shape()
+
+    def pop(self) -> Layer:
+        layer = self._layers.pop()
+        self.built = False
+        return layer
+
+    def _maybe_build_from_input_shape(self) -> None:
+        if self._input_batch_shape is not None and self._layers:
+            self.build(self._input_batch_shape)
+
+    def build(self, input_shape: Any = None) -> None:
+        """Builds every layer by passing a symbolic input of `input_shape` through them, which
+        also records each layer's output shape for `summary()`."""
+        if input_shape is None:
+            raise ValueError("You must provide an `input_shape` argument.")
+        if self.built:
+            return
+        # Keras builds an internal functional model here: keep its automatic names in step.
+        backend.unique_name("input_layer")
+        backend.unique_name("functional")
+        x: Any = KerasTensor(tuple(input_shape), self._input_dtype or self._dtype)
+        with backend.name_scope(self.name, caller=self):
+            for layer in self._layers:
+                x = layer(x)
+        self.built = True
+        self._output_shape = nest.map_structure(lambda t: t.shape, x)
+
+    def _maybe_build(self, shapes: Any) -> None:
+        if not self.built:
+            self.build((None,) + tuple(shapes)[1:])
+
+    def call(self, inputs: Any, training: Any = None, mask: Any = None) -> Any:
+        x = inputs
+        for layer in self._layers:
+            if layer._call_has_training:
+                x = layer(x, training=training)
+            else:
+                x = layer(x)
+        return x
+
+    @property
+    def layers(self) -> list:
+        return list(self._layers)
+
+
+# -- summary ----------------------------------------------------------------------------------
+
+def _ratio_reduce(total: int, widths: list) -> list:
+    """Rich's `ratio_reduce` with equal ratios: how a too-wide table shrinks its columns."""
+    ratios, out, remaining = len(widths), [], total
+    for w in widths:
+        distributed = min(w, round(remaining / ratios))
+        out.append(w - distributed)
+        remaining -= distributed
+        ratios -= 1
+    return out
+
+
+def _wrap(text: str, width: int) -> list:
+    """Word-wrap to `width`; a word longer than the width is cut with '…' (rich's cells)."""
+    lines: list = []
+    current = ""
+    for word in text.split(" "):
+        candidate = word if not current else current + " " + word
+        if len(candidate) <= width:
+            current = candidate
+            continue
+        if current:
+            lines.append(current)
+        current = word
+    if current or not lines:
+        lines.append(current)
+    return [line if len(line) <= width else line[:width - 1] + "…" for line in lines]
+
+
+def _shape_text(shape: Any) -> str:
+    if shape is None:
+        return "?"
+    if isinstance(shape, list):
+        return "[" + ", ".join(_shape_text(s) for s in shape) + "]"
+    return "(" + ", ".join(str(d) for d in shape) + ")"
+
+
+def _sequential_like(model: Model) -> bool:
+    if not isinstance(model, Functional):
+        return True
+    per_layer: dict = {}
+    for node in model._nodes:
+        if len(node.input_tensors) > 1:
+            return False
+        per_layer[id(node.layer)] = per_layer.get(id(node.layer), 0) + 1
+    # one node per depth: every tensor feeds at most one node
+    consumers: dict = {}
+    for node in model._nodes:
+        for t in node.input_tensors:
+            consumers[id(t)] = consumers.get(id(t), 0) + 1
+    return all(c <= 1 for c in consumers.values()) and \
+        all(c <= 1 for c in per_layer.values()) and len(model.inputs) == 1
+
+
+def _connections(model: Model, layer: Layer) -> str:
+    nodes = {node.id for node in model._nodes}
+    parts = []
+    for node in layer._inbound_nodes:
+        if node.id not in nodes:
+            continue
+        for t in node.input_tensors:
+            source, node_index, tensor_index = t._keras_history
+            parts.append(f"{source.name}[{node_index}][{tensor_index}]")
+    return ", ".join(parts) or "-"
+
+
+def _memory(count_and_bytes: float) -> str:
+    size = count_and_bytes
+    for unit in ["B", "KB", "MB", "GB", "TB", "PB"]:
+        if size / 1024 < 1:
+            return f"{size:.2f} {unit}"
+        size /= 1024
+    return f"{size:.2f} PB"
+
+
+def _weights_bytes(weights: list) -> float:
+    unique = {id(w): w for w in weights}.values()
+    return float(sum(math.prod(w.shape.as_list()) * w._value.dtype.itemsize for w in unique))
+
+
+def summary_text(model: Model, line_length: Optional[int] = None,
+                 positions: Any = None) -> str:
+    """Keras 3's `model.summary()` text: the rich table as rendered without colours."""
+    sequential_like = _sequential_like(model)
+    if sequential_like:
+        default, positions = 88, positions or [0.45, 0.80, 1.0]
+        header = ["Layer (type)", "Output Shape", "Param #"]
+        align = ["left", "left", "right"]
+    else:
+        default, positions = 108, positions or [0.3, 0.56, 0.74, 1.0]
+        header = ["Layer (type)", "Output Shape", "Param #", "Connected to"]
+        align = ["left", "left", "right", "left"]
+    line_length = line_length or min(default, shutil.get_terminal_size().columns - 4)
+    widths, current = [], 0
+    for pos in positions:
+        width = int(pos * line_length) if pos <= 1 else int(pos)
+        widths.append(width - current)
+        current = width
+    # rich: each column is its width plus one space of padding either side; the table
+    # (with its len+1 borders) is squeezed to line_length.
+    cells = [w + 2 for w in widths]
+    excess = sum(cells) + len(cells) + 1 - line_length
+    if excess > 0:
+        cells = _ratio_reduce(excess, cells)
+    inner = [c - 2 for c in cells]
+
+    layers = model.layers
+    rows = []
+    for layer in layers:
+        if isinstance(model, Sequential) and isinstance(layer, InputLayer):
+            continue
+        shape = _shape_text(layer._output_shape) if (layer._output_shape is not None) else "?"
+        params = f"{layer.count_params():,}" if layer.built else "0 (unbuilt)"
+        row = [f"{layer.name} ({type(layer).__name__})", shape, params]
+        if not sequential_like:
+            row.append(_connections(model, layer))
+        rows.append(row)
+
+    def line(left: str, mid: str, right: str, fill: str) -> str:
+        return left + mid.join(fill * c for c in cells) + right
+
+    def render(row: list, bar: str) -> list:
+        wrapped = [_wrap(text, inner[i]) for i, text in enumerate(row)]
+        height = max(len(w) for w in wrapped)
+        out = []
+        for k in range(height):
+            parts = []
+            for i, w in enumerate(wrapped):
+                text = w[k] if k < len(w) else ""
+                parts.append(" " + (text.rjust(inner[i]) if align[i] == "right"
+                                    else text.ljust(inner[i])) + " ")
+            out.append(bar + bar.join(parts) + bar)
+        return out
+
+    out = [f'Model: "{model.name}"', line("┏", "┳", "┓", "━")]
+    out += render(header, "┃")
+    out.append(line("┡", "╇", "┩", "━"))
+    for i, row in enumerate(rows):
+        if i:
+            out.append(line("├", "┼", "┤", "─"))
+        out += render(row, "│")
+    out.append(line("└", "┴", "┘", "─"))
+    trainable, non_trainable = model.trainable_weights, model.non_trainable_weights
+    t_count = sum(math.prod(w.shape.as_list()) for w in trainable)
+    n_count = sum(math.prod(w.shape.as_list()) for w in non_trainable)
+    t_bytes, n_bytes = _weights_bytes(trainable), _weights_bytes(non_trainable)
+    optimizer = getattr(model, "optimizer", None)
+    o_vars = list(optimizer.variables) if getattr(model, "compiled", False) and \
+        optimizer is not None and getattr(optimizer, "built", False) else None
+    o_count = sum(math.prod(tuple(v.shape)) for v in o_vars) if o_vars else 0
+    o_bytes = _weights_bytes(o_vars) if o_vars else 0.0
+    out.append(f" Total params: {t_count + n_count + o_count:,} "
+               f"({_memory(t_bytes + n_bytes + o_bytes)})")
+    out.append(f" Trainable params: {t_count:,} ({_memory(t_bytes)})")
+    out.append(f" Non-trainable params: {n_count:,} ({_memory(n_bytes)})")
+    if o_vars is not None:
+        out.append(f" Optimizer params: {o_count:,} ({_memory(o_bytes)})")
+    return "\n".join(out)
+
+
+__all__ = ["Model", "Functional", "Sequential", "summary_text"]
