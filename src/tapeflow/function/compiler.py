@@ -1,0 +1,224 @@
+"""Lowering a graph to straight-line Python over NumPy kernels, and replaying it op by op.
+
+`compile_graph` generates one Python function per graph: each node becomes one line calling
+its kernel on local variables, so running a graph costs one call per op and nothing else.
+Lowering also
+  - fuses chains of elementwise ops (NumPy ufuncs) into one buffer: each op of a chain writes
+    its result into the chain's buffer (`out=`) instead of allocating a new array, and
+  - reuses in place the buffer of an intermediate whose last use is the op consuming it
+    (only arrays the graph itself allocated, never inputs, constants, variables' values,
+    outputs or values stored into variables).
+`replay` instead runs a graph node by node through `bind`, so active tapes record it (a
+function called under a GradientTape) or an enclosing trace inlines it.
+"""
+
+from __future__ import annotations
+
+import functools
+import linecache
+import sys
+from typing import Any, Callable
+
+import numpy as np
+
+from tapeflow.autodiff import core
+from tapeflow.framework.context import context
+from tapeflow.framework.errors import InvalidArgumentError, OpError
+from tapeflow.framework.tensor import wrap
+from tapeflow.function.graph import Graph, location_text
+
+_COUNTER = [0]
+
+
+def kernel_of(prim: Any) -> Callable:
+    """The raw kernel (a `quiet` wrapper is dropped: the whole program runs under errstate)."""
+    return getattr(prim.impl, "__wrapped__", prim.impl)
+
+
+def _is_fresh_ufunc_result(kernel: Any, attrs: dict, example: Any) -> bool:
+    return isinstance(kernel, np.ufunc) and not attrs and kernel.nout == 1 and \
+        isinstance(example, np.ndarray) and example.ndim > 0
+
+
+class Program:
+    """A compiled graph: `program(arrays) -> list of arrays`, plus its generated source."""
+
+    def __init__(self, graph: Graph, dry: bool = False) -> None:
+        self.graph = graph
+        self.dry = dry      # a trace-time run: variables are shadowed, nothing is printed
+        self.input_vids = graph.inputs + [vid for _, vid in graph.captures]
+        self.fused_chains = 0
+        self.inplace = 0
+        self.source, namespace, self._line_nodes = self._generate()
+        self.filename = namespace["__name__"]
+        self.run = namespace["run"]
+
+    # -- lowering ---------------------------------------------------------------------------
+    def _plan_buffers(self) -> dict:
+        """For each node, the input vid whose buffer it may overwrite (`out=`), if any."""
+        graph = self.graph
+        values = graph.values
+        last_use: dict = {}
+        for index, node in enumerate(graph.nodes):
+            for v in node.inputs:
+                last_use[v] = index
+        escaped = set(graph.outputs)
+        for node in graph.nodes:
+            if node.op_name == "AssignVariableOp":
+                escaped.add(node.inputs[1])
+            elif isinstance(node.op, str) or node.op.multiple_results:
+                escaped.update(node.inputs)  # kept by reference elsewhere (loop state, ...)
+        owned = set()   # values held in arrays this program allocated
+        reuse: dict = {}
+        for index, node in enumerate(graph.nodes):
+            if isinstance(node.op, str) or node.op.multiple_results:
+                continue
+            kernel = kernel_of(node.op)
+            out = node.outputs[0]
+            example = values[out].example
+            if not _is_fresh_ufunc_result(kernel, node.attrs, example):
+                continue
+            owned.add(out)
+            for v in node.inputs:
+                info = values[v]
+                if v in owned and v not in escaped and last_use.get(v) == index and \
+                        node.inputs.count(v) == 1 and np.shape(info.example) == example.shape \
+                        and info.dtype == example.dtype:
+                    reuse[index] = v
+                    break
+        return reuse
+
+    def _generate(self) -> tuple:
+        graph = self.graph
+        values = graph.values
+        _COUNTER[0] += 1
+        filename = f"<tapeflow-graph {graph.name} #{_COUNTER[0]}>"
+        namespace: dict = {"__name__": filename, "np": np}
+        lines = ["def run(args):", "    S = {}"] if self.dry else ["def run(args):"]
+        line_nodes: dict = {}
+        if self.input_vids:
+            names = ", ".join(f"v{v}" for v in self.input_vids)
+            lines.append(f"    ({names},) = args")
+        for info in values:
+            if info.kind == "const":
+                namespace[f"v{info.vid}"] = info.example  # constants are globals
+            elif info.kind == "var":
+                namespace[f"V{info.vid}"] = info.example
+        reuse = self._plan_buffers()
+        chain_of: dict = {}    # vid -> buffer vid of the elementwise chain it belongs to
+        for index, node in enumerate(graph.nodes):
+            line_nodes[len(lines) + 1] = node
+            lines.append("    " + self._line(index, node, namespace, reuse, chain_of))
+        outs = ", ".join(f"v{v}" for v in graph.outputs)
+        lines.append(f"    return [{outs}]")
+        source = "\n".join(lines) + "\n"
+        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+        exec(compile(source, filename, "exec"), namespace)  # noqa: S102 - our own generated code
+        return source, namespace, line_nodes
+
+    def _line(self, index: int, node: Any, namespace: dict, reuse: dict, chain_of: dict) -> str:
+        args = ", ".join(f"v{v}" for v in node.inputs)
+        name = node.op_name
+        if name == "ReadVariableOp":
+            if self.dry:
+                return f"v{node.outputs[0]} = S.get({node.inputs[0]}, V{node.inputs[0]}._value)"
+            return f"v{node.outputs[0]} = V{node.inputs[0]}._value"
+        if name == "AssignVariableOp":
+            if self.dry:
+                return f"S[{node.inputs[0]}] = v{node.inputs[1]}"
+            return f"V{node.inputs[0]}._value = v{node.inputs[1]}"
+        prim = node.op
+        kernel = kernel_of(prim)
+        fn = f"f{index}"
+        namespace[fn] = functools.partial(kernel, **node.attrs) if node.attrs else kernel
+        if prim.multiple_results:
+            outs = "".join(f"v{v}, " for v in node.outputs)
+            return f"({outs}) = {fn}({args})"
+        out = node.outputs[0]
+        target = reuse.get(index)
+        if target is None:
+            return f"v{out} = {fn}({args})"
+        # The result goes into the dying input's buffer: a chain of elementwise ops that hands
+        # its buffer along is one fused kernel over a single array.
+        if target in chain_of:
+            chain_of[out] = chain_of[target]
+        else:
+            chain_of[out] = target
+            self.fused_chains += 1
+        self.inplace += 1
+        return f"v{out} = {fn}({args}, out=v{target})"
+
+    # -- running ----------------------------------------------------------------------------
+    def __call__(self, arrays: list) -> list:
+        try:
+            with np.errstate(all="ignore"):
+                return self.run(arrays)
+        except (ValueError, TypeError, IndexError, ArithmeticError, np.linalg.LinAlgError,
+                OpError) as exc:
+            raise self._graph_error(exc, sys.exc_info()[2]) from None
+
+    def _graph_error(self, exc: Exception, tb: Any) -> Exception:
+        node = None
+        while tb is not None:
+            if tb.tb_frame.f_code.co_filename == self.filename:
+                node = self._line_nodes.get(tb.tb_lineno, node)
+            tb = tb.tb_next
+        if node is None:
+            return exc
+        message = exc.message if isinstance(exc, OpError) else str(exc)
+        text = (f"Graph execution error:\n\nDetected at node '{node.name}' defined at (most "
+                f"recent call last):\n  {location_text(node.location)}\n    "
+                f"{node.location[3]}\n\n{message}\n\t [[{{{{node {node.name}}}}}]] "
+                f"[Op:{node.op_name}]")
+        cls = type(exc) if isinstance(exc, OpError) else InvalidArgumentError
+        return cls(None, None, text)
+
+    def lowered_text(self) -> str:
+        """The generated Python program (one line per op)."""
+        return self.source
+
+
+def compile_graph(graph: Graph) -> Program:
+    """Lowers an optimized graph to a Program."""
+    return Program(graph)
+
+
+def replay(graph: Graph, inputs: list, skip_side_effects: bool = False) -> list:
+    """Runs `graph` op by op through `bind` (recorded by tapes, inlined by traces).
+
+    `inputs` are tensors for `graph.inputs` followed by its captures. `skip_side_effects`
+    (used when a derivative recomputes a branch) leaves out assignments and prints.
+    """
+    taping = bool(context.tapes or context.accumulators)
+    env: dict = dict(zip(graph.inputs + [vid for _, vid in graph.captures], inputs))
+    values = graph.values
+
+    def get(v: int) -> Any:
+        t = env.get(v)
+        if t is None:
+            info = values[v]
+            t = env[v] = info.example if info.kind == "var" else wrap(info.example)
+        return t
+
+    for node in graph.nodes:
+        name = node.op_name
+        if name == "ReadVariableOp":
+            env[node.outputs[0]] = get(node.inputs[0]).value()
+        elif name == "AssignVariableOp":
+            if not skip_side_effects:
+                get(node.inputs[0]).assign(get(node.inputs[1]))
+        elif skip_side_effects and name == "PrintV2":
+            continue
+        else:
+            attrs = node.attrs
+            if taping and attrs.get("history") is False:
+                attrs = {**attrs, "history": True}  # a loop a tape may differentiate
+            result = core.bind(node.op, [get(v) for v in node.inputs], attrs)
+            if node.op.multiple_results:
+                env.update(zip(node.outputs, result))
+            else:
+                env[node.outputs[0]] = result
+    return [get(v) for v in graph.outputs]
+
+
+__all__ = ["Program", "compile_graph", "replay", "kernel_of"]

@@ -1,0 +1,593 @@
+"""`tf.function`: trace a Python function once per input signature, run the compiled graph.
+
+A `Function` keeps one `ConcreteFunction` per signature: tensors are keyed by shape and dtype,
+Python scalars by value and other objects (models, optimizers, losses) by identity. Calling it
+looks the signature up, traces on a miss (Python side effects run then, and only then), and
+runs the concrete function: compiled straight-line NumPy when nothing watches, or replayed op
+by op through `bind` when a tape, accumulator or enclosing trace must see the ops.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import inspect
+import io
+import os
+import traceback
+import weakref
+from typing import Any, Callable, Optional, Sequence
+
+import numpy as np
+
+from tapeflow.framework import dtypes as _dtypes
+from tapeflow.framework import nest
+from tapeflow.framework import variables as _variables
+from tapeflow.framework.context import context
+from tapeflow.framework.errors import OpError
+from tapeflow.framework.tensor import Tensor, TensorLike, wrap
+from tapeflow.framework.tensor_shape import TensorShape, as_shape
+from tapeflow.framework.variables import Variable
+from tapeflow.function import passes
+from tapeflow.function.compiler import compile_graph, replay
+from tapeflow.function.graph import _PACKAGE_DIR, Graph, SymbolicTensor, tracing
+
+_PY_SCALARS = (bool, int, float, complex, str, bytes, type(None))
+
+
+class TensorSpec:
+    """Describes a tensor argument: `tf.TensorSpec(shape, dtype, name)`; None dims match any."""
+
+    __slots__ = ("_shape", "_dtype", "_name")
+
+    def __init__(self, shape: Any, dtype: Any = _dtypes.float32,
+                 name: Optional[str] = None) -> None:
+        self._shape = as_shape(shape) if shape is not None else TensorShape(None)
+        self._dtype = _dtypes.as_dtype(dtype)
+        self._name = name
+
+    @classmethod
+    def from_tensor(cls, tensor: Any, name: Optional[str] = None) -> "TensorSpec":
+        return cls(tensor.shape, tensor.dtype, name)
+
+    shape = property(lambda self: self._shape)
+    dtype = property(lambda self: self._dtype)
+    name = property(lambda self: self._name)
+
+    def is_compatible_with(self, other: Any) -> bool:
+        """True when `other` (a tensor or spec) has this dtype and a compatible shape."""
+        return other.dtype == self._dtype and self._shape.is_compatible_with(other.shape)
+
+    def __eq__(self, other: Any) -> bool:
+        return isinstance(other, TensorSpec) and self._dtype == other._dtype and \
+            self._shape.as_list() == other._shape.as_list() if self._shape.rank is not None \
+            else isinstance(other, TensorSpec) and other._shape.rank is None
+
+    def __hash__(self) -> int:
+        return hash((self._shape.rank, self._dtype.name))
+
+    def __repr__(self) -> str:
+        name = "None" if self._name is None else repr(self._name)
+        return f"TensorSpec(shape={self._shape}, dtype={self._dtype!r}, name={name})"
+
+
+# -- signatures ---------------------------------------------------------------------------------
+
+def _leaf_key(leaf: Any) -> Any:
+    if isinstance(leaf, Variable):
+        return ("V", id(leaf))
+    if isinstance(leaf, (TensorLike, TensorSpec)):
+        return ("T", tuple(leaf.shape.as_list()) if leaf.shape.rank is not None else None,
+                leaf.dtype.name)
+    if isinstance(leaf, _PY_SCALARS):
+        return ("P", type(leaf).__name__, leaf)
+    try:
+        hash(leaf)
+        return ("H", type(leaf).__name__, leaf) if _value_hashable(leaf) else ("O", id(leaf))
+    except TypeError:
+        return ("O", id(leaf))
+
+
+def _value_hashable(leaf: Any) -> bool:
+    # Objects with their own __eq__ (enums, tuples of scalars) compare by value; the rest
+    # (models, optimizers, losses) by identity.
+    return type(leaf).__eq__ is not object.__eq__ and not hasattr(leaf, "__dict__")
+
+
+def _structure_key(structure: Any) -> Any:
+    if isinstance(structure, dict):
+        return ("dict", tuple((k, _structure_key(structure[k])) for k in sorted(
+            structure, key=repr)))
+    if isinstance(structure, (list, tuple)):
+        return (type(structure).__name__, tuple(_structure_key(x) for x in structure))
+    return _leaf_key(structure)
+
+
+def _normalize_leaf(leaf: Any) -> Any:
+    return wrap(leaf) if isinstance(leaf, np.ndarray) else leaf
+
+
+def _is_tensor_key(key: Any) -> bool:
+    return isinstance(key, tuple) and len(key) == 3 and key[0] == "T"
+
+
+def _is_container_key(key: Any) -> bool:
+    return isinstance(key, tuple) and len(key) == 2 and key[0] in ("tuple", "list", "dict") \
+        and isinstance(key[1], tuple)
+
+
+def _relaxed(old: Any, new: Any) -> Any:
+    """The most specific key covering both signature keys (None dims where shapes differ),
+    or None when they differ in anything but tensor dimensions."""
+    if _is_tensor_key(old) and _is_tensor_key(new):
+        if old[2] != new[2] or old[1] is None or new[1] is None or len(old[1]) != len(new[1]):
+            return None
+        return ("T", tuple(a if a == b else None for a, b in zip(old[1], new[1])), old[2])
+    if _is_container_key(old) and _is_container_key(new):
+        if old[0] != new[0] or len(old[1]) != len(new[1]):
+            return None
+        merged = []
+        for a, b in zip(old[1], new[1]):
+            if old[0] == "dict":
+                if a[0] != b[0]:
+                    return None
+                m = _relaxed(a[1], b[1])
+                m = None if m is None else (a[0], m)
+            else:
+                m = _relaxed(a, b)
+            if m is None:
+                return None
+            merged.append(m)
+        return (old[0], tuple(merged))
+    return old if old == new else None
+
+
+def _key_matches(pattern: Any, key: Any) -> bool:
+    """True when a signature key fits a relaxed pattern (None dims match any size)."""
+    merged = _relaxed(pattern, key)
+    return merged is not None and merged == pattern
+
+
+# -- errors in user code ------------------------------------------------------------------------
+
+def _in_user_code(exc: BaseException) -> BaseException:
+    """Re-raises a trace-time error with TensorFlow's "in user code" pointer to the line."""
+    if getattr(exc, "_tapeflow_in_user_code", False):
+        return exc
+    frames = [f for f in traceback.extract_tb(exc.__traceback__)
+              if not f.filename.startswith(_PACKAGE_DIR) and "contextlib" not in f.filename]
+    if not frames:
+        return exc
+    lines = ["in user code:", ""]
+    for f in frames:
+        lines.append(f'    File "{f.filename}", line {f.lineno}, in {f.name}  *')
+        lines.append(f"        {f.line}")
+    original = exc.message if isinstance(exc, OpError) else str(exc)
+    lines += ["", f"    {type(exc).__name__}: {original}", ""]
+    text = "\n".join(lines)
+    try:
+        new = type(exc)(None, None, text) if isinstance(exc, OpError) else type(exc)(text)
+    except Exception:  # an exception class we cannot rebuild: keep it as it is
+        return exc
+    new._tapeflow_in_user_code = True
+    return new
+
+
+# -- concrete functions -------------------------------------------------------------------------
+
+class ConcreteFunction:
+    """One traced signature of a Function: its graph and the compiled program."""
+
+    def __init__(self, function: "Function", graph: Graph, output_structure: Any,
+                 input_structure: Any, pass_stats: dict) -> None:
+        self._function = function
+        self.graph = graph
+        self._output_structure = output_structure    # leaves: vid ints or Python values
+        self.structured_input_signature = input_structure
+        self.pass_stats = pass_stats
+        self._program = compile_graph(graph)
+        self._example_shapes = [graph.values[v].example.shape if isinstance(
+            graph.values[v].example, np.ndarray) else () for v in graph.inputs]
+        self._specialized: dict = {}   # input shapes -> ConcreteFunction, for relaxed dims
+        self._release_examples()
+
+    def _release_examples(self) -> None:
+        # Intermediates of the trace are not needed any more; keep only shape and dtype.
+        for info in self.graph.values:
+            if info.kind in ("input", "op") and isinstance(info.example, np.ndarray) \
+                    and info.example.size > 1:
+                info.example = np.broadcast_to(np.zeros((), info.dtype), info.example.shape)
+
+    # -- introspection ----------------------------------------------------------------------
+    @property
+    def structured_outputs(self) -> Any:
+        g = self.graph
+        return nest.map_structure(
+            lambda leaf: g.symbolic(leaf.vid) if isinstance(leaf, _Out) else leaf,
+            self._output_structure)
+
+    @property
+    def inputs(self) -> list:
+        return [self.graph.symbolic(v) for v in self.graph.inputs]
+
+    @property
+    def outputs(self) -> list:
+        return [self.graph.symbolic(v) for v in self.graph.outputs]
+
+    @property
+    def variables(self) -> tuple:
+        return tuple(self.graph.variables())
+
+    @property
+    def trainable_variables(self) -> tuple:
+        return tuple(v for v in self.graph.variables() if v.trainable)
+
+    @property
+    def name(self) -> str:
+        return self.graph.name
+
+    def lowered_source(self) -> str:
+        """The generated straight-line Python program that runs this function."""
+        return self._program.lowered_text()
+
+    def pretty_printed_signature(self) -> str:
+        return str(self)
+
+    def __str__(self) -> str:
+        return (f"ConcreteFunction {self.graph.name}\n  Inputs: "
+                f"{self.structured_input_signature}\n  Outputs: {self.structured_outputs}")
+
+    __repr__ = __str__
+
+    # -- calling ----------------------------------------------------------------------------
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        leaves = [x for x in nest.flatten((args, kwargs)) if isinstance(x, TensorLike)]
+        return self._call_flat([_as_tensor(x) for x in leaves])
+
+    def _call_flat(self, tensors: list) -> Any:
+        if len(tensors) != len(self.graph.inputs):
+            raise TypeError(f"{self.graph.name} takes {len(self.graph.inputs)} tensor "
+                            f"arguments, got {len(tensors)}.")
+        if context.active:
+            # A tape, accumulator or enclosing trace must see each op: run them through bind.
+            flat = replay(self.graph, list(tensors))
+        else:
+            concrete = self
+            shapes = [np.shape(t._value) for t in tensors]
+            if shapes != self._example_shapes:
+                concrete = self._specialize(tensors, shapes)
+            flat = [wrap(a) for a in concrete._program([t._value for t in tensors])]
+        return self._pack(flat)
+
+    def _pack(self, flat: list) -> Any:
+        it = iter(flat)
+        return nest.map_structure(lambda leaf: next(it) if isinstance(leaf, _Out) else leaf,
+                                  self._output_structure)
+
+    def _specialize(self, tensors: list, shapes: list) -> "ConcreteFunction":
+        # Ops bake example shapes into attributes and constants (gradient seeds, tf.shape),
+        # so a signature with None dims gets one program per concrete shape, traced silently.
+        key = tuple(shapes)
+        concrete = self._specialized.get(key)
+        if concrete is None:
+            concrete = self._function._silent_retrace(self, tensors)
+            self._specialized[key] = concrete
+        return concrete
+
+
+class _Out:
+    """A tensor output's place in the output structure."""
+
+    __slots__ = ("vid",)
+
+    def __init__(self, vid: int) -> None:
+        self.vid = vid
+
+
+def _as_tensor(x: Any) -> Tensor:
+    if isinstance(x, Variable):
+        return x.value()
+    return x
+
+
+# -- Function -------------------------------------------------------------------------------------
+
+class Function:
+    """A callable that traces `python_function` into graphs, as `tf.function` returns."""
+
+    def __init__(self, python_function: Callable, input_signature: Optional[Sequence] = None,
+                 reduce_retracing: bool = False, name: Optional[str] = None,
+                 jit_compile: Optional[bool] = None) -> None:
+        self._python_function = python_function
+        self._input_signature = None if input_signature is None else tuple(input_signature)
+        for spec in nest.flatten(list(self._input_signature or ())):
+            if not isinstance(spec, TensorSpec):
+                raise TypeError(f"input_signature must be a possibly nested sequence of "
+                                f"TensorSpec objects, got invalid args {spec!r} of type "
+                                f"{type(spec).__name__}.")
+        self._reduce_retracing = reduce_retracing
+        self._jit_compile = jit_compile
+        self._name = name or getattr(python_function, "__name__", "function")
+        self._signature = inspect.signature(python_function)
+        self._cache: dict = {}         # exact key -> ConcreteFunction
+        self._relaxed: list = []       # (pattern key, ConcreteFunction) with None dims
+        self._tracing_count = 0
+        self._created_variables = False
+        self._bound: Any = weakref.WeakKeyDictionary()
+        functools.update_wrapper(self, python_function)
+
+    @property
+    def python_function(self) -> Callable:
+        return self._python_function
+
+    @property
+    def input_signature(self) -> Optional[tuple]:
+        return self._input_signature
+
+    def experimental_get_tracing_count(self) -> int:
+        """How many times the Python function has been traced."""
+        return self._tracing_count
+
+    def __get__(self, instance: Any, owner: Any = None) -> Any:
+        # A decorated method: one Function (and trace cache) per instance, as TensorFlow.
+        if instance is None:
+            return self
+        try:
+            bound = self._bound.get(instance)
+        except TypeError:
+            self._bound = {}
+            bound = None
+        if bound is None:
+            bound = Function(functools.partial(self._python_function, instance),
+                             self._input_signature, self._reduce_retracing, self._name,
+                             self._jit_compile)
+            try:
+                self._bound[instance] = bound
+            except TypeError:
+                pass
+        return bound
+
+    # -- calling ----------------------------------------------------------------------------
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        concrete, structure = self._concrete_for(args, kwargs)
+        tensors = [_as_tensor(x) for x in nest.flatten(structure)
+                   if isinstance(x, TensorLike) and not isinstance(x, Variable)]
+        return concrete._call_flat(tensors)
+
+    def get_concrete_function(self, *args: Any, **kwargs: Any) -> ConcreteFunction:
+        """The concrete function for these arguments (tensors or TensorSpecs), tracing it if
+        needed; with no arguments, the one for `input_signature`."""
+        if not args and not kwargs and self._input_signature is not None:
+            args = self._input_signature
+        return self._concrete_for(args, kwargs, allow_specs=True)[0]
+
+    def _canonical(self, args: tuple, kwargs: dict) -> tuple:
+        """Arguments as (names, values) in parameter order, nested leaves normalized."""
+        if self._input_signature is not None:
+            return self._with_signature(args, kwargs)
+        try:
+            bound = self._signature.bind(*args, **kwargs)
+        except TypeError as exc:
+            raise TypeError(f"Binding inputs to tf.function failed: {exc}") from None
+        bound.apply_defaults()
+        names, values = [], []
+        for name, value in bound.arguments.items():
+            kind = self._signature.parameters[name].kind
+            if kind is inspect.Parameter.VAR_POSITIONAL:
+                for i, v in enumerate(value):
+                    names.append(f"{name}_{i}")
+                    values.append(nest.map_structure(_normalize_leaf, v))
+            elif kind is inspect.Parameter.VAR_KEYWORD:
+                for k in value:
+                    names.append(k)
+                    values.append(nest.map_structure(_normalize_leaf, value[k]))
+            else:
+                names.append(name)
+                values.append(nest.map_structure(_normalize_leaf, value))
+        return names, values
+
+    def _with_signature(self, args: tuple, kwargs: dict) -> tuple:
+        from tapeflow.framework.tensor_conversion import convert_to_tensor
+        params = [p for p in self._signature.parameters.values()
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        values = list(args)
+        for p in params[len(values):len(self._input_signature)]:
+            if p.name in kwargs:
+                values.append(kwargs.pop(p.name))
+        if kwargs or len(values) != len(self._input_signature):
+            raise TypeError(f"{self._name}() expects {len(self._input_signature)} arguments "
+                            f"matching its input_signature {list(self._input_signature)}, got "
+                            f"{len(args)} positional and {sorted(kwargs)} keyword arguments.")
+        converted = []
+        for value, spec in zip(values, self._input_signature):
+            nest.assert_same_structure(spec, value, check_types=False)
+            flat = []
+            for leaf, leaf_spec in zip(nest.flatten(value), nest.flatten(spec)):
+                if isinstance(leaf, TensorSpec):
+                    leaf_ok = leaf_spec.is_compatible_with(leaf)
+                    t = leaf
+                else:
+                    t = convert_to_tensor(leaf, dtype_hint=leaf_spec.dtype)
+                    leaf_ok = leaf_spec.is_compatible_with(t)
+                if not leaf_ok:
+                    raise TypeError(
+                        f"Binding inputs to tf.function failed due to `Can not cast "
+                        f"{TensorSpec.from_tensor(t)!r} to {leaf_spec!r}`. Received args: "
+                        f"{args} and kwargs: {{}} for signature: {self._input_signature}.")
+                flat.append(t)
+            converted.append(nest.pack_sequence_as(value, flat))
+        names = [p.name for p in params[:len(converted)]]
+        return names, converted
+
+    def _concrete_for(self, args: tuple, kwargs: dict, allow_specs: bool = False) -> tuple:
+        names, values = self._canonical(args, kwargs)
+        if self._input_signature is not None:
+            key = _structure_key(tuple(self._input_signature))
+            concrete = self._cache.get(key)
+            if concrete is None:
+                concrete = self._trace(names, values, list(self._input_signature))
+                self._cache[key] = concrete
+            return concrete, values
+        key = _structure_key(tuple(values))
+        concrete = self._cache.get(key)
+        if concrete is not None:
+            return concrete, values
+        for pattern, relaxed in self._relaxed:
+            if _key_matches(pattern, key):
+                return relaxed, values
+        specs = None
+        if self._reduce_retracing:
+            for old in list(self._cache):
+                pattern = _relaxed(old, key)
+                if pattern is not None and pattern != old:
+                    specs = _specs_from_pattern(pattern)
+                    concrete = self._trace(names, values, specs)
+                    self._relaxed.append((pattern, concrete))
+                    return concrete, values
+        concrete = self._trace(names, values, specs)
+        self._cache[key] = concrete
+        return concrete, values
+
+    # -- tracing ----------------------------------------------------------------------------
+    def _trace(self, names: list, values: list, specs: Optional[list],
+               silent: bool = False) -> ConcreteFunction:
+        first = not self._created_variables and self._tracing_count == 0
+        concrete = self._trace_once(names, values, specs, allow_variables=first)
+        if not silent:
+            self._tracing_count += 1
+        if first and concrete.graph.created_variables:
+            # As TensorFlow: variables made on the first trace are kept, and the function is
+            # traced again; that trace (and every later one) must not create any.
+            self._created_variables = True
+            concrete = self._trace_once(names, values, specs, allow_variables=False)
+            self._tracing_count += 1
+        return concrete
+
+    def _silent_retrace(self, concrete: ConcreteFunction, tensors: list) -> ConcreteFunction:
+        names, values = concrete._trace_args
+        it = iter(tensors)
+        values = nest.map_structure(
+            lambda leaf: next(it) if isinstance(leaf, (TensorLike, TensorSpec)) and
+            not isinstance(leaf, Variable) else leaf, values)
+        # The user already saw this signature traced: its Python side effects stay hidden.
+        with contextlib.redirect_stdout(io.StringIO()):
+            return self._trace_once(names, values, None, allow_variables=False)
+
+    def _trace_once(self, names: list, values: list, specs: Optional[list],
+                    allow_variables: bool) -> ConcreteFunction:
+        graph = Graph(self._name, allow_variable_creation=allow_variables)
+        flat_specs = nest.flatten(specs) if specs is not None else None
+        counter = iter(range(1 << 30))
+        symbolic_values = []
+        input_signature = []
+        for name, value in zip(names, values):
+            leaves = nest.flatten(value)
+            new_leaves, spec_leaves = [], []
+            for i, leaf in enumerate(leaves):
+                if isinstance(leaf, (TensorLike, TensorSpec)) and not isinstance(leaf, Variable):
+                    spec = flat_specs[next(counter)] if flat_specs is not None else None
+                    leaf_name = name if len(leaves) == 1 else f"{name}_{i}"
+                    t = _placeholder_for(graph, leaf, spec, leaf_name)
+                    new_leaves.append(t)
+                    spec_leaves.append(TensorSpec(t.shape, t.dtype, leaf_name))
+                else:
+                    new_leaves.append(leaf)
+                    spec_leaves.append(leaf)
+            symbolic_values.append(nest.pack_sequence_as(value, new_leaves))
+            input_signature.append(nest.pack_sequence_as(value, spec_leaves))
+        args, kwargs = self._rebuild_call(names, symbolic_values)
+        try:
+            with tracing(graph, suspend_tapes=True):
+                result = self._python_function(*args, **kwargs)
+                structure = nest.map_structure(lambda leaf: _output_leaf(graph, leaf), result)
+        except Exception as exc:  # noqa: BLE001 - re-raised with the user's line
+            raise _in_user_code(exc).with_traceback(None) from None
+        graph.outputs = [leaf.vid for leaf in nest.flatten(structure) if isinstance(leaf, _Out)]
+        stats = passes.optimize(graph)
+        concrete = ConcreteFunction(self, graph, structure, (tuple(input_signature), {}), stats)
+        concrete._trace_args = (names, values)
+        return concrete
+
+    def _rebuild_call(self, names: list, values: list) -> tuple:
+        args, kwargs = [], {}
+        params = list(self._signature.parameters.values())
+        by_name = dict(zip(names, values))
+        for p in params:
+            if p.kind is p.VAR_POSITIONAL:
+                args.extend(by_name[n] for n in names if n.startswith(p.name + "_")
+                            and n[len(p.name) + 1:].isdigit())
+            elif p.kind is p.VAR_KEYWORD:
+                known = {q.name for q in params}
+                kwargs.update({n: by_name[n] for n in names if n not in known and
+                               not (n.startswith(tuple(q.name + "_" for q in params
+                                                       if q.kind is q.VAR_POSITIONAL)))})
+            elif p.name in by_name:
+                if p.kind is p.KEYWORD_ONLY:
+                    kwargs[p.name] = by_name[p.name]
+                else:
+                    args.append(by_name[p.name])
+        return args, kwargs
+
+    def __repr__(self) -> str:
+        return f"<tapeflow.function.Function {self._name}>"
+
+
+def _specs_from_pattern(pattern: Any) -> list:
+    specs = []
+
+    def walk(key: Any) -> None:
+        if isinstance(key, tuple) and len(key) == 3 and key[0] == "T":
+            specs.append(TensorSpec(key[1], key[2]))
+        elif isinstance(key, tuple) and len(key) == 2 and isinstance(key[1], tuple) and \
+                key[0] in ("tuple", "list", "dict"):
+            for child in key[1]:
+                walk(child[1] if key[0] == "dict" else child)
+    walk(pattern)
+    return specs
+
+
+def _placeholder_for(graph: Graph, leaf: Any, spec: Optional[TensorSpec],
+                     name: str) -> SymbolicTensor:
+    if isinstance(leaf, TensorSpec):
+        shape = leaf.shape
+        dims = [2 if d is None else d for d in (shape.as_list() if shape.rank is not None
+                                                else [])]
+        example = np.ones(dims, leaf.dtype._np)
+        return graph.placeholder(example if dims else example[()], name, shape)
+    example = leaf._value
+    shape = spec.shape if spec is not None else None
+    return graph.placeholder(example, name, shape)
+
+
+def _output_leaf(graph: Graph, leaf: Any) -> Any:
+    if isinstance(leaf, Variable):
+        leaf = leaf.value()
+    if isinstance(leaf, TensorLike):
+        vid = graph.value_id(leaf)
+        return _Out(vid)
+    return leaf
+
+
+def function(func: Optional[Callable] = None, input_signature: Optional[Sequence] = None,
+             autograph: bool = True, jit_compile: Optional[bool] = None,
+             reduce_retracing: bool = False, experimental_implements: Any = None,
+             experimental_autograph_options: Any = None,
+             experimental_attributes: Any = None,
+             experimental_relax_shapes: Optional[bool] = None,
+             experimental_compile: Optional[bool] = None,
+             experimental_follow_type_hints: Any = None) -> Any:
+    """Compiles a function into a callable graph, as `tf.function`.
+
+    Usable as `@tf.function`, `@tf.function(input_signature=[...])` or `tf.function(f)`.
+    The function is traced once per input signature (tensors by shape and dtype, other
+    arguments by value or identity); Python side effects run only while tracing.
+    """
+    relax = reduce_retracing or bool(experimental_relax_shapes)
+
+    def decorate(f: Callable) -> Function:
+        return Function(f, input_signature=input_signature, reduce_retracing=relax,
+                        jit_compile=jit_compile)
+    return decorate if func is None else decorate(func)
+
+
+__all__ = ["function", "Function", "ConcreteFunction", "TensorSpec"]

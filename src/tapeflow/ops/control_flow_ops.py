@@ -1,0 +1,519 @@
+"""Control flow (`tf.cond`, `tf.case`, `tf.switch_case`, `tf.while_loop`) and `tf.print`.
+
+Eagerly these are plain Python: the chosen branch runs, the loop loops, and tapes record the
+ops that ran. Inside `tf.function`, where the predicate is a traced value, each branch (and a
+loop's condition and body) is traced into its own graph and compiled; the op that runs them
+(`If`/`Case`/`While`, or their `Stateless` forms when the branches change no variable and
+print nothing) takes the values the branches capture from outside as inputs, so tapes and
+outer traces see one differentiable op.
+
+Derivatives: a branch op's VJP is the same branch op over the branches' VJPs (each replays its
+branch graph under a GradientTape). A loop records the loop variables at the start of every
+iteration (only when a tape could need them) and its VJP is a loop running the body's VJP
+backwards over that history. Both are built from tapeflow ops, so higher derivatives work.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any, Callable, Optional, Sequence
+
+import numpy as np
+
+from tapeflow.autodiff.core import Primitive, bind
+from tapeflow.framework import nest
+from tapeflow.framework.context import context
+from tapeflow.framework.errors import InvalidArgumentError
+from tapeflow.framework.tensor import Tensor, TensorLike, wrap
+from tapeflow.framework.variables import Variable
+from tapeflow.ops._convert import convert_to_tensor
+
+
+class _ControlPrimitive(Primitive):
+    """A primitive running traced sub-graphs; `stateful` ones are never pruned or merged."""
+
+    __slots__ = ("stateful",)
+
+    def __init__(self, name: str, impl: Callable, stateful: bool, **kwargs: Any) -> None:
+        super().__init__(name, impl, **kwargs)
+        self.stateful = stateful
+
+
+# -- traced sub-graphs ------------------------------------------------------------------------
+
+class _Branch:
+    """A traced function of captured values: its graph, compiled program, output structure."""
+
+    def __init__(self, graph: Any, structure: Any) -> None:
+        from tapeflow.function.compiler import compile_graph
+        from tapeflow.function import passes
+        self.graph = graph
+        self.structure = structure
+        passes.optimize(graph)
+        self.program = compile_graph(graph)
+        self.positions: list = []   # where each of its captures sits in the op's inputs
+        self._dry = None
+
+    @property
+    def stateful(self) -> bool:
+        from tapeflow.function.graph import SIDE_EFFECT_OPS
+        return any(n.op_name in SIDE_EFFECT_OPS or getattr(n.op, "stateful", False)
+                   for n in self.graph.nodes)
+
+    def run(self, leading: Sequence, captures: Sequence) -> list:
+        program = self.program
+        if context.graph is not None:
+            # Computing example values while tracing must not assign variables or print.
+            if self._dry is None:
+                from tapeflow.function.compiler import Program
+                self._dry = Program(self.graph, dry=True)
+            program = self._dry
+        return program(list(leading) + [captures[p] for p in self.positions])
+
+    def replay(self, leading: Sequence, captures: Sequence) -> list:
+        from tapeflow.function.compiler import replay
+        return replay(self.graph, list(leading) + [captures[p] for p in self.positions],
+                      skip_side_effects=True)
+
+    def __repr__(self) -> str:
+        return f"<branch {self.graph.name}: {len(self.graph.nodes)} ops>"
+
+
+def _trace_branch(fn: Callable, name: str, args: Sequence = ()) -> tuple:
+    """Traces `fn(*placeholders)` into a child graph of the current trace."""
+    from tapeflow.function.graph import Graph, tracing
+    graph = Graph(name, parent=context.graph, allow_variable_creation=False)
+    placeholders = [graph.placeholder(a._value, f"{name}_arg{i}", a.shape)
+                    for i, a in enumerate(args)]
+    with tracing(graph, suspend_tapes=True):
+        result = fn(*placeholders)
+        flat = [convert_to_tensor(x) for x in nest.flatten(result)]
+        graph.outputs = [graph.value_id(x) for x in flat]
+    return graph, result, flat
+
+
+def _union_captures(branches: list) -> list:
+    """The values captured by any branch, once each; sets each branch's positions."""
+    outer: list = []
+    index: dict = {}
+    for branch in branches:
+        branch.positions = []
+        for obj, _ in branch.graph.captures:
+            if id(obj) not in index:
+                index[id(obj)] = len(outer)
+                outer.append(obj)
+            branch.positions.append(index[id(obj)])
+    # Variables read before any assignment are passed in as their current value.
+    return [x.value() if isinstance(x, Variable) else x for x in outer]
+
+
+def _is_traced(x: Any) -> bool:
+    from tapeflow.function.graph import SymbolicTensor
+    return isinstance(x, SymbolicTensor)
+
+
+# -- cond / case / switch_case ----------------------------------------------------------------
+
+def _select_impl(index: Any, *captures: Any, branches: tuple) -> tuple:
+    i = int(index)
+    if not 0 <= i < len(branches):
+        i = len(branches) - 1   # as TensorFlow's Case: out of range runs the last branch
+    return tuple(branches[i].run((), captures))
+
+
+def _if_impl(pred: Any, *captures: Any, branches: tuple) -> tuple:
+    return tuple(branches[0 if pred else 1].run((), captures))
+
+
+def _branch_vjp(gs: list, ans: tuple, selector: Tensor, *captures: Tensor,
+                branches: tuple) -> tuple:
+    from tapeflow.autodiff.tape import GradientTape, UnconnectedGradients
+
+    def grad_fn(branch: _Branch) -> Callable:
+        def compute() -> list:
+            mine = [captures[p] for p in branch.positions]
+            with GradientTape(persistent=False) as tape:
+                for c in mine:
+                    tape.watch(c)
+                outs = branch.replay((), captures)
+            float_outs = [(o, g) for o, g in zip(outs, gs) if o.dtype.is_floating]
+            grads = tape.gradient([o for o, _ in float_outs], mine,
+                                  output_gradients=[g for _, g in float_outs],
+                                  unconnected_gradients=UnconnectedGradients.ZERO) \
+                if float_outs else [None] * len(mine)
+            full = [_zeros_like(c) for c in captures]
+            for p, g in zip(branch.positions, grads):
+                if g is not None:
+                    full[p] = g
+            return full
+        return compute
+
+    fns = [grad_fn(b) for b in branches]
+    if not captures:
+        return (None,)
+    if len(branches) == 2 and selector.dtype.is_bool:
+        grads = cond(selector, fns[0], fns[1])
+    else:
+        grads = switch_case(selector, fns)
+    return (None, *grads)
+
+
+def _zeros_like(x: Any) -> Tensor:
+    from tapeflow.ops.math_ops import zeros_like
+    return zeros_like(x)
+
+
+def _make_branch_prims(name: str, impl: Callable) -> tuple:
+    stateless = _ControlPrimitive("Stateless" + name, impl, False, multiple_results=True)
+    stateful = _ControlPrimitive(name, impl, True, multiple_results=True)
+    stateless.defvjp(_branch_vjp)
+    stateful.defvjp(_branch_vjp)
+    return stateless, stateful
+
+
+_STATELESS_IF, _IF = _make_branch_prims("If", _if_impl)
+_STATELESS_CASE, _CASE = _make_branch_prims("Case", _select_impl)
+
+
+def _check_same_structure(results: list, what: str) -> None:
+    first = results[0]
+    for other in results[1:]:
+        try:
+            nest.assert_same_structure(first[1], other[1], check_types=False)
+        except (ValueError, TypeError) as exc:
+            raise ValueError(f"{what} must have the same nested structure of return values: "
+                             f"{exc}") from None
+        for a, b in zip(first[2], other[2]):
+            if a.dtype != b.dtype:
+                raise TypeError(f"{what} must return the same dtypes; got {a.dtype.name} and "
+                                f"{b.dtype.name}.")
+
+
+def _traced_select(selector: Tensor, fns: Sequence[Callable], kind: str) -> Any:
+    traced = [_trace_branch(fn, f"{kind.lower()}_branch{i}") for i, fn in enumerate(fns)]
+    _check_same_structure(traced, f"All branches of tf.{kind.lower()}")
+    branches = [_Branch(g, result) for g, result, _ in traced]
+    captures = _union_captures(branches)
+    stateful = any(b.stateful for b in branches)
+    if kind == "Cond":
+        prim = _IF if stateful else _STATELESS_IF
+    else:
+        prim = _CASE if stateful else _STATELESS_CASE
+    outs = bind(prim, (selector, *captures), {"branches": tuple(branches)})
+    return nest.pack_sequence_as(traced[0][1], list(outs))
+
+
+def cond(pred: Any, true_fn: Optional[Callable] = None, false_fn: Optional[Callable] = None,
+         name: Optional[str] = None) -> Any:
+    """`true_fn()` if `pred` else `false_fn()`; inside tf.function, a traced branch op."""
+    if not callable(true_fn):
+        raise TypeError("true_fn must be callable.")
+    if not callable(false_fn):
+        raise TypeError("false_fn must be callable.")
+    if _is_traced(pred):
+        pred = convert_to_tensor(pred)
+        if pred.shape.rank not in (0, None):
+            raise ValueError(f"Shape must be rank 0 but is rank {pred.shape.rank} for "
+                             f"'{{{{node cond}}}} = If' with input shapes: {pred.shape}.")
+        if not pred.dtype.is_bool:
+            raise TypeError(f"pred must be a boolean scalar tensor, got {pred.dtype.name}.")
+        return _traced_select(pred, [true_fn, false_fn], "Cond")
+    if isinstance(pred, TensorLike) and np.size(pred._value) != 1:
+        raise InvalidArgumentError(f"The second input must be a scalar, but it has shape "
+                                   f"{list(np.shape(pred._value))} [Op:If]")
+    return true_fn() if bool(pred) else false_fn()
+
+
+def switch_case(branch_index: Any, branch_fns: Any, default: Optional[Callable] = None,
+                name: Optional[str] = None) -> Any:
+    """Runs `branch_fns[branch_index]` (`default`, or the last branch, when out of range)."""
+    if isinstance(branch_fns, dict):
+        keys = sorted(branch_fns)
+        if keys != list(range(len(keys))):
+            raise ValueError("branch_fns dict keys must be consecutive integers from 0.")
+        branch_fns = [branch_fns[k] for k in keys]
+    fns = [fn for _, fn in branch_fns] if branch_fns and isinstance(branch_fns[0], tuple) \
+        else list(branch_fns)
+    if not fns:
+        raise ValueError("Must provide at least one item in branch_fns")
+    if not all(callable(f) for f in fns):
+        raise TypeError("branch_fns must be a list of callables.")
+    if default is not None:
+        fns = fns + [default]
+    if _is_traced(branch_index):
+        index = convert_to_tensor(branch_index)
+        if not index.dtype.is_integer:
+            raise TypeError(f"branch_index must be an int32 or int64 tensor, got "
+                            f"{index.dtype.name}.")
+        return _traced_select(index, fns, "Switch_case")
+    i = int(branch_index)
+    return fns[i]() if 0 <= i < len(fns) else fns[-1]()
+
+
+def case(pred_fn_pairs: Any, default: Optional[Callable] = None, exclusive: bool = False,
+         strict: bool = False, name: str = "case") -> Any:
+    """Runs the function paired with the first true predicate (else `default`)."""
+    pairs = list(pred_fn_pairs.items()) if isinstance(pred_fn_pairs, dict) \
+        else list(pred_fn_pairs)
+    for pair in pairs:
+        if not isinstance(pair, tuple) or len(pair) != 2:
+            raise TypeError(f"Each entry in pred_fn_pairs must be a 2-tuple, got {pair!r}.")
+        if not callable(pair[1]):
+            raise TypeError("fn for pred must be callable.")
+    if default is None:
+        if not pairs:
+            raise ValueError("pred_fn_pairs must not be empty when default is None.")
+        *pairs, (_, default) = pairs
+    if any(_is_traced(p) for p, _ in pairs):
+        # The index of the first true predicate (len(pairs) when none is) picks the branch.
+        from tapeflow.ops import math_ops
+        preds = [convert_to_tensor(p) for p, _ in pairs]
+        index = convert_to_tensor(np.int32(len(pairs)))
+        for i in reversed(range(len(preds))):
+            index = math_ops.where(preds[i], convert_to_tensor(np.int32(i)), index)
+        return _traced_select(index, [fn for _, fn in pairs] + [default], "Case")
+    if exclusive and sum(bool(p) for p, _ in pairs) > 1:
+        raise InvalidArgumentError("Input error: exclusive=True: more than 1 conditions "
+                                   "evaluated as True")
+    for pred, fn in pairs:
+        if bool(pred):
+            return fn()
+    return default()
+
+
+# -- while_loop -------------------------------------------------------------------------------
+
+def _while_impl(*inputs: Any, cond_fn: _Branch, body: _Branch, n_vars: int,
+                maximum_iterations: Optional[int], history: bool) -> tuple:
+    state = list(inputs[:n_vars])
+    captures = inputs[n_vars:]
+    trail: list = [[] for _ in state]
+    count = 0
+    while (maximum_iterations is None or count < maximum_iterations) and \
+            bool(cond_fn.run(state, captures)[0]):
+        if history:
+            for record, value in zip(trail, state):
+                record.append(value)
+        state = body.run(state, captures)
+        count += 1
+    stacks = [np.stack(record) if record else np.zeros((0,) + np.shape(v), np.asarray(v).dtype)
+              for record, v in zip(trail, inputs[:n_vars])] if history else \
+        [np.zeros((0,), np.asarray(v).dtype) for v in inputs[:n_vars]]
+    return (*state, np.int32(count), *stacks)
+
+
+def _while_vjp(gs: list, ans: tuple, *inputs: Tensor, cond_fn: _Branch, body: _Branch,
+               n_vars: int, maximum_iterations: Optional[int], history: bool) -> tuple:
+    from tapeflow.autodiff.tape import GradientTape, UnconnectedGradients
+    from tapeflow.ops import math_ops
+    if not history:
+        raise ValueError("tf.while_loop was run without recording its iterations, so it cannot "
+                         "be differentiated; run it under the GradientTape.")
+    captures = inputs[n_vars:]
+    count = ans[n_vars]
+    stacks = ans[n_vars + 1:]
+    g_final = list(gs[:n_vars])
+    g_stacks = list(gs[n_vars + 1:])
+    float_caps = [i for i, c in enumerate(captures) if c.dtype.is_floating]
+
+    def back_cond(i: Tensor, *rest: Tensor) -> Tensor:
+        return math_ops.greater_equal(i, convert_to_tensor(np.int32(0)))
+
+    def back_body(i: Tensor, *rest: Tensor) -> tuple:
+        g_state = list(rest[:n_vars])
+        g_caps = list(rest[n_vars:])
+        state = [bind(_HISTORY_GET, (s, i)) for s in stacks]
+        float_state = [j for j, x in enumerate(state) if x.dtype.is_floating]
+        sources = [state[j] for j in float_state] + [captures[k] for k in float_caps]
+        with GradientTape() as tape:
+            for x in sources:
+                tape.watch(x)
+            outs = body.replay(state, captures)
+        pairs = [(o, g) for o, g in zip(outs, g_state) if o.dtype.is_floating]
+        grads = tape.gradient([o for o, _ in pairs], sources,
+                              output_gradients=[g for _, g in pairs],
+                              unconnected_gradients=UnconnectedGradients.ZERO) if pairs \
+            else [_zeros_like(x) for x in sources]
+        new_state = [_zeros_like(x) for x in state]
+        for j, g in zip(float_state, grads):
+            # The value at the start of iteration i also reached the history output.
+            new_state[j] = math_ops.add(g, bind(_HISTORY_GET, (g_stacks[j], i)))
+        new_caps = [math_ops.add(c, g) for c, g in zip(g_caps, grads[len(float_state):])]
+        return (math_ops.subtract(i, convert_to_tensor(np.int32(1))), *new_state, *new_caps)
+
+    start = math_ops.subtract(count, convert_to_tensor(np.int32(1)))
+    init_caps = [_zeros_like(captures[k]) for k in float_caps]
+    result = while_loop(back_cond, back_body, (start, *g_final, *init_caps))
+    g_vars = list(result[1:1 + n_vars])
+    cap_grads: list = [None] * len(captures)
+    for k, g in zip(float_caps, result[1 + n_vars:]):
+        cap_grads[k] = g
+    return (*g_vars, *cap_grads)
+
+
+def _make_while(name: str, stateful: bool) -> _ControlPrimitive:
+    prim = _ControlPrimitive(name, _while_impl, stateful, multiple_results=True)
+    return prim.defvjp(_while_vjp)
+
+
+_STATELESS_WHILE = _make_while("StatelessWhile", False)
+_WHILE = _make_while("While", True)
+
+_HISTORY_GET = Primitive("TensorListGetItem", lambda stack, i: stack[int(i)])
+_HISTORY_SET = Primitive(
+    "TensorListSetItem",
+    lambda like, i, g: _put(like, int(i), g))
+_HISTORY_GET.defvjp(lambda g, ans, stack, i: (bind(_HISTORY_SET, (stack, i, g)), None))
+_HISTORY_SET.defvjp(lambda g, ans, like, i, item: (None, None, bind(_HISTORY_GET, (g, i))))
+
+
+def _put(like: np.ndarray, i: int, g: Any) -> np.ndarray:
+    out = np.zeros_like(like)
+    out[i] = g
+    return out
+
+
+def while_loop(cond: Callable, body: Callable, loop_vars: Any, shape_invariants: Any = None,
+               parallel_iterations: int = 10, back_prop: bool = True, swap_memory: bool = False,
+               maximum_iterations: Any = None, name: Optional[str] = None) -> Any:
+    """Repeats `loop_vars = body(*loop_vars)` while `cond(*loop_vars)`; returns the final
+    loop variables in the structure of `loop_vars`."""
+    if not callable(cond):
+        raise TypeError("cond must be callable.")
+    if not callable(body):
+        raise TypeError("body must be callable.")
+    single = not isinstance(loop_vars, (list, tuple))
+    structure = [loop_vars] if single else loop_vars
+    if context.graph is None:
+        return _eager_while(cond, body, structure, single, maximum_iterations)
+    flat = [convert_to_tensor(x) for x in nest.flatten(structure)]
+
+    def packed(fn: Callable) -> Callable:
+        def call(*leaves: Tensor) -> Any:
+            args = nest.pack_sequence_as(structure, list(leaves))
+            return fn(*args)
+        return call
+
+    cond_graph, _, cond_flat = _trace_branch(packed(cond), "while_cond", flat)
+    if len(cond_flat) != 1 or not cond_flat[0].dtype.is_bool:
+        raise TypeError("cond must return a boolean scalar tensor.")
+
+    def body_flat(*leaves: Tensor) -> list:
+        out = packed(body)(*leaves)
+        out = [out] if single else out
+        nest.assert_same_structure(structure, out, check_types=False)
+        return nest.flatten(out)
+
+    body_graph, _, body_out = _trace_branch(body_flat, "while_body", flat)
+    for before, after in zip(flat, body_out):
+        if before.dtype != after.dtype:
+            raise TypeError(f"Loop variable changed dtype in tf.while_loop body: from "
+                            f"{before.dtype.name} to {after.dtype.name}.")
+    cond_branch, body_branch = _Branch(cond_graph, None), _Branch(body_graph, None)
+    captures = _union_captures([cond_branch, body_branch])
+    stateful = cond_branch.stateful or body_branch.stateful
+    attrs = {"cond_fn": cond_branch, "body": body_branch, "n_vars": len(flat),
+             "maximum_iterations": None if maximum_iterations is None
+             else int(maximum_iterations),
+             "history": bool(context.tapes or context.accumulators)}
+    outs = bind(_WHILE if stateful else _STATELESS_WHILE, (*flat, *captures), attrs)
+    result = nest.pack_sequence_as(structure, list(outs[:len(flat)]))
+    return result[0] if single else result
+
+
+def _eager_while(cond: Callable, body: Callable, structure: Any, single: bool,
+                 maximum_iterations: Any) -> Any:
+    state = structure
+    count = 0
+    limit = None if maximum_iterations is None else int(maximum_iterations)
+    while (limit is None or count < limit) and bool(cond(*state)):
+        new = body(*state)
+        new = [new] if single else new
+        nest.assert_same_structure(structure, new, check_types=False)
+        state = type(structure)(new) if isinstance(structure, (list, tuple)) and \
+            not hasattr(structure, "_fields") else new
+        count += 1
+    state = nest.map_structure(convert_to_tensor, state)
+    return state[0] if single else state
+
+
+# -- print ------------------------------------------------------------------------------------
+
+def _format_scalar(x: Any) -> str:
+    if isinstance(x, (np.bool_, bool)):
+        return "1" if x else "0"
+    if isinstance(x, (np.floating, float)):
+        return "%g" % x
+    if isinstance(x, (np.bytes_, bytes)):
+        return x.decode("utf-8", "replace")
+    return str(x)
+
+
+def _format_array(a: np.ndarray, summarize: int, indent: int = 0) -> str:
+    if a.ndim == 0:
+        return _format_scalar(a[()])
+    n = a.shape[0]
+    if summarize >= 0 and n > 2 * summarize:
+        items = [_format_array(a[i], summarize, indent + 1) for i in range(summarize)] + \
+            ["..."] + [_format_array(a[i], summarize, indent + 1) for i in range(n - summarize, n)]
+    else:
+        items = [_format_array(a[i], summarize, indent + 1) for i in range(n)]
+    sep = " " if a.ndim == 1 else "\n" + " " * (indent + 1)
+    return "[" + sep.join(items) + "]"
+
+
+def _print_impl(*arrays: Any, template: tuple, sep: str, end: str, stream: str,
+                summarize: int) -> tuple:
+    if context.graph is not None:
+        return ()   # tracing computes example values only; the graph prints when it runs
+    values = iter(arrays)
+    parts = [_format_array(np.asarray(next(values)), summarize) if piece is None else piece
+             for piece in template]
+    text = sep.join(parts) + end
+    if stream.startswith("file://"):
+        with open(stream[len("file://"):], "a") as handle:
+            handle.write(text)
+    else:
+        target = sys.stdout if stream == "stdout" else sys.stderr
+        target.write(text)
+        target.flush()
+    return ()
+
+
+_PRINT = Primitive("PrintV2", _print_impl, multiple_results=True, differentiable=False)
+
+
+def print(*inputs: Any, output_stream: Any = None, summarize: int = 3, sep: str = " ",  # noqa: A001
+          end: str = "\n", name: Optional[str] = None) -> None:
+    """Prints tensors and Python values, on every call (also inside tf.function), to
+    stderr by default, as `tf.print`."""
+    if output_stream is None or output_stream is sys.stderr:
+        stream = "stderr"
+    elif output_stream is sys.stdout:
+        stream = "stdout"
+    elif isinstance(output_stream, str) and output_stream.startswith("file://"):
+        stream = output_stream
+    else:
+        raise ValueError(f"Unsupported output stream, logging level, or file.{output_stream}. "
+                         f"Supported streams are sys.stdout, sys.stderr, tf.logging.info, "
+                         f"tf.logging.warning, tf.logging.error. File needs to be in the "
+                         f"form of 'file://<filepath>'.")
+    template, tensors = [], []
+    for item in inputs:
+        if isinstance(item, TensorLike):
+            template.append(None)
+            tensors.append(convert_to_tensor(item))
+        elif nest.is_nested(item) and any(isinstance(x, TensorLike) for x in nest.flatten(item)):
+            for leaf in nest.flatten(item):
+                if isinstance(leaf, TensorLike):
+                    template.append(None)
+                    tensors.append(convert_to_tensor(leaf))
+                else:
+                    template.append(str(leaf))
+        else:
+            template.append(str(item))
+    bind(_PRINT, tuple(tensors), {"template": tuple(template), "sep": sep, "end": end,
+                                  "stream": stream, "summarize": int(summarize)})
+
+
+__all__ = ["cond", "case", "switch_case", "while_loop", "print"]
