@@ -27,7 +27,8 @@ def _eager_assign(variable: "Variable", value: np.ndarray) -> None:
 
 
 # Installed by tapeflow.autodiff (tapes record reads) and tapeflow.function (traces record
-# reads and writes); the defaults are the plain eager behaviour.
+# reads and writes; "graph_assign" is used only while a trace is active); the defaults are the
+# plain eager behaviour.
 hooks: dict = {"read": _eager_read, "assign": _eager_assign}
 
 
@@ -66,6 +67,8 @@ class Variable(TensorLike):
         self._name = "Variable" if name is None else str(name).removesuffix(":0")
         self._trainable = True if trainable is None else bool(trainable)
         self._constraint = constraint
+        if context.graph is not None:  # tf.function allows creation on the first trace only
+            context.graph.on_variable_created(self)
 
     # -- reading ----------------------------------------------------------------------------
     def value(self) -> Tensor:
@@ -93,12 +96,16 @@ class Variable(TensorLike):
     def assign(self, value: Any, use_locking: Any = None, name: Any = None,
                read_value: bool = True) -> "Variable":
         """Replaces the value; returns the variable."""
+        if context.graph is not None:  # traced: the assignment becomes a graph node
+            return hooks["graph_assign"](self, value, "AssignVariableOp")
         hooks["assign"](self, self._converted(value, "AssignVariableOp"))
         return self
 
     def assign_add(self, delta: Any, use_locking: Any = None, name: Any = None,
                    read_value: bool = True) -> "Variable":
         """Adds `delta` to the value; returns the variable."""
+        if context.graph is not None:
+            return hooks["graph_assign"](self, delta, "AssignAddVariableOp")
         delta = self._converted(delta, "AssignAddVariableOp")
         hooks["assign"](self, np.add(self._value, delta, dtype=self._value.dtype))
         return self
@@ -106,6 +113,8 @@ class Variable(TensorLike):
     def assign_sub(self, delta: Any, use_locking: Any = None, name: Any = None,
                    read_value: bool = True) -> "Variable":
         """Subtracts `delta` from the value; returns the variable."""
+        if context.graph is not None:
+            return hooks["graph_assign"](self, delta, "AssignSubVariableOp")
         delta = self._converted(delta, "AssignSubVariableOp")
         hooks["assign"](self, np.subtract(self._value, delta, dtype=self._value.dtype))
         return self
@@ -138,7 +147,8 @@ class Variable(TensorLike):
     __str__ = __repr__
 
     def __hash__(self) -> int:
-        raise TypeError("Variable is unhashable. Instead, use variable.ref() as the key.")
+        raise TypeError(f"Variable is unhashable. Instead, use variable.ref() as the key. "
+                        f"(Variable: {self!r})")
 
     def __deepcopy__(self, memo: dict) -> "Variable":
         return Variable(self._value.copy(), trainable=self._trainable, name=self._name)
