@@ -21,6 +21,8 @@ from tapeflow import ops as _ops
 from tapeflow.ops.array_ops import *  # noqa: F401,F403
 from tapeflow.ops.math_ops import *  # noqa: F401,F403
 from tapeflow.ops.reduce_ops import *  # noqa: F401,F403
+from tapeflow.ops.control_flow_ops import *  # noqa: F401,F403
+from tapeflow.function import function, TensorSpec  # noqa: E402
 from tapeflow.ops.linalg_ops import *  # noqa: F401,F403  (after reduce_ops: tf.norm does matrices)
 from tapeflow.ops.manip_ops import *  # noqa: F401,F403
 from tapeflow.ops.index_ops import *  # noqa: F401,F403
