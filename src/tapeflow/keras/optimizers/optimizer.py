@@ -27,7 +27,9 @@ _NAME_COUNTS: dict = {}
 
 def _auto_name(class_name: str) -> str:
     """'adam', then 'adam_1', ... as Keras names unnamed objects."""
-    base = re.sub(r"(?<!^)(?=[A-Z][a-z])", "_", class_name).lower()
+    # Keras's to_snake_case: 'AdamW' -> 'adam_w', 'RMSprop' -> 'rm_sprop'.
+    base = re.sub("(.)([A-Z][a-z]+)", r"\1_\2", re.sub(r"\W+", "", class_name))
+    base = re.sub("([a-z])([A-Z])", r"\1_\2", base).lower()
     count = _NAME_COUNTS.get(base, 0)
     _NAME_COUNTS[base] = count + 1
     return base if count == 0 else f"{base}_{count}"
