@@ -1,0 +1,133 @@
+"""compile / fit / evaluate / predict on a minimal Trainer model, and the printed text."""
+
+import re
+import sys
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, __file__.rsplit("/", 1)[0])
+from _tiny_model import TinyModel  # noqa: E402
+
+from tapeflow.keras import callbacks, optimizers  # noqa: E402
+
+
+def _data(n=200):
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(n, 4)).astype("float32")
+    y = (x[:, :1] + x[:, 1:2] > 0).astype("float32")
+    return x, y
+
+
+def _model(**compile_kwargs):
+    m = TinyModel(4, 1, hidden=8, activation="sigmoid")
+    m.compile(**{"optimizer": optimizers.Adam(0.05), "loss": "binary_crossentropy",
+                 "metrics": ["accuracy"], **compile_kwargs})
+    return m
+
+
+def test_fit_learns_and_history_has_keras_keys():
+    x, y = _data()
+    m = _model()
+    h = m.fit(x, y, epochs=5, batch_size=32, validation_split=0.2, verbose=0)
+    assert list(h.history) == ["accuracy", "loss", "val_accuracy", "val_loss"]
+    assert h.epoch == [0, 1, 2, 3, 4] and m.history is h
+    assert h.history["loss"][-1] < h.history["loss"][0]
+    assert h.history["accuracy"][-1] > 0.85
+    loss, acc = m.evaluate(x, y, verbose=0)
+    assert acc > 0.85 and isinstance(loss, float)
+    assert m.evaluate(x, y, verbose=0, return_dict=True) == {"accuracy": acc, "loss": loss}
+    p = m.predict(x[:70], batch_size=32, verbose=0)
+    assert p.shape == (70, 1) and p.dtype == np.float32
+
+
+def test_evaluate_loss_equals_the_mean_of_the_loss_over_samples():
+    x, y = _data(50)
+    m = _model(metrics=None)
+    p = np.clip(m.predict(x, verbose=0), 1e-7, 1 - 1e-7)
+    expected = -np.mean(y * np.log(p) + (1 - y) * np.log(1 - p))
+    # Batches of 32 and 18 are weighted by their size, as Keras's loss tracker does.
+    assert m.evaluate(x, y, batch_size=32, verbose=0) == pytest.approx(expected, rel=1e-5)
+
+
+def test_accuracy_resolves_by_shapes():
+    x, _ = _data(40)
+    labels = (x[:, 0] > 0).astype("int64")
+    m = TinyModel(4, 2, activation="softmax")
+    m.compile("sgd", "sparse_categorical_crossentropy", metrics=["accuracy"])
+    m.fit(x, labels, epochs=1, verbose=0)
+    assert [type(metric).__name__ for metric in m.metrics] == ["Mean",
+                                                               "SparseCategoricalAccuracy"]
+    m.compile("sgd", "categorical_crossentropy", metrics=["acc", "mae"])
+    m.fit(x, np.eye(2, dtype="float32")[labels], epochs=1, verbose=0)
+    kinds = [type(metric).__name__ for metric in m.metrics]
+    assert kinds == ["Mean", "CategoricalAccuracy", "MeanMetricWrapper"]
+    assert m.metrics_names == ["loss", "acc", "mae"]
+
+
+def test_verbose_2_prints_one_line_per_epoch(capsys):
+    x, y = _data(64)
+    _model().fit(x, y, epochs=2, batch_size=32, verbose=2)
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "Epoch 1/2" and lines[2] == "Epoch 2/2"
+    pattern = r"2/2 - \d+s - \d+(ms|us|s)/step - accuracy: \d\.\d{4} - loss: \d\.\d{4}$"
+    assert re.match(pattern, lines[1]) and re.match(pattern, lines[3])
+
+
+def test_verbose_1_draws_a_keras_style_bar(capsys):
+    x, y = _data(64)
+    _model().fit(x, y, epochs=1, batch_size=32, verbose=1)
+    out = capsys.readouterr().out
+    assert "Epoch" not in out  # Keras prints "Epoch i/n" only when epochs > 1
+    final = out.split("\r")[-1]
+    assert re.match(r"\x1b\[1m2/2\x1b\[0m \x1b\[32m━{20}\x1b\[0m\x1b\[37m\x1b\[0m "
+                    r"\x1b\[1m\d+s\x1b\[0m \d+(ms|us|s)/step - accuracy: \d\.\d{4} - "
+                    r"loss: \d\.\d{4}\s*\n$", final), repr(final)
+
+
+def test_verbose_0_is_silent(capsys):
+    x, y = _data(64)
+    m = _model()
+    m.fit(x, y, epochs=2, verbose=0)
+    m.evaluate(x, y, verbose=0)
+    m.predict(x, verbose=0)
+    assert capsys.readouterr().out == ""
+
+
+def test_validation_data_shuffle_and_initial_epoch():
+    x, y = _data()
+    m = _model()
+    h = m.fit(x, y, epochs=3, initial_epoch=1, validation_data=(x[:20], y[:20]), shuffle=False,
+              verbose=0)
+    assert h.epoch == [1, 2] and len(h.history["val_loss"]) == 2
+
+
+def test_fit_before_compile_is_an_error():
+    x, y = _data(8)
+    with pytest.raises(ValueError, match="must call `compile\\(\\)` before calling `fit\\(\\)`"):
+        TinyModel(4, 1).fit(x, y, verbose=0)
+
+
+def test_train_and_test_on_batch():
+    x, y = _data(32)
+    m = _model(metrics=None)
+    before = m.test_on_batch(x, y)
+    for _ in range(10):
+        m.train_on_batch(x, y)
+    assert m.test_on_batch(x, y) < before
+    assert m.predict_on_batch(x).shape == (32, 1)
+
+
+def test_save_and_load_weights_round_trip(tmp_path):
+    x, y = _data(64)
+    m = _model()
+    m.fit(x, y, epochs=1, verbose=0)
+    path = str(tmp_path / "model.weights.h5")
+    m.save_weights(path)
+    other = _model()
+    other.load_weights(path)
+    np.testing.assert_array_equal(other.predict(x, verbose=0), m.predict(x, verbose=0))
+    with pytest.raises(ValueError, match="must end in `.weights.h5`"):
+        m.save_weights(str(tmp_path / "model.h5"))
+    with pytest.raises(ValueError, match="holds 4 weights but the model has 2"):
+        TinyModel(4, 1).load_weights(path)
