@@ -28,7 +28,7 @@ from tapeflow.ops.manip_ops import *  # noqa: F401,F403
 from tapeflow.ops.index_ops import *  # noqa: F401,F403
 from tapeflow.ops.clip_ops import *  # noqa: F401,F403
 from tapeflow import linalg  # noqa: E402  (namespace)
-from tapeflow import dtypes, math, nn  # noqa: E402  (namespaces)
+from tapeflow import dtypes, math, nn, random  # noqa: E402  (namespaces)
 from tapeflow.module import Module, name_scope  # noqa: E402
 
 newaxis = None
