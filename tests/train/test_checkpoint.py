@@ -1,0 +1,122 @@
+"""tf.train.Checkpoint / CheckpointManager: round trips, optimizer state, crash safety,
+corrupted files."""
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import tapeflow as tf
+from tapeflow.keras import optimizers
+from tapeflow.train import Checkpoint, CheckpointManager, latest_checkpoint
+
+SRC = os.path.join(os.path.dirname(__file__), "..", "..", "src")
+
+
+def _train(v, opt, steps):
+    for _ in range(steps):
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_sum(tf.square(v - 3.0))
+        opt.apply_gradients([(tape.gradient(loss, v), v)])
+
+
+def test_round_trip_restores_variables_and_optimizer_state(tmp_path):
+    v, opt = tf.Variable([1.0, 2.0]), optimizers.Adam(0.1)
+    _train(v, opt, 3)
+    ckpt = Checkpoint(model=v, optimizer=opt)
+    path = ckpt.save(str(tmp_path / "ckpt"))
+    assert path == str(tmp_path / "ckpt-1") and latest_checkpoint(str(tmp_path)) == path
+    _train(v, opt, 2)
+    expected = v.numpy()
+
+    # A fresh optimizer (no slots yet) gets iterations now and its slots when built.
+    v2, opt2 = tf.Variable([0.0, 0.0]), optimizers.Adam(0.1)
+    Checkpoint(model=v2, optimizer=opt2).restore(path)
+    assert int(opt2.iterations.numpy()) == 3
+    _train(v2, opt2, 2)
+    np.testing.assert_allclose(v2.numpy(), expected, rtol=1e-6)
+    assert int(opt2.iterations.numpy()) == 5
+
+
+def test_write_read_and_status(tmp_path):
+    a = tf.Variable(np.arange(6.0).reshape(2, 3))
+    ckpt = Checkpoint(a=a)
+    prefix = ckpt.write(str(tmp_path / "exact"))
+    a.assign(np.zeros((2, 3)))
+    ckpt.read(prefix).assert_consumed()
+    np.testing.assert_array_equal(a.numpy(), np.arange(6.0).reshape(2, 3))
+    with pytest.raises(AssertionError):
+        Checkpoint(b=tf.Variable(np.zeros((2, 3)))).read(prefix).assert_consumed()
+
+
+def test_manager_keeps_max_to_keep(tmp_path):
+    v = tf.Variable(0.0)
+    manager = CheckpointManager(Checkpoint(v=v), str(tmp_path), max_to_keep=2)
+    paths = []
+    for i in range(4):
+        v.assign(float(i))
+        paths.append(manager.save())
+    assert manager.checkpoints == paths[2:]
+    assert manager.latest_checkpoint == paths[-1] == latest_checkpoint(str(tmp_path))
+    assert not os.path.exists(paths[0] + ".npz")
+    again = CheckpointManager(Checkpoint(v=v), str(tmp_path), max_to_keep=2)
+    assert again.checkpoints == paths[2:]
+    v.assign(-1.0)
+    assert again.restore_or_initialize() == paths[-1] and float(v.numpy()) == 3.0
+
+
+def test_missing_and_corrupted_files_raise_tf_errors(tmp_path):
+    v = tf.Variable([1.0, 2.0])
+    ckpt = Checkpoint(v=v)
+    with pytest.raises(tf.errors.NotFoundError):
+        ckpt.restore(str(tmp_path / "nothing-1"))
+    path = ckpt.save(str(tmp_path / "ckpt"))
+    data = open(path + ".npz", "rb").read()
+    open(path + ".npz", "wb").write(data[: len(data) // 2])
+    with pytest.raises(tf.errors.DataLossError, match="truncated, corrupted"):
+        ckpt.restore(path)
+    np.savez(str(tmp_path / "foreign.npz"), x=np.ones(2))
+    with pytest.raises(tf.errors.DataLossError, match="not a tapeflow checkpoint"):
+        ckpt.read(str(tmp_path / "foreign"))
+
+
+def test_a_process_killed_mid_save_leaves_the_previous_checkpoint(tmp_path):
+    # The child saves once, then dies (os._exit) in the middle of writing the second save.
+    script = textwrap.dedent(f"""
+        import os, sys
+        sys.path.insert(0, {os.path.abspath(SRC)!r})
+        import numpy as np
+        import tapeflow as tf
+        from tapeflow.train import Checkpoint, _format
+        v = tf.Variable([1.0, 2.0])
+        ckpt = Checkpoint(v=v)
+        ckpt.save({str(tmp_path / "ckpt")!r})
+        v.assign([9.0, 9.0])
+        real_savez = np.savez
+        def dying_savez(f, **arrays):
+            real_savez(f, **arrays)
+            f.flush()
+            f.truncate(f.tell() // 2)   # half-written file on disk
+            os._exit(3)                 # killed before the rename
+        np.savez = dying_savez
+        ckpt.save({str(tmp_path / "ckpt")!r})
+    """)
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert result.returncode == 3, result.stderr
+    latest = latest_checkpoint(str(tmp_path))
+    assert latest == str(tmp_path / "ckpt-1")
+    v = tf.Variable([0.0, 0.0])
+    Checkpoint(v=v).restore(latest).assert_consumed()
+    np.testing.assert_array_equal(v.numpy(), [1.0, 2.0])
+    assert not os.path.exists(str(tmp_path / "ckpt-2.npz"))
+
+
+def test_no_pickles_are_loaded(tmp_path):
+    path = str(tmp_path / "evil")
+    np.savez(path + ".npz", __format__=np.array("tapeflow-checkpoint-v1"),
+             **{"v/0": np.array([object()], dtype=object)})
+    with pytest.raises(tf.errors.DataLossError):
+        Checkpoint(v=tf.Variable([1.0])).read(path)
