@@ -101,14 +101,30 @@ def bind(prim: Primitive, inputs: Sequence[Any], attrs: dict = _NO_ATTRS) -> Any
     if ctx.graph is not None:
         outputs = ctx.graph.bind(prim, inputs, attrs)
     else:
+        # The hottest code in tapeflow: unary and binary ops without attributes skip the
+        # generic argument packing.
         try:
-            raw = prim.impl(*[x._value for x in inputs], **attrs)
+            if attrs:
+                raw = prim.impl(*[x._value for x in inputs], **attrs)
+            elif len(inputs) == 2:
+                raw = prim.impl(inputs[0]._value, inputs[1]._value)
+            elif len(inputs) == 1:
+                raw = prim.impl(inputs[0]._value)
+            else:
+                raw = prim.impl(*[x._value for x in inputs])
         except (ValueError, TypeError, IndexError, ArithmeticError, np.linalg.LinAlgError) as exc:
             raise op_error(prim, inputs, exc) from None
-        outputs = tuple(map(wrap, raw)) if prim.multiple_results else wrap(raw)
+        if prim.multiple_results:
+            outputs = tuple(map(wrap, raw))
+        else:
+            outputs = _new_tensor(Tensor)
+            outputs._value = raw
     if ctx.active and prim.differentiable:
         record(prim, inputs, attrs, outputs)
     return outputs
+
+
+_new_tensor = object.__new__
 
 
 def record(prim: Primitive, inputs: Sequence[Any], attrs: dict, outputs: Any) -> None:

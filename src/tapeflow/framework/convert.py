@@ -95,6 +95,9 @@ def _as_array(value: Any, dtype: Optional[np.dtype]) -> np.ndarray:
             # A list holding tensors: pack their values (tf.constant([t1, t2]) works in TF).
             value = _unpack_tensors(value)
         array = np.asarray(value, dtype=_python_default_dtype(value))
+        if array.dtype == object:
+            # TensorFlow strings are bytes: str values are stored UTF-8 encoded.
+            array = np.vectorize(_as_bytes, otypes=[object])(array) if array.size else array
     if dtype is not None and array.dtype != dtype:
         if not _fits(array, dtype):
             shown = value if np.ndim(value) == 0 else array
@@ -105,6 +108,10 @@ def _as_array(value: Any, dtype: Optional[np.dtype]) -> np.ndarray:
         native = not isinstance(value, (np.ndarray, np.generic))
         array = np.asarray(value, dtype=dtype) if native else array.astype(dtype)
     return array
+
+
+def _as_bytes(item: Any) -> Any:
+    return item.encode("utf-8") if isinstance(item, str) else item
 
 
 def _unpack_tensors(value: Any) -> Any:

@@ -15,12 +15,14 @@ from tapeflow.framework.tensor_shape import TensorShape
 
 
 def numpy_text(value: Any, is_repr: bool = False) -> str:
-    """The array text TensorFlow prints inside `tf.Tensor(...)` and `<tf.Tensor ...>`."""
+    """The array text TensorFlow prints inside `tf.Tensor(...)` and `<tf.Tensor ...>`
+    (TensorFlow's `ops.numpy_text`: a scalar's repr is its Python value's repr)."""
     if np.ndim(value) == 0:
         value = np.asarray(value)[()]
-        text = str(value.item() if isinstance(value, np.bool_) else value)
-        if isinstance(value, (np.bytes_, bytes)):
-            text = repr(value.item() if isinstance(value, np.bytes_) else value)
+        if is_repr and not isinstance(value, bytes):
+            text = repr(value.item() if isinstance(value, np.generic) else value)
+        else:
+            text = repr(value) if isinstance(value, bytes) else str(value)
     else:
         text = repr(value) if is_repr else str(value)
     return "\n" + text if "\n" in text else text

@@ -32,9 +32,12 @@ def _unary_op(prim: Primitive, allowed: str):
 
 
 def _binary_op(prim: Primitive, allowed: str = _NUMERIC):
+    op_name = prim.name
+
     def op(x: Any, y: Any, name: Optional[str] = None) -> Tensor:
-        x, y = binary_operands(x, y, prim.name)
-        require(x, allowed, prim.name)
+        x, y = binary_operands(x, y, op_name)
+        if x._value.dtype.kind not in allowed:
+            require(x, allowed, op_name)  # raises TF's dtype error
         return bind(prim, (x, y))
     return op
 
