@@ -79,6 +79,8 @@ class Layer:
         batch_size = kwargs.pop("batch_size", None)
         batch_shape = kwargs.pop("batch_input_shape", kwargs.pop("batch_shape", None))
         kwargs.pop("input_length", None)
+        # Keras names the layer before checking the arguments (a failed call uses a name).
+        self.name = name or backend.unique_name(to_snake_case(type(self).__name__))
         if kwargs:
             raise ValueError(f"Unrecognized keyword arguments passed to {type(self).__name__}: "
                              f"{kwargs}")
@@ -87,7 +89,6 @@ class Layer:
         if batch_shape is None and input_shape is not None:
             batch_shape = (batch_size,) + tuple(input_shape)
         self._batch_input_shape = None if batch_shape is None else tuple(batch_shape)
-        self.name = name or backend.unique_name(to_snake_case(type(self).__name__))
         self._trainable = bool(trainable)
         self._dtype = str(getattr(dtype, "name", dtype) or backend.floatx())
         self.autocast = autocast
