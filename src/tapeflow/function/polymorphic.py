@@ -464,14 +464,14 @@ class Function:
         return concrete
 
     def _silent_retrace(self, concrete: ConcreteFunction, tensors: list) -> ConcreteFunction:
-        names, values = concrete._trace_args
+        names, values, specs = concrete._trace_args
         it = iter(tensors)
         values = nest.map_structure(
             lambda leaf: next(it) if isinstance(leaf, (TensorLike, TensorSpec)) and
             not isinstance(leaf, Variable) else leaf, values)
         # The user already saw this signature traced: its Python side effects stay hidden.
         with contextlib.redirect_stdout(io.StringIO()):
-            return self._trace_once(names, values, None, allow_variables=False)
+            return self._trace_once(names, values, specs, allow_variables=False)
 
     def _trace_once(self, names: list, values: list, specs: Optional[list],
                     allow_variables: bool) -> ConcreteFunction:
@@ -505,7 +505,7 @@ class Function:
         graph.outputs = [leaf.vid for leaf in nest.flatten(structure) if isinstance(leaf, _Out)]
         stats = passes.optimize(graph)
         concrete = ConcreteFunction(self, graph, structure, (tuple(input_signature), {}), stats)
-        concrete._trace_args = (names, values)
+        concrete._trace_args = (names, values, specs)
         return concrete
 
     def _rebuild_call(self, names: list, values: list) -> tuple:

@@ -400,7 +400,7 @@ def while_loop(cond: Callable, body: Callable, loop_vars: Any, shape_invariants:
 
     def body_flat(*leaves: Tensor) -> list:
         out = packed(body)(*leaves)
-        out = [out] if single else out
+        out = [out] if single or _lone(out, structure) else out
         nest.assert_same_structure(structure, out, check_types=False)
         return nest.flatten(out)
 
@@ -421,6 +421,11 @@ def while_loop(cond: Callable, body: Callable, loop_vars: Any, shape_invariants:
     return result[0] if single else result
 
 
+def _lone(result: Any, structure: Any) -> bool:
+    # As TensorFlow: a body may return a bare tensor for a one-element list of loop vars.
+    return not isinstance(result, (list, tuple)) and len(structure) == 1
+
+
 def _eager_while(cond: Callable, body: Callable, structure: Any, single: bool,
                  maximum_iterations: Any) -> Any:
     state = structure
@@ -428,7 +433,7 @@ def _eager_while(cond: Callable, body: Callable, structure: Any, single: bool,
     limit = None if maximum_iterations is None else int(maximum_iterations)
     while (limit is None or count < limit) and bool(cond(*state)):
         new = body(*state)
-        new = [new] if single else new
+        new = [new] if single or _lone(new, structure) else new
         nest.assert_same_structure(structure, new, check_types=False)
         state = type(structure)(new) if isinstance(structure, (list, tuple)) and \
             not hasattr(structure, "_fields") else new

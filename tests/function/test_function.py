@@ -1,0 +1,275 @@
+"""tf.function: retracing, side effects, variables, gradients, errors, graph passes and views.
+
+Expected values and counts were checked with TensorFlow 2.21 (see the comments)."""
+
+import numpy as np
+import pytest
+
+import tapeflow as tf
+from tapeflow.function import OperatorNotAllowedInGraphError
+
+
+def test_traces_once_per_shape_and_dtype_and_python_side_effects_run_only_then(capsys):
+    trace_log = []
+
+    @tf.function
+    def f(x):
+        trace_log.append(1)
+        print("tracing", x)
+        return x * 2.0
+
+    np.testing.assert_allclose(f(tf.constant([1.0, 2.0])).numpy(), [2.0, 4.0])
+    f(tf.constant([3.0, 4.0]))
+    assert f.experimental_get_tracing_count() == 1
+    f(tf.constant([1.0, 2.0, 3.0]))                  # new shape
+    f(tf.constant([1.0, 2.0], dtype=tf.float64))     # new dtype
+    assert f.experimental_get_tracing_count() == 3
+    assert len(trace_log) == 3
+    # TF prints the symbolic tensor as Tensor("x:0", shape=(2,), dtype=float32).
+    assert capsys.readouterr().out.splitlines()[0] == \
+        'tracing Tensor("x:0", shape=(2,), dtype=float32)'
+
+
+def test_python_scalars_retrace_by_value_objects_by_identity():
+    @tf.function
+    def f(x, n, obj):
+        return x * float(n) * obj.scale
+
+    class Holder:
+        def __init__(self, scale):
+            self.scale = scale
+
+    a, b = Holder(2.0), Holder(3.0)
+    x = tf.constant(1.0)
+    assert float(f(x, 2, a)) == 4.0
+    assert float(f(x, 2, a)) == 4.0
+    assert f.experimental_get_tracing_count() == 1
+    assert float(f(x, 3, a)) == 6.0
+    assert float(f(x, 3, b)) == 9.0
+    assert f.experimental_get_tracing_count() == 3
+
+
+def test_tf_print_runs_every_call_to_stderr(capsys):
+    @tf.function
+    def f(x):
+        tf.print("x =", x)
+        return x + 1
+
+    f(tf.constant([1.0, 2.5]))
+    f(tf.constant([3.0, 4.0]))
+    err = capsys.readouterr().err
+    assert err == "x = [1 2.5]\nx = [3 4]\n"
+
+
+def test_tf_print_format_matches_tensorflow(capsys):
+    # TF 2.21: [1.5 2 3 ... 5 6 7] hi 3 2 [[1 2]\n [3 4]]
+    tf.print(tf.constant([1.5, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]), "hi", 3, tf.constant(2),
+             tf.constant([[1, 2], [3, 4]]))
+    tf.print(tf.constant(1.25), tf.constant(True), tf.constant([1e-8, 1e10]))
+    assert capsys.readouterr().err == ("[1.5 2 3 ... 5 6 7] hi 3 2 [[1 2]\n [3 4]]\n"
+                                      "1.25 1 [1e-08 1e+10]\n")
+
+
+def test_input_signature_with_none_dims_traces_once():
+    @tf.function(input_signature=[tf.TensorSpec([None, 3], tf.float32)])
+    def f(x):
+        assert x.shape.as_list() == [None, 3]
+        return tf.reduce_sum(x * x, axis=1)
+
+    for n in (1, 4, 7):
+        x = np.arange(3 * n, dtype=np.float32).reshape(n, 3)
+        np.testing.assert_allclose(f(tf.constant(x)).numpy(), (x * x).sum(1))
+    assert f.experimental_get_tracing_count() == 1
+    with pytest.raises(TypeError, match="Binding inputs to tf.function failed"):
+        f(tf.constant([[1.0, 2.0]]))
+
+
+def test_reduce_retracing_relaxes_shapes_after_the_second_shape():
+    @tf.function(reduce_retracing=True)
+    def f(x):
+        return x * 3.0
+
+    for n in (2, 3, 4, 5):
+        np.testing.assert_allclose(f(tf.ones([n])).numpy(), np.full(n, 3.0))
+    assert f.experimental_get_tracing_count() == 2   # as TensorFlow: [2], then [None]
+
+
+def test_get_concrete_function_and_graph_views():
+    @tf.function
+    def f(x):
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = tf.reduce_sum(tf.sin(x) * x)
+        return y, tape.gradient(y, x)
+
+    cf = f.get_concrete_function(tf.TensorSpec([3], tf.float32))
+    x = np.array([0.1, 0.2, 0.3], np.float32)
+    y, g = cf(tf.constant(x))
+    np.testing.assert_allclose(g.numpy(), np.cos(x) * x + np.sin(x), rtol=1e-6)
+    text = str(cf.graph)
+    assert "Sin(" in text and "[backward]" in text and "float32(3,)" in text
+    dot = cf.graph.to_dot()
+    assert dot.startswith("digraph") and "cluster_backward" in dot and "cluster_forward" in dot
+    assert "def run(args):" in cf.lowered_source()
+    assert f.experimental_get_tracing_count() == 1
+
+
+def test_variables_read_and_assigned_inside_the_graph():
+    v = tf.Variable(1.0)
+
+    @tf.function
+    def f(x):
+        v.assign_add(x)
+        v.assign(v * 2.0)
+        return v.read_value()
+
+    assert float(f(tf.constant(1.0))) == 4.0
+    assert float(f(tf.constant(1.0))) == 10.0
+    assert float(v.numpy()) == 10.0
+    assert f.experimental_get_tracing_count() == 1
+
+
+def test_variables_created_on_first_call_only():
+    state = {}
+
+    @tf.function
+    def f(x):
+        if "v" not in state:
+            state["v"] = tf.Variable(2.0)
+        return x * state["v"]
+
+    assert float(f(tf.constant(3.0))) == 6.0
+    assert f.experimental_get_tracing_count() == 2    # TF traces twice when variables appear
+
+    @tf.function
+    def g(x):
+        tf.Variable(1.0)
+        return x
+
+    with pytest.raises(ValueError, match="tf.function only supports singleton tf.Variables "
+                                         "created on the first call"):
+        g(tf.constant(1.0))
+
+
+def test_training_step_matches_eager_and_outer_tape_gradients():
+    rng = np.random.default_rng(0)
+    w = tf.Variable(rng.normal(size=(4, 3)).astype(np.float32))
+    b = tf.Variable(np.zeros(3, np.float32))
+    x = tf.constant(rng.normal(size=(8, 4)).astype(np.float32))
+    y = tf.constant(rng.normal(size=(8, 3)).astype(np.float32))
+
+    def step(x, y):
+        with tf.GradientTape() as tape:
+            pred = tf.nn.relu(x @ w + b) if hasattr(tf, "nn") else tf.maximum(x @ w + b, 0.0)
+            loss = tf.reduce_mean((pred - y) ** 2)
+        gw, gb = tape.gradient(loss, [w, b])
+        w.assign_sub(0.1 * gw)
+        b.assign_sub(0.1 * gb)
+        return loss
+
+    start = (w.numpy(), b.numpy())
+    eager = [float(step(x, y)) for _ in range(3)]
+    eager_w = w.numpy()
+    w.assign(start[0]), b.assign(start[1])
+    compiled = tf.function(step)
+    traced = [float(compiled(x, y)) for _ in range(3)]
+    np.testing.assert_allclose(traced, eager, rtol=1e-6)
+    np.testing.assert_allclose(w.numpy(), eager_w, rtol=1e-6)
+
+    @tf.function
+    def forward(x):
+        return tf.reduce_sum(x @ w)
+
+    with tf.GradientTape() as tape:
+        loss = forward(x)
+    gw = tape.gradient(loss, w)
+    np.testing.assert_allclose(gw.numpy(), np.tile(x.numpy().sum(0)[:, None], (1, 3)),
+                               rtol=1e-5)
+
+
+def test_methods_and_nested_functions():
+    class Model:
+        def __init__(self):
+            self.v = tf.Variable(3.0)
+
+        @tf.function
+        def __call__(self, x):
+            return inner(x) * self.v
+
+    @tf.function
+    def inner(x):
+        return x + 1.0
+
+    m1, m2 = Model(), Model()
+    m2.v.assign(5.0)
+    assert float(m1(tf.constant(1.0))) == 6.0
+    assert float(m2(tf.constant(1.0))) == 10.0
+
+
+def test_python_control_flow_on_traced_tensor_names_the_line():
+    @tf.function
+    def f(x):
+        if x > 0:
+            return x
+        return -x
+
+    with pytest.raises(OperatorNotAllowedInGraphError) as info:
+        f(tf.constant(1.0))
+    message = str(info.value)
+    assert "if x > 0:" in message and "tf.cond" in message and "test_function.py" in message
+
+    @tf.function
+    def g(x):
+        total = 0.0
+        for item in x:
+            total += item
+        return total
+
+    with pytest.raises(OperatorNotAllowedInGraphError, match="tf.while_loop"):
+        g(tf.constant([1.0, 2.0]))
+
+
+def test_errors_inside_traced_code_point_at_the_user_line():
+    @tf.function
+    def f(x, y):
+        return x + y
+
+    with pytest.raises(tf.errors.InvalidArgumentError) as info:
+        f(tf.constant([1.0, 2.0]), tf.constant([1.0, 2.0, 3.0]))
+    message = str(info.value)
+    assert "in user code" in message and "return x + y" in message
+    assert "Incompatible shapes: [2] vs. [3]" in message
+
+
+def test_passes_fold_constants_merge_duplicates_and_drop_dead_code():
+    @tf.function
+    def f(x):
+        c = tf.constant(2.0) * tf.constant(3.0)      # folded
+        unused = tf.exp(x)                           # dead
+        a = tf.sin(x) * c
+        b = tf.sin(x) * c                            # common subexpression
+        return a + b
+
+    cf = f.get_concrete_function(tf.TensorSpec([2], tf.float32))
+    ops = [n.op_name for n in cf.graph.nodes]
+    assert ops.count("Sin") == 1 and "Exp" not in ops and ops.count("Mul") == 1
+    assert cf.pass_stats["constants_folded"] >= 1
+    x = np.array([0.3, 0.4], np.float32)
+    np.testing.assert_allclose(f(tf.constant(x)).numpy(), 12 * np.sin(x), rtol=1e-6)
+
+
+def test_in_place_buffer_reuse_keeps_inputs_and_results_intact():
+    @tf.function
+    def f(x):
+        y = x * 2.0
+        z = y + 1.0       # may reuse y's buffer
+        w = z * z         # and again
+        return w - 1.0, x
+
+    x = tf.constant(np.arange(6, dtype=np.float32))
+    before = x.numpy()
+    out, same = f(x)
+    np.testing.assert_allclose(out.numpy(), (before * 2 + 1) ** 2 - 1)
+    np.testing.assert_array_equal(x.numpy(), before)
+    cf = f.get_concrete_function(x)
+    assert "out=" in cf.lowered_source()
