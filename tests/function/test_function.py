@@ -273,3 +273,38 @@ def test_in_place_buffer_reuse_keeps_inputs_and_results_intact():
     np.testing.assert_array_equal(x.numpy(), before)
     cf = f.get_concrete_function(x)
     assert "out=" in cf.lowered_source()
+
+
+_FAMILY_PROGRAMS = {
+    "math": lambda x, y: tf.exp(x) * tf.sin(y) - tf.maximum(x, y) / (1.0 + tf.abs(y)),
+    "reduce": lambda x, y: tf.reduce_sum(x * y, axis=1) + tf.reduce_max(x, axis=1)
+    + tf.reduce_mean(y),
+    "array": lambda x, y: tf.reshape(tf.transpose(tf.concat([x, y], axis=0)), [-1])[1:7],
+    "matmul": lambda x, y: tf.matmul(x, tf.transpose(y)) + tf.where(x > y, x, y)[:, :3],
+    "nn": lambda x, y: (tf.nn.softmax(x) + tf.nn.relu(y) + tf.nn.sigmoid(x * y))
+    if hasattr(tf, "nn") else x,
+    "linalg": lambda x, y: (tf.linalg.matmul(x[:, :3], y[:, :3], transpose_b=True)
+                            if hasattr(tf, "linalg") else x),
+    "control": lambda x, y: tf.cond(tf.reduce_sum(x) > 0.0, lambda: x * y, lambda: x - y),
+}
+
+
+@pytest.mark.parametrize("family", sorted(_FAMILY_PROGRAMS))
+def test_graph_output_equals_eager_output(family):
+    program = _FAMILY_PROGRAMS[family]
+    rng = np.random.default_rng(3)
+    x = tf.constant(rng.normal(size=(3, 4)))
+    y = tf.constant(rng.normal(size=(3, 4)))
+    eager = program(x, y)
+    traced = tf.function(program)(x, y)
+    assert traced.dtype == eager.dtype and traced.shape == eager.shape
+    np.testing.assert_allclose(traced.numpy(), eager.numpy(), rtol=1e-12, atol=1e-12)
+    # Gradients through the compiled function equal the eager ones as well.
+    with tf.GradientTape(persistent=True) as tape:
+        tape.watch([x, y])
+        e, t = tf.reduce_sum(program(x, y)), tf.reduce_sum(tf.function(program)(x, y))
+    for a, b in zip(tape.gradient(e, [x, y]), tape.gradient(t, [x, y])):
+        if a is None:
+            assert b is None
+        else:
+            np.testing.assert_allclose(b.numpy(), a.numpy(), rtol=1e-12, atol=1e-12)
