@@ -64,54 +64,51 @@ def current_path() -> str:
 
 
 # -- randomness ------------------------------------------------------------------------------
+# `seed` follows Keras 3: None draws from tapeflow's stateful random ops (so
+# `tf.random.set_seed` makes a model reproducible); an int is a stateless draw (the same
+# values every call, as Keras's seeded initializers); a `SeedGenerator` advances per draw.
 
-def _random():
-    """tapeflow.random when present (so `tf.random.set_seed` makes models reproducible)."""
-    try:
-        from tapeflow import random as tf_random
-        return tf_random
-    except ImportError:  # the random ops are not built yet
+
+class SeedGenerator:
+    """A seeded stream of draws (Keras's `keras.random.SeedGenerator`)."""
+
+    def __init__(self, seed: Optional[int] = None) -> None:
+        self.rng = np.random.default_rng(seed)
+
+
+def _generator(seed: Any) -> Optional[np.random.Generator]:
+    if seed is None:
         return None
+    if isinstance(seed, SeedGenerator):
+        return seed.rng
+    return np.random.default_rng(int(seed))
 
 
-_FALLBACK = np.random.default_rng()
-
-
-def random_normal(shape: tuple, mean: float, stddev: float, dtype: Any,
-                  seed: Optional[int]) -> Any:
-    tf_random = _random()
-    if tf_random is not None:
-        return tf_random.normal(shape, mean=mean, stddev=stddev, dtype=dtype, seed=seed)
-    rng = np.random.default_rng(seed) if seed is not None else _FALLBACK
+def random_normal(shape: tuple, mean: float, stddev: float, dtype: Any, seed: Any) -> Any:
+    rng = _generator(seed)
+    if rng is None:
+        from tapeflow import random as tf_random
+        return tf_random.normal(shape, mean=mean, stddev=stddev, dtype=dtype)
     return (rng.standard_normal(shape) * stddev + mean).astype(np.dtype(dtype))
 
 
-def random_uniform(shape: tuple, minval: float, maxval: float, dtype: Any,
-                   seed: Optional[int]) -> Any:
-    tf_random = _random()
-    if tf_random is not None:
-        return tf_random.uniform(shape, minval=minval, maxval=maxval, dtype=dtype, seed=seed)
-    rng = np.random.default_rng(seed) if seed is not None else _FALLBACK
+def random_uniform(shape: tuple, minval: float, maxval: float, dtype: Any, seed: Any) -> Any:
+    rng = _generator(seed)
+    if rng is None:
+        from tapeflow import random as tf_random
+        return tf_random.uniform(shape, minval=minval, maxval=maxval, dtype=dtype)
     return rng.uniform(minval, maxval, shape).astype(np.dtype(dtype))
 
 
-def truncated_normal(shape: tuple, mean: float, stddev: float, dtype: Any,
-                     seed: Optional[int]) -> Any:
-    tf_random = _random()
-    if tf_random is not None and hasattr(tf_random, "truncated_normal"):
-        return tf_random.truncated_normal(shape, mean=mean, stddev=stddev, dtype=dtype,
-                                          seed=seed)
-    # Redraw the values beyond two standard deviations, which is what truncation means.
-    values = np.asarray(random_normal(shape, 0.0, 1.0, "float64", seed))
-    rng = np.random.default_rng(seed) if seed is not None else _FALLBACK
+def truncated_normal(shape: tuple, mean: float, stddev: float, dtype: Any, seed: Any) -> Any:
+    rng = _generator(seed)
+    if rng is None:
+        from tapeflow import random as tf_random
+        return tf_random.truncated_normal(shape, mean=mean, stddev=stddev, dtype=dtype)
+    # Redraw the values beyond two standard deviations: what truncation means.
+    values = rng.standard_normal(shape)
     bad = np.abs(values) > 2
     while bad.any():
-        values = np.where(bad, rng.standard_normal(values.shape), values)
+        values = np.where(bad, rng.standard_normal(shape), values)
         bad = np.abs(values) > 2
     return (values * stddev + mean).astype(np.dtype(dtype))
-
-
-def dropout_mask(shape: tuple, rate: float, dtype: Any, seed: Optional[int]) -> Any:
-    """Keep-mask scaled by 1/(1-rate), drawn with tapeflow's random ops."""
-    keep = np.asarray(random_uniform(shape, 0.0, 1.0, dtype, seed)) >= rate
-    return (keep / (1.0 - rate)).astype(np.dtype(dtype))

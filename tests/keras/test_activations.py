@@ -1,0 +1,61 @@
+"""keras.activations by name and by function: values from Keras 3 (TF 2.21)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import tapeflow as tf
+from tapeflow import keras
+
+X = np.array([-3.0, -0.5, 0.0, 0.7, 2.5], "float32")
+
+KERAS_VALUES = {
+    "relu": [0.0, 0.0, 0.0, 0.7, 2.5],
+    "sigmoid": [0.04743, 0.37754, 0.5, 0.66819, 0.92414],
+    "tanh": [-0.99505, -0.46212, 0.0, 0.60437, 0.98661],
+    "softmax": [0.00314, 0.03826, 0.06308, 0.12703, 0.76849],
+    "linear": [-3.0, -0.5, 0.0, 0.7, 2.5],
+    "elu": [-0.95021, -0.39347, 0.0, 0.7, 2.5],
+    "selu": [-1.67057, -0.69176, 0.0, 0.73549, 2.62675],
+    "softplus": [0.04859, 0.47408, 0.69315, 1.10319, 2.57889],
+    "softsign": [-0.75, -0.33333, 0.0, 0.41176, 0.71429],
+    "silu": [-0.14228, -0.18877, 0.0, 0.46773, 2.31035],
+    "swish": [-0.14228, -0.18877, 0.0, 0.46773, 2.31035],
+    "gelu": [-0.00405, -0.15427, 0.0, 0.53063, 2.48448],
+    "relu6": [0.0, 0.0, 0.0, 0.7, 2.5],
+    "leaky_relu": [-0.6, -0.1, 0.0, 0.7, 2.5],
+    "exponential": [0.04979, 0.60653, 1.0, 2.01375, 12.18249],
+    "hard_sigmoid": [0.0, 0.41667, 0.5, 0.61667, 0.91667],
+    "log_softmax": [-5.76333, -3.26333, -2.76333, -2.06333, -0.26333],
+}
+
+
+@pytest.mark.parametrize("name", sorted(KERAS_VALUES))
+def test_activation_by_name_matches_keras(name):
+    y = keras.activations.get(name)(tf.constant(X))
+    np.testing.assert_allclose(y.numpy(), KERAS_VALUES[name], atol=1e-5)
+
+
+def test_relu_options_match_keras():
+    y = keras.activations.relu(tf.constant(X), negative_slope=0.1, max_value=2.0,
+                               threshold=0.5)
+    np.testing.assert_allclose(y.numpy(), [-0.35, -0.1, -0.05, 0.7, 2.0], atol=1e-6)
+
+
+def test_get_accepts_callables_and_none():
+    assert keras.activations.get(None) is keras.activations.linear
+    fn = lambda t: t  # noqa: E731
+    assert keras.activations.get(fn) is fn
+    with pytest.raises(ValueError, match="Could not interpret activation function"):
+        keras.activations.get("nope")
+
+
+def test_dense_activation_by_name_is_differentiable():
+    d = keras.layers.Dense(2, activation="tanh", kernel_initializer="ones")
+    x = tf.constant([[0.1, 0.2]])
+    with tf.GradientTape() as tape:
+        y = tf.reduce_sum(d(x))
+    g = tape.gradient(y, d.kernel)
+    np.testing.assert_allclose(g.numpy(), np.outer([0.1, 0.2], [1 - np.tanh(0.3) ** 2] * 2),
+                               rtol=1e-5)
