@@ -209,3 +209,138 @@ def test_second_derivative_of_softmax_cross_entropy():
 def test_nn_reexports_math_activations():
     assert tf.nn.sigmoid is tf.math.sigmoid and tf.nn.tanh is tf.math.tanh
     assert tf.nn.softplus is tf.math.softplus
+
+
+# -- issue 5: normalization, dropout, embeddings -------------------------------------------------
+
+X2 = [[-2.0, 0.5, 3.0], [1.0, -0.2, 4.0]]
+
+
+def test_softsign_l2_loss_log_sigmoid():
+    x = tf.constant(X2)
+    np.testing.assert_allclose(tf.nn.softsign(x).numpy(),  # TF 2.21
+                               [[-0.6666667, 0.33333334, 0.75], [0.5, -0.16666666, 0.8]],
+                               rtol=RTOL)
+    np.testing.assert_allclose(tf.nn.l2_loss(x).numpy(), 15.145, rtol=RTOL)
+    from tapeflow.ops.nn_ops import log_sigmoid
+    np.testing.assert_allclose(log_sigmoid(tf.constant([-100.0, 0.0, 100.0])).numpy(),
+                               [-100.0, -0.6931472, 0.0], rtol=RTOL, atol=1e-30)
+
+
+def test_bias_add():
+    x = tf.constant(X2)
+    np.testing.assert_array_equal(tf.nn.bias_add(x, [1.0, 2.0, 3.0]).numpy(),
+                                  np.float32([[-1.0, 2.5, 6.0], [2.0, 1.8, 7.0]]))
+    nchw = tf.nn.bias_add(tf.zeros([1, 2, 2, 2]), [1.0, 2.0], data_format="NCHW")
+    np.testing.assert_array_equal(nchw.numpy()[0, :, 0, 0], [1.0, 2.0])
+    np.testing.assert_array_equal(nchw.numpy()[0, 1], np.full((2, 2), 2.0))
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda x: tf.nn.bias_add(x, [1.0, 2.0]), "Must provide as many biases as the last "
+     "dimension of the input tensor: [2] vs. [2,3] [Op:BiasAdd]"),
+    (lambda x: tf.nn.bias_add(x, [1.0, 2.0], data_format="NCHW"), "Must provide as many "
+     "biases as the last dimension of the input tensor: [2] vs. [2,3] [Op:BiasAdd]"),
+    (lambda x: tf.nn.bias_add(x, [[1.0, 2.0, 3.0]]), "Biases must be 1D: [1,3] [Op:BiasAdd]"),
+    (lambda x: tf.nn.bias_add(tf.constant([1.0]), [1.0]),
+     "Input tensor must be at least 2D: [1] [Op:BiasAdd]"),
+])
+def test_bias_add_errors(call, message):
+    with pytest.raises(tf.errors.InvalidArgumentError) as info:
+        call(tf.constant(X2))
+    assert str(info.value) == message
+
+
+def test_moments_and_batch_normalization():
+    x = tf.constant(X2)
+    mean, variance = tf.nn.moments(x, axes=[0])
+    np.testing.assert_allclose(mean.numpy(), [-0.5, 0.15, 3.5], rtol=RTOL)  # TF 2.21
+    np.testing.assert_allclose(variance.numpy(), [2.25, 0.1225, 0.25], rtol=RTOL)
+    m, v = tf.nn.moments(x, axes=[0, 1], keepdims=True)
+    assert m.shape == (1, 1) and v.shape == (1, 1)
+    np.testing.assert_allclose([m.numpy()[0, 0], v.numpy()[0, 0]], [1.0500001, 3.9458332],
+                               rtol=RTOL)
+    y = tf.nn.batch_normalization(x, mean, variance, tf.constant([0.1, 0.2, 0.3]),
+                                  tf.constant([1.0, 2.0, 3.0]), 1e-3)
+    np.testing.assert_allclose(y.numpy(), [[-0.8997779, 2.1918864, -2.6940193],  # TF 2.21
+                                           [1.0997778, -1.7918864, 3.2940178]], rtol=1e-5)
+    y = tf.nn.batch_normalization(x, mean, variance, None, None, 1e-3)
+    np.testing.assert_allclose(y.numpy(), [[-0.99977785, 0.9959432, -0.99800634],
+                                           [0.99977785, -0.9959432, 0.99800587]], rtol=1e-5)
+
+
+def test_moments_variance_gradient_treats_the_mean_as_constant():
+    x = tf.constant(X2)
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        _, variance = tf.nn.moments(x, [0])
+        s = tf.reduce_sum(variance * tf.constant([1.0, 2.0, 3.0]))
+    np.testing.assert_allclose(tape.gradient(s, x).numpy(),  # TF 2.21
+                               [[-1.5, 0.7, -1.5], [1.5, -0.70000005, 1.5]], rtol=RTOL)
+
+
+def test_l2_normalize():
+    x = tf.constant(X2)
+    np.testing.assert_allclose(tf.nn.l2_normalize(x, axis=1).numpy(),  # TF 2.21
+                               [[-0.54944223, 0.13736056, 0.8241633],
+                                [0.24225079, -0.04845016, 0.96900314]], rtol=RTOL)
+    np.testing.assert_allclose(tf.nn.l2_normalize(x).numpy(),
+                               [[-0.36339617, 0.09084904, 0.54509425],
+                                [0.18169808, -0.03633962, 0.72679234]], rtol=RTOL)
+    np.testing.assert_array_equal(tf.nn.l2_normalize(tf.zeros([2])).numpy(), [0.0, 0.0])
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = tf.reduce_sum(tf.nn.l2_normalize(x, 1) * tf.constant([1.0, 2.0, 3.0]))
+    np.testing.assert_allclose(tape.gradient(y, x).numpy(),  # TF 2.21
+                               [[0.6064598, 0.46650755, 0.3265553],
+                                [0.06312168, 0.5203274, 0.01023591]], rtol=1e-6)
+
+
+def test_dropout():
+    tf.random.set_seed(0)
+    x = tf.ones([50, 40])
+    y = tf.nn.dropout(x, 0.25).numpy()
+    assert set(np.unique(y).tolist()) == {0.0, np.float32(1 / 0.75)}
+    assert abs((y == 0).mean() - 0.25) < 0.05
+    shared = tf.nn.dropout(x, 0.5, noise_shape=[50, 1]).numpy()
+    assert all(len(set(row.tolist())) == 1 for row in shared)  # one decision per row
+    assert tf.nn.dropout(x, 0.0) is x
+    tensor_rate = tf.nn.dropout(x, tf.constant(0.5)).numpy()
+    assert set(np.unique(tensor_rate).tolist()) <= {0.0, 2.0}
+    tf.random.set_seed(4)
+    a = tf.nn.dropout(x, 0.5, seed=1).numpy()
+    tf.random.set_seed(4)
+    np.testing.assert_array_equal(tf.nn.dropout(x, 0.5, seed=1).numpy(), a)
+
+
+def test_dropout_gradient_is_the_mask():
+    v = tf.Variable(tf.ones([200]))
+    with tf.GradientTape() as tape:
+        y = tf.nn.dropout(v, 0.2)
+        total = tf.reduce_sum(y)
+    g = tape.gradient(total, v).numpy()
+    np.testing.assert_array_equal(g, y.numpy())  # x = 1, so the output is the mask * scale
+
+
+def test_dropout_errors():
+    with pytest.raises(ValueError, match=r"`rate` must be a scalar tensor or a float in the "
+                                         r"range \[0, 1\). Received: rate=1.0"):
+        tf.nn.dropout(tf.constant(X2), 1.0)
+    with pytest.raises(ValueError, match=r"`x.dtype` must be a floating point tensor as `x` "
+                                         r"will be scaled. Received: x_dtype=<dtype: 'int32'>"):
+        tf.nn.dropout(tf.constant([1, 2]), 0.5)
+
+
+def test_embedding_lookup():
+    x = tf.constant(X2)
+    np.testing.assert_array_equal(tf.nn.embedding_lookup(x, [1, 0, 1]).numpy(),
+                                  np.float32([X2[1], X2[0], X2[1]]))
+    clipped = tf.nn.embedding_lookup(x, [[1], [0]], max_norm=2.0)
+    assert clipped.shape == (2, 1, 3)
+    np.testing.assert_allclose(clipped.numpy()[:, 0], [[0.48450157, -0.09690031, 1.9380063],
+                                                       [-1.0988845, 0.27472112, 1.6483268]],
+                               rtol=RTOL)  # TF 2.21
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = tf.reduce_sum(tf.nn.embedding_lookup(x, [1, 1, 0]))
+    np.testing.assert_array_equal(tape.gradient(y, x).numpy(), [[1, 1, 1], [2, 2, 2]])

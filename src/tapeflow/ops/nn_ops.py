@@ -9,20 +9,23 @@ composite's gradient could not reproduce without overflow.
 
 from __future__ import annotations
 
+import builtins
 from typing import Any, Optional
 
 import numpy as np
 
-from tapeflow.autodiff.core import Primitive, bind, quiet
+from tapeflow.autodiff.core import Primitive, bind, quiet, shape_text
 from tapeflow.framework import dtypes as _dtypes
 from tapeflow.framework.convert import cpp_name
 from tapeflow.framework.errors import AbortedError, InvalidArgumentError
-from tapeflow.framework.tensor import Tensor
+from tapeflow.framework.tensor import Tensor, TensorLike
 from tapeflow.ops._convert import convert_to_tensor, require
-from tapeflow.ops.array_ops import expand_dims, one_hot
-from tapeflow.ops.math_ops import (cast, exp, expm1, log1p, minimum, negative, sigmoid, tanh,
+from tapeflow.ops.array_ops import expand_dims, gather, one_hot, reshape, squeeze
+from tapeflow.ops.math_ops import abs as abs_
+from tapeflow.ops.math_ops import (cast, exp, expm1, log1p, maximum, minimum, negative, rsqrt,
+                                   sigmoid, softplus, squared_difference, stop_gradient, tanh,
                                    where, zeros_like)
-from tapeflow.ops.reduce_ops import reduce_sum
+from tapeflow.ops.reduce_ops import reduce_mean, reduce_sum
 
 _REAL = "fiu"
 
@@ -273,8 +276,137 @@ def sparse_softmax_cross_entropy_with_logits(labels: Any = None, logits: Any = N
     return cast(bind(_sparse_xent, (logits, labels)), out_dtype)
 
 
+# -- normalization, dropout, embeddings (composites) ---------------------------------------------
+
+def log_sigmoid(x: Any, name: Optional[str] = None) -> Tensor:
+    """log(sigmoid(x)), computed stably as -softplus(-x) (`tf.math.log_sigmoid`; TensorFlow
+    has no tf.nn.log_sigmoid)."""
+    x = convert_to_tensor(x)
+    return negative(softplus(negative(x)))
+
+
+def softsign(features: Any, name: Optional[str] = None) -> Tensor:
+    """features / (1 + |features|)."""
+    x = convert_to_tensor(features)
+    require(x, "f", "Softsign")
+    return x / (abs_(x) + 1)
+
+
+def l2_loss(t: Any, name: Optional[str] = None) -> Tensor:
+    """sum(t ** 2) / 2."""
+    x = convert_to_tensor(t)
+    require(x, "f", "L2Loss")
+    return reduce_sum(x * x) / 2
+
+
+def bias_add(value: Any, bias: Any, data_format: Optional[str] = None,
+             name: Optional[str] = None) -> Tensor:
+    """`value + bias` with the 1-D `bias` along the channel axis: the last one, or axis 1
+    for a data_format starting with "NC"."""
+    x = convert_to_tensor(value)
+    b = convert_to_tensor(bias, dtype_hint=x.dtype)
+    channels_first = data_format is not None and data_format.startswith("NC")
+    if b._value.ndim != 1:
+        raise InvalidArgumentError(f"Biases must be 1D: {shape_text(b)} [Op:BiasAdd]")
+    if x._value.ndim < 2:
+        raise InvalidArgumentError(f"Input tensor must be at least 2D: {shape_text(x)} "
+                                   f"[Op:BiasAdd]")
+    axis = 1 if channels_first else -1
+    if x._value.shape[axis] != b._value.shape[0]:
+        # TensorFlow says "last" for both data formats.
+        raise InvalidArgumentError(
+            f"Must provide as many biases as the last dimension of the input tensor: "
+            f"{shape_text(b)} vs. {shape_text(x)} [Op:BiasAdd]")
+    if channels_first:
+        b = reshape(b, (-1,) + (1,) * (x._value.ndim - 2))
+    return x + b
+
+
+def moments(x: Any, axes: Any, shift: Any = None, keepdims: bool = False,
+            name: Optional[str] = None) -> tuple:
+    """(mean, variance) of `x` over `axes`; the variance treats the mean as a constant
+    (stop_gradient), as TensorFlow's moments does. float16 is computed in float32."""
+    x = convert_to_tensor(x)
+    y = cast(x, _dtypes.float32) if x.dtype == _dtypes.float16 else x
+    mean = reduce_mean(y, axes, keepdims=True)
+    variance = reduce_mean(squared_difference(y, stop_gradient(mean)), axes, keepdims=True)
+    if not keepdims:
+        mean, variance = squeeze(mean, axes), squeeze(variance, axes)
+    if x.dtype == _dtypes.float16:
+        return cast(mean, x.dtype), cast(variance, x.dtype)
+    return mean, variance
+
+
+def batch_normalization(x: Any, mean: Any, variance: Any, offset: Any, scale: Any,
+                        variance_epsilon: float, name: Optional[str] = None) -> Tensor:
+    """(x - mean) * scale / sqrt(variance + epsilon) + offset, in TensorFlow's order of
+    operations (offset and scale may be None)."""
+    x = convert_to_tensor(x)
+    inv = rsqrt(convert_to_tensor(variance, dtype_hint=x.dtype) + variance_epsilon)
+    if scale is not None:
+        inv = inv * scale
+    shift = offset - mean * inv if offset is not None else negative(mean * inv)
+    return x * cast(inv, x.dtype) + cast(shift, x.dtype)
+
+
+def l2_normalize(x: Any, axis: Any = None, epsilon: float = 1e-12,
+                 name: Optional[str] = None, dim: Any = None) -> Tensor:
+    """x / sqrt(max(sum(x ** 2, axis), epsilon))."""
+    x = convert_to_tensor(x)
+    axis = dim if axis is None else axis
+    square_sum = reduce_sum(x * x, axis, keepdims=True)
+    return x * rsqrt(maximum(square_sum, epsilon))
+
+
+def dropout(x: Any, rate: Any, noise_shape: Any = None, seed: Optional[int] = None,
+            name: Optional[str] = None) -> Tensor:
+    """Zeroes each element with probability `rate` and scales the rest by 1 / (1 - rate).
+
+    `noise_shape` (broadcastable to x's shape, None entries taken from x) shares one keep
+    decision across the dimensions where it is 1."""
+    from tapeflow.ops.random_ops import uniform  # random_ops builds on the ops above
+    is_number = isinstance(rate, (int, float)) and not isinstance(rate, bool)
+    if is_number and not 0 <= rate < 1:
+        raise ValueError(f"`rate` must be a scalar tensor or a float in the range [0, 1). "
+                         f"Received: rate={rate}")
+    x = convert_to_tensor(x)
+    if not x.dtype.is_floating:
+        raise ValueError(f"`x.dtype` must be a floating point tensor as `x` will be scaled. "
+                         f"Received: x_dtype={x.dtype}")
+    if is_number and rate == 0:
+        return x
+    if is_number:
+        kept = x * (1 / (1 - rate))
+    else:
+        rate = cast(convert_to_tensor(rate), x.dtype)
+        kept = x / (1 - rate)
+    shape = x._value.shape if noise_shape is None else tuple(
+        d if n is None else int(n) for n, d in zip(_noise_dims(noise_shape), x._value.shape))
+    keep_mask = uniform(shape, dtype=x.dtype, seed=seed) >= rate
+    return where(keep_mask, kept, 0)
+
+
+def _noise_dims(noise_shape: Any) -> list:
+    if isinstance(noise_shape, TensorLike):
+        return [int(d) for d in noise_shape._value.reshape(-1)]
+    return list(noise_shape.as_list() if hasattr(noise_shape, "as_list") else noise_shape)
+
+
+def embedding_lookup(params: Any, ids: Any, max_norm: Optional[float] = None,
+                     name: Optional[str] = None) -> Tensor:
+    """Rows of `params` at `ids` (a gather on axis 0); with `max_norm`, rows whose L2 norm
+    exceeds it are scaled down to it. The gradient is dense."""
+    rows = gather(params, ids)
+    if max_norm is None:
+        return rows
+    from tapeflow.ops.clip_ops import clip_by_norm  # clip_ops builds on this module's layer
+    axes = tuple(builtins.range(convert_to_tensor(ids)._value.ndim, rows._value.ndim))
+    return clip_by_norm(rows, max_norm, axes=axes)
+
+
 __all__ = [
     "relu", "relu6", "elu", "selu", "leaky_relu", "gelu", "silu", "swish", "softmax",
     "log_softmax", "sigmoid_cross_entropy_with_logits", "softmax_cross_entropy_with_logits",
-    "sparse_softmax_cross_entropy_with_logits",
+    "sparse_softmax_cross_entropy_with_logits", "log_sigmoid", "softsign", "l2_loss", "bias_add",
+    "moments", "batch_normalization", "l2_normalize", "dropout", "embedding_lookup",
 ]
