@@ -22,6 +22,8 @@ from tapeflow.ops.array_ops import *  # noqa: F401,F403
 from tapeflow.ops.math_ops import *  # noqa: F401,F403
 from tapeflow.ops.reduce_ops import *  # noqa: F401,F403
 from tapeflow.ops.control_flow_ops import *  # noqa: F401,F403
+# Binds tf.function to the decorator (the submodule of the same name is tapeflow.function).
+from tapeflow.function import function, TensorSpec  # noqa: E402
 from tapeflow.ops.linalg_ops import *  # noqa: F401,F403  (after reduce_ops: tf.norm does matrices)
 from tapeflow.ops.manip_ops import *  # noqa: F401,F403
 from tapeflow.ops.index_ops import *  # noqa: F401,F403
@@ -42,8 +44,4 @@ def __getattr__(name: str):
         module = _importlib.import_module(f"tapeflow.{name}")
         globals()[name] = module
         return module
-    if name in ("function", "TensorSpec"):  # tf.function's machinery loads on first use
-        value = getattr(_importlib.import_module("tapeflow.function"), name)
-        globals()[name] = value
-        return value
     raise AttributeError(f"module 'tapeflow' has no attribute {name!r}")
