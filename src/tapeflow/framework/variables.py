@@ -87,7 +87,7 @@ class Variable(TensorLike):
                 raise _dtype_error(self, value, op_name)
         else:
             array = constant_value(value, dtype=self.dtype)._value
-        if not self._shape.is_compatible_with(array.shape):
+        if array.shape != self._value.shape and not self._shape.is_compatible_with(array.shape):
             raise ValueError(f"Cannot assign value to variable ' {self.name}': Shape mismatch."
                              f"The variable shape {self._shape}, and the assigned value shape "
                              f"{TensorShape(array.shape)} are incompatible.")
