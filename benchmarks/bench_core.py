@@ -143,8 +143,18 @@ def scalar_chain_fn():
 
 
 def timed(fn, number: int) -> float:
-    """Best of five repeats, seconds per call."""
-    return min(timeit.repeat(fn, number=number, repeat=5)) / number
+    """Best of many short repeats, seconds per call (the minimum is the least noisy
+    estimate on a shared machine)."""
+    return min(timeit.repeat(fn, number=number, repeat=25)) / number
+
+
+def interleaved(fns: dict, number: int, rounds: int = 5) -> dict:
+    """Times several functions in alternation, so that machine noise hits all alike."""
+    best = {name: float("inf") for name in fns}
+    for _ in range(rounds):
+        for name, fn in fns.items():
+            best[name] = min(best[name], timed(fn, number))
+    return best
 
 
 def import_time() -> float:
@@ -157,18 +167,18 @@ def import_time() -> float:
 
 def main() -> None:
     x, y = data()
-    floor = timed(lambda: numpy_step(init_params(), x, y), 2000) - timed(init_params, 2000)
-    params = init_params()
-    step = tapeflow_step_fn(params)
+    numpy_params = init_params()
+    step = tapeflow_step_fn(init_params())
     tx, ty = tf.constant(x), tf.constant(y)
-    ours = timed(lambda: step(tx, ty), 1000)
+    contenders = {"hand-written NumPy": lambda: numpy_step(numpy_params, x, y),
+                  "tapeflow eager": lambda: step(tx, ty)}
+    contenders.update(peers_step_fns(init_params(), x, y))
+    times = interleaved(contenders, number=50)
+    floor = times["hand-written NumPy"]
     print(f"Seed model training step (Dense 10-64-32-1, ReLU, MSE, batch {BATCH}, SGD):")
-    print(f"  hand-written NumPy   {floor * 1e6:8.1f} us   1.00x")
-    print(f"  tapeflow eager       {ours * 1e6:8.1f} us   {ours / floor:.2f}x")
-    for name, fn in peers_step_fns(init_params(), x, y).items():
-        t = timed(fn, 500)
+    for name, t in times.items():
         print(f"  {name:<20} {t * 1e6:8.1f} us   {t / floor:.2f}x")
-    chain = timed(scalar_chain_fn(), 100)
+    chain = timed(scalar_chain_fn(), 10)
     print(f"Chain of ~250 scalar ops + gradient: {chain * 1e3:.2f} ms "
           f"({chain / 250 * 1e6:.1f} us per op, forward and backward)")
     print(f"import tapeflow: {import_time() * 1e3:.0f} ms")

@@ -6,8 +6,8 @@ accumulators, tf.function traces). With none active an op costs one NumPy call a
 
 from __future__ import annotations
 
-import functools
 import re
+import warnings
 from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
@@ -86,13 +86,11 @@ def primitive(name: str, **kwargs: Any) -> Callable[[Callable], Primitive]:
     return make
 
 
-def quiet(impl: Callable) -> Callable:
-    """Wraps a kernel so NumPy's floating-point warnings stay silent, as TensorFlow's are."""
-    @functools.wraps(impl)
-    def kernel(*args: Any, **kwargs: Any) -> Any:
-        with np.errstate(all="ignore"):
-            return impl(*args, **kwargs)
-    return kernel
+# NumPy reports floating-point exceptions (x / 0, log(0), inf - inf) as RuntimeWarnings from
+# the Python frame that called the ufunc; TensorFlow's kernels are silent. The filter covers
+# tapeflow's own frames only, so a user's NumPy code still warns; unlike np.errstate it costs
+# nothing per op.
+warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"tapeflow(\.|$)")
 
 
 def bind(prim: Primitive, inputs: Sequence[Any], attrs: dict = _NO_ATTRS) -> Any:
@@ -179,5 +177,5 @@ def _read_variable(variable: _variables.Variable) -> Tensor:
 _variables.hooks["read"] = _read_variable
 
 
-__all__ = ["Primitive", "primitive", "bind", "record", "REGISTRY", "quiet", "op_error",
+__all__ = ["Primitive", "primitive", "bind", "record", "REGISTRY", "op_error",
            "shape_text", "READ_VARIABLE"]

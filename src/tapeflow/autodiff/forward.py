@@ -28,6 +28,7 @@ from __future__ import annotations
 import logging
 from typing import Any, Optional
 
+from tapeflow.autodiff.backprop import carries_gradient, support
 from tapeflow.framework import nest
 from tapeflow.framework.context import context
 from tapeflow.framework.tensor import TensorLike
@@ -51,15 +52,6 @@ ELEMENTWISE = {
     "Relu", "Erfc", "Digamma", "Lgamma", "BesselI0e", "BesselI1e", "Xlogy", "Xdivy", "Xlog1py",
     "Polygamma",
 }
-
-
-def _ops():
-    from tapeflow.ops import _autodiff_support
-    return _autodiff_support
-
-
-def _is_float(x: Any) -> bool:
-    return x._value.dtype.kind in "fc"
 
 
 def _registered(prim: Any, table: set) -> bool:
@@ -86,7 +78,7 @@ def jvp_of(prim: Any, tangents: list, outputs: Any, inputs: tuple, attrs: dict) 
 
 
 def _filled(tangents: list, inputs: tuple) -> tuple:
-    ops = _ops()
+    ops = support()
     return tuple(ops.zeros_like(x) if t is None else t for t, x in zip(tangents, inputs))
 
 
@@ -103,7 +95,7 @@ def _is_float_dtype(np_dtype: Any) -> bool:
 
 def _bilinear_jvp(prim: Any, tangents: list, inputs: tuple, attrs: dict) -> Any:
     from tapeflow.autodiff.core import bind
-    ops = _ops()
+    ops = support()
     total = None
     for index, t in enumerate(tangents):
         if t is None:
@@ -116,7 +108,7 @@ def _bilinear_jvp(prim: Any, tangents: list, inputs: tuple, attrs: dict) -> Any:
 
 def _elementwise_jvp(prim: Any, tangents: list, outputs: Any, inputs: tuple,
                      attrs: dict) -> Any:
-    ops = _ops()
+    ops = support()
     shape = outputs._value.shape
     total = None
     for index, t in enumerate(tangents):
@@ -136,7 +128,7 @@ def _elementwise_jvp(prim: Any, tangents: list, outputs: Any, inputs: tuple,
 
 def _double_vjp_jvp(prim: Any, tangents: list, outputs: Any, inputs: tuple,
                     attrs: dict) -> Any:
-    ops = _ops()
+    ops = support()
     outs = tuple(outputs) if prim.multiple_results else (outputs,)
     dummies = [ops.zeros_like(o) for o in outs]
     with GradientTape() as tape:
@@ -155,7 +147,7 @@ def _double_vjp_jvp(prim: Any, tangents: list, outputs: Any, inputs: tuple,
     if total is None:
         return None
     result = tape.gradient(total, dummies, unconnected_gradients=UnconnectedGradients.ZERO)
-    result = [r if _is_float(o) else None for r, o in zip(result, outs)]
+    result = [r if carries_gradient(o) else None for r, o in zip(result, outs)]
     return tuple(result) if prim.multiple_results else result[0]
 
 
@@ -186,14 +178,14 @@ class ForwardAccumulator:
         self._watch(primals, tangents)
 
     def _watch(self, primals: Any, tangents: Any) -> None:
-        ops = _ops()
+        ops = support()
         flat_primals = nest.flatten(primals)
         flat_tangents = nest.flatten(tangents)
         nest.assert_same_structure(primals, tangents)
         for primal, tangent in zip(flat_primals, flat_tangents):
             if not isinstance(primal, TensorLike):
                 primal = ops.convert_to_tensor(primal)
-            if not _is_float(primal):
+            if not carries_gradient(primal):
                 logger.warning("The dtype of the watched primal must be floating (e.g. "
                                "tf.float32), got %r", primal.dtype)
             tangent = _convert_tangent(tangent, primal)
@@ -242,12 +234,12 @@ class ForwardAccumulator:
             self._store(outputs, result)
 
     def _store(self, out: Any, tangent: Any) -> None:
-        if tangent is None or not _is_float(out):
+        if tangent is None or not carries_gradient(out):
             return
         if not isinstance(tangent, TensorLike):
-            tangent = _ops().convert_to_tensor(tangent, dtype=out.dtype)
+            tangent = support().convert_to_tensor(tangent, dtype=out.dtype)
         if tangent._value.shape != out._value.shape:
-            tangent = _ops().broadcast_to(tangent, out._value.shape)
+            tangent = support().broadcast_to(tangent, out._value.shape)
         self._tangents[id(out)] = (out, tangent)
 
     def _compute(self, prim: Any, tangents: list, outputs: Any, inputs: tuple,
@@ -281,14 +273,14 @@ class ForwardAccumulator:
             if entry is not None:
                 return entry[1]
             if mode is UnconnectedGradients.ZERO:
-                return _ops().zeros_like(tensor)
+                return support().zeros_like(tensor)
             return None
 
         return nest.map_structure(fetch, primals)
 
 
 def _convert_tangent(tangent: Any, primal: Any) -> Any:
-    ops = _ops()
+    ops = support()
     if isinstance(tangent, TensorLike) and tangent.dtype != primal.dtype:
         raise ValueError(f"Tensor conversion requested dtype {primal.dtype.name} for Tensor "
                          f"with dtype {tangent.dtype.name}: {tangent!r}")

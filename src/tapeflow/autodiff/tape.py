@@ -15,6 +15,7 @@ from typing import Any, Iterator, Optional
 
 import numpy as np
 
+from tapeflow.autodiff.backprop import carries_gradient, live_nodes, support, walk
 from tapeflow.framework import nest
 from tapeflow.framework.context import context
 from tapeflow.framework.tensor import Tensor, TensorLike
@@ -28,17 +29,6 @@ class UnconnectedGradients(enum.Enum):
 
     NONE = "none"
     ZERO = "zero"
-
-
-def _ops():
-    # The backward pass builds its sums, seeds and reshapes from ops; ops import autodiff,
-    # so the module is fetched when first needed.
-    from tapeflow.ops import _autodiff_support
-    return _autodiff_support
-
-
-def _is_float(x: Any) -> bool:
-    return x._value.dtype.kind in "fc"
 
 
 class GradientTape:
@@ -107,7 +97,7 @@ class GradientTape:
             if isinstance(item, Variable):
                 self._watch_variable(item)
             elif isinstance(item, TensorLike):
-                if not _is_float(item):
+                if not carries_gradient(item):
                     logger.warning("The dtype of the watched tensor must be floating (e.g. "
                                    "tf.float32), got %r", item.dtype)
                 self._tracked[id(item)] = item
@@ -118,7 +108,7 @@ class GradientTape:
     def _watch_variable(self, variable: Variable) -> None:
         key = id(variable)
         if key not in self._watched_variables:
-            if not _is_float(variable):
+            if not carries_gradient(variable):
                 logger.warning("The dtype of the watched tensor must be floating (e.g. "
                                "tf.float32), got %r", variable.dtype)
             self._watched_variables[key] = variable
@@ -139,9 +129,9 @@ class GradientTape:
         self._nodes.append((prim, inputs, attrs, outputs))
         if prim.multiple_results:
             for out in outputs:
-                if _is_float(out):
+                if carries_gradient(out):
                     tracked[id(out)] = out
-        elif _is_float(outputs):
+        elif carries_gradient(outputs):
             tracked[id(outputs)] = outputs
 
     # -- differentiation ------------------------------------------------------------------------
@@ -187,60 +177,18 @@ class GradientTape:
         return nest.pack_sequence_as(sources, grads)
 
     def _backprop(self, targets: list, seeds: list, sources: list, release: bool) -> list:
-        ops = _ops()
-        source_ids = {id(s) for s in sources}
+        ops = support()
         nodes = self._nodes
         if release:
             self._nodes = None
-        # Forward sweep: keep only the ops that depend on a source.
-        live = set(source_ids)
-        needed = []
-        for node in nodes:
-            for x in node[1]:
-                if id(x) in live:
-                    needed.append(node)
-                    outs = node[3]
-                    if node[0].multiple_results:
-                        live.update(id(o) for o in outs)
-                    else:
-                        live.add(id(outs))
-                    break
+        needed, live = live_nodes(nodes, {id(s) for s in sources})
         del nodes
         grads: dict = {}
         for target, seed in zip(targets, seeds):
             if seed is not None and id(target) in live:
-                _accumulate(grads, ops, id(target), seed)
-        # Backward sweep, newest op first; popping each node lets its tensors go.
-        while needed:
-            prim, inputs, attrs, outs = needed.pop()
-            if prim.multiple_results:
-                out_grads = [_take(grads, id(o), source_ids) for o in outs]
-                if all(g is None for g in out_grads):
-                    continue
-                out_grads = [ops.zeros_like(o) if g is None else g
-                             for g, o in zip(out_grads, outs)]
-            else:
-                out_grads = _take(grads, id(outs), source_ids)
-                if out_grads is None:
-                    continue
-            if prim.vjps is not None:
-                # Per-input rules: skip the cotangents nobody needs (a constant's, say).
-                in_grads = [rule(out_grads, outs, *inputs, **attrs)
-                            if id(x) in live and _is_float(x) else None
-                            for rule, x in zip(prim.vjps, inputs)]
-            else:
-                in_grads = prim.vjp(out_grads, outs, *inputs, **attrs)
-                if len(inputs) == 1 and not isinstance(in_grads, (tuple, list)):
-                    in_grads = (in_grads,)
-            for x, g in zip(inputs, in_grads):
-                if g is None or id(x) not in live or not _is_float(x):
-                    continue
-                if not isinstance(g, TensorLike):
-                    g = ops.convert_to_tensor(g, dtype=x.dtype)
-                if g._value.shape != x._value.shape:
-                    g = ops.unbroadcast(g, x._value.shape)
-                _accumulate(grads, ops, id(x), g)
-        return [grads.get(id(s)) for s in sources]
+                key = id(target)
+                grads[key] = seed if key not in grads else ops.add(grads[key], seed)
+        return walk(needed, live, grads, sources, _run_rules, _fit, ops.zeros_like)
 
     def jacobian(self, target: Any, sources: Any,
                  unconnected_gradients: UnconnectedGradients = UnconnectedGradients.NONE,
@@ -266,15 +214,15 @@ class GradientTape:
         flat_sources = nest.flatten(sources)
         _check_sources(flat_sources)
         size = target._value.size
-        if not _is_float(target):
+        if not carries_gradient(target):
             columns: list = [None] * len(flat_sources)
         elif experimental_use_pfor:
             columns = self._batched_rows(target, size, flat_sources, parallel_iterations,
-                                         _ops().identity_seeds)
+                                         support().identity_seeds)
         else:
-            columns = self._looped_rows(target, size, flat_sources, _ops().one_hot_seed)
+            columns = self._looped_rows(target, size, flat_sources, support().one_hot_seed)
         self._release_if_done()
-        ops = _ops()
+        ops = support()
         result = []
         for source, rows in zip(flat_sources, columns):
             shape = tuple(target._value.shape) + tuple(source._value.shape)
@@ -290,7 +238,7 @@ class GradientTape:
         """Per source, the stacked rows `(size,) + source.shape` of the vectorized
         backward pass, or None for a source the target does not reach."""
         from tapeflow.autodiff.batching import backprop_batched
-        ops = _ops()
+        ops = support()
         step = max(int(chunk), 1) if chunk else max(size, 1)
         pieces: list = [[] for _ in sources]
         for start in range(0, size, step):
@@ -311,7 +259,7 @@ class GradientTape:
 
     def _looped_rows(self, target: Any, size: int, sources: list, make_seed: Any) -> list:
         """Like `_batched_rows`, with one backward pass per row (the reference path)."""
-        ops = _ops()
+        ops = support()
         rows: list = [[] for _ in sources]
         for index in range(size):
             grads = self._backprop([target], [make_seed(target, index)], sources, release=False)
@@ -354,10 +302,10 @@ class GradientTape:
                                "the batch_jacobian with eager execution enabled and  with "
                                "experimental_use_pfor set to False.")
         self._check_usable()
-        ops = _ops()
+        ops = support()
         batch = target_shape[0]
         row_size = target._value.size // max(batch, 1)
-        if not _is_float(target):
+        if not carries_gradient(target):
             (rows,) = [None]
         elif experimental_use_pfor:
             (rows,) = self._batched_rows(target, row_size, [source], parallel_iterations,
@@ -381,13 +329,26 @@ class GradientTape:
                 pass
 
 
-def _take(grads: dict, key: int, keep: set) -> Any:
-    return grads.get(key) if key in keep else grads.pop(key, None)
+def _run_rules(prim: Any, out_grads: Any, outs: Any, inputs: tuple, attrs: dict,
+               live: set) -> Any:
+    if prim.vjps is not None:
+        # Per-input rules: skip the cotangents nobody needs (a constant's, say).
+        return [rule(out_grads, outs, *inputs, **attrs)
+                if id(x) in live and carries_gradient(x) else None
+                for rule, x in zip(prim.vjps, inputs)]
+    in_grads = prim.vjp(out_grads, outs, *inputs, **attrs)
+    if len(inputs) == 1 and not isinstance(in_grads, (tuple, list)):
+        return (in_grads,)
+    return in_grads
 
 
-def _accumulate(grads: dict, ops: Any, key: int, g: Any) -> None:
-    previous = grads.get(key)
-    grads[key] = g if previous is None else ops.add(previous, g)
+def _fit(g: Any, x: Any) -> Any:
+    ops = support()
+    if not isinstance(g, TensorLike):
+        g = ops.convert_to_tensor(g, dtype=x.dtype)
+    if g._value.shape != x._value.shape:
+        g = ops.unbroadcast(g, x._value.shape)
+    return g
 
 
 def _as_target(target: Any) -> Any:
@@ -402,15 +363,15 @@ def _check_sources(sources: list) -> None:
         if not isinstance(source, TensorLike):
             raise ValueError(f"Passed in object {source!r} of type {type(source).__name__!r}, "
                              f"not tf.Tensor or tf.Variable or ExtensionType.")
-        if not _is_float(source):
+        if not carries_gradient(source):
             logger.warning("The dtype of the source tensor must be floating (e.g. tf.float32) "
                            "when calling GradientTape.gradient, got %r", source.dtype)
 
 
 def _seeds(targets: list, output_gradients: Any) -> list:
-    ops = _ops()
+    ops = support()
     if output_gradients is None:
-        return [ops.ones_like(t) if _is_float(t) else None for t in targets]
+        return [ops.ones_like(t) if carries_gradient(t) else None for t in targets]
     flat = nest.flatten(output_gradients)
     if len(flat) != len(targets):
         raise ValueError(f"Length of output_gradients ({len(flat)}) must match the number of "
@@ -418,7 +379,7 @@ def _seeds(targets: list, output_gradients: Any) -> list:
     seeds = []
     for t, g in zip(targets, flat):
         if g is None:
-            seeds.append(ops.ones_like(t) if _is_float(t) else None)
+            seeds.append(ops.ones_like(t) if carries_gradient(t) else None)
         else:
             seeds.append(ops.convert_to_tensor(g, dtype=t.dtype))
     return seeds
@@ -428,7 +389,7 @@ def _fill_unconnected(grad: Any, source: Any, mode: UnconnectedGradients) -> Any
     if grad is not None:
         return grad
     if mode is UnconnectedGradients.ZERO:
-        return _ops().zeros_like(source)
+        return support().zeros_like(source)
     return None
 
 

@@ -15,6 +15,7 @@ class _Context(threading.local):
         self.accumulators: list = []     # ForwardAccumulators now active
         self.variable_watchers: list = []  # custom_gradient's watchers of variable reads
         self.graph = None                # the graph being traced by tf.function, if any
+        self.backward_depth = 0          # > 0 while a backward pass runs (traces mark its ops)
         self.active = False              # any of the above: the op path's only test
 
     def refresh(self) -> None:

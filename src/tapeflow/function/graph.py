@@ -68,12 +68,11 @@ def user_frame(skip_package: bool = True) -> Optional[Any]:
 def _caller() -> tuple:
     """(the user's frame, whether the op comes from a GradientTape's backward pass)."""
     frame = sys._getframe(2)
-    backward = False
+    backward = context.backward_depth > 0
     while frame is not None:
         code = frame.f_code
-        if code.co_filename.startswith(_PACKAGE_DIR):
-            backward = backward or code.co_name in ("_backprop", "_backward_node")
-        elif not code.co_filename.startswith("<frozen") and \
+        if not code.co_filename.startswith(_PACKAGE_DIR) and \
+                not code.co_filename.startswith("<frozen") and \
                 "/contextlib.py" not in code.co_filename:
             return frame, backward
         frame = frame.f_back

@@ -25,10 +25,10 @@ import numpy as np
 from tapeflow.framework.tensor import Tensor, wrap
 from tapeflow.ops import array_ops as _array_ops
 from tapeflow.ops._convert import convert_to_tensor
-from tapeflow.ops.array_ops import broadcast_to, concat, reshape, split, stack, transpose, \
-    unstack, zeros
+from tapeflow.ops.array_ops import broadcast_to, concat, reshape, reshape_to, split, stack, \
+    transpose, unstack, zeros
 from tapeflow.ops.math_ops import add, ones_like, zeros_like
-from tapeflow.ops.reduce_ops import reduce_sum
+from tapeflow.ops.reduce_ops import reduce_sum, sum_over
 
 
 def unbroadcast(g: Tensor, shape: tuple) -> Tensor:
@@ -37,9 +37,7 @@ def unbroadcast(g: Tensor, shape: tuple) -> Tensor:
     lead = len(g_shape) - len(shape)
     axes = tuple(range(lead)) + tuple(
         lead + i for i, d in enumerate(shape) if d == 1 and g_shape[lead + i] != 1)
-    if axes:
-        g = reduce_sum(g, axis=axes, keepdims=False)
-    return reshape(g, shape)
+    return reshape_to(sum_over(g, axes), shape)
 
 
 def batch_unbroadcast(g: Tensor, shape: tuple) -> Tensor:
@@ -99,8 +97,8 @@ BATCH_SAFE = {
     "Sin", "Cos", "Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh", "Tanh", "Sigmoid", "Softplus",
     "Erf", "SelectV2", "Cast", "Real", "Identity", "ReadVariableOp", "BroadcastTo", "MatMul",
     # other families' elementwise and last-axis ops (checked by test_jacobian_registry.py)
-    "Relu", "Erfc", "Digamma", "Lgamma", "BesselI0e", "BesselI1e", "Xlogy", "Xdivy", "Xlog1py",
-    "Polygamma",
+    "Relu", "ReluGrad", "Erfc", "Digamma", "Lgamma", "BesselI0e", "BesselI1e", "Xlogy", "Xdivy",
+    "Xlog1py", "Polygamma",
 }
 
 

@@ -263,7 +263,6 @@ def broadcast_to(input: Any, shape: Any, name: Optional[str] = None) -> Tensor: 
     x = convert_to_tensor(input)
     shape = _shape_tuple(shape)
     try:
-        np.broadcast_shapes(x._value.shape, shape)
         if np.broadcast_shapes(x._value.shape, shape) != shape:
             raise ValueError
     except ValueError:
@@ -271,6 +270,19 @@ def broadcast_to(input: Any, shape: Any, name: Optional[str] = None) -> Tensor: 
                                    f"{list(x._value.shape)} to tensor of shape {list(shape)} "
                                    f"[Op:BroadcastTo]") from None
     return bind(_broadcast_to, (x,), {"shape": shape})
+
+
+# Unchecked forms for derivative rules, whose shapes are right by construction: they skip
+# the argument parsing and validation that user calls need (the backward pass is hot).
+
+def reshape_to(x: Tensor, shape: tuple) -> Tensor:
+    """`x` reshaped to `shape` (a tuple of ints with the same element count), unchecked."""
+    return x if x._value.shape == shape else bind(_reshape, (x,), {"shape": shape})
+
+
+def broadcast_to_shape(x: Tensor, shape: tuple) -> Tensor:
+    """`x` broadcast to `shape` (known to be compatible), unchecked."""
+    return x if x._value.shape == shape else bind(_broadcast_to, (x,), {"shape": shape})
 
 
 # -- slicing -------------------------------------------------------------------------------------

@@ -14,7 +14,7 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
-from tapeflow.autodiff.core import Primitive, bind, quiet
+from tapeflow.autodiff.core import Primitive, bind
 from tapeflow.framework import dtypes as _dtypes
 from tapeflow.framework.errors import InvalidArgumentError
 from tapeflow.framework.tensor import Tensor, wrap
@@ -207,7 +207,7 @@ def _cholesky_vjp(g: Tensor, ans: Tensor, x: Tensor) -> Tensor:
     return (grad_a + matrix_transpose(grad_a)) * 0.5
 
 
-_cholesky = Primitive("Cholesky", quiet(_cholesky_kernel)).defvjp(_cholesky_vjp)
+_cholesky = Primitive("Cholesky", _cholesky_kernel).defvjp(_cholesky_vjp)
 
 
 def cholesky(input: Any, name: Optional[str] = None) -> Tensor:  # noqa: A002
@@ -660,7 +660,7 @@ def _expm_vjp(g: Tensor, ans: Tensor, x: Tensor) -> Tensor:
     return slice_tensor(big, (Ellipsis, builtins.slice(None, n), builtins.slice(n, None)))
 
 
-_expm = Primitive("MatrixExponential", quiet(_expm_kernel)).defvjp(_expm_vjp)
+_expm = Primitive("MatrixExponential", _expm_kernel).defvjp(_expm_vjp)
 
 
 def expm(input: Any, name: Optional[str] = None) -> Tensor:  # noqa: A002

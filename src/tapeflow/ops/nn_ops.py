@@ -14,7 +14,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from tapeflow.autodiff.core import Primitive, bind, quiet, shape_text
+from tapeflow.autodiff.core import Primitive, bind, shape_text
 from tapeflow.framework import dtypes as _dtypes
 from tapeflow.framework.convert import cpp_name
 from tapeflow.framework.errors import AbortedError, InvalidArgumentError
@@ -36,9 +36,13 @@ def _relu_kernel(x: np.ndarray) -> np.ndarray:
     return np.maximum(x, np.zeros((), x.dtype))
 
 
-# The mask is taken from the output: 0 at x == 0, as TensorFlow's ReluGrad.
-_relu = Primitive("Relu", _relu_kernel).defvjp(
-    lambda g, ans, x: where(ans > 0, g, zeros_like(g)))
+# ReluGrad is a primitive (as in TensorFlow) so relu's backward pass is one NumPy call; the
+# mask is taken from the output: 0 at x == 0. It is linear in g and flat in y.
+_relu_grad = Primitive("ReluGrad", lambda g, y: g * (y > 0)).defvjp(
+    lambda gg, ans, g, y: bind(_relu_grad, (gg, y)), lambda gg, ans, g, y: None)
+_relu_grad.defjvp(lambda tangents, ans, g, y: None if tangents[0] is None
+                  else bind(_relu_grad, (tangents[0], y)))
+_relu = Primitive("Relu", _relu_kernel).defvjp(lambda g, ans, x: bind(_relu_grad, (g, ans)))
 
 
 def relu(features: Any, name: Optional[str] = None) -> Tensor:
@@ -135,8 +139,8 @@ def _log_softmax_vjp(g: Tensor, ans: Tensor, x: Tensor, axis: int) -> Tensor:
 
 
 # Primitives for numerical stability (the max is subtracted before exp).
-_softmax = Primitive("Softmax", quiet(_softmax_kernel)).defvjp(_softmax_vjp)
-_log_softmax = Primitive("LogSoftmax", quiet(_log_softmax_kernel)).defvjp(_log_softmax_vjp)
+_softmax = Primitive("Softmax", _softmax_kernel).defvjp(_softmax_vjp)
+_log_softmax = Primitive("LogSoftmax", _log_softmax_kernel).defvjp(_log_softmax_vjp)
 
 
 def _softmax_axis(x: Tensor, axis: Any, op_name: str) -> int:
@@ -197,7 +201,7 @@ def _softmax_xent_vjp(g: Tensor, ans: Tensor, logits: Tensor, labels: Tensor,
 
 # A primitive for numerical stability: log-softmax inside, softmax - labels as gradient.
 _softmax_xent = Primitive("SoftmaxCrossEntropyWithLogits",
-                          quiet(_softmax_xent_kernel)).defvjp(_softmax_xent_vjp)
+                          _softmax_xent_kernel).defvjp(_softmax_xent_vjp)
 
 
 def softmax_cross_entropy_with_logits(labels: Any, logits: Any, axis: int = -1,
@@ -251,7 +255,7 @@ def _sparse_xent_vjp(g: Tensor, ans: Tensor, logits: Tensor, labels: Tensor) -> 
 
 # A primitive for numerical stability, like the dense one; labels carry no gradient.
 _sparse_xent = Primitive("SparseSoftmaxCrossEntropyWithLogits",
-                         quiet(_sparse_xent_kernel)).defvjp(_sparse_xent_vjp)
+                         _sparse_xent_kernel).defvjp(_sparse_xent_vjp)
 
 
 def sparse_softmax_cross_entropy_with_logits(labels: Any = None, logits: Any = None,

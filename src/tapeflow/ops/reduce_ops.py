@@ -7,12 +7,13 @@ from typing import Any, Optional
 
 import numpy as np
 
-from tapeflow.autodiff.core import Primitive, bind, quiet
+from tapeflow.autodiff.core import Primitive, bind
 from tapeflow.framework import dtypes as _dtypes
 from tapeflow.framework.errors import InvalidArgumentError
 from tapeflow.framework.tensor import Tensor, TensorLike
 from tapeflow.ops._convert import convert_to_tensor, require
-from tapeflow.ops.array_ops import broadcast_to, concat, ones, reshape, slice_tensor, stack, transpose
+from tapeflow.ops.array_ops import (broadcast_to_shape, concat, ones, reshape,
+                                    reshape_to, slice_tensor, stack, transpose)
 from tapeflow.ops.math_ops import abs as abs_, cast, equal, exp, ones_like, pow as pow_, sqrt, square, where, zeros_like
 
 
@@ -56,20 +57,25 @@ def _reduction(prim: Primitive, allowed: str):
 
 
 def _sum_vjp(g: Tensor, ans: Tensor, x: Tensor, axis: Any, keepdims: bool) -> Tensor:
-    return broadcast_to(reshape(g, _kept_shape(x, axis)), x._value.shape)
+    return broadcast_to_shape(reshape_to(g, _kept_shape(x, axis)), x._value.shape)
 
 
 def _mean_vjp(g: Tensor, ans: Tensor, x: Tensor, axis: Any, keepdims: bool) -> Tensor:
     count = x._value.size // max(ans._value.size, 1) if x._value.size else 1
-    return _sum_vjp(g, ans, x, axis, keepdims) / count
+    return _sum_vjp(g / count, ans, x, axis, keepdims)  # scale the small side
+
+
+def sum_over(x: Tensor, axes: tuple, keepdims: bool = False) -> Tensor:
+    """The sum over `axes` (non-negative, sorted), unchecked: for derivative rules."""
+    return bind(_sum, (x,), {"axis": axes, "keepdims": keepdims}) if axes else x
 
 
 def _extremum_vjp(g: Tensor, ans: Tensor, x: Tensor, axis: Any, keepdims: bool) -> Tensor:
     # Ties share the gradient equally, as TensorFlow's Max/Min gradient does.
     kept = _kept_shape(x, axis)
-    mask = cast(equal(x, reshape(ans, kept)), x.dtype)
+    mask = cast(equal(x, reshape_to(ans, kept)), x.dtype)
     count = reduce_sum(mask, axis=axis, keepdims=True)
-    return mask * reshape(g, kept) / count
+    return mask * reshape_to(g, kept) / count
 
 
 def _prod_vjp(g: Tensor, ans: Tensor, x: Tensor, axis: Any, keepdims: bool) -> Tensor:
@@ -86,7 +92,7 @@ def _prod_vjp(g: Tensor, ans: Tensor, x: Tensor, axis: Any, keepdims: bool) -> T
     others = _exclusive_cumprod(flat) * _exclusive_cumprod(flat, reverse=True)
     grad = reshape(others, moved_shape)
     grad = transpose(grad, tuple(np.argsort(perm))) if rank else grad
-    return grad * reshape(g, _kept_shape(x, axis))
+    return grad * reshape_to(g, _kept_shape(x, axis))
 
 
 def _exclusive_cumprod(x: Tensor, reverse: bool = False) -> Tensor:
@@ -109,13 +115,25 @@ def _logsumexp_kernel(x: np.ndarray, axis: Any, keepdims: bool) -> np.ndarray:
 
 def _logsumexp_vjp(g: Tensor, ans: Tensor, x: Tensor, axis: Any, keepdims: bool) -> Tensor:
     kept = _kept_shape(x, axis)
-    return reshape(g, kept) * exp(x - reshape(ans, kept))
+    return reshape_to(g, kept) * exp(x - reshape_to(ans, kept))
 
 
-_sum = Primitive("Sum", lambda x, axis, keepdims: np.sum(x, axis=axis, keepdims=keepdims,
-                                                          dtype=x.dtype)).defvjp(_sum_vjp)
-_mean = Primitive("Mean", lambda x, axis, keepdims: np.mean(
-    x, axis=axis, keepdims=keepdims).astype(x.dtype, copy=False)).defvjp(_mean_vjp)
+def _sum_kernel(x: np.ndarray, axis: Any, keepdims: bool) -> np.ndarray:
+    if x.dtype.kind in "fc":  # the ufunc's reduce skips np.sum's Python wrapper
+        return np.add.reduce(x, axis=axis, keepdims=keepdims)
+    return np.sum(x, axis=axis, keepdims=keepdims, dtype=x.dtype)  # ints stay in their type
+
+
+def _mean_kernel(x: np.ndarray, axis: Any, keepdims: bool) -> np.ndarray:
+    if x.dtype.kind in "fc" and x.dtype.itemsize >= 4:
+        count = x.size if axis is None else int(np.prod([x.shape[a] for a in axis]))
+        return np.add.reduce(x, axis=axis, keepdims=keepdims) / count
+    # float16 accumulates in float32; integer means truncate, as TensorFlow's.
+    return np.mean(x, axis=axis, keepdims=keepdims).astype(x.dtype, copy=False)
+
+
+_sum = Primitive("Sum", _sum_kernel).defvjp(_sum_vjp)
+_mean = Primitive("Mean", _mean_kernel).defvjp(_mean_vjp)
 _max = Primitive("Max", lambda x, axis, keepdims: np.max(x, axis=axis, keepdims=keepdims)) \
     .defvjp(_extremum_vjp)
 _min = Primitive("Min", lambda x, axis, keepdims: np.min(x, axis=axis, keepdims=keepdims)) \
@@ -123,7 +141,7 @@ _min = Primitive("Min", lambda x, axis, keepdims: np.min(x, axis=axis, keepdims=
 _prod = Primitive("Prod", lambda x, axis, keepdims: np.prod(x, axis=axis, keepdims=keepdims,
                                                             dtype=x.dtype)).defvjp(_prod_vjp)
 # log-sum-exp is a primitive for numerical stability (the max is subtracted before exp).
-_logsumexp = Primitive("ReduceLogSumExp", quiet(_logsumexp_kernel)).defvjp(_logsumexp_vjp)
+_logsumexp = Primitive("ReduceLogSumExp", _logsumexp_kernel).defvjp(_logsumexp_vjp)
 _all = Primitive("All", lambda x, axis, keepdims: np.all(x, axis=axis, keepdims=keepdims),
                  differentiable=False)
 _any = Primitive("Any", lambda x, axis, keepdims: np.any(x, axis=axis, keepdims=keepdims),

@@ -9,7 +9,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from tapeflow.autodiff.core import Primitive, bind, quiet
+from tapeflow.autodiff.core import Primitive, bind
 from tapeflow.framework.tensor import Tensor
 from tapeflow.ops._convert import binary_operands, convert_to_tensor, require
 from tapeflow.ops.math_ops import (cast, equal, exp, not_equal, ones_like, reciprocal, sign,
@@ -23,7 +23,7 @@ def _scipy(name: str):
     def kernel(*arrays: np.ndarray) -> np.ndarray:
         from scipy import special
         return getattr(special, name)(*arrays).astype(arrays[-1].dtype, copy=False)
-    return quiet(kernel)
+    return kernel
 
 
 def _polygamma_kernel(a: np.ndarray, x: np.ndarray) -> np.ndarray:
@@ -58,17 +58,17 @@ def _bessel_i1e_vjp(g: Tensor, ans: Tensor, x: Tensor) -> Tensor:
 _lgamma = Primitive("Lgamma", _scipy("gammaln")).defvjp(lambda g, ans, x: g * digamma(x))
 _digamma = Primitive("Digamma", _scipy("digamma")).defvjp(
     lambda g, ans, x: g * polygamma(ones_like(x), x))
-_polygamma = Primitive("Polygamma", quiet(_polygamma_kernel)).defvjp(
+_polygamma = Primitive("Polygamma", _polygamma_kernel).defvjp(
     lambda g, ans, a, x: (None, g * polygamma(a + 1, x)))
 _erfc = Primitive("Erfc", _scipy("erfc")).defvjp(
     lambda g, ans, x: g * (-_TWO_OVER_SQRT_PI) * exp(-(x * x)))
-_xlogy = Primitive("Xlogy", quiet(_xlogy_kernel)).defvjp(
+_xlogy = Primitive("Xlogy", _xlogy_kernel).defvjp(
     lambda g, ans, x, y: (g * xlogy(cast(not_equal(x, zeros_like(x)), x.dtype), y),
                           g * xdivy(x, y)))
-_xlog1py = Primitive("Xlog1py", quiet(_xlog1py_kernel)).defvjp(
+_xlog1py = Primitive("Xlog1py", _xlog1py_kernel).defvjp(
     lambda g, ans, x, y: (g * xlog1py(cast(not_equal(x, zeros_like(x)), x.dtype), y),
                           g * xdivy(x, y + 1)))
-_xdivy = Primitive("Xdivy", quiet(_xdivy_kernel)).defvjp(
+_xdivy = Primitive("Xdivy", _xdivy_kernel).defvjp(
     lambda g, ans, x, y: (g * xdivy(cast(not_equal(x, zeros_like(x)), x.dtype), y),
                           -g * xdivy(x, y * y)))
 _bessel_i0e = Primitive("BesselI0e", _scipy("i0e")).defvjp(

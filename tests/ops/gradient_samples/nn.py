@@ -27,7 +27,16 @@ def _probabilities(*shape):
 
 _LABELS = tf.constant([2, 0, 1], dtype=tf.int32)
 
+def _relu_backward(g: tf.Tensor) -> tf.Tensor:
+    """ReluGrad on its own: the cotangent g masked by a fixed relu output."""
+    from tapeflow.autodiff.core import bind
+    from tapeflow.ops.nn_ops import _relu_grad
+    y = tf.constant([[0.0, 0.7, 0.0], [1.2, 0.0, 0.3]], dtype=tf.float64)
+    return bind(_relu_grad, (g * g, y))
+
+
 SAMPLES = {
+    "ReluGrad": [(_relu_backward, [_away_from_zero(2, 3)])],
     "Relu": [(lambda x: tf.nn.relu(x), [_away_from_zero(2, 3)]),
              # relu of a smooth function, so the second derivative is not trivially zero
              (lambda x: tf.nn.relu(tf.sin(x)) * x, [_away_from_zero(5)])],
