@@ -31,6 +31,8 @@ class Primitive:
       impl: the kernel, `impl(*arrays, **attrs) -> array` (a tuple when `multiple_results`).
       differentiable: False for ops whose outputs carry no gradient (comparisons, argmax,
         stop_gradient); tapes then do not record them at all.
+      stateful: True for ops whose result differs from run to run (random draws): compiled
+        graphs never merge, fold or cache them.
 
     A VJP rule is `vjp(g, ans, *inputs, **attrs) -> cotangent or tuple of cotangents`, one per
     input (None where there is none), or one rule per input (see `defvjp`), written with tapeflow ops so that the backward pass is
@@ -38,10 +40,12 @@ class Primitive:
     integer inputs, so rules need not.
     """
 
-    __slots__ = ("name", "impl", "vjp", "vjps", "jvp", "multiple_results", "differentiable")
+    __slots__ = ("name", "impl", "vjp", "vjps", "jvp", "multiple_results", "differentiable",
+                 "stateful")
 
     def __init__(self, name: str, impl: Optional[Callable], *, multiple_results: bool = False,
-                 differentiable: bool = True, register: bool = True) -> None:
+                 differentiable: bool = True, stateful: bool = False,
+                 register: bool = True) -> None:
         self.name = name
         self.impl = impl
         self.vjp: Optional[Callable] = None
@@ -49,6 +53,7 @@ class Primitive:
         self.jvp: Optional[Callable] = None
         self.multiple_results = multiple_results
         self.differentiable = differentiable
+        self.stateful = stateful
         if register:
             if name in REGISTRY:
                 raise ValueError(f"primitive {name!r} is defined twice")

@@ -37,16 +37,15 @@ _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # Ops whose effect is more than their outputs: never removed, merged, folded or reordered.
 SIDE_EFFECT_OPS = frozenset({"AssignVariableOp", "PrintV2", "If", "Case", "While"})
-# Ops that give a different result each run (random draws): kept out of CSE and folding.
-_NONDETERMINISTIC_HINTS = ("Random", "Multinomial", "Shuffle", "Dropout", "Categorical")
 
 
 def is_nondeterministic(op: Any) -> bool:
     """True for ops that must run anew each time (random draws, reads, side effects)."""
     name = op if isinstance(op, str) else op.name
-    if name in SIDE_EFFECT_OPS or name == "ReadVariableOp" or getattr(op, "stateful", False):
+    if name in SIDE_EFFECT_OPS or name == "ReadVariableOp":
         return True
-    return any(hint in name for hint in _NONDETERMINISTIC_HINTS)
+    prim = core.REGISTRY.get(name) if isinstance(op, str) else op
+    return bool(getattr(prim, "stateful", False))
 
 
 class OperatorNotAllowedInGraphError(TypeError):

@@ -425,13 +425,21 @@ def ones(shape: Any, dtype: Any = _dtypes.float32, name: Optional[str] = None) -
     return wrap(np.ones(_shape_tuple(shape), _dtypes.as_dtype(dtype)._np))
 
 
+_fill = Primitive("Fill", lambda value, shape: np.full(shape, value, value.dtype)).defvjp(
+    lambda g, ans, value, shape: bind(_sum_all, (g,)))
+# The sum of every element, as Fill's adjoint (reduce_ops builds on this module).
+_sum_all = Primitive("FillGrad", lambda g: np.add.reduce(g, axis=None)).defvjp(
+    lambda gg, ans, g: bind(_fill, (gg,), {"shape": g._value.shape}))
+
+
 def fill(dims: Any, value: Any, name: Optional[str] = None) -> Tensor:
-    """A tensor of shape `dims` filled with the scalar `value` (its dtype follows `value`)."""
+    """A tensor of shape `dims` filled with the scalar `value` (its dtype follows `value`);
+    the gradient w.r.t. `value` is the sum of the incoming gradient."""
     v = convert_to_tensor(value)
     if v._value.ndim != 0:
         raise InvalidArgumentError(f"value must be a scalar, got shape {list(v._value.shape)} "
                                    f"[Op:Fill]")
-    return wrap(np.full(_shape_tuple(dims), v._value, v._value.dtype))
+    return bind(_fill, (v,), {"shape": _shape_tuple(dims)})
 
 
 

@@ -151,12 +151,14 @@ def _categorical_kernel(logits: np.ndarray, num_samples: int, dtype: np.dtype,
     return np.minimum(out, z.shape[1] - 1)
 
 
-_normal = Primitive("RandomStandardNormal", _normal_kernel, differentiable=False)
-_truncated = Primitive("TruncatedNormal", _truncated_normal_kernel, differentiable=False)
-_uniform = Primitive("RandomUniform", _uniform_kernel, differentiable=False)
-_uniform_int = Primitive("RandomUniformInt", _uniform_int_kernel, differentiable=False)
-_shuffle = Primitive("RandomShuffle", _shuffle_kernel, differentiable=False)
-_categorical = Primitive("Multinomial", _categorical_kernel, differentiable=False)
+# Draws: no gradient, and a fresh result on every run (compiled graphs must not cache them).
+_DRAW = {"differentiable": False, "stateful": True}
+_normal = Primitive("RandomStandardNormal", _normal_kernel, **_DRAW)
+_truncated = Primitive("TruncatedNormal", _truncated_normal_kernel, **_DRAW)
+_uniform = Primitive("RandomUniform", _uniform_kernel, **_DRAW)
+_uniform_int = Primitive("RandomUniformInt", _uniform_int_kernel, **_DRAW)
+_shuffle = Primitive("RandomShuffle", _shuffle_kernel, **_DRAW)
+_categorical = Primitive("Multinomial", _categorical_kernel, **_DRAW)
 
 
 # -- public ops ----------------------------------------------------------------------------------
@@ -172,19 +174,13 @@ def _float_dtype(dtype: Any, op_name: str) -> _dtypes.DType:
 
 
 def _scaled(draw: Tensor, scale: Any, shift: Any, dtype: _dtypes.DType) -> Tensor:
-    """draw * scale + shift; Python numbers stay in NumPy, tensors go through ops (so they
-    receive gradients)."""
-    if not isinstance(scale, TensorLike) and not isinstance(shift, TensorLike):
-        np_type = dtype._np
-        value = draw._value
-        if scale != 1:
-            value = value * np_type.type(scale)
-        if shift != 0:
-            value = value + np_type.type(shift)
-        return wrap(np.asarray(value, np_type))
-    scale = _operand(scale, dtype, "stddev")
-    shift = _operand(shift, dtype, "mean")
-    return draw * scale + shift
+    """draw * scale + shift, through ops: traced by tf.function, and tensor bounds receive
+    gradients. Python 1 and 0 skip their op."""
+    if isinstance(scale, TensorLike) or scale != 1:
+        draw = draw * _operand(scale, dtype, "stddev")
+    if isinstance(shift, TensorLike) or shift != 0:
+        draw = draw + _operand(shift, dtype, "mean")
+    return draw
 
 
 def _operand(value: Any, dtype: _dtypes.DType, label: str) -> Tensor:

@@ -35,7 +35,19 @@ def _gather_grad(dy):
     return g * g
 
 
+def _fill_grad(dy):
+    """FillGrad (the sum of every element) as the VJP of Fill, as a function of dy."""
+    v = tf.constant(0.5, dtype=tf.float64)
+    with tf.GradientTape() as tape:
+        tape.watch(v)
+        y = tf.reduce_sum(tf.fill([2, 3], v) * dy)
+    g = tape.gradient(y, v)
+    return g * g
+
+
 SAMPLES = {
+    "Fill": [(lambda v: tf.fill([2, 3], v) * tf.fill([2, 3], tf.sin(v)), [np.array(0.7)])],
+    "FillGrad": [(_fill_grad, [_u(2, 3)])],
     "Reshape": [(lambda x: tf.reshape(x, [3, 2]) * tf.reshape(tf.sin(x), [3, 2]), [_u(2, 3)]),
                 (lambda x: tf.square(tf.reshape(x, [-1])), [_u(2, 2, 2)])],
     "Transpose": [(lambda x: tf.square(tf.transpose(x)), [_u(2, 3)]),
