@@ -9,12 +9,16 @@ Reports milliseconds per Hessian and ratios to tapeflow's vectorized nested-tape
 
 from __future__ import annotations
 
+import os
+import sys
 import timeit
 
 import numpy as np
 
-import tapeflow as tf
-from tapeflow.autodiff import hessian
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src"))
+
+import tapeflow as tf  # noqa: E402
+from tapeflow.autodiff import hessian  # noqa: E402
 
 N = 100
 
