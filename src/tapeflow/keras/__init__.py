@@ -9,7 +9,8 @@ from tapeflow.keras import models  # noqa: F401
 from tapeflow.keras.variables import Variable  # noqa: F401
 
 # Training-side modules (optimizers, losses, metrics, callbacks, utils) load on first use.
-_LAZY = {"optimizers", "losses", "metrics", "callbacks", "utils", "regularizers", "saving"}
+_LAZY = {"optimizers", "losses", "metrics", "callbacks", "utils", "regularizers", "saving",
+         "constraints", "ops"}
 
 
 def __getattr__(name: str):

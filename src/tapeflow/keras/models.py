@@ -16,7 +16,7 @@ from typing import Any, Callable, Optional
 from tapeflow.framework import nest
 from tapeflow.keras import backend
 from tapeflow.keras.layers.input_layer import InputLayer
-from tapeflow.keras.layers.layer import KerasTensor, Layer
+from tapeflow.keras.layers.layer import KerasTensor, Layer, Operation
 from tapeflow.keras.trainer import Trainer
 
 
@@ -88,7 +88,9 @@ class Functional(Model):
         for node in self._nodes:
             if not any(node.layer is layer for layer in layers):
                 layers.append(node.layer)
-        self._layers = layers
+        # keras.ops nodes (`x + y`) are listed by summary() but are not layers (Keras 3).
+        self._summary_layers = layers
+        self._layers = [layer for layer in layers if not isinstance(layer, Operation)]
         self.built = True
         self._output_shape = nest.map_structure(lambda t: t.shape, outputs)
 
@@ -178,9 +180,15 @@ class Sequential(Model):
             self.built = False
             self._maybe_build_from_input_shape()
 
-    def pop(self) -> Layer:
+    def pop(self, rebuild: bool = True) -> Layer:
+        """Removes and returns the last layer; with a known input shape the model is built
+        again (as Keras 3), so `output_shape` and `summary()` reflect the remaining layers."""
+        if not self._layers:
+            raise TypeError("There are no layers in the model.")
         layer = self._layers.pop()
         self.built = False
+        if rebuild:
+            self._maybe_build_from_input_shape()
         return layer
 
     def _maybe_build_from_input_shape(self) -> None:
@@ -329,14 +337,15 @@ def summary_text(model: Model, line_length: Optional[int] = None,
         cells = _ratio_reduce(excess, cells)
     inner = [c - 2 for c in cells]
 
-    layers = model.layers
+    layers = getattr(model, "_summary_layers", None) or model.layers
     rows = []
     for layer in layers:
         if isinstance(model, Sequential) and isinstance(layer, InputLayer):
             continue
         shape = _shape_text(layer._output_shape) if (layer._output_shape is not None) else "?"
         params = f"{layer.count_params():,}" if layer.built else "0 (unbuilt)"
-        row = [f"{layer.name} ({type(layer).__name__})", shape, params]
+        kind = getattr(layer, "_class_name", None) or type(layer).__name__  # ops: 'Add'
+        row = [f"{layer.name} ({kind})", shape, params]
         if not sequential_like:
             row.append(_connections(model, layer))
         rows.append(row)

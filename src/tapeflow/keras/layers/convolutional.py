@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from tapeflow.framework.tensor_conversion import convert_to_tensor
-from tapeflow.keras import activations, initializers
+from tapeflow.keras import activations, constraints, initializers, regularizers
 from tapeflow.keras.layers.layer import Layer
 from tapeflow.ops import array_ops, conv_ops, reduce_ops
 
@@ -59,15 +59,28 @@ class _Conv(Layer):
         self.use_bias = use_bias
         self.kernel_initializer = initializers.get(kernel_initializer)
         self.bias_initializer = initializers.get(bias_initializer)
+        self.kernel_regularizer = regularizers.get(kernel_regularizer)
+        self.bias_regularizer = regularizers.get(bias_regularizer)
+        self.kernel_constraint = constraints.get(kernel_constraint)
+        self.bias_constraint = constraints.get(bias_constraint)
+
+    def _kernel_shape(self, channels: int) -> tuple:
+        return self.kernel_size + (channels, self.filters)
 
     def build(self, input_shape: Any) -> None:
         channels = input_shape[-1]
-        self.kernel = self.add_weight(name="kernel",
-                                      shape=self.kernel_size + (channels, self.filters),
-                                      initializer=self.kernel_initializer)
-        self.bias = self.add_weight(name="bias", shape=(self.filters,),
-                                    initializer=self.bias_initializer) if self.use_bias else None
+        self.kernel = self.add_weight(name="kernel", shape=self._kernel_shape(channels),
+                                      initializer=self.kernel_initializer,
+                                      regularizer=self.kernel_regularizer,
+                                      constraint=self.kernel_constraint)
+        self.bias = self.add_weight(name="bias", shape=(self._bias_size(channels),),
+                                    initializer=self.bias_initializer,
+                                    regularizer=self.bias_regularizer,
+                                    constraint=self.bias_constraint) if self.use_bias else None
         self.built = True
+
+    def _bias_size(self, channels: int) -> int:
+        return self.filters
 
     def _convolve(self, x: Any) -> Any:
         if self.rank == 1:
@@ -91,6 +104,89 @@ class Conv2D(_Conv):
 class Conv1D(_Conv):
     """1-D convolution over (batch, steps, channels) inputs."""
     rank = 1
+
+
+def _deconv_length(size: Optional[int], kernel: int, padding: str, output_padding: Any,
+                   stride: int, dilation: int) -> Optional[int]:
+    """Keras's `deconv_output_length`: the spatial size a transposed convolution produces."""
+    if size is None:
+        return None
+    kernel = kernel + (kernel - 1) * (dilation - 1)
+    if output_padding is None:
+        return size * stride + (max(kernel - stride, 0) if padding == "VALID" else 0)
+    pad = kernel // 2 if padding == "SAME" else 0
+    return (size - 1) * stride + kernel - 2 * pad + output_padding
+
+
+class Conv2DTranspose(_Conv):
+    """Transposed 2-D convolution (the gradient of Conv2D): kernel
+    `kernel_size + (filters, in_channels)`; spatial sizes grow by `strides`.
+
+    Args (beyond Conv2D's): output_padding: extra rows/columns on the output's far side,
+      each less than its stride (None: the sizes Keras infers).
+    """
+    rank = 2
+
+    def __init__(self, filters: int, kernel_size: Any, strides: Any = (1, 1),
+                 padding: str = "valid", output_padding: Any = None, **kwargs: Any) -> None:
+        super().__init__(filters, kernel_size, strides=strides, padding=padding, **kwargs)
+        self.output_padding = None if output_padding is None else \
+            _tuple(output_padding, self.rank, "output_padding")
+        for i, (op, s) in enumerate(zip(self.output_padding or (), self.strides)):
+            if op >= s:
+                raise ValueError(f"Strides must be greater than output padding. At index {i}, "
+                                 f"`output_padding` is {op} but `strides` is {s}. Received: "
+                                 f"output_padding={self.output_padding}, "
+                                 f"strides={self.strides}")
+
+    def _kernel_shape(self, channels: int) -> tuple:
+        return self.kernel_size + (self.filters, channels)
+
+    def _convolve(self, x: Any) -> Any:
+        shape = x._value.shape
+        spatial = tuple(_deconv_length(shape[1 + i], self.kernel_size[i], self.padding,
+                                       None if self.output_padding is None
+                                       else self.output_padding[i],
+                                       self.strides[i], self.dilation_rate[i])
+                        for i in range(self.rank))
+        return conv_ops.conv2d_transpose(x, self.kernel, (shape[0],) + spatial + (self.filters,),
+                                         self.strides, self.padding,
+                                         dilations=self.dilation_rate)
+
+
+class DepthwiseConv2D(_Conv):
+    """Depthwise 2-D convolution: each input channel convolved with its own
+    `depth_multiplier` filters; kernel `kernel_size + (in_channels, depth_multiplier)`."""
+    rank = 2
+
+    def __init__(self, kernel_size: Any, strides: Any = (1, 1), padding: str = "valid",
+                 depth_multiplier: int = 1, data_format: Optional[str] = None,
+                 dilation_rate: Any = (1, 1), activation: Any = None, use_bias: bool = True,
+                 depthwise_initializer: Any = "glorot_uniform", bias_initializer: Any = "zeros",
+                 depthwise_regularizer: Any = None, bias_regularizer: Any = None,
+                 activity_regularizer: Any = None, depthwise_constraint: Any = None,
+                 bias_constraint: Any = None, **kwargs: Any) -> None:
+        super().__init__(1, kernel_size, strides=strides, padding=padding,
+                         data_format=data_format, dilation_rate=dilation_rate,
+                         activation=activation, use_bias=use_bias,
+                         kernel_initializer=depthwise_initializer,
+                         bias_initializer=bias_initializer,
+                         kernel_regularizer=depthwise_regularizer,
+                         bias_regularizer=bias_regularizer,
+                         activity_regularizer=activity_regularizer,
+                         kernel_constraint=depthwise_constraint,
+                         bias_constraint=bias_constraint, **kwargs)
+        self.depth_multiplier = int(depth_multiplier)
+
+    def _kernel_shape(self, channels: int) -> tuple:
+        return self.kernel_size + (channels, self.depth_multiplier)
+
+    def _bias_size(self, channels: int) -> int:
+        return channels * self.depth_multiplier
+
+    def _convolve(self, x: Any) -> Any:
+        return conv_ops.depthwise_conv2d(x, self.kernel, (1,) + self.strides + (1,),
+                                         self.padding, dilations=self.dilation_rate)
 
 
 class _Pool(Layer):
@@ -173,9 +269,9 @@ class GlobalMaxPooling1D(_GlobalPool):
 MaxPool2D, AvgPool2D, MaxPool1D, AvgPool1D = (MaxPooling2D, AveragePooling2D, MaxPooling1D,
                                               AveragePooling1D)
 GlobalAvgPool2D, GlobalMaxPool2D = GlobalAveragePooling2D, GlobalMaxPooling2D
-Convolution2D, Convolution1D = Conv2D, Conv1D
+Convolution2D, Convolution1D, Convolution2DTranspose = Conv2D, Conv1D, Conv2DTranspose
 
-__all__ = ["Conv1D", "Conv2D", "MaxPooling1D", "MaxPooling2D", "AveragePooling1D",
+__all__ = ["Conv1D", "Conv2D", "Conv2DTranspose", "DepthwiseConv2D", "Convolution2DTranspose", "MaxPooling1D", "MaxPooling2D", "AveragePooling1D",
            "AveragePooling2D", "GlobalAveragePooling1D", "GlobalAveragePooling2D",
            "GlobalMaxPooling1D", "GlobalMaxPooling2D", "MaxPool2D", "AvgPool2D", "MaxPool1D",
            "AvgPool1D", "GlobalAvgPool2D", "GlobalMaxPool2D", "Convolution2D", "Convolution1D"]

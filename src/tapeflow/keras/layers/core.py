@@ -9,7 +9,7 @@ from typing import Any, Callable, Optional
 import numpy as np
 
 from tapeflow.framework.tensor_conversion import convert_to_tensor
-from tapeflow.keras import activations, backend, initializers
+from tapeflow.keras import activations, backend, constraints, initializers, regularizers
 from tapeflow.keras.layers.layer import Layer
 from tapeflow.ops import array_ops, math_ops
 
@@ -36,7 +36,10 @@ class Dense(Layer):
         self.use_bias = use_bias
         self.kernel_initializer = initializers.get(kernel_initializer)
         self.bias_initializer = initializers.get(bias_initializer)
-        self.kernel_regularizer, self.bias_regularizer = kernel_regularizer, bias_regularizer
+        self.kernel_regularizer = regularizers.get(kernel_regularizer)
+        self.bias_regularizer = regularizers.get(bias_regularizer)
+        self.kernel_constraint = constraints.get(kernel_constraint)
+        self.bias_constraint = constraints.get(bias_constraint)
 
     def build(self, input_shape: Any) -> None:
         in_dim = input_shape[-1]
@@ -45,10 +48,12 @@ class Dense(Layer):
                              f"defined. Found None. Full input shape received: {input_shape}")
         self.kernel = self.add_weight(name="kernel", shape=(in_dim, self.units),
                                       initializer=self.kernel_initializer,
-                                      regularizer=self.kernel_regularizer)
+                                      regularizer=self.kernel_regularizer,
+                                      constraint=self.kernel_constraint)
         self.bias = self.add_weight(name="bias", shape=(self.units,),
                                     initializer=self.bias_initializer,
-                                    regularizer=self.bias_regularizer) if self.use_bias else None
+                                    regularizer=self.bias_regularizer,
+                                    constraint=self.bias_constraint) if self.use_bias else None
         self.built = True
 
     def call(self, inputs: Any) -> Any:
@@ -165,13 +170,17 @@ class Embedding(Layer):
         init = "random_uniform" if embeddings_initializer == "uniform" else \
             embeddings_initializer
         self.embeddings_initializer = initializers.get(init)
+        self.embeddings_regularizer = regularizers.get(embeddings_regularizer)
+        self.embeddings_constraint = constraints.get(embeddings_constraint)
         self.mask_zero = mask_zero
         self._initial_weights = weights
 
     def build(self, input_shape: Any = None) -> None:
         self.embeddings = self.add_weight(name="embeddings",
                                           shape=(self.input_dim, self.output_dim),
-                                          initializer=self.embeddings_initializer)
+                                          initializer=self.embeddings_initializer,
+                                          regularizer=self.embeddings_regularizer,
+                                          constraint=self.embeddings_constraint)
         if self._initial_weights is not None:
             self.set_weights(self._initial_weights)
         self.built = True

@@ -17,12 +17,14 @@ from tapeflow.framework.tensor_conversion import convert_to_tensor
 from tapeflow.framework.variables import Variable as _TFVariable
 from tapeflow.keras import backend, initializers
 from tapeflow.keras.variables import Variable
-from tapeflow.ops import math_ops
+from tapeflow.ops import array_ops, math_ops
 
 # The `training` value of the call being run, so nested layers inherit it (Keras's
 # CallContext): a layer called without `training=` takes the innermost enclosing value.
 _TRAINING_STACK: list = []
 _NODE_IDS = itertools.count()
+# Nonzero while a symbolic call runs `call` on stand-in zeros: losses added then are dropped.
+_INFERRING = [0]
 
 
 class KerasTensor:
@@ -42,6 +44,97 @@ class KerasTensor:
     def __repr__(self) -> str:
         return (f"<KerasTensor shape={self.shape}, dtype={self.dtype}, sparse=False, "
                 f"ragged=False, name={self.name}>")
+
+    def __tf_tensor__(self, dtype: Any = None, name: Any = None) -> Any:
+        raise ValueError(_TF_FUNCTION_ERROR)
+
+    # Operators become operation nodes of the functional graph, as Keras 3's keras.ops.
+    def __add__(self, other: Any) -> Any:
+        return _operation("Add", math_ops.add, self, other)
+
+    def __radd__(self, other: Any) -> Any:
+        return _operation("Add", math_ops.add, other, self)
+
+    def __sub__(self, other: Any) -> Any:
+        return _operation("Subtract", math_ops.subtract, self, other)
+
+    def __rsub__(self, other: Any) -> Any:
+        return _operation("Subtract", math_ops.subtract, other, self)
+
+    def __mul__(self, other: Any) -> Any:
+        return _operation("Multiply", math_ops.multiply, self, other)
+
+    def __rmul__(self, other: Any) -> Any:
+        return _operation("Multiply", math_ops.multiply, other, self)
+
+    def __truediv__(self, other: Any) -> Any:
+        return _operation("TrueDivide", math_ops.truediv, self, other)
+
+    def __rtruediv__(self, other: Any) -> Any:
+        return _operation("TrueDivide", math_ops.truediv, other, self)
+
+    def __matmul__(self, other: Any) -> Any:
+        return _operation("Matmul", math_ops.matmul, self, other)
+
+    def __rmatmul__(self, other: Any) -> Any:
+        return _operation("Matmul", math_ops.matmul, other, self)
+
+    def __pow__(self, other: Any) -> Any:
+        return _operation("Power", math_ops.pow, self, other)
+
+    def __rpow__(self, other: Any) -> Any:
+        return _operation("Power", math_ops.pow, other, self)
+
+    def __neg__(self) -> Any:
+        return _operation("Negative", math_ops.negative, self)
+
+    def __abs__(self) -> Any:
+        return _operation("Absolute", math_ops.abs, self)
+
+    def __lt__(self, other: Any) -> Any:
+        return _operation("Less", math_ops.less, self, other)
+
+    def __le__(self, other: Any) -> Any:
+        return _operation("LessEqual", math_ops.less_equal, self, other)
+
+    def __gt__(self, other: Any) -> Any:
+        return _operation("Greater", math_ops.greater, self, other)
+
+    def __ge__(self, other: Any) -> Any:
+        return _operation("GreaterEqual", math_ops.greater_equal, self, other)
+
+    def __getitem__(self, key: Any) -> Any:
+        return _operation("GetItem", _get_item, self, key)
+
+    __hash__ = object.__hash__
+
+
+_TF_FUNCTION_ERROR = """A KerasTensor cannot be used as input to a TensorFlow function. A \
+KerasTensor is a symbolic placeholder for a shape and dtype, used when constructing Keras \
+Functional models or Keras Functions. You can only use it as input to a Keras layer or a Keras \
+operation (from the namespaces `keras.layers` and `keras.ops`). You are likely doing something \
+like:
+
+```
+x = Input(...)
+...
+tf_fn(x)  # Invalid.
+```
+
+What you should do instead is wrap `tf_fn` in a layer:
+
+```
+class MyLayer(Layer):
+    def call(self, x):
+        return tf_fn(x)
+
+x = MyLayer()(x)
+```
+"""
+
+
+def _get_item(x: Any, key: Any) -> Any:
+    return convert_to_tensor(x)[key]
 
 
 class Node:
@@ -94,7 +187,9 @@ class Layer:
         self.autocast = autocast
         self.built = False
         self.supports_masking = False
-        self.activity_regularizer = activity_regularizer
+        from tapeflow.keras import regularizers
+        self.activity_regularizer = regularizers.get(activity_regularizer)
+        self._losses: list = []
         self._inbound_nodes: list = []
         self._output_shape: Any = None
         params = inspect.signature(self.call).parameters
@@ -146,10 +241,14 @@ class Layer:
         if initializer is None:
             initializer = "glorot_uniform" if "float" in dtype else "zeros"
         initializer = initializers.get(initializer)
+        from tapeflow.keras import constraints, regularizers
         with backend.name_scope(self.name, caller=self):
             variable = Variable(initializer, shape=shape, dtype=dtype, trainable=trainable,
                                 name=name)
-        variable.regularizer, variable.constraint_fn = regularizer, constraint
+        # The optimizer applies `variable.constraint` after each update; `losses` calls the
+        # regularizer on the current value at every read.
+        variable.regularizer = regularizers.get(regularizer)
+        variable._constraint = constraints.get(constraint)
         (self._trainable_variables if trainable else self._non_trainable_variables).append(
             variable)
         return variable
@@ -211,6 +310,48 @@ class Layer:
 
     trainable_variables = trainable_weights
     non_trainable_variables = non_trainable_weights
+
+    # -- losses -------------------------------------------------------------------------------
+    def add_loss(self, loss: Any) -> None:
+        """Adds scalar loss tensor(s) to `losses`; call it from `call()`. The list is cleared
+        at the start of each outermost call, as Keras 3."""
+        if _INFERRING[0]:
+            return
+        for x in nest.flatten(loss):
+            if not isinstance(x, TensorLike):
+                raise ValueError(f"`add_loss()` can only be called from inside `build()` or "
+                                 f"`call()`, on a tensor input. Received invalid value: {x}")
+            self._losses.append(x)
+
+    def _flatten_layers(self) -> list:
+        """Every sublayer, depth first, without repeats (not `self`)."""
+        seen, out, stack = {id(self)}, [], list(reversed(self._layers))
+        while stack:
+            layer = stack.pop()
+            if id(layer) in seen:
+                continue
+            seen.add(id(layer))
+            out.append(layer)
+            stack.extend(reversed(layer._layers))
+        return out
+
+    @property
+    def losses(self) -> list:
+        """Losses added during the last call (`add_loss`, activity regularizers) by this
+        layer and its sublayers, then the weight regularizers' penalties, computed now."""
+        losses = list(self.__dict__.get("_losses", ()))
+        for layer in self._flatten_layers():
+            losses.extend(layer.__dict__.get("_losses", ()))
+        for variable in self.trainable_weights:
+            regularizer = getattr(variable, "regularizer", None)
+            if regularizer is not None:
+                losses.append(regularizer(variable))
+        return losses
+
+    def _clear_losses(self) -> None:
+        self.__dict__.get("_losses", []).clear()
+        for layer in self._flatten_layers():
+            layer.__dict__.get("_losses", []).clear()
 
     def get_weights(self) -> list:
         """The weights' values as NumPy arrays, in `weights` order."""
@@ -280,17 +421,31 @@ class Layer:
             if training is None and _TRAINING_STACK:
                 training = _TRAINING_STACK[-1]
         self._maybe_build(nest.map_structure(lambda t: tuple(t.shape.as_list()), inputs))
+        if not _TRAINING_STACK and not _INFERRING[0]:
+            self._clear_losses()  # an outermost call starts a fresh list, as Keras 3
         _TRAINING_STACK.append(training)
         try:
             with backend.name_scope(self.name, caller=self):
                 outputs = self.call(*args, **kwargs)
         finally:
             _TRAINING_STACK.pop()
+        if self.activity_regularizer is not None:
+            self._add_activity_loss(outputs)
         if self._output_shape is None:
             self._output_shape = nest.map_structure(
                 lambda t: (None,) + tuple(t.shape.as_list())[1:] if isinstance(t, TensorLike)
                 and t.shape.rank else None, outputs)
         return outputs
+
+    def _add_activity_loss(self, outputs: Any) -> None:
+        """The activity penalty of each output, divided by the batch size (as Keras 3)."""
+        for output in nest.flatten(outputs):
+            if isinstance(output, TensorLike):
+                loss = self.activity_regularizer(output)
+                if output.shape.rank:
+                    batch = math_ops.cast(array_ops.shape(output)[0], loss.dtype)
+                    loss = math_ops.divide_no_nan(loss, batch)
+                self.add_loss(loss)
 
     def _convert_inputs(self, inputs: Any) -> Any:
         """Arrays become tensors; floating inputs take the layer's dtype (Keras's autocast)."""
@@ -378,15 +533,52 @@ def _infer_outputs(layer: Layer, args: tuple, kwargs: dict) -> Any:
         else:
             c_kwargs.pop("training", None)
         _TRAINING_STACK.append(False)
+        _INFERRING[0] += 1
         try:
-            with backend.name_scope(layer.name, caller=layer):
+            with backend.name_scope(layer.name, caller=layer), np.errstate(all="ignore"):
                 results.append(layer.call(*c_args, **c_kwargs))
         finally:
+            _INFERRING[0] -= 1
             _TRAINING_STACK.pop()
     return nest.map_structure(
         lambda a, b: KerasTensor(tuple(x if x == y else None
                                        for x, y in zip(a.shape.as_list(), b.shape.as_list())),
                                  a.dtype.name), results[0], results[1])
+
+
+class Operation(Layer):
+    """A keras.ops operation applied to KerasTensors (`x + y`, `x[:, 0]`, `keras.ops.relu`):
+    a weightless node of the functional graph. As in Keras 3, it shows in `summary()` but
+    not in `Model.layers`."""
+
+    def __init__(self, class_name: str, function: Any, **kwargs: Any) -> None:
+        self._class_name, self.function, self._kwargs = class_name, function, kwargs
+        super().__init__(name=backend.unique_name(to_snake_case(class_name)))
+        self.built = True
+
+    def call(self, *args: Any) -> Any:
+        return self.function(*args, **self._kwargs)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if any(isinstance(t, KerasTensor) for t in nest.flatten((args, kwargs))):
+            outputs = _infer_outputs(self, args, kwargs)
+            node = Node(self, args, kwargs, outputs)
+            self._inbound_nodes.append(node)
+            for i, t in enumerate(node.output_tensors):
+                t._keras_history = (self, len(self._inbound_nodes) - 1, i)
+                t.name = t.name or self.name
+            self._output_shape = nest.map_structure(lambda t: t.shape, outputs)
+            return outputs
+        return self.call(*args, **kwargs)
+
+    def count_params(self) -> int:
+        return 0
+
+
+def _operation(class_name: str, function: Any, *args: Any, **kwargs: Any) -> Any:
+    """Applies `function` to `args` as a new Operation node (symbolic when any is a
+    KerasTensor, eager otherwise)."""
+    return Operation(class_name, function, **kwargs)(*args)
 
 
 def to_snake_case(name: str) -> str:
@@ -401,4 +593,4 @@ def is_keras_tensor(x: Any) -> bool:
     return isinstance(x, KerasTensor)
 
 
-__all__ = ["Layer", "KerasTensor", "Node", "is_keras_tensor"]
+__all__ = ["Layer", "KerasTensor", "Node", "Operation", "is_keras_tensor"]

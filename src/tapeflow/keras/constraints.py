@@ -1,0 +1,130 @@
+"""`keras.constraints`: projections applied to a weight after each optimizer update
+(MaxNorm, NonNeg, UnitNorm, MinMaxNorm), as Keras 3."""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+from tapeflow.framework.tensor_conversion import convert_to_tensor
+from tapeflow.keras.layers.layer import to_snake_case
+from tapeflow.ops import clip_ops, math_ops, reduce_ops
+
+_EPSILON = 1e-7  # keras.backend.epsilon()
+
+
+class Constraint:
+    """Base class: `__call__(w)` returns the projected weight (here `w` itself)."""
+
+    def __call__(self, w: Any) -> Any:
+        return w
+
+    def get_config(self) -> dict:
+        return {}
+
+    @classmethod
+    def from_config(cls, config: dict) -> "Constraint":
+        return cls(**config)
+
+
+def _norms(w: Any, axis: Any) -> Any:
+    return math_ops.sqrt(reduce_ops.reduce_sum(math_ops.square(w), axis=axis, keepdims=True))
+
+
+class MaxNorm(Constraint):
+    """Rescales each slice along `axis` whose L2 norm exceeds `max_value` to that norm."""
+
+    def __init__(self, max_value: float = 2, axis: Any = 0) -> None:
+        self.max_value, self.axis = max_value, axis
+
+    def __call__(self, w: Any) -> Any:
+        w = convert_to_tensor(w)
+        norms = _norms(w, self.axis)
+        desired = clip_ops.clip_by_value(norms, 0.0, float(self.max_value))
+        return w * (desired / (_EPSILON + norms))
+
+    def get_config(self) -> dict:
+        return {"max_value": self.max_value, "axis": self.axis}
+
+
+class NonNeg(Constraint):
+    """Clips negative weights to zero."""
+
+    def __call__(self, w: Any) -> Any:
+        w = convert_to_tensor(w)
+        return math_ops.maximum(w, math_ops.cast(0, w.dtype))
+
+
+class UnitNorm(Constraint):
+    """Scales each slice along `axis` to unit L2 norm."""
+
+    def __init__(self, axis: Any = 0) -> None:
+        self.axis = axis
+
+    def __call__(self, w: Any) -> Any:
+        w = convert_to_tensor(w)
+        return w / (_EPSILON + _norms(w, self.axis))
+
+    def get_config(self) -> dict:
+        return {"axis": self.axis}
+
+
+class MinMaxNorm(Constraint):
+    """Moves each slice's L2 norm into [min_value, max_value] by the fraction `rate`."""
+
+    def __init__(self, min_value: float = 0.0, max_value: float = 1.0, rate: float = 1.0,
+                 axis: Any = 0) -> None:
+        self.min_value, self.max_value, self.rate, self.axis = min_value, max_value, rate, axis
+
+    def __call__(self, w: Any) -> Any:
+        w = convert_to_tensor(w)
+        norms = _norms(w, self.axis)
+        desired = (self.rate * clip_ops.clip_by_value(norms, float(self.min_value),
+                                                      float(self.max_value))
+                   + (1 - self.rate) * norms)
+        return w * (desired / (_EPSILON + norms))
+
+    def get_config(self) -> dict:
+        return {"min_value": self.min_value, "max_value": self.max_value, "rate": self.rate,
+                "axis": self.axis}
+
+
+max_norm, non_neg, unit_norm, min_max_norm = MaxNorm, NonNeg, UnitNorm, MinMaxNorm
+
+_ALL = {cls.__name__: cls for cls in (Constraint, MaxNorm, NonNeg, UnitNorm, MinMaxNorm)}
+_ALL.update({to_snake_case(name): cls for name, cls in list(_ALL.items())})
+
+
+def serialize(constraint: Any) -> Any:
+    if constraint is None:
+        return None
+    return {"module": "keras.constraints", "class_name": type(constraint).__name__,
+            "config": constraint.get_config(), "registered_name": None}
+
+
+def deserialize(config: dict, custom_objects: Any = None) -> Constraint:
+    objects = {**_ALL, **(custom_objects or {})}
+    cls = objects.get(config.get("class_name"))
+    if cls is None:
+        raise ValueError(f"Could not interpret constraint identifier: {config}")
+    return cls.from_config(config.get("config", {}))
+
+
+def get(identifier: Any) -> Any:
+    """A constraint from None, a name ('max_norm', 'NonNeg', ...), a config dict or a
+    callable, as `keras.constraints.get`."""
+    if identifier is None:
+        return None
+    if isinstance(identifier, dict):
+        obj = deserialize(identifier)
+    elif isinstance(identifier, str):
+        obj = _ALL.get(identifier, None)
+    else:
+        obj = identifier
+    if callable(obj):
+        return obj() if inspect.isclass(obj) else obj
+    raise ValueError(f"Could not interpret constraint identifier: {identifier}")
+
+
+__all__ = ["Constraint", "MaxNorm", "NonNeg", "UnitNorm", "MinMaxNorm", "max_norm", "non_neg",
+           "unit_norm", "min_max_norm", "get", "serialize", "deserialize"]

@@ -1,0 +1,132 @@
+"""`keras.regularizers`: weight and activity penalties (L1, L2, L1L2), as Keras 3.
+
+A regularizer is a callable `x -> scalar`; a layer's `losses` calls each weight's regularizer
+on the weight's current value every time it is read, so the penalty follows the training.
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+from typing import Any
+
+from tapeflow.framework.tensor_conversion import convert_to_tensor
+from tapeflow.keras.layers.layer import to_snake_case
+from tapeflow.ops import math_ops, reduce_ops
+
+
+def validate_float_arg(value: Any, name: str) -> float:
+    """A non-negative finite float, or Keras's ValueError."""
+    if (not isinstance(value, (float, int)) or math.isinf(value) or math.isnan(value)
+            or value < 0):
+        raise ValueError(f"Invalid value for argument {name}: expected a non-negative float."
+                         f"Received: {name}={value}")
+    return float(value)
+
+
+class Regularizer:
+    """Base class: `__call__(x)` returns the scalar penalty of `x` (0.0 here)."""
+
+    def __call__(self, x: Any) -> Any:
+        return 0.0
+
+    def get_config(self) -> dict:
+        raise NotImplementedError(f"{self} does not implement get_config()")
+
+    @classmethod
+    def from_config(cls, config: dict) -> "Regularizer":
+        return cls(**config)
+
+
+def _penalty(coefficient: float, x: Any, fn: Any) -> Any:
+    x = convert_to_tensor(x)
+    return math_ops.cast(coefficient, x.dtype) * reduce_ops.reduce_sum(fn(x))
+
+
+class L1L2(Regularizer):
+    """`l1 * sum(|x|) + l2 * sum(x**2)` (both 0 by default); also `l1_l2`."""
+
+    def __init__(self, l1: float = 0.0, l2: float = 0.0) -> None:
+        self.l1 = validate_float_arg(0.0 if l1 is None else l1, name="l1")
+        self.l2 = validate_float_arg(0.0 if l2 is None else l2, name="l2")
+
+    def __call__(self, x: Any) -> Any:
+        x = convert_to_tensor(x)
+        regularization = convert_to_tensor(0.0, dtype=x.dtype)
+        if self.l1 != 0.0:
+            regularization = regularization + _penalty(self.l1, x, math_ops.abs)
+        if self.l2 != 0.0:
+            regularization = regularization + _penalty(self.l2, x, math_ops.square)
+        return regularization
+
+    def get_config(self) -> dict:
+        return {"l1": self.l1, "l2": self.l2}
+
+
+class L1(Regularizer):
+    """`l1 * sum(|x|)` (l1=0.01 by default); also `l1`."""
+
+    def __init__(self, l1: float = 0.01) -> None:
+        self.l1 = validate_float_arg(l1, name="l1")
+
+    def __call__(self, x: Any) -> Any:
+        return _penalty(self.l1, x, math_ops.abs)
+
+    def get_config(self) -> dict:
+        return {"l1": float(self.l1)}
+
+
+class L2(Regularizer):
+    """`l2 * sum(x**2)` (l2=0.01 by default); also `l2`."""
+
+    def __init__(self, l2: float = 0.01) -> None:
+        self.l2 = validate_float_arg(l2, name="l2")
+
+    def __call__(self, x: Any) -> Any:
+        return _penalty(self.l2, x, math_ops.square)
+
+    def get_config(self) -> dict:
+        return {"l2": self.l2}
+
+
+l1, l2, l1_l2 = L1, L2, L1L2
+
+_ALL = {cls.__name__: cls for cls in (Regularizer, L1, L2, L1L2)}
+_ALL.update({to_snake_case(name): cls for name, cls in list(_ALL.items())})
+
+
+def serialize(regularizer: Any) -> Any:
+    """`{'class_name': ..., 'config': ...}` for a Regularizer (None stays None)."""
+    if regularizer is None:
+        return None
+    return {"module": "keras.regularizers", "class_name": type(regularizer).__name__,
+            "config": regularizer.get_config(), "registered_name": None}
+
+
+def deserialize(config: dict, custom_objects: Any = None) -> Regularizer:
+    """The Regularizer described by `serialize`'s dict."""
+    objects = {**_ALL, **(custom_objects or {})}
+    cls = objects.get(config.get("class_name"))
+    if cls is None:
+        raise ValueError(f"Could not interpret regularizer identifier: {config}")
+    return cls.from_config(config.get("config", {}))
+
+
+def get(identifier: Any) -> Any:
+    """A regularizer from None, a name ('l1', 'l2', 'L1L2', ...), a config dict or a
+    callable, as `keras.regularizers.get`."""
+    if identifier is None:
+        return None
+    if isinstance(identifier, dict):
+        obj = deserialize(identifier)
+    elif isinstance(identifier, str):
+        obj = _ALL.get(identifier, None)
+    else:
+        obj = identifier
+    if callable(obj):
+        return obj() if inspect.isclass(obj) else obj
+    raise ValueError(f"Could not interpret regularizer identifier: {identifier}")
+
+
+__all__ = ["Regularizer", "L1", "L2", "L1L2", "l1", "l2", "l1_l2", "get", "serialize",
+           "deserialize"]
