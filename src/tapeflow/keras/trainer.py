@@ -12,6 +12,7 @@ NumPy's global random state, so `np.random.seed(...)` makes it repeatable.
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any, Optional, Sequence
 
 import numpy as np
@@ -103,6 +104,53 @@ class _Batches:
                          _take(self.sample_weight, index))
 
 
+def class_weight_to_sample_weights(y: Any, class_weight: dict) -> np.ndarray:
+    """Per-sample weights `class_weight[class of y]` (1.0 for classes not listed); one-hot
+    targets use their argmax, as Keras does."""
+    if nest.is_nested(y):
+        raise ValueError("`class_weight` is only supported for Models with a single output.")
+    labels = np.asarray(y)
+    if labels.ndim > 1:
+        labels = np.argmax(labels, axis=-1) if labels.shape[-1] != 1 else \
+            np.squeeze(labels, axis=-1)
+    labels = np.round(labels).astype("int32")
+    return np.array([class_weight.get(int(c), 1.0) for c in labels], dtype=np.float32)
+
+
+def _batch_stream(batches: "_Batches", steps_per_epoch: Optional[int]):
+    """The batches of each epoch: all of them, or `steps_per_epoch` taken from a pass that
+    continues across epochs (a new, reshuffled pass when one is used up), as Keras 3's
+    EpochIterator. A pass too short for `steps_per_epoch` ends the epoch with a warning."""
+    current, seen = None, 0
+    while True:
+        if steps_per_epoch is None:
+            yield iter(batches)
+            continue
+
+        def epoch():
+            nonlocal current, seen
+            if current is None:
+                current, seen = iter(batches), 0
+            for step in range(steps_per_epoch):
+                if seen >= batches.num_batches:
+                    warnings.warn("Your input ran out of data; interrupting training. Make sure "
+                                  "that your dataset or generator can generate at least "
+                                  "`steps_per_epoch * epochs` batches. You may need to use the "
+                                  "`.repeat()` function when building your dataset.",
+                                  stacklevel=2)
+                    break
+                seen += 1
+                yield step, next(current)[1]
+            if seen >= batches.num_batches:
+                current, seen = iter(batches), 0
+        yield epoch()
+
+
+def _as_floats(logs: dict) -> dict:
+    """A step's logs (tensors) as Python floats, keys sorted, as `fit` reports them."""
+    return dict(sorted((k, float(np.asarray(v))) for k, v in logs.items()))
+
+
 def _as_tensors(data: Any) -> Any:
     return None if data is None else nest.map_structure(convert_to_tensor, data)
 
@@ -120,6 +168,8 @@ class Trainer:
     _metric_ids: Any = ()
     _compiled_metrics: Any = None
     _loss_tracker: Any = None
+    run_eagerly: bool = False
+    jit_compile: Any = False
 
     # -- configuration ------------------------------------------------------------------------
     def compile(self, optimizer: Any = "rmsprop", loss: Any = None, loss_weights: Any = None,
@@ -127,7 +177,11 @@ class Trainer:
                 steps_per_execution: int = 1, jit_compile: Any = "auto",
                 auto_scale_loss: bool = True) -> None:
         """Configures training: an optimizer (name or instance), a loss (name, function or
-        Loss) and metrics (names like 'accuracy', 'mae', functions or Metric instances)."""
+        Loss) and metrics (names like 'accuracy', 'mae', functions or Metric instances).
+
+        Unless `run_eagerly=True`, `fit`/`evaluate`/`predict` run their step functions as
+        `tf.function`s (traced once per batch signature), as Keras does. `jit_compile` is
+        accepted for compatibility; tapeflow has no XLA, the traced graph is its compiler."""
         from tapeflow.keras import losses as losses_module
         from tapeflow.keras import metrics as metrics_module
         from tapeflow.keras import optimizers
@@ -139,6 +193,9 @@ class Trainer:
         self._weighted_metric_ids = list(weighted_metrics or [])
         self._compiled_metrics = None  # built from the first batch's shapes, as Keras does
         self._loss_tracker = metrics_module.Mean(name="loss")
+        self.run_eagerly = bool(run_eagerly)
+        self.jit_compile = jit_compile
+        self._step_functions: dict = {}
         self.compiled = True
 
     @staticmethod
@@ -210,6 +267,19 @@ class Trainer:
         self.optimizer.apply_gradients(zip(gradients, variables))
         return self._update_metrics(x, y, y_pred, loss, sample_weight)
 
+    def _step_function(self, kind: str) -> Any:
+        """`train_step`/`test_step`/`predict_step`, as a `tf.function` unless the model runs
+        eagerly (`run_eagerly=True`, or a layer draws NumPy-seeded randomness, which a trace
+        would freeze into a constant)."""
+        step = getattr(self, f"{kind}_step")
+        if self.run_eagerly or not _traceable(self):
+            return step
+        cache = self.__dict__.setdefault("_step_functions", {})
+        if kind not in cache:
+            from tapeflow.function import function  # keras -> function: loaded on first use
+            cache[kind] = function(step)
+        return cache[kind]
+
     def test_step(self, data: Any) -> dict:
         """Updates the metrics on a batch without training; returns the metric logs."""
         x, y, sample_weight = unpack_x_y_sample_weight(data)
@@ -229,7 +299,8 @@ class Trainer:
             self._build_metrics(y, y_pred)
         for metric in self._compiled_metrics:
             metric.update_state(y, y_pred, sample_weight=sample_weight)
-        return self.get_metrics_result()
+        # Tensors, not floats: this also runs inside a traced step (the loops convert).
+        return {m.name: m.result() for m in self.metrics}
 
     def get_metrics_result(self) -> dict:
         """The current value of every metric as a Python float, keys sorted (as Keras)."""
@@ -247,29 +318,29 @@ class Trainer:
         the metrics, and 'val_'-prefixed ones when there is validation data)."""
         from tapeflow.keras import callbacks as callbacks_module
         self._assert_compile_called("fit")
-        if class_weight is not None or steps_per_epoch is not None:
-            raise NotImplementedError("tapeflow's fit does not support `class_weight` or "
-                                      "`steps_per_epoch` yet.")
         if validation_split and validation_data is None:
             (x, y, sample_weight), validation_data = train_validation_split(
                 (_to_numpy_tree(x), _to_numpy_tree(y), _to_numpy_tree(sample_weight)),
                 validation_split)
+        sample_weight = self._class_sample_weight(y, sample_weight, class_weight)
         batches = _Batches(x, y, sample_weight, batch_size, shuffle=shuffle)
         callback_list = callbacks if isinstance(callbacks, callbacks_module.CallbackList) else \
             callbacks_module.CallbackList(callbacks, add_history=True,
                                           add_progbar=verbose != 0, model=self,
                                           verbose=verbose, epochs=epochs,
-                                          steps=batches.num_batches)
+                                          steps=steps_per_epoch or batches.num_batches)
         self.stop_training = False
+        train_function = self._step_function("train")
+        epoch_batches = _batch_stream(batches, steps_per_epoch)
         callback_list.on_train_begin()
         training_logs = None
         for epoch in range(initial_epoch, epochs):
             self.reset_metrics()
             callback_list.on_epoch_begin(epoch)
             logs: dict = {}
-            for step, batch in batches:
+            for step, batch in next(epoch_batches):
                 callback_list.on_train_batch_begin(step)
-                logs = self.train_step(_as_batch(batch))
+                logs = _as_floats(train_function(_as_batch(batch)))
                 callback_list.on_train_batch_end(step, logs)
                 if self.stop_training:
                     break
@@ -303,12 +374,13 @@ class Trainer:
                                           steps=steps or batches.num_batches)
         self.reset_metrics()
         callback_list.on_test_begin()
+        test_function = self._step_function("test")
         logs: dict = {}
         for step, batch in batches:
             if steps is not None and step >= steps:
                 break
             callback_list.on_test_batch_begin(step)
-            logs = self.test_step(_as_batch(batch))
+            logs = _as_floats(test_function(_as_batch(batch)))
             callback_list.on_test_batch_end(step, logs)
         logs = self.get_metrics_result()
         callback_list.on_test_end(logs)
@@ -327,12 +399,13 @@ class Trainer:
                                           verbose=verbose, epochs=1,
                                           steps=steps or batches.num_batches)
         callback_list.on_predict_begin()
+        predict_function = self._step_function("predict")
         outputs = []
         for step, (bx, _, _) in batches:
             if steps is not None and step >= steps:
                 break
             callback_list.on_predict_batch_begin(step)
-            out = self.predict_step((_as_tensors(bx),))
+            out = predict_function((_as_tensors(bx),))
             outputs.append(nest.map_structure(lambda t: np.asarray(t), out))
             callback_list.on_predict_batch_end(step, {"outputs": out})
         callback_list.on_predict_end()
@@ -344,8 +417,9 @@ class Trainer:
                        class_weight: Any = None, return_dict: bool = False) -> Any:
         """One optimizer step on one batch; returns the loss (and metrics)."""
         self._assert_compile_called("train_on_batch")
-        logs = self.train_step(_as_batch((_to_numpy_tree(x), _to_numpy_tree(y),
-                                          _to_numpy_tree(sample_weight))))
+        sample_weight = self._class_sample_weight(y, sample_weight, class_weight)
+        logs = _as_floats(self._step_function("train")(_as_batch(
+            (_to_numpy_tree(x), _to_numpy_tree(y), _to_numpy_tree(sample_weight)))))
         return logs if return_dict else _logs_to_values(self, logs)
 
     def test_on_batch(self, x: Any, y: Any = None, sample_weight: Any = None,
@@ -353,13 +427,21 @@ class Trainer:
         """The loss (and metrics) on one batch, without training."""
         self._assert_compile_called("test_on_batch")
         self.reset_metrics()
-        logs = self.test_step(_as_batch((_to_numpy_tree(x), _to_numpy_tree(y),
-                                         _to_numpy_tree(sample_weight))))
+        logs = _as_floats(self._step_function("test")(_as_batch(
+            (_to_numpy_tree(x), _to_numpy_tree(y), _to_numpy_tree(sample_weight)))))
         return logs if return_dict else _logs_to_values(self, logs)
 
     def predict_on_batch(self, x: Any) -> Any:
         """The model's outputs for one batch, as NumPy."""
         return nest.map_structure(np.asarray, self.predict_step((_as_tensors(_to_numpy_tree(x)),)))
+
+    @staticmethod
+    def _class_sample_weight(y: Any, sample_weight: Any, class_weight: Any) -> Any:
+        if class_weight is None:
+            return sample_weight
+        if sample_weight is not None:
+            raise ValueError("You cannot `class_weight` and `sample_weight` at the same time.")
+        return class_weight_to_sample_weights(_to_numpy_tree(y), class_weight)
 
     # -- weights ------------------------------------------------------------------------------
     def _weights_for_saving(self) -> list:
@@ -377,6 +459,13 @@ class Trainer:
         """Restores weights written by `save_weights`, in order, checking their shapes."""
         from tapeflow.keras import saving
         saving.load_weights(self, filepath, skip_mismatch=skip_mismatch)
+
+
+def _traceable(model: Any) -> bool:
+    """False when a layer draws from a NumPy-seeded stream (a seeded Dropout): a trace would
+    bake one draw in as a constant, so such a model trains eagerly."""
+    layers = [model] + (model._flatten_layers() if hasattr(model, "_flatten_layers") else [])
+    return not any(getattr(layer, "_seed_generator", None) is not None for layer in layers)
 
 
 def _as_batch(batch: tuple) -> tuple:
