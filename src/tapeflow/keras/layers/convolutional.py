@@ -134,8 +134,9 @@ class Conv2DTranspose(_Conv):
             _tuple(output_padding, self.rank, "output_padding")
         for i, (op, s) in enumerate(zip(self.output_padding or (), self.strides)):
             if op >= s:
-                raise ValueError(f"Strides must be greater than output padding. At index {i}, "
-                                 f"`output_padding` is {op} but `strides` is {s}. Received: "
+                raise ValueError(f"`output_padding` must be strictly less than `strides` for "
+                                 f"all dimensions. At dimension {i}, `output_padding` is {op} "
+                                 f"but `strides` is {s}. Received: "
                                  f"output_padding={self.output_padding}, "
                                  f"strides={self.strides}")
 
