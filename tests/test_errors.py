@@ -1,6 +1,7 @@
 """Bad input raises TensorFlow's error class, naming the op and the shapes or dtypes
 (messages checked against TensorFlow 2.21)."""
 
+import numpy as np
 import pytest
 
 import tapeflow as tf
@@ -56,5 +57,14 @@ def test_errors_are_tf_errors():
 
 
 def test_unconvertible_value():
-    with pytest.raises((TypeError, ValueError), match="Attempt to convert a value"):
-        tf.constant(object())
+    # A ValueError in TF 2.21, for tf.constant, convert_to_tensor and op operands alike.
+    for convert in (tf.constant, tf.convert_to_tensor, lambda v: tf.add(1., v)):
+        with pytest.raises(ValueError, match=r"^Attempt to convert a value \(None\) with an "
+                                             r"unsupported type \(<class 'NoneType'>\) to a "
+                                             r"Tensor.$"):
+            convert(None)
+
+
+def test_math_log_sigmoid():
+    np.testing.assert_allclose(tf.math.log_sigmoid(tf.constant([1., -2.])).numpy(),
+                               [-0.3132617, -2.126928], rtol=1e-6)

@@ -18,3 +18,4 @@ from tapeflow.ops.index_ops import (segment_max, segment_mean, segment_min,  # n
                                     segment_sum, unsorted_segment_max, unsorted_segment_mean,
                                     unsorted_segment_min, unsorted_segment_sum)
 from tapeflow.ops.linalg_ops import reduce_euclidean_norm  # noqa: F401
+from tapeflow.ops.nn_ops import log_sigmoid  # noqa: F401

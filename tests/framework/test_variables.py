@@ -74,3 +74,11 @@ def test_unhashable_with_ref():
 ])
 def test_printing(make, text):
     assert make() == text
+
+
+def test_variable_has_no_len():
+    # TF's variables define no len() (tensors do), even with a leading dimension.
+    with pytest.raises(TypeError, match=r"^object of type 'ResourceVariable' has no len\(\)$"):
+        len(tf.Variable([1., 2., 3.]))
+    assert len(tf.constant([1., 2., 3.])) == 3
+    assert [float(v) for v in tf.Variable([1., 2.])] == [1., 2.]  # iteration still works

@@ -80,18 +80,26 @@ def test_linspace_negative_num():
 
 # -- eye -----------------------------------------------------------------------------------------
 
-# ops/linalg_ops.py defines an eye of its own that tf.eye currently resolves to; these check
-# array_ops.eye, and tf.eye's values.
-@pytest.mark.parametrize("eye", [array_ops.eye, tf.eye])
-def test_eye(eye):
-    _check(eye(2), tf.float32, [[1, 0], [0, 1]])
-    _check(eye(2, 3, dtype=tf.int32), tf.int32, [[1, 0, 0], [0, 1, 0]])
-    _check(eye(2, batch_shape=[2]), tf.float32, [np.eye(2)] * 2)
+def test_eye():
+    _check(tf.eye(2), tf.float32, [[1, 0], [0, 1]])
+    _check(tf.eye(2, 3, dtype=tf.int32), tf.int32, [[1, 0, 0], [0, 1, 0]])
+    _check(tf.eye(2, batch_shape=[2]), tf.float32, [np.eye(2)] * 2)
+    _check(tf.eye(tf.constant(2)), tf.float32, np.eye(2))
+    assert tf.eye is tf.linalg.eye  # one function, as in TensorFlow
 
 
-def test_eye_negative_size():
-    with pytest.raises(tf.errors.InvalidArgumentError, match=r"Dimension -1 must be >= 0"):
-        array_ops.eye(-1)
+@pytest.mark.parametrize("args", [(-1,), (2, -1), (2, None, [-1])])
+def test_eye_negative_size(args):
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match=r"^Dimension -1 must be >= 0 \[Op:Fill\]$"):
+        tf.eye(*args)
+
+
+def test_eye_float_size():
+    with pytest.raises(TypeError, match=r"^Arguments `num_rows` and `num_columns` must be "
+                                        r"positive integer values. Received: num_rows=2.0, "
+                                        r"num_columns=2.0$"):
+        tf.eye(2.0)
 
 
 # -- one_hot -------------------------------------------------------------------------------------
@@ -186,3 +194,140 @@ def test_gather_second_derivative():
             y = tf.reduce_sum(tf.gather(x, [0, 2, 2]) ** 3)
         g = inner.gradient(y, x)  # 3 x^2 times the multiplicity
     _check(outer.gradient(g, x), tf.float64, [6.0, 0.0, 36.0])
+
+
+# -- indexing as TensorFlow's __getitem__ (values and messages printed by TF 2.21) --------------
+
+_X = [[1., 2., 3.], [4., 5., 6.]]
+_BAD_INDEX = (r"^Only integers, slices \(`:`\), ellipsis \(`...`\), tf.newaxis \(`None`\) and "
+              r"scalar tf.int32/tf.int64 tensors are valid indices, got ")
+
+
+def test_list_index_is_a_tuple_index():
+    x = tf.constant(_X)
+    _check(x[[0, 1]], tf.float32, 2.)
+    _check(x[[0]], tf.float32, [1., 2., 3.])
+    _check(x[[0, slice(1, None)]], tf.float32, [2., 3.])
+    _check(x[[..., 0]], tf.float32, [1., 4.])
+    _check(x[[]], tf.float32, _X)
+    _check(x[0, True], tf.float32, 2.)  # a Python bool among ints is an int, as in TF
+    _check(tf.Variable(_X)[[1, 2]], tf.float32, 6.)
+
+
+@pytest.mark.parametrize("key, message", [
+    ([0, 5], r"^slice index 5 of dimension 1 out of bounds. \[Op:StridedSlice\]$"),
+    ([0, 1, 2], r"^Index out of range using input dim 2; input has only 2 dims "
+                r"\[Op:StridedSlice\]$"),
+    (-3, r"^slice index -1 of dimension 0 out of bounds. \[Op:StridedSlice\]$"),
+    (-4, r"^slice index -2 of dimension 0 out of bounds. \[Op:StridedSlice\]$"),
+    ((slice(None), -4), r"^slice index -1 of dimension 1 out of bounds. \[Op:StridedSlice\]$"),
+    ([True, False], r"^Value for attr 'Index' of bool is not in the list of allowed values: "
+                    r"int16, int32, int64\n"),
+])
+def test_index_out_of_range(key, message):
+    with pytest.raises(tf.errors.InvalidArgumentError, match=message):
+        tf.constant(_X)[key]
+
+
+@pytest.mark.parametrize("key", [0, slice(None), (Ellipsis, 0), (None, 0)])
+def test_indexing_a_scalar(key):
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match=r"^Attempting to slice scalar input. \[Op:StridedSlice\]$"):
+        tf.constant(3.)[key]
+    _check(tf.constant(3.)[...], tf.float32, 3.)
+    _check(tf.constant(3.)[None], tf.float32, [3.])
+
+
+def test_boolean_index_is_boolean_mask():
+    x = tf.constant(_X)
+    _check(x[tf.constant([True, False])], tf.float32, [[1., 2., 3.]])
+    _check(x[np.array([False, True])], tf.float32, [[4., 5., 6.]])
+    _check(x[x > 2.5], tf.float32, [3., 4., 5., 6.])
+    with pytest.raises(ValueError, match=r"^Shapes \(2,\) and \(3,\) are incompatible$"):
+        x[tf.constant([True, False, True])]
+    with pytest.raises(ValueError, match=r"^mask cannot be scalar.$"):
+        x[True]
+    # Its gradient flows to the selected rows only.
+    v = tf.Variable(_X)
+    with tf.GradientTape() as tape:
+        y = tf.reduce_sum(v[tf.constant([False, True])])
+    _check(tape.gradient(y, v), tf.float32, [[0., 0., 0.], [1., 1., 1.]])
+
+
+@pytest.mark.parametrize("key, shown", [
+    (1.0, "1.0"), ([1.0], "1.0"), ((slice(None), 1.0), "1.0"), (slice(0.5, None), "0.5"),
+    (np.array([0, 1]), r"array\(\[0, 1\]\)"),
+])
+def test_non_integer_index(key, shown):
+    with pytest.raises(TypeError, match=_BAD_INDEX + shown + "$"):
+        tf.constant(_X)[key]
+
+
+def test_float_or_int8_tensor_index():
+    x = tf.constant(_X)
+    with pytest.raises(TypeError, match=_BAD_INDEX + r"<tf.Tensor: shape=\(\), dtype=float32"):
+        x[[tf.constant(1.0)]]
+    with pytest.raises(TypeError, match=_BAD_INDEX + r"<tf.Tensor: shape=\(\), dtype=int8"):
+        x[tf.constant(1, tf.int8)]
+    _check(x[[tf.constant(1), 0]], tf.float32, 4.)
+    _check(x[tf.constant(1, tf.int16)], tf.float32, [4., 5., 6.])
+
+
+# -- reshape / concat / gather messages ----------------------------------------------------------
+
+@pytest.mark.parametrize("shape, message", [
+    ([4, -1], "Input to reshape is a tensor with 6 values, but the requested shape requires a "
+              "multiple of 4"),
+    ([4, -1, 0], "Input to reshape is a tensor with 6 values, but the requested shape requires "
+                 "a multiple of 4"),
+    ([4, 5], "Input to reshape is a tensor with 6 values, but the requested shape has 20"),
+    ([0, -1], "Input to reshape is a tensor with 6 values, but the requested shape has 0"),
+    ([-1, -1], "Only one input size may be -1, not both 0 and 1"),
+    ([-2, 3], "Size 0 must be non-negative, not -2"),
+])
+def test_reshape_errors(shape, message):
+    with pytest.raises(tf.errors.InvalidArgumentError, match=f"^{message} \\[Op:Reshape\\]$"):
+        tf.reshape(tf.range(6), shape)
+
+
+def test_reshape_infers_next_to_zero_sizes():
+    assert tf.reshape(tf.zeros([0, 3]), [-1, 0]).shape == (3, 0)
+    assert tf.reshape(tf.zeros([0, 3, 4]), [0, 5, -1]).shape == (0, 5, 2)
+    assert tf.reshape(tf.zeros([0, 3]), [2, -1]).shape == (2, 0)
+
+
+@pytest.mark.parametrize("shapes, axis, message", [
+    ([[2, 3], [3, 4]], 0, r"Dimension 1 in both shapes must be equal: shape\[0\] = \[2,3\] vs. "
+                          r"shape\[1\] = \[3,4\]"),
+    ([[2, 3], [2, 3], [3, 4]], 1, r"Dimension 0 in both shapes must be equal: shape\[0\] = "
+                                  r"\[2,3\] vs. shape\[2\] = \[3,4\]"),
+    ([[2, 3], [3]], 0, r"Ranks of all input tensors should match: shape\[0\] = \[2,3\] vs. "
+                       r"shape\[1\] = \[3\]"),
+    ([[], []], 0, r"Can't concatenate scalars \(use tf.stack instead\)"),
+    ([[2, 3], [2, 3]], 2, r"Expected concatenating dimensions in the range \[-2, 2\), but got 2"),
+])
+def test_concat_errors(shapes, axis, message):
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match=f"^ConcatOp : {message} \\[Op:ConcatV2\\]$"):
+        tf.concat([tf.zeros(s) for s in shapes], axis)
+
+
+@pytest.mark.parametrize("ind_shape, axis, batch_dims, message", [
+    ([2, 3], 1, 2, r"batch_dims \(2\) must be less than or equal to axis \(1\)."),
+    ([2, 3], -3, 1, r"batch_dims \(1\) must be less than or equal to axis \(0\)."),
+    ([2], 2, 2, r"Expected batch_dims in the range \[-1, 1\], but got 2"),
+    ([2, 3, 4, 1], 2, 3, r"batch_dims \(3\) must be less than rank\(params\) \(3\)."),
+    ([2, 3], -4, 0, r"Shape must be at least rank 4 but is rank 3"),
+])
+def test_gather_batch_dims_errors(ind_shape, axis, batch_dims, message):
+    with pytest.raises(tf.errors.InvalidArgumentError, match=f"^{message} \\[Op:GatherV2\\]$"):
+        tf.gather(tf.zeros([2, 3, 4]), tf.zeros(ind_shape, tf.int32), axis=axis,
+                  batch_dims=batch_dims)
+
+
+def test_gather_axis_0_ignores_batch_dims():
+    # TF's tf.gather drops batch_dims when axis is 0: a plain gather.
+    params = tf.reshape(tf.range(24.), [2, 3, 4])
+    out = tf.gather(params, tf.constant([[1, 0, 1], [0, 0, 1]]), axis=0, batch_dims=1)
+    assert out.shape == (2, 3, 3, 4)
+    np.testing.assert_array_equal(out.numpy()[0, 0], params.numpy()[1])

@@ -110,3 +110,15 @@ def test_global_norm_and_errors():
                        match=r"cannot compute Pack as input #1\(zero-based\) was expected to be "
                              r"a float tensor but is a double tensor"):
         tf.linalg.global_norm([a, tf.constant([1.0], tf.float64)])
+
+
+def test_clip_by_value_float_bounds_on_integers():
+    # TF converts a Python bound with the values' dtype, and a float never becomes an int.
+    with pytest.raises(TypeError, match=r"^Cannot convert 3.0 to EagerTensor of dtype int32$"):
+        tf.clip_by_value(tf.constant([1, 5]), 0., 3.)
+    with pytest.raises(TypeError, match=r"^Cannot convert 0.5 to EagerTensor of dtype int64$"):
+        tf.clip_by_value(tf.constant([1, 5], tf.int64), 0.5, 3)
+    out = tf.clip_by_value(tf.constant([1, 5]), 0, 3)
+    assert out.dtype == tf.int32 and out.numpy().tolist() == [1, 3]
+    out = tf.clip_by_value(tf.constant([1., 5.], tf.float16), 0, 3.5)
+    assert out.dtype == tf.float16 and out.numpy().tolist() == [1., 3.5]

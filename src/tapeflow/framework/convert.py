@@ -55,8 +55,8 @@ def _python_default_dtype(value: Any) -> np.dtype:
         elif isinstance(leaf, TensorLike):
             kinds.add("T")
         else:
-            raise TypeError(f"Attempt to convert a value ({leaf!r}) with an unsupported type "
-                            f"({type(leaf)}) to a Tensor.")
+            raise ValueError(f"{_UNSUPPORTED} ({leaf!r}) with an unsupported type "
+                             f"({type(leaf)}) to a Tensor.")
     if "S" in kinds:
         return np.dtype(object)
     if "c" in kinds:
@@ -68,6 +68,11 @@ def _python_default_dtype(value: Any) -> np.dtype:
     if kinds <= {"b"} and kinds:
         return np.dtype(np.bool_)
     return np.dtype(np.float32)  # empty list: TensorFlow gives float32
+
+
+# TensorFlow's ValueError for a value of a type it cannot convert; it passes through the
+# non-rectangular-sequence handler below unchanged.
+_UNSUPPORTED = "Attempt to convert a value"
 
 
 def _fits(array: np.ndarray, target: np.dtype) -> bool:
@@ -137,6 +142,8 @@ def constant_value(value: Any, dtype: Any = None, dtype_hint: Any = None) -> Ten
     try:
         return wrap(_as_array(value, target))
     except ValueError as exc:
+        if str(exc).startswith(_UNSUPPORTED):
+            raise
         # Ragged nested lists and the like.
         raise ValueError(f"Can't convert non-rectangular Python sequence to Tensor. ({exc})") \
             from None

@@ -140,6 +140,12 @@ class Variable(TensorLike):
     def initial_value(self) -> Tensor:
         return wrap(self._value)
 
+    def __len__(self) -> int:
+        # TensorFlow's variables define no len() (tensors do); name the class as TF does:
+        # a tf.Variable is a ResourceVariable, a subclass (keras.Variable) its own name.
+        kind = "ResourceVariable" if type(self) is Variable else type(self).__name__
+        raise TypeError(f"object of type '{kind}' has no len()")
+
     def __repr__(self) -> str:
         return (f"<tf.Variable '{self.name}' shape={self.shape} dtype={self.dtype.name}, "
                 f"numpy={numpy_text(self._value, is_repr=True)}>")

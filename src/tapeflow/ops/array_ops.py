@@ -4,6 +4,7 @@ split, tile, broadcast_to, gather, slicing, shape/size/rank, and tensor creation
 from __future__ import annotations
 
 import builtins
+import numbers
 from typing import Any, Optional, Sequence
 
 import numpy as np
@@ -47,18 +48,42 @@ def reshape(tensor: Any, shape: Any, name: Optional[str] = None) -> Tensor:
     """The same elements in a new shape; one dimension may be -1 (inferred)."""
     x = convert_to_tensor(tensor)
     target = _shape_tuple(shape)
-    size = x._value.size
-    known = 1
-    for d in target:
-        if d != -1:
-            known *= d
-    if target.count(-1) > 1 or (-1 not in target and known != size) or \
-            (-1 in target and (known == 0 or size % known)):
-        raise InvalidArgumentError(f"Input to reshape is a tensor with {size} values, but the "
-                                   f"requested shape has {known} [Op:Reshape]")
     if x._value.shape == target:
         return x
-    return bind(_reshape, (x,), {"shape": target})
+    return bind(_reshape, (x,), {"shape": _resolve_shape(x._value.shape, target)})
+
+
+def _resolve_shape(in_shape: tuple, target: tuple) -> tuple:
+    """`target` with its -1 filled in, validated as TensorFlow's Reshape kernel does (zero
+    sizes stay out of the products, so the -1 is still inferred next to a 0)."""
+    product, unknown, has_zero = 1, None, False
+    for d, size in enumerate(target):
+        if size == -1:
+            if unknown is not None:
+                raise InvalidArgumentError(f"Only one input size may be -1, not both "
+                                           f"{unknown} and {d} [Op:Reshape]")
+            unknown = d
+        elif size < 0:
+            raise InvalidArgumentError(f"Size {d} must be non-negative, not {size} "
+                                       f"[Op:Reshape]")
+        elif size == 0:
+            has_zero = True
+        else:
+            product *= size
+    size = int(np.prod(in_shape, dtype=np.int64))
+    if unknown is not None:
+        known = int(np.prod([d for d in in_shape if d > 0 or not has_zero], dtype=np.int64))
+        missing = known // product
+        if not (has_zero and 0 in in_shape) and missing * product != known:
+            raise InvalidArgumentError(f"Input to reshape is a tensor with {known} values, but "
+                                       f"the requested shape requires a multiple of {product} "
+                                       f"[Op:Reshape]")
+        target = target[:unknown] + (missing,) + target[unknown + 1:]
+    requested = int(np.prod(target, dtype=np.int64))
+    if requested != size:
+        raise InvalidArgumentError(f"Input to reshape is a tensor with {size} values, but the "
+                                   f"requested shape has {requested} [Op:Reshape]")
+    return target
 
 
 # -- transpose -----------------------------------------------------------------------------------
@@ -141,17 +166,36 @@ def concat(values: Sequence[Any], axis: int, name: str = "concat") -> Tensor:
     if not isinstance(values, (list, tuple)):
         values = [values]
     tensors = _same_dtype(list(values), "ConcatV2")
-    rank = tensors[0]._value.ndim
-    axis = _axis(axis, max(rank, 1), "ConcatV2")
-    for index, t in enumerate(tensors):
-        s0, s = tensors[0]._value.shape, t._value.shape
-        if len(s) != rank or any(a != b for i, (a, b) in enumerate(zip(s0, s)) if i != axis):
-            raise InvalidArgumentError(
-                f"ConcatOp : Dimension {axis if len(s) == rank else 0} in both shapes must be "
-                f"equal: shape[0] = {list(s0)} vs. shape[{index}] = {list(s)} [Op:ConcatV2]")
-    if len(tensors) == 1:
+    if len(tensors) == 1:  # TensorFlow returns the one input without checking the axis
         return tensors[0]
+    rank = tensors[0]._value.ndim
+    if rank == 0:
+        raise InvalidArgumentError("ConcatOp : Can't concatenate scalars (use tf.stack "
+                                   "instead) [Op:ConcatV2]")
+    axis = int(axis._value if isinstance(axis, TensorLike) else axis)
+    if not -rank <= axis < rank:
+        raise InvalidArgumentError(f"ConcatOp : Expected concatenating dimensions in the range "
+                                   f"[{-rank}, {rank}), but got {axis} [Op:ConcatV2]")
+    axis %= rank
+    _check_concat_shapes([t._value.shape for t in tensors], axis)
     return bind(_concat, tuple(tensors), {"axis": axis})
+
+
+def _check_concat_shapes(shapes: list, axis: int) -> None:
+    """TensorFlow's ConcatOp checks: equal ranks, then equal sizes off the concat axis (the
+    first mismatching dimension is named; shapes print as [2,3])."""
+    first = shapes[0]
+    text = lambda s: "[" + ",".join(str(d) for d in s) + "]"  # noqa: E731
+    for index, s in enumerate(shapes[1:], start=1):
+        if len(s) != len(first):
+            raise InvalidArgumentError(f"ConcatOp : Ranks of all input tensors should match: "
+                                       f"shape[0] = {text(first)} vs. shape[{index}] = "
+                                       f"{text(s)} [Op:ConcatV2]")
+        for dim, (a, b) in enumerate(zip(first, s)):
+            if dim != axis and a != b:
+                raise InvalidArgumentError(f"ConcatOp : Dimension {dim} in both shapes must be "
+                                           f"equal: shape[0] = {text(first)} vs. shape[{index}] "
+                                           f"= {text(s)} [Op:ConcatV2]")
 
 
 def _stack_vjp(g: Tensor, ans: Tensor, *xs: Tensor, axis: int) -> tuple:
@@ -287,43 +331,72 @@ def broadcast_to_shape(x: Tensor, shape: tuple) -> Tensor:
 
 # -- slicing -------------------------------------------------------------------------------------
 
-def _normalize_index(key: Any, shape: tuple) -> tuple:
-    """A `__getitem__` key as a hashable tuple of ints, slices, None and Ellipsis, checked
-    against `shape` the way TensorFlow's StridedSlice checks it."""
-    if not isinstance(key, tuple):
-        key = (key,)
-    items = []
-    for item in key:
-        if isinstance(item, TensorLike):
-            if item._value.ndim != 0 or item._value.dtype.kind not in "iu":
-                raise TypeError(f"Only integers, slices (`:`), ellipsis (`...`), tf.newaxis "
-                                f"(`None`) and scalar tf.int32/tf.int64 tensors are valid "
-                                f"indices, got {item!r}")
-            item = int(item._value)
-        elif isinstance(item, builtins.slice):
-            item = builtins.slice(*(None if v is None else _index_int(v) for v in
-                           (item.start, item.stop, item.step)))
-            if item.step == 0:
-                raise InvalidArgumentError("slice step cannot be zero [Op:StridedSlice]")
-        elif item is None or item is Ellipsis:
-            pass
-        elif isinstance(item, (bool, np.bool_)) or not isinstance(item, (int, np.integer)):
-            raise TypeError(f"Only integers, slices (`:`), ellipsis (`...`), tf.newaxis "
-                            f"(`None`) and scalar tf.int32/tf.int64 tensors are valid indices, "
-                            f"got {item!r}")
-        else:
-            item = int(item)
-        items.append(item)
-    if items.count(Ellipsis) > 1:
-        raise ValueError("Multiple ellipses in slice spec not allowed")
-    _check_bounds(items, shape)
-    return tuple(items)
+_SLICE_TYPE_ERROR = ("Only integers, slices (`:`), ellipsis (`...`), tf.newaxis (`None`) and "
+                     "scalar tf.int32/tf.int64 tensors are valid indices")
+# The dtypes TensorFlow's StridedSlice takes for its begin/end/strides.
+_INDEX_DTYPES = ("int16", "int32", "int64")
+# TensorFlow's message when every index is a Python bool (they pack into a bool tensor).
+_BOOL_INDEX_ERROR = (
+    "Value for attr 'Index' of bool is not in the list of allowed values: int16, int32, int64"
+    "\n\t; NodeDef: {{node StridedSlice}}; Op<name=StridedSlice; signature=input:T, "
+    "begin:Index, end:Index, strides:Index -> output:T; attr=T:type; "
+    "attr=Index:type,allowed=[DT_INT16, DT_INT32, DT_INT64]; attr=begin_mask:int,default=0; "
+    "attr=end_mask:int,default=0; attr=ellipsis_mask:int,default=0; "
+    "attr=new_axis_mask:int,default=0; attr=shrink_axis_mask:int,default=0> [Op:StridedSlice]")
 
 
 def _index_int(value: Any) -> int:
-    if isinstance(value, TensorLike):
-        return int(value._value)
-    return int(value)
+    """One index (or slice bound) as an int, accepted as TensorFlow's `_check_index` accepts
+    it: Python/NumPy integers (bools included, as in TF) and scalar int16/32/64 tensors."""
+    if type(value) is int or isinstance(value, numbers.Integral):
+        return int(value)
+    dtype = getattr(value, "dtype", None)
+    try:
+        name = None if dtype is None else _dtypes.as_dtype(dtype).name
+    except TypeError:
+        name = None
+    if name in _INDEX_DTYPES and np.ndim(getattr(value, "_value", value)) == 0:
+        return int(getattr(value, "_value", value))
+    raise TypeError(f"{_SLICE_TYPE_ERROR}, got {value!r}")
+
+
+def _is_bool_mask(key: Any) -> bool:
+    """Whether `tensor[key]` is a boolean mask (TensorFlow then calls tf.boolean_mask)."""
+    if isinstance(key, bool):
+        return True
+    if isinstance(key, TensorLike):
+        return key.dtype.is_bool
+    return isinstance(key, np.ndarray) and key.dtype == np.bool_
+
+
+def _normalize_index(key: Any, shape: tuple) -> tuple:
+    """A `__getitem__` key as a hashable tuple of ints, slices, None and Ellipsis, checked
+    against `shape` the way TensorFlow's StridedSlice checks it. A list is read as a tuple
+    (`x[[0, 1]]` is `x[0, 1]`), as in TensorFlow."""
+    if not isinstance(key, (list, tuple)):
+        key = (key,)
+    items, begins = [], []
+    for item in key:
+        if isinstance(item, builtins.slice):
+            begins.append(item.start)
+            item = builtins.slice(*(None if v is None else _index_int(v) for v in
+                                    (item.start, item.stop, item.step)))
+            if item.step == 0:
+                raise InvalidArgumentError("slice step cannot be zero [Op:StridedSlice]")
+        elif item is None or item is Ellipsis:
+            begins.append(0)
+        else:
+            begins.append(item)
+            item = _index_int(item)
+        items.append(item)
+    if begins and all(isinstance(b, bool) for b in begins):
+        raise InvalidArgumentError(_BOOL_INDEX_ERROR)
+    if items.count(Ellipsis) > 1:
+        raise ValueError("Multiple ellipses in slice spec not allowed")
+    if not shape and any(i is not None and i is not Ellipsis for i in items):
+        raise InvalidArgumentError("Attempting to slice scalar input. [Op:StridedSlice]")
+    _check_bounds(items, shape)
+    return tuple(items)
 
 
 def _check_bounds(items: list, shape: tuple) -> None:
@@ -340,7 +413,9 @@ def _check_bounds(items: list, shape: tuple) -> None:
         dims = list(builtins.range(len(real)))
     for dim, item in zip(dims, real):
         if isinstance(item, int) and not -shape[dim] <= item < shape[dim]:
-            raise InvalidArgumentError(f"slice index {item} of dimension {dim} out of bounds. "
+            # TensorFlow reports a negative index after adding the dimension's size.
+            shown = item + shape[dim] if item < 0 else item
+            raise InvalidArgumentError(f"slice index {shown} of dimension {dim} out of bounds. "
                                        f"[Op:StridedSlice]")
 
 
@@ -358,8 +433,12 @@ _strided_slice_grad = Primitive("StridedSliceGrad", _slice_grad_kernel).defvjp(
 
 
 def slice_tensor(tensor: Any, key: Any) -> Tensor:
-    """`tensor[key]` for ints, slices with steps, `...` and `tf.newaxis`."""
+    """`tensor[key]` for ints, slices with steps, `...` and `tf.newaxis`; a boolean tensor
+    or array key selects as `tf.boolean_mask`, as in TensorFlow."""
     x = convert_to_tensor(tensor)
+    if _is_bool_mask(key):
+        from tapeflow.ops.index_ops import boolean_mask  # index_ops builds on this module
+        return boolean_mask(x, key)
     key = _normalize_index(key, x._value.shape)
     return bind(_strided_slice, (x,), {"key": key})
 
@@ -501,21 +580,7 @@ def one_hot(indices: Any, depth: int, on_value: Any = None, off_value: Any = Non
     return bind(_one_hot, (x, on, off), {"depth": depth, "axis": axis % (rank + 1)})
 
 
-# -- eye / range / linspace ----------------------------------------------------------------------
-
-def eye(num_rows: int, num_columns: Optional[int] = None, batch_shape: Any = None,
-        dtype: Any = _dtypes.float32, name: Optional[str] = None) -> Tensor:
-    """An identity matrix [num_rows, num_columns] (square by default), repeated over
-    `batch_shape` when given."""
-    rows = int(num_rows)
-    cols = rows if num_columns is None else int(num_columns)
-    batch = () if batch_shape is None else _shape_tuple(batch_shape)
-    for d in batch + (rows, cols):
-        if d < 0:
-            raise InvalidArgumentError(f"Dimension {d} must be >= 0 [Op:Fill]")
-    matrix = np.eye(rows, cols, dtype=_dtypes.as_dtype(dtype)._np)
-    return wrap(np.broadcast_to(matrix, batch + (rows, cols)).copy() if batch else matrix)
-
+# -- range / linspace ------------------------------------------------------------------------------
 
 def _range_kernel(start: np.ndarray, limit: np.ndarray, delta: np.ndarray) -> np.ndarray:
     start, limit, delta = start[()], limit[()], delta[()]
@@ -660,33 +725,51 @@ def gather(params: Any, indices: Any, validate_indices: Any = None, axis: Any = 
     x = convert_to_tensor(params)
     ind = convert_to_tensor(indices)
     if ind._value.dtype.kind not in "iu":
+def _check_gather_args(shape: tuple, ind_shape: tuple, axis: int, batch_dims: int) -> tuple:
+    """`axis` and `batch_dims` made non-negative, checked in the order (and with the
+    messages) of TensorFlow's GatherV2 kernel."""
+    rank, ind_rank = len(shape), len(ind_shape)
+    if rank == 0:
+        raise InvalidArgumentError("params must be at least 1 dimensional [Op:GatherV2]")
+    if not -rank <= axis < rank:
+        needed = axis + 1 if axis >= 0 else -axis
+        raise InvalidArgumentError(f"Shape must be at least rank {needed} but is rank {rank} "
+                                   f"[Op:GatherV2]")
+    axis %= rank
+    if batch_dims == 0:
+        return axis, 0
+    if not -ind_rank <= batch_dims <= ind_rank:
+        raise InvalidArgumentError(f"Expected batch_dims in the range [{-ind_rank}, {ind_rank}]"
+                                   f", but got {batch_dims} [Op:GatherV2]")
+    if batch_dims < 0:
+        batch_dims += ind_rank
+    if batch_dims >= rank:
+        raise InvalidArgumentError(f"batch_dims ({batch_dims}) must be less than rank(params) "
+                                   f"({rank}). [Op:GatherV2]")
+    if axis < batch_dims:
+        raise InvalidArgumentError(f"batch_dims ({batch_dims}) must be less than or equal to "
+                                   f"axis ({axis}). [Op:GatherV2]")
+    for d in builtins.range(batch_dims):
+        if shape[d] != ind_shape[d]:
+            raise InvalidArgumentError(f"params.shape[{d}]: {shape[d]} should be equal to "
+                                       f"indices.shape[{d}]: {ind_shape[d]} [Op:GatherV2]")
+    return axis, batch_dims
+
+
         type_name = cpp_name(ind.dtype)
         raise InvalidArgumentError(f"Value for attr 'Tindices' of {type_name} is not in the "
                                    f"list of allowed values: int16, int32, int64 [Op:GatherV2]")
-    rank, ind_rank = x._value.ndim, ind._value.ndim
-    batch_dims = int(batch_dims)
-    if batch_dims < 0:
-        batch_dims += ind_rank
-    axis = batch_dims if axis is None else int(axis._value if isinstance(axis, TensorLike)
-                                                else axis)
-    if axis >= rank:
-        raise InvalidArgumentError(f"Shape must be at least rank {axis + 1} but is rank {rank} "
-                                   f"[Op:GatherV2]")
-    axis = _axis(axis, rank, "GatherV2")
-    if not 0 <= batch_dims <= builtins.min(axis, ind_rank):
-        raise InvalidArgumentError(f"batch_dims ({batch_dims}) must be less than or equal to "
-                                   f"axis ({axis}) and rank(indices) ({ind_rank}) "
-                                   f"[Op:GatherV2]")
-    for d in builtins.range(batch_dims):
-        if x._value.shape[d] != ind._value.shape[d]:
-            raise InvalidArgumentError(f"params.shape[{d}]: {x._value.shape[d]} should be equal "
-                                       f"to indices.shape[{d}]: {ind._value.shape[d]} "
-                                       f"[Op:GatherV2]")
+    axis = batch_dims if axis is None else axis
+    axis = int(axis._value if isinstance(axis, TensorLike) else axis)
+    # TensorFlow's tf.gather drops batch_dims when axis is 0 (it then calls GatherV2 or
+    # sparse_read without it), so gather(p, i, axis=0, batch_dims=1) is a plain gather.
+    batch_dims = 0 if axis == 0 else int(batch_dims)
+    axis, batch_dims = _check_gather_args(x._value.shape, ind._value.shape, axis, batch_dims)
     return bind(_gather, (x, ind), {"axis": axis, "batch_dims": batch_dims})
 
 
 __all__ = [
     "reshape", "transpose", "expand_dims", "squeeze", "concat", "stack", "unstack", "split",
     "tile", "broadcast_to", "slice", "shape", "size", "rank", "constant", "zeros", "ones", "fill",
-    "one_hot", "eye", "range", "linspace", "gather",
+    "one_hot", "range", "linspace", "gather",
 ]

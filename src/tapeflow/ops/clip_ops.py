@@ -10,6 +10,8 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
+from tapeflow.framework.dtypes import DType
+from tapeflow.framework.indexed_slices import IndexedSlices
 from tapeflow.framework.tensor import Tensor, TensorLike
 from tapeflow.ops._convert import convert_to_tensor
 from tapeflow.ops.array_ops import stack
@@ -22,11 +24,28 @@ def clip_by_value(t: Any, clip_value_min: Any, clip_value_max: Any,
     """`t` with values below `clip_value_min` raised to it and values above
     `clip_value_max` lowered to it (the bounds broadcast to `t`, but may not enlarge it)."""
     values = convert_to_tensor(t)
-    t_min = minimum(values, clip_value_max)
+    t_min = minimum(values, _bound(clip_value_max, values.dtype))
     _same_shape(values, t_min)
-    t_max = maximum(t_min, clip_value_min)
+    t_max = maximum(t_min, _bound(clip_value_min, values.dtype))
     _same_shape(values, t_max)
     return t_max
+
+
+def _bound(value: Any, dtype: DType) -> Any:
+    """A Python clip bound converted as TensorFlow's eager minimum/maximum convert it: to
+    the values' dtype, where a Python float never becomes an integer (even 3.0).
+    Tensors pass through: a dtype mismatch is then the op's own error."""
+    if isinstance(value, TensorLike):
+        return value
+    if not dtype.is_floating and not dtype.is_complex and _has_float(value):
+        raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype {dtype.name}")
+    return convert_to_tensor(value, dtype=dtype)
+
+
+def _has_float(value: Any) -> bool:
+    if isinstance(value, (list, tuple)):
+        return any(_has_float(v) for v in value)
+    return isinstance(value, float)
 
 
 def _same_shape(values: Tensor, result: Tensor) -> None:
@@ -36,7 +55,10 @@ def _same_shape(values: Tensor, result: Tensor) -> None:
 
 def clip_by_norm(t: Any, clip_norm: Any, axes: Any = None, name: Optional[str] = None) -> Tensor:
     """`t * clip_norm / max(l2norm(t), clip_norm)`: rescaled so its L2 norm (over `axes`,
-    all axes by default) is at most `clip_norm`; a negative `clip_norm` counts as 0."""
+    all axes by default) is at most `clip_norm`; a negative `clip_norm` counts as 0.
+    IndexedSlices give IndexedSlices, their values clipped (as TF does)."""
+    if isinstance(t, IndexedSlices):
+        return IndexedSlices(clip_by_norm(t.values, clip_norm, axes), t.indices, t.dense_shape)
     values = convert_to_tensor(t)
     if np.isscalar(clip_norm):
         clip_norm = max(clip_norm, 0)
@@ -55,7 +77,9 @@ def clip_by_norm(t: Any, clip_norm: Any, axes: Any = None, name: Optional[str] =
 def _tensor_list(t_list: Any) -> list:
     if isinstance(t_list, (TensorLike, str)) or not isinstance(t_list, Sequence):
         raise TypeError(f"`t_list` should be a sequence of tensors. Received {type(t_list)}.")
-    return [None if t is None else convert_to_tensor(t) for t in t_list]
+    # IndexedSlices count by their values (a repeated index counts twice), as in TF.
+    return [None if t is None else convert_to_tensor(
+        t.values if isinstance(t, IndexedSlices) else t) for t in t_list]
 
 
 def global_norm(t_list: Sequence[Any], name: Optional[str] = None) -> Tensor:
@@ -82,6 +106,8 @@ def clip_by_global_norm(t_list: Sequence[Any], clip_norm: Any, use_norm: Any = N
     # (use_norm - use_norm) is 0, or NaN when the norm is not finite: then all become NaN.
     scale = scale_for_finite + (use_norm - use_norm)
     clipped = [None if v is None else identity(v * cast(scale, v.dtype)) for v in values]
+    clipped = [IndexedSlices(c, t.indices, t.dense_shape) if isinstance(t, IndexedSlices)
+               else c for c, t in zip(clipped, t_list)]
     return clipped, use_norm
 
 

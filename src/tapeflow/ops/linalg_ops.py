@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import builtins
 import collections
+import numbers
 import string
 from typing import Any, Optional, Sequence
 
@@ -17,7 +18,7 @@ import numpy as np
 from tapeflow.autodiff.core import Primitive, bind
 from tapeflow.framework import dtypes as _dtypes
 from tapeflow.framework.errors import InvalidArgumentError
-from tapeflow.framework.tensor import Tensor, wrap
+from tapeflow.framework.tensor import Tensor, TensorLike, wrap
 from tapeflow.ops._convert import binary_operands, convert_to_tensor, require
 from tapeflow.ops.array_ops import (broadcast_to, concat, expand_dims, reshape, slice_tensor,
                                     squeeze, transpose)
@@ -71,16 +72,29 @@ def _eye_like(x: Tensor) -> Tensor:
     return wrap(np.broadcast_to(np.eye(n, dtype=x._value.dtype), x._value.shape).copy())
 
 
-def eye(num_rows: int, num_columns: Optional[int] = None, batch_shape: Any = None,
+def eye(num_rows: Any, num_columns: Any = None, batch_shape: Any = None,
         dtype: Any = _dtypes.float32, name: Optional[str] = None) -> Tensor:
-    """An identity matrix (or a batch of them)."""
-    cols = num_rows if num_columns is None else int(num_columns)
-    out = np.eye(int(num_rows), cols, dtype=_dtypes.as_dtype(dtype)._np)
-    if batch_shape is not None:
-        batch = tuple(int(d) for d in np.asarray(
-            batch_shape._value if isinstance(batch_shape, Tensor) else batch_shape).reshape(-1))
-        out = np.broadcast_to(out, batch + out.shape).copy()
-    return wrap(out)
+    """An identity matrix [num_rows, num_columns] (square by default), repeated over
+    `batch_shape` when given. Sizes are Python integers or scalar integer tensors.
+
+    tf.eye and tf.linalg.eye are this one function, as in TensorFlow."""
+    cols = num_rows if num_columns is None else num_columns
+    if not any(isinstance(v, TensorLike) for v in (num_rows, cols)) and not all(
+            isinstance(v, numbers.Integral) for v in (num_rows, cols)):
+        raise TypeError(f"Arguments `num_rows` and `num_columns` must be positive integer "
+                        f"values. Received: num_rows={num_rows}, num_columns={cols}")
+    rows, cols = (int(v._value) if isinstance(v, TensorLike) else int(v)
+                  for v in (num_rows, cols))
+    batch = () if batch_shape is None else tuple(
+        int(d) for d in np.asarray(batch_shape._value if isinstance(batch_shape, TensorLike)
+                                   else batch_shape).reshape(-1))
+    # TensorFlow fills the diagonal's shape first, then the matrix's: the first negative
+    # size met is the one its Fill error names.
+    for d in batch + (min(rows, cols), rows, cols):
+        if d < 0:
+            raise InvalidArgumentError(f"Dimension {d} must be >= 0 [Op:Fill]")
+    matrix = np.eye(rows, cols, dtype=_dtypes.as_dtype(dtype)._np)
+    return wrap(np.broadcast_to(matrix, batch + (rows, cols)).copy() if batch else matrix)
 
 
 # -- inverse, solve, determinants ----------------------------------------------------------------
