@@ -136,3 +136,15 @@ def test_traced_fit_equals_eager_and_retraces_once_for_the_last_batch():
     # first call also traces once more after creating the optimizer and metric variables.
     assert len(train_function._cache) == 2
     assert "train" not in eager.__dict__.get("_step_functions", {})
+
+
+def test_keras_ops_eager_and_symbolic():
+    np.testing.assert_array_equal(np.asarray(keras.ops.relu(np.array([-1., 2.], "float32"))),
+                                  [0., 2.])
+    inp = keras.Input((3,))
+    y = keras.layers.Dense(3, kernel_initializer="ones")(inp)
+    out = keras.ops.concatenate([keras.ops.relu(y), keras.ops.sum(y, axis=1, keepdims=True)],
+                                axis=1)
+    assert out.shape == (None, 4)
+    np.testing.assert_allclose(np.asarray(keras.Model(inp, out)(np.ones((2, 3), "float32"))),
+                               [[3., 3., 3., 9.]] * 2)
