@@ -718,13 +718,6 @@ _gather_grad = Primitive("GatherV2Grad", _gather_grad_kernel).defvjp(
     lambda g, ans, dy, indices, shape, axis, batch_dims: (
         bind(_gather, (g, indices), {"axis": axis, "batch_dims": batch_dims}), None))
 
-def gather(params: Any, indices: Any, validate_indices: Any = None, axis: Any = None,
-           batch_dims: int = 0, name: Optional[str] = None) -> Tensor:
-    """Slices of `params` along `axis` (default 0) at `indices`; the first `batch_dims`
-    axes of params and indices are matched batch axes. The gradient is dense."""
-    x = convert_to_tensor(params)
-    ind = convert_to_tensor(indices)
-    if ind._value.dtype.kind not in "iu":
 def _check_gather_args(shape: tuple, ind_shape: tuple, axis: int, batch_dims: int) -> tuple:
     """`axis` and `batch_dims` made non-negative, checked in the order (and with the
     messages) of TensorFlow's GatherV2 kernel."""
@@ -756,6 +749,13 @@ def _check_gather_args(shape: tuple, ind_shape: tuple, axis: int, batch_dims: in
     return axis, batch_dims
 
 
+def gather(params: Any, indices: Any, validate_indices: Any = None, axis: Any = None,
+           batch_dims: int = 0, name: Optional[str] = None) -> Tensor:
+    """Slices of `params` along `axis` (default 0) at `indices`; the first `batch_dims`
+    axes of params and indices are matched batch axes. The gradient is dense."""
+    x = convert_to_tensor(params)
+    ind = convert_to_tensor(indices)
+    if ind._value.dtype.kind not in "iu":
         type_name = cpp_name(ind.dtype)
         raise InvalidArgumentError(f"Value for attr 'Tindices' of {type_name} is not in the "
                                    f"list of allowed values: int16, int32, int64 [Op:GatherV2]")
