@@ -70,3 +70,27 @@ def test_integer_division_is_float64_for_int32():
     assert (tf.constant([7, 3], tf.int16) / 2).dtype == tf.float32
     assert (tf.constant([-7, 7]) // 2).numpy().tolist() == [-4, 3]
     assert (tf.constant([-7, 7]) % 3).numpy().tolist() == [2, 1]
+
+
+# TensorFlow 2.21's conversion with an explicit dtype (outputs checked with the reference):
+# NumPy values cast between numeric types (wrapping or truncating), Python values may not
+# change kind (a float never becomes an integer, a number never a bool).
+@pytest.mark.parametrize("value, dtype, expected", [
+    (np.array([1.5]), tf.int32, [1]),
+    (np.array([1.5]), tf.bool, [True]),
+    (np.float32(2.5), tf.int64, 2),
+    ([True], tf.float32, [1.0]),
+    (2 ** 40, tf.int32, 0),
+    (-1, tf.uint8, 255),
+])
+def test_explicit_dtype_conversion_casts_as_tensorflow(value, dtype, expected):
+    t = tf.constant(value, dtype=dtype)
+    assert t.dtype == dtype
+    np.testing.assert_array_equal(t.numpy(), expected)
+
+
+@pytest.mark.parametrize("value, dtype", [([1.0, 2.0], tf.int32), (3.0, tf.int32),
+                                          (3, tf.bool)])
+def test_python_values_do_not_change_kind(value, dtype):
+    with pytest.raises(TypeError, match=f"Cannot convert .* to EagerTensor of dtype {dtype.name}"):
+        tf.constant(value, dtype=dtype)

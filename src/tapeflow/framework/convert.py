@@ -75,20 +75,19 @@ def _python_default_dtype(value: Any) -> np.dtype:
 _UNSUPPORTED = "Attempt to convert a value"
 
 
-def _fits(array: np.ndarray, target: np.dtype) -> bool:
-    """Whether `array` converts to `target` without losing its meaning (TF's rule)."""
-    src = array.dtype.kind
-    dst = target.kind
+def _fits(array: np.ndarray, target: np.dtype, native: bool) -> bool:
+    """Whether a value may convert to `target` (TensorFlow's rule): NumPy values cast
+    between any numeric types; Python values only where no meaning is lost in kind (a
+    Python float never becomes an integer, nor a number a bool)."""
+    src, dst = array.dtype.kind, target.kind
     if src == dst or array.size == 0:
         return True
+    if not native:
+        return src in "biufc" and dst in "biufc"
     if dst in "fc":
-        return src in "biufc" and (dst == "c" or src != "c")
+        return src in "biuf" or (src == "c" and dst == "c")
     if dst in "iu":
-        if src in "iu":
-            return True
-        if src == "f":
-            return bool(np.all(np.isfinite(array)) and np.all(array == np.round(array)))
-        return src == "b"
+        return src in "biu"
     return False
 
 
@@ -104,14 +103,17 @@ def _as_array(value: Any, dtype: Optional[np.dtype]) -> np.ndarray:
             # TensorFlow strings are bytes: str values are stored UTF-8 encoded.
             array = np.vectorize(_as_bytes, otypes=[object])(array) if array.size else array
     if dtype is not None and array.dtype != dtype:
-        if not _fits(array, dtype):
-            shown = value if np.ndim(value) == 0 else array
-            raise TypeError(f"Cannot convert {shown!r} to EagerTensor of dtype "
-                            f"{_dtypes.from_numpy(dtype).name}")
-        # From the Python value itself where there is one: tf.constant(0.1, tf.float64) is
-        # the float64 nearest 0.1, not a widened float32.
         native = not isinstance(value, (np.ndarray, np.generic))
-        array = np.asarray(value, dtype=dtype) if native else array.astype(dtype)
+        if not _fits(array, dtype, native):
+            raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype "
+                            f"{_dtypes.from_numpy(dtype).name}")
+        if native and dtype.kind == "f":
+            # From the Python value itself: tf.constant(0.1, tf.float64) is the float64
+            # nearest 0.1, not a widened float32.
+            array = np.asarray(value, dtype=dtype)
+        else:
+            # NumPy's cast wraps out-of-range integers, as TensorFlow's does.
+            array = array.astype(dtype)
     return array
 
 
