@@ -12,12 +12,13 @@ import numpy as np
 
 from tapeflow.autodiff.core import Primitive, bind
 from tapeflow.framework import dtypes as _dtypes
+from tapeflow.framework.context import context
 from tapeflow.framework.errors import InvalidArgumentError
 from tapeflow.framework.tensor import Tensor, wrap
 from tapeflow.ops._convert import convert_to_tensor, require
-from tapeflow.ops.array_ops import _shape_tuple, reshape, transpose
-from tapeflow.ops.math_ops import (cast, equal, greater_equal, logical_and, maximum, where,
-                                   zeros_like)
+from tapeflow.ops.array_ops import _shape_tuple, concat, reshape, stack, transpose
+from tapeflow.ops.math_ops import (_where_indices, cast, equal, greater, greater_equal,
+                                   logical_and, maximum, where, zeros_like)
 
 
 def linear_jvp(prim: Primitive):
@@ -58,9 +59,77 @@ def _check_nd_indices(indices: np.ndarray, shape: tuple, op_name: str, what: str
                                    f"{_text(shape)}{node} [Op:{op_name}]")
 
 
+# -- ensure_shape, and the guard of ops whose output shape depends on values ---------------------
+
+def _ensure_shape_kernel(x: np.ndarray, shape: tuple, note: str) -> np.ndarray:
+    if len(shape) != np.ndim(x) or any(d is not None and d != s
+                                       for d, s in zip(shape, np.shape(x))):
+        expected = "[" + ",".join("?" if d is None else str(d) for d in shape) + "]"
+        raise InvalidArgumentError(f"Shape of tensor input {_text(np.shape(x))} is not "
+                                   f"compatible with expected shape {expected}.{note}")
+    return x
+
+
+_ensure_shape = Primitive("EnsureShape", _ensure_shape_kernel).defvjp(
+    lambda g, ans, x, shape, note: g)
+
+
+def ensure_shape(x: Any, shape: Any, name: Optional[str] = None) -> Tensor:
+    """`x` itself, after checking that its shape is compatible with `shape` (None dims match
+    anything); raises InvalidArgumentError otherwise, also when a traced graph runs."""
+    x = convert_to_tensor(x)
+    dims = tuple(None if d is None else int(d) for d in (
+        shape.as_list() if hasattr(shape, "as_list") else shape))
+    try:
+        return bind(_ensure_shape, (x,), {"shape": dims, "note": ""})
+    except InvalidArgumentError as exc:
+        raise InvalidArgumentError(f"{exc.message} [Op:EnsureShape] name: ") from None
+
+
+def traced_shape_guard(t: Tensor, what: str) -> Tensor:
+    """Under tf.function, `t` checked at run time to keep the shape it had when traced.
+
+    The output shape of `what` (boolean_mask, where, unique, ...) depends on input VALUES,
+    but a traced graph keeps the shapes of its trace (in attributes, gradient seeds,
+    tf.shape constants): a run with a different count fails with a clear error here instead
+    of computing wrong numbers further on. Eagerly, `t` is returned as it is.
+    """
+    if context.graph is None:
+        return t
+    note = (f" {what} has a data-dependent output shape; tapeflow's tf.function keeps the "
+            f"shape the function was traced with ({_text(np.shape(t._value))}).")
+    return bind(_ensure_shape, (t,), {"shape": np.shape(t._value), "note": note})
+
+
 def _coords(indices: np.ndarray) -> tuple:
     return tuple(np.moveaxis(indices, -1, 0))
 
+
+
+def _value_check_kernel(x: np.ndarray, arg: np.ndarray, expected: Any, note: str) -> np.ndarray:
+    if not np.array_equal(arg, np.asarray(expected)):
+        raise InvalidArgumentError(f"{note} was {expected} when the function was traced and is "
+                                   f"{np.asarray(arg).tolist()} now; tapeflow's tf.function "
+                                   f"takes it as a constant of the graph: pass it as a Python "
+                                   f"value, or trace again.")
+    return x
+
+
+# `x` passed through, after checking that `arg` (read by an op wrapper at trace time as an
+# attribute: a shift, a band width) still has its traced value. No TensorFlow op has this
+# name: TensorFlow takes such arguments as run-time inputs, tapeflow's kernels as attributes.
+_value_check = Primitive("TracedValueCheck", _value_check_kernel).defvjp(
+    lambda g, ans, x, arg, expected, note: (g, None))
+
+
+def traced_value_guard(x: Tensor, arg: Any, note: str) -> Tensor:
+    """Under tf.function, `x` made to depend on a run-time check that the tensor `arg`, whose
+    value the caller bakes into an attribute, keeps the value it had when traced (a clear
+    error instead of wrong numbers). Eagerly, or for a non-tensor `arg`, `x` itself."""
+    if context.graph is None or not isinstance(arg, Tensor):
+        return x
+    return bind(_value_check, (x, arg), {"expected": np.asarray(arg._value).tolist(),
+                                         "note": note})
 
 # -- gather_nd / scatter_nd ----------------------------------------------------------------------
 
@@ -98,7 +167,8 @@ def _batched_gather_nd(params: Tensor, indices: Tensor, batch_dims: int) -> Tens
     prefix = np.stack([np.broadcast_to(
         grid.reshape(grid.shape + (1,) * (idx.ndim - 1 - batch_dims)), idx.shape[:-1])
         for grid in grids], axis=-1).astype(idx.dtype)
-    return gather_nd(params, wrap(np.concatenate([prefix, idx], axis=-1)))
+    # The prefix depends on shapes only; the index values stay a tensor (read at run time).
+    return gather_nd(params, concat([wrap(prefix), indices], axis=-1))
 
 
 def scatter_nd(indices: Any, updates: Any, shape: Any, name: Optional[str] = None) -> Tensor:
@@ -167,24 +237,39 @@ tensor_scatter_nd_add = _tensor_scatter(
 
 
 def gather_axis(x: Tensor, indices: Any, axis: int) -> Tensor:
-    """`x` indexed along `axis` by 1-D (or N-D) integer `indices`; differentiable in `x`
-    through GatherNd. (The shared helper for boolean_mask, repeat, sort, ...)"""
-    rank = x._value.ndim
-    idx = np.asarray(indices._value if isinstance(indices, Tensor) else indices)
+    """`x` indexed along `axis` by 1-D (or N-D) integer `indices` (an array, or a tensor whose
+    values may change from call to call of a traced graph); differentiable in `x` through
+    GatherNd. (The shared helper for boolean_mask, repeat, sort, ...)"""
+    if isinstance(indices, Tensor):
+        coords = reshape(cast(indices, _dtypes.int64), indices._value.shape + (1,))
+    else:
+        coords = wrap(np.asarray(indices)[..., None].astype(np.int64))
+    return _gather_coords(x, coords, axis)
+
+
+def _gather_coords(x: Tensor, coords: Tensor, axis: int) -> Tensor:
+    # `coords`: int64 [..., 1], positions along `axis`.
     if axis == 0:
-        return gather_nd(x, wrap(idx[..., None].astype(np.int64)))
+        return gather_nd(x, coords)
+    rank = x._value.ndim
     perm = (axis,) + tuple(i for i in range(rank) if i != axis)
-    moved = gather_nd(transpose(x, perm), wrap(idx[..., None].astype(np.int64)))
-    k = idx.ndim
+    moved = gather_nd(transpose(x, perm), coords)
+    k = coords._value.ndim - 1
     back = tuple(range(k, k + axis)) + tuple(range(k)) + tuple(range(k + axis, moved._value.ndim))
     return transpose(moved, back)
 
 
-def take_along_axis(x: Tensor, indices: np.ndarray, axis: int) -> Tensor:
-    """NumPy's take_along_axis, differentiable in `x` (a GatherNd with full coordinates)."""
-    grids = list(np.meshgrid(*[np.arange(d) for d in indices.shape], indexing="ij"))
-    grids[axis] = indices
-    return gather_nd(x, wrap(np.stack(grids, axis=-1).astype(np.int64)))
+def take_along_axis(x: Tensor, indices: Any, axis: int) -> Tensor:
+    """NumPy's take_along_axis, differentiable in `x` (a GatherNd with full coordinates).
+    `indices` may be an array or a tensor (its values are read at run time, not at trace)."""
+    grids = list(np.meshgrid(*[np.arange(d) for d in np.shape(indices._value if isinstance(
+        indices, Tensor) else indices)], indexing="ij"))
+    if not isinstance(indices, Tensor):
+        grids[axis] = indices
+        return gather_nd(x, wrap(np.stack(grids, axis=-1).astype(np.int64)))
+    parts = [wrap(g.astype(np.int64)) for g in grids]
+    parts[axis] = cast(indices, _dtypes.int64)
+    return gather_nd(x, stack(parts, axis=-1))
 
 
 # -- boolean_mask --------------------------------------------------------------------------------
@@ -204,7 +289,12 @@ def boolean_mask(tensor: Any, mask: Any, axis: Optional[int] = None,
     if tuple(covered) != m.shape:
         raise ValueError(f"Shapes {tuple(covered)} and {m.shape} are incompatible")
     flat = reshape(tensor, shape[:axis] + (-1,) + shape[axis + m.ndim:])
-    return gather_axis(flat, np.flatnonzero(m.astype(bool)), axis)
+    if context.graph is None:
+        return gather_axis(flat, np.flatnonzero(m.astype(bool)), axis)
+    # Traced: the positions are computed when the graph runs (Where), not read at trace.
+    flat_mask = reshape(cast(mask, _dtypes.bool), (-1,))
+    coords = traced_shape_guard(bind(_where_indices, (flat_mask,)), "boolean_mask")
+    return _gather_coords(flat, coords, axis)
 
 
 # -- segment reductions --------------------------------------------------------------------------
@@ -232,8 +322,10 @@ def _gather_drop_negatives(g: Tensor, ids: Tensor) -> Tensor:
     gathered = gather_nd(g, reshape(maximum(ids, zeros_like(ids)), ids._value.shape + (1,)))
     extra = gathered._value.ndim - ids._value.ndim
     valid = reshape(valid, ids._value.shape + (1,) * extra)
-    return where(valid, gathered, zeros_like(gathered)) if not np.all(ids._value >= 0) \
-        else gathered
+    # Eagerly the select is skipped when no id is negative; a traced graph cannot know.
+    if context.graph is None and np.all(ids._value >= 0):
+        return gathered
+    return where(valid, gathered, zeros_like(gathered))
 
 
 def _segment_extremum_vjp(g: Tensor, ans: Tensor, data: Tensor, ids: Tensor,
@@ -313,7 +405,27 @@ def _sorted_segments(segment_ids: Any, op_name: str) -> tuple:
         raise InvalidArgumentError(f"segment_ids should be a vector [Op:{op_name}]")
     if v.size and (np.any(np.diff(v) < 0) or v[0] < 0):
         raise InvalidArgumentError(f"segment ids are not increasing [Op:{op_name}]")
-    return ids, int(v[-1]) + 1 if v.size else 0
+    n = int(v[-1]) + 1 if v.size else 0
+    if context.graph is not None:  # the checks above saw the trace's ids only
+        ids = bind(_segment_ids_check, (ids,), {"num_segments": n, "op_name": op_name})
+    return ids, n
+
+
+def _segment_ids_check_kernel(ids: np.ndarray, num_segments: int, op_name: str) -> np.ndarray:
+    if ids.size and (np.any(np.diff(ids) < 0) or ids[0] < 0):
+        raise InvalidArgumentError("segment ids are not increasing")
+    n = int(ids[-1]) + 1 if ids.size else 0
+    if n != num_segments:
+        raise InvalidArgumentError(
+            f"{op_name}: segment_ids[-1] + 1 = {n}, but the function was traced with "
+            f"{num_segments} segments; tapeflow's tf.function keeps the traced output shape.")
+    return ids
+
+
+# TensorFlow's Segment* kernels check their ids as they run; a traced graph runs this check
+# (there is no TensorFlow op of this name: it is tapeflow's run-time half of those kernels).
+_segment_ids_check = Primitive("SegmentIdsCheck", _segment_ids_check_kernel,
+                               differentiable=False)
 
 
 def segment_sum(data: Any, segment_ids: Any, name: Optional[str] = None) -> Tensor:
@@ -342,6 +454,10 @@ def segment_min(data: Any, segment_ids: Any, name: Optional[str] = None) -> Tens
 
 
 def _zero_empty(out: Tensor, ids: Tensor, n: int) -> Tensor:
+    if context.graph is not None:  # which segments are empty is known only at run time
+        count = unsorted_segment_sum(wrap(np.ones(ids._value.shape, np.int32)), ids, n)
+        mask = reshape(greater(count, zeros_like(count)), (n,) + (1,) * (out._value.ndim - 1))
+        return where(mask, out, zeros_like(out))
     present = np.zeros(n, bool)
     present[ids._value] = True
     if present.all():
@@ -383,4 +499,4 @@ def searchsorted(sorted_sequence: Any, values: Any, side: str = "left",
 
 # Top-level names (the segment ops are in tf.math only).
 __all__ = ["gather_nd", "scatter_nd", "tensor_scatter_nd_update", "tensor_scatter_nd_add",
-           "boolean_mask", "searchsorted"]
+           "boolean_mask", "searchsorted", "ensure_shape"]

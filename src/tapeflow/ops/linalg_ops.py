@@ -26,7 +26,7 @@ from tapeflow.ops.math_ops import (abs, cast, equal, log, matmul, multiply, sqrt
                                    zeros_like)
 from tapeflow.ops.reduce_ops import norm as _vector_norm
 from tapeflow.ops.reduce_ops import reduce_max, reduce_sum
-from tapeflow.ops.index_ops import linear_jvp
+from tapeflow.ops.index_ops import linear_jvp, traced_value_guard
 
 LogMatrixDeterminant = collections.namedtuple("LogMatrixDeterminant",
                                               ["sign", "log_abs_determinant"])
@@ -525,6 +525,8 @@ def band_part(input: Any, num_lower: Any, num_upper: Any, name: Optional[str] = 
     if upper > cols:
         raise InvalidArgumentError(f"num_upper must be negative or less or equal to number of "
                                    f"columns ({cols}) got: {upper} [Op:MatrixBandPart]")
+    x = traced_value_guard(traced_value_guard(x, num_lower, "MatrixBandPart: num_lower"),
+                           num_upper, "MatrixBandPart: num_upper")
     return bind(_band, (x,), {"lower": lower, "upper": upper})
 
 

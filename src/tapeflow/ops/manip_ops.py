@@ -15,13 +15,15 @@ import numpy as np
 
 from tapeflow.autodiff.core import Primitive, bind
 from tapeflow.framework import dtypes as _dtypes
+from tapeflow.framework.context import context
 from tapeflow.framework.errors import InvalidArgumentError
 from tapeflow.framework.tensor import Tensor, wrap
 from tapeflow.ops._convert import convert_to_tensor, require
 from tapeflow.ops.array_ops import (_shape_tuple, broadcast_to, concat, reshape, slice_tensor,
                                     transpose)
-from tapeflow.ops.index_ops import gather_axis, linear_jvp, take_along_axis
-from tapeflow.ops.math_ops import where, zeros_like
+from tapeflow.ops.index_ops import (gather_axis, linear_jvp, searchsorted, take_along_axis,
+                                    traced_shape_guard, traced_value_guard)
+from tapeflow.ops.math_ops import cast, where, zeros_like
 
 TopKV2 = collections.namedtuple("TopKV2", ["values", "indices"])
 Unique = collections.namedtuple("Unique", ["y", "idx"])
@@ -137,6 +139,7 @@ def roll(input: Any, shift: Any, axis: Any, name: Optional[str] = None) -> Tenso
     for a in axes:
         if not -rank <= a < rank:
             raise InvalidArgumentError(f"axis {a} is out of range [Op:Roll]")
+    x = traced_value_guard(traced_value_guard(x, shift, "Roll: shift"), axis, "Roll: axis")
     return bind(_roll, (x,), {"shift": tuple(shifts), "axis": tuple(a % rank for a in axes)})
 
 
@@ -183,7 +186,21 @@ def repeat(input: Any, repeats: Any, axis: Optional[int] = None,  # noqa: A002
     if counts.shape != (dim,):
         raise InvalidArgumentError(f"Dimensions must be equal, but are {counts.size} and {dim} "
                                    f"[Op:Repeat]")
+    if context.graph is not None and isinstance(repeats, Tensor):
+        return gather_axis(x, _traced_repeat_positions(repeats, dim), axis)
     return gather_axis(x, np.repeat(np.arange(dim), counts), axis)
+
+
+def _traced_repeat_positions(repeats: Tensor, dim: int) -> Tensor:
+    # np.repeat(arange(dim), repeats) from tensors, so that a traced graph reads the counts
+    # when it runs: output position p comes from the first slot whose running count exceeds p.
+    from tapeflow.ops.array_ops import range as range_
+    from tapeflow.ops.reduce_ops import reduce_sum
+    counts = broadcast_to(reshape(cast(repeats, _dtypes.int64), (-1,)), (dim,))
+    ends = cumsum(counts)
+    positions = traced_shape_guard(range_(reduce_sum(counts), dtype=_dtypes.int64), "repeat")
+    return reshape(searchsorted(reshape(ends, (1, dim)), reshape(positions, (1, -1)),
+                                side="right"), (-1,))
 
 
 # -- cumulative sums and products ----------------------------------------------------------------
@@ -289,7 +306,7 @@ def sort(values: Any, axis: int = -1, direction: str = "ASCENDING",
     require(x, "fiu", "TopKV2")
     axis = _move_last(x, axis)
     order = argsort(x, axis, "DESCENDING" if descending else "ASCENDING")
-    return take_along_axis(x, order._value, axis)
+    return take_along_axis(x, order, axis)
 
 
 def top_k(input: Any, k: int = 1, sorted: bool = True, index_type: Any = _dtypes.int32,  # noqa: A002
@@ -308,8 +325,8 @@ def top_k(input: Any, k: int = 1, sorted: bool = True, index_type: Any = _dtypes
                                    f"[Op:TopKV2]")
     order = bind(_order, (x,), {"descending": True,
                                 "dtype": _dtypes.as_dtype(index_type)._np})
-    indices = wrap(np.ascontiguousarray(order._value[..., :k]))
-    values = take_along_axis(x, indices._value, x._value.ndim - 1)
+    indices = order if k == n else slice_tensor(order, (Ellipsis, builtins.slice(0, k)))
+    values = take_along_axis(x, indices, x._value.ndim - 1)
     return TopKV2(values=values, indices=indices)
 
 
@@ -332,7 +349,8 @@ def _unique_parts(x: Any, out_idx: Any, op_name: str) -> tuple:
     x = convert_to_tensor(x)
     if x._value.ndim != 1:
         raise InvalidArgumentError(f"unique expects a 1D vector. [Op:{op_name}]")
-    return bind(_unique, (x,), {"dtype": _dtypes.as_dtype(out_idx)._np})
+    y, idx, count = bind(_unique, (x,), {"dtype": _dtypes.as_dtype(out_idx)._np})
+    return traced_shape_guard(y, op_name), idx, traced_shape_guard(count, op_name)
 
 
 def unique(x: Any, out_idx: Any = _dtypes.int32, name: Optional[str] = None) -> Unique:

@@ -281,7 +281,8 @@ def where(condition: Any, x: Any = None, y: Any = None, name: Optional[str] = No
     """
     condition = convert_to_tensor(condition)
     if x is None and y is None:
-        return bind(_where_indices, (condition,))
+        from tapeflow.ops.index_ops import traced_shape_guard  # index_ops builds on this module
+        return traced_shape_guard(bind(_where_indices, (condition,)), "where")
     if x is None or y is None:
         raise ValueError("x and y must both be non-None or both be None.")
     if condition._value.dtype.kind != "b":

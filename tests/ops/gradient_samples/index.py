@@ -4,6 +4,7 @@ inside each case; segment max/min points have no ties within a segment."""
 import numpy as np
 
 import tapeflow as tf
+from tapeflow.autodiff.core import REGISTRY, bind
 
 _rng = np.random.default_rng(606)
 
@@ -37,4 +38,8 @@ SAMPLES = {
     "UnsortedSegmentMin": [
         (lambda d: tf.math.segment_min(d, np.array([0, 0, 1, 1, 1])),
          [np.array([0.1, -0.5, 0.9, -0.3, 0.4])])],
+    "EnsureShape": [(lambda x: tf.ensure_shape(tf.sin(x) * x, [None, 3]), [_u(-1, 1, 2, 3)])],
+    # Bound directly: eagerly the wrappers skip this run-time check of traced graphs.
+    "TracedValueCheck": [(lambda x: bind(REGISTRY["TracedValueCheck"], (x * x, tf.constant(2)),
+                                         {"expected": 2, "note": "shift"}), [_u(-1, 1, 3)])],
 }
