@@ -11,6 +11,7 @@ from tapeflow.framework import errors, nest
 from tapeflow.framework.dtypes import (DType, as_dtype, bool, complex64, complex128, double,
                                        float16, float32, float64, half, int8, int16, int32,
                                        int64, string, uint8, uint16, uint32, uint64)
+from tapeflow.framework.indexed_slices import IndexedSlices
 from tapeflow.framework.tensor import Tensor
 from tapeflow.framework.tensor_conversion import convert_to_tensor
 from tapeflow.framework.tensor_shape import TensorShape

@@ -11,6 +11,11 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from tapeflow.framework.context import context
+from tapeflow.framework.indexed_slices import IndexedSlices, aggregate, densify
+
+# Ops whose VJP hands the cotangent on unchanged: an IndexedSlices cotangent stays sparse
+# through them (a gather of a variable's value gives the variable IndexedSlices, as in TF).
+SPARSE_PASS_THROUGH = frozenset({"ReadVariableOp", "Identity"})
 
 
 def carries_gradient(x: Any) -> bool:
@@ -74,12 +79,14 @@ def _walk(needed: list, live: set, grads: dict, sources: list, run_rules: Callab
             out_grads = [_take(grads, id(o), keep) for o in outs]
             if all(g is None for g in out_grads):
                 continue
-            out_grads = tuple(missing_output(o) if g is None else g
+            out_grads = tuple(missing_output(o) if g is None else densify(g)
                               for g, o in zip(out_grads, outs))
         else:
             out_grads = _take(grads, id(outs), keep)
             if out_grads is None:
                 continue
+            if type(out_grads) is IndexedSlices and prim.name not in SPARSE_PASS_THROUGH:
+                out_grads = out_grads._dense()  # the one place rules get sparse ones densified
         in_grads = run_rules(prim, out_grads, outs, inputs, attrs, live)
         for x, g in zip(inputs, in_grads):
             if g is None or id(x) not in live or not carries_gradient(x):
@@ -87,7 +94,14 @@ def _walk(needed: list, live: set, grads: dict, sources: list, run_rules: Callab
             g = fit(g, x)
             key = id(x)
             previous = grads.get(key)
-            grads[key] = g if previous is None else ops.add(previous, g)
+            if previous is None:
+                grads[key] = g
+            elif type(previous) is IndexedSlices or type(g) is IndexedSlices:
+                # Newest first: TF's breadth-first walk reaches the inputs of one op in
+                # order, ours takes them newest first (exact for f(gather(a), gather(b))).
+                grads[key] = aggregate(g, previous)
+            else:
+                grads[key] = ops.add(previous, g)
     return [grads.get(id(s)) for s in sources]
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from tapeflow.framework.convert import check_dtype, constant_value
+from tapeflow.framework.indexed_slices import IndexedSlices
 from tapeflow.framework.tensor import Tensor, TensorLike
 from tapeflow.framework.variables import Variable
 
@@ -20,6 +21,8 @@ def convert_to_tensor(value: Any, dtype: Any = None, dtype_hint: Any = None,
         return read if dtype is None else check_dtype(read, dtype)
     if isinstance(value, TensorLike):  # Tensor subclasses (symbolic tensors)
         return value if dtype is None else check_dtype(value, dtype)
+    if type(value) is IndexedSlices:  # densified: its slices summed (differentiably)
+        return value._dense(dtype)
     return constant_value(value, dtype=dtype, dtype_hint=dtype_hint)
 
 

@@ -8,6 +8,7 @@ import numpy as np
 
 from tapeflow.framework.convert import mismatch_error
 from tapeflow.framework.errors import InvalidArgumentError
+from tapeflow.framework.indexed_slices import IndexedSlices
 from tapeflow.framework.tensor import Tensor, TensorLike, wrap
 from tapeflow.framework.tensor_conversion import convert_to_tensor
 
@@ -28,7 +29,7 @@ def binary_operands(x: Any, y: Any, op_name: str) -> tuple:
             return x, wrap(np.array(y, dtype=x._value.dtype))
     elif type(y) is Tensor and type(x) in _PY_SCALARS and y._value.dtype.kind == "f":
         return wrap(np.array(x, dtype=y._value.dtype)), y
-    if isinstance(x, TensorLike):
+    if isinstance(x, (TensorLike, IndexedSlices)):  # IndexedSlices densify, as tensors
         x = convert_to_tensor(x)
         y = convert_to_tensor(y) if isinstance(y, TensorLike) else \
             convert_to_tensor(y, dtype_hint=x.dtype)

@@ -708,10 +708,17 @@ def _check_gather_indices(indices: np.ndarray, limit: int) -> None:
                                    f"[0, {limit}) [Op:GatherV2]")
 
 
-_gather = Primitive("GatherV2", _gather_kernel).defvjp(
-    lambda g, ans, params, indices, axis, batch_dims: (
-        bind(_gather_grad, (g, indices), {"shape": params._value.shape, "axis": axis,
-                                          "batch_dims": batch_dims}), None))
+def _gather_vjp(g: Tensor, ans: Tensor, params: Tensor, indices: Tensor, axis: int,
+                batch_dims: int) -> tuple:
+    # As TF's _GatherV2Grad: an axis-0 gather's gradient is IndexedSlices, others are dense.
+    if axis == 0 and batch_dims == 0:
+        from tapeflow.framework.indexed_slices import gather_slices
+        return gather_slices(g, indices, params._value.shape), None
+    return bind(_gather_grad, (g, indices), {"shape": params._value.shape, "axis": axis,
+                                             "batch_dims": batch_dims}), None
+
+
+_gather = Primitive("GatherV2", _gather_kernel).defvjp(_gather_vjp)
 # The gather's VJP as a dense scatter-add (not a TensorFlow op); its own VJP is the gather,
 # so second derivatives through tf.gather work.
 _gather_grad = Primitive("GatherV2Grad", _gather_grad_kernel).defvjp(
@@ -752,7 +759,8 @@ def _check_gather_args(shape: tuple, ind_shape: tuple, axis: int, batch_dims: in
 def gather(params: Any, indices: Any, validate_indices: Any = None, axis: Any = None,
            batch_dims: int = 0, name: Optional[str] = None) -> Tensor:
     """Slices of `params` along `axis` (default 0) at `indices`; the first `batch_dims`
-    axes of params and indices are matched batch axes. The gradient is dense."""
+    axes of params and indices are matched batch axes. The gradient with respect to params
+    is a `tf.IndexedSlices` for axis 0 without batch axes (as in TF), else dense."""
     x = convert_to_tensor(params)
     ind = convert_to_tensor(indices)
     if ind._value.dtype.kind not in "iu":

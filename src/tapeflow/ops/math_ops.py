@@ -15,6 +15,7 @@ from tapeflow.autodiff.core import Primitive, bind
 from tapeflow.framework import dtypes as _dtypes
 from tapeflow.framework.convert import cpp_name
 from tapeflow.framework.errors import InvalidArgumentError, UnimplementedError
+from tapeflow.framework.indexed_slices import IndexedSlices
 from tapeflow.framework.tensor import Tensor
 from tapeflow.ops._convert import binary_operands, convert_to_tensor, require
 
@@ -306,8 +307,11 @@ _cast = Primitive("Cast", lambda x, dtype: x.astype(dtype)).defvjp(
 
 
 def cast(x: Any, dtype: Any, name: Optional[str] = None) -> Tensor:
-    """`x` converted to `dtype` (floats to integers truncate toward zero)."""
+    """`x` converted to `dtype` (floats to integers truncate toward zero); IndexedSlices stay
+    IndexedSlices, their values cast."""
     target = _dtypes.as_dtype(dtype)
+    if type(x) is IndexedSlices:
+        return IndexedSlices(cast(x.values, target), x.indices, x.dense_shape)
     x = convert_to_tensor(x)
     if (x._value.dtype.kind in "OSU") != (target._np.kind in "OSU"):
         # TensorFlow parses no strings here (tf.strings.to_number does).

@@ -399,7 +399,8 @@ def _noise_dims(noise_shape: Any) -> list:
 def embedding_lookup(params: Any, ids: Any, max_norm: Optional[float] = None,
                      name: Optional[str] = None) -> Tensor:
     """Rows of `params` at `ids` (a gather on axis 0); with `max_norm`, rows whose L2 norm
-    exceeds it are scaled down to it. The gradient is dense."""
+    exceeds it are scaled down to it. The gradient with respect to params is a
+    `tf.IndexedSlices`, as in TF."""
     rows = gather(params, ids)
     if max_norm is None:
         return rows

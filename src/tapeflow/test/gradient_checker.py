@@ -13,6 +13,7 @@ from typing import Any, Callable, Optional, Sequence
 import numpy as np
 
 from tapeflow.autodiff.tape import GradientTape
+from tapeflow.framework.indexed_slices import IndexedSlices
 from tapeflow.framework.tensor import Tensor, wrap
 from tapeflow.framework.tensor_conversion import convert_to_tensor
 
@@ -20,6 +21,8 @@ _FLOAT_KINDS = "fc"
 
 
 def _to_numpy(value: Any) -> np.ndarray:
+    if isinstance(value, IndexedSlices):  # as TF's checker: the dense sum of the slices
+        value = value._dense()
     return np.asarray(value._value if hasattr(value, "_value") else value)
 
 

@@ -26,11 +26,12 @@ def _strided_slice_grad(dy):
 
 
 def _gather_grad(dy):
-    """GatherV2Grad (the dense scatter-add) as the VJP of GatherV2, with a repeated index."""
-    x = tf.zeros([3, 2], dtype=tf.float64)
+    """GatherV2Grad (the dense scatter-add) as the VJP of GatherV2, with a repeated index
+    (on axis 1: an axis-0 gather's gradient is IndexedSlices instead)."""
+    x = tf.zeros([2, 3], dtype=tf.float64)
     with tf.GradientTape() as tape:
         tape.watch(x)
-        y = tf.reduce_sum(tf.gather(x, [2, 0, 2]) * dy)
+        y = tf.reduce_sum(tf.gather(x, [2, 0, 2], axis=1) * dy)
     g = tape.gradient(y, x)
     return g * g
 
@@ -73,5 +74,5 @@ SAMPLES = {
                   [_u(2, 3)]),
                  (lambda x: tf.square(tf.gather(x, [[2, 0], [1, 1]], axis=1, batch_dims=1)),
                   [_u(2, 3)])],
-    "GatherV2Grad": [(_gather_grad, [_u(3, 2)])],
+    "GatherV2Grad": [(_gather_grad, [_u(2, 3)])],
 }

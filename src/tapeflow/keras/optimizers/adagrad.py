@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from tapeflow.framework.variables import Variable
-from tapeflow.keras.optimizers.optimizer import Optimizer
+from tapeflow.keras.optimizers.optimizer import Optimizer, dense_and_square
 from tapeflow.ops import math_ops
 
 
@@ -35,9 +35,9 @@ class Adagrad(Optimizer):
 
     def update_step(self, gradient: Any, variable: Variable, learning_rate: Any) -> None:
         lr = math_ops.cast(learning_rate, variable.dtype)
-        gradient = math_ops.cast(gradient, variable.dtype)
+        gradient, squared = dense_and_square(math_ops.cast(gradient, variable.dtype))
         accumulator = self._accumulators[self._get_variable_index(variable)]
-        accumulator.assign_add(math_ops.square(gradient))
+        accumulator.assign_add(squared)
         variable.assign_sub(lr * gradient / math_ops.sqrt(accumulator + self.epsilon))
 
     def get_config(self) -> dict:

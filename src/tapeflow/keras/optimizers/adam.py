@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from tapeflow.framework.variables import Variable
-from tapeflow.keras.optimizers.optimizer import Optimizer
+from tapeflow.keras.optimizers.optimizer import Optimizer, dense_and_square
 from tapeflow.ops import math_ops
 
 
@@ -43,7 +43,7 @@ class Adam(Optimizer):
     def update_step(self, gradient: Any, variable: Variable, learning_rate: Any) -> None:
         dtype = variable.dtype
         lr = math_ops.cast(learning_rate, dtype)
-        gradient = math_ops.cast(gradient, dtype)
+        gradient, squared = dense_and_square(math_ops.cast(gradient, dtype))
         local_step = math_ops.cast(self.iterations + 1, dtype)
         beta_1_power = math_ops.pow(math_ops.cast(self.beta_1, dtype), local_step)
         beta_2_power = math_ops.pow(math_ops.cast(self.beta_2, dtype), local_step)
@@ -51,7 +51,7 @@ class Adam(Optimizer):
         m, v = self._momentums[index], self._velocities[index]
         alpha = lr * math_ops.sqrt(1 - beta_2_power) / (1 - beta_1_power)
         m.assign_add((gradient - m) * (1 - self.beta_1))
-        v.assign_add((math_ops.square(gradient) - v) * (1 - self.beta_2))
+        v.assign_add((squared - v) * (1 - self.beta_2))
         if self.amsgrad:
             v_hat = self._velocity_hats[index]
             v_hat.assign(math_ops.maximum(v_hat, v))

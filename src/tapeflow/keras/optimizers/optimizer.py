@@ -16,6 +16,7 @@ from typing import Any, Iterable, Optional, Sequence
 import numpy as np
 
 from tapeflow.framework import dtypes as _dtypes
+from tapeflow.framework.indexed_slices import IndexedSlices, densify
 from tapeflow.framework.tensor import Tensor
 from tapeflow.framework.tensor_conversion import convert_to_tensor
 from tapeflow.framework.variables import Variable
@@ -239,9 +240,11 @@ class Optimizer:
                 self._restore_deferred()
             self._check_variables_are_known(trainable_variables)
         grads, trainable_variables = self._filter_empty_gradients(grads, trainable_variables)
-        grads = [convert_to_tensor(g) for g in grads]
+        # IndexedSlices stay sparse up to the update step, where Keras 3 squares their values
+        # before summing repeated indices (see `dense_and_square`).
+        grads = [g if isinstance(g, IndexedSlices) else convert_to_tensor(g) for g in grads]
         if self.loss_scale_factor is not None:
-            grads = [g / self.loss_scale_factor for g in grads]
+            grads = [_map_values(g, lambda x: x / self.loss_scale_factor) for g in grads]
         grads = self._clip_gradients(grads)
         self._apply_weight_decay(trainable_variables)
         learning_rate = self.learning_rate
@@ -278,17 +281,19 @@ class Optimizer:
             return clip_by_global_norm(grads, self.global_clipnorm)
         if self.clipvalue and self.clipvalue > 0:
             v = self.clipvalue
-            return [math_ops.minimum(math_ops.maximum(g, -v), v) for g in grads]
+            return [_map_values(g, lambda x: math_ops.minimum(math_ops.maximum(x, -v), v))
+                    for g in grads]
         return grads
 
     def _clip_by_norm(self, values: Tensor) -> Tensor:
-        """values * clipnorm / max(||values||, clipnorm), with a NaN-free gradient at 0."""
-        l2sum = reduce_ops.reduce_sum(math_ops.square(values), keepdims=True)
+        """values * clipnorm / max(||values||, clipnorm), with a NaN-free gradient at 0.
+        IndexedSlices stay IndexedSlices, the norm taken over their values (as Keras 3)."""
+        l2sum = reduce_ops.reduce_sum(dense_and_square(values)[1], keepdims=True)
         positive = l2sum > 0
         safe = math_ops.where(positive, l2sum, math_ops.ones_like(l2sum))
         l2norm = math_ops.where(positive, math_ops.sqrt(safe), l2sum)
         clipnorm = math_ops.cast(self.clipnorm, values.dtype)
-        return values * clipnorm / math_ops.maximum(l2norm, clipnorm)
+        return _map_values(values, lambda x: x * clipnorm / math_ops.maximum(l2norm, clipnorm))
 
     def exclude_from_weight_decay(self, var_list: Optional[Sequence] = None,
                                   var_names: Optional[Sequence[str]] = None) -> None:
@@ -368,7 +373,7 @@ class Optimizer:
 
 def global_norm(values: Sequence[Any]) -> Tensor:
     """sqrt of the sum of squares of all elements of all (non-None) tensors."""
-    squares = [reduce_ops.reduce_sum(math_ops.square(v)) for v in values if v is not None]
+    squares = [reduce_ops.reduce_sum(dense_and_square(v)[1]) for v in values if v is not None]
     return math_ops.sqrt(reduce_ops.reduce_sum(array_ops.stack(squares)))
 
 
@@ -378,7 +383,24 @@ def clip_by_global_norm(values: Sequence[Any], clip_norm: float) -> list:
     use_norm = global_norm(values)
     scale = clip_norm * math_ops.minimum(1.0 / use_norm, 1.0 / clip_norm)
     scale = scale + (use_norm - use_norm)
-    return [v * math_ops.cast(scale, v.dtype) if v is not None else v for v in values]
+    return [densify(v) * math_ops.cast(scale, v.dtype) if v is not None else v for v in values]
 
 
-__all__ = ["Optimizer", "global_norm", "clip_by_global_norm"]
+def dense_and_square(gradient: Any) -> tuple:
+    """`(dense gradient, its square)` as Keras 3's TF backend computes them: for
+    IndexedSlices the values are squared before repeated indices are summed."""
+    if isinstance(gradient, IndexedSlices):
+        squared = IndexedSlices(math_ops.square(gradient.values), gradient.indices,
+                                gradient.dense_shape)
+        return densify(gradient), densify(squared)
+    return gradient, math_ops.square(gradient)
+
+
+def _map_values(gradient: Any, fn: Any) -> Any:
+    # An elementwise function of a gradient; IndexedSlices map their values (as Keras 3).
+    if isinstance(gradient, IndexedSlices):
+        return IndexedSlices(fn(gradient.values), gradient.indices, gradient.dense_shape)
+    return fn(gradient)
+
+
+__all__ = ["Optimizer", "global_norm", "clip_by_global_norm", "dense_and_square"]

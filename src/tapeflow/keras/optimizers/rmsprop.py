@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from tapeflow.framework.variables import Variable
-from tapeflow.keras.optimizers.optimizer import Optimizer
+from tapeflow.keras.optimizers.optimizer import Optimizer, dense_and_square
 from tapeflow.ops import math_ops
 
 
@@ -44,11 +44,11 @@ class RMSprop(Optimizer):
 
     def update_step(self, gradient: Any, variable: Variable, learning_rate: Any) -> None:
         lr = math_ops.cast(learning_rate, variable.dtype)
-        gradient = math_ops.cast(gradient, variable.dtype)
+        gradient, squared = dense_and_square(math_ops.cast(gradient, variable.dtype))
         index = self._get_variable_index(variable)
         velocity = self._velocities[index]
         rho = self.rho
-        velocity.assign(rho * velocity + (1 - rho) * math_ops.square(gradient))
+        velocity.assign(rho * velocity + (1 - rho) * squared)
         if self.centered:
             average = self._average_gradients[index]
             average.assign(rho * average + (1 - rho) * gradient)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
+from tapeflow.framework.indexed_slices import densify
 from tapeflow.framework.variables import Variable
 from tapeflow.keras.optimizers.optimizer import Optimizer
 from tapeflow.ops import math_ops
@@ -40,7 +41,7 @@ class SGD(Optimizer):
 
     def update_step(self, gradient: Any, variable: Variable, learning_rate: Any) -> None:
         lr = math_ops.cast(learning_rate, variable.dtype)
-        gradient = math_ops.cast(gradient, variable.dtype)
+        gradient = densify(math_ops.cast(gradient, variable.dtype))
         if self.momentum == 0:
             variable.assign_sub(gradient * lr)
             return
