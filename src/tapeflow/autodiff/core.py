@@ -30,7 +30,8 @@ class Primitive:
       name: TensorFlow's op name (`"AddV2"`, `"MatMul"`), shown in error messages.
       impl: the kernel, `impl(*arrays, **attrs) -> array` (a tuple when `multiple_results`).
       differentiable: False for ops whose outputs carry no gradient (comparisons, argmax,
-        stop_gradient); tapes then do not record them at all.
+        stop_gradient); tapes then do not record them, only note which watched values
+        they cut off (for `GradientTape.explain`).
       stateful: True for ops whose result differs from run to run (random draws): compiled
         graphs never merge, fold or cache them.
 
@@ -122,8 +123,12 @@ def bind(prim: Primitive, inputs: Sequence[Any], attrs: dict = _NO_ATTRS) -> Any
         else:
             outputs = _new_tensor(Tensor)
             outputs._value = raw
-    if ctx.active and prim.differentiable:
-        record(prim, inputs, attrs, outputs)
+    if ctx.active:
+        if prim.differentiable:
+            record(prim, inputs, attrs, outputs)
+        else:
+            for tape in ctx.tapes:  # no gradient, but `explain` names the op that cut a path
+                tape._block(prim, inputs, outputs)
     return outputs
 
 

@@ -15,6 +15,7 @@ from typing import Any, Iterator, Optional
 
 import numpy as np
 
+from tapeflow.autodiff import diagnostics
 from tapeflow.autodiff.backprop import carries_gradient, live_nodes, support, walk
 from tapeflow.framework import nest
 from tapeflow.framework.context import context
@@ -51,6 +52,10 @@ class GradientTape:
         self._nodes: list = []
         self._tracked: dict = {}          # id -> tensor or variable depending on a watched one
         self._watched_variables: dict = {}  # id -> variable, in watch order
+        # id -> (tensor, primitive, inputs): values a watched one reached only through an op
+        # with no gradient (or an integer output); lets `explain` name the op that cut a path.
+        self._blocked: dict = {}
+
 
     # -- context --------------------------------------------------------------------------------
     def __enter__(self) -> "GradientTape":
@@ -118,6 +123,20 @@ class GradientTape:
         """The variables this tape watches, in the order it started watching them."""
         return tuple(self._watched_variables.values())
 
+    def explain(self, source: Any) -> Any:
+        """Why the last `gradient`/`jacobian` call gave no gradient w.r.t. `source`.
+
+        A tapeflow addition (TensorFlow has no such method). `source` is a source of that
+        call, or a nested structure of them; returns the same structure of strings, one or
+        two sentences naming the value and saying what to do, with None where the gradient
+        was not None. Unconnected sources are explained also under
+        `UnconnectedGradients.ZERO`. Works after a non-persistent tape has freed its record.
+
+        Raises:
+          ValueError: before any gradient call, or for a value that was not a source of it.
+        """
+        return nest.map_structure(lambda s: diagnostics.explanation(self, s), source)
+
     # -- recording (called by autodiff.core.record) ----------------------------------------------
     def _record(self, prim: Any, inputs: Any, attrs: dict, outputs: Any) -> None:
         tracked = self._tracked
@@ -125,14 +144,32 @@ class GradientTape:
             if id(x) in tracked:
                 break
         else:
+            if self._blocked:  # an op on a blocked value passes the block on (for explain)
+                self._block(prim, inputs, outputs)
             return
         self._nodes.append((prim, inputs, attrs, outputs))
         if prim.multiple_results:
             for out in outputs:
                 if carries_gradient(out):
                     tracked[id(out)] = out
+                else:
+                    self._blocked[id(out)] = (out, prim, inputs)
         elif carries_gradient(outputs):
             tracked[id(outputs)] = outputs
+        else:  # an integer output (tf.cast to int32): the path stops here
+            self._blocked[id(outputs)] = (outputs, prim, inputs)
+
+    def _block(self, prim: Any, inputs: Any, outputs: Any) -> None:
+        """Notes the outputs of an op with no gradient fed by a tracked or blocked value, so
+        that `explain` can name the op that cut a path (called by autodiff.core.bind)."""
+        tracked, blocked = self._tracked, self._blocked
+        for x in inputs:
+            if id(x) in tracked or id(x) in blocked:
+                break
+        else:
+            return
+        for out in (outputs if prim.multiple_results else (outputs,)):
+            blocked[id(out)] = (out, prim, inputs)
 
     # -- differentiation ------------------------------------------------------------------------
     def _check_usable(self) -> None:
@@ -155,6 +192,7 @@ class GradientTape:
         if not self._persistent:
             self._nodes = None
             self._tracked = {}
+            self._blocked = {}
 
     def gradient(self, target: Any, sources: Any, output_gradients: Any = None,
                  unconnected_gradients: UnconnectedGradients = UnconnectedGradients.NONE) -> Any:
@@ -171,7 +209,10 @@ class GradientTape:
         flat_sources = nest.flatten(sources)
         _check_sources(flat_sources)
         seeds = _seeds(flat_targets, output_gradients)
+        record = self._nodes  # kept only to explain a None gradient (see `explain`)
         grads = self._backprop(flat_targets, seeds, flat_sources, release=not self._persistent)
+        diagnostics.note(self, record, flat_targets, flat_sources, grads)
+        del record
         self._release_if_done()
         grads = [_fill_unconnected(g, s, unconnected_gradients) for g, s in zip(grads, flat_sources)]
         return nest.pack_sequence_as(sources, grads)
@@ -221,6 +262,7 @@ class GradientTape:
                                          support().identity_seeds)
         else:
             columns = self._looped_rows(target, size, flat_sources, support().one_hot_seed)
+        diagnostics.note(self, self._nodes, [target], flat_sources, columns)
         self._release_if_done()
         ops = support()
         result = []
