@@ -308,3 +308,24 @@ def test_graph_output_equals_eager_output(family):
             assert b is None
         else:
             np.testing.assert_allclose(b.numpy(), a.numpy(), rtol=1e-12, atol=1e-12)
+
+
+def test_indexed_slices_outputs_are_computed_per_call():
+    # A gather's gradient is an IndexedSlices; returned from a traced function, each call
+    # must give its own values and indices, not the trace's.
+    params = tf.Variable(np.arange(6.0).reshape(3, 2).astype("float32"))
+
+    @tf.function
+    def grad(idx, scale):
+        with tf.GradientTape() as tape:
+            y = tf.reduce_sum(tf.gather(params, idx) * scale)
+        return tape.gradient(y, params)
+
+    first = grad(tf.constant([0, 2]), tf.constant(1.0))
+    second = grad(tf.constant([1, 1]), tf.constant(3.0))
+    assert isinstance(second, tf.IndexedSlices)
+    np.testing.assert_array_equal(first.indices.numpy(), [0, 2])
+    np.testing.assert_array_equal(second.indices.numpy(), [1, 1])
+    np.testing.assert_array_equal(second.values.numpy(), np.full((2, 2), 3.0))
+    np.testing.assert_array_equal(tf.convert_to_tensor(second).numpy(),
+                                  [[0, 0], [6, 6], [0, 0]])

@@ -25,6 +25,7 @@ from tapeflow.framework import nest
 from tapeflow.framework import variables as _variables
 from tapeflow.framework.context import context
 from tapeflow.framework.errors import OpError
+from tapeflow.framework.indexed_slices import IndexedSlices
 from tapeflow.framework.tensor import Tensor, TensorLike, wrap
 from tapeflow.framework.tensor_shape import TensorShape, as_shape
 from tapeflow.framework.variables import Variable
@@ -202,9 +203,8 @@ class ConcreteFunction:
     @property
     def structured_outputs(self) -> Any:
         g = self.graph
-        return nest.map_structure(
-            lambda leaf: g.symbolic(leaf.vid) if isinstance(leaf, _Out) else leaf,
-            self._output_structure)
+        return nest.map_structure(lambda leaf: _unpack_leaf(leaf, lambda o: g.symbolic(o.vid)),
+                                  self._output_structure)
 
     @property
     def inputs(self) -> list:
@@ -261,7 +261,7 @@ class ConcreteFunction:
 
     def _pack(self, flat: list) -> Any:
         it = iter(flat)
-        return nest.map_structure(lambda leaf: next(it) if isinstance(leaf, _Out) else leaf,
+        return nest.map_structure(lambda leaf: _unpack_leaf(leaf, lambda o: next(it)),
                                   self._output_structure)
 
     def _specialize(self, tensors: list, shapes: list) -> "ConcreteFunction":
@@ -282,6 +282,15 @@ class _Out:
 
     def __init__(self, vid: int) -> None:
         self.vid = vid
+
+
+class _OutSlices:
+    """An IndexedSlices output: the places of its values, indices and dense_shape."""
+
+    __slots__ = ("parts",)
+
+    def __init__(self, *parts: Any) -> None:
+        self.parts = parts
 
 
 def _as_tensor(x: Any) -> Tensor:
@@ -502,7 +511,7 @@ class Function:
                 structure = nest.map_structure(lambda leaf: _output_leaf(graph, leaf), result)
         except Exception as exc:  # noqa: BLE001 - re-raised with the user's line
             raise _in_user_code(exc).with_traceback(None) from None
-        graph.outputs = [leaf.vid for leaf in nest.flatten(structure) if isinstance(leaf, _Out)]
+        graph.outputs = [out.vid for leaf in nest.flatten(structure) for out in _outs(leaf)]
         stats = passes.optimize(graph)
         concrete = ConcreteFunction(self, graph, structure, (tuple(input_signature), {}), stats)
         concrete._trace_args = (names, values, specs)
@@ -563,8 +572,28 @@ def _output_leaf(graph: Graph, leaf: Any) -> Any:
     if isinstance(leaf, Variable):
         leaf = leaf.value()
     if isinstance(leaf, TensorLike):
-        vid = graph.value_id(leaf)
-        return _Out(vid)
+        return _Out(graph.value_id(leaf))
+    if isinstance(leaf, IndexedSlices):
+        return _OutSlices(*(None if part is None else _Out(graph.value_id(part))
+                            for part in (leaf.values, leaf.indices, leaf.dense_shape)))
+    return leaf
+
+
+def _outs(leaf: Any) -> list:
+    """The tensor outputs a leaf of the output structure stands for, in order."""
+    if isinstance(leaf, _Out):
+        return [leaf]
+    if isinstance(leaf, _OutSlices):
+        return [part for part in leaf.parts if part is not None]
+    return []
+
+
+def _unpack_leaf(leaf: Any, take: Callable) -> Any:
+    """A leaf of the output structure with its outputs filled in by `take(_Out)`."""
+    if isinstance(leaf, _Out):
+        return take(leaf)
+    if isinstance(leaf, _OutSlices):
+        return IndexedSlices(*(None if part is None else take(part) for part in leaf.parts))
     return leaf
 
 
