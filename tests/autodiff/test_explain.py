@@ -167,6 +167,44 @@ def test_cut_is_named_once_even_when_the_block_propagates():
     assert "Mul" not in why and "AddV2" not in why
 
 
+def test_only_the_first_cut_on_a_path_is_named():
+    # round comes after the comparison has already cut the path.
+    grad, why = _explain_one(lambda v: tf.round(tf.cast(v > 1.0, tf.float32) * 10.0))
+    assert grad is None
+    assert "passes through tf.math.greater, which has no gradient" in why
+    assert "round" not in why
+
+
+def test_every_cut_path_is_named():
+    grad, why = _explain_one(
+        lambda v: tf.stop_gradient(v) + tf.cast(tf.argmax(v), tf.float32))
+    assert grad is None
+    assert ("passes through tf.stop_gradient and tf.math.argmax, which have no gradient "
+            "(it blocks gradients on purpose)") in why
+
+
+def test_readme_example():
+    w = tf.Variable([[0.5], [-1.0]], name="w")
+    b = tf.Variable([0.1], name="b", trainable=False)
+    x = tf.constant([[1.0, 2.0]])
+    with tf.GradientTape() as tape:
+        logits = tf.matmul(x, w) + b
+        label = tf.cast(logits > 0.0, tf.float32)
+        loss = tf.reduce_mean(tf.round(label * 10.0))
+    assert tape.gradient(loss, [w, b, x]) == [None, None, None]
+    assert tape.explain([w, b, x]) == [
+        "The path from variable 'w:0' to the target passes through tf.math.greater, which has "
+        "no gradient (booleans carry none). Select values with tf.where(condition, a, b) "
+        "instead of computing with the condition.",
+        "Variable 'b:0' is not trainable (trainable=False), so the tape does not watch it "
+        "automatically; call tape.watch(b) inside the tape's context, or create it with "
+        "trainable=True.",
+        "The tensor of shape (1, 2) and dtype float32 was never watched, so the tape did not "
+        "record the operations on it; call tape.watch(x) inside the tape's context (only "
+        "variables are watched automatically).",
+    ]
+
+
 def test_numpy_round_trip_breaks_the_chain():
     grad, why = _explain_one(lambda v: tf.constant(np.sin(v.numpy())) * 2.0)
     assert grad is None

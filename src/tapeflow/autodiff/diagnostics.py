@@ -18,7 +18,7 @@ sentences; the normal path pays one short loop. The reasons, checked in this ord
 from __future__ import annotations
 
 import logging
-from typing import Any, Iterable, Optional
+from typing import Any, Callable, Iterable, Optional
 
 from tapeflow.autodiff.backprop import carries_gradient
 from tapeflow.framework.variables import Variable
@@ -155,16 +155,21 @@ def _unconnected(tape: Any, record: list, targets: list, source: Any, what: str)
     """The reason for a tracked source that still got no gradient."""
     edges = _edges(record, tape._blocked)
     above = _ancestors(edges, targets)
-    below = _descendants(edges, source)
-    cuts = [(prim.name, _op_name(prim, out)) for key, (prim, inputs, out) in edges.items()
-            if key in above and key in below
-            and (not prim.differentiable or not carries_gradient(out))
-            and any(id(x) in below and carries_gradient(x) for x in inputs)]
+    below = _descendants(edges, source, lambda edge: True)
+    # The first op without a gradient on each path: fed by the source through gradient-
+    # carrying ops only, and feeding the target. Ops after it are cut off already.
+    open_below = _descendants(edges, source, lambda edge: not _is_cut(edge))
+    cuts: dict = {}  # the user's name of each cutting op -> its TF op name, oldest first
+    for key, (prim, inputs, out) in edges.items():
+        if (key in above and _is_cut((prim, inputs, out))
+                and any(id(x) in open_below for x in inputs)):
+            cuts.setdefault(_op_name(prim, out), prim.name)
     if cuts:
-        names = list(dict.fromkeys(name for _, name in cuts))  # distinct, oldest first
-        why, todo = _advice(cuts[0][0])
+        names = list(cuts)
+        why, todo = _advice(cuts[names[0]])
+        has = "has" if len(names) == 1 else "have"
         return (f"The path from {what} to the target passes through {' and '.join(names[:3])}, "
-                f"which has no gradient{why}. {todo}")
+                f"which {has} no gradient{why}. {todo}")
     if len(below) == 1:  # nothing recorded used the source
         read = "read" if isinstance(source, Variable) else "used"
         return (f"{_cap(what)} was watched but no tapeflow op {read} it while the tape was "
@@ -211,12 +216,14 @@ def _ancestors(edges: dict, targets: Iterable) -> set:
     return seen
 
 
-def _descendants(edges: dict, source: Any) -> set:
-    """The ids of the source and of everything recorded that was computed from it."""
+def _descendants(edges: dict, source: Any, follow: Callable[[tuple], bool]) -> set:
+    """The ids of the source and of everything recorded that was computed from it, through
+    the edges `follow` accepts."""
     consumers: dict = {}
-    for key, (_, inputs, _) in edges.items():
-        for x in inputs:
-            consumers.setdefault(id(x), []).append(key)
+    for key, edge in edges.items():
+        if follow(edge):
+            for x in edge[1]:
+                consumers.setdefault(id(x), []).append(key)
     seen: set = set()
     stack = [id(source)]
     while stack:
@@ -225,6 +232,12 @@ def _descendants(edges: dict, source: Any) -> set:
             seen.add(key)
             stack.extend(consumers.get(key, ()))
     return seen
+
+
+def _is_cut(edge: tuple) -> bool:
+    """An op that passes no gradient: not differentiable, or an integer/boolean output."""
+    prim, _, out = edge
+    return not prim.differentiable or not carries_gradient(out)
 
 
 def _op_name(prim: Any, out: Any) -> str:
