@@ -7,11 +7,11 @@ sentences; the normal path pays one short loop. The reasons, checked in this ord
 1. the source (or the target) is an integer or boolean value;
 2. a variable that was not watched (trainable=False, or watch_accessed_variables=False), or a
    constant tensor that was never watched;
-3. a watched value that no recorded op used (read before the `with` block, under
-   `tape.stop_recording()`, or through `.numpy()`), or a target computed outside the context;
-4. a path that exists but passes through an op with no gradient: tapes keep a cheap map of
+3. a path that exists but passes through an op with no gradient: tapes keep a cheap map of
    "blocked" tensors (outputs of non-differentiable ops, or integer outputs, fed by a watched
    value) so the op that cut the path can be named;
+4. a watched value that no recorded op used (read before the `with` block, under
+   `tape.stop_recording()`, or through `.numpy()`), or a target computed outside the context;
 5. otherwise the target does not depend on the source through tapeflow ops at all.
 """
 
@@ -75,10 +75,11 @@ def note(tape: Any, record: Optional[list], targets: list, sources: list, grads:
     else:
         tape._explanations = None
         return
-    reasons = {}
+    reasons: dict = {}
+    edges = _edges(record or [], tape._blocked)  # built once for all None sources
     for source, g in zip(sources, grads):
         if g is None and id(source) not in reasons:
-            reasons[id(source)] = reason = diagnose(tape, record or [], targets, source)
+            reasons[id(source)] = reason = diagnose(tape, edges, targets, source)
             logger.debug("GradientTape.gradient returned None for %s: %s", describe(source),
                          reason)
     tape._explanations = reasons
@@ -98,8 +99,11 @@ def explanation(tape: Any, source: Any) -> Optional[str]:
 
 # -- the reasoning ------------------------------------------------------------------------------
 
-def diagnose(tape: Any, record: list, targets: list, source: Any) -> str:
-    """One or two sentences on why the gradient of `targets` w.r.t. `source` is None."""
+def diagnose(tape: Any, edges: dict, targets: list, source: Any) -> str:
+    """One or two sentences on why the gradient of `targets` w.r.t. `source` is None.
+
+    `edges` is `_edges(record, tape._blocked)`: what each recorded value was computed from.
+    """
     what = describe(source)
     if not carries_gradient(source):
         return (f"The gradient with respect to {what} is None because its dtype is "
@@ -113,7 +117,7 @@ def diagnose(tape: Any, record: list, targets: list, source: Any) -> str:
     unwatched = _unwatched(tape, source, what)
     if unwatched is not None:
         return unwatched
-    return _unconnected(tape, record, targets, source, what)
+    return _unconnected(tape, edges, targets, source, what)
 
 
 def _cast_hint(source: Any) -> str:
@@ -151,9 +155,8 @@ def _unwatched(tape: Any, source: Any, what: str) -> Optional[str]:
             f"automatically).")
 
 
-def _unconnected(tape: Any, record: list, targets: list, source: Any, what: str) -> str:
+def _unconnected(tape: Any, edges: dict, targets: list, source: Any, what: str) -> str:
     """The reason for a tracked source that still got no gradient."""
-    edges = _edges(record, tape._blocked)
     above = _ancestors(edges, targets)
     below = _descendants(edges, source, lambda edge: True)
     # The first op without a gradient on each path: fed by the source through gradient-
