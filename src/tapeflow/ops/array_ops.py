@@ -16,6 +16,7 @@ from tapeflow.framework.tensor import Tensor, TensorLike, wrap
 from tapeflow.framework.tensor_shape import TensorShape
 from tapeflow.framework.convert import constant_value, cpp_name, mismatch_error
 from tapeflow.ops._convert import convert_to_tensor
+from tapeflow.ops._static import reads_static, static_value, traced_shape_guard
 from tapeflow.ops.math_ops import cast
 
 
@@ -23,8 +24,8 @@ def _shape_tuple(shape: Any) -> tuple:
     """A shape argument (list, tuple, TensorShape, int tensor) as a tuple of ints."""
     if isinstance(shape, TensorShape):
         return tuple(shape.as_list())
-    if isinstance(shape, TensorLike):
-        return tuple(int(d) for d in np.asarray(shape._value).reshape(-1))
+    if isinstance(shape, (TensorLike, np.ndarray)):
+        return tuple(int(d) for d in np.asarray(getattr(shape, "_value", shape)).reshape(-1))
     if isinstance(shape, (int, np.integer)):
         return (int(shape),)
     return tuple(int(d) for d in shape)
@@ -44,10 +45,11 @@ _reshape = Primitive("Reshape", lambda x, shape: np.reshape(x, shape)).defvjp(
     lambda g, ans, x, shape: reshape(g, x._value.shape))
 
 
+@reads_static
 def reshape(tensor: Any, shape: Any, name: Optional[str] = None) -> Tensor:
     """The same elements in a new shape; one dimension may be -1 (inferred)."""
     x = convert_to_tensor(tensor)
-    target = _shape_tuple(shape)
+    target = static_value(shape, "Reshape: shape", _shape_tuple)
     if x._value.shape == target:
         return x
     return bind(_reshape, (x,), {"shape": _resolve_shape(x._value.shape, target)})
@@ -92,12 +94,14 @@ _transpose = Primitive("Transpose", lambda x, perm: np.transpose(x, perm)).defvj
     lambda g, ans, x, perm: transpose(g, tuple(np.argsort(perm))))
 
 
+@reads_static
 def transpose(a: Any, perm: Optional[Sequence[int]] = None, conjugate: bool = False,
               name: Optional[str] = None) -> Tensor:
     """Permutes the axes; by default reverses them."""
     x = convert_to_tensor(a)
     rank = x._value.ndim
-    perm = tuple(builtins.range(rank))[::-1] if perm is None else _shape_tuple(perm)
+    perm = tuple(builtins.range(rank))[::-1] if perm is None else \
+        static_value(perm, "Transpose: perm", _shape_tuple)
     if sorted(perm) != list(builtins.range(rank)):
         raise InvalidArgumentError(f"transpose expects a vector of size {rank}. But input(1) "
                                    f"is a vector of size {len(perm)} [Op:Transpose]"
@@ -107,11 +111,12 @@ def transpose(a: Any, perm: Optional[Sequence[int]] = None, conjugate: bool = Fa
     return bind(_transpose, (x,), {"perm": perm})
 
 
+@reads_static
 def expand_dims(input: Any, axis: int, name: Optional[str] = None) -> Tensor:  # noqa: A002
     """Inserts a dimension of size 1 at `axis`."""
     x = convert_to_tensor(input)
     rank = x._value.ndim
-    axis = int(axis)
+    axis = static_value(axis, "ExpandDims: axis", int)
     if not -rank - 1 <= axis <= rank:
         raise InvalidArgumentError(f"Tried to expand dim index {axis} for tensor with {rank} "
                                    f"dimensions. [Op:ExpandDims]")
@@ -120,6 +125,7 @@ def expand_dims(input: Any, axis: int, name: Optional[str] = None) -> Tensor:  #
     return reshape(x, shape[:axis] + (1,) + shape[axis:])
 
 
+@reads_static
 def squeeze(input: Any, axis: Any = None, name: Optional[str] = None) -> Tensor:  # noqa: A002
     """Removes dimensions of size 1 (all of them, or those in `axis`)."""
     x = convert_to_tensor(input)
@@ -128,8 +134,8 @@ def squeeze(input: Any, axis: Any = None, name: Optional[str] = None) -> Tensor:
     if axis is None:
         axes = {i for i, d in enumerate(shape) if d == 1}
     else:
-        axes = {_axis(a, rank, "Squeeze") for a in (axis if isinstance(axis, (list, tuple))
-                                                    else [axis])}
+        axis = static_value(axis, "Squeeze: axis", lambda a: np.asarray(a).reshape(-1).tolist())
+        axes = {_axis(a, rank, "Squeeze") for a in axis}
         for a in axes:
             if shape[a] != 1:
                 raise InvalidArgumentError(f"Can not squeeze dim[{a}], expected a dimension of "
@@ -161,6 +167,7 @@ def _same_dtype(values: list, op_name: str) -> list:
     return tensors
 
 
+@reads_static
 def concat(values: Sequence[Any], axis: int, name: str = "concat") -> Tensor:
     """Joins tensors along an existing axis."""
     if not isinstance(values, (list, tuple)):
@@ -172,7 +179,7 @@ def concat(values: Sequence[Any], axis: int, name: str = "concat") -> Tensor:
     if rank == 0:
         raise InvalidArgumentError("ConcatOp : Can't concatenate scalars (use tf.stack "
                                    "instead) [Op:ConcatV2]")
-    axis = int(axis._value if isinstance(axis, TensorLike) else axis)
+    axis = static_value(axis, "ConcatV2: axis", int)
     if not -rank <= axis < rank:
         raise InvalidArgumentError(f"ConcatOp : Expected concatenating dimensions in the range "
                                    f"[{-rank}, {rank}), but got {axis} [Op:ConcatV2]")
@@ -205,11 +212,12 @@ def _stack_vjp(g: Tensor, ans: Tensor, *xs: Tensor, axis: int) -> tuple:
 _stack = Primitive("Pack", lambda *xs, axis: np.stack(xs, axis=axis)).defvjp(_stack_vjp)
 
 
+@reads_static
 def stack(values: Sequence[Any], axis: int = 0, name: str = "stack") -> Tensor:
     """Joins tensors of one shape along a new axis."""
     tensors = _same_dtype(list(values), "Pack")
     rank = tensors[0]._value.ndim
-    axis = _axis(axis, rank + 1, "Pack")
+    axis = _axis(static_value(axis, "Pack: axis", int), rank + 1, "Pack")
     for index, t in enumerate(tensors):
         if t._value.shape != tensors[0]._value.shape:
             raise InvalidArgumentError(
@@ -248,12 +256,13 @@ _split = Primitive("SplitV", _split_kernel, multiple_results=True).defvjp(
     lambda gs, ans, x, sizes, axis: concat(list(gs), axis=axis))
 
 
+@reads_static
 def split(value: Any, num_or_size_splits: Any, axis: int = 0, num: Optional[int] = None,
           name: str = "split") -> list:
     """Splits into `num_or_size_splits` equal pieces, or pieces of the given sizes
     (one size may be -1)."""
     x = convert_to_tensor(value)
-    axis = _axis(axis, x._value.ndim, "SplitV")
+    axis = _axis(static_value(axis, "SplitV: axis", int), x._value.ndim, "SplitV")
     length = x._value.shape[axis]
     if isinstance(num_or_size_splits, (int, np.integer)):
         n = int(num_or_size_splits)
@@ -263,7 +272,7 @@ def split(value: Any, num_or_size_splits: Any, axis: int = 0, num: Optional[int]
                                        f"{length}) and num_split {n} [Op:Split]")
         sizes = (length // n,) * n
     else:
-        sizes = list(_shape_tuple(num_or_size_splits))
+        sizes = list(static_value(num_or_size_splits, "SplitV: size_splits", _shape_tuple))
         if sizes.count(-1) == 1:
             sizes[sizes.index(-1)] = length - (sum(sizes) + 1)
         if sum(sizes) != length or min(sizes, default=0) < 0:
@@ -288,10 +297,11 @@ def _tile_vjp(g: Tensor, ans: Tensor, x: Tensor, multiples: tuple) -> Tensor:
 _tile = Primitive("Tile", lambda x, multiples: np.tile(x, multiples)).defvjp(_tile_vjp)
 
 
+@reads_static
 def tile(input: Any, multiples: Any, name: Optional[str] = None) -> Tensor:  # noqa: A002
     """Repeats the tensor `multiples[i]` times along axis i."""
     x = convert_to_tensor(input)
-    multiples = _shape_tuple(multiples)
+    multiples = static_value(multiples, "Tile: multiples", _shape_tuple)
     if len(multiples) != x._value.ndim:
         raise InvalidArgumentError(f"Expected multiples argument to be a vector of length "
                                    f"{x._value.ndim} but got length {len(multiples)} [Op:Tile]")
@@ -302,10 +312,11 @@ _broadcast_to = Primitive("BroadcastTo", lambda x, shape: np.broadcast_to(x, sha
     lambda g, ans, x, shape: g)  # the tape sums the cotangent back to x's shape
 
 
+@reads_static
 def broadcast_to(input: Any, shape: Any, name: Optional[str] = None) -> Tensor:  # noqa: A002
     """`input` broadcast to `shape` with NumPy's rules."""
     x = convert_to_tensor(input)
-    shape = _shape_tuple(shape)
+    shape = static_value(shape, "BroadcastTo: shape", _shape_tuple)
     try:
         if np.broadcast_shapes(x._value.shape, shape) != shape:
             raise ValueError
@@ -443,10 +454,12 @@ def slice_tensor(tensor: Any, key: Any) -> Tensor:
     return bind(_strided_slice, (x,), {"key": key})
 
 
+@reads_static
 def slice(input_: Any, begin: Any, size: Any, name: Optional[str] = None) -> Tensor:  # noqa: A001
     """The block of `size` starting at `begin` (a size of -1 takes the rest)."""
     x = convert_to_tensor(input_)
-    begin, size = _shape_tuple(begin), _shape_tuple(size)
+    begin = static_value(begin, "Slice: begin", _shape_tuple)
+    size = static_value(size, "Slice: size", _shape_tuple)
     key = tuple(builtins.slice(b, None if s == -1 else b + s) for b, s in zip(begin, size))
     return slice_tensor(x, key)
 
@@ -494,14 +507,16 @@ def constant(value: Any, dtype: Any = None, shape: Any = None, name: str = "Cons
     return result
 
 
+@reads_static
 def zeros(shape: Any, dtype: Any = _dtypes.float32, name: Optional[str] = None) -> Tensor:
     """A tensor of zeros."""
-    return wrap(np.zeros(_shape_tuple(shape), _dtypes.as_dtype(dtype)._np))
+    return wrap(np.zeros(static_value(shape, "Zeros: shape", _shape_tuple), _dtypes.as_dtype(dtype)._np))
 
 
+@reads_static
 def ones(shape: Any, dtype: Any = _dtypes.float32, name: Optional[str] = None) -> Tensor:
     """A tensor of ones."""
-    return wrap(np.ones(_shape_tuple(shape), _dtypes.as_dtype(dtype)._np))
+    return wrap(np.ones(static_value(shape, "Ones: shape", _shape_tuple), _dtypes.as_dtype(dtype)._np))
 
 
 _fill = Primitive("Fill", lambda value, shape: np.full(shape, value, value.dtype)).defvjp(
@@ -511,6 +526,7 @@ _sum_all = Primitive("FillGrad", lambda g: np.add.reduce(g, axis=None)).defvjp(
     lambda gg, ans, g: bind(_fill, (gg,), {"shape": g._value.shape}))
 
 
+@reads_static
 def fill(dims: Any, value: Any, name: Optional[str] = None) -> Tensor:
     """A tensor of shape `dims` filled with the scalar `value` (its dtype follows `value`);
     the gradient w.r.t. `value` is the sum of the incoming gradient."""
@@ -518,7 +534,7 @@ def fill(dims: Any, value: Any, name: Optional[str] = None) -> Tensor:
     if v._value.ndim != 0:
         raise InvalidArgumentError(f"value must be a scalar, got shape {list(v._value.shape)} "
                                    f"[Op:Fill]")
-    return bind(_fill, (v,), {"shape": _shape_tuple(dims)})
+    return bind(_fill, (v,), {"shape": static_value(dims, "Fill: dims", _shape_tuple)})
 
 
 
@@ -544,6 +560,7 @@ def _hinted(value: Any, dtype: Any) -> Tensor:
     return convert_to_tensor(value, dtype_hint=dtype)
 
 
+@reads_static
 def one_hot(indices: Any, depth: int, on_value: Any = None, off_value: Any = None,
             axis: Optional[int] = None, dtype: Any = None, name: Optional[str] = None) -> Tensor:
     """A tensor with `on_value` at position `indices` of a new axis of size `depth` (the last
@@ -569,11 +586,11 @@ def one_hot(indices: Any, depth: int, on_value: Any = None, off_value: Any = Non
         type_name = cpp_name(x.dtype)
         raise InvalidArgumentError(f"Value for attr 'TI' of {type_name} is not in the list "
                                    f"of allowed values: uint8, int8, int32, int64 [Op:OneHot]")
-    depth = int(depth._value) if isinstance(depth, TensorLike) else int(depth)
+    depth = static_value(depth, "OneHot: depth", int)
     if depth < 0:
         raise InvalidArgumentError(f"depth must be non-negative, got: {depth} [Op:OneHot]")
     rank = x._value.ndim
-    axis = -1 if axis is None else int(axis)
+    axis = -1 if axis is None else static_value(axis, "OneHot: axis", int)
     if not -1 <= axis <= rank:
         raise InvalidArgumentError(f"Expected axis to be -1 or between [0, {rank + 1}).  But "
                                    f"received: {axis} [Op:OneHot]")
@@ -628,9 +645,11 @@ def range(start: Any, limit: Any = None, delta: Any = 1, dtype: Any = None,  # n
         if a._value.ndim != 0:
             raise InvalidArgumentError(f"start must be a scalar, not shape "
                                        f"{list(a._value.shape)} [Op:Range]")
-    return bind(_range, tuple(args))
+    # The kernel reads the arguments at run time; a traced graph keeps the traced length.
+    return traced_shape_guard(bind(_range, tuple(args)), "range")
 
 
+@reads_static
 def linspace(start: Any, stop: Any, num: Any, name: Optional[str] = None,
              axis: int = 0) -> Tensor:
     """`num` evenly spaced values from `start` to `stop` inclusive, along `axis`
@@ -640,7 +659,7 @@ def linspace(start: Any, stop: Any, num: Any, name: Optional[str] = None,
     and is differentiable in `start` and `stop`."""
     start = convert_to_tensor(start)
     stop = convert_to_tensor(stop, dtype=start.dtype)
-    num_int = int(num._value) if isinstance(num, TensorLike) else int(num)
+    num_int = static_value(num, "LinSpace: num", int)
     shape = np.broadcast_shapes(start._value.shape, stop._value.shape)
     start = expand_dims(broadcast_to(start, shape), axis)
     stop = expand_dims(broadcast_to(stop, shape), axis)
@@ -756,6 +775,7 @@ def _check_gather_args(shape: tuple, ind_shape: tuple, axis: int, batch_dims: in
     return axis, batch_dims
 
 
+@reads_static
 def gather(params: Any, indices: Any, validate_indices: Any = None, axis: Any = None,
            batch_dims: int = 0, name: Optional[str] = None) -> Tensor:
     """Slices of `params` along `axis` (default 0) at `indices`; the first `batch_dims`
@@ -768,7 +788,7 @@ def gather(params: Any, indices: Any, validate_indices: Any = None, axis: Any = 
         raise InvalidArgumentError(f"Value for attr 'Tindices' of {type_name} is not in the "
                                    f"list of allowed values: int16, int32, int64 [Op:GatherV2]")
     axis = batch_dims if axis is None else axis
-    axis = int(axis._value if isinstance(axis, TensorLike) else axis)
+    axis = static_value(axis, "GatherV2: axis", int)
     # TensorFlow's tf.gather drops batch_dims when axis is 0 (it then calls GatherV2 or
     # sparse_read without it), so gather(p, i, axis=0, batch_dims=1) is a plain gather.
     batch_dims = 0 if axis == 0 else int(batch_dims)

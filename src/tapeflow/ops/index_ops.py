@@ -16,6 +16,8 @@ from tapeflow.framework.context import context
 from tapeflow.framework.errors import InvalidArgumentError
 from tapeflow.framework.tensor import Tensor, wrap
 from tapeflow.ops._convert import convert_to_tensor, require
+from tapeflow.ops._static import (ensure_shape_prim, reads_static, static_value,
+                                  traced_shape_guard, traced_value_guard)  # noqa: F401
 from tapeflow.ops.array_ops import _shape_tuple, concat, reshape, stack, transpose
 from tapeflow.ops.math_ops import (_where_indices, cast, equal, greater, greater_equal,
                                    logical_and, maximum, where, zeros_like)
@@ -61,19 +63,6 @@ def _check_nd_indices(indices: np.ndarray, shape: tuple, op_name: str, what: str
 
 # -- ensure_shape, and the guard of ops whose output shape depends on values ---------------------
 
-def _ensure_shape_kernel(x: np.ndarray, shape: tuple, note: str) -> np.ndarray:
-    if len(shape) != np.ndim(x) or any(d is not None and d != s
-                                       for d, s in zip(shape, np.shape(x))):
-        expected = "[" + ",".join("?" if d is None else str(d) for d in shape) + "]"
-        raise InvalidArgumentError(f"Shape of tensor input {_text(np.shape(x))} is not "
-                                   f"compatible with expected shape {expected}.{note}")
-    return x
-
-
-_ensure_shape = Primitive("EnsureShape", _ensure_shape_kernel).defvjp(
-    lambda g, ans, x, shape, note: g)
-
-
 def ensure_shape(x: Any, shape: Any, name: Optional[str] = None) -> Tensor:
     """`x` itself, after checking that its shape is compatible with `shape` (None dims match
     anything); raises InvalidArgumentError otherwise, also when a traced graph runs."""
@@ -81,55 +70,15 @@ def ensure_shape(x: Any, shape: Any, name: Optional[str] = None) -> Tensor:
     dims = tuple(None if d is None else int(d) for d in (
         shape.as_list() if hasattr(shape, "as_list") else shape))
     try:
-        return bind(_ensure_shape, (x,), {"shape": dims, "note": ""})
+        return bind(ensure_shape_prim, (x,), {"shape": dims, "note": ""})
     except InvalidArgumentError as exc:
         raise InvalidArgumentError(f"{exc.message} [Op:EnsureShape] name: ") from None
-
-
-def traced_shape_guard(t: Tensor, what: str) -> Tensor:
-    """Under tf.function, `t` checked at run time to keep the shape it had when traced.
-
-    The output shape of `what` (boolean_mask, where, unique, ...) depends on input VALUES,
-    but a traced graph keeps the shapes of its trace (in attributes, gradient seeds,
-    tf.shape constants): a run with a different count fails with a clear error here instead
-    of computing wrong numbers further on. Eagerly, `t` is returned as it is.
-    """
-    if context.graph is None:
-        return t
-    note = (f" {what} has a data-dependent output shape; tapeflow's tf.function keeps the "
-            f"shape the function was traced with ({_text(np.shape(t._value))}).")
-    return bind(_ensure_shape, (t,), {"shape": np.shape(t._value), "note": note})
 
 
 def _coords(indices: np.ndarray) -> tuple:
     return tuple(np.moveaxis(indices, -1, 0))
 
 
-
-def _value_check_kernel(x: np.ndarray, arg: np.ndarray, expected: Any, note: str) -> np.ndarray:
-    if not np.array_equal(arg, np.asarray(expected)):
-        raise InvalidArgumentError(f"{note} was {expected} when the function was traced and is "
-                                   f"{np.asarray(arg).tolist()} now; tapeflow's tf.function "
-                                   f"takes it as a constant of the graph: pass it as a Python "
-                                   f"value, or trace again.")
-    return x
-
-
-# `x` passed through, after checking that `arg` (read by an op wrapper at trace time as an
-# attribute: a shift, a band width) still has its traced value. No TensorFlow op has this
-# name: TensorFlow takes such arguments as run-time inputs, tapeflow's kernels as attributes.
-_value_check = Primitive("TracedValueCheck", _value_check_kernel).defvjp(
-    lambda g, ans, x, arg, expected, note: (g, None))
-
-
-def traced_value_guard(x: Tensor, arg: Any, note: str) -> Tensor:
-    """Under tf.function, `x` made to depend on a run-time check that the tensor `arg`, whose
-    value the caller bakes into an attribute, keeps the value it had when traced (a clear
-    error instead of wrong numbers). Eagerly, or for a non-tensor `arg`, `x` itself."""
-    if context.graph is None or not isinstance(arg, Tensor):
-        return x
-    return bind(_value_check, (x, arg), {"expected": np.asarray(arg._value).tolist(),
-                                         "note": note})
 
 # -- gather_nd / scatter_nd ----------------------------------------------------------------------
 
@@ -171,11 +120,12 @@ def _batched_gather_nd(params: Tensor, indices: Tensor, batch_dims: int) -> Tens
     return gather_nd(params, concat([wrap(prefix), indices], axis=-1))
 
 
+@reads_static
 def scatter_nd(indices: Any, updates: Any, shape: Any, name: Optional[str] = None) -> Tensor:
     """A zero tensor of `shape` with `updates` added at `indices` (duplicates add up)."""
     indices = _int_tensor(indices, "ScatterNd")
     updates = convert_to_tensor(updates)
-    shape = _shape_tuple(shape)
+    shape = static_value(shape, "ScatterNd: shape", _shape_tuple)
     _check_nd_indices(indices._value, shape, "ScatterNd", "shape")
     _check_updates(indices._value, updates._value.shape, shape, "ScatterNd")
     return bind(_scatter_nd, (indices, updates), {"shape": shape})
@@ -274,6 +224,7 @@ def take_along_axis(x: Tensor, indices: Any, axis: int) -> Tensor:
 
 # -- boolean_mask --------------------------------------------------------------------------------
 
+@reads_static
 def boolean_mask(tensor: Any, mask: Any, axis: Optional[int] = None,
                  name: str = "boolean_mask") -> Tensor:
     """The elements (or slices) of `tensor` where `mask` is true; `mask` covers the axes
@@ -283,7 +234,8 @@ def boolean_mask(tensor: Any, mask: Any, axis: Optional[int] = None,
     m = mask._value
     if m.ndim == 0:
         raise ValueError("mask cannot be scalar.")
-    axis = 0 if axis is None else int(axis) % max(tensor._value.ndim, 1)
+    axis = 0 if axis is None else \
+        static_value(axis, "boolean_mask: axis", int) % max(tensor._value.ndim, 1)
     shape = tensor._value.shape
     covered = shape[axis:axis + m.ndim]
     if tuple(covered) != m.shape:
@@ -353,8 +305,7 @@ _segment_sum.defjvp(linear_jvp(_segment_sum))
 def _segment_operands(data: Any, segment_ids: Any, num_segments: Any, op_name: str) -> tuple:
     data = convert_to_tensor(data)
     ids = _int_tensor(segment_ids, op_name)
-    n = int(np.asarray(num_segments._value if isinstance(num_segments, Tensor)
-                       else num_segments))
+    n = static_value(num_segments, f"{op_name}: num_segments", int)
     shape, ids_shape = data._value.shape, ids._value.shape
     if shape[:len(ids_shape)] != ids_shape:
         raise InvalidArgumentError(f"data.shape = {_text(shape)} does not start with "
@@ -368,6 +319,7 @@ def _segment_operands(data: Any, segment_ids: Any, num_segments: Any, op_name: s
 
 
 def _unsorted(prim: Primitive, allowed: str, doc: str):
+    @reads_static
     def op(data: Any, segment_ids: Any, num_segments: Any, name: Optional[str] = None) -> Tensor:
         data, ids, n = _segment_operands(data, segment_ids, num_segments, prim.name)
         require(data, allowed, prim.name)
@@ -387,6 +339,7 @@ unsorted_segment_min = _unsorted(
     "the dtype's highest value.")
 
 
+@reads_static
 def unsorted_segment_mean(data: Any, segment_ids: Any, num_segments: Any,
                           name: Optional[str] = None) -> Tensor:
     """Means of the rows of `data` by `segment_ids`; empty segments are 0."""

@@ -26,7 +26,8 @@ from tapeflow.ops.math_ops import (abs, cast, equal, log, matmul, multiply, sqrt
                                    zeros_like)
 from tapeflow.ops.reduce_ops import norm as _vector_norm
 from tapeflow.ops.reduce_ops import reduce_max, reduce_sum
-from tapeflow.ops.index_ops import linear_jvp, traced_value_guard
+from tapeflow.ops._static import reads_static, static_value
+from tapeflow.ops.index_ops import linear_jvp
 
 LogMatrixDeterminant = collections.namedtuple("LogMatrixDeterminant",
                                               ["sign", "log_abs_determinant"])
@@ -72,6 +73,7 @@ def _eye_like(x: Tensor) -> Tensor:
     return wrap(np.broadcast_to(np.eye(n, dtype=x._value.dtype), x._value.shape).copy())
 
 
+@reads_static
 def eye(num_rows: Any, num_columns: Any = None, batch_shape: Any = None,
         dtype: Any = _dtypes.float32, name: Optional[str] = None) -> Tensor:
     """An identity matrix [num_rows, num_columns] (square by default), repeated over
@@ -83,11 +85,10 @@ def eye(num_rows: Any, num_columns: Any = None, batch_shape: Any = None,
             isinstance(v, numbers.Integral) for v in (num_rows, cols)):
         raise TypeError(f"Arguments `num_rows` and `num_columns` must be positive integer "
                         f"values. Received: num_rows={num_rows}, num_columns={cols}")
-    rows, cols = (int(v._value) if isinstance(v, TensorLike) else int(v)
-                  for v in (num_rows, cols))
-    batch = () if batch_shape is None else tuple(
-        int(d) for d in np.asarray(batch_shape._value if isinstance(batch_shape, TensorLike)
-                                   else batch_shape).reshape(-1))
+    rows = static_value(num_rows, "eye: num_rows", int)
+    cols = static_value(cols, "eye: num_columns", int)
+    batch = () if batch_shape is None else tuple(int(d) for d in np.asarray(
+        static_value(batch_shape, "eye: batch_shape")).reshape(-1))
     # TensorFlow fills the diagonal's shape first, then the matrix's: the first negative
     # size met is the one its Fill error names.
     for d in batch + (min(rows, cols), rows, cols):
@@ -512,12 +513,13 @@ def set_diag(input: Any, diagonal: Any, name: str = "set_diag", k: Any = 0,  # n
     return bind(_set_diag, (x, d), {"k": k})
 
 
+@reads_static
 def band_part(input: Any, num_lower: Any, num_upper: Any, name: Optional[str] = None) -> Tensor:  # noqa: A002
     """Each matrix with everything outside the band zeroed: `num_lower` subdiagonals and
     `num_upper` superdiagonals are kept (negative keeps the whole triangle)."""
     x = convert_to_tensor(input)
-    lower = int(np.asarray(num_lower._value if isinstance(num_lower, Tensor) else num_lower))
-    upper = int(np.asarray(num_upper._value if isinstance(num_upper, Tensor) else num_upper))
+    lower = static_value(num_lower, "MatrixBandPart: num_lower", int)
+    upper = static_value(num_upper, "MatrixBandPart: num_upper", int)
     rows, cols = x._value.shape[-2:]
     if lower > rows:
         raise InvalidArgumentError(f"num_lower must be negative or less or equal to number of "
@@ -525,8 +527,6 @@ def band_part(input: Any, num_lower: Any, num_upper: Any, name: Optional[str] = 
     if upper > cols:
         raise InvalidArgumentError(f"num_upper must be negative or less or equal to number of "
                                    f"columns ({cols}) got: {upper} [Op:MatrixBandPart]")
-    x = traced_value_guard(traced_value_guard(x, num_lower, "MatrixBandPart: num_lower"),
-                           num_upper, "MatrixBandPart: num_upper")
     return bind(_band, (x,), {"lower": lower, "upper": upper})
 
 

@@ -21,8 +21,8 @@ from tapeflow.framework.tensor import Tensor, wrap
 from tapeflow.ops._convert import convert_to_tensor, require
 from tapeflow.ops.array_ops import (_shape_tuple, broadcast_to, concat, reshape, slice_tensor,
                                     transpose)
-from tapeflow.ops.index_ops import (gather_axis, linear_jvp, searchsorted, take_along_axis,
-                                    traced_shape_guard, traced_value_guard)
+from tapeflow.ops._static import reads_static, static_value, traced_shape_guard
+from tapeflow.ops.index_ops import gather_axis, linear_jvp, searchsorted, take_along_axis
 from tapeflow.ops.math_ops import cast, where, zeros_like
 
 TopKV2 = collections.namedtuple("TopKV2", ["values", "indices"])
@@ -51,13 +51,14 @@ def _pad_vjp(g: Tensor, ans: Tensor, x: Tensor, value: Tensor, paddings: tuple) 
 _pad = Primitive("PadV2", _pad_kernel).defvjp(_pad_vjp)
 
 
+@reads_static
 def pad(tensor: Any, paddings: Any, mode: str = "CONSTANT", constant_values: Any = 0,
         name: Optional[str] = None) -> Tensor:
     """`tensor` padded by `paddings` ([rank, 2]: before and after each axis) with
     `constant_values` ('CONSTANT') or its mirror image ('REFLECT' leaves the edge out,
     'SYMMETRIC' repeats it). `mode` is case-insensitive."""
     x = convert_to_tensor(tensor)
-    pads = np.asarray(paddings._value if isinstance(paddings, Tensor) else paddings)
+    pads = static_value(paddings, "Pad: paddings", np.asarray)
     rank = x._value.ndim
     if pads.ndim != 2 or pads.shape != (rank, 2):
         raise InvalidArgumentError(f"The first dimension of paddings must be the rank of "
@@ -123,23 +124,26 @@ def _axes(axis: Any, rank: int, op_name: str) -> tuple:
     return tuple(out)
 
 
+@reads_static
 def reverse(tensor: Any, axis: Any, name: Optional[str] = None) -> Tensor:
     """`tensor` with the order of elements along each axis in `axis` reversed."""
     x = convert_to_tensor(tensor)
-    return bind(_reverse, (x,), {"axis": _axes(axis, x._value.ndim, "ReverseV2")})
+    return bind(_reverse, (x,), {"axis": _axes(static_value(axis, "ReverseV2: axis"),
+                                               x._value.ndim, "ReverseV2")})
 
 
+@reads_static
 def roll(input: Any, shift: Any, axis: Any, name: Optional[str] = None) -> Tensor:  # noqa: A002
     """Elements shifted cyclically by `shift` along `axis` (lists shift several axes)."""
     x = convert_to_tensor(input)
-    shifts, axes = _int_list(shift), _int_list(axis)
+    shifts = static_value(shift, "Roll: shift", _int_list)
+    axes = static_value(axis, "Roll: axis", _int_list)
     if len(shifts) != len(axes):
         raise InvalidArgumentError(f"shift and axis must have the same size [Op:Roll]")
     rank = x._value.ndim
     for a in axes:
         if not -rank <= a < rank:
             raise InvalidArgumentError(f"axis {a} is out of range [Op:Roll]")
-    x = traced_value_guard(traced_value_guard(x, shift, "Roll: shift"), axis, "Roll: axis")
     return bind(_roll, (x,), {"shift": tuple(shifts), "axis": tuple(a % rank for a in axes)})
 
 
@@ -230,12 +234,13 @@ _cumsum.defjvp(linear_jvp(_cumsum))
 
 
 def _scan(prim: Primitive, doc: str):
+    @reads_static
     def op(x: Any, axis: int = 0, exclusive: bool = False, reverse: bool = False,
            name: Optional[str] = None) -> Tensor:
         x = convert_to_tensor(x)
         require(x, "fciu", prim.name)
         rank = x._value.ndim
-        a = int(axis._value if isinstance(axis, Tensor) else axis)
+        a = static_value(axis, f"{prim.name}: axis", int)
         if not -rank <= a < rank:
             raise InvalidArgumentError(f"Expected scan axis in the range [{-rank}, {rank}), "
                                        f"but got {a} [Op:{prim.name}]")
@@ -309,12 +314,13 @@ def sort(values: Any, axis: int = -1, direction: str = "ASCENDING",
     return take_along_axis(x, order, axis)
 
 
+@reads_static
 def top_k(input: Any, k: int = 1, sorted: bool = True, index_type: Any = _dtypes.int32,  # noqa: A002
           name: Optional[str] = None) -> TopKV2:
     """The `k` largest entries of the last axis and their indices (ties: lower index first)."""
     x = convert_to_tensor(input)
     require(x, "fiu", "TopKV2")
-    k = int(k._value if isinstance(k, Tensor) else k)
+    k = static_value(k, "TopKV2: k", int)
     if x._value.ndim == 0:
         raise InvalidArgumentError("input must be >= 1-D, got shape [] [Op:TopKV2]")
     n = x._value.shape[-1]

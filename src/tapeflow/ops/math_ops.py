@@ -18,6 +18,7 @@ from tapeflow.framework.errors import InvalidArgumentError, UnimplementedError
 from tapeflow.framework.indexed_slices import IndexedSlices
 from tapeflow.framework.tensor import Tensor
 from tapeflow.ops._convert import binary_operands, convert_to_tensor, require
+from tapeflow.ops._static import reads_static, static_value, traced_shape_guard
 
 _FLOAT = "fc"            # NumPy dtype kinds: floating and complex
 _NUMERIC = "fciu"
@@ -282,7 +283,6 @@ def where(condition: Any, x: Any = None, y: Any = None, name: Optional[str] = No
     """
     condition = convert_to_tensor(condition)
     if x is None and y is None:
-        from tapeflow.ops.index_ops import traced_shape_guard  # index_ops builds on this module
         return traced_shape_guard(bind(_where_indices, (condition,)), "where")
     if x is None or y is None:
         raise ValueError("x and y must both be non-None or both be None.")

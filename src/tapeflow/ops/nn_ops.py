@@ -20,6 +20,7 @@ from tapeflow.framework.convert import cpp_name
 from tapeflow.framework.errors import AbortedError, InvalidArgumentError
 from tapeflow.framework.tensor import Tensor, TensorLike
 from tapeflow.ops._convert import convert_to_tensor, require
+from tapeflow.ops._static import reads_static, static_value
 from tapeflow.ops.array_ops import expand_dims, gather, one_hot, reshape, squeeze
 from tapeflow.ops.math_ops import abs as abs_
 from tapeflow.ops.math_ops import (cast, exp, expm1, log1p, maximum, minimum, negative, rsqrt,
@@ -362,6 +363,7 @@ def l2_normalize(x: Any, axis: Any = None, epsilon: float = 1e-12,
     return x * rsqrt(maximum(square_sum, epsilon))
 
 
+@reads_static
 def dropout(x: Any, rate: Any, noise_shape: Any = None, seed: Optional[int] = None,
             name: Optional[str] = None) -> Tensor:
     """Zeroes each element with probability `rate` and scales the rest by 1 / (1 - rate).
@@ -385,7 +387,8 @@ def dropout(x: Any, rate: Any, noise_shape: Any = None, seed: Optional[int] = No
         rate = cast(convert_to_tensor(rate), x.dtype)
         kept = x / (1 - rate)
     shape = x._value.shape if noise_shape is None else tuple(
-        d if n is None else int(n) for n, d in zip(_noise_dims(noise_shape), x._value.shape))
+        d if n is None else int(n) for n, d in zip(_noise_dims(static_value(noise_shape, "dropout: noise_shape")),
+                                              x._value.shape))
     keep_mask = uniform(shape, dtype=x.dtype, seed=seed) >= rate
     return where(keep_mask, kept, 0)
 

@@ -30,6 +30,7 @@ from tapeflow.framework import dtypes as _dtypes
 from tapeflow.framework.errors import InvalidArgumentError
 from tapeflow.framework.tensor import Tensor, TensorLike, wrap
 from tapeflow.ops._convert import convert_to_tensor
+from tapeflow.ops._static import reads_static, static_value
 from tapeflow.ops.array_ops import _shape_tuple
 from tapeflow.ops.math_ops import cast
 
@@ -191,23 +192,25 @@ def _operand(value: Any, dtype: _dtypes.DType, label: str) -> Tensor:
     return t
 
 
+@reads_static
 def normal(shape: Any, mean: Any = 0.0, stddev: Any = 1.0, dtype: Any = _dtypes.float32,
            seed: Optional[int] = None, name: Optional[str] = None) -> Tensor:
     """Samples from a normal distribution with `mean` and `stddev`."""
     dtype = _float_dtype(dtype, "RandomStandardNormal")
-    shape = _shape_tuple(shape)
+    shape = static_value(shape, "RandomStandardNormal: shape", _shape_tuple)
     _check_shape(shape, "RandomStandardNormal")
     draw = bind(_normal, (), {"shape": shape, "dtype": dtype._np, "key": _STATE.key(seed)})
     return _scaled(draw, stddev, mean, dtype)
 
 
+@reads_static
 def truncated_normal(shape: Any, mean: Any = 0.0, stddev: Any = 1.0,
                      dtype: Any = _dtypes.float32, seed: Optional[int] = None,
                      name: Optional[str] = None) -> Tensor:
     """Samples from a normal distribution, redrawing values more than two standard
     deviations from the mean."""
     dtype = _float_dtype(dtype, "TruncatedNormal")
-    shape = _shape_tuple(shape)
+    shape = static_value(shape, "TruncatedNormal: shape", _shape_tuple)
     _check_shape(shape, "TruncatedNormal")
     draw = bind(_truncated, (), {"shape": shape, "dtype": dtype._np, "key": _STATE.key(seed)})
     return _scaled(draw, stddev, mean, dtype)
@@ -216,6 +219,7 @@ def truncated_normal(shape: Any, mean: Any = 0.0, stddev: Any = 1.0,
 _UNIFORM_TYPES = ("float16", "float32", "float64", "int32", "int64")
 
 
+@reads_static
 def uniform(shape: Any, minval: Any = 0, maxval: Any = None, dtype: Any = _dtypes.float32,
             seed: Optional[int] = None, name: Optional[str] = None) -> Tensor:
     """Samples uniformly from [minval, maxval) (default [0, 1) for floats; integer dtypes
@@ -225,7 +229,7 @@ def uniform(shape: Any, minval: Any = 0, maxval: Any = None, dtype: Any = _dtype
         raise ValueError(f"Argument `dtype` got invalid value {dtype}. Accepted dtypes are "
                          f"(tf.float16, tf.bfloat16, tf.float32, tf.float64, tf.int32, "
                          f"tf.int64).")
-    shape = _shape_tuple(shape)
+    shape = static_value(shape, "RandomUniform: shape", _shape_tuple)
     key = _STATE.key(seed)
     if dtype.is_integer:
         if maxval is None:
@@ -248,6 +252,7 @@ def shuffle(value: Any, seed: Optional[int] = None, name: Optional[str] = None) 
     return bind(_shuffle, (x,), {"key": _STATE.key(seed)})
 
 
+@reads_static
 def categorical(logits: Any, num_samples: int, dtype: Any = None, seed: Optional[int] = None,
                 name: Optional[str] = None) -> Tensor:
     """For each row of `logits` ([batch, classes], unnormalized log-probabilities),
@@ -258,7 +263,7 @@ def categorical(logits: Any, num_samples: int, dtype: Any = None, seed: Optional
                                    f"[{','.join(map(str, x._value.shape))}] [Op:Multinomial]")
     if x._value.dtype.kind != "f":
         x = cast(x, _dtypes.float32)
-    num = int(num_samples._value) if isinstance(num_samples, TensorLike) else int(num_samples)
+    num = static_value(num_samples, "Multinomial: num_samples", int)
     if num < 0:
         raise InvalidArgumentError(f"num_samples should be nonnegative, got {num} "
                                    f"[Op:Multinomial]")

@@ -12,6 +12,7 @@ from tapeflow.framework import dtypes as _dtypes
 from tapeflow.framework.errors import InvalidArgumentError
 from tapeflow.framework.tensor import Tensor, TensorLike
 from tapeflow.ops._convert import convert_to_tensor, require
+from tapeflow.ops._static import reads_static, static_value
 from tapeflow.ops.array_ops import (broadcast_to_shape, concat, ones, reshape,
                                     reshape_to, slice_tensor, stack, transpose)
 from tapeflow.ops.math_ops import abs as abs_, cast, equal, exp, ones_like, pow as pow_, sqrt, square, where, zeros_like
@@ -22,8 +23,8 @@ def _axes(axis: Any, rank: int, op_name: str) -> Optional[tuple]:
     None means all axes."""
     if axis is None:
         return None
-    if isinstance(axis, TensorLike):
-        axis = np.asarray(axis._value).tolist()
+    if isinstance(axis, (TensorLike, np.ndarray)):
+        axis = np.asarray(getattr(axis, "_value", axis)).tolist()
     if isinstance(axis, (int, np.integer)):
         axis = [axis]
     result = set()
@@ -45,11 +46,12 @@ def _kept_shape(x: Tensor, axis: Optional[tuple]) -> tuple:
 
 
 def _reduction(prim: Primitive, allowed: str):
+    @reads_static
     def op(input_tensor: Any, axis: Any = None, keepdims: bool = False,
            name: Optional[str] = None) -> Tensor:
         x = convert_to_tensor(input_tensor)
         require(x, allowed, prim.name)
-        axes = _axes(axis, x._value.ndim, prim.name)
+        axes = _axes(static_value(axis, f"{prim.name}: axis"), x._value.ndim, prim.name)
         if axes == ():
             return x
         return bind(prim, (x,), {"axis": axes, "keepdims": bool(keepdims)})
@@ -183,11 +185,12 @@ def reduce_std(input_tensor: Any, axis: Any = None, keepdims: bool = False,
 def _arg_reduction(tf_name: str, kernel: Any):
     prim = Primitive(tf_name, kernel, differentiable=False)
 
+    @reads_static
     def op(input: Any, axis: Any = None, output_type: Any = _dtypes.int64,  # noqa: A002
            name: Optional[str] = None) -> Tensor:
         x = convert_to_tensor(input)
         require(x, "fiu", tf_name)
-        a = int(np.asarray(0 if axis is None else getattr(axis, "_value", axis)))
+        a = int(np.asarray(0 if axis is None else static_value(axis, f"{tf_name}: axis")))
         rank = x._value.ndim
         if not -rank <= a < rank:
             raise InvalidArgumentError(f"Expected dimension in the range [{-rank}, {rank}), "

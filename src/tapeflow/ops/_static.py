@@ -1,0 +1,174 @@
+"""Static arguments: tensor arguments that an op wrapper reads into Python attributes.
+
+TensorFlow takes a shape, an axis, `k` or `depth` as a run-time INPUT of its op. tapeflow's
+kernels take them as attributes (plain Python values), which is what keeps them simple and
+fast. Under tf.function that would bake the trace's example value into the graph, and later
+calls with another value would silently compute the wrong thing. So an op wrapper reads such
+an argument with `static_value` inside a function decorated by `reads_static`: eagerly this is
+just the value; under a trace, the wrapper's outputs are passed through a check
+(`TracedValueCheck`) that the argument still has the value the function was traced with, so a
+different value raises a clear InvalidArgumentError instead of giving wrong numbers.
+
+`traced_shape_guard` is the same idea for output SHAPES that depend on input values
+(boolean_mask, where, unique): a traced graph keeps the shapes of its trace.
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+from typing import Any, Callable, TypeVar
+
+import numpy as np
+
+from tapeflow.autodiff.core import Primitive, bind
+from tapeflow.framework import nest
+from tapeflow.framework.context import context
+from tapeflow.framework.errors import InvalidArgumentError
+from tapeflow.framework.tensor import Tensor, TensorLike
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _text(shape: tuple) -> str:
+    return "[" + ",".join(str(d) for d in shape) + "]"
+
+
+# -- EnsureShape: the check behind tf.ensure_shape and traced_shape_guard --------------------------
+
+def _ensure_shape_kernel(x: np.ndarray, shape: tuple, note: str) -> np.ndarray:
+    if len(shape) != np.ndim(x) or any(d is not None and d != s
+                                       for d, s in zip(shape, np.shape(x))):
+        expected = "[" + ",".join("?" if d is None else str(d) for d in shape) + "]"
+        raise InvalidArgumentError(f"Shape of tensor input {_text(np.shape(x))} is not "
+                                   f"compatible with expected shape {expected}.{note}")
+    return x
+
+
+ensure_shape_prim = Primitive("EnsureShape", _ensure_shape_kernel).defvjp(
+    lambda g, ans, x, shape, note: g)
+
+
+def traced_shape_guard(t: Tensor, what: str) -> Tensor:
+    """Under tf.function, `t` checked at run time to keep the shape it had when traced.
+
+    The output shape of `what` (boolean_mask, where, unique, ...) depends on input VALUES,
+    but a traced graph keeps the shapes of its trace (in attributes, gradient seeds,
+    tf.shape constants): a run with a different count fails with a clear error here instead
+    of computing wrong numbers further on. Eagerly, `t` is returned as it is.
+    """
+    if context.graph is None:
+        return t
+    note = (f" {what} has a data-dependent output shape; tapeflow's tf.function keeps the "
+            f"shape the function was traced with ({_text(np.shape(t._value))}).")
+    return bind(ensure_shape_prim, (t,), {"shape": np.shape(t._value), "note": note})
+
+
+# -- TracedValueCheck: a static argument keeps its traced value ------------------------------------
+
+def _value_check_kernel(x: np.ndarray, arg: np.ndarray, expected: Any, note: str) -> np.ndarray:
+    if not np.array_equal(arg, np.asarray(expected)):
+        raise InvalidArgumentError(f"{note} was {expected} when the function was traced and is "
+                                   f"{np.asarray(arg).tolist()} now; tapeflow's tf.function "
+                                   f"takes it as a constant of the graph: pass it as a Python "
+                                   f"value, or trace again.")
+    return x
+
+
+# `x` passed through, after checking that `arg` (read by an op wrapper at trace time as an
+# attribute: a shift, a band width) still has its traced value. No TensorFlow op has this
+# name: TensorFlow takes such arguments as run-time inputs, tapeflow's kernels as attributes.
+_value_check = Primitive("TracedValueCheck", _value_check_kernel).defvjp(
+    lambda g, ans, x, arg, expected, note: (g, None))
+
+
+def traced_value_guard(x: Tensor, arg: Any, note: str) -> Tensor:
+    """Under tf.function, `x` made to depend on a run-time check that the tensor `arg`, whose
+    value the caller bakes into an attribute, keeps the value it had when traced (a clear
+    error instead of wrong numbers). Eagerly, or for a non-tensor `arg`, `x` itself."""
+    if context.graph is None or not isinstance(arg, Tensor):
+        return x
+    return bind(_value_check, (x, arg), {"expected": np.asarray(arg._value).tolist(),
+                                         "note": note})
+
+
+# -- reading static arguments -----------------------------------------------------------------------
+
+_state = threading.local()   # .scopes: one list of pending (tensor, note) checks per open wrapper
+
+
+def _scopes() -> list:
+    scopes = getattr(_state, "scopes", None)
+    if scopes is None:
+        scopes = _state.scopes = []
+    return scopes
+
+
+def _plain(arg: Any, note: str, checks: list) -> Any:
+    """`arg` with tensors (itself, or the items of a list/tuple) replaced by their values;
+    the traced ones are noted in `checks`."""
+    if isinstance(arg, TensorLike):
+        if isinstance(arg, Tensor):
+            checks.append((arg, note))
+        return np.asarray(arg._value)
+    if isinstance(arg, (list, tuple)) and any(isinstance(a, TensorLike) for a in arg):
+        return type(arg)(_plain(a, note, checks) if isinstance(a, TensorLike) else a
+                         for a in arg)
+    return arg
+
+
+def static_value(arg: Any, note: str, read: Callable[[Any], Any] = lambda v: v) -> Any:
+    """The Python value of an op's static argument `arg` (a shape, an axis, k, depth):
+    `read(arg)`, with any tensor in `arg` (itself or the items of a list) replaced by its
+    NumPy value first.
+
+    Under tf.function, a traced tensor read this way is checked at run time to keep its traced
+    value: the check is attached to the outputs of the enclosing `@reads_static` op wrapper.
+    `note` names the argument in that error, e.g. "Reshape: shape".
+    """
+    if context.graph is None:
+        if isinstance(arg, TensorLike):
+            return read(np.asarray(arg._value))
+        if isinstance(arg, (list, tuple)) and any(isinstance(a, TensorLike) for a in arg):
+            return read(_plain(arg, note, []))
+        return read(arg)
+    checks: list = []
+    value = read(_plain(arg, note, checks))
+    if checks:
+        scopes = _scopes()
+        if not scopes:  # a wrapper that reads a static argument must be decorated
+            raise RuntimeError(f"static_value({note!r}) read a traced tensor outside a "
+                               f"@reads_static op wrapper")
+        scopes[-1].extend(checks)
+    return value
+
+
+def _guard_outputs(out: Any, checks: list) -> Any:
+    def guard(t: Any) -> Any:
+        if not isinstance(t, Tensor):
+            return t
+        for arg, note in checks:
+            t = traced_value_guard(t, arg, note)
+        return t
+    return nest.map_structure(guard, out)
+
+
+def reads_static(fn: F) -> F:
+    """Decorates an op wrapper that reads static arguments with `static_value`: under a trace,
+    its tensor outputs are checked at run time to have been computed with the traced values.
+    Eagerly it costs one test."""
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        if context.graph is None:
+            return fn(*args, **kwargs)
+        scopes = _scopes()
+        scopes.append([])
+        try:
+            out = fn(*args, **kwargs)
+        finally:
+            checks = scopes.pop()
+        return _guard_outputs(out, checks) if checks else out
+    return wrapper  # type: ignore[return-value]
+
+
+__all__: list = []
