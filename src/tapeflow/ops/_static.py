@@ -92,6 +92,17 @@ def traced_value_guard(x: Tensor, arg: Any, note: str) -> Tensor:
                                          "note": note})
 
 
+def is_traced(x: Any) -> bool:
+    """Whether `x` is a tensor of the graph being traced (its value is only an example)."""
+    return context.graph is not None and isinstance(x, Tensor) and hasattr(x, "_graph")
+
+
+def reject_traced(value: Any) -> None:
+    """tf.constant's check: a traced tensor (or one inside a nested list) is not a constant."""
+    if context.graph is not None and any(is_traced(v) for v in nest.flatten(value)):
+        raise TypeError("Expected any non-tensor type, but got a tensor instead.")
+
+
 # -- reading static arguments -----------------------------------------------------------------------
 
 _state = threading.local()   # .scopes: one list of pending (tensor, note) checks per open wrapper

@@ -11,12 +11,13 @@ import numpy as np
 
 from tapeflow.autodiff.core import Primitive, bind
 from tapeflow.framework import dtypes as _dtypes
+from tapeflow.framework.context import context
 from tapeflow.framework.errors import InvalidArgumentError
 from tapeflow.framework.tensor import Tensor, TensorLike, wrap
 from tapeflow.framework.tensor_shape import TensorShape
 from tapeflow.framework.convert import constant_value, cpp_name, mismatch_error
 from tapeflow.ops._convert import convert_to_tensor
-from tapeflow.ops._static import reads_static, static_value, traced_shape_guard
+from tapeflow.ops._static import reads_static, reject_traced, static_value, traced_shape_guard
 from tapeflow.ops.math_ops import cast
 
 
@@ -443,15 +444,79 @@ _strided_slice_grad = Primitive("StridedSliceGrad", _slice_grad_kernel).defvjp(
     lambda g, ans, dy, shape, key: bind(_strided_slice, (g,), {"key": key}))
 
 
+# -- indices given as tensors under tf.function ----------------------------------------------------
+#
+# Traced, `x[i]` with a tensor `i` (a while_loop counter) must read `i` at run time: the
+# tensors of the key become INPUTS of DynamicStridedSlice, and its `template` attribute holds
+# the key with `("input", k)` where the k-th of them goes. Eagerly the key is just read.
+
+def _fill_key(template: tuple, values: tuple) -> tuple:
+    def value(v: Any) -> Any:
+        return int(values[v[1]]) if isinstance(v, tuple) else v
+    return tuple(builtins.slice(value(i.start), value(i.stop), value(i.step))
+                 if isinstance(i, builtins.slice) else value(i) for i in template)
+
+
+def _dynamic_key(template: tuple, values: tuple, shape: tuple) -> tuple:
+    # The bounds are checked when the graph runs (tracing checked only the example's).
+    key = _fill_key(template, values)
+    if any(isinstance(i, builtins.slice) and i.step == 0 for i in key):
+        raise InvalidArgumentError("slice step cannot be zero [Op:StridedSlice]")
+    _check_bounds(list(key), shape)
+    return key
+
+
+def _dynamic_slice_grad_kernel(g: np.ndarray, *values: np.ndarray, shape: tuple,
+                               template: tuple) -> np.ndarray:
+    return _slice_grad_kernel(g, shape, _dynamic_key(template, values, shape))
+
+
+_dynamic_slice = Primitive(
+    "DynamicStridedSlice",
+    lambda x, *values, template: x[_dynamic_key(template, values, x.shape)]).defvjp(
+    lambda g, ans, x, *values, template: (bind(
+        _dynamic_slice_grad, (g,) + values, {"shape": x._value.shape, "template": template}),
+        *(None for _ in values)))
+_dynamic_slice_grad = Primitive("DynamicStridedSliceGrad", _dynamic_slice_grad_kernel).defvjp(
+    lambda g, ans, dy, *values, shape, template: (
+        bind(_dynamic_slice, (g,) + values, {"template": template}), *(None for _ in values)))
+
+
+def _traced_key(key: Any) -> Optional[tuple]:
+    """Under a trace, `key` as (template, index tensors) when some index or slice bound is a
+    tensor (see DynamicStridedSlice); None when the key holds no tensor."""
+    items = key if isinstance(key, (list, tuple)) else (key,)
+    tensors: list = []
+
+    def place(v: Any) -> Any:
+        if not isinstance(v, Tensor):
+            return v
+        tensors.append(v)
+        return ("input", len(tensors) - 1)
+    template = tuple(builtins.slice(place(i.start), place(i.stop), place(i.step))
+                     if isinstance(i, builtins.slice) else place(i) for i in items)
+    return (template, tensors) if tensors else None
+
+
 def slice_tensor(tensor: Any, key: Any) -> Tensor:
     """`tensor[key]` for ints, slices with steps, `...` and `tf.newaxis`; a boolean tensor
-    or array key selects as `tf.boolean_mask`, as in TensorFlow."""
+    or array key selects as `tf.boolean_mask`, as in TensorFlow. Under tf.function, integer
+    tensors in the key are read when the graph runs."""
     x = convert_to_tensor(tensor)
     if _is_bool_mask(key):
         from tapeflow.ops.index_ops import boolean_mask  # index_ops builds on this module
         return boolean_mask(x, key)
-    key = _normalize_index(key, x._value.shape)
-    return bind(_strided_slice, (x,), {"key": key})
+    traced = _traced_key(key) if context.graph is not None else None
+    key = _normalize_index(key, x._value.shape)   # checks types and the example's bounds
+    if traced is None:
+        return bind(_strided_slice, (x,), {"key": key})
+    template, tensors = traced
+    out = bind(_dynamic_slice, (x,) + tuple(tensors), {"template": template})
+    # An int index keeps the shape; a tensor slice bound may change it: checked at run time.
+    if any(isinstance(i, builtins.slice) and isinstance((i.start, i.stop, i.step), tuple) and
+           any(isinstance(v, tuple) for v in (i.start, i.stop, i.step)) for i in template):
+        out = traced_shape_guard(out, "a slice with tensor bounds")
+    return out
 
 
 @reads_static
@@ -486,7 +551,9 @@ def rank(input: Any, name: Optional[str] = None) -> Tensor:  # noqa: A002
 # -- creation ------------------------------------------------------------------------------------
 
 def constant(value: Any, dtype: Any = None, shape: Any = None, name: str = "Const") -> Tensor:
-    """A tensor holding `value` (broadcast to `shape` when given)."""
+    """A tensor holding `value` (broadcast to `shape` when given). Inside tf.function,
+    `value` may not be a tensor of the function (TypeError, as in TensorFlow)."""
+    reject_traced(value)
     if isinstance(value, TensorLike):
         t = convert_to_tensor(value)
         if dtype is not None and t.dtype != _dtypes.as_dtype(dtype):

@@ -82,13 +82,22 @@ def _coords(indices: np.ndarray) -> tuple:
 
 # -- gather_nd / scatter_nd ----------------------------------------------------------------------
 
+# The kernels check the index bounds themselves: a traced graph runs them on indices its
+# trace never saw (negative ones would otherwise wrap around silently).
+
+def _gather_nd_kernel(params: np.ndarray, indices: np.ndarray) -> np.ndarray:
+    _check_nd_indices(indices, params.shape, "GatherNd", "param shape")
+    return params[_coords(indices)]
+
+
 def _scatter_kernel(indices: np.ndarray, updates: np.ndarray, shape: tuple) -> np.ndarray:
+    _check_nd_indices(indices, shape, "ScatterNd", "shape")
     out = np.zeros(shape, updates.dtype)
     np.add.at(out, _coords(indices), updates)
     return out
 
 
-_gather_nd = Primitive("GatherNd", lambda params, indices: params[_coords(indices)]).defvjp(
+_gather_nd = Primitive("GatherNd", _gather_nd_kernel).defvjp(
     lambda g, ans, params, indices: (scatter_nd(indices, g, params._value.shape), None))
 _scatter_nd = Primitive("ScatterNd", _scatter_kernel).defvjp(
     lambda g, ans, indices, updates, shape: (None, gather_nd(g, indices)))
@@ -104,8 +113,7 @@ def gather_nd(params: Any, indices: Any, batch_dims: int = 0, name: Optional[str
         return _batched_gather_nd(params, indices, int(batch_dims))
     if indices._value.ndim == 0:
         raise InvalidArgumentError("indices must be at least a vector [Op:GatherNd]")
-    _check_nd_indices(indices._value, params._value.shape, "GatherNd", "param shape")
-    return bind(_gather_nd, (params, indices))
+    return bind(_gather_nd, (params, indices))  # the kernel checks the bounds
 
 
 def _batched_gather_nd(params: Tensor, indices: Tensor, batch_dims: int) -> Tensor:
@@ -145,12 +153,14 @@ def _check_updates(indices: np.ndarray, updates_shape: tuple, shape: tuple, op_n
 
 
 def _update_kernel(tensor: np.ndarray, indices: np.ndarray, updates: np.ndarray) -> np.ndarray:
+    _check_nd_indices(indices, tensor.shape, "TensorScatterUpdate", "shape")
     out = tensor.copy()
     out[_coords(indices)] = updates
     return out
 
 
 def _add_kernel(tensor: np.ndarray, indices: np.ndarray, updates: np.ndarray) -> np.ndarray:
+    _check_nd_indices(indices, tensor.shape, "TensorScatterAdd", "shape")
     out = tensor.copy()
     np.add.at(out, _coords(indices), updates)
     return out
@@ -251,8 +261,17 @@ def boolean_mask(tensor: Any, mask: Any, axis: Optional[int] = None,
 
 # -- segment reductions --------------------------------------------------------------------------
 
-def _segment_kernel(reducer: Any, fill: Any):
+def _check_segment_ids(ids: np.ndarray, n: int, op_name: str) -> None:
+    too_big = np.flatnonzero(ids.reshape(-1) >= n)
+    if too_big.size:
+        i = int(too_big[0])
+        raise InvalidArgumentError(f"segment_ids[{i}] = {int(ids.reshape(-1)[i])} is out "
+                                   f"of range [0, {n}) [Op:{op_name}]")
+
+
+def _segment_kernel(reducer: Any, fill: Any, op_name: str):
     def kernel(data: np.ndarray, ids: np.ndarray, num_segments: int) -> np.ndarray:
+        _check_segment_ids(ids, num_segments, op_name)  # also when a traced graph runs
         out = np.full((num_segments,) + data.shape[ids.ndim:], fill(data.dtype), data.dtype)
         keep = ids >= 0
         reducer.at(out, ids[keep], data[keep])
@@ -291,11 +310,14 @@ def _segment_extremum_vjp(g: Tensor, ans: Tensor, data: Tensor, ids: Tensor,
     return where(selected, share, zeros_like(share)), None
 
 
-_segment_sum = Primitive("UnsortedSegmentSum", _segment_kernel(np.add, lambda t: 0)).defvjp(
+_segment_sum = Primitive(
+    "UnsortedSegmentSum", _segment_kernel(np.add, lambda t: 0, "UnsortedSegmentSum")).defvjp(
     lambda g, ans, data, ids, num_segments: (_gather_drop_negatives(g, ids), None))
-_segment_max = Primitive("UnsortedSegmentMax", _segment_kernel(np.maximum, _lowest)).defvjp(
+_segment_max = Primitive(
+    "UnsortedSegmentMax", _segment_kernel(np.maximum, _lowest, "UnsortedSegmentMax")).defvjp(
     _segment_extremum_vjp)
-_segment_min = Primitive("UnsortedSegmentMin", _segment_kernel(np.minimum, _highest)).defvjp(
+_segment_min = Primitive(
+    "UnsortedSegmentMin", _segment_kernel(np.minimum, _highest, "UnsortedSegmentMin")).defvjp(
     _segment_extremum_vjp)
 
 
@@ -310,11 +332,7 @@ def _segment_operands(data: Any, segment_ids: Any, num_segments: Any, op_name: s
     if shape[:len(ids_shape)] != ids_shape:
         raise InvalidArgumentError(f"data.shape = {_text(shape)} does not start with "
                                    f"segment_ids.shape = {_text(ids_shape)} [Op:{op_name}]")
-    too_big = np.flatnonzero(ids._value.reshape(-1) >= n)
-    if too_big.size:
-        i = int(too_big[0])
-        raise InvalidArgumentError(f"segment_ids[{i}] = {int(ids._value.reshape(-1)[i])} is out "
-                                   f"of range [0, {n}) [Op:{op_name}]")
+    _check_segment_ids(ids._value, n, op_name)
     return data, ids, n
 
 

@@ -18,7 +18,7 @@ from tapeflow.framework.errors import InvalidArgumentError, UnimplementedError
 from tapeflow.framework.indexed_slices import IndexedSlices
 from tapeflow.framework.tensor import Tensor
 from tapeflow.ops._convert import binary_operands, convert_to_tensor, require
-from tapeflow.ops._static import reads_static, static_value, traced_shape_guard
+from tapeflow.ops._static import traced_shape_guard
 
 _FLOAT = "fc"            # NumPy dtype kinds: floating and complex
 _NUMERIC = "fciu"

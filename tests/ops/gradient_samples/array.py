@@ -46,7 +46,32 @@ def _fill_grad(dy):
     return g * g
 
 
+def _dynamic_slice(x):
+    """DynamicStridedSlice (x[i] with a traced index tensor i) bound directly: eagerly,
+    `x[i]` reads i's value and uses StridedSlice."""
+    from tapeflow.autodiff.core import bind
+    from tapeflow.ops.array_ops import _dynamic_slice as prim
+    i, j = tf.constant(1), tf.constant(-2, dtype=tf.int64)
+    template = (("input", 0), slice(None, ("input", 1), None))
+    y = bind(prim, (x, i, j), {"template": template})
+    return y * tf.sin(y)
+
+
+def _dynamic_slice_grad(dy):
+    """DynamicStridedSliceGrad as the VJP of DynamicStridedSlice, as a function of dy."""
+    from tapeflow.autodiff.core import bind
+    from tapeflow.ops.array_ops import _dynamic_slice as prim
+    x = tf.zeros([3, 4], dtype=tf.float64)
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = tf.reduce_sum(bind(prim, (x, tf.constant(2)), {"template": (("input", 0),)}) * dy)
+    g = tape.gradient(y, x)
+    return g * tf.cos(g)
+
+
 SAMPLES = {
+    "DynamicStridedSlice": [(_dynamic_slice, [_u(3, 4)])],
+    "DynamicStridedSliceGrad": [(_dynamic_slice_grad, [_u(4)])],
     "Fill": [(lambda v: tf.fill([2, 3], v) * tf.fill([2, 3], tf.sin(v)), [np.array(0.7)])],
     "FillGrad": [(_fill_grad, [_u(2, 3)])],
     "Reshape": [(lambda x: tf.reshape(x, [3, 2]) * tf.reshape(tf.sin(x), [3, 2]), [_u(2, 3)]),
