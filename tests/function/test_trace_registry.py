@@ -285,3 +285,194 @@ def test_value_dependent_shape_change_raises_clearly_in_graph(name):
     assert words in str(info.value)
     # Eagerly the op just works on the second inputs.
     f(*_as_constants(second))
+
+
+# -- indices given as tensors: read when the graph runs ------------------------------------------
+
+def _loop_sum_of_squares(x, n):
+    """sum_i x[i]**2 over rows i < n, with the row read by `x[i]` in a while_loop body."""
+    def body(i, acc):
+        return i + 1, acc + x[i] * x[i]
+    return tf.while_loop(lambda i, acc: i < n, body,
+                         [tf.constant(0), tf.zeros(x.shape[1:], x.dtype)])[1]
+
+
+def _loop_gather(x, n):
+    def body(i, acc):
+        return i + 1, acc + tf.sin(tf.gather(x, i))
+    return tf.while_loop(lambda i, acc: i < n, body,
+                         [tf.constant(0), tf.zeros(x.shape[1:], x.dtype)])[1]
+
+
+VALUE_DEPENDENT.update({
+    "index_scalar_tensor": (lambda x, i: x[i] * x[i], [_F, np.array(1)], [_F, np.array(2)]),
+    "index_negative_tensor": (lambda x, i: x[:, i], [_F, np.array(0)], [_F, np.array(-1)]),
+    "index_slice_tensor_bounds": (lambda x, i: x[:, i:i + 2], [_F, np.array(0)],
+                                  [_F, np.array(2)]),
+    "while_loop_index": (_loop_sum_of_squares, [_F, np.array(2)], [_F, np.array(3)]),
+    "while_loop_gather": (_loop_gather, [_F, np.array(1)], [_F, np.array(3)]),
+    "range_tensor_start": (lambda s: tf.range(s, s + 3), [np.array(1)], [np.array(4)]),
+})
+
+
+# -- static arguments: a tensor an op reads into an attribute keeps its traced value ------------
+#
+# tapeflow's kernels take shapes, axes, k, depth, ... as attributes, so a traced graph keeps
+# the traced value of such a tensor argument: a call with another value must raise, naming the
+# argument. name -> (function, trace inputs, other inputs, words the error names).
+
+_V = np.arange(6.0).reshape(2, 3)
+
+SHAPE_CHANGING.update({
+    "reshape_shape": (lambda x, s: tf.reshape(x, s), [_V, np.array([3, 2])],
+                      [_V, np.array([6, 1])], "Reshape: shape"),
+    "reshape_list_item": (lambda x, n: tf.reshape(x, [n, -1]), [_V, np.array(3)],
+                          [_V, np.array(1)], "Reshape: shape"),
+    "tile": (lambda x, m: tf.tile(x, m), [_V, np.array([1, 2])], [_V, np.array([2, 1])],
+             "Tile: multiples"),
+    "broadcast_to": (lambda x, s: tf.broadcast_to(x, s), [_V[0], np.array([2, 3])],
+                     [_V[0], np.array([4, 3])], "BroadcastTo: shape"),
+    "fill": (lambda v, s: tf.fill(s, v), [np.array(1.5), np.array([2])],
+             [np.array(1.5), np.array([3])], "Fill: dims"),
+    "zeros": (lambda s: tf.zeros(s), [np.array([2])], [np.array([3])], "Zeros: shape"),
+    "ones": (lambda s: tf.ones(s), [np.array([2, 1])], [np.array([1, 2])], "Ones: shape"),
+    "pad": (lambda x, p: tf.pad(x, p), [_V, np.array([[0, 1], [1, 0]])],
+            [_V, np.array([[1, 0], [1, 0]])], "Pad: paddings"),
+    "one_hot_depth": (lambda i, d: tf.one_hot(i, d), [_IDS, np.array(3)],
+                      [_IDS, np.array(4)], "OneHot: depth"),
+    "top_k": (lambda x, k: tf.math.top_k(x, k=k).values, [_V, np.array(2)],
+              [_V, np.array(1)], "TopKV2: k"),
+    "gather_axis": (lambda x, a: tf.gather(x, [0, 1], axis=a), [_F, np.array(1)],
+                    [_F, np.array(0)], "GatherV2: axis"),
+    "cumsum_axis": (lambda x, a: tf.math.cumsum(x, axis=a), [_V, np.array(0)],
+                    [_V, np.array(1)], "Cumsum: axis"),
+    "cumprod_axis": (lambda x, a: tf.math.cumprod(x, axis=a), [_V, np.array(0)],
+                     [_V, np.array(1)], "Cumprod: axis"),
+    "reduce_sum_axis": (lambda x, a: tf.reduce_sum(x, a), [_V, np.array(0)],
+                        [_V, np.array(1)], "Sum: axis"),
+    "reduce_mean_axis": (lambda x, a: tf.reduce_mean(x, a), [_V, np.array([0])],
+                         [_V, np.array([1])], "Mean: axis"),
+    "reduce_max_axis": (lambda x, a: tf.reduce_max(x, a), [_V, np.array(1)],
+                        [_V, np.array(0)], "Max: axis"),
+    "argmax_axis": (lambda x, a: tf.argmax(x, a), [_V, np.array(0)], [_V, np.array(1)],
+                    "ArgMax: axis"),
+    "range_length": (lambda n: tf.range(n), [np.array(3)], [np.array(4)], "range"),
+    "linspace_num": (lambda n: tf.linspace(0.0, 1.0, n), [np.array(3)], [np.array(5)],
+                     "LinSpace: num"),
+    "slice_begin": (lambda x, b: tf.slice(x, b, [1, 2]), [_V, np.array([0, 1])],
+                    [_V, np.array([1, 0])], "Slice: begin"),
+    "slice_size": (lambda x, s: tf.slice(x, [0, 0], s), [_V, np.array([1, 2])],
+                   [_V, np.array([2, 2])], "Slice: size"),
+    "split_sizes": (lambda x, s: tf.split(x, s, axis=1)[0], [_V, np.array([1, 2])],
+                    [_V, np.array([2, 1])], "SplitV: size_splits"),
+    "expand_dims_axis": (lambda x, a: tf.expand_dims(x, a), [_V, np.array(0)],
+                         [_V, np.array(1)], "ExpandDims: axis"),
+    "squeeze_axis": (lambda x, a: tf.squeeze(x, a), [_V[:1, :1], np.array(0)],
+                     [_V[:1, :1], np.array(1)], "Squeeze: axis"),
+    "transpose_perm": (lambda x, p: tf.transpose(x, p), [_F[:2, :2], np.array([0, 1])],
+                       [_F[:2, :2], np.array([1, 0])], "Transpose: perm"),
+    "concat_axis": (lambda x, a: tf.concat([x, x], a), [_V, np.array(0)],
+                    [_V, np.array(1)], "ConcatV2: axis"),
+    "stack_axis": (lambda x, a: tf.stack([x, x], a), [_V, np.array(0)], [_V, np.array(1)],
+                   "Pack: axis"),
+    "reverse_axis": (lambda x, a: tf.reverse(x, a), [_V, np.array([0])],
+                     [_V, np.array([1])], "ReverseV2: axis"),
+    "scatter_nd_shape": (lambda i, s: tf.scatter_nd(i, tf.ones([2]), s),
+                         [np.array([[0], [1]]), np.array([3])],
+                         [np.array([[0], [1]]), np.array([4])], "ScatterNd: shape"),
+    "unsorted_segment_num": (lambda x, n: tf.math.unsorted_segment_sum(x, [0, 1], n),
+                             [_V, np.array(2)], [_V, np.array(3)], "num_segments"),
+    "eye_rows": (lambda n: tf.eye(n), [np.array(2)], [np.array(3)], "eye: num_rows"),
+})
+
+
+# Random ops draw anew on every call, so only the error is compared.
+RANDOM_STATIC = {
+    "categorical_num_samples": (lambda l, n: tf.random.categorical(l, n),
+                                [np.zeros((2, 3)), np.array(2)],
+                                [np.zeros((2, 3)), np.array(4)], "Multinomial: num_samples"),
+    "dropout_noise_shape": (lambda x, s: tf.nn.dropout(x, 0.5, noise_shape=s),
+                            [_V, np.array([1, 3])], [_V, np.array([2, 1])],
+                            "dropout: noise_shape"),
+    "uniform_shape": (lambda s: tf.random.uniform(s), [np.array([2])], [np.array([3])],
+                      "RandomUniform: shape"),
+    "normal_shape": (lambda s: tf.random.normal(s), [np.array([2])], [np.array([3])],
+                     "RandomStandardNormal: shape"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(RANDOM_STATIC))
+def test_random_op_static_argument_change_raises_in_graph(name):
+    f, first, second, words = RANDOM_STATIC[name]
+    traced = tf.function(f)
+    assert traced(*_as_constants(first)).shape == f(*_as_constants(first)).shape
+    with pytest.raises(tf.errors.InvalidArgumentError, match="traced") as info:
+        traced(*_as_constants(second))
+    assert words in str(info.value)
+    f(*_as_constants(second))
+
+
+def test_static_arguments_as_python_values_trace_per_value():
+    """The advice in the error works: Python values are part of the trace's signature."""
+    traced = tf.function(lambda x, n: tf.reshape(x, [n, -1]))
+    x = tf.constant(_V)
+    assert traced(x, 3).shape == (3, 2)
+    assert traced(x, 1).shape == (1, 6)
+    assert traced.experimental_get_tracing_count() == 2
+
+
+# -- bad indices reach the kernels of a traced graph ----------------------------------------------
+#
+# name -> (function, valid inputs to trace with, invalid inputs, TensorFlow's message).
+
+BAD_INDICES = {
+    "index_tensor": (lambda x, i: x[i], [_F, np.array(1)], [_F, np.array(3)],
+                     "slice index 3 of dimension 0 out of bounds."),
+    "index_tensor_negative": (lambda x, i: x[:, i], [_F, np.array(1)], [_F, np.array(-5)],
+                              "slice index -1 of dimension 1 out of bounds."),
+    "gather_nd": (lambda x, i: tf.gather_nd(x, i), [_F, np.array([[0, 1]])],
+                  [_F, np.array([[-1, 1]])],
+                  "indices[0] = [-1, 1] does not index into param shape [3,4]"),
+    "scatter_nd": (lambda i, u: tf.scatter_nd(i, u, [4]), [np.array([[1]]), np.array([1.0])],
+                   [np.array([[-1]]), np.array([1.0])],
+                   "indices[0] = [-1] does not index into shape [4]"),
+    "tensor_scatter_nd_update": (lambda t, i: tf.tensor_scatter_nd_update(t, i, t[:1]),
+                                 [_F, np.array([[1]])], [_F, np.array([[3]])],
+                                 "indices[0] = [3] does not index into shape [3,4]"),
+    "tensor_scatter_nd_add": (lambda t, i: tf.tensor_scatter_nd_add(t, i, t[:1]),
+                              [_F, np.array([[1]])], [_F, np.array([[-1]])],
+                              "indices[0] = [-1] does not index into shape [3,4]"),
+    "unsorted_segment_sum": (lambda x, i: tf.math.unsorted_segment_sum(x, i, 3),
+                             [_F, np.array([0, 2, 1])], [_F, np.array([0, 3, 1])],
+                             "segment_ids[1] = 3 is out of range [0, 3)"),
+    "unsorted_segment_max": (lambda x, i: tf.math.unsorted_segment_max(x, i, 2),
+                             [_F, np.array([0, 1, 1])], [_F, np.array([2, 1, 1])],
+                             "segment_ids[0] = 2 is out of range [0, 2)"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BAD_INDICES))
+def test_bad_indices_raise_when_the_graph_runs(name):
+    f, good, bad, message = BAD_INDICES[name]
+    traced = tf.function(f)
+    _close(traced(*_as_constants(good)), f(*_as_constants(good)), f"{name}: valid inputs")
+    with pytest.raises(tf.errors.InvalidArgumentError) as info:
+        traced(*_as_constants(bad))
+    assert message in str(info.value)
+    with pytest.raises(tf.errors.InvalidArgumentError) as eager:  # eagerly: the same message
+        f(*_as_constants(bad))
+    assert message in str(eager.value)
+
+
+@pytest.mark.parametrize("make", [lambda x: tf.constant(x), lambda x: tf.constant([x, 2.0]),
+                                  lambda x: tf.constant(x * 2.0, shape=[2])])
+def test_constant_of_a_traced_tensor_raises_type_error(make):
+    with pytest.raises(TypeError, match="Expected any non-tensor type, but got a tensor "
+                                        "instead."):
+        tf.function(make)(tf.constant(1.0))
+
+
+def test_constant_of_an_outer_eager_tensor_inside_a_trace():
+    outer = tf.constant([1.0, 2.0])
+    traced = tf.function(lambda x: x + tf.constant(outer))
+    _close(traced(tf.constant([0.5, 0.5])), tf.constant([1.5, 2.5]), "captured constant")
