@@ -19,6 +19,7 @@ from tapeflow.autodiff import diagnostics
 from tapeflow.autodiff.backprop import carries_gradient, live_nodes, support, walk
 from tapeflow.framework import nest
 from tapeflow.framework.context import context
+from tapeflow.framework.indexed_slices import IndexedSlices
 from tapeflow.framework.tensor import Tensor, TensorLike
 from tapeflow.framework.variables import Variable
 
@@ -56,7 +57,6 @@ class GradientTape:
         # with no gradient (or an integer output); lets `explain` name the op that cut a path.
         self._blocked: dict = {}
 
-
     # -- context --------------------------------------------------------------------------------
     def __enter__(self) -> "GradientTape":
         if self._recording:
@@ -78,6 +78,17 @@ class GradientTape:
         context.tapes.remove(self)
         context.refresh()
         self._recording = False
+
+    def _densify_recorded(self, slices: IndexedSlices) -> Tensor:
+        """An IndexedSlices target made dense on this tape, so that its Jacobian reaches the
+        sources (TF's jacobian reshapes its target while recording)."""
+        if self._recording:
+            return slices._dense()
+        self._push()
+        try:
+            return slices._dense()
+        finally:
+            self._pop()
 
     @contextlib.contextmanager
     def stop_recording(self) -> Iterator[None]:
@@ -248,6 +259,8 @@ class GradientTape:
             raise RuntimeError("GradientTape must be created with persistent=True to compute "
                                "the jacobian with eager execution enabled and with  "
                                "experimental_use_pfor set to False.")
+        if isinstance(target, IndexedSlices):
+            target = self._densify_recorded(target)
         self._check_usable()
         mode = UnconnectedGradients(getattr(unconnected_gradients, "value",
                                             unconnected_gradients))
@@ -330,6 +343,8 @@ class GradientTape:
         if self._nodes is None:
             raise RuntimeError("A non-persistent GradientTape can only be used to compute one "
                                "set of gradients (or jacobians)")
+        if isinstance(target, IndexedSlices):
+            target = self._densify_recorded(target)
         target = _as_target(target)
         target_shape = tuple(target._value.shape)
         source_shape = tuple(source._value.shape)
@@ -387,6 +402,8 @@ def _run_rules(prim: Any, out_grads: Any, outs: Any, inputs: tuple, attrs: dict,
 def _fit(g: Any, x: Any) -> Any:
     ops = support()
     if not isinstance(g, TensorLike):
+        if isinstance(g, IndexedSlices):
+            return g  # shaped like x by construction (dense_shape); stays sparse
         g = ops.convert_to_tensor(g, dtype=x.dtype)
     if g._value.shape != x._value.shape:
         g = ops.unbroadcast(g, x._value.shape)
