@@ -128,7 +128,11 @@ def _plain(arg: Any, note: str, checks: list) -> Any:
     return arg
 
 
-def static_value(arg: Any, note: str, read: Callable[[Any], Any] = lambda v: v) -> Any:
+def _identity(value: Any) -> Any:
+    return value
+
+
+def static_value(arg: Any, note: str, read: Callable[[Any], Any] = _identity) -> Any:
     """The Python value of an op's static argument `arg` (a shape, an axis, k, depth):
     `read(arg)`, with any tensor in `arg` (itself or the items of a list) replaced by its
     NumPy value first.
@@ -137,15 +141,11 @@ def static_value(arg: Any, note: str, read: Callable[[Any], Any] = lambda v: v) 
     value: the check is attached to the outputs of the enclosing `@reads_static` op wrapper.
     `note` names the argument in that error, e.g. "Reshape: shape".
     """
-    if context.graph is None:
-        if isinstance(arg, TensorLike):
-            return read(np.asarray(arg._value))
-        if isinstance(arg, (list, tuple)) and any(isinstance(a, TensorLike) for a in arg):
-            return read(_plain(arg, note, []))
-        return read(arg)
+    if not isinstance(arg, (TensorLike, list, tuple)):
+        return read(arg)      # the common case, kept short: a Python int, None, a TensorShape
     checks: list = []
     value = read(_plain(arg, note, checks))
-    if checks:
+    if checks and context.graph is not None:
         scopes = _scopes()
         if not scopes:  # a wrapper that reads a static argument must be decorated
             raise RuntimeError(f"static_value({note!r}) read a traced tensor outside a "

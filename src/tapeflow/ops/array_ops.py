@@ -513,7 +513,7 @@ def slice_tensor(tensor: Any, key: Any) -> Tensor:
     template, tensors = traced
     out = bind(_dynamic_slice, (x,) + tuple(tensors), {"template": template})
     # An int index keeps the shape; a tensor slice bound may change it: checked at run time.
-    if any(isinstance(i, builtins.slice) and isinstance((i.start, i.stop, i.step), tuple) and
+    if any(isinstance(i, builtins.slice) and
            any(isinstance(v, tuple) for v in (i.start, i.stop, i.step)) for i in template):
         out = traced_shape_guard(out, "a slice with tensor bounds")
     return out
@@ -577,13 +577,15 @@ def constant(value: Any, dtype: Any = None, shape: Any = None, name: str = "Cons
 @reads_static
 def zeros(shape: Any, dtype: Any = _dtypes.float32, name: Optional[str] = None) -> Tensor:
     """A tensor of zeros."""
-    return wrap(np.zeros(static_value(shape, "Zeros: shape", _shape_tuple), _dtypes.as_dtype(dtype)._np))
+    return wrap(np.zeros(static_value(shape, "Zeros: shape", _shape_tuple),
+                         _dtypes.as_dtype(dtype)._np))
 
 
 @reads_static
 def ones(shape: Any, dtype: Any = _dtypes.float32, name: Optional[str] = None) -> Tensor:
     """A tensor of ones."""
-    return wrap(np.ones(static_value(shape, "Ones: shape", _shape_tuple), _dtypes.as_dtype(dtype)._np))
+    return wrap(np.ones(static_value(shape, "Ones: shape", _shape_tuple),
+                        _dtypes.as_dtype(dtype)._np))
 
 
 _fill = Primitive("Fill", lambda value, shape: np.full(shape, value, value.dtype)).defvjp(
