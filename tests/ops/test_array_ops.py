@@ -196,7 +196,7 @@ def test_gather_second_derivative():
             y = tf.reduce_sum(tf.gather(x, [0, 2, 2]) ** 3)
         # 3 x^2 times the multiplicity, as IndexedSlices: densified to differentiate again
         g = tf.convert_to_tensor(inner.gradient(y, x))
-    _check(outer.gradient(g, x), tf.float64, [6.0, 0.0, 36.0])
+    _check(tf.convert_to_tensor(outer.gradient(g, x)), tf.float64, [6.0, 0.0, 36.0])
 
 
 # -- indexing as TensorFlow's __getitem__ (values and messages printed by TF 2.21) --------------
