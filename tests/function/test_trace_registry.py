@@ -383,6 +383,10 @@ SHAPE_CHANGING.update({
     "unsorted_segment_num": (lambda x, n: tf.math.unsorted_segment_sum(x, [0, 1], n),
                              [_V, np.array(2)], [_V, np.array(3)], "num_segments"),
     "eye_rows": (lambda n: tf.eye(n), [np.array(2)], [np.array(3)], "eye: num_rows"),
+    "diag_part_k": (lambda x, k: tf.linalg.diag_part(x, k=k), [_F[:, :3], np.array(1)],
+                    [_F[:, :3], np.array(0)], "MatrixDiag: k"),
+    "diag_num_rows": (lambda d, n: tf.linalg.diag(d, num_rows=n, num_cols=3), [_V[0, :2],
+                      np.array(2)], [_V[0, :2], np.array(3)], "MatrixDiag: num_rows"),
 })
 
 

@@ -467,12 +467,13 @@ for _prim in (_diag_part, _diag, _set_diag, _band):
 
 
 def _offset(k: Any) -> int:
-    k = np.asarray(k._value if isinstance(k, Tensor) else k).reshape(-1)
+    k = np.asarray(static_value(k, "MatrixDiag: k")).reshape(-1)
     if k.size != 1 and not (k.size == 2 and k[0] == k[1]):
         raise NotImplementedError("tapeflow supports a single diagonal offset k")
     return int(k[0])
 
 
+@reads_static
 def diag_part(input: Any, name: str = "diag_part", k: Any = 0,  # noqa: A002
               padding_value: Any = 0, align: str = "RIGHT_LEFT") -> Tensor:
     """The k-th diagonal of each matrix (k > 0 above the main diagonal)."""
@@ -483,6 +484,7 @@ def diag_part(input: Any, name: str = "diag_part", k: Any = 0,  # noqa: A002
     return bind(_diag_part, (x,), {"k": _offset(k)})
 
 
+@reads_static
 def diag(diagonal: Any, name: str = "diag", k: Any = 0, num_rows: int = -1, num_cols: int = -1,
          padding_value: Any = 0, align: str = "RIGHT_LEFT") -> Tensor:
     """Matrices with `diagonal` (last axis) on their k-th diagonal and zeros elsewhere."""
@@ -492,7 +494,8 @@ def diag(diagonal: Any, name: str = "diag", k: Any = 0, num_rows: int = -1, num_
                                    "[Op:MatrixDiagV3]")
     k = _offset(k)
     n = d._value.shape[-1]
-    rows, cols = int(num_rows), int(num_cols)
+    rows = static_value(num_rows, "MatrixDiag: num_rows", int)
+    cols = static_value(num_cols, "MatrixDiag: num_cols", int)
     if rows < 0 and cols < 0:
         rows = cols = n + builtins.abs(k)   # TensorFlow's default: the smallest square
     rows = rows if rows >= 0 else n + builtins.max(-k, 0)
@@ -500,6 +503,7 @@ def diag(diagonal: Any, name: str = "diag", k: Any = 0, num_rows: int = -1, num_
     return bind(_diag, (d,), {"k": k, "num_rows": rows, "num_cols": cols})
 
 
+@reads_static
 def set_diag(input: Any, diagonal: Any, name: str = "set_diag", k: Any = 0,  # noqa: A002
              align: str = "RIGHT_LEFT") -> Tensor:
     """A copy of each matrix with its k-th diagonal replaced by `diagonal`."""
