@@ -304,15 +304,35 @@ def _loop_gather(x, n):
                          [tf.constant(0), tf.zeros(x.shape[1:], x.dtype)])[1]
 
 
-VALUE_DEPENDENT.update({
+TENSOR_INDICES = {
     "index_scalar_tensor": (lambda x, i: x[i] * x[i], [_F, np.array(1)], [_F, np.array(2)]),
     "index_negative_tensor": (lambda x, i: x[:, i], [_F, np.array(0)], [_F, np.array(-1)]),
     "index_slice_tensor_bounds": (lambda x, i: x[:, i:i + 2], [_F, np.array(0)],
                                   [_F, np.array(2)]),
-    "while_loop_index": (_loop_sum_of_squares, [_F, np.array(2)], [_F, np.array(3)]),
-    "while_loop_gather": (_loop_gather, [_F, np.array(1)], [_F, np.array(3)]),
+    # Same trip count (see test_while_loop_trip_count_changes below), other rows' values.
+    "while_loop_index": (_loop_sum_of_squares, [_F, np.array(3, np.int32)],
+                         [_G, np.array(3, np.int32)]),
+    "while_loop_gather": (_loop_gather, [_F, np.array(2, np.int32)],
+                          [_G, np.array(2, np.int32)]),
     "range_tensor_start": (lambda s: tf.range(s, s + 3), [np.array(1)], [np.array(4)]),
-})
+}
+VALUE_DEPENDENT.update(TENSOR_INDICES)
+
+
+@pytest.mark.parametrize("loop", [_loop_sum_of_squares, _loop_gather])
+def test_while_loop_trip_count_changes(loop):
+    """x[i] / tf.gather(x, i) in a while_loop body read i each iteration, however many."""
+    traced = tf.function(loop)
+    traced(tf.constant(_F), tf.constant(1))
+    for n in (2, 3, 0):
+        args = (tf.constant(_G), tf.constant(n))
+        _close(traced(*args), loop(*args), f"{loop.__name__} with n={n}")
+    assert traced.experimental_get_tracing_count() == 1
+
+
+@pytest.mark.parametrize("name", sorted(TENSOR_INDICES))
+def test_tensor_index_traced_equals_eager(name):
+    test_value_dependent_op_traced_equals_eager(name)
 
 
 # -- static arguments: a tensor an op reads into an attribute keeps its traced value ------------
@@ -323,7 +343,7 @@ VALUE_DEPENDENT.update({
 
 _V = np.arange(6.0).reshape(2, 3)
 
-SHAPE_CHANGING.update({
+STATIC_ARGUMENTS = {
     "reshape_shape": (lambda x, s: tf.reshape(x, s), [_V, np.array([3, 2])],
                       [_V, np.array([6, 1])], "Reshape: shape"),
     "reshape_list_item": (lambda x, n: tf.reshape(x, [n, -1]), [_V, np.array(3)],
@@ -385,9 +405,15 @@ SHAPE_CHANGING.update({
     "eye_rows": (lambda n: tf.eye(n), [np.array(2)], [np.array(3)], "eye: num_rows"),
     "diag_part_k": (lambda x, k: tf.linalg.diag_part(x, k=k), [_F[:, :3], np.array(1)],
                     [_F[:, :3], np.array(0)], "MatrixDiag: k"),
-    "diag_num_rows": (lambda d, n: tf.linalg.diag(d, num_rows=n, num_cols=3), [_V[0, :2],
-                      np.array(2)], [_V[0, :2], np.array(3)], "MatrixDiag: num_rows"),
-})
+    "diag_num_rows": (lambda d, n: tf.linalg.diag(d, num_rows=n, num_cols=3), [_V[0],
+                      np.array(3)], [_V[0], np.array(4)], "MatrixDiag: num_rows"),
+}
+SHAPE_CHANGING.update(STATIC_ARGUMENTS)
+
+
+@pytest.mark.parametrize("name", sorted(STATIC_ARGUMENTS))
+def test_static_argument_change_raises_clearly_in_graph(name):
+    test_value_dependent_shape_change_raises_clearly_in_graph(name)
 
 
 # Random ops draw anew on every call, so only the error is compared.
