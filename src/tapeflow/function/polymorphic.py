@@ -74,9 +74,34 @@ class TensorSpec:
 
 # -- signatures ---------------------------------------------------------------------------------
 
+class _Identity:
+    """A trace-key part that compares by object identity without keeping the object alive.
+
+    A bare id() is not enough: once the object dies, a new one can get the same id and
+    would be served the old object's trace (its captured variables)."""
+
+    __slots__ = ("_id", "_ref")
+
+    def __init__(self, obj: Any) -> None:
+        self._id = id(obj)
+        try:
+            self._ref = weakref.ref(obj)
+        except TypeError:  # not weakly referenceable: hold it (its id then stays unique)
+            self._ref = lambda obj=obj: obj
+
+    def __eq__(self, other: Any) -> bool:
+        if not isinstance(other, _Identity) or other._id != self._id:
+            return False
+        mine = self._ref()
+        return mine is not None and mine is other._ref()
+
+    def __hash__(self) -> int:
+        return self._id
+
+
 def _leaf_key(leaf: Any) -> Any:
     if isinstance(leaf, Variable):
-        return ("V", id(leaf))
+        return ("V", _Identity(leaf))
     if isinstance(leaf, (TensorLike, TensorSpec)):
         return ("T", tuple(leaf.shape.as_list()) if leaf.shape.rank is not None else None,
                 leaf.dtype.name)
@@ -84,9 +109,11 @@ def _leaf_key(leaf: Any) -> Any:
         return ("P", type(leaf).__name__, leaf)
     try:
         hash(leaf)
-        return ("H", type(leaf).__name__, leaf) if _value_hashable(leaf) else ("O", id(leaf))
+        if _value_hashable(leaf):
+            return ("H", type(leaf).__name__, leaf)
     except TypeError:
-        return ("O", id(leaf))
+        pass
+    return ("O", _Identity(leaf))
 
 
 def _value_hashable(leaf: Any) -> bool:
