@@ -329,3 +329,20 @@ def test_indexed_slices_outputs_are_computed_per_call():
     np.testing.assert_array_equal(second.values.numpy(), np.full((2, 2), 3.0))
     np.testing.assert_array_equal(tf.convert_to_tensor(second).numpy(),
                                   [[0, 0], [6, 6], [0, 0]])
+
+
+def test_a_new_object_at_a_dead_objects_address_gets_its_own_trace():
+    # Objects are keyed by identity; a freed object's address is often reused at once, and
+    # the newcomer must not be served the old trace (with the old object's variables).
+    class Holder:
+        def __init__(self, value):
+            self.v = tf.Variable(value)
+
+    @tf.function
+    def read(holder):
+        return holder.v * 1.0
+
+    for value in range(10):
+        holder = Holder(float(value))
+        assert float(read(holder)) == value
+        del holder
