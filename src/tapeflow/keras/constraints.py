@@ -3,10 +3,11 @@
 
 from __future__ import annotations
 
-import inspect
 from typing import Any
 
 from tapeflow.framework.tensor_conversion import convert_to_tensor
+from tapeflow.keras._registry import (deserialize_keras_object, get_keras_object,
+                                      serialize_keras_object)
 from tapeflow.keras.layers.layer import to_snake_case
 from tapeflow.ops import clip_ops, math_ops, reduce_ops
 
@@ -96,34 +97,20 @@ _ALL.update({to_snake_case(name): cls for name, cls in list(_ALL.items())})
 
 
 def serialize(constraint: Any) -> Any:
-    if constraint is None:
-        return None
-    return {"module": "keras.constraints", "class_name": type(constraint).__name__,
-            "config": constraint.get_config(), "registered_name": None}
+    """`{'module', 'class_name', 'config', 'registered_name'}` for a Constraint (None stays
+    None)."""
+    return serialize_keras_object(constraint, "keras.constraints")
 
 
 def deserialize(config: dict, custom_objects: Any = None) -> Constraint:
-    objects = {**_ALL, **(custom_objects or {})}
-    cls = objects.get(config.get("class_name"))
-    if cls is None:
-        raise ValueError(f"Could not interpret constraint identifier: {config}")
-    return cls.from_config(config.get("config", {}))
+    """The Constraint described by `serialize`'s dict."""
+    return deserialize_keras_object(config, _ALL, "constraint", custom_objects)
 
 
 def get(identifier: Any) -> Any:
     """A constraint from None, a name ('max_norm', 'NonNeg', ...), a config dict or a
     callable, as `keras.constraints.get`."""
-    if identifier is None:
-        return None
-    if isinstance(identifier, dict):
-        obj = deserialize(identifier)
-    elif isinstance(identifier, str):
-        obj = _ALL.get(identifier, None)
-    else:
-        obj = identifier
-    if callable(obj):
-        return obj() if inspect.isclass(obj) else obj
-    raise ValueError(f"Could not interpret constraint identifier: {identifier}")
+    return get_keras_object(identifier, _ALL, "constraint")
 
 
 __all__ = ["Constraint", "MaxNorm", "NonNeg", "UnitNorm", "MinMaxNorm", "max_norm", "non_neg",

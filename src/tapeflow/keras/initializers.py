@@ -14,6 +14,7 @@ import numpy as np
 from tapeflow.framework import dtypes as _dtypes
 from tapeflow.framework.tensor import Tensor, wrap
 from tapeflow.keras import backend
+from tapeflow.keras._registry import serialize_keras_object
 
 
 def _np_dtype(dtype: Any) -> np.dtype:
@@ -272,7 +273,8 @@ def _snake(name: str) -> str:
 
 
 def serialize(initializer: Initializer) -> dict:
-    return {"class_name": type(initializer).__name__, "config": initializer.get_config()}
+    """`{'class_name': ..., 'config': ...}` for an initializer."""
+    return serialize_keras_object(initializer)
 
 
 # Keras's lowercase aliases.

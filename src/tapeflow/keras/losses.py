@@ -14,6 +14,7 @@ from typing import Any, Callable, Optional
 from tapeflow.framework import dtypes as _dtypes
 from tapeflow.framework.tensor import Tensor
 from tapeflow.framework.tensor_conversion import convert_to_tensor
+from tapeflow.keras._registry import serialize_keras_object
 from tapeflow.ops import array_ops, math_ops, nn_ops, reduce_ops
 
 EPSILON = 1e-7  # keras.backend.epsilon()
@@ -349,7 +350,7 @@ _CLASSES = {cls.__name__: cls for cls in (
 def serialize(loss: Any) -> Any:
     """A loss's name (functions) or `{'class_name', 'config'}` (classes)."""
     if isinstance(loss, Loss):
-        return {"class_name": type(loss).__name__, "config": loss.get_config()}
+        return serialize_keras_object(loss)
     return getattr(loss, "__name__", loss)
 
 

@@ -6,11 +6,12 @@ on the weight's current value every time it is read, so the penalty follows the 
 
 from __future__ import annotations
 
-import inspect
 import math
 from typing import Any
 
 from tapeflow.framework.tensor_conversion import convert_to_tensor
+from tapeflow.keras._registry import (deserialize_keras_object, get_keras_object,
+                                      serialize_keras_object)
 from tapeflow.keras.layers.layer import to_snake_case
 from tapeflow.ops import math_ops, reduce_ops
 
@@ -96,36 +97,20 @@ _ALL.update({to_snake_case(name): cls for name, cls in list(_ALL.items())})
 
 
 def serialize(regularizer: Any) -> Any:
-    """`{'class_name': ..., 'config': ...}` for a Regularizer (None stays None)."""
-    if regularizer is None:
-        return None
-    return {"module": "keras.regularizers", "class_name": type(regularizer).__name__,
-            "config": regularizer.get_config(), "registered_name": None}
+    """`{'module', 'class_name', 'config', 'registered_name'}` for a Regularizer (None stays
+    None)."""
+    return serialize_keras_object(regularizer, "keras.regularizers")
 
 
 def deserialize(config: dict, custom_objects: Any = None) -> Regularizer:
     """The Regularizer described by `serialize`'s dict."""
-    objects = {**_ALL, **(custom_objects or {})}
-    cls = objects.get(config.get("class_name"))
-    if cls is None:
-        raise ValueError(f"Could not interpret regularizer identifier: {config}")
-    return cls.from_config(config.get("config", {}))
+    return deserialize_keras_object(config, _ALL, "regularizer", custom_objects)
 
 
 def get(identifier: Any) -> Any:
     """A regularizer from None, a name ('l1', 'l2', 'L1L2', ...), a config dict or a
     callable, as `keras.regularizers.get`."""
-    if identifier is None:
-        return None
-    if isinstance(identifier, dict):
-        obj = deserialize(identifier)
-    elif isinstance(identifier, str):
-        obj = _ALL.get(identifier, None)
-    else:
-        obj = identifier
-    if callable(obj):
-        return obj() if inspect.isclass(obj) else obj
-    raise ValueError(f"Could not interpret regularizer identifier: {identifier}")
+    return get_keras_object(identifier, _ALL, "regularizer")
 
 
 __all__ = ["Regularizer", "L1", "L2", "L1L2", "l1", "l2", "l1_l2", "get", "serialize",

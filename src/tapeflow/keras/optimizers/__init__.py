@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tapeflow.keras._registry import serialize_keras_object
 from tapeflow.keras.optimizers import schedules
 from tapeflow.keras.optimizers.adagrad import Adagrad
 from tapeflow.keras.optimizers.adam import Adam, AdamW
@@ -16,7 +17,7 @@ _BY_NAME = {cls.__name__.lower(): cls for cls in (SGD, Adam, AdamW, RMSprop, Ada
 
 def serialize(optimizer: Optimizer) -> dict:
     """`{'class_name': ..., 'config': ...}` for an optimizer."""
-    return {"class_name": type(optimizer).__name__, "config": optimizer.get_config()}
+    return serialize_keras_object(optimizer)
 
 
 def deserialize(config: dict, custom_objects: Any = None) -> Optimizer:
