@@ -5,16 +5,9 @@ import numpy as np
 import pytest
 
 import tapeflow as tf
+from _support import grad
 
 P = [[1., 2.], [3., 4.]]
-
-
-def _grad(f, x):
-    x = tf.constant(np.array(x, np.float64))
-    with tf.GradientTape() as tape:
-        tape.watch(x)
-        y = f(x)
-    return tape.gradient(y, x).numpy()
 
 
 def test_gather_nd_elements_and_rows():
@@ -30,7 +23,7 @@ def test_gather_nd_out_of_range_names_index_and_shape():
 
 
 def test_gather_nd_gradient_adds_repeated_rows():
-    np.testing.assert_allclose(_grad(lambda x: tf.gather_nd(x, [[0], [0], [1]]), [1., 2.]), [2., 1.])
+    np.testing.assert_allclose(grad(lambda x: tf.gather_nd(x, [[0], [0], [1]]), [1., 2.]), [2., 1.])
 
 
 def test_scatter_nd_and_tensor_scatter():
@@ -57,7 +50,7 @@ def test_boolean_mask():
     assert tf.boolean_mask(P, [True, False], axis=1).numpy().tolist() == [[1.], [3.]]
     with pytest.raises(ValueError, match=r"Shapes \(2,\) and \(3,\) are incompatible"):
         tf.boolean_mask(P, [True, False, True])
-    np.testing.assert_allclose(_grad(lambda x: tf.boolean_mask(x, [True, False, True]) * 2, [1., 2., 3.]),
+    np.testing.assert_allclose(grad(lambda x: tf.boolean_mask(x, [True, False, True]) * 2, [1., 2., 3.]),
                                [2., 0., 2.])
 
 
@@ -81,9 +74,9 @@ def test_segment_errors():
 
 
 def test_segment_gradients_match_tensorflow():
-    np.testing.assert_allclose(_grad(lambda x: tf.math.unsorted_segment_max(x, [0, 0, 1], 2), [1., 2., 3.]),
+    np.testing.assert_allclose(grad(lambda x: tf.math.unsorted_segment_max(x, [0, 0, 1], 2), [1., 2., 3.]),
                                [0., 1., 1.])
-    np.testing.assert_allclose(_grad(lambda x: tf.math.unsorted_segment_mean(x, [0, 0, 1], 2), [1., 2., 3.]),
+    np.testing.assert_allclose(grad(lambda x: tf.math.unsorted_segment_mean(x, [0, 0, 1], 2), [1., 2., 3.]),
                                [0.5, 0.5, 1.])
 
 

@@ -5,18 +5,11 @@ import numpy as np
 import pytest
 
 import tapeflow as tf
+from _support import grad
 
 A = [[4., 1.], [2., 3.]]
 S = [[1., 2.], [2., 4.]]          # singular
 R = [[1., 2., 3.], [4., 5., 6.]]
-
-
-def _grad(f, x):
-    x = tf.constant(np.array(x, np.float64))
-    with tf.GradientTape() as tape:
-        tape.watch(x)
-        y = f(x)
-    return tape.gradient(y, x).numpy()
 
 
 def test_inverse_solve_and_their_errors():
@@ -40,7 +33,7 @@ def test_determinants():
     assert type(tf.linalg.slogdet(A)).__name__ == "LogMatrixDeterminant"
     np.testing.assert_allclose([sign.numpy(), logabs.numpy()], [1., 2.3025851], rtol=1e-6)
     np.testing.assert_allclose(tf.linalg.logdet([[2., 1.], [1., 2.]]).numpy(), 1.0986123, rtol=1e-6)
-    np.testing.assert_allclose(_grad(tf.linalg.det, [[2., 1.], [1., 3.]]), [[3., -1.], [-1., 2.]])
+    np.testing.assert_allclose(grad(tf.linalg.det, [[2., 1.], [1., 3.]]), [[3., -1.], [-1., 2.]])
 
 
 def test_cholesky_family():
@@ -52,7 +45,7 @@ def test_cholesky_family():
     bad = tf.linalg.cholesky([[1., 2.], [2., 1.]]).numpy()
     assert np.isnan(bad[1, 0]) and bad[0, 1] == 0
     np.testing.assert_allclose(
-        _grad(lambda x: tf.linalg.cholesky(x) * tf.constant([[1., 0], [2., 3.]], tf.float64), [[4., 2.], [2., 3.]]),
+        grad(lambda x: tf.linalg.cholesky(x) * tf.constant([[1., 0], [2., 3.]], tf.float64), [[4., 2.], [2., 3.]]),
         [[0.265165, -0.03033], [-0.03033, 1.06066]], atol=1e-6)
 
 
@@ -79,14 +72,14 @@ def test_factorization_structures():
 
 def test_factorization_gradients_match_tensorflow():
     np.testing.assert_allclose(
-        _grad(lambda x: tf.linalg.eigh(x)[0] * tf.constant([1., 2.], tf.float64), [[2., 1.], [0.5, 3.]]),
+        grad(lambda x: tf.linalg.eigh(x)[0] * tf.constant([1., 2.], tf.float64), [[2., 1.], [0.5, 3.]]),
         [[1.146447, 0.], [0.707107, 1.853553]], atol=1e-6)
     np.testing.assert_allclose(
-        _grad(lambda x: tf.linalg.svd(x, compute_uv=False), [[2., 1., 0.], [0.5, 3., 1.]]),
+        grad(lambda x: tf.linalg.svd(x, compute_uv=False), [[2., 1., 0.], [0.5, 3., 1.]]),
         [[0.982308, 0.135413, -0.12936], [-0.081866, 0.931766, 0.353709]], atol=1e-6)
-    np.testing.assert_allclose(_grad(tf.linalg.expm, [[0.1, 0.2], [0.3, 0.4]]),
+    np.testing.assert_allclose(grad(tf.linalg.expm, [[0.1, 0.2], [0.3, 0.4]]),
                                [[1.451349, 1.724646], [1.583682, 1.874241]], atol=1e-6)
-    np.testing.assert_allclose(_grad(tf.linalg.pinv, R), [[-0.166667, 0., 0.166667], [0.166667, 0., -0.166667]],
+    np.testing.assert_allclose(grad(tf.linalg.pinv, R), [[-0.166667, 0., 0.166667], [0.166667, 0., -0.166667]],
                                atol=1e-6)
 
 
@@ -114,7 +107,7 @@ def test_norms():
         tf.linalg.norm(R, ord="nuc", axis=[0, 1])
     with pytest.raises(ValueError, match="'axis' must be None, an integer, or a tuple of 2 unique integers"):
         tf.norm(R, axis=[0, 1, 2])
-    np.testing.assert_allclose(_grad(lambda x: tf.linalg.norm(x, ord=1, axis=[0, 1]), [[1., -2.], [3., 0.5]]),
+    np.testing.assert_allclose(grad(lambda x: tf.linalg.norm(x, ord=1, axis=[0, 1]), [[1., -2.], [3., 0.5]]),
                                [[1., 0.], [1., 0.]])
 
 
@@ -128,7 +121,7 @@ def test_products():
                        match=r"Expected dimension 3 at axis 1 of the input shaped \[2,2\] but got dimension 2"):
         tf.einsum("ij,kj->ik", R, A)
     np.testing.assert_allclose(
-        _grad(lambda x: tf.einsum("ij,j->i", x, tf.constant([1., 2.], tf.float64)), [[1., 2.], [3., 4.]]),
+        grad(lambda x: tf.einsum("ij,j->i", x, tf.constant([1., 2.], tf.float64)), [[1., 2.], [3., 4.]]),
         [[1., 2.], [1., 2.]])
     assert tf.linalg.matmul is tf.matmul
 

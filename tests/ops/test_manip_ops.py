@@ -5,16 +5,9 @@ import numpy as np
 import pytest
 
 import tapeflow as tf
+from _support import grad
 
 X = [[1., 2., 3.], [4., 5., 6.]]
-
-
-def _grad(f, x):
-    x = tf.constant(np.array(x, np.float64))
-    with tf.GradientTape() as tape:
-        tape.watch(x)
-        y = f(x)
-    return tape.gradient(y, x).numpy()
 
 
 def test_pad_modes():
@@ -41,8 +34,8 @@ def test_pad_errors():
 
 
 def test_pad_gradients_fold_mirrored_entries_back():
-    np.testing.assert_allclose(_grad(lambda x: tf.pad(x, [[2, 1]], "REFLECT"), [1., 2., 3.]), [1., 3., 2.])
-    np.testing.assert_allclose(_grad(lambda x: tf.pad(x, [[1, 1]]), [1., 2.]), [1., 1.])
+    np.testing.assert_allclose(grad(lambda x: tf.pad(x, [[2, 1]], "REFLECT"), [1., 2., 3.]), [1., 3., 2.])
+    np.testing.assert_allclose(grad(lambda x: tf.pad(x, [[1, 1]]), [1., 2.]), [1., 1.])
 
 
 def test_reverse_and_roll():
@@ -50,7 +43,7 @@ def test_reverse_and_roll():
     with pytest.raises(tf.errors.InvalidArgumentError, match=r"'axis'\[0\] = 2 is out of valid range"):
         tf.reverse(X, [2])
     assert tf.roll(X, shift=[1, -1], axis=[0, 1]).numpy().tolist() == [[5., 6., 4.], [2., 3., 1.]]
-    np.testing.assert_allclose(_grad(lambda x: tf.roll(x, 1, 0) * tf.constant([1., 2., 3.], tf.float64),
+    np.testing.assert_allclose(grad(lambda x: tf.roll(x, 1, 0) * tf.constant([1., 2., 3.], tf.float64),
                                      [1., 2., 3.]), [2., 3., 1.])
 
 
@@ -72,7 +65,7 @@ def test_cumsum_cumprod():
     assert tf.math.cumprod(X, axis=1, exclusive=True).numpy().tolist() == [[1., 1., 2.], [1., 4., 20.]]
     ints = tf.cumsum([1, 2, 3])
     assert ints.dtype == tf.int32 and ints.numpy().tolist() == [1, 3, 6]
-    np.testing.assert_allclose(_grad(lambda x: tf.math.cumprod(x, exclusive=True, reverse=True), [2., 3., 4.]),
+    np.testing.assert_allclose(grad(lambda x: tf.math.cumprod(x, exclusive=True, reverse=True), [2., 3., 4.]),
                                [0., 4., 4.])
 
 
@@ -92,9 +85,9 @@ def test_sort_argsort_top_k():
 
 
 def test_sort_and_top_k_gradients_go_to_the_original_positions():
-    np.testing.assert_allclose(_grad(lambda x: tf.sort(x) * tf.constant([1., 2., 3.], tf.float64), [3., 1., 2.]),
+    np.testing.assert_allclose(grad(lambda x: tf.sort(x) * tf.constant([1., 2., 3.], tf.float64), [3., 1., 2.]),
                                [3., 1., 2.])
-    np.testing.assert_allclose(_grad(lambda x: tf.math.top_k(x, 2).values * tf.constant([1., 2.], tf.float64),
+    np.testing.assert_allclose(grad(lambda x: tf.math.top_k(x, 2).values * tf.constant([1., 2.], tf.float64),
                                      [3., 1., 2.]), [1., 0., 2.])
 
 
