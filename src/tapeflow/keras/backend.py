@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import collections
+import re
 from typing import Any, Optional
 
 import numpy as np
@@ -23,6 +24,19 @@ def unique_name(prefix: str) -> str:
     """'dense', 'dense_1', 'dense_2', ...: Keras's automatic names."""
     uid = get_uid(prefix)
     return prefix if uid == 1 else f"{prefix}_{uid - 1}"
+
+
+def to_snake_case(name: str) -> str:
+    """Keras's automatic names: 'Conv2D' -> 'conv2d', 'BatchNormalization' ->
+    'batch_normalization', 'AdamW' -> 'adam_w'."""
+    name = re.sub(r"\W+", "", name)
+    name = re.sub("(.)([A-Z][a-z]+)", r"\1_\2", name)
+    return re.sub("([a-z])([A-Z])", r"\1_\2", name).lower()
+
+
+def auto_name(class_name: str) -> str:
+    """Keras's `auto_name`: the snake-cased class name made unique ('adam', 'adam_1', ...)."""
+    return unique_name(to_snake_case(class_name))
 
 
 def clear_session() -> None:

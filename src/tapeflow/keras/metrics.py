@@ -6,7 +6,6 @@ accumulate across batches exactly as Keras's do.
 
 from __future__ import annotations
 
-import re
 from typing import Any, Callable, Optional
 
 import numpy as np
@@ -17,19 +16,8 @@ from tapeflow.framework.tensor_conversion import convert_to_tensor
 from tapeflow.framework.variables import Variable
 from tapeflow.ops import array_ops, math_ops, reduce_ops
 from tapeflow.keras import losses as _losses
+from tapeflow.keras.backend import auto_name
 from tapeflow.keras.losses import squeeze_or_expand_to_same_rank
-
-_NAME_COUNTS: dict = {}
-
-
-def _auto_name(class_name: str) -> str:
-    # Keras's to_snake_case: 'AdamW' -> 'adam_w', 'RMSprop' -> 'rm_sprop'.
-    base = re.sub("(.)([A-Z][a-z]+)", r"\1_\2", re.sub(r"\W+", "", class_name))
-    base = re.sub("([a-z])([A-Z])", r"\1_\2", base).lower()
-    count = _NAME_COUNTS.get(base, 0)
-    _NAME_COUNTS[base] = count + 1
-    return base if count == 0 else f"{base}_{count}"
-
 
 class Metric:
     """Base class of metrics: subclasses create state with `add_variable` and implement
@@ -39,7 +27,7 @@ class Metric:
     """
 
     def __init__(self, dtype: Any = None, name: Optional[str] = None) -> None:
-        self.name = name or _auto_name(self.__class__.__name__)
+        self.name = name or auto_name(self.__class__.__name__)
         self._dtype = _dtypes.as_dtype(dtype or "float32")
         self._variables: list = []
 
@@ -132,7 +120,7 @@ class MeanMetricWrapper(Mean):
 
     def __init__(self, fn: Callable, name: Optional[str] = None, dtype: Any = None,
                  **kwargs: Any) -> None:
-        super().__init__(name=name or _auto_name(getattr(fn, "__name__", "mean")), dtype=dtype)
+        super().__init__(name=name or auto_name(getattr(fn, "__name__", "mean")), dtype=dtype)
         self._fn = fn
         self._fn_kwargs = kwargs
 

@@ -6,16 +6,16 @@ from __future__ import annotations
 import inspect
 import itertools
 import math
-import re
 from typing import Any, Optional
 
 import numpy as np
 
 from tapeflow.framework import nest
-from tapeflow.framework.tensor import Tensor, TensorLike
+from tapeflow.framework.tensor import TensorLike
 from tapeflow.framework.tensor_conversion import convert_to_tensor
 from tapeflow.framework.variables import Variable as _TFVariable
 from tapeflow.keras import backend, initializers
+from tapeflow.keras.backend import to_snake_case
 from tapeflow.keras.variables import Variable
 from tapeflow.ops import array_ops, math_ops
 
@@ -579,14 +579,6 @@ def _operation(class_name: str, function: Any, *args: Any, **kwargs: Any) -> Any
     """Applies `function` to `args` as a new Operation node (symbolic when any is a
     KerasTensor, eager otherwise)."""
     return Operation(class_name, function, **kwargs)(*args)
-
-
-def to_snake_case(name: str) -> str:
-    """Keras's automatic layer names: 'Conv2D' -> 'conv2d', 'BatchNormalization' ->
-    'batch_normalization'."""
-    name = re.sub(r"\W+", "", name)
-    name = re.sub("(.)([A-Z][a-z]+)", r"\1_\2", name)
-    return re.sub("([a-z])([A-Z])", r"\1_\2", name).lower()
 
 
 def is_keras_tensor(x: Any) -> bool:

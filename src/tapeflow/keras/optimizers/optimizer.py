@@ -21,20 +21,8 @@ from tapeflow.framework.tensor import Tensor
 from tapeflow.framework.tensor_conversion import convert_to_tensor
 from tapeflow.framework.variables import Variable
 from tapeflow.ops import array_ops, math_ops, reduce_ops
+from tapeflow.keras.backend import auto_name
 from tapeflow.keras.optimizers.schedules import LearningRateSchedule
-
-_NAME_COUNTS: dict = {}
-
-
-def _auto_name(class_name: str) -> str:
-    """'adam', then 'adam_1', ... as Keras names unnamed objects."""
-    # Keras's to_snake_case: 'AdamW' -> 'adam_w', 'RMSprop' -> 'rm_sprop'.
-    base = re.sub("(.)([A-Z][a-z]+)", r"\1_\2", re.sub(r"\W+", "", class_name))
-    base = re.sub("([a-z])([A-Z])", r"\1_\2", base).lower()
-    count = _NAME_COUNTS.get(base, 0)
-    _NAME_COUNTS[base] = count + 1
-    return base if count == 0 else f"{base}_{count}"
-
 
 def _variable_label(variable: Any) -> str:
     return getattr(variable, "path", None) or variable.name
@@ -72,7 +60,7 @@ class Optimizer:
                 "Only one of `clipnorm`, `clipvalue` and `global_clipnorm` can be set. "
                 f"Received: clipnorm={clipnorm}, clipvalue={clipvalue}, "
                 f"global_clipnorm={global_clipnorm}")
-        self.name = name if name is not None else _auto_name(self.__class__.__name__)
+        self.name = name if name is not None else auto_name(self.__class__.__name__)
         self.weight_decay = weight_decay
         self.clipnorm = clipnorm
         self.clipvalue = clipvalue
