@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from tapeflow.framework.variables import Variable
-from tapeflow.keras.optimizers.optimizer import Optimizer, dense_and_square
+from tapeflow.keras.optimizers.optimizer import Optimizer
 from tapeflow.ops import math_ops
 
 
@@ -34,8 +34,7 @@ class Adagrad(Optimizer):
             var_list, "accumulator", initializer=float(self.initial_accumulator_value))
 
     def update_step(self, gradient: Any, variable: Variable, learning_rate: Any) -> None:
-        lr = math_ops.cast(learning_rate, variable.dtype)
-        gradient, squared = dense_and_square(math_ops.cast(gradient, variable.dtype))
+        lr, gradient, squared = self._step_inputs(gradient, variable, learning_rate)
         accumulator = self._accumulators[self._get_variable_index(variable)]
         accumulator.assign_add(squared)
         variable.assign_sub(lr * gradient / math_ops.sqrt(accumulator + self.epsilon))

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from tapeflow.framework.variables import Variable
-from tapeflow.keras.optimizers.optimizer import Optimizer, dense_and_square
+from tapeflow.keras.optimizers.optimizer import Optimizer
 from tapeflow.ops import math_ops
 
 
@@ -42,8 +42,7 @@ class Adam(Optimizer):
 
     def update_step(self, gradient: Any, variable: Variable, learning_rate: Any) -> None:
         dtype = variable.dtype
-        lr = math_ops.cast(learning_rate, dtype)
-        gradient, squared = dense_and_square(math_ops.cast(gradient, dtype))
+        lr, gradient, squared = self._step_inputs(gradient, variable, learning_rate)
         local_step = math_ops.cast(self.iterations + 1, dtype)
         beta_1_power = math_ops.pow(math_ops.cast(self.beta_1, dtype), local_step)
         beta_2_power = math_ops.pow(math_ops.cast(self.beta_2, dtype), local_step)

@@ -312,6 +312,14 @@ class Optimizer:
         """Updates one variable from its gradient; subclasses implement it."""
         raise NotImplementedError
 
+    @staticmethod
+    def _step_inputs(gradient: Any, variable: Variable, learning_rate: Any) -> tuple:
+        """`(learning_rate, dense gradient, squared gradient)` in the variable's dtype: the
+        inputs of an update step (squared as `dense_and_square`)."""
+        lr = math_ops.cast(learning_rate, variable.dtype)
+        gradient, squared = dense_and_square(math_ops.cast(gradient, variable.dtype))
+        return lr, gradient, squared
+
     # -- weights and config -------------------------------------------------------------------
     def get_weights(self) -> list:
         """The values of `variables`, as NumPy arrays."""

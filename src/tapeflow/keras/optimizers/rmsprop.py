@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from tapeflow.framework.variables import Variable
-from tapeflow.keras.optimizers.optimizer import Optimizer, dense_and_square
+from tapeflow.keras.optimizers.optimizer import Optimizer
 from tapeflow.ops import math_ops
 
 
@@ -43,8 +43,7 @@ class RMSprop(Optimizer):
             self._average_gradients = self.add_optimizer_variables(var_list, "average_gradient")
 
     def update_step(self, gradient: Any, variable: Variable, learning_rate: Any) -> None:
-        lr = math_ops.cast(learning_rate, variable.dtype)
-        gradient, squared = dense_and_square(math_ops.cast(gradient, variable.dtype))
+        lr, gradient, squared = self._step_inputs(gradient, variable, learning_rate)
         index = self._get_variable_index(variable)
         velocity = self._velocities[index]
         rho = self.rho
