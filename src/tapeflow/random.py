@@ -1,4 +1,6 @@
 """`tf.random`: seeding and random tensors."""
 
-from tapeflow.ops.random_ops import (categorical, normal, set_seed, shuffle,  # noqa: F401
+from tapeflow.ops.random_ops import (categorical, normal, set_seed, shuffle,
                                      truncated_normal, uniform)
+
+__all__ = ["categorical", "normal", "set_seed", "shuffle", "truncated_normal", "uniform"]

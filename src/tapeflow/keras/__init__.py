@@ -2,11 +2,11 @@
 
 import importlib as _importlib
 
-from tapeflow.keras import activations, backend, initializers, layers  # noqa: F401
-from tapeflow.keras.layers import Input, InputLayer, Layer, KerasTensor  # noqa: F401
-from tapeflow.keras.models import Functional, Model, Sequential  # noqa: F401
-from tapeflow.keras import models  # noqa: F401
-from tapeflow.keras.variables import Variable  # noqa: F401
+from tapeflow.keras import activations, backend, initializers, layers
+from tapeflow.keras.layers import Input, InputLayer, Layer, KerasTensor
+from tapeflow.keras.models import Functional, Model, Sequential
+from tapeflow.keras import models
+from tapeflow.keras.variables import Variable
 
 # Training-side modules (optimizers, losses, metrics, callbacks, utils) load on first use.
 _LAZY = {"optimizers", "losses", "metrics", "callbacks", "utils", "regularizers", "saving",
@@ -19,3 +19,6 @@ def __getattr__(name: str):
         globals()[name] = module
         return module
     raise AttributeError(f"module 'tapeflow.keras' has no attribute {name!r}")
+
+__all__ = ["activations", "backend", "initializers", "layers", "Input", "InputLayer", "Layer",
+           "KerasTensor", "Functional", "Model", "Sequential", "models", "Variable"]

@@ -1,10 +1,18 @@
 """`keras.layers`: the layer classes."""
 
-from tapeflow.keras.layers.layer import Layer, KerasTensor  # noqa: F401
-from tapeflow.keras.layers.input_layer import Input, InputLayer  # noqa: F401
-from tapeflow.keras.layers.core import (Activation, Dense, Dropout, Embedding,  # noqa: F401
+from tapeflow.keras.layers.layer import Layer, KerasTensor
+from tapeflow.keras.layers.input_layer import Input, InputLayer
+from tapeflow.keras.layers.core import (Activation, Dense, Dropout, Embedding,
                                         Flatten, Lambda, Reshape)
-from tapeflow.keras.layers.convolutional import *  # noqa: F401,F403
-from tapeflow.keras.layers.normalization import (BatchNormalization,  # noqa: F401
+from tapeflow.keras.layers.convolutional import *  # noqa: F403
+from tapeflow.keras.layers.normalization import (BatchNormalization,
                                                  LayerNormalization)
-from tapeflow.keras.layers.merging import *  # noqa: F401,F403
+from tapeflow.keras.layers.merging import *  # noqa: F403
+
+from tapeflow.keras.layers import convolutional as _convolutional
+from tapeflow.keras.layers import merging as _merging
+
+__all__ = ["Layer", "KerasTensor", "Input", "InputLayer", "Activation", "Dense", "Dropout",
+           "Embedding", "Flatten", "Lambda", "Reshape", "BatchNormalization", "LayerNormalization"]
+__all__ += _convolutional.__all__
+__all__ += _merging.__all__
