@@ -181,7 +181,7 @@ def test_tapes_are_thread_local():
         thread = threading.Thread(target=other)
         thread.start()
         thread.join()
-        z = x * 3.0
+        x * 3.0  # recorded on this thread's tape, not on the other thread's
     assert tape.gradient(seen["y"], x) is None
     assert tape.watched_variables() == (x,)
 

@@ -245,7 +245,7 @@ def test_passes_fold_constants_merge_duplicates_and_drop_dead_code():
     @tf.function
     def f(x):
         c = tf.constant(2.0) * tf.constant(3.0)      # folded
-        unused = tf.exp(x)                           # dead
+        tf.exp(x)                                    # dead
         a = tf.sin(x) * c
         b = tf.sin(x) * c                            # common subexpression
         return a + b

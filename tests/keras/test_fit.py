@@ -9,7 +9,7 @@ import pytest
 sys.path.insert(0, __file__.rsplit("/", 1)[0])
 from _tiny_model import TinyModel  # noqa: E402
 
-from tapeflow.keras import callbacks, optimizers  # noqa: E402
+from tapeflow.keras import optimizers  # noqa: E402
 
 
 def _data(n=200):

@@ -87,7 +87,7 @@ def test_trainable_false_freezes_weights_and_batchnorm_runs_in_inference():
     m.trainable = False
     assert m.trainable_weights == [] and not m.d1.trainable
     with tf.GradientTape() as tape:  # frozen weights are not watched
-        loss = tf.reduce_sum(m(X))
+        tf.reduce_sum(m(X))
     assert tape.watched_variables() == ()
 
 

@@ -1,7 +1,6 @@
 """Keras optimizers: lockstep against NumPy implementations of Keras 3's published update
 formulas (keras/src/optimizers/*.py), plus the API behaviour users rely on."""
 
-import warnings
 
 import numpy as np
 import pytest

@@ -7,7 +7,6 @@ import numpy as np
 import pytest
 
 import tapeflow as tf
-from tapeflow.ops import array_ops
 
 
 def _check(t, dtype, values):

@@ -26,7 +26,7 @@ forward mode, forward-over-reverse and reverse-over-forward work).
 from __future__ import annotations
 
 import logging
-from typing import Any, Optional
+from typing import Any
 
 from tapeflow.autodiff.backprop import carries_gradient, support
 from tapeflow.framework import nest

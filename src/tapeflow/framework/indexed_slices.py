@@ -19,7 +19,7 @@ from typing import Any, Optional
 import numpy as np
 
 from tapeflow.framework import dtypes as _dtypes
-from tapeflow.framework.tensor import Tensor, TensorLike, wrap
+from tapeflow.framework.tensor import Tensor, wrap
 from tapeflow.framework.tensor_shape import TensorShape
 
 # The device string TensorFlow reports for eager CPU tensors.

@@ -28,7 +28,6 @@ import numpy as np
 from tapeflow.autodiff import core
 from tapeflow.framework import dtypes as _dtypes
 from tapeflow.framework.context import context
-from tapeflow.framework.errors import OpError
 from tapeflow.framework.tensor import Tensor, TensorLike, wrap
 from tapeflow.framework.tensor_shape import TensorShape
 from tapeflow.framework.variables import Variable

@@ -13,7 +13,6 @@ import contextlib
 import functools
 import inspect
 import io
-import os
 import traceback
 import weakref
 from typing import Any, Callable, Optional, Sequence
@@ -22,7 +21,6 @@ import numpy as np
 
 from tapeflow.framework import dtypes as _dtypes
 from tapeflow.framework import nest
-from tapeflow.framework import variables as _variables
 from tapeflow.framework.context import context
 from tapeflow.framework.errors import OpError
 from tapeflow.framework.indexed_slices import IndexedSlices

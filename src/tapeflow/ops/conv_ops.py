@@ -17,7 +17,7 @@ tapeflow ops, so higher derivatives work:
 
 from __future__ import annotations
 
-from typing import Any, Optional, Sequence
+from typing import Any, Optional
 
 import numpy as np
 from numpy.lib.stride_tricks import as_strided

@@ -17,7 +17,7 @@ from tapeflow.framework.errors import InvalidArgumentError
 from tapeflow.framework.tensor import Tensor, wrap
 from tapeflow.ops._convert import convert_to_tensor, require
 from tapeflow.ops._static import (ensure_shape_prim, reads_static, static_value,
-                                  traced_shape_guard, traced_value_guard)  # noqa: F401
+                                  traced_shape_guard)
 from tapeflow.ops.array_ops import _shape_tuple, concat, reshape, stack, transpose
 from tapeflow.ops.math_ops import (_where_indices, cast, equal, greater, greater_equal,
                                    logical_and, maximum, where, zeros_like)

@@ -11,7 +11,7 @@ import builtins
 import collections
 import numbers
 import string
-from typing import Any, Optional, Sequence
+from typing import Any, Optional
 
 import numpy as np
 
@@ -22,8 +22,7 @@ from tapeflow.framework.tensor import Tensor, TensorLike, wrap
 from tapeflow.ops._convert import binary_operands, convert_to_tensor, require
 from tapeflow.ops.array_ops import (broadcast_to, concat, expand_dims, reshape, slice_tensor,
                                     squeeze, transpose)
-from tapeflow.ops.math_ops import (abs, cast, equal, log, matmul, multiply, sqrt, where,
-                                   zeros_like)
+from tapeflow.ops.math_ops import abs, cast, log, matmul, sqrt, where, zeros_like
 from tapeflow.ops.reduce_ops import norm as _vector_norm
 from tapeflow.ops.reduce_ops import reduce_max, reduce_sum
 from tapeflow.ops._static import reads_static, static_value

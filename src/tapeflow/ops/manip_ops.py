@@ -17,13 +17,12 @@ from tapeflow.autodiff.core import Primitive, bind
 from tapeflow.framework import dtypes as _dtypes
 from tapeflow.framework.context import context
 from tapeflow.framework.errors import InvalidArgumentError
-from tapeflow.framework.tensor import Tensor, wrap
+from tapeflow.framework.tensor import Tensor
 from tapeflow.ops._convert import convert_to_tensor, require
-from tapeflow.ops.array_ops import (_shape_tuple, broadcast_to, concat, reshape, slice_tensor,
-                                    transpose)
+from tapeflow.ops.array_ops import broadcast_to, concat, reshape, slice_tensor, transpose
 from tapeflow.ops._static import reads_static, static_value, traced_shape_guard
 from tapeflow.ops.index_ops import gather_axis, linear_jvp, searchsorted, take_along_axis
-from tapeflow.ops.math_ops import cast, where, zeros_like
+from tapeflow.ops.math_ops import cast
 
 TopKV2 = collections.namedtuple("TopKV2", ["values", "indices"])
 Unique = collections.namedtuple("Unique", ["y", "idx"])
@@ -139,7 +138,7 @@ def roll(input: Any, shift: Any, axis: Any, name: Optional[str] = None) -> Tenso
     shifts = static_value(shift, "Roll: shift", _int_list)
     axes = static_value(axis, "Roll: axis", _int_list)
     if len(shifts) != len(axes):
-        raise InvalidArgumentError(f"shift and axis must have the same size [Op:Roll]")
+        raise InvalidArgumentError("shift and axis must have the same size [Op:Roll]")
     rank = x._value.ndim
     for a in axes:
         if not -rank <= a < rank:

@@ -28,7 +28,7 @@ import numpy as np
 from tapeflow.autodiff.core import Primitive, bind
 from tapeflow.framework import dtypes as _dtypes
 from tapeflow.framework.errors import InvalidArgumentError
-from tapeflow.framework.tensor import Tensor, TensorLike, wrap
+from tapeflow.framework.tensor import Tensor, TensorLike
 from tapeflow.ops._convert import convert_to_tensor
 from tapeflow.ops._static import reads_static, static_value
 from tapeflow.ops.array_ops import _shape_tuple

@@ -13,7 +13,7 @@ from tapeflow.framework.errors import InvalidArgumentError
 from tapeflow.framework.tensor import Tensor, TensorLike
 from tapeflow.ops._convert import convert_to_tensor, require
 from tapeflow.ops._static import reads_static, static_value
-from tapeflow.ops.array_ops import (broadcast_to_shape, concat, ones, reshape,
+from tapeflow.ops.array_ops import (broadcast_to_shape, ones, reshape,
                                     reshape_to, slice_tensor, stack, transpose)
 from tapeflow.ops.math_ops import abs as abs_, cast, equal, exp, ones_like, pow as pow_, sqrt, square, where, zeros_like
 

@@ -14,7 +14,7 @@ import numpy as np
 
 from tapeflow.autodiff.tape import GradientTape
 from tapeflow.framework.indexed_slices import IndexedSlices
-from tapeflow.framework.tensor import Tensor, wrap
+from tapeflow.framework.tensor import wrap
 from tapeflow.framework.tensor_conversion import convert_to_tensor
 
 _FLOAT_KINDS = "fc"
