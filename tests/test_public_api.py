@@ -1,0 +1,94 @@
+"""Every public callable and class of tapeflow's TensorFlow-shaped namespaces has a docstring,
+and so does every public method of those classes (help(tf.xxx) must say what it does)."""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import os
+
+import pytest
+
+# Names still without a docstring when this test was written (a ratchet: fill one in, delete its
+# line; the test fails on a new undocumented name and on a line that is no longer needed).
+_KNOWN_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                           "public_api_undocumented.txt")
+with open(_KNOWN_FILE) as _f:
+    KNOWN_UNDOCUMENTED = {line.strip() for line in _f if line.strip()}
+
+NAMESPACES = [
+    "tapeflow", "tapeflow.math", "tapeflow.nn", "tapeflow.linalg", "tapeflow.random",
+    "tapeflow.keras.layers", "tapeflow.keras.models", "tapeflow.keras.optimizers",
+    "tapeflow.keras.losses", "tapeflow.keras.metrics", "tapeflow.keras.callbacks",
+    "tapeflow.keras.initializers", "tapeflow.keras.activations", "tapeflow.keras.regularizers",
+    "tapeflow.keras.constraints", "tapeflow.train", "tapeflow.autodiff", "tapeflow.test",
+]
+
+
+def _public_names(module) -> list:
+    names = getattr(module, "__all__", None)
+    if names is None:
+        names = [n for n in vars(module) if not n.startswith("_")]
+    return sorted(set(names))
+
+
+def _undocumented_methods(cls) -> list:
+    """Public methods and properties of `cls` defined by tapeflow with no docstring of their
+    own nor one inherited from the method they override (inspect.getdoc, as help() shows)."""
+    found = []
+    for name in dir(cls):
+        if name.startswith("_"):
+            continue
+        owner = next((k for k in cls.__mro__ if name in vars(k)), None)
+        if owner is None or not owner.__module__.startswith("tapeflow"):
+            continue
+        member = inspect.getattr_static(cls, name)
+        if isinstance(member, (staticmethod, classmethod)):
+            member = member.__func__
+        if not (inspect.isfunction(member) or isinstance(member, property)):
+            continue
+        if not inspect.getdoc(getattr(cls, name, None) if not isinstance(member, property)
+                              else member):
+            found.append(f"{owner.__module__}.{owner.__qualname__}.{name}")
+    return found
+
+
+def _missing_docstrings(module_name: str) -> list:
+    module = importlib.import_module(module_name)
+    missing = []
+    for name in _public_names(module):
+        obj = getattr(module, name)
+        if inspect.ismodule(obj) or not (callable(obj) or inspect.isclass(obj)):
+            continue
+        if not getattr(obj, "__module__", "tapeflow").startswith("tapeflow"):
+            continue
+        if not inspect.getdoc(obj):
+            missing.append(f"{module_name}.{name}")
+        if inspect.isclass(obj):
+            missing += _undocumented_methods(obj)
+    return sorted(set(missing))
+
+
+@pytest.mark.parametrize("module_name", NAMESPACES)
+def test_public_api_has_docstrings(module_name):
+    new = [name for name in _missing_docstrings(module_name) if name not in KNOWN_UNDOCUMENTED]
+    assert new == [], "document these (one accurate line, TensorFlow's meaning)"
+
+
+def test_known_undocumented_list_is_not_stale():
+    still_missing = set()
+    for module_name in NAMESPACES:
+        still_missing.update(_missing_docstrings(module_name))
+    assert sorted(KNOWN_UNDOCUMENTED - still_missing) == [], "documented now: delete these lines"
+
+
+def test_the_check_sees_a_missing_docstring(monkeypatch):
+    import tapeflow.math as tfmath
+
+    def undocumented(x):
+        return x
+
+    undocumented.__module__ = "tapeflow.math"
+    monkeypatch.setattr(tfmath, "undocumented", undocumented, raising=False)
+    monkeypatch.setattr(tfmath, "__all__", tfmath.__all__ + ["undocumented"])
+    assert _missing_docstrings("tapeflow.math") == ["tapeflow.math.undocumented"]
