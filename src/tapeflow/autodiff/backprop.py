@@ -82,17 +82,20 @@ def _walk(needed: list, live: set, grads: dict, sources: list, run_rules: Callab
             out_grads = tuple(missing_output(o) if g is None else densify(g)
                               for g, o in zip(out_grads, outs))
         else:
-            out_grads = _take(grads, id(outs), keep)
+            key = id(outs)
+            out_grads = grads.get(key) if key in keep else grads.pop(key, None)
             if out_grads is None:
                 continue
             if type(out_grads) is IndexedSlices and prim.name not in SPARSE_PASS_THROUGH:
                 out_grads = out_grads._dense()  # the one place rules get sparse ones densified
         in_grads = run_rules(prim, out_grads, outs, inputs, attrs, live)
         for x, g in zip(inputs, in_grads):
-            if g is None or id(x) not in live or not carries_gradient(x):
+            if g is None:
+                continue
+            key = id(x)
+            if key not in live or x._value.dtype.kind not in "fc":  # no gradient for ints
                 continue
             g = fit(g, x)
-            key = id(x)
             previous = grads.get(key)
             if previous is None:
                 grads[key] = g

@@ -125,7 +125,10 @@ def bind(prim: Primitive, inputs: Sequence[Any], attrs: dict = _NO_ATTRS) -> Any
             outputs._value = raw
     if ctx.active:
         if prim.differentiable:
-            record(prim, inputs, attrs, outputs)
+            for tape in ctx.tapes:  # record(), inlined: this runs for every taped op
+                tape._record(prim, inputs, attrs, outputs)
+            for accumulator in ctx.accumulators:
+                accumulator._push(prim, inputs, attrs, outputs)
         else:
             for tape in ctx.tapes:  # no gradient, but `explain` names the op that cut a path
                 tape._block(prim, inputs, outputs)

@@ -165,7 +165,7 @@ class GradientTape:
                     tracked[id(out)] = out
                 else:
                     self._blocked[id(out)] = (out, prim, inputs)
-        elif carries_gradient(outputs):
+        elif outputs._value.dtype.kind in "fc":  # carries_gradient, inlined (hot)
             tracked[id(outputs)] = outputs
         else:  # an integer output (tf.cast to int32): the path stops here
             self._blocked[id(outputs)] = (outputs, prim, inputs)
@@ -400,6 +400,8 @@ def _run_rules(prim: Any, out_grads: Any, outs: Any, inputs: tuple, attrs: dict,
 
 
 def _fit(g: Any, x: Any) -> Any:
+    if type(g) is Tensor and g._value.shape == x._value.shape:
+        return g  # the common case
     ops = support()
     if not isinstance(g, TensorLike):
         if isinstance(g, IndexedSlices):

@@ -364,18 +364,23 @@ def _matmul_kernel(a: np.ndarray, b: np.ndarray, transpose_a: bool, transpose_b:
     return np.matmul(a, b)
 
 
+def _product(a: Tensor, b: Tensor, transpose_a: bool, transpose_b: bool) -> Tensor:
+    # The rules' operands fit by construction: bind without matmul's argument checks.
+    return bind(_matmul, (a, b), {"transpose_a": transpose_a, "transpose_b": transpose_b})
+
+
 def _matmul_vjp_a(g: Tensor, ans: Tensor, a: Tensor, b: Tensor, transpose_a: bool,
                   transpose_b: bool) -> Tensor:
     if transpose_a:
-        return matmul(b, g, transpose_a=transpose_b, transpose_b=True)
-    return matmul(g, b, transpose_b=not transpose_b)
+        return _product(b, g, transpose_b, True)
+    return _product(g, b, False, not transpose_b)
 
 
 def _matmul_vjp_b(g: Tensor, ans: Tensor, a: Tensor, b: Tensor, transpose_a: bool,
                   transpose_b: bool) -> Tensor:
     if transpose_b:
-        return matmul(g, a, transpose_a=True, transpose_b=transpose_a)
-    return matmul(a, g, transpose_a=not transpose_a)
+        return _product(g, a, True, transpose_a)
+    return _product(a, g, not transpose_a, False)
 
 
 _matmul = Primitive("MatMul", _matmul_kernel).defvjp(_matmul_vjp_a, _matmul_vjp_b)
