@@ -309,11 +309,11 @@ TENSOR_INDICES = {
     "index_negative_tensor": (lambda x, i: x[:, i], [_F, np.array(0)], [_F, np.array(-1)]),
     "index_slice_tensor_bounds": (lambda x, i: x[:, i:i + 2], [_F, np.array(0)],
                                   [_F, np.array(2)]),
-    # Same trip count (see test_while_loop_trip_count_changes below), other rows' values.
+    # Another trip count (the in-graph gradient walks the iterations that ran), other rows.
     "while_loop_index": (_loop_sum_of_squares, [_F, np.array(3, np.int32)],
-                         [_G, np.array(3, np.int32)]),
+                         [_G, np.array(2, np.int32)]),
     "while_loop_gather": (_loop_gather, [_F, np.array(2, np.int32)],
-                          [_G, np.array(2, np.int32)]),
+                          [_G, np.array(3, np.int32)]),
     "range_tensor_start": (lambda s: tf.range(s, s + 3), [np.array(1)], [np.array(4)]),
 }
 VALUE_DEPENDENT.update(TENSOR_INDICES)
@@ -321,13 +321,34 @@ VALUE_DEPENDENT.update(TENSOR_INDICES)
 
 @pytest.mark.parametrize("loop", [_loop_sum_of_squares, _loop_gather])
 def test_while_loop_trip_count_changes(loop):
-    """x[i] / tf.gather(x, i) in a while_loop body read i each iteration, however many."""
+    """x[i] / tf.gather(x, i) in a while_loop body read i each iteration, however many; a
+    gradient taken inside the graph (first and second order) runs back over as many."""
     traced = tf.function(loop)
     traced(tf.constant(_F), tf.constant(1))
     for n in (2, 3, 0):
         args = (tf.constant(_G), tf.constant(n))
         _close(traced(*args), loop(*args), f"{loop.__name__} with n={n}")
     assert traced.experimental_get_tracing_count() == 1
+
+    def grads(x, n):
+        with tf.GradientTape() as outer:
+            outer.watch(x)
+            with tf.GradientTape() as inner:
+                inner.watch(x)
+                y = tf.reduce_sum(loop(x, n) * tf.constant([1.0, -2.0, 0.5, 3.0], x.dtype))
+            # n = 0: eagerly y does not depend on x (zeros asked for, not None).
+            g = inner.gradient(y, x, unconnected_gradients=tf.UnconnectedGradients.ZERO)
+            z = tf.reduce_sum(tf.convert_to_tensor(g) * tf.sin(x))
+        return y, g, outer.gradient(z, x)
+
+    traced_grads = tf.function(grads)
+    traced_grads(tf.constant(_F), tf.constant(1))
+    for n in (3, 0, 2, 1):
+        args = (tf.constant(_G), tf.constant(n))
+        for i, (t, e) in enumerate(zip(traced_grads(*args), grads(*args))):
+            _close(tf.convert_to_tensor(t), tf.convert_to_tensor(e),
+                   f"{loop.__name__} with n={n}: output {i}")
+    assert traced_grads.experimental_get_tracing_count() == 1
 
 
 @pytest.mark.parametrize("name", sorted(TENSOR_INDICES))

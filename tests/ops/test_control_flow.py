@@ -118,3 +118,235 @@ def test_cond_assigning_a_variable_runs_only_the_taken_branch():
     f(tf.constant(1.0))
     assert float(v.numpy()) == 3.0
     assert "If(" in str(f.get_concrete_function(tf.constant(1.0)).graph)
+
+
+# -- while_loop under tf.function: the trip count is a value of each run (issue 4) -------------
+#
+# Expected numbers are TensorFlow 2.21's for the same programs (float64).
+
+def _close(actual, expected, rtol=1e-12):
+    np.testing.assert_allclose([float(a) for a in actual], expected, rtol=rtol, atol=1e-13)
+
+
+@tf.function
+def _loop_value_grad_hessian(x, n):
+    with tf.GradientTape() as outer:
+        outer.watch(x)
+        with tf.GradientTape() as inner:
+            inner.watch(x)
+            y = tf.while_loop(lambda i, a: i < n,
+                              lambda i, a: (i + 1, tf.sin(a) * x + a * a * 0.1),
+                              (tf.constant(0), x))[1]
+        dy = inner.gradient(y, x)
+    return y, dy, outer.gradient(dy, x)
+
+
+def test_while_loop_gradients_in_graph_follow_the_run_trip_count():
+    x = tf.constant(0.7, tf.float64)
+    expected = {  # n -> value, first and second derivative (TF 2.21)
+        2: [0.360563862293823, 1.42199798851795, 2.99353108680685],
+        3: [0.259961955802251, 1.38673862382464, 4.74276263360758],
+        0: [0.7, 1.0, 0.0],
+        5: [0.133409555321567, 1.10457965939948, 7.08010696729177],
+        1: [0.499952381066384, 1.31960721833683, 1.27873199350259],
+    }
+    for n, values in expected.items():   # traced with n=2, then longer, empty, shorter runs
+        _close(_loop_value_grad_hessian(x, tf.constant(n)), values)
+    assert _loop_value_grad_hessian.experimental_get_tracing_count() == 1
+
+
+def test_while_loop_gradient_outer_tape_over_traced_function_any_trip_count():
+    def f(x, n):
+        return tf.while_loop(lambda i, a: i < n, lambda i, a: (i + 1, tf.sin(a) * x),
+                             (tf.constant(0), x))[1]
+    traced = tf.function(f)
+    x = tf.constant(0.4, tf.float64)
+    for n in (3, 5, 1):
+        grads = []
+        for fn in (f, traced):
+            with tf.GradientTape() as tape:
+                tape.watch(x)
+                y = fn(x, tf.constant(n))
+            grads.append(float(tape.gradient(y, x)))
+        np.testing.assert_allclose(grads[1], grads[0], rtol=1e-13)
+
+
+def test_while_loop_tensor_maximum_iterations_read_at_run_time():
+    @tf.function
+    def f(x, m):
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = tf.while_loop(lambda i, a: i < 100, lambda i, a: (i + 1, tf.cos(a) + x),
+                              (tf.constant(0), x), maximum_iterations=m)[1]
+        return y, tape.gradient(y, x)
+    x = tf.constant(0.7, tf.float64)
+    expected = {2: [0.805756005624546, 0.646212875518394],
+                4: [0.877288128541039, 0.474605268468592],
+                0: [0.7, 1.0],
+                3: [1.39256608498135, 0.533851477616791]}
+    for m, values in expected.items():
+        _close(f(x, tf.constant(m)), values)
+    assert f.experimental_get_tracing_count() == 1
+
+
+def test_nested_while_loops_gradients_with_varying_trip_counts():
+    @tf.function
+    def f(x, n):
+        with tf.GradientTape() as outer:
+            outer.watch(x)
+            with tf.GradientTape() as tape:
+                tape.watch(x)
+
+                def step(i, a):   # the inner loop runs i + 1 times
+                    inner = tf.while_loop(lambda j, b: j < i + 1,
+                                          lambda j, b: (j + 1, tf.sin(b) * x),
+                                          (tf.constant(0), a))[1]
+                    return i + 1, inner + 0.5 * a
+                y = tf.while_loop(lambda i, a: i < n, step, (tf.constant(0), x))[1]
+            dy = tape.gradient(y, x)
+        return y, dy, outer.gradient(dy, x)
+    x = tf.constant(0.7, tf.float64)
+    expected = {1: [0.800952381066384, 1.67960721833683, 1.07873199350259],
+                3: [0.587387044405914, 2.51140765596612, 6.71927739698416],
+                2: [0.73767841732385, 2.26396285910475, 3.32299983141058],
+                0: [0.7, 1.0, 0.0]}
+    for n, values in expected.items():
+        _close(f(x, tf.constant(n)), values)
+
+
+def test_while_loop_in_cond_branch_gradients_with_varying_trip_count(caplog):
+    @tf.function
+    def f(x, n):
+        with tf.GradientTape() as outer:
+            outer.watch(x)
+            with tf.GradientTape() as tape:
+                tape.watch(x)
+                y = tf.cond(x > 0.0,
+                            lambda: tf.while_loop(lambda i, a: i < n,
+                                                  lambda i, a: (i + 1, a * x + 1.0),
+                                                  (tf.constant(0), x))[1],
+                            lambda: x * x)
+            dy = tape.gradient(y, x)
+        return y, dy, outer.gradient(dy, x)
+    x = tf.constant(0.7, tf.float64)
+    _close(f(x, tf.constant(2)), [2.043, 2.47, 4.2])
+    _close(f(x, tf.constant(4)), [2.70107, 5.0705, 13.06])
+    _close(f(x, tf.constant(1)), [1.49, 1.4, 2.0])
+    _close(f(-x, tf.constant(3)), [0.49, -1.4, 2.0])
+    # The branch's integer capture (n) is not watched: no dtype warning, as in TensorFlow.
+    assert "must be floating" not in caplog.text
+
+
+def test_while_loop_vector_state_and_captured_matrix_gradients():
+    @tf.function
+    def f(v, w, n):
+        with tf.GradientTape() as tape:
+            tape.watch([v, w])
+            y = tf.while_loop(lambda i, a: i < n,
+                              lambda i, a: (i + 1, tf.tanh(tf.linalg.matvec(w, a)) + v),
+                              (tf.constant(0), v))[1]
+            s = tf.reduce_sum(y * y)
+        return (s, *tape.gradient(s, [v, w]))
+    v = tf.constant([0.3, -0.6], tf.float64)
+    w = tf.constant([[0.5, -0.3], [0.2, 0.8]], tf.float64)
+    expected = {
+        3: [2.47646281494532, 1.8761307572112, -5.34536483166634, 1.00955561102455,
+            -1.42905077565394, -2.0188410067935, 3.08945484760308],
+        1: [1.37643823771824, 1.45686589064527, -3.67109839264217, 0.333461070781424,
+            -0.666922141562848, -0.50391617169397, 1.00783234338794],
+        6: [2.64119732739678, 1.92983416210504, -5.05414999375658, 0.990023294560422,
+            -1.23186033248764, -2.68743903519805, 3.47581214797629],
+    }
+    for n, values in expected.items():
+        s, gv, gw = f(v, w, tf.constant(n))
+        _close([s, *gv.numpy(), *gw.numpy().ravel()], values)
+
+
+def test_traced_rnn_training_over_sequences_of_varying_length():
+    """An RNN written with tf.while_loop over time steps, trained by a tf.function step."""
+    rng = np.random.default_rng(3)
+    w0, u0, v0 = rng.normal(0, 0.5, (3, 4)), rng.normal(0, 0.5, (4, 4)), rng.normal(0, 0.5, (4, 1))
+    xs, ys = rng.normal(0, 1, (6, 2, 3)), rng.normal(0, 1, (2, 1))
+
+    def train(traced):
+        w, u, v, b = (tf.Variable(w0), tf.Variable(u0), tf.Variable(v0),
+                      tf.Variable(np.zeros(4)))
+        opt = tf.keras.optimizers.SGD(learning_rate=0.1)
+
+        def step(x, y, length):
+            with tf.GradientTape() as tape:
+                def cell(t, h):
+                    return t + 1, tf.tanh(tf.matmul(x[t], w) + tf.matmul(h, u) + b)
+                h = tf.while_loop(lambda t, h: t < length, cell,
+                                  (tf.constant(0), tf.zeros([2, 4], tf.float64)))[1]
+                loss = tf.reduce_mean(tf.square(tf.matmul(h, v) - y))
+            grads = tape.gradient(loss, [w, u, v, b])
+            opt.apply_gradients(zip(grads, [w, u, v, b]))
+            return loss
+        if traced:
+            step = tf.function(step)
+        losses = [float(step(tf.constant(xs), tf.constant(ys), tf.constant(n)))
+                  for n in (3, 6, 1, 4, 5, 2)]
+        if traced:
+            assert step.experimental_get_tracing_count() == 1
+        return losses, w.numpy()
+
+    graph_losses, graph_w = train(traced=True)
+    eager_losses, eager_w = train(traced=False)
+    tf_losses = [3.60236904046433, 3.6316600153908, 2.30290269257608, 2.64795999195404,
+                 1.64008432369516, 1.92894066772317]   # TF 2.21
+    np.testing.assert_allclose(graph_losses, tf_losses, rtol=1e-12)
+    np.testing.assert_allclose(eager_losses, tf_losses, rtol=1e-12)
+    np.testing.assert_allclose(graph_w.ravel()[:4], [0.968664305588605, -1.2982934707129,
+                                                     0.126747138406785, -0.182702019761398],
+                               rtol=1e-12)
+    np.testing.assert_allclose(graph_w, eager_w, rtol=1e-13)
+
+
+def _grow(x, n, **kwargs):
+    return tf.while_loop(lambda i, a: i < n,
+                         lambda i, a: (i + 1, tf.concat([a, a[-1:] * x], 0)),
+                         (tf.constant(0), tf.reshape(x, [1])), **kwargs)[1]
+
+
+def test_while_loop_shape_change_without_invariants_raises_tensorflows_error():
+    # Eagerly the loop is Python and the shape may grow, as in TensorFlow.
+    np.testing.assert_array_equal(_grow(tf.constant(2.0), tf.constant(3)).numpy(),
+                                  [2.0, 4.0, 8.0, 16.0])
+    with pytest.raises(ValueError, match=r"Input tensor `Reshape:0` enters the loop with shape "
+                                         r"\(1,\), but has shape \(2,\) after one iteration\. "
+                                         r"To allow the shape to vary across iterations, use "
+                                         r"the `shape_invariants` argument"):
+        tf.function(_grow)(tf.constant(2.0), tf.constant(3))
+    # An invariant that does not admit the body's shape is reported the same way.
+    with pytest.raises(ValueError, match=r"enters the loop with shape \(3,\), but has shape"):
+        tf.function(lambda x: tf.while_loop(lambda a: tf.reduce_sum(a) < 10.0,
+                                            lambda a: tf.concat([a, a], 0), [x],
+                                            shape_invariants=[tf.TensorShape([3])]))(
+            tf.ones([2]))
+
+
+def test_while_loop_shape_invariants():
+    # A less specific invariant is accepted when the body keeps the shape.
+    f = tf.function(lambda x: tf.while_loop(lambda a: a[0] < 10.0, lambda a: a * 2.0, [x],
+                                            shape_invariants=[tf.TensorShape([None])]))
+    np.testing.assert_array_equal(f(tf.ones([2]))[0].numpy(), [16.0, 16.0])
+    # A shape that really changes between iterations is refused clearly: traced graphs keep
+    # the shapes of their trace.
+    with pytest.raises(NotImplementedError, match=r"enters the loop with shape \(1,\) and has "
+                                                  r"shape \(2,\) after one iteration"):
+        tf.function(lambda x, n: _grow(x, n, shape_invariants=(tf.TensorShape([]),
+                                                               tf.TensorShape([None]))))(
+            tf.constant(2.0), tf.constant(3))
+
+
+def test_while_loop_argument_errors():
+    with pytest.raises(TypeError, match=r"Loop var x:0 enters the loop with type <dtype: "
+                                        r"'float32'> but has type <dtype: 'int32'> after 1 "
+                                        r"iteration\. x:0 type should remain constant\."):
+        tf.function(lambda x: tf.while_loop(lambda a: a < 10.0, lambda a: tf.cast(a, tf.int32),
+                                            [x]))(tf.ones([]))
+    with pytest.raises(ValueError, match=r"'maximum_iterations' must be a scalar\. Received "
+                                         r"shape: \(2,\)"):
+        tf.while_loop(lambda a: a < 10.0, lambda a: a + 1.0, [tf.ones([])],
+                      maximum_iterations=[2, 3])

@@ -79,12 +79,15 @@ class _Branch:
         return f"<branch {self.graph.name}: {len(self.graph.nodes)} ops>"
 
 
-def _trace_branch(fn: Callable, name: str, args: Sequence = ()) -> tuple:
-    """Traces `fn(*placeholders)` into a child graph of the current trace."""
+def _trace_branch(fn: Callable, name: str, args: Sequence = (),
+                  shapes: Optional[Sequence] = None) -> tuple:
+    """Traces `fn(*placeholders)` into a child graph of the current trace; `shapes` are the
+    placeholders' static shapes (the args' own by default)."""
     from tapeflow.function.graph import Graph, tracing
     graph = Graph(name, parent=context.graph, allow_variable_creation=False)
-    placeholders = [graph.placeholder(a._value, f"{name}_arg{i}", a.shape)
-                    for i, a in enumerate(args)]
+    shapes = [a.shape for a in args] if shapes is None else shapes
+    placeholders = [graph.placeholder(a._value, f"{name}_arg{i}", shape)
+                    for i, (a, shape) in enumerate(zip(args, shapes))]
     with tracing(graph, suspend_tapes=True):
         result = fn(*placeholders)
         flat = [convert_to_tensor(x) for x in nest.flatten(result)]
@@ -131,7 +134,9 @@ def _branch_vjp(gs: list, ans: tuple, selector: Tensor, *captures: Tensor,
 
     def grad_fn(branch: _Branch) -> Callable:
         def compute() -> list:
-            mine = [captures[p] for p in branch.positions]
+            # Only floating captures have gradients (watching an integer one would warn).
+            positions = [p for p in branch.positions if captures[p].dtype.is_floating]
+            mine = [captures[p] for p in positions]
             with GradientTape(persistent=False) as tape:
                 for c in mine:
                     tape.watch(c)
@@ -140,9 +145,9 @@ def _branch_vjp(gs: list, ans: tuple, selector: Tensor, *captures: Tensor,
             grads = tape.gradient([o for o, _ in float_outs], mine,
                                   output_gradients=[g for _, g in float_outs],
                                   unconnected_gradients=UnconnectedGradients.ZERO) \
-                if float_outs else [None] * len(mine)
+                if float_outs and mine else [None] * len(mine)
             full = [_zeros_like(c) for c in captures]
-            for p, g in zip(branch.positions, grads):
+            for p, g in zip(positions, grads):
                 if g is not None:
                     full[p] = g
             return full
@@ -159,8 +164,17 @@ def _branch_vjp(gs: list, ans: tuple, selector: Tensor, *captures: Tensor,
 
 
 def _zeros_like(x: Any) -> Tensor:
-    from tapeflow.ops.math_ops import zeros_like
-    return zeros_like(x)
+    """Zeros shaped like `x` WHEN THE GRAPH RUNS: a loop's history (and so every cotangent
+    of it) is as long as the iterations that ran, which a trace-time constant would not be."""
+    return bind(_ZEROS_LIKE, (x,))
+
+
+def _known_zero(g: Tensor) -> bool:
+    """True for a cotangent that is zero on every run: an eager tensor (or a traced
+    constant) of zeros, as the tape supplies for an output nothing used."""
+    if _is_traced(g) and g._graph.values[g._vid].kind != "const":
+        return False
+    return not np.any(g._value)
 
 
 def _make_branch_prims(name: str, impl: Callable) -> tuple:
@@ -283,13 +297,15 @@ def case(pred_fn_pairs: Any, default: Optional[Callable] = None, exclusive: bool
 
 # -- while_loop -------------------------------------------------------------------------------
 
-def _while_impl(*inputs: Any, cond_fn: _Branch, body: _Branch, n_vars: int,
-                maximum_iterations: Optional[int], history: bool) -> tuple:
+def _while_impl(*inputs: Any, cond_fn: _Branch, body: _Branch, n_vars: int, limited: bool,
+                history: bool) -> tuple:
+    # inputs: the loop variables, the iteration limit (when `limited`), the captured values.
     state = list(inputs[:n_vars])
-    captures = inputs[n_vars:]
+    limit = int(inputs[n_vars]) if limited else None
+    captures = inputs[n_vars + limited:]
     trail: list = [[] for _ in state]
     count = 0
-    while (maximum_iterations is None or count < maximum_iterations) and \
+    while (limit is None or count < limit) and \
             bool(cond_fn.run(state, captures)[0]):
         if history:
             for record, value in zip(trail, state):
@@ -303,17 +319,21 @@ def _while_impl(*inputs: Any, cond_fn: _Branch, body: _Branch, n_vars: int,
 
 
 def _while_vjp(gs: list, ans: tuple, *inputs: Tensor, cond_fn: _Branch, body: _Branch,
-               n_vars: int, maximum_iterations: Optional[int], history: bool) -> tuple:
+               n_vars: int, limited: bool, history: bool) -> tuple:
     from tapeflow.autodiff.tape import GradientTape, UnconnectedGradients
     from tapeflow.ops import math_ops
     if not history:
         raise ValueError("tf.while_loop was run without recording its iterations, so it cannot "
                          "be differentiated; run it under the GradientTape.")
-    captures = inputs[n_vars:]
+    captures = inputs[n_vars + limited:]
+    # The backward loop runs as many times as the forward one did on THIS run (`count` and
+    # the histories are values of the run, not of the trace).
     count = ans[n_vars]
     stacks = ans[n_vars + 1:]
     g_final = list(gs[:n_vars])
-    g_stacks = list(gs[n_vars + 1:])
+    # The tape fills the cotangent of an unused history with zeros shaped as in the trace; in
+    # a graph that constant keeps the traced trip count, so known zeros are dropped here.
+    g_stacks = [None if _known_zero(g) else g for g in gs[n_vars + 1:]]
     float_caps = [i for i, c in enumerate(captures) if c.dtype.is_floating]
 
     def back_cond(i: Tensor, *rest: Tensor) -> Tensor:
@@ -337,7 +357,8 @@ def _while_vjp(gs: list, ans: tuple, *inputs: Tensor, cond_fn: _Branch, body: _B
         new_state = [_zeros_like(x) for x in state]
         for j, g in zip(float_state, grads):
             # The value at the start of iteration i also reached the history output.
-            new_state[j] = math_ops.add(g, bind(_HISTORY_GET, (g_stacks[j], i)))
+            new_state[j] = g if g_stacks[j] is None else \
+                math_ops.add(g, bind(_HISTORY_GET, (g_stacks[j], i)))
         new_caps = [math_ops.add(c, g) for c, g in zip(g_caps, grads[len(float_state):])]
         return (math_ops.subtract(i, convert_to_tensor(np.int32(1))), *new_state, *new_caps)
 
@@ -348,7 +369,7 @@ def _while_vjp(gs: list, ans: tuple, *inputs: Tensor, cond_fn: _Branch, body: _B
     cap_grads: list = [None] * len(captures)
     for k, g in zip(float_caps, result[1 + n_vars:]):
         cap_grads[k] = g
-    return (*g_vars, *cap_grads)
+    return (*g_vars, *([None] if limited else []), *cap_grads)
 
 
 def _make_while(name: str, stateful: bool) -> _ControlPrimitive:
@@ -359,6 +380,7 @@ def _make_while(name: str, stateful: bool) -> _ControlPrimitive:
 _STATELESS_WHILE = _make_while("StatelessWhile", False)
 _WHILE = _make_while("While", True)
 
+_ZEROS_LIKE = Primitive("ZerosLike", np.zeros_like, differentiable=False)
 _HISTORY_GET = Primitive("TensorListGetItem", lambda stack, i: stack[int(i)])
 _HISTORY_SET = Primitive(
     "TensorListSetItem",
@@ -384,9 +406,12 @@ def while_loop(cond: Callable, body: Callable, loop_vars: Any, shape_invariants:
         raise TypeError("body must be callable.")
     single = not isinstance(loop_vars, (list, tuple))
     structure = [loop_vars] if single else loop_vars
+    limit = _iteration_limit(maximum_iterations)
     if context.graph is None:
-        return _eager_while(cond, body, structure, single, maximum_iterations)
+        # Eagerly the loop is Python: shapes may change freely, as in TensorFlow.
+        return _eager_while(cond, body, structure, single, limit)
     flat = [convert_to_tensor(x) for x in nest.flatten(structure)]
+    invariants = _shape_invariants(shape_invariants, structure, flat)
 
     def packed(fn: Callable) -> Callable:
         def call(*leaves: Tensor) -> Any:
@@ -394,7 +419,7 @@ def while_loop(cond: Callable, body: Callable, loop_vars: Any, shape_invariants:
             return fn(*args)
         return call
 
-    cond_graph, _, cond_flat = _trace_branch(packed(cond), "while_cond", flat)
+    cond_graph, _, cond_flat = _trace_branch(packed(cond), "while_cond", flat, invariants)
     if len(cond_flat) != 1 or not cond_flat[0].dtype.is_bool:
         raise TypeError("cond must return a boolean scalar tensor.")
 
@@ -404,21 +429,92 @@ def while_loop(cond: Callable, body: Callable, loop_vars: Any, shape_invariants:
         nest.assert_same_structure(structure, out, check_types=False)
         return nest.flatten(out)
 
-    body_graph, _, body_out = _trace_branch(body_flat, "while_body", flat)
-    for before, after in zip(flat, body_out):
-        if before.dtype != after.dtype:
-            raise TypeError(f"Loop variable changed dtype in tf.while_loop body: from "
-                            f"{before.dtype.name} to {after.dtype.name}.")
+    body_graph, _, body_out = _trace_branch(body_flat, "while_body", flat, invariants)
+    _check_loop_outputs(flat, body_out, invariants)
     cond_branch, body_branch = _Branch(cond_graph, None), _Branch(body_graph, None)
     captures = _union_captures([cond_branch, body_branch])
     stateful = cond_branch.stateful or body_branch.stateful
     attrs = {"cond_fn": cond_branch, "body": body_branch, "n_vars": len(flat),
-             "maximum_iterations": None if maximum_iterations is None
-             else int(maximum_iterations),
+             "limited": limit is not None,
              "history": bool(context.tapes or context.accumulators)}
-    outs = bind(_WHILE if stateful else _STATELESS_WHILE, (*flat, *captures), attrs)
+    # The limit is an input, not an attribute: a traced limit is read when the graph runs.
+    limits = () if limit is None else (limit,)
+    outs = bind(_WHILE if stateful else _STATELESS_WHILE, (*flat, *limits, *captures), attrs)
     result = nest.pack_sequence_as(structure, list(outs[:len(flat)]))
     return result[0] if single else result
+
+
+def _iteration_limit(maximum_iterations: Any) -> Optional[Tensor]:
+    """`maximum_iterations` as a scalar integer tensor (None when not given)."""
+    if maximum_iterations is None:
+        return None
+    limit = convert_to_tensor(maximum_iterations)
+    if limit.shape.rank != 0:
+        raise ValueError(f"'maximum_iterations' must be a scalar. Received shape: "
+                         f"{limit.shape}")
+    if not limit.dtype.is_integer:
+        raise TypeError(f"'maximum_iterations' must be an integer tensor, got "
+                        f"{limit.dtype.name}.")
+    return limit
+
+
+def _shape_invariants(shape_invariants: Any, structure: Any, flat: list) -> list:
+    """One static shape per flat loop variable: its invariant, or its own shape."""
+    from tapeflow.framework.tensor_shape import TensorShape
+    if shape_invariants is None:
+        return [x.shape for x in flat]
+    shapes = [shape_invariants] if not isinstance(structure, (list, tuple)) or \
+        (len(structure) == 1 and not isinstance(shape_invariants, (list, tuple))) \
+        else shape_invariants
+    try:
+        nest.assert_same_structure(structure, shapes, check_types=False)
+    except (ValueError, TypeError) as exc:
+        raise ValueError(f"shape_invariants must have the same structure as loop_vars: "
+                         f"{exc}") from None
+    return [TensorShape(s) if not isinstance(s, TensorShape) else s
+            for s in nest.flatten(shapes)]
+
+
+def _loop_var_name(x: Tensor) -> str:
+    """The name TensorFlow's messages give a loop variable (`Const:0` for a constant)."""
+    graph = context.graph
+    return graph.values[graph.value_id(x)].name
+
+
+def _less_specific(shape: Any, invariant: Any) -> bool:
+    """True when `invariant` admits `shape` (TensorFlow's _ShapeLessThanOrEqual)."""
+    if invariant.rank is None:
+        return True
+    if shape.rank != invariant.rank:
+        return False
+    return all(b is None or a == b for a, b in zip(shape.as_list(), invariant.as_list()))
+
+
+def _check_loop_outputs(flat: list, outs: list, invariants: list) -> None:
+    """The body keeps each loop variable's dtype, and its shape within the invariant."""
+    from tapeflow.framework.tensor_shape import TensorShape
+    for before, after, invariant in zip(flat, outs, invariants):
+        if before.dtype != after.dtype:
+            name = _loop_var_name(before)
+            raise TypeError(f"Loop var {name} enters the loop with type {before.dtype!s} but "
+                            f"has type {after.dtype!s} after 1 iteration. {name} type should "
+                            f"remain constant.")
+        if not _less_specific(after.shape, invariant):
+            raise ValueError(f"Input tensor `{_loop_var_name(before)}` enters the loop with "
+                             f"shape {invariant}, but has shape {after.shape} after one "
+                             f"iteration. To allow the shape to vary across iterations, use "
+                             f"the `shape_invariants` argument of tf.while_loop to specify a "
+                             f"less-specific shape.")
+        if np.shape(after._value) != np.shape(before._value):
+            # A traced graph keeps the shapes of its trace (in attributes and in the loop's
+            # history), so a body that changes a shape cannot be compiled once for all.
+            raise NotImplementedError(
+                f"Loop var `{_loop_var_name(before)}` enters the loop with shape "
+                f"{TensorShape(np.shape(before._value))} and has shape "
+                f"{TensorShape(np.shape(after._value))} after one "
+                f"iteration: shape_invariants {invariant} allow it, but tapeflow's "
+                f"tf.while_loop inside tf.function needs loop variables to keep their "
+                f"shapes. Run the loop eagerly, or keep the shape (pad to a fixed size).")
 
 
 def _lone(result: Any, structure: Any) -> bool:
@@ -427,7 +523,7 @@ def _lone(result: Any, structure: Any) -> bool:
 
 
 def _eager_while(cond: Callable, body: Callable, structure: Any, single: bool,
-                 maximum_iterations: Any) -> Any:
+                 maximum_iterations: Optional[Tensor]) -> Any:
     state = structure
     count = 0
     limit = None if maximum_iterations is None else int(maximum_iterations)
