@@ -350,3 +350,20 @@ def test_while_loop_argument_errors():
                                          r"shape: \(2,\)"):
         tf.while_loop(lambda a: a < 10.0, lambda a: a + 1.0, [tf.ones([])],
                       maximum_iterations=[2, 3])
+
+
+def test_while_loop_jacobian_in_graph_any_trip_count():
+    # jacobian's vectorized pass slices the unused history's zero cotangent per row.
+    @tf.function
+    def jac(x, n):
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = tf.while_loop(lambda i, a: i < n, lambda i, a: (i + 1, tf.sin(a) * x[::-1]),
+                              (tf.constant(0), x))[1]
+        return tape.jacobian(y, x)
+    x = tf.constant([0.7, 0.2], tf.float64)
+    expected = {2: [0.0303401, 0.25626292, 0.2763466, 0.47559624],   # TF 2.21
+                3: [0.00606602, 0.07693031, 0.28941492, 0.33135127],
+                0: [1.0, 0.0, 0.0, 1.0]}
+    for n, values in expected.items():
+        np.testing.assert_allclose(jac(x, tf.constant(n)).numpy().ravel(), values, atol=1e-8)

@@ -170,11 +170,29 @@ def _zeros_like(x: Any) -> Tensor:
 
 
 def _known_zero(g: Tensor) -> bool:
-    """True for a cotangent that is zero on every run: an eager tensor (or a traced
-    constant) of zeros, as the tape supplies for an output nothing used."""
-    if _is_traced(g) and g._graph.values[g._vid].kind != "const":
-        return False
-    return not np.any(g._value)
+    """True for a cotangent that is zero on every run: an eager tensor (or a traced value
+    computed from constants only) of zeros, as the tape supplies for an output nothing used
+    (`jacobian` slices it per row)."""
+    if any(id(g) in tape._tracked for tape in context.tapes) or \
+            any(id(g) in acc._tangents for acc in context.accumulators):
+        return False   # a watched zero (forward mode's double-VJP dummy) is a variable
+    return (not _is_traced(g) or _fixed_at_trace(g._graph, g._vid)) and not np.any(g._value)
+
+
+def _fixed_at_trace(graph: Any, vid: int) -> bool:
+    """True when a graph value depends on constants only (its example is its value)."""
+    from tapeflow.function.graph import is_nondeterministic
+    pending, seen = [vid], set()
+    while pending:
+        info = graph.values[pending.pop()]
+        if info.kind == "const" or info.vid in seen:
+            continue
+        node = info.producer
+        if info.kind != "op" or node is None or is_nondeterministic(node.op):
+            return False
+        seen.add(info.vid)
+        pending.extend(node.inputs)
+    return True
 
 
 def _make_branch_prims(name: str, impl: Callable) -> tuple:
