@@ -26,6 +26,7 @@ class name_scope:  # noqa: N801 - TensorFlow's name
 
     @property
     def name(self) -> str:
+        """The scope's name with a trailing '/' (e.g. 'my_module/'), or '' if empty."""
         return self._name
 
     def __enter__(self) -> str:

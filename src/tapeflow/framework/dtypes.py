@@ -29,29 +29,36 @@ class DType:
 
     @property
     def base_dtype(self) -> "DType":
+        """This DType itself: TF1's non-reference dtype (there are no reference dtypes)."""
         return self
 
     @property
     def real_dtype(self) -> "DType":
+        """The dtype of the real part: float32/float64 for complex64/128, else self."""
         return {"complex64": float32, "complex128": float64}.get(self.name, self)
 
     @property
     def is_numpy_compatible(self) -> bool:
+        """Whether this dtype has a matching NumPy dtype (all but `string`)."""
         return self.name != "string"
 
     @property
     def size(self) -> int:
+        """The number of bytes one element of this dtype occupies."""
         return self._np.itemsize
 
     @property
     def min(self):
+        """The minimum representable value of this numeric dtype."""
         return np.finfo(self._np).min if self.is_floating else np.iinfo(self._np).min
 
     @property
     def max(self):
+        """The maximum representable value of this numeric dtype."""
         return np.finfo(self._np).max if self.is_floating else np.iinfo(self._np).max
 
     def is_compatible_with(self, other: Any) -> bool:
+        """True if `other` (a DType or a name like 'float32') is this dtype (TF1)."""
         return self == other
 
     def __repr__(self) -> str:

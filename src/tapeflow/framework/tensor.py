@@ -38,21 +38,26 @@ class TensorLike:
 
     @property
     def dtype(self) -> _dtypes.DType:
+        """The `DType` of the elements."""
         return _dtypes.from_numpy(self._value.dtype)
 
     @property
     def shape(self) -> TensorShape:
+        """The static `TensorShape` of the value."""
         return TensorShape(self._value.shape)
 
     def get_shape(self) -> TensorShape:
+        """The `TensorShape` of the value (alias of `shape`)."""
         return self.shape
 
     @property
     def ndim(self) -> int:
+        """The rank (number of dimensions) as a Python int."""
         return self._value.ndim
 
     @property
     def device(self) -> str:
+        """The name of the device holding the value (always the local CPU)."""
         return "/job:localhost/replica:0/task:0/device:CPU:0"
 
     def numpy(self) -> Any:

@@ -26,25 +26,31 @@ class TensorShape:
 
     @property
     def dims(self) -> Optional[list]:
+        """The dimensions as a list (None for unknown ones), or None if the rank is unknown."""
         return None if self._dims is None else list(self._dims)
 
     @property
     def rank(self) -> Optional[int]:
+        """The number of dimensions, or None if the rank is unknown."""
         return None if self._dims is None else len(self._dims)
 
     @property
     def ndims(self) -> Optional[int]:
+        """Deprecated alias of `rank`: the number of dimensions, or None."""
         return self.rank
 
     def as_list(self) -> list:
+        """The dimensions as a list of ints and Nones; ValueError for an unknown rank."""
         if self._dims is None:
             raise ValueError("as_list() is not defined on an unknown TensorShape.")
         return list(self._dims)
 
     def is_fully_defined(self) -> bool:
+        """True if the rank and every dimension are known."""
         return self._dims is not None and all(d is not None for d in self._dims)
 
     def num_elements(self) -> Optional[int]:
+        """The total number of elements, or None unless fully defined."""
         if not self.is_fully_defined():
             return None
         n = 1
@@ -53,6 +59,7 @@ class TensorShape:
         return n
 
     def is_compatible_with(self, other: Any) -> bool:
+        """True if the shapes could describe the same tensor (unknown dims/rank match any)."""
         other = as_shape(other)
         if self._dims is None or other._dims is None:
             return True
@@ -61,6 +68,7 @@ class TensorShape:
         return all(a is None or b is None or a == b for a, b in zip(self._dims, other._dims))
 
     def merge_with(self, other: Any) -> "TensorShape":
+        """The shape combining the known dims of both; ValueError if incompatible."""
         other = as_shape(other)
         if self._dims is None:
             return other
@@ -71,12 +79,14 @@ class TensorShape:
         return TensorShape([a if a is not None else b for a, b in zip(self._dims, other._dims)])
 
     def concatenate(self, other: Any) -> "TensorShape":
+        """The shape with this shape's dims followed by `other`'s."""
         other = as_shape(other)
         if self._dims is None or other._dims is None:
             return TensorShape(None)
         return TensorShape(self._dims + other._dims)
 
     def with_rank(self, rank: int) -> "TensorShape":
+        """This shape, refined to `rank` dims if unknown; ValueError if its rank differs."""
         if self._dims is None:
             return TensorShape([None] * rank)
         if len(self._dims) != rank:

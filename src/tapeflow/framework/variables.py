@@ -122,22 +122,27 @@ class Variable(TensorLike):
     # -- attributes -------------------------------------------------------------------------
     @property
     def name(self) -> str:
+        """The variable's name with TF's output suffix, e.g. 'Variable:0'."""
         return self._name + ":0"
 
     @property
     def trainable(self) -> bool:
+        """Whether gradient tapes watch this variable automatically."""
         return self._trainable
 
     @property
     def shape(self) -> TensorShape:
+        """The variable's `TensorShape` (may be less specific than its value's)."""
         return self._shape
 
     @property
     def constraint(self) -> Optional[Callable]:
+        """The projection applied after optimizer updates, or None."""
         return self._constraint
 
     @property
     def initial_value(self) -> Tensor:
+        """The variable's current value as a tensor (TF raises in eager mode)."""
         return wrap(self._value)
 
     def __len__(self) -> int:

@@ -70,6 +70,7 @@ class CheckpointLoadStatus:
         return self
 
     def assert_nontrivial_match(self) -> "CheckpointLoadStatus":
+        """TF raises unless objects beyond the root matched; this checks nothing, returns self."""
         return self
 
     def expect_partial(self) -> "CheckpointLoadStatus":
@@ -235,10 +236,12 @@ class CheckpointManager:
 
     @property
     def directory(self) -> str:
+        """The directory the checkpoints are written to."""
         return self._directory
 
     @property
     def checkpoint(self) -> Checkpoint:
+        """The `tf.train.Checkpoint` this manager saves and restores."""
         return self._checkpoint
 
     @property
