@@ -47,11 +47,12 @@ class TensorSpec:
 
     @classmethod
     def from_tensor(cls, tensor: Any, name: Optional[str] = None) -> "TensorSpec":
+        """The spec of `tensor`'s shape and dtype, with the given name."""
         return cls(tensor.shape, tensor.dtype, name)
 
-    shape = property(lambda self: self._shape)
-    dtype = property(lambda self: self._dtype)
-    name = property(lambda self: self._name)
+    shape = property(lambda self: self._shape, doc="The `TensorShape` (None dims match any size).")
+    dtype = property(lambda self: self._dtype, doc="The `DType` tensors must have.")
+    name = property(lambda self: self._name, doc="The spec's name (used for arguments), or None.")
 
     def is_compatible_with(self, other: Any) -> bool:
         """True when `other` (a tensor or spec) has this dtype and a compatible shape."""
