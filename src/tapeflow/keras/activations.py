@@ -31,10 +31,12 @@ def linear(x: Any) -> Tensor:
 
 
 def sigmoid(x: Any) -> Tensor:
+    """Sigmoid activation: 1 / (1 + exp(-x))."""
     return math_ops.sigmoid(x)
 
 
 def tanh(x: Any) -> Tensor:
+    """Hyperbolic tangent activation."""
     return math_ops.tanh(x)
 
 
@@ -44,23 +46,28 @@ def softmax(x: Any, axis: int = -1) -> Tensor:
 
 
 def log_softmax(x: Any, axis: int = -1) -> Tensor:
+    """Log-softmax activation: x - log(sum(exp(x))) along `axis`."""
     return nn_ops.log_softmax(x, axis=axis)
 
 
 def elu(x: Any, alpha: float = 1.0) -> Tensor:
+    """Exponential linear unit: x if x > 0 else alpha * (exp(x) - 1)."""
     y = nn_ops.elu(x)
     return y if alpha == 1.0 else math_ops.where(math_ops.greater(x, 0.0), y, alpha * y)
 
 
 def selu(x: Any) -> Tensor:
+    """Scaled ELU: scale * elu(x, alpha), with SELU's fixed alpha and scale."""
     return nn_ops.selu(x)
 
 
 def softplus(x: Any) -> Tensor:
+    """Softplus activation: log(exp(x) + 1)."""
     return math_ops.softplus(x)
 
 
 def softsign(x: Any) -> Tensor:
+    """Softsign activation: x / (abs(x) + 1)."""
     x = convert_to_tensor(x)
     return x / (math_ops.abs(x) + 1.0)
 
@@ -74,18 +81,22 @@ swish = silu
 
 
 def gelu(x: Any, approximate: bool = False) -> Tensor:
+    """Gaussian error linear unit; the tanh approximation if `approximate`."""
     return nn_ops.gelu(x, approximate=approximate)
 
 
 def relu6(x: Any) -> Tensor:
+    """ReLU capped at 6: min(max(x, 0), 6)."""
     return nn_ops.relu6(x)
 
 
 def leaky_relu(x: Any, negative_slope: float = 0.2) -> Tensor:
+    """Leaky ReLU: x if x >= 0 else negative_slope * x."""
     return nn_ops.leaky_relu(x, alpha=negative_slope)
 
 
 def exponential(x: Any) -> Tensor:
+    """Exponential activation: exp(x)."""
     return math_ops.exp(x)
 
 
@@ -115,6 +126,7 @@ def get(identifier: Any) -> Callable:
 
 
 def serialize(activation: Callable) -> str:
+    """The name of an activation function (e.g. 'relu'), as stored in configs."""
     return getattr(activation, "__name__", str(activation))
 
 

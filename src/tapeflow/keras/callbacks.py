@@ -28,13 +28,16 @@ class Callback:
         self._model: Any = None
 
     def set_params(self, params: dict) -> None:
+        """Stores the training parameters ({'verbose', 'epochs', 'steps'})."""
         self.params = params
 
     def set_model(self, model: Any) -> None:
+        """Attaches the model the callback observes (`self.model`)."""
         self._model = model
 
     @property
     def model(self) -> Any:
+        """The model being trained, evaluated or used for prediction."""
         return self._model
 
     def on_batch_begin(self, batch: int, logs: Optional[dict] = None) -> None:
@@ -50,9 +53,11 @@ class Callback:
         """Called at the end of each epoch with its metrics (validation ones prefixed val_)."""
 
     def on_train_batch_begin(self, batch: int, logs: Optional[dict] = None) -> None:
+        """Called before each `fit` batch (calls `on_batch_begin`)."""
         self.on_batch_begin(batch, logs=logs)
 
     def on_train_batch_end(self, batch: int, logs: Optional[dict] = None) -> None:
+        """Called after each `fit` batch with its logs (calls `on_batch_end`)."""
         self.on_batch_end(batch, logs=logs)
 
     def on_test_batch_begin(self, batch: int, logs: Optional[dict] = None) -> None:
@@ -111,14 +116,17 @@ class CallbackList(Callback):
             self.set_params(params)
 
     def append(self, callback: Callback) -> None:
+        """Adds a callback at the end of the list."""
         self.callbacks.append(callback)
 
     def set_params(self, params: dict) -> None:
+        """Stores `params` and passes them to every callback."""
         self.params = params
         for c in self.callbacks:
             c.set_params(params)
 
     def set_model(self, model: Any) -> None:
+        """Attaches `model` to the list and to every callback."""
         self._model = model
         for c in self.callbacks:
             c.set_model(model)
@@ -132,6 +140,7 @@ def _dispatcher(hook: str) -> Callable:
         for c in self.callbacks:
             getattr(c, hook)(*args, **kwargs)
     dispatch.__name__ = hook
+    dispatch.__doc__ = f"Calls `{hook}` on every callback in the list, in order."
     return dispatch
 
 
@@ -170,6 +179,7 @@ class ProgbarLogger(Callback):
         self._called_in_fit = False
 
     def set_params(self, params: dict) -> None:
+        """Reads the verbosity, epoch count and steps per epoch from `params`."""
         verbose = params.get("verbose", 1)
         self.verbose = 1 if verbose == "auto" else verbose
         self.epochs = params.get("epochs", 1)
@@ -194,6 +204,7 @@ class ProgbarLogger(Callback):
             print_msg(f"Epoch {epoch + 1}/{self.epochs}")
 
     def on_train_batch_end(self, batch: int, logs: Optional[dict] = None) -> None:
+        """Advances the progress bar with the batch's metrics."""
         self._update_progbar(batch, logs)
 
     def on_test_batch_end(self, batch: int, logs: Optional[dict] = None) -> None:
@@ -333,6 +344,7 @@ class EarlyStopping(MonitorCallback):
             self.model.set_weights(self.best_weights)
 
     def get_monitor_value(self, logs: Optional[dict]) -> Any:
+        """The monitored metric from `logs`, or None (with a warning) if absent."""
         logs = logs or {}
         value = logs.get(self.monitor)
         if value is None:
@@ -371,6 +383,7 @@ class ModelCheckpoint(MonitorCallback):
         self._current_epoch = epoch
 
     def on_train_batch_end(self, batch: int, logs: Optional[dict] = None) -> None:
+        """Saves every `save_freq` batches when `save_freq` is an int."""
         if self.save_freq == "epoch":
             return
         self._batches_seen_since_last_saving += 1

@@ -21,10 +21,12 @@ class Constraint:
         return w
 
     def get_config(self) -> dict:
+        """The constraint's constructor arguments, as a dict."""
         return {}
 
     @classmethod
     def from_config(cls, config: dict) -> "Constraint":
+        """A constraint built from the dict `get_config()` returns."""
         return cls(**config)
 
 

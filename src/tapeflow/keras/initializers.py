@@ -32,13 +32,16 @@ class Initializer:
         raise NotImplementedError
 
     def get_config(self) -> dict:
+        """The initializer's constructor arguments, as a dict."""
         return {}
 
     @classmethod
     def from_config(cls, config: dict) -> "Initializer":
+        """An initializer built from the dict `get_config()` returns."""
         return cls(**config)
 
     def clone(self) -> "Initializer":
+        """A new initializer of the same class and configuration."""
         return self.__class__.from_config(self.get_config())
 
 
@@ -178,6 +181,7 @@ def _preset(class_name: str, scale: float, mode: str, distribution: str, doc: st
         VarianceScaling.__init__(self, scale, mode, distribution, seed)
 
     def get_config(self) -> dict:
+        """The initializer's configuration: its seed."""
         return {"seed": self.seed}
 
     return type(class_name, (VarianceScaling,), {"__init__": __init__, "__doc__": doc,

@@ -93,6 +93,7 @@ class Loss:
 
     @property
     def dtype(self) -> str:
+        """The dtype the loss computes in, as a name ('float32' by default)."""
         return self._dtype.name
 
     def __call__(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> Tensor:
@@ -102,13 +103,16 @@ class Loss:
         return reduce_weighted_values(losses, sample_weight, self.reduction, self._dtype)
 
     def call(self, y_true: Tensor, y_pred: Tensor) -> Tensor:
+        """The per-example losses of (y_true, y_pred), before reduction."""
         raise NotImplementedError
 
     def get_config(self) -> dict:
+        """The loss's constructor arguments, as a dict."""
         return {"name": self.name, "reduction": self.reduction}
 
     @classmethod
     def from_config(cls, config: dict) -> "Loss":
+        """A loss built from the dict `get_config()` returns."""
         return cls(**config)
 
 
@@ -122,6 +126,7 @@ class LossFunctionWrapper(Loss):
         self._fn_kwargs = kwargs
 
     def call(self, y_true: Tensor, y_pred: Tensor) -> Tensor:
+        """The per-example losses: `fn(y_true, y_pred, **kwargs)`."""
         return self.fn(y_true, y_pred, **self._fn_kwargs)
 
     def get_config(self) -> dict:

@@ -33,6 +33,7 @@ class Metric:
 
     @property
     def dtype(self) -> str:
+        """The dtype of the metric's state and result, as a name."""
         return self._dtype.name
 
     @property
@@ -56,9 +57,11 @@ class Metric:
             v.assign(np.zeros(tuple(v.shape), v.dtype.as_numpy_dtype))
 
     def update_state(self, *args: Any, **kwargs: Any) -> None:
+        """Accumulates statistics for the metric from a batch."""
         raise NotImplementedError
 
     def result(self) -> Tensor:
+        """The metric's current value, computed from its state."""
         raise NotImplementedError
 
     def __call__(self, *args: Any, **kwargs: Any) -> Tensor:
@@ -66,10 +69,12 @@ class Metric:
         return self.result()
 
     def get_config(self) -> dict:
+        """The metric's constructor arguments, as a dict."""
         return {"name": self.name, "dtype": self.dtype}
 
     @classmethod
     def from_config(cls, config: dict) -> "Metric":
+        """A metric built from the dict `get_config()` returns."""
         return cls(**config)
 
     def __repr__(self) -> str:
@@ -103,6 +108,7 @@ class Mean(Metric):
         self.count = self.add_variable((), name="count")
 
     def update_state(self, values: Any, sample_weight: Any = None) -> None:
+        """Adds the (weighted) sum of `values` to the total, their count to the count."""
         values, sample_weight = _reduce_to_samplewise(values, sample_weight, self._dtype)
         self.total.assign_add(reduce_ops.reduce_sum(values))
         if sample_weight is not None:
@@ -112,6 +118,7 @@ class Mean(Metric):
         self.count.assign_add(math_ops.cast(num_samples, self._dtype))
 
     def result(self) -> Tensor:
+        """The weighted mean so far: total / count (0 when empty)."""
         return math_ops.divide_no_nan(self.total.value(), self.count.value())
 
 
@@ -125,6 +132,7 @@ class MeanMetricWrapper(Mean):
         self._fn_kwargs = kwargs
 
     def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
+        """Adds the per-example values of `fn(y_true, y_pred)` to the mean."""
         super().update_state(self._fn(y_true, y_pred, **self._fn_kwargs), sample_weight)
 
 
@@ -253,9 +261,11 @@ class AUC(Metric):
 
     @property
     def thresholds(self) -> list:
+        """The thresholds the confusion counts are taken at, in increasing order."""
         return list(self._thresholds)
 
     def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
+        """Adds the batch's (weighted) TP/FP/TN/FN counts at every threshold."""
         y_pred = math_ops.cast(convert_to_tensor(y_pred), self._dtype)
         if self._from_logits:
             y_pred = math_ops.sigmoid(y_pred)
@@ -278,6 +288,7 @@ class AUC(Metric):
             variable.assign_add(reduce_ops.reduce_sum(counts * weight, axis=1))
 
     def result(self) -> Tensor:
+        """The area under the curve from the accumulated confusion counts."""
         tp, fp = self.true_positives.value(), self.false_positives.value()
         tn, fn = self.true_negatives.value(), self.false_negatives.value()
         n = self.num_thresholds

@@ -36,6 +36,7 @@ class Model(Layer, Trainer):
 
     @property
     def layers(self) -> list:
+        """The model's layers in order: the graph's (functional) or its attributes'."""
         return list(self._layers)
 
     def get_layer(self, name: Optional[str] = None, index: Optional[int] = None) -> Layer:
@@ -96,10 +97,12 @@ class Functional(Model):
 
     @property
     def input(self) -> Any:
+        """The model's input KerasTensor(s), in the structure given to the model."""
         return self._inputs_struct
 
     @property
     def output(self) -> Any:
+        """The model's output KerasTensor(s), in the structure given to the model."""
         return self._outputs_struct
 
     def call(self, inputs: Any, training: Any = None, mask: Any = None) -> Any:
@@ -227,6 +230,7 @@ class Sequential(Model):
 
     @property
     def layers(self) -> list:
+        """The stacked layers, in order (the InputLayer excluded)."""
         return list(self._layers)
 
 

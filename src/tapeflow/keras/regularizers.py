@@ -32,10 +32,12 @@ class Regularizer:
         return 0.0
 
     def get_config(self) -> dict:
+        """The regularizer's constructor arguments, as a dict."""
         raise NotImplementedError(f"{self} does not implement get_config()")
 
     @classmethod
     def from_config(cls, config: dict) -> "Regularizer":
+        """A regularizer built from the dict `get_config()` returns."""
         return cls(**config)
 
 

@@ -229,6 +229,7 @@ class Trainer:
 
     @property
     def metrics_names(self) -> list:
+        """The names of `metrics`: 'loss' first, then the compiled metrics."""
         return [m.name for m in self.metrics]
 
     def reset_metrics(self) -> None:

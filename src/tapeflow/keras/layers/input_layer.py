@@ -37,6 +37,7 @@ class InputLayer(Layer):
 
     @property
     def batch_shape(self) -> tuple:
+        """The input shape including the batch dimension (None if unknown)."""
         return self._batch_shape
 
     def call(self, inputs: Any = None) -> Any:

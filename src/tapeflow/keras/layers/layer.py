@@ -39,6 +39,7 @@ class KerasTensor:
 
     @property
     def ndim(self) -> int:
+        """The rank of the symbolic tensor."""
         return len(self.shape)
 
     def __repr__(self) -> str:
@@ -255,6 +256,7 @@ class Layer:
 
     @property
     def trainable(self) -> bool:
+        """Whether the layer's weights are updated by training."""
         return self._trainable
 
     @trainable.setter
@@ -269,18 +271,22 @@ class Layer:
 
     @property
     def dtype(self) -> str:
+        """The dtype of the layer's weights (alias of `variable_dtype`)."""
         return self._dtype
 
     @property
     def compute_dtype(self) -> str:
+        """The dtype of the layer's computations."""
         return self._dtype
 
     @property
     def variable_dtype(self) -> str:
+        """The dtype of the layer's weights."""
         return self._dtype
 
     @property
     def layers(self) -> list:
+        """The sublayers this layer tracks, in order."""
         return list(self._layers)
 
     @property
@@ -302,10 +308,12 @@ class Layer:
 
     @property
     def trainable_weights(self) -> list:
+        """The trainable weights, own then sublayers'; [] if frozen."""
         return [v for v in self.weights if v.trainable] if self.trainable else []
 
     @property
     def non_trainable_weights(self) -> list:
+        """The non-trainable weights; all weights if the layer is frozen."""
         return [v for v in self.weights if not v.trainable] if self.trainable else self.weights
 
     trainable_variables = trainable_weights
@@ -476,6 +484,7 @@ class Layer:
 
     @property
     def input(self) -> Any:
+        """The input KerasTensor(s) of the layer's first symbolic call."""
         if not self._inbound_nodes:
             raise AttributeError(f"Layer {self.name} is not connected, no input to return.")
         node = self._inbound_nodes[0]
@@ -483,26 +492,31 @@ class Layer:
 
     @property
     def output(self) -> Any:
+        """The output KerasTensor(s) of the layer's first symbolic call."""
         if not self._inbound_nodes:
             raise AttributeError(f"Layer {self.name} has no inbound nodes.")
         return self._inbound_nodes[0].outputs
 
     @property
     def input_shape(self) -> Any:
+        """The shape(s) of `input`."""
         return nest.map_structure(lambda t: t.shape, self.input)
 
     @property
     def output_shape(self) -> Any:
+        """The output shape(s) of the layer's first call; AttributeError before."""
         if self._output_shape is None:
             raise AttributeError(f"The layer {self.name} has never been called and thus has "
                                  f"no defined output shape.")
         return self._output_shape
 
     def get_config(self) -> dict:
+        """The layer's constructor arguments (name, trainable, dtype, ...) as a dict."""
         return {"name": self.name, "trainable": self.trainable, "dtype": self._dtype}
 
     @classmethod
     def from_config(cls, config: dict) -> "Layer":
+        """A layer built from the dict `get_config()` returns."""
         return cls(**config)
 
     def __repr__(self) -> str:

@@ -92,10 +92,12 @@ class Concatenate(_Merge):
 
 
 def add(inputs: list, **kwargs: Any) -> Any:
+    """Functional interface to the `Add` layer: the elementwise sum of `inputs`."""
     return Add(**kwargs)(inputs)
 
 
 def concatenate(inputs: list, axis: int = -1, **kwargs: Any) -> Any:
+    """Functional interface to the `Concatenate` layer, along `axis`."""
     return Concatenate(axis=axis, **kwargs)(inputs)
 
 

@@ -359,6 +359,7 @@ class Optimizer:
 
     @classmethod
     def from_config(cls, config: dict, custom_objects: Optional[dict] = None) -> "Optimizer":
+        """An optimizer built from `get_config()`'s dict (schedules included)."""
         config = dict(config)
         lr = config.get("learning_rate")
         if isinstance(lr, dict):
