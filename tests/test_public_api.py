@@ -5,16 +5,8 @@ from __future__ import annotations
 
 import importlib
 import inspect
-import os
 
 import pytest
-
-# Names still without a docstring when this test was written (a ratchet: fill one in, delete its
-# line; the test fails on a new undocumented name and on a line that is no longer needed).
-_KNOWN_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                           "public_api_undocumented.txt")
-with open(_KNOWN_FILE) as _f:
-    KNOWN_UNDOCUMENTED = {line.strip() for line in _f if line.strip()}
 
 NAMESPACES = [
     "tapeflow", "tapeflow.math", "tapeflow.nn", "tapeflow.linalg", "tapeflow.random",
@@ -71,15 +63,8 @@ def _missing_docstrings(module_name: str) -> list:
 
 @pytest.mark.parametrize("module_name", NAMESPACES)
 def test_public_api_has_docstrings(module_name):
-    new = [name for name in _missing_docstrings(module_name) if name not in KNOWN_UNDOCUMENTED]
-    assert new == [], "document these (one accurate line, TensorFlow's meaning)"
-
-
-def test_known_undocumented_list_is_not_stale():
-    still_missing = set()
-    for module_name in NAMESPACES:
-        still_missing.update(_missing_docstrings(module_name))
-    assert sorted(KNOWN_UNDOCUMENTED - still_missing) == [], "documented now: delete these lines"
+    missing = _missing_docstrings(module_name)
+    assert missing == [], "document these (one accurate line, TensorFlow's meaning)"
 
 
 def test_the_check_sees_a_missing_docstring(monkeypatch):
