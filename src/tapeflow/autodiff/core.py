@@ -109,7 +109,10 @@ def bind(prim: Primitive, inputs: Sequence[Any], attrs: dict = _NO_ATTRS) -> Any
         # generic argument packing.
         try:
             if attrs:
-                raw = prim.impl(*[x._value for x in inputs], **attrs)
+                if len(inputs) == 1:
+                    raw = prim.impl(inputs[0]._value, **attrs)
+                else:
+                    raw = prim.impl(*[x._value for x in inputs], **attrs)
             elif len(inputs) == 2:
                 raw = prim.impl(inputs[0]._value, inputs[1]._value)
             elif len(inputs) == 1:

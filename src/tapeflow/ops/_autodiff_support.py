@@ -34,10 +34,17 @@ from tapeflow.ops.reduce_ops import reduce_sum, sum_over
 def unbroadcast(g: Tensor, shape: tuple) -> Tensor:
     """Sums a cotangent back to an input's `shape`, undoing NumPy broadcasting."""
     g_shape = g._value.shape
-    lead = len(g_shape) - len(shape)
-    axes = tuple(range(lead)) + tuple(
-        lead + i for i, d in enumerate(shape) if d == 1 and g_shape[lead + i] != 1)
+    axes = _BROADCAST_AXES.get((g_shape, shape))
+    if axes is None:
+        lead = len(g_shape) - len(shape)
+        axes = tuple(range(lead)) + tuple(
+            lead + i for i, d in enumerate(shape) if d == 1 and g_shape[lead + i] != 1)
+        if len(_BROADCAST_AXES) < 4096:  # a training loop sees a handful of shape pairs
+            _BROADCAST_AXES[(g_shape, shape)] = axes
     return reshape_to(sum_over(g, axes), shape)
+
+
+_BROADCAST_AXES: dict = {}  # (cotangent shape, input shape) -> the axes to sum
 
 
 def batch_unbroadcast(g: Tensor, shape: tuple) -> Tensor:
