@@ -24,19 +24,10 @@ from tapeflow.autodiff.core import Primitive, bind
 from tapeflow.framework import nest
 from tapeflow.framework.context import context
 from tapeflow.framework.errors import InvalidArgumentError
-from tapeflow.framework.tensor import Tensor, TensorLike, wrap
+from tapeflow.framework.tensor import Tensor, TensorLike
 from tapeflow.framework.variables import Variable
 from tapeflow.ops._convert import convert_to_tensor
-
-
-class _ControlPrimitive(Primitive):
-    """A primitive running traced sub-graphs; `stateful` ones are never pruned or merged."""
-
-    __slots__ = ("stateful",)
-
-    def __init__(self, name: str, impl: Callable, stateful: bool, **kwargs: Any) -> None:
-        super().__init__(name, impl, **kwargs)
-        self.stateful = stateful
+from tapeflow.ops.math_ops import zeros_like
 
 
 # -- traced sub-graphs ------------------------------------------------------------------------
@@ -146,7 +137,7 @@ def _branch_vjp(gs: list, ans: tuple, selector: Tensor, *captures: Tensor,
                                   output_gradients=[g for _, g in float_outs],
                                   unconnected_gradients=UnconnectedGradients.ZERO) \
                 if float_outs and mine else [None] * len(mine)
-            full = [_zeros_like(c) for c in captures]
+            full = [zeros_like(c) for c in captures]
             for p, g in zip(positions, grads):
                 if g is not None:
                     full[p] = g
@@ -161,12 +152,6 @@ def _branch_vjp(gs: list, ans: tuple, selector: Tensor, *captures: Tensor,
     else:
         grads = switch_case(selector, fns)
     return (None, *grads)
-
-
-def _zeros_like(x: Any) -> Tensor:
-    """Zeros shaped like `x` WHEN THE GRAPH RUNS: a loop's history (and so every cotangent
-    of it) is as long as the iterations that ran, which a trace-time constant would not be."""
-    return bind(_ZEROS_LIKE, (x,))
 
 
 def _known_zero(g: Tensor) -> bool:
@@ -196,8 +181,10 @@ def _fixed_at_trace(graph: Any, vid: int) -> bool:
 
 
 def _make_branch_prims(name: str, impl: Callable) -> tuple:
-    stateless = _ControlPrimitive("Stateless" + name, impl, False, multiple_results=True)
-    stateful = _ControlPrimitive(name, impl, True, multiple_results=True)
+    # The stateful form runs branches with side effects (assignments, prints): graphs never
+    # prune or merge it.
+    stateless = Primitive("Stateless" + name, impl, multiple_results=True)
+    stateful = Primitive(name, impl, stateful=True, multiple_results=True)
     stateless.defvjp(_branch_vjp)
     stateful.defvjp(_branch_vjp)
     return stateless, stateful
@@ -371,8 +358,8 @@ def _while_vjp(gs: list, ans: tuple, *inputs: Tensor, cond_fn: _Branch, body: _B
         grads = tape.gradient([o for o, _ in pairs], sources,
                               output_gradients=[g for _, g in pairs],
                               unconnected_gradients=UnconnectedGradients.ZERO) if pairs \
-            else [_zeros_like(x) for x in sources]
-        new_state = [_zeros_like(x) for x in state]
+            else [zeros_like(x) for x in sources]
+        new_state = [zeros_like(x) for x in state]
         for j, g in zip(float_state, grads):
             # The value at the start of iteration i also reached the history output.
             new_state[j] = g if g_stacks[j] is None else \
@@ -381,7 +368,7 @@ def _while_vjp(gs: list, ans: tuple, *inputs: Tensor, cond_fn: _Branch, body: _B
         return (math_ops.subtract(i, convert_to_tensor(np.int32(1))), *new_state, *new_caps)
 
     start = math_ops.subtract(count, convert_to_tensor(np.int32(1)))
-    init_caps = [_zeros_like(captures[k]) for k in float_caps]
+    init_caps = [zeros_like(captures[k]) for k in float_caps]
     result = while_loop(back_cond, back_body, (start, *g_final, *init_caps))
     g_vars = list(result[1:1 + n_vars])
     cap_grads: list = [None] * len(captures)
@@ -390,15 +377,14 @@ def _while_vjp(gs: list, ans: tuple, *inputs: Tensor, cond_fn: _Branch, body: _B
     return (*g_vars, *([None] if limited else []), *cap_grads)
 
 
-def _make_while(name: str, stateful: bool) -> _ControlPrimitive:
-    prim = _ControlPrimitive(name, _while_impl, stateful, multiple_results=True)
+def _make_while(name: str, stateful: bool) -> Primitive:
+    prim = Primitive(name, _while_impl, stateful=stateful, multiple_results=True)
     return prim.defvjp(_while_vjp)
 
 
 _STATELESS_WHILE = _make_while("StatelessWhile", False)
 _WHILE = _make_while("While", True)
 
-_ZEROS_LIKE = Primitive("ZerosLike", np.zeros_like, differentiable=False)
 _HISTORY_GET = Primitive("TensorListGetItem", lambda stack, i: stack[int(i)])
 _HISTORY_SET = Primitive(
     "TensorListSetItem",

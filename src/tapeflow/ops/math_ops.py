@@ -13,6 +13,7 @@ import numpy as np
 
 from tapeflow.autodiff.core import Primitive, bind
 from tapeflow.framework import dtypes as _dtypes
+from tapeflow.framework.context import context
 from tapeflow.framework.convert import cpp_name
 from tapeflow.framework.errors import InvalidArgumentError, UnimplementedError
 from tapeflow.framework.indexed_slices import IndexedSlices
@@ -340,10 +341,20 @@ def stop_gradient(input: Any, name: Optional[str] = None) -> Tensor:  # noqa: A0
     return bind(_stop_gradient, (convert_to_tensor(input),))
 
 
+# Traced by tf.function, zeros_like/ones_like are ops, so the zeros take the shape the graph
+# sees when it runs (a while_loop's history length varies); eagerly, a plain constant.
+_zeros_like = Primitive("ZerosLike", lambda x, dtype: np.zeros(x.shape, dtype),
+                        differentiable=False)
+_ones_like = Primitive("OnesLike", lambda x, dtype: np.ones(x.shape, dtype),
+                       differentiable=False)
+
+
 def zeros_like(input: Any, dtype: Any = None, name: Optional[str] = None) -> Tensor:  # noqa: A002
     """Zeros of `input`'s shape (and dtype, unless `dtype` is given)."""
     x = convert_to_tensor(input)
     np_type = x._value.dtype if dtype is None else _dtypes.as_dtype(dtype)._np
+    if context.graph is not None:
+        return bind(_zeros_like, (x,), {"dtype": np_type})
     return Tensor(np.zeros(x._value.shape, np_type))
 
 
@@ -351,6 +362,8 @@ def ones_like(input: Any, dtype: Any = None, name: Optional[str] = None) -> Tens
     """Ones of `input`'s shape (and dtype, unless `dtype` is given)."""
     x = convert_to_tensor(input)
     np_type = x._value.dtype if dtype is None else _dtypes.as_dtype(dtype)._np
+    if context.graph is not None:
+        return bind(_ones_like, (x,), {"dtype": np_type})
     return Tensor(np.ones(x._value.shape, np_type))
 
 
