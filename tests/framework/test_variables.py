@@ -82,3 +82,8 @@ def test_variable_has_no_len():
         len(tf.Variable([1., 2., 3.]))
     assert len(tf.constant([1., 2., 3.])) == 3
     assert [float(v) for v in tf.Variable([1., 2.])] == [1., 2.]  # iteration still works
+
+
+def test_initial_value_is_unavailable_eagerly_as_in_tensorflow():
+    with pytest.raises(RuntimeError, match="not supported when eager execution is enabled"):
+        tf.Variable(1.0).initial_value

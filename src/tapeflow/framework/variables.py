@@ -73,11 +73,11 @@ class Variable(TensorLike):
     # -- reading ----------------------------------------------------------------------------
     def value(self) -> Tensor:
         """The current value as a Tensor (recorded by active tapes)."""
-        return hooks["read"](self)
+        if context.active:  # a tape, accumulator or trace must see the read
+            return hooks["read"](self)
+        return wrap(self._value)
 
-    def read_value(self) -> Tensor:
-        """The current value as a Tensor."""
-        return hooks["read"](self)
+    read_value = value
 
     # -- writing ----------------------------------------------------------------------------
     def _converted(self, value: Any, op_name: str) -> np.ndarray:
@@ -142,8 +142,8 @@ class Variable(TensorLike):
 
     @property
     def initial_value(self) -> Tensor:
-        """The variable's current value as a tensor (TF raises in eager mode)."""
-        return wrap(self._value)
+        """Not available in eager execution, as in TensorFlow (use `value()`)."""
+        raise RuntimeError("This property is not supported when eager execution is enabled.")
 
     def __len__(self) -> int:
         # TensorFlow's variables define no len() (tensors do); name the class as TF does:

@@ -11,6 +11,7 @@ from tapeflow.framework.errors import InvalidArgumentError
 from tapeflow.framework.indexed_slices import IndexedSlices
 from tapeflow.framework.tensor import Tensor, TensorLike, wrap
 from tapeflow.framework.tensor_conversion import convert_to_tensor
+from tapeflow.framework.variables import Variable
 
 
 _PY_SCALARS = (float, int)
@@ -19,7 +20,12 @@ _PY_SCALARS = (float, int)
 def binary_operands(x: Any, y: Any, op_name: str) -> tuple:
     """Converts the operands of a binary op; a Python operand takes the tensor's dtype and
     two tensors of different dtypes raise InvalidArgumentError (no silent promotion)."""
-    # Fast paths first: this runs for every arithmetic operator.
+    # Fast paths first: this runs for every arithmetic operator. A variable operand (a
+    # layer's weight) is read first, so that it takes the tensor-tensor path.
+    if type(x) is not Tensor and isinstance(x, Variable):  # x first: tapes watch in
+        x = x.value()                                        # the order of reading
+    if type(y) is not Tensor and isinstance(y, Variable):
+        y = y.value()
     if type(x) is Tensor:
         if type(y) is Tensor:
             if x._value.dtype is y._value.dtype or x._value.dtype == y._value.dtype:
