@@ -5,9 +5,12 @@ from __future__ import annotations
 from typing import Any, Callable, Iterable
 
 
+_CONTAINERS = (list, tuple, dict)
+
+
 def is_nested(structure: Any) -> bool:
     """True for the containers nest looks into: list, tuple (and namedtuple), dict."""
-    return isinstance(structure, (list, tuple, dict))
+    return isinstance(structure, _CONTAINERS)
 
 
 def _children(structure: Any) -> list:
@@ -24,6 +27,8 @@ def flatten(structure: Any, expand_composites: bool = False) -> list:
     """The leaves of `structure` in order (dicts by sorted key); a leaf gives [leaf]."""
     if not is_nested(structure):
         return [structure]
+    if type(structure) is list and not any(isinstance(x, _CONTAINERS) for x in structure):
+        return list(structure)  # the common flat list (a model's variables): no walk
     leaves: list = []
     stack = [structure]
     # Iterative depth-first walk so that deep structures do not hit the recursion limit.
@@ -51,6 +56,9 @@ def _rebuild(structure: Any, leaves: Iterable) -> Any:
 def pack_sequence_as(structure: Any, flat_sequence: Iterable, expand_composites: bool = False) -> Any:
     """Rebuilds `structure`'s shape with the leaves of `flat_sequence`."""
     flat = list(flat_sequence)
+    if type(structure) is list and not any(isinstance(x, _CONTAINERS) for x in structure):
+        if len(flat) == len(structure):
+            return flat  # a flat list rebuilt is the leaves themselves
     expected = len(flatten(structure))
     if len(flat) != expected:
         raise ValueError(f"Could not pack sequence. Structure had {expected} atoms, but "

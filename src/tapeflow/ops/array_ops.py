@@ -336,6 +336,11 @@ def reshape_to(x: Tensor, shape: tuple) -> Tensor:
     return x if x._value.shape == shape else bind(_reshape, (x,), {"shape": shape})
 
 
+def fill_shape(value: Tensor, shape: tuple) -> Tensor:
+    """A `shape` tensor filled with the scalar tensor `value`, unchecked (its VJP sums)."""
+    return bind(_fill, (value,), {"shape": shape})
+
+
 def broadcast_to_shape(x: Tensor, shape: tuple) -> Tensor:
     """`x` broadcast to `shape` (known to be compatible), unchecked."""
     return x if x._value.shape == shape else bind(_broadcast_to, (x,), {"shape": shape})

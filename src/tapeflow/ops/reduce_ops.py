@@ -13,7 +13,7 @@ from tapeflow.framework.errors import InvalidArgumentError
 from tapeflow.framework.tensor import Tensor, TensorLike
 from tapeflow.ops._convert import convert_to_tensor, require
 from tapeflow.ops._static import reads_static, static_value
-from tapeflow.ops.array_ops import (broadcast_to_shape, ones, reshape,
+from tapeflow.ops.array_ops import (broadcast_to_shape, fill_shape, ones, reshape,
                                     reshape_to, slice_tensor, stack, transpose)
 from tapeflow.ops.math_ops import abs as abs_, cast, equal, exp, ones_like, pow as pow_, sqrt, square, where, zeros_like
 
@@ -59,6 +59,8 @@ def _reduction(prim: Primitive, allowed: str):
 
 
 def _sum_vjp(g: Tensor, ans: Tensor, x: Tensor, axis: Any, keepdims: bool) -> Tensor:
+    if axis is None and g._value.size == 1:  # a sum of everything (a loss): one fill
+        return fill_shape(reshape_to(g, ()), x._value.shape)
     return broadcast_to_shape(reshape_to(g, _kept_shape(x, axis)), x._value.shape)
 
 
