@@ -258,6 +258,19 @@ def test_passes_fold_constants_merge_duplicates_and_drop_dead_code():
     np.testing.assert_allclose(f(tf.constant(x)).numpy(), 12 * np.sin(x), rtol=1e-6)
 
 
+def test_equal_constants_merge_so_repeated_work_on_them_is_done_once():
+    # An optimizer computes its step size from fresh constants for every variable.
+    @tf.function
+    def f(x):
+        return x * tf.sqrt(1.0 - tf.constant(0.999)) + x * tf.sqrt(1.0 - tf.constant(0.999))
+
+    cf = f.get_concrete_function(tf.TensorSpec([2], tf.float32))
+    assert cf.pass_stats["constants_merged"] >= 1
+    assert [n.op_name for n in cf.graph.nodes].count("Mul") == 1
+    x = np.array([1.0, 2.0], np.float32)
+    np.testing.assert_allclose(f(tf.constant(x)).numpy(), 2 * x * np.sqrt(0.001), rtol=1e-5)
+
+
 def test_in_place_buffer_reuse_keeps_inputs_and_results_intact():
     @tf.function
     def f(x):

@@ -106,14 +106,37 @@ def fold_constants(graph: Graph) -> int:
     return folded
 
 
+_SMALL_CONSTANT = 64  # elements: compared by value; larger constants keep their identity
+
+
+def merge_equal_constants(graph: Graph) -> int:
+    """Makes small constants with equal dtype, shape and value one value, so that the same
+    computation on them (an optimizer's per-variable step size, say) becomes one node."""
+    canonical: dict = {}
+    subst: dict = {}
+    for info in graph.values:
+        if info.kind != "const":
+            continue
+        value = np.asarray(info.example)
+        if value.size > _SMALL_CONSTANT or value.dtype == object:
+            continue
+        key = (value.dtype.str, value.shape, value.tobytes())
+        first = canonical.setdefault(key, info.vid)
+        if first != info.vid:
+            subst[info.vid] = first
+    _substitute(graph, subst)
+    return len(subst)
+
+
 def optimize(graph: Graph) -> dict:
     """Runs the passes; returns how much each did (shown by ConcreteFunction.pretty_printed)."""
     stats = {"dead_code": eliminate_dead_code(graph)}
+    stats["constants_merged"] = merge_equal_constants(graph)
     stats["constants_folded"] = fold_constants(graph)
     stats["cse_merged"] = eliminate_common_subexpressions(graph)
     stats["dead_code"] += eliminate_dead_code(graph)
     return stats
 
 
-__all__ = ["optimize", "eliminate_dead_code", "eliminate_common_subexpressions",
-           "fold_constants"]
+__all__ = ["optimize", "eliminate_dead_code", "merge_equal_constants",
+           "eliminate_common_subexpressions", "fold_constants"]

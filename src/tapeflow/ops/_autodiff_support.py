@@ -154,7 +154,20 @@ def _reduce_rules() -> dict:
             if name in REGISTRY}
 
 
+def _fill_rule(g: Tensor, ans: Tensor, value: Tensor, shape: tuple) -> Tensor:
+    # Fill's adjoint sums everything: per row, over all but the batch axis.
+    return reduce_sum(g, axis=tuple(range(1, g._value.ndim)))
+
+
+def _fill_grad_rule(gg: Tensor, ans: Tensor, g: Tensor) -> Tensor:
+    # FillGrad's adjoint fills: each row's scalar spread over g's shape.
+    shape = g._value.shape
+    return broadcast_to(reshape(gg, (_batch(gg),) + (1,) * len(shape)), (_batch(gg),) + shape)
+
+
 BATCHED_VJPS: dict = {
+    "Fill": _fill_rule,
+    "FillGrad": _fill_grad_rule,
     "Reshape": lambda g, ans, x, shape: reshape(g, (_batch(g),) + x._value.shape),
     "Transpose": lambda g, ans, x, perm: transpose(
         g, (0,) + tuple(int(p) + 1 for p in np.argsort(perm))),
