@@ -133,6 +133,7 @@ def optimize(graph: Graph) -> dict:
     stats = {"dead_code": eliminate_dead_code(graph)}
     stats["constants_merged"] = merge_equal_constants(graph)
     stats["constants_folded"] = fold_constants(graph)
+    stats["constants_merged"] += merge_equal_constants(graph)  # folding made new ones
     stats["cse_merged"] = eliminate_common_subexpressions(graph)
     stats["dead_code"] += eliminate_dead_code(graph)
     return stats
