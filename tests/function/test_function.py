@@ -359,3 +359,23 @@ def test_a_new_object_at_a_dead_objects_address_gets_its_own_trace():
         holder = Holder(float(value))
         assert float(read(holder)) == value
         del holder
+
+
+def test_user_line_is_found_when_tapeflow_is_imported_through_an_unnormalized_path(tmp_path):
+    # A sys.path entry such as 'benchmarks/../src' gives tapeflow's frames unnormalized file
+    # names; they must still count as tapeflow's, so errors point at the user's line.
+    import os
+    import subprocess
+    import sys
+    src = os.path.dirname(os.path.dirname(tf.__file__))
+    script = tmp_path / "user.py"
+    script.write_text("import tapeflow as tf\n"
+                      "@tf.function\n"
+                      "def f(x):\n"
+                      "    return tf.reshape(x, (5,))\n"
+                      "f(tf.ones((2, 3)))\n")
+    unnormalized = os.path.join(src, "..", os.path.basename(src))
+    result = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                            env=dict(os.environ, PYTHONPATH=unnormalized), timeout=60)
+    assert 'user.py", line 4, in f' in result.stderr
+    assert "graph.py" not in result.stderr.split("in user code:")[1]

@@ -33,6 +33,19 @@ from tapeflow.framework.tensor_shape import TensorShape
 from tapeflow.framework.variables import Variable
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_INTERNAL: dict = {}  # code filename -> whether it is tapeflow's own (or the stdlib's plumbing)
+
+
+def is_internal(filename: str) -> bool:
+    """Whether a frame's file is tapeflow's own code (however it was imported: a sys.path
+    entry like 'benchmarks/../src' gives unnormalized names), frozen importlib or
+    contextlib, rather than the user's."""
+    internal = _INTERNAL.get(filename)
+    if internal is None:
+        internal = (os.path.abspath(filename).startswith(_PACKAGE_DIR + os.sep)
+                    or filename.startswith("<frozen") or "/contextlib.py" in filename)
+        _INTERNAL[filename] = internal
+    return internal
 
 # Ops whose effect is more than their outputs: never removed, merged, folded or reordered.
 SIDE_EFFECT_OPS = frozenset({"AssignVariableOp", "PrintV2", "If", "Case", "While"})
@@ -56,8 +69,8 @@ def user_frame(skip_package: bool = True) -> Optional[Any]:
     frame = sys._getframe(1)
     while frame is not None:
         filename = frame.f_code.co_filename
-        if not (skip_package and filename.startswith(_PACKAGE_DIR)) and \
-                not filename.startswith("<frozen") and "/contextlib.py" not in filename:
+        if not (is_internal(filename) if skip_package else
+                filename.startswith("<frozen") or "/contextlib.py" in filename):
             return frame
         frame = frame.f_back
     return None
@@ -68,10 +81,7 @@ def _caller() -> tuple:
     frame = sys._getframe(2)
     backward = context.backward_depth > 0
     while frame is not None:
-        code = frame.f_code
-        if not code.co_filename.startswith(_PACKAGE_DIR) and \
-                not code.co_filename.startswith("<frozen") and \
-                "/contextlib.py" not in code.co_filename:
+        if not is_internal(frame.f_code.co_filename):
             return frame, backward
         frame = frame.f_back
     return None, backward

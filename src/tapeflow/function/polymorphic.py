@@ -29,7 +29,7 @@ from tapeflow.framework.tensor_shape import TensorShape, as_shape
 from tapeflow.framework.variables import Variable
 from tapeflow.function import passes
 from tapeflow.function.compiler import compile_graph, replay
-from tapeflow.function.graph import _PACKAGE_DIR, Graph, SymbolicTensor, tracing
+from tapeflow.function.graph import Graph, SymbolicTensor, is_internal, tracing
 
 _PY_SCALARS = (bool, int, float, complex, str, bytes, type(None))
 
@@ -182,7 +182,7 @@ def _in_user_code(exc: BaseException) -> BaseException:
     if getattr(exc, "_tapeflow_in_user_code", False):
         return exc
     frames = [f for f in traceback.extract_tb(exc.__traceback__)
-              if not f.filename.startswith(_PACKAGE_DIR) and "contextlib" not in f.filename]
+              if not is_internal(f.filename)]
     if not frames:
         return exc
     lines = ["in user code:", ""]
