@@ -379,3 +379,18 @@ def test_user_line_is_found_when_tapeflow_is_imported_through_an_unnormalized_pa
                             env=dict(os.environ, PYTHONPATH=unnormalized), timeout=60)
     assert 'user.py", line 4, in f' in result.stderr
     assert "graph.py" not in result.stderr.split("in user code:")[1]
+
+
+@pytest.mark.parametrize("view", [lambda a: a[0:2], lambda a: tf.reshape(a, (3, 1))[:2, 0],
+                                  lambda a: tf.transpose(tf.reshape(a, (3, 1)))[0, :2]])
+def test_buffer_reuse_never_overwrites_a_value_that_a_view_still_reads(view):
+    # a's last use is exp, which may write its result into a's buffer, but a slice, reshape
+    # or transpose taken earlier is a view of that buffer and is read afterwards.
+    def f(x):
+        a = x * 2.0
+        v = view(a)
+        b = tf.exp(a)
+        return v + tf.reduce_sum(b)
+
+    x = tf.constant([1.0, 2.0, 3.0])
+    np.testing.assert_allclose(tf.function(f)(x).numpy(), f(x).numpy(), rtol=1e-6)

@@ -42,7 +42,7 @@ class Primitive:
     """
 
     __slots__ = ("name", "impl", "vjp", "vjps", "jvp", "multiple_results", "differentiable",
-                 "stateful")
+                 "stateful", "lowering")
 
     def __init__(self, name: str, impl: Optional[Callable], *, multiple_results: bool = False,
                  differentiable: bool = True, stateful: bool = False,
@@ -55,6 +55,9 @@ class Primitive:
         self.multiple_results = multiple_results
         self.differentiable = differentiable
         self.stateful = stateful
+        # For tf.function's code generator: `lowering(**attrs)` gives the kernel as a Python
+        # expression over NumPy with `{0}`, `{1}`... for the inputs (or None: call the kernel).
+        self.lowering: Optional[Callable] = None
         if register:
             if name in REGISTRY:
                 raise ValueError(f"primitive {name!r} is defined twice")

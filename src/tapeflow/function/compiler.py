@@ -66,8 +66,13 @@ class Program:
         for node in graph.nodes:
             if node.op_name == "AssignVariableOp":
                 escaped.add(node.inputs[1])
-            elif isinstance(node.op, str) or node.op.multiple_results:
-                escaped.update(node.inputs)  # kept by reference elsewhere (loop state, ...)
+            elif isinstance(node.op, str) or node.op.multiple_results or \
+                    not _is_fresh_ufunc_result(kernel_of(node.op), node.attrs,
+                                               values[node.outputs[0]].example):
+                # Kept by reference elsewhere (loop state), or possibly viewed: reshape,
+                # slicing, transpose and other non-ufunc kernels may return a view of their
+                # input, so that input's buffer must not be overwritten while it lives.
+                escaped.update(node.inputs)
         owned = set()   # values held in arrays this program allocated
         reuse: dict = {}
         for index, node in enumerate(graph.nodes):
@@ -128,6 +133,11 @@ class Program:
                 return f"S[{node.inputs[0]}] = v{node.inputs[1]}"
             return f"V{node.inputs[0]}._value = v{node.inputs[1]}"
         prim = node.op
+        if prim.lowering is not None and index not in reuse and not prim.multiple_results:
+            # The op's own NumPy expression, inlined: no kernel call or partial per run.
+            expr = prim.lowering(**node.attrs)
+            if expr is not None:
+                return f"v{node.outputs[0]} = " + expr.format(*(f"v{v}" for v in node.inputs))
         kernel = kernel_of(prim)
         fn = f"f{index}"
         namespace[fn] = functools.partial(kernel, **node.attrs) if node.attrs else kernel

@@ -44,6 +44,7 @@ def _axis(axis: Any, rank: int, op_name: str) -> int:
 
 _reshape = Primitive("Reshape", lambda x, shape: np.reshape(x, shape)).defvjp(
     lambda g, ans, x, shape: reshape(g, x._value.shape))
+_reshape.lowering = lambda shape: f"np.reshape({{0}}, {shape!r})"
 
 
 @reads_static
@@ -311,6 +312,7 @@ def tile(input: Any, multiples: Any, name: Optional[str] = None) -> Tensor:  # n
 
 _broadcast_to = Primitive("BroadcastTo", lambda x, shape: np.broadcast_to(x, shape)).defvjp(
     lambda g, ans, x, shape: g)  # the tape sums the cotangent back to x's shape
+_broadcast_to.lowering = lambda shape: f"np.broadcast_to({{0}}, {shape!r})"
 
 
 @reads_static
@@ -598,6 +600,7 @@ _fill = Primitive("Fill", lambda value, shape: np.full(shape, value, value.dtype
 # The sum of every element, as Fill's adjoint (reduce_ops builds on this module).
 _sum_all = Primitive("FillGrad", lambda g: np.add.reduce(g, axis=None)).defvjp(
     lambda gg, ans, g: bind(_fill, (gg,), {"shape": g._value.shape}))
+_fill.lowering = lambda shape: f"np.full({shape!r}, {{0}})"
 
 
 @reads_static

@@ -305,6 +305,8 @@ def _cast_vjp(g: Tensor, ans: Tensor, x: Tensor) -> Any:
 
 _cast = Primitive("Cast", lambda x, dtype: x.astype(dtype)).defvjp(
     lambda g, ans, x, dtype: _cast_vjp(g, ans, x))
+_cast.lowering = lambda dtype: (f"{{0}}.astype('{np.dtype(dtype).str}')"
+                                if np.dtype(dtype).kind in "biufc" else None)
 
 
 def cast(x: Any, dtype: Any, name: Optional[str] = None) -> Tensor:
@@ -347,6 +349,10 @@ _zeros_like = Primitive("ZerosLike", lambda x, dtype: np.zeros(x.shape, dtype),
                         differentiable=False)
 _ones_like = Primitive("OnesLike", lambda x, dtype: np.ones(x.shape, dtype),
                        differentiable=False)
+
+
+_zeros_like.lowering = lambda dtype: f"np.zeros(np.shape({{0}}), '{np.dtype(dtype).str}')"
+_ones_like.lowering = lambda dtype: f"np.ones(np.shape({{0}}), '{np.dtype(dtype).str}')"
 
 
 def zeros_like(input: Any, dtype: Any = None, name: Optional[str] = None) -> Tensor:  # noqa: A002
@@ -397,6 +403,9 @@ def _matmul_vjp_b(g: Tensor, ans: Tensor, a: Tensor, b: Tensor, transpose_a: boo
 
 
 _matmul = Primitive("MatMul", _matmul_kernel).defvjp(_matmul_vjp_a, _matmul_vjp_b)
+_matmul.lowering = lambda transpose_a, transpose_b: (
+    "np.matmul({0}%s, {1}%s)" % (".swapaxes(-1, -2)" if transpose_a else "",
+                                 ".swapaxes(-1, -2)" if transpose_b else ""))
 
 
 def matmul(a: Any, b: Any, transpose_a: bool = False, transpose_b: bool = False,

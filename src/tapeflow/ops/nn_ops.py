@@ -44,6 +44,8 @@ _relu_grad = Primitive("ReluGrad", lambda g, y: g * (y > 0)).defvjp(
 _relu_grad.defjvp(lambda tangents, ans, g, y: None if tangents[0] is None
                   else bind(_relu_grad, (tangents[0], y)))
 _relu = Primitive("Relu", _relu_kernel).defvjp(lambda g, ans, x: bind(_relu_grad, (g, ans)))
+_relu.lowering = lambda: "np.maximum({0}, 0)"
+_relu_grad.lowering = lambda: "{0} * ({1} > 0)"
 
 
 def relu(features: Any, name: Optional[str] = None) -> Tensor:

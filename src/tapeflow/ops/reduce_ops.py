@@ -137,6 +137,8 @@ def _mean_kernel(x: np.ndarray, axis: Any, keepdims: bool) -> np.ndarray:
 
 
 _sum = Primitive("Sum", _sum_kernel).defvjp(_sum_vjp)
+_sum.lowering = lambda axis, keepdims: (
+    f"np.add.reduce({{0}}, {axis!r}, {{0}}.dtype, None, {keepdims!r})")
 _mean = Primitive("Mean", _mean_kernel).defvjp(_mean_vjp)
 _max = Primitive("Max", lambda x, axis, keepdims: np.max(x, axis=axis, keepdims=keepdims)) \
     .defvjp(_extremum_vjp)
