@@ -109,6 +109,22 @@ def peers_step_fns(params: list, x: np.ndarray, y: np.ndarray) -> dict:
     except ImportError:
         pass
     try:
+        import tensorflow as real_tf  # the reference, where installed (never a dependency)
+        tvars = [real_tf.Variable(p) for p in params]
+        ttx, tty = real_tf.constant(x), real_tf.constant(y)
+
+        def tf_step() -> None:
+            w1, b1, w2, b2, w3, b3 = tvars
+            with real_tf.GradientTape() as tape:
+                h = real_tf.nn.relu(real_tf.matmul(ttx, w1) + b1)
+                h = real_tf.nn.relu(real_tf.matmul(h, w2) + b2)
+                loss = real_tf.reduce_mean(real_tf.square(real_tf.matmul(h, w3) + b3 - tty))
+            for v, g in zip(tvars, tape.gradient(loss, tvars)):
+                v.assign_sub(LR * g)
+        fns["TensorFlow eager"] = tf_step
+    except ImportError:
+        pass
+    try:
         import autograd
         import autograd.numpy as anp
 
