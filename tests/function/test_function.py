@@ -394,3 +394,30 @@ def test_buffer_reuse_never_overwrites_a_value_that_a_view_still_reads(view):
 
     x = tf.constant([1.0, 2.0, 3.0])
     np.testing.assert_allclose(tf.function(f)(x).numpy(), f(x).numpy(), rtol=1e-6)
+
+
+def test_repeated_calls_dispatch_by_shape_dtype_value_and_identity():
+    # The fast dispatch for positional calls must tell apart exactly what tracing does.
+    traces = []
+
+    @tf.function
+    def f(x, flag, obj):
+        traces.append(1)
+        return x * 2.0 if flag else x
+
+    class Thing:
+        pass
+
+    a, b = Thing(), Thing()
+    x32 = tf.constant([1.0, 2.0])
+    for _ in range(3):
+        assert f(x32, True, a).numpy().tolist() == [2.0, 4.0]
+    assert len(traces) == 1
+    assert f(x32, 1, a).numpy().tolist() == [2.0, 4.0] and len(traces) == 2   # int, not bool
+    assert f(x32, False, a).numpy().tolist() == [1.0, 2.0] and len(traces) == 3
+    f(x32, True, b)
+    f(tf.constant([1.0, 2.0, 3.0]), True, a)
+    f(tf.constant([1.0, 2.0], tf.float64), True, a)
+    assert len(traces) == 6
+    assert f(tf.constant([5.0, 6.0]), True, a).numpy().tolist() == [10.0, 12.0]
+    assert len(traces) == 6

@@ -130,6 +130,27 @@ def _structure_key(structure: Any) -> Any:
     return _leaf_key(structure)
 
 
+_FAST_SCALARS = (bool, int, float, str, type(None))
+
+
+def _fast_key(args: tuple) -> Optional[tuple]:
+    """A cheap trace key for positional arguments that are tensors (by shape and dtype),
+    Python scalars (by type and value) or other objects (by identity); None when an argument
+    needs the full rules (containers, arrays, variables, tensor subclasses)."""
+    parts = []
+    for a in args:
+        kind = type(a)
+        if kind is Tensor:
+            parts.append((a._value.shape, a._value.dtype))
+        elif kind in _FAST_SCALARS:
+            parts.append((kind, a))
+        elif isinstance(a, (list, tuple, dict, np.ndarray, TensorLike, TensorSpec)):
+            return None
+        else:
+            parts.append(_Identity(a))
+    return tuple(parts)
+
+
 def _normalize_leaf(leaf: Any) -> Any:
     return wrap(leaf) if isinstance(leaf, np.ndarray) else leaf
 
@@ -279,16 +300,19 @@ class ConcreteFunction:
             flat = replay(self.graph, list(tensors))
         else:
             concrete = self
-            shapes = [np.shape(t._value) for t in tensors]
+            shapes = [t._value.shape for t in tensors]
             if shapes != self._example_shapes:
                 concrete = self._specialize(tensors, shapes)
             flat = [wrap(a) for a in concrete._program([t._value for t in tensors])]
         return self._pack(flat)
 
     def _pack(self, flat: list) -> Any:
+        structure = self._output_structure
+        if type(structure) is _Out:  # one tensor returned: the common case
+            return flat[0]
         it = iter(flat)
         return nest.map_structure(lambda leaf: _unpack_leaf(leaf, lambda o: next(it)),
-                                  self._output_structure)
+                                  structure)
 
     def _specialize(self, tensors: list, shapes: list) -> "ConcreteFunction":
         # Ops bake example shapes into attributes and constants (gradient seeds, tf.shape),
@@ -345,6 +369,7 @@ class Function:
         self._name = name or getattr(python_function, "__name__", "function")
         self._signature = inspect.signature(python_function)
         self._cache: dict = {}         # exact key -> ConcreteFunction
+        self._fast: dict = {}          # _fast_key of plain positional calls -> ConcreteFunction
         self._relaxed: list = []       # (pattern key, ConcreteFunction) with None dims
         self._tracing_count = 0
         self._created_variables = False
@@ -384,7 +409,17 @@ class Function:
 
     # -- calling ----------------------------------------------------------------------------
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        # Fast dispatch for the common call (positional tensors, numbers and objects): a
+        # training step is called thousands of times with the same kinds of arguments.
+        fast_key = None
+        if not kwargs and self._input_signature is None and not self._reduce_retracing:
+            fast_key = _fast_key(args)
+            concrete = self._fast.get(fast_key) if fast_key is not None else None
+            if concrete is not None:
+                return concrete._call_flat([a for a in args if type(a) is Tensor])
         concrete, structure = self._concrete_for(args, kwargs)
+        if fast_key is not None:
+            self._fast[fast_key] = concrete
         tensors = [_as_tensor(x) for x in nest.flatten(structure)
                    if isinstance(x, TensorLike) and not isinstance(x, Variable)]
         return concrete._call_flat(tensors)
