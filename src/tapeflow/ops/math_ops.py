@@ -47,14 +47,17 @@ def _binary_op(prim: Primitive, allowed: str = _NUMERIC):
 
 # -- binary arithmetic ---------------------------------------------------------------------------
 
-# Binary rules are given per input, so the backward pass skips a constant operand's.
+# Binary rules are given per input, so the backward pass skips a constant operand's. The
+# hottest rules bind their primitives directly: the operands fit by construction, so the
+# wrappers' conversions and checks would be wasted on every backward pass.
 _add = Primitive("AddV2", np.add).defvjp(lambda g, ans, x, y: g, lambda g, ans, x, y: g)
 _sub = Primitive("Sub", np.subtract).defvjp(lambda g, ans, x, y: g,
-                                            lambda g, ans, x, y: negative(g))
-_mul = Primitive("Mul", np.multiply).defvjp(lambda g, ans, x, y: g * y,
-                                            lambda g, ans, x, y: g * x)
+                                            lambda g, ans, x, y: bind(_neg, (g,)))
+_mul = Primitive("Mul", np.multiply).defvjp(lambda g, ans, x, y: bind(_mul, (g, y)),
+                                            lambda g, ans, x, y: bind(_mul, (g, x)))
 _div = Primitive("RealDiv", np.true_divide).defvjp(
-    lambda g, ans, x, y: g / y, lambda g, ans, x, y: negative(g) * ans / y)
+    lambda g, ans, x, y: bind(_div, (g, y)),
+    lambda g, ans, x, y: bind(_div, (bind(_mul, (bind(_neg, (g,)), ans)), y)))
 _floordiv = Primitive("FloorDiv", np.floor_divide, differentiable=False)
 _floormod = Primitive("FloorMod", np.mod).defvjp(
     lambda g, ans, x, y: g, lambda g, ans, x, y: negative(g) * floor(x / y))
@@ -153,10 +156,11 @@ def _erf_kernel(x: np.ndarray) -> np.ndarray:
 
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 
-_neg = Primitive("Neg", np.negative).defvjp(lambda g, ans, x: negative(g))
+_neg = Primitive("Neg", np.negative).defvjp(lambda g, ans, x: bind(_neg, (g,)))
 _abs = Primitive("Abs", np.abs).defvjp(lambda g, ans, x: g * sign(x))
 _sign = Primitive("Sign", np.sign).defvjp(lambda g, ans, x: zeros_like(g))
-_square = Primitive("Square", np.square).defvjp(lambda g, ans, x: g * 2 * x)
+_square = Primitive("Square", np.square).defvjp(  # 2x as x + x: no scalar conversion
+    lambda g, ans, x: bind(_mul, (g, bind(_add, (x, x)))))
 _sqrt = Primitive("Sqrt", np.sqrt).defvjp(lambda g, ans, x: g * 0.5 / ans)
 _rsqrt = Primitive("Rsqrt", lambda x: 1 / np.sqrt(x)).defvjp(
     lambda g, ans, x: g * -0.5 * ans * ans * ans)
