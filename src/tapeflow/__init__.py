@@ -15,6 +15,7 @@ from tapeflow.framework.indexed_slices import IndexedSlices
 from tapeflow.framework.tensor import Tensor
 from tapeflow.framework.tensor_conversion import convert_to_tensor
 from tapeflow.framework.tensor_shape import TensorShape
+from tapeflow.framework.context import init_scope
 from tapeflow.framework.variables import Variable
 from tapeflow.autodiff import GradientTape, UnconnectedGradients, custom_gradient
 from tapeflow.autodiff.vectorize import recompute_grad, vectorized_map
@@ -51,7 +52,8 @@ def __getattr__(name: str):
 __all__ = ["errors", "nest", "DType", "as_dtype", "bool", "complex64", "complex128", "double",
            "float16", "float32", "float64", "half", "int8", "int16", "int32", "int64", "string",
            "uint8", "uint16", "uint32", "uint64", "IndexedSlices", "Tensor", "convert_to_tensor",
-           "TensorShape", "Variable", "GradientTape", "UnconnectedGradients", "custom_gradient",
+           "TensorShape", "Variable", "init_scope", "GradientTape", "UnconnectedGradients",
+           "custom_gradient",
            "recompute_grad", "vectorized_map", "function", "TensorSpec", "linalg", "dtypes", "math",
            "nn", "random", "Module", "name_scope", "newaxis"]
 __all__ += _ops.array_ops.__all__

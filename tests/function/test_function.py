@@ -421,3 +421,33 @@ def test_repeated_calls_dispatch_by_shape_dtype_value_and_identity():
     assert len(traces) == 6
     assert f(tf.constant([5.0, 6.0]), True, a).numpy().tolist() == [10.0, 12.0]
     assert len(traces) == 6
+
+
+def test_variables_built_inside_a_trace_are_initialized_eagerly():
+    # A subclassed Keras model first called inside tf.function builds its weights there:
+    # the initializers (random draws) run eagerly, as TensorFlow's init_scope lifts them.
+    from tapeflow import keras
+
+    class MLP(keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.hidden = keras.layers.Dense(8, activation="relu")
+            self.out = keras.layers.Dense(1)
+
+        def call(self, x, training=False):
+            return self.out(self.hidden(x))
+
+    model = MLP()
+    x = tf.constant(np.ones((4, 3), np.float32))
+    traced = tf.function(lambda v: model(v))(x)
+    np.testing.assert_allclose(traced.numpy(), model(x).numpy(), rtol=1e-6)
+    assert len(model.trainable_variables) == 4
+
+    created = []
+
+    @tf.function
+    def make():
+        if not created:  # the singleton pattern TensorFlow allows
+            created.append(tf.Variable(lambda: tf.random.normal((2,)) * 0.0 + 3.0))
+        return created[0].read_value()
+    np.testing.assert_array_equal(make().numpy(), [3.0, 3.0])

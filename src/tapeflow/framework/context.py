@@ -6,7 +6,9 @@ op, so the no-tape path is a single attribute test.
 
 from __future__ import annotations
 
+import contextlib
 import threading
+from typing import Iterator
 
 
 class _Context(threading.local):
@@ -25,3 +27,18 @@ class _Context(threading.local):
 
 
 context = _Context()
+
+
+@contextlib.contextmanager
+def init_scope() -> Iterator[None]:
+    """`tf.init_scope`: runs its block eagerly, outside any tf.function trace and unseen by
+    tapes and forward accumulators (variable initializers run here, as in TensorFlow)."""
+    ctx = context
+    saved = (ctx.graph, ctx.tapes, ctx.accumulators, ctx.variable_watchers)
+    ctx.graph, ctx.tapes, ctx.accumulators, ctx.variable_watchers = None, [], [], []
+    ctx.refresh()
+    try:
+        yield
+    finally:
+        ctx.graph, ctx.tapes, ctx.accumulators, ctx.variable_watchers = saved
+        ctx.refresh()

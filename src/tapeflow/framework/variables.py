@@ -11,7 +11,7 @@ from typing import Any, Callable, Optional
 import numpy as np
 
 from tapeflow.framework import dtypes as _dtypes
-from tapeflow.framework.context import context
+from tapeflow.framework.context import context, init_scope
 from tapeflow.framework.convert import constant_value
 from tapeflow.framework.errors import InvalidArgumentError
 from tapeflow.framework.tensor import Tensor, TensorLike, numpy_text, wrap
@@ -55,7 +55,8 @@ class Variable(TensorLike):
         if initial_value is None:
             raise ValueError("The initial_value must be specified.")
         if callable(initial_value):
-            initial_value = initial_value()
+            with init_scope():  # lifted out of any trace, as TensorFlow lifts initializers
+                initial_value = initial_value()
         if isinstance(initial_value, TensorLike):
             value = np.asarray(initial_value._value)
             if dtype is not None and value.dtype != _dtypes.as_dtype(dtype)._np:

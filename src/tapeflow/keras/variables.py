@@ -7,6 +7,7 @@ from typing import Any, Optional
 
 import numpy as np
 
+from tapeflow.framework.context import init_scope
 from tapeflow.framework.variables import Variable as _TFVariable
 from tapeflow.keras import backend
 
@@ -25,7 +26,8 @@ class Variable(_TFVariable):
                  trainable: bool = True, name: Optional[str] = None, **kwargs: Any) -> None:
         dtype = dtype or backend.floatx()
         if callable(initializer):
-            value = initializer(tuple(shape), dtype=dtype)
+            with init_scope():  # initializers run eagerly, even when built inside a trace
+                value = initializer(tuple(shape), dtype=dtype)
         else:
             value = initializer
         name = name or "variable"
