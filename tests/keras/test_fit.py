@@ -131,3 +131,19 @@ def test_save_and_load_weights_round_trip(tmp_path):
         m.save_weights(str(tmp_path / "model.h5"))
     with pytest.raises(ValueError, match="holds 4 weights but the model has 2"):
         TinyModel(4, 1).load_weights(path)
+
+
+def test_fit_builds_an_unbuilt_model_inside_the_traced_step():
+    # No input shape: the first traced train step creates the weights, so the variables to
+    # differentiate must be read after the forward pass (as Keras's train_step does) and the
+    # optimizer's slots are made in that first trace, not in a later one.
+    from tapeflow import keras
+    rng = np.random.default_rng(0)
+    tokens = rng.integers(0, 20, size=(32, 4))
+    labels = (tokens.sum(1) % 2).astype("int64")
+    model = keras.Sequential([keras.layers.Embedding(20, 4), keras.layers.Flatten(),
+                              keras.layers.Dense(2)])
+    model.compile(optimizer=keras.optimizers.Adam(0.01),
+                  loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+    history = model.fit(tokens, labels, epochs=2, batch_size=16, verbose=0)
+    assert len(model.trainable_variables) == 3 and len(history.history["loss"]) == 2

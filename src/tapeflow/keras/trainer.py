@@ -260,10 +260,11 @@ class Trainer:
     def train_step(self, data: Any) -> dict:
         """One optimizer step on a batch `(x, y, sample_weight)`; returns the metric logs."""
         x, y, sample_weight = unpack_x_y_sample_weight(data)
-        variables = list(self.trainable_variables)
         with GradientTape() as tape:
             y_pred = self(x, training=True)
             loss = self.compute_loss(x, y, y_pred, sample_weight, training=True)
+        # Read after the forward pass, as Keras does: an unbuilt model creates its weights there.
+        variables = list(self.trainable_variables)
         gradients = tape.gradient(loss, variables)
         self.optimizer.apply_gradients(zip(gradients, variables))
         return self._update_metrics(x, y, y_pred, loss, sample_weight)
