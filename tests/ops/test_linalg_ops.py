@@ -132,3 +132,31 @@ def test_lstsq_pinv_expm_values():
     np.testing.assert_allclose(tf.linalg.pinv(R).numpy(), np.linalg.pinv(R), atol=1e-5)
     np.testing.assert_allclose(tf.linalg.expm(tf.constant(A) * 0.1).numpy(),
                                [[1.5062817, 0.1424395], [0.284879, 1.3638422]], rtol=1e-5)
+
+
+@pytest.mark.parametrize("solver, op_name", [
+    (tf.linalg.solve, "MatrixSolve"),
+    (tf.linalg.triangular_solve, "MatrixTriangularSolve"),
+    (tf.linalg.cholesky_solve, "MatrixTriangularSolve"),
+    (tf.linalg.lstsq, "MatMul"),
+])
+def test_solvers_reject_a_rhs_of_another_dtype_as_tf(solver, op_name):
+    # TF raises InvalidArgumentError naming the C++ dtypes (double/float), not a ValueError.
+    a = tf.constant([[2.0, 0.0], [1.0, 3.0]], tf.float64)
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match=rf"cannot compute {op_name} as input #1\(zero-based\) was expected "
+                             rf"to be a double tensor but is a float tensor \[Op:{op_name}\]"):
+        solver(a, tf.constant([[1.0], [2.0]]))
+
+
+def test_solve_takes_python_rhs_in_the_matrix_dtype():
+    a = tf.constant([[2.0, 0.0], [1.0, 3.0]], tf.float64)
+    x = tf.linalg.triangular_solve(a, [[1], [2]])
+    assert x.dtype == tf.float64
+    np.testing.assert_allclose(x.numpy(), [[0.5], [0.5]])
+
+
+def test_einsum_dtype_mismatch_names_cpp_dtypes():
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match=r"expected to be a double tensor but is a float tensor \[Op:Einsum\]"):
+        tf.einsum("ij,jk->ik", tf.ones((2, 2), tf.float64), tf.ones((2, 2)))

@@ -17,6 +17,7 @@ import numpy as np
 
 from tapeflow.autodiff.core import Primitive, bind
 from tapeflow.framework import dtypes as _dtypes
+from tapeflow.framework.convert import mismatch_error
 from tapeflow.framework.errors import InvalidArgumentError
 from tapeflow.framework.tensor import Tensor, TensorLike, wrap
 from tapeflow.ops._convert import binary_operands, convert_to_tensor, require
@@ -167,7 +168,7 @@ def inv(input: Any, adjoint: bool = False, name: Optional[str] = None) -> Tensor
 def solve(matrix: Any, rhs: Any, adjoint: bool = False, name: Optional[str] = None) -> Tensor:
     """X with `matrix @ X = rhs` (or `adjoint(matrix) @ X = rhs`), batched."""
     a = _matrix(matrix, "MatrixSolve")
-    b = convert_to_tensor(rhs, dtype=a.dtype)
+    a, b = binary_operands(a, rhs, "MatrixSolve")  # TF's error on a dtype mismatch
     if b._value.ndim < 2 or b._value.shape[-2] != a._value.shape[-1]:
         raise InvalidArgumentError("Input matrix and rhs are incompatible. [Op:MatrixSolve]")
     if a._value.shape[:-2] != b._value.shape[:-2]:
@@ -259,7 +260,7 @@ def triangular_solve(matrix: Any, rhs: Any, lower: bool = True, adjoint: bool = 
                      name: Optional[str] = None) -> Tensor:
     """X with `T @ X = rhs`, T the lower (or upper) triangle of `matrix`; batch axes broadcast."""
     a = _matrix(matrix, "MatrixTriangularSolve")
-    b = convert_to_tensor(rhs, dtype=a.dtype)
+    a, b = binary_operands(a, rhs, "MatrixTriangularSolve")
     if b._value.ndim < 2 or b._value.shape[-2] != a._value.shape[-1]:
         raise InvalidArgumentError(f"Input matrix and rhs are incompatible: "
                                    f"{_text(a._value.shape)} vs. {_text(b._value.shape)} "
@@ -617,9 +618,7 @@ def einsum(equation: str, *inputs: Any, **kwargs: Any) -> Tensor:
     tensors = [convert_to_tensor(x) for x in inputs]
     for t in tensors[1:]:
         if t._value.dtype != tensors[0]._value.dtype:
-            raise InvalidArgumentError(f"cannot compute Einsum as input #1(zero-based) was "
-                                       f"expected to be a {tensors[0].dtype.name} tensor but is "
-                                       f"a {t.dtype.name} tensor [Op:Einsum]")
+            raise mismatch_error("Einsum", 1, tensors[0].dtype, t.dtype)
     eq = _normalize_equation(equation, [t._value.shape for t in tensors])
     _check_einsum_dims(eq, tensors)
     return bind(_einsum, tuple(tensors), {"equation": eq})
@@ -694,7 +693,7 @@ def lstsq(matrix: Any, rhs: Any, l2_regularizer: float = 0.0, fast: bool = True,
     """The (optionally L2-regularized) least-squares solution X of `matrix @ X = rhs`, by the
     normal equations as TensorFlow's fast path."""
     a = _matrix(matrix, "MatrixSolveLs", square=False)
-    b = convert_to_tensor(rhs, dtype=a.dtype)
+    a, b = binary_operands(a, rhs, "MatMul")  # TF's fast path fails in its MatMul
     if b._value.ndim < 2 or b._value.shape[-2] != a._value.shape[-2]:
         raise InvalidArgumentError(f"Input matrix and rhs are incompatible: "
                                    f"{_text(a._value.shape)} vs. {_text(b._value.shape)} "
