@@ -90,3 +90,24 @@ def test_learning_rate_scheduler_sets_the_rate_each_epoch():
     h = m.fit(x, y, epochs=3, callbacks=[sched], verbose=0)
     np.testing.assert_allclose(h.history["learning_rate"], [0.1, 0.05, 0.1 / 3], rtol=1e-6)
     np.testing.assert_allclose(seen, [0.05, 0.1, 0.05], rtol=1e-6)
+
+
+def test_model_checkpoint_verbose_prints_both_keras_lines(tmp_path, capsys):
+    m, x, y = _setup()
+    path = str(tmp_path / "m.weights.h5")
+    m.fit(x, y, epochs=1, verbose=0,
+          callbacks=[callbacks.ModelCheckpoint(path, monitor="loss", verbose=1)])
+    assert capsys.readouterr().out == (f"\nEpoch 1: saving model to {path}\n"
+                                       f"\nEpoch 1: finished saving model to {path}\n")
+
+
+def test_logs_a_callback_adds_reach_later_callbacks_not_on_train_end():
+    # Keras copies the logs for its callbacks: the scheduler's 'learning_rate' is in History
+    # (after it) but not in the logs fit passes to on_train_end.
+    m, x, y = _setup()
+    ends = []
+    recorder = callbacks.LambdaCallback(on_train_end=lambda logs: ends.append(sorted(logs)))
+    h = m.fit(x, y, epochs=2, verbose=0, callbacks=[
+        callbacks.LearningRateScheduler(lambda epoch, lr: lr), recorder])
+    assert "learning_rate" in h.history
+    assert ends == [["accuracy", "loss"]]

@@ -137,6 +137,12 @@ class CallbackList(Callback):
 
 def _dispatcher(hook: str) -> Callable:
     def dispatch(self: CallbackList, *args: Any, **kwargs: Any) -> None:
+        # Keras hands the callbacks a copy of the logs (pythonify_logs): what a callback adds
+        # (LearningRateScheduler's 'learning_rate') reaches the later callbacks, not the caller.
+        if isinstance(kwargs.get("logs"), dict):
+            kwargs["logs"] = dict(kwargs["logs"])
+        elif args and isinstance(args[-1], dict):
+            args = args[:-1] + (dict(args[-1]),)
         for c in self.callbacks:
             getattr(c, hook)(*args, **kwargs)
     dispatch.__name__ = hook
@@ -435,6 +441,8 @@ class ModelCheckpoint(MonitorCallback):
             if dirname:
                 os.makedirs(dirname, exist_ok=True)
             self.model.save_weights(filepath, overwrite=True)
+            if self.verbose > 0:
+                print_msg(f"\nEpoch {epoch + 1}: finished saving model to {filepath}")
 
 
 class LearningRateScheduler(Callback):
