@@ -204,3 +204,19 @@ def test_model_errors():
         m.get_layer("nope")
     with pytest.raises(ValueError, match="Only instances of `keras.Layer`"):
         m.add(3)
+
+
+def test_functional_layers_and_weights_follow_keras_depth_order():
+    # Keras orders a graph's layers by depth from the outputs (checked with Keras 3), not by
+    # creation: get_weights/set_weights lists depend on it.
+    x = keras.Input((2,), name="x")
+    h1 = layers.Dense(2, name="a")(x)
+    h2 = layers.Dense(3, name="b")(x)
+    h3 = layers.Dense(4, name="c")(h1)
+    out = layers.Concatenate(name="cat")([h3, h2])
+    unused = keras.Input((1,), name="u")
+    m = keras.Model([x, unused], out)
+    assert [layer.name for layer in m.layers] == ["x", "a", "c", "b", "u", "cat"]
+    assert [v.path for v in m.weights] == ["a/kernel", "a/bias", "c/kernel", "c/bias",
+                                           "b/kernel", "b/bias"]
+    assert [layer.name for layer in keras.Model(x, [h2, h3]).layers] == ["x", "a", "b", "c"]

@@ -85,10 +85,7 @@ class Functional(Model):
                 raise ValueError(f"All `inputs` and `outputs` values must be KerasTensors. "
                                  f"Received: {t}")
         self._nodes = _nodes_between(self.inputs, self.outputs)
-        layers: list = []
-        for node in self._nodes:
-            if not any(node.layer is layer for layer in layers):
-                layers.append(node.layer)
+        layers = _keras_layer_order(self.inputs, self.outputs)
         # keras.ops nodes (`x + y`) are listed by summary() but are not layers (Keras 3).
         self._summary_layers = layers
         self._layers = [layer for layer in layers if not isinstance(layer, Operation)]
@@ -148,6 +145,56 @@ def _nodes_between(inputs: list, outputs: list) -> list:
                              f"following previous layers were accessed without issue: []")
         stack.extend(node.input_tensors)
     return [found[k] for k in sorted(found)]
+
+
+def _keras_layer_order(inputs: list, outputs: list) -> list:
+    """The graph's layers in Keras's order (`map_graph`): by decreasing depth (the longest
+    path to an output), ties in the order a depth-first walk from the outputs first meets
+    them. `layers`, `weights` (hence get_weights/set_weights) and summary() follow it."""
+    input_ids = {id(t) for t in inputs}
+    post_order: list = []  # nodes, inputs first (Keras's nodes_in_decreasing_depth)
+    first_seen: dict = {}  # id(layer) -> DFS index
+    done: set = set()
+
+    def producer(t: KerasTensor) -> Any:
+        layer, node_index, _ = t._keras_history
+        return layer._inbound_nodes[node_index]
+
+    def visit(t: KerasTensor) -> None:
+        node = producer(t)
+        if node.id in done:
+            return
+        done.add(node.id)
+        if id(t) in input_ids and not isinstance(node.layer, InputLayer):
+            return  # an intermediate tensor given as a model input: outside the graph
+        first_seen.setdefault(id(node.layer), (len(first_seen), node.layer))
+        if not isinstance(node.layer, InputLayer):
+            for x in node.input_tensors:
+                visit(x)
+        post_order.append(node)
+
+    for t in outputs:
+        visit(t)
+    in_graph = {node.id for node in post_order}
+    node_depth: dict = {}
+    layer_depth: dict = {}
+    for node in reversed(post_order):
+        depth = max(node_depth.setdefault(node.id, 0), layer_depth.get(id(node.layer), 0))
+        layer_depth[id(node.layer)] = node_depth[node.id] = depth
+        if isinstance(node.layer, InputLayer):
+            continue
+        for x in node.input_tensors:
+            parent = producer(x)
+            if parent.id in in_graph:
+                node_depth[parent.id] = max(depth + 1, node_depth.get(parent.id, 0))
+    for t in inputs:  # inputs no output depends on are still layers (depth 0)
+        node = producer(t)
+        if isinstance(node.layer, InputLayer) and id(node.layer) not in layer_depth:
+            layer_depth[id(node.layer)] = 0
+            first_seen[id(node.layer)] = (-1, node.layer)
+    ranked = sorted(first_seen.values(),
+                    key=lambda item: (-layer_depth[id(item[1])], item[0]))
+    return [layer for _, layer in ranked]
 
 
 class Sequential(Model):
