@@ -179,3 +179,21 @@ def test_bad_inputs_raise_tf_errors():
 def test_valid_kernel_larger_than_input_gives_empty_output():
     assert tf.nn.conv2d(tf.ones((1, 2, 2, 2)), tf.ones((3, 3, 2, 4)), 1,
                         "VALID").shape == (1, 0, 0, 4)
+
+
+@pytest.mark.parametrize("padding", ["SAME", "VALID"])
+def test_avg_pool_gradient_keeps_float32(padding):
+    # The window counts are float64; the gradient must still come back float32, or adding it
+    # to another float32 cotangent raises a dtype mismatch mid-backprop.
+    x = tf.constant(np.arange(50, dtype=np.float32).reshape(1, 5, 5, 2) / 50.0)
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = tf.reduce_sum(tf.nn.avg_pool2d(x, ksize=2, strides=2, padding=padding)) \
+            + tf.reduce_sum(x)
+    g = tape.gradient(y, x)
+    assert g.dtype == tf.float32
+    # TF 2.21: full windows give 1 + 1/4; SAME's one-element corner window 1 + 1, while VALID
+    # drops the last row and column (1 + 0).
+    corner = {"SAME": 2.0, "VALID": 1.0}[padding]
+    assert g.numpy()[0, 0, 0, 0] == pytest.approx(1.25)
+    assert g.numpy()[0, 4, 4, 0] == pytest.approx(corner)

@@ -288,7 +288,8 @@ def _avg_pool_kernel(x, ksize, strides, pads, out_hw):
 
 
 def _avg_pool_grad_kernel(g, input_shape, ksize, strides, pads, out_hw):
-    g = g / _pool_counts(input_shape, ksize, strides, pads, out_hw)
+    # The counts are float64: cast back, or a float32 gradient would come out float64.
+    g = (g / _pool_counts(input_shape, ksize, strides, pads, out_hw)).astype(g.dtype, copy=False)
     cols = np.broadcast_to(g[:, :, :, None, None, :], g.shape[:3] + tuple(ksize) + g.shape[3:])
     padded = (input_shape[0], input_shape[1] + sum(pads[0]), input_shape[2] + sum(pads[1]),
               input_shape[3])
