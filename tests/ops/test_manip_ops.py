@@ -99,3 +99,10 @@ def test_unique():
     assert count.numpy().tolist() == [2, 1]
     with pytest.raises(tf.errors.InvalidArgumentError, match=r"unique expects a 1D vector. \[Op:Unique\]"):
         tf.unique([[1, 1]])
+
+
+def test_top_k_is_also_tf_nn_top_k():
+    # TF exports the same function as tf.nn.top_k; tutorials use that spelling.
+    assert tf.nn.top_k is tf.math.top_k
+    values, indices = tf.nn.top_k(tf.constant([[1., 3., 2.]]), k=2)
+    assert values.numpy().tolist() == [[3., 2.]] and indices.numpy().tolist() == [[1, 2]]
