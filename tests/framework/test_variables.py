@@ -87,3 +87,36 @@ def test_variable_has_no_len():
 def test_initial_value_is_unavailable_eagerly_as_in_tensorflow():
     with pytest.raises(RuntimeError, match="not supported when eager execution is enabled"):
         tf.Variable(1.0).initial_value
+
+
+def test_variable_scatter_methods_match_tf():
+    # Values from TF 2.21; repeated indices accumulate, as TF's scatter kernels do.
+    v = tf.Variable([[1., 2.], [3., 4.], [5., 6.]])
+    v.scatter_sub(tf.IndexedSlices(tf.constant([[1., 1.], [1., 1.]]), tf.constant([2, 2])))
+    assert v.numpy().tolist() == [[1., 2.], [3., 4.], [3., 4.]]
+    v.scatter_add(tf.IndexedSlices(tf.constant([[10., 10.]]), tf.constant([0])))
+    v.scatter_update(tf.IndexedSlices(tf.constant([[0., 0.]]), tf.constant([1])))
+    assert v.numpy().tolist() == [[11., 12.], [0., 0.], [3., 4.]]
+    v.scatter_nd_update([[0, 1]], [9.])
+    v.scatter_nd_add([[0, 1], [0, 1]], [1., 1.])
+    assert v.scatter_nd_sub([[2, 0]], [1.]) is v
+    assert v.numpy().tolist() == [[11., 11.], [0., 0.], [2., 4.]]
+    with pytest.raises(TypeError, match="must be a `tf.IndexedSlices`"):
+        v.scatter_add(tf.constant([1.]))
+
+
+def test_sparse_sgd_step_with_scatter_sub_in_tf_function():
+    emb = tf.Variable(tf.ones((4, 2)))
+
+    @tf.function
+    def step(ids):
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_sum(tf.gather(emb, ids) ** 2)
+        g = tape.gradient(loss, emb)
+        emb.scatter_sub(tf.IndexedSlices(0.1 * g.values, g.indices))
+        return loss
+
+    assert float(step(tf.constant([0, 2]))) == pytest.approx(4.0)
+    assert float(step(tf.constant([2, 3]))) == pytest.approx(2 * 0.64 + 2.0)
+    np.testing.assert_allclose(emb.numpy(), [[0.8, 0.8], [1, 1], [0.64, 0.64], [0.8, 0.8]],
+                               rtol=1e-6)
