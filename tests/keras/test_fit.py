@@ -147,3 +147,44 @@ def test_fit_builds_an_unbuilt_model_inside_the_traced_step():
                   loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))
     history = model.fit(tokens, labels, epochs=2, batch_size=16, verbose=0)
     assert len(model.trainable_variables) == 3 and len(history.history["loss"]) == 2
+
+
+def _two_output_model():
+    from tapeflow import keras
+    x_in = keras.Input((2,), name="x")
+    h = keras.layers.Dense(2, name="h")(x_in)
+    reg = keras.layers.Dense(1, name="reg")(h)
+    cls = keras.layers.Dense(2, activation="softmax", name="cls")(h)
+    m = keras.Model(x_in, [reg, cls])
+    m.set_weights([np.array([[0.5, -0.2], [0.1, 0.3]], "float32"), np.zeros(2, "float32"),
+                   np.array([[1.0], [-1.0]], "float32"), np.zeros(1, "float32"),
+                   np.array([[0.2, -0.2], [0.4, 0.1]], "float32"), np.zeros(2, "float32")])
+    x = np.array([[1., 2.], [-1., 0.5], [0.3, -0.7], [2., 1.]], "float32")
+    y1 = np.array([[0.5], [1.0], [-0.5], [0.0]], "float32")
+    return m, x, y1, np.array([0, 1, 1, 0])
+
+
+def test_multi_output_dict_losses_weights_and_metrics_log_per_output():
+    # Values from Keras 3: unweighted '<output>_loss' trackers, '<output>_<metric>' metrics,
+    # the list form ordered loss, output losses, then the per-output metrics sorted.
+    m, x, y1, y2 = _two_output_model()
+    assert m.output_names == ["reg", "cls"]
+    m.compile("sgd", loss={"cls": "sparse_categorical_crossentropy", "reg": "mse"},
+              loss_weights={"reg": 2.0, "cls": 1.0},
+              metrics={"cls": ["accuracy"], "reg": ["mae"]})
+    logs = m.evaluate(x, {"reg": y1, "cls": y2}, verbose=0, return_dict=True)
+    assert list(logs) == ["cls_accuracy", "cls_loss", "loss", "reg_loss", "reg_mae"]
+    np.testing.assert_allclose([logs[k] for k in logs],
+                               [1.0, 0.58683169, 3.30808163, 1.36062491, 1.01250005], rtol=1e-6)
+    np.testing.assert_allclose(m.evaluate(x, [y1, y2], verbose=0),
+                               [3.30808163, 1.36062491, 0.58683169, 1.0, 1.01250005], rtol=1e-6)
+    h = m.fit(x, [y1, y2], epochs=1, verbose=0)
+    assert sorted(h.history) == ["cls_accuracy", "cls_loss", "loss", "reg_loss", "reg_mae"]
+
+
+def test_multi_output_list_loss_with_none_has_no_per_output_tracker():
+    m, x, y1, y2 = _two_output_model()
+    m.compile("sgd", loss=["mse", None], metrics=[None, ["accuracy"]])
+    logs = m.evaluate(x, [y1, y2], verbose=0, return_dict=True)
+    assert list(logs) == ["cls_accuracy", "loss"]
+    np.testing.assert_allclose(logs["loss"], 1.36062491, rtol=1e-6)

@@ -102,6 +102,11 @@ class Functional(Model):
         """The model's output KerasTensor(s), in the structure given to the model."""
         return self._outputs_struct
 
+    @property
+    def output_names(self) -> list:
+        """The names of the layers that produce the outputs, in output order."""
+        return [t._keras_history[0].name for t in self.outputs]
+
     def call(self, inputs: Any, training: Any = None, mask: Any = None) -> Any:
         flat = nest.flatten(inputs)
         if len(flat) != len(self.inputs):

@@ -167,6 +167,7 @@ class Trainer:
     _loss_fn: Any = None
     _metric_ids: Any = ()
     _compiled_metrics: Any = None
+    _metric_outputs: Any = None
     _loss_tracker: Any = None
     run_eagerly: bool = False
     jit_compile: Any = False
@@ -187,9 +188,17 @@ class Trainer:
         from tapeflow.keras import optimizers
         self.optimizer = optimizers.get(optimizer)
         self.loss = loss
-        self._loss_fn = self._make_loss(losses_module, loss)
-        self._loss_weights = loss_weights
-        self._metric_ids = list(metrics or [])
+        self._loss_fn = self._make_loss(losses_module, self._per_output(loss))
+        self._loss_weights = self._per_output(loss_weights)
+        # One unweighted loss tracker per output ('<output>_loss'), as Keras's CompileLoss.
+        self._output_loss_trackers = [
+            None if fn is None else metrics_module.Mean(name=f"{name}_loss")
+            for fn, name in zip(self._loss_fn, self._flat_output_names())
+        ] if isinstance(self._loss_fn, list) and sum(fn is not None for fn in self._loss_fn) > 1 \
+            else []
+        self._metric_ids = self._per_output(metrics) or []
+        if not isinstance(self._metric_ids, list):
+            self._metric_ids = list(self._metric_ids)
         self._weighted_metric_ids = list(weighted_metrics or [])
         self._compiled_metrics = None  # built from the first batch's shapes, as Keras does
         self._loss_tracker = metrics_module.Mean(name="loss")
@@ -197,6 +206,25 @@ class Trainer:
         self.jit_compile = jit_compile
         self._step_functions: dict = {}
         self.compiled = True
+
+    def _flat_output_names(self) -> list:
+        """The output layers' names (Keras's `output_names`), or 'output_<i>'."""
+        outputs = getattr(self, "outputs", None) or []
+        return [t._keras_history[0].name if getattr(t, "_keras_history", None) else
+                f"output_{i}" for i, t in enumerate(outputs)]
+
+    def _per_output(self, value: Any) -> Any:
+        """A dict keyed by output names (loss, loss_weights, metrics) as a list in output
+        order, None where an output has no entry; anything else unchanged."""
+        names = self._flat_output_names()
+        if isinstance(value, dict) and names and set(value) <= set(names):
+            return [value.get(name) for name in names]
+        return value
+
+    def _multi_output_metrics(self) -> bool:
+        ids = self._metric_ids
+        return (len(self._flat_output_names()) > 1 and len(ids) == len(self._flat_output_names())
+                and all(m is None or isinstance(m, (list, tuple)) for m in ids))
 
     @staticmethod
     def _make_loss(losses_module: Any, loss: Any) -> Any:
@@ -216,16 +244,37 @@ class Trainer:
     def _build_metrics(self, y: Any, y_pred: Any) -> None:
         from tapeflow.keras import metrics as metrics_module
         built = []
-        for identifier in self._metric_ids:
-            built.append(_get_metric(metrics_module, identifier, y, y_pred))
+        if self._multi_output_metrics():
+            # metrics=[[...], [...]] or {name: [...]}: each list watches its output, and logs
+            # as '<output>_<metric>' (Keras's CompileMetrics).
+            self._metric_outputs = []
+            for i, (ids, name, yt, yp) in enumerate(zip(
+                    self._metric_ids, self._flat_output_names(),
+                    self._flatten_y(y), nest.flatten(y_pred))):
+                for identifier in ids or []:
+                    metric = _get_metric(metrics_module, identifier, yt, yp)
+                    metric.name = f"{name}_{metric.name}"
+                    built.append(metric)
+                    self._metric_outputs.append(i)
+        else:
+            self._metric_outputs = None
+            for identifier in self._metric_ids:
+                built.append(_get_metric(metrics_module, identifier, y, y_pred))
         self._compiled_metrics = built
+
+    def _flatten_y(self, y: Any) -> list:
+        """Targets as a list in output order (a dict is read by output name)."""
+        if isinstance(y, dict):
+            return [y.get(name) for name in self._flat_output_names()]
+        return nest.flatten(y)
 
     @property
     def metrics(self) -> list:
         """The loss tracker and the compiled metrics (once built by a first batch)."""
         if not self.compiled:
             return []
-        return [self._loss_tracker] + list(self._compiled_metrics or [])
+        trackers = [t for t in getattr(self, "_output_loss_trackers", []) if t is not None]
+        return [self._loss_tracker] + trackers + list(self._compiled_metrics or [])
 
     @property
     def metrics_names(self) -> list:
@@ -244,10 +293,16 @@ class Trainer:
         total = None
         if self._loss_fn is not None:
             if isinstance(self._loss_fn, list):
-                ys, preds = nest.flatten(y), nest.flatten(y_pred)
+                ys, preds = self._flatten_y(y), nest.flatten(y_pred)
                 weights = self._loss_weights or [1.0] * len(self._loss_fn)
-                for fn, yt, yp, w in zip(self._loss_fn, ys, preds, weights):
-                    term = fn(yt, yp, sample_weight) * w
+                trackers = getattr(self, "_output_loss_trackers", None) or [None] * len(ys)
+                for fn, yt, yp, w, tracker in zip(self._loss_fn, ys, preds, weights, trackers):
+                    if fn is None:
+                        continue
+                    term = fn(yt, yp, sample_weight)
+                    if tracker is not None:  # Keras records the unweighted loss per output
+                        tracker.update_state(term, sample_weight=int(yp.shape[0]))
+                    term = term if w is None else term * w
                     total = term if total is None else total + term
             else:
                 total = self._loss_fn(y, y_pred, sample_weight)
@@ -299,8 +354,13 @@ class Trainer:
         self._loss_tracker.update_state(loss, sample_weight=batch_size)
         if self._compiled_metrics is None:
             self._build_metrics(y, y_pred)
-        for metric in self._compiled_metrics:
-            metric.update_state(y, y_pred, sample_weight=sample_weight)
+        if self._metric_outputs is not None:
+            ys, preds = self._flatten_y(y), nest.flatten(y_pred)
+            for metric, i in zip(self._compiled_metrics, self._metric_outputs):
+                metric.update_state(ys[i], preds[i], sample_weight=sample_weight)
+        else:
+            for metric in self._compiled_metrics:
+                metric.update_state(y, y_pred, sample_weight=sample_weight)
         # Tensors, not floats: this also runs inside a traced step (the loops convert).
         return {m.name: m.result() for m in self.metrics}
 
@@ -388,8 +448,7 @@ class Trainer:
         callback_list.on_test_end(logs)
         if return_dict:
             return logs
-        values = [logs[name] for name in self.metrics_names]
-        return values[0] if len(values) == 1 else values
+        return _logs_to_values(self, logs)
 
     def predict(self, x: Any, batch_size: Optional[int] = None, verbose: Any = "auto",
                 steps: Optional[int] = None, callbacks: Optional[Sequence] = None) -> Any:
@@ -476,7 +535,13 @@ def _as_batch(batch: tuple) -> tuple:
 
 
 def _logs_to_values(model: Trainer, logs: dict) -> Any:
-    values = [logs[name] for name in model.metrics_names]
+    """The logs as a list, in Keras's `_flatten_metrics_in_order`: the metrics in order, then
+    (sorted) the per-output metrics, whose '<output>_' names Keras does not find in order."""
+    names = [m.name for m in model.metrics]
+    if model._metric_outputs is not None:
+        prefixed = {m.name for m in model._compiled_metrics}
+        names = [n for n in names if n not in prefixed] + sorted(prefixed)
+    values = [logs[name] for name in names]
     return values[0] if len(values) == 1 else values
 
 
