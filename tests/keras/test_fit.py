@@ -188,3 +188,26 @@ def test_multi_output_list_loss_with_none_has_no_per_output_tracker():
     logs = m.evaluate(x, [y1, y2], verbose=0, return_dict=True)
     assert list(logs) == ["cls_accuracy", "loss"]
     np.testing.assert_allclose(logs["loss"], 1.36062491, rtol=1e-6)
+
+
+def test_a_custom_train_step_unpacks_x_y_from_data():
+    # Keras hands train_step/test_step `(x, y)` when there are no sample weights.
+    seen = []
+
+    class Custom(TinyModel):
+        def train_step(self, data):
+            x, y = data
+            seen.append(len(data))
+            return super().train_step(data)
+
+        def test_step(self, data):
+            x, y, sw = data
+            seen.append(len(data))
+            return super().test_step(data)
+
+    x, y = _data(8)
+    m = Custom(4, 1, activation="sigmoid")
+    m.compile(optimizers.SGD(0.1), "binary_crossentropy")
+    m.fit(x, y, epochs=1, batch_size=4, verbose=0)
+    m.evaluate(x, y, sample_weight=np.ones(8, "float32"), verbose=0)
+    assert seen == [2, 3]  # traced once per step function

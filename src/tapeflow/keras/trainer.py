@@ -529,9 +529,13 @@ def _traceable(model: Any) -> bool:
     return not any(getattr(layer, "_seed_generator", None) is not None for layer in layers)
 
 
-def _as_batch(batch: tuple) -> tuple:
-    x, y, sample_weight = batch
-    return _as_tensors(x), _as_tensors(y), _as_tensors(sample_weight)
+def _as_batch(batch: tuple) -> Any:
+    """A batch as Keras hands it to `train_step(data)` (`pack_x_y_sample_weight`): `(x, y)`
+    without sample weights, so a user's `x, y = data` unpacks; `x` alone without targets."""
+    x, y, sample_weight = (_as_tensors(part) for part in batch)
+    if y is None:
+        return x if not isinstance(x, (tuple, list)) else (x,)
+    return (x, y) if sample_weight is None else (x, y, sample_weight)
 
 
 def _logs_to_values(model: Trainer, logs: dict) -> Any:
