@@ -220,3 +220,16 @@ def test_auto_names_are_numbered():
     a, b = optimizers.RMSprop(), optimizers.RMSprop()
     assert a.name.startswith("rm_sprop") and b.name.startswith("rm_sprop_") and a.name != b.name
     assert optimizers.AdamW().name.startswith("adam_w")
+
+
+def test_piecewise_constant_and_inverse_time_decay_match_keras():
+    from tapeflow.keras.optimizers import schedules
+    piecewise = schedules.PiecewiseConstantDecay([2, 4], [0.1, 0.05, 0.01])
+    got = [float(piecewise(s)) for s in range(7)]
+    np.testing.assert_allclose(got, [0.1, 0.1, 0.1, 0.05, 0.05, 0.01, 0.01], rtol=1e-6)
+    assert piecewise(3).dtype.name == "float32"
+    with pytest.raises(ValueError, match="should be 1 less than the length of values"):
+        schedules.PiecewiseConstantDecay([1, 2], [0.1, 0.2])
+    inverse = schedules.InverseTimeDecay(0.1, 2, 0.5)
+    np.testing.assert_allclose([float(inverse(0)), float(inverse(3))], [0.1, 0.0571429],
+                               rtol=1e-5)

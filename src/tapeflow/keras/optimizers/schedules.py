@@ -63,6 +63,61 @@ class ExponentialDecay(LearningRateSchedule):
                 "staircase": self.staircase, "name": self.name}
 
 
+class PiecewiseConstantDecay(LearningRateSchedule):
+    """`values[0]` up to step `boundaries[0]` (inclusive), `values[1]` up to `boundaries[1]`,
+    ..., `values[-1]` after the last boundary."""
+
+    def __init__(self, boundaries: list, values: list,
+                 name: str = "PiecewiseConstant") -> None:
+        if len(boundaries) != len(values) - 1:
+            raise ValueError(
+                "The length of boundaries should be 1 less than the length of values. "
+                f"Received: boundaries={boundaries} of length {len(boundaries)}, and "
+                f"values={values} of length {len(values)}.")
+        self.boundaries = boundaries
+        self.values = values
+        self.name = name
+
+    def __call__(self, step: Any) -> Tensor:
+        values = [convert_to_tensor(v) for v in self.values]
+        step = convert_to_tensor(step)
+        lr = values[-1]
+        # From the last interval back, so the first boundary the step is within wins.
+        for boundary, value in zip(reversed(self.boundaries), reversed(values[:-1])):
+            within = math_ops.cast(step, "float64") <= float(boundary)
+            lr = math_ops.where(within, value, lr)
+        return lr
+
+    def get_config(self) -> dict:
+        return {"boundaries": self.boundaries, "values": self.values, "name": self.name}
+
+
+class InverseTimeDecay(LearningRateSchedule):
+    """`initial_learning_rate / (1 + decay_rate * step / decay_steps)` (the ratio floored when
+    `staircase`)."""
+
+    def __init__(self, initial_learning_rate: float, decay_steps: int, decay_rate: float,
+                 staircase: bool = False, name: str = "InverseTimeDecay") -> None:
+        self.initial_learning_rate = initial_learning_rate
+        self.decay_steps = decay_steps
+        self.decay_rate = decay_rate
+        self.staircase = staircase
+        self.name = name
+
+    def __call__(self, step: Any) -> Tensor:
+        initial = convert_to_tensor(self.initial_learning_rate)
+        dtype = initial.dtype
+        p = math_ops.cast(step, dtype) / math_ops.cast(self.decay_steps, dtype)
+        if self.staircase:
+            p = math_ops.floor(p)
+        return initial / (1.0 + math_ops.cast(self.decay_rate, dtype) * p)
+
+    def get_config(self) -> dict:
+        return {"initial_learning_rate": self.initial_learning_rate,
+                "decay_steps": self.decay_steps, "decay_rate": self.decay_rate,
+                "staircase": self.staircase, "name": self.name}
+
+
 class CosineDecay(LearningRateSchedule):
     """Cosine decay from `initial_learning_rate` to `alpha * initial_learning_rate` over
     `decay_steps`, after an optional linear warmup to `warmup_target` over `warmup_steps`."""
@@ -104,4 +159,5 @@ class CosineDecay(LearningRateSchedule):
                 "warmup_target": self.warmup_target, "warmup_steps": self.warmup_steps}
 
 
-__all__ = ["LearningRateSchedule", "ExponentialDecay", "CosineDecay"]
+__all__ = ["LearningRateSchedule", "ExponentialDecay", "PiecewiseConstantDecay",
+           "InverseTimeDecay", "CosineDecay"]
