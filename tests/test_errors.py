@@ -68,3 +68,30 @@ def test_unconvertible_value():
 def test_math_log_sigmoid():
     np.testing.assert_allclose(tf.math.log_sigmoid(tf.constant([1., -2.])).numpy(),
                                [-0.3132617, -2.126928], rtol=1e-6)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: tf.constant(1) * 2.5, lambda: 2.5 + tf.constant(1), lambda: tf.constant(1) - 2.0,
+    lambda: tf.maximum(tf.constant(1), 1.5), lambda: tf.constant(1) < 1.5,
+    lambda: tf.constant(1) == 2.5,
+])
+def test_python_float_with_an_int_tensor_is_a_type_error_as_tf(make):
+    # TF 2.21 converts the Python number to the tensor's dtype first and fails there.
+    with pytest.raises(TypeError, match=r"^Cannot convert [0-9.]+ to EagerTensor of dtype int32$"):
+        make()
+
+
+def test_python_number_conversion_errors_name_cpp_dtypes():
+    with pytest.raises(TypeError, match=r"Cannot convert 2j to EagerTensor of dtype double"):
+        tf.constant(1.0, tf.float64) * 2j
+    with pytest.raises(TypeError, match=r"Cannot convert 1 to EagerTensor of dtype bool"):
+        tf.constant(True) & 1
+
+
+def test_numbers_that_fit_still_convert():
+    assert (tf.constant(1) * True).numpy() == 1
+    assert (tf.constant(1.0, tf.float16) * 1.5).dtype == tf.float16
+    assert (tf.constant(2, tf.uint8) * 3).numpy() == 6
+    # TF's add converts softly: the mismatch surfaces in AddV2 itself.
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"\[Op:AddV2\]"):
+        tf.constant(1) + 2.5

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from tapeflow.framework.convert import mismatch_error
+from tapeflow.framework.convert import cpp_name, mismatch_error
 from tapeflow.framework.errors import InvalidArgumentError
 from tapeflow.framework.indexed_slices import IndexedSlices
 from tapeflow.framework.tensor import Tensor, TensorLike, wrap
@@ -35,6 +35,10 @@ def binary_operands(x: Any, y: Any, op_name: str) -> tuple:
             return x, wrap(np.array(y, dtype=x._value.dtype))
     elif type(y) is Tensor and type(x) in _PY_SCALARS and y._value.dtype.kind == "f":
         return wrap(np.array(x, dtype=y._value.dtype)), y
+    if isinstance(x, TensorLike) and op_name != "AddV2":  # TF's add converts softly
+        _check_scalar_fits(y, x)
+    elif isinstance(y, TensorLike):
+        _check_scalar_fits(x, y)
     if isinstance(x, (TensorLike, IndexedSlices)):  # IndexedSlices densify, as tensors
         x = convert_to_tensor(x)
         y = convert_to_tensor(y) if isinstance(y, TensorLike) else \
@@ -45,6 +49,18 @@ def binary_operands(x: Any, y: Any, op_name: str) -> tuple:
     if x._value.dtype != y._value.dtype:
         raise mismatch_error(op_name, 1, x.dtype, y.dtype)
     return x, y
+
+
+def _check_scalar_fits(value: Any, tensor: TensorLike) -> None:
+    """TF's TypeError when a Python number cannot take the other operand's dtype (a float
+    with an integer tensor, an int with a bool tensor, ...), before any op runs."""
+    if type(value) not in (int, float, complex):  # bool fits every dtype, as in TF
+        return
+    kind = tensor._value.dtype.kind
+    allowed = {int: "iufc", float: "fc", complex: "c"}[type(value)]
+    if kind not in allowed:
+        raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype "
+                        f"{cpp_name(tensor.dtype)}")
 
 
 def require(x: Tensor, allowed: str, op_name: str) -> None:

@@ -21,6 +21,8 @@ def _eq(self: Any, other: Any) -> Any:
     try:
         return math_ops.equal(self, other)
     except (TypeError, ValueError):
+        if type(other) in (int, float, complex):  # TF: a number of the wrong kind raises
+            raise
         return False
 
 
@@ -30,6 +32,8 @@ def _ne(self: Any, other: Any) -> Any:
     try:
         return math_ops.not_equal(self, other)
     except (TypeError, ValueError):
+        if type(other) in (int, float, complex):  # TF: a number of the wrong kind raises
+            raise
         return True
 
 
