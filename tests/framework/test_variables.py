@@ -120,3 +120,22 @@ def test_sparse_sgd_step_with_scatter_sub_in_tf_function():
     assert float(step(tf.constant([2, 3]))) == pytest.approx(2 * 0.64 + 2.0)
     np.testing.assert_allclose(emb.numpy(), [[0.8, 0.8], [1, 1], [0.64, 0.64], [0.8, 0.8]],
                                rtol=1e-6)
+
+
+def test_sliced_variable_assignment_as_tensorflow():
+    # Values from TF 2.21: v[0, 1:].assign([9, 9]); v[1].assign(0.).
+    v = tf.Variable([[1., 2., 3.], [4., 5., 6.]])
+    v[0, 1:].assign([9., 9.])
+    v[1].assign(0.)
+    np.testing.assert_array_equal(v.numpy(), [[1, 9, 9], [0, 0, 0]])
+
+    @tf.function
+    def set_first_column(x):
+        v[:, 0].assign(x)
+        return v.read_value()
+    np.testing.assert_array_equal(set_first_column(tf.constant([7., 8.])).numpy(),
+                                  [[7, 9, 9], [8, 0, 0]])
+    np.testing.assert_array_equal(set_first_column(tf.constant([1., 2.])).numpy(),
+                                  [[1, 9, 9], [2, 0, 0]])
+    with pytest.raises(AttributeError, match="no attribute 'assign'"):
+        tf.constant([1., 2.])[0].assign(3.)

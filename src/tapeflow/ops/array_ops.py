@@ -338,6 +338,12 @@ def reshape_to(x: Tensor, shape: tuple) -> Tensor:
     return x if x._value.shape == shape else bind(_reshape, (x,), {"shape": shape})
 
 
+def place_slice(value: Tensor, shape: tuple, key: tuple) -> Tensor:
+    """Zeros of `shape` with `value` at the normalized index `key` (slicing's adjoint),
+    unchecked."""
+    return bind(_strided_slice_grad, (value,), {"shape": shape, "key": key})
+
+
 def fill_shape(value: Tensor, shape: tuple) -> Tensor:
     """A `shape` tensor filled with the scalar tensor `value`, unchecked (its VJP sums)."""
     return bind(_fill, (value,), {"shape": shape})
