@@ -13,7 +13,7 @@ from tapeflow.ops.reduce_ops import (argmax, argmin, reduce_all, reduce_any,
                                      reduce_prod, reduce_std, reduce_sum, reduce_variance)
 from tapeflow.ops.special_ops import (bessel_i0e, bessel_i1e, digamma, erfc, lgamma,
                                       polygamma, xdivy, xlog1py, xlogy)
-from tapeflow.ops.manip_ops import cumprod, cumsum, top_k
+from tapeflow.ops.manip_ops import cumprod, cumsum, in_top_k, top_k
 from tapeflow.ops.index_ops import (segment_max, segment_mean, segment_min,
                                     segment_sum, unsorted_segment_max, unsorted_segment_mean,
                                     unsorted_segment_min, unsorted_segment_sum)
@@ -30,6 +30,6 @@ __all__ = ["abs", "acos", "add", "add_n", "asin", "atan", "atan2", "ceil", "cos"
            "reduce_all", "reduce_any", "reduce_logsumexp", "reduce_max", "reduce_mean",
            "reduce_min", "reduce_prod", "reduce_std", "reduce_sum", "reduce_variance", "bessel_i0e",
            "bessel_i1e", "digamma", "erfc", "lgamma", "polygamma", "xdivy", "xlog1py", "xlogy",
-           "cumprod", "cumsum", "top_k", "segment_max", "segment_mean", "segment_min",
+           "cumprod", "cumsum", "in_top_k", "top_k", "segment_max", "segment_mean", "segment_min",
            "segment_sum", "unsorted_segment_max", "unsorted_segment_mean", "unsorted_segment_min",
            "unsorted_segment_sum", "reduce_euclidean_norm", "log_sigmoid"]

@@ -106,3 +106,14 @@ def test_top_k_is_also_tf_nn_top_k():
     assert tf.nn.top_k is tf.math.top_k
     values, indices = tf.nn.top_k(tf.constant([[1., 3., 2.]]), k=2)
     assert values.numpy().tolist() == [[3., 2.]] and indices.numpy().tolist() == [[1, 2]]
+
+
+def test_in_top_k_counts_ties_at_the_boundary_as_tensorflow():
+    # Outputs of TF 2.21's tf.math.in_top_k on the same inputs.
+    predictions = tf.constant([[0.1, 0.3, 0.3], [0.5, 0.2, 0.3]])
+    np.testing.assert_array_equal(
+        tf.math.in_top_k(tf.constant([2, 0]), predictions, 1).numpy(), [True, True])
+    np.testing.assert_array_equal(
+        tf.nn.in_top_k(tf.constant([1, 2]), predictions, 2).numpy(), [True, True])
+    np.testing.assert_array_equal(
+        tf.math.in_top_k(tf.constant([5]), tf.constant([[0.1, 0.3]]), 1).numpy(), [False])

@@ -372,5 +372,35 @@ def unique_with_counts(x: Any, out_idx: Any = _dtypes.int32,
 
 
 # Top-level names (cumprod and top_k are in tf.math only).
+def _in_top_k_kernel(predictions: np.ndarray, targets: np.ndarray, k: int) -> np.ndarray:
+    rows, classes = predictions.shape
+    valid = (targets >= 0) & (targets < classes)
+    chosen = predictions[np.arange(rows), np.where(valid, targets, 0)]
+    # Ties straddling the k-th place all count as in the top k, as in TensorFlow.
+    above = (predictions > chosen[:, None]).sum(axis=1)
+    return valid & np.isfinite(chosen) & (above < k)
+
+
+_in_top_k = Primitive("InTopKV2", _in_top_k_kernel, differentiable=False)
+
+
+@reads_static
+def in_top_k(targets: Any, predictions: Any, k: Any, name: Optional[str] = None) -> Tensor:
+    """Whether each target class is among the `k` largest predictions of its row (ties at the
+    boundary count as inside; an out-of-range target is False)."""
+    predictions = convert_to_tensor(predictions)
+    targets = convert_to_tensor(targets)
+    require(predictions, "f", "InTopKV2")
+    require(targets, "iu", "InTopKV2")
+    if predictions._value.ndim != 2 or targets._value.ndim != 1 or \
+            predictions._value.shape[0] != targets._value.shape[0]:
+        raise InvalidArgumentError(
+            f"predictions must be 2-dimensional and targets 1-dimensional with the same first "
+            f"dimension, got predictions {list(predictions._value.shape)} and targets "
+            f"{list(targets._value.shape)} [Op:InTopKV2]")
+    k = static_value(k, "InTopKV2: k", int)
+    return bind(_in_top_k, (predictions, targets), {"k": k})
+
+
 __all__ = ["pad", "reverse", "roll", "meshgrid", "repeat", "cumsum", "sort", "argsort", "unique",
            "unique_with_counts"]
