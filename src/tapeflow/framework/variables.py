@@ -120,49 +120,6 @@ class Variable(TensorLike):
         hooks["assign"](self, np.subtract(self._value, delta, dtype=self._value.dtype))
         return self
 
-    # Sparse writes assign a tensor_scatter_nd_* of the value, so they trace under tf.function
-    # as assign does. The ops layer is imported lazily: framework sits below it.
-    def scatter_nd_update(self, indices: Any, updates: Any, name: Any = None) -> "Variable":
-        """Replaces the elements (or slices) at `indices` with `updates`; returns the variable."""
-        from tapeflow.ops.index_ops import tensor_scatter_nd_update
-        return self.assign(tensor_scatter_nd_update(self.value(), indices, updates))
-
-    def scatter_nd_add(self, indices: Any, updates: Any, name: Any = None) -> "Variable":
-        """Adds `updates` at `indices` (repeated indices add up); returns the variable."""
-        from tapeflow.ops.index_ops import tensor_scatter_nd_add
-        return self.assign(tensor_scatter_nd_add(self.value(), indices, updates))
-
-    def scatter_nd_sub(self, indices: Any, updates: Any, name: Any = None) -> "Variable":
-        """Subtracts `updates` at `indices` (repeated indices add up); returns the variable."""
-        from tapeflow.ops.index_ops import tensor_scatter_nd_add
-        from tapeflow.ops.math_ops import negative
-        return self.assign(tensor_scatter_nd_add(self.value(), indices, negative(updates)))
-
-    def _scatter_rows(self, method: Callable, sparse_delta: Any) -> "Variable":
-        from tapeflow.framework.indexed_slices import IndexedSlices
-        from tapeflow.ops.array_ops import expand_dims
-        if not isinstance(sparse_delta, IndexedSlices):
-            raise TypeError(f"Argument `sparse_delta` must be a `tf.IndexedSlices`. Received "
-                            f"arg: {sparse_delta}")
-        return method(expand_dims(sparse_delta.indices, -1), sparse_delta.values)
-
-    def scatter_update(self, sparse_delta: Any, use_locking: bool = False,
-                       name: Any = None) -> "Variable":
-        """Replaces the rows `sparse_delta.indices` with `sparse_delta.values` (an
-        IndexedSlices); returns the variable."""
-        return self._scatter_rows(self.scatter_nd_update, sparse_delta)
-
-    def scatter_add(self, sparse_delta: Any, use_locking: bool = False,
-                    name: Any = None) -> "Variable":
-        """Adds an IndexedSlices to the rows it indexes; returns the variable."""
-        return self._scatter_rows(self.scatter_nd_add, sparse_delta)
-
-    def scatter_sub(self, sparse_delta: Any, use_locking: bool = False,
-                    name: Any = None) -> "Variable":
-        """Subtracts an IndexedSlices from the rows it indexes (a sparse SGD step); returns
-        the variable."""
-        return self._scatter_rows(self.scatter_nd_sub, sparse_delta)
-
     # -- attributes -------------------------------------------------------------------------
     @property
     def name(self) -> str:

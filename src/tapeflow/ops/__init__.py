@@ -2,7 +2,7 @@
 
 from tapeflow.ops import array_ops, math_ops, operators, reduce_ops
 from tapeflow.ops import clip_ops, nn_ops, random_ops
-from tapeflow.ops import index_ops, linalg_ops, manip_ops, special_ops
+from tapeflow.ops import index_ops, linalg_ops, manip_ops, special_ops, variable_ops
 
 __all__ = ["array_ops", "math_ops", "operators", "reduce_ops", "clip_ops", "nn_ops", "random_ops",
-           "index_ops", "linalg_ops", "manip_ops", "special_ops"]
+           "index_ops", "linalg_ops", "manip_ops", "special_ops", "variable_ops"]

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import weakref
 from typing import Any
 
 from tapeflow.framework.tensor import Tensor, TensorLike
@@ -78,46 +77,8 @@ OPERATORS = {
     "__getitem__": array_ops.slice_tensor, "__iter__": _iter,
 }
 
-# -- sliced variable assignment: `v[0, 1:].assign(value)` ----------------------------------------
-
-# id(slice tensor) -> (weak reference to it, the variable, the normalized key). Slices of a
-# variable are plain Tensors (every fast path stays), remembered here while they live.
-_VARIABLE_SLICES: dict = {}
-
-
-def _variable_getitem(variable: Variable, key: Any) -> Tensor:
-    out = array_ops.slice_tensor(variable, key)
-    try:
-        static_key = array_ops._normalize_index(key, variable._value.shape)
-    except (TypeError, ValueError):
-        return out  # a dynamic (traced tensor) index: readable, not assignable
-    ident = id(out)
-    forget = lambda _, i=ident: _VARIABLE_SLICES.pop(i, None)  # noqa: E731
-    _VARIABLE_SLICES[ident] = (weakref.ref(out, forget), variable, static_key)
-    return out
-
-
-def _slice_assign(self: Tensor, value: Any, use_locking: Any = None, name: Any = None,
-                  read_value: bool = True) -> Variable:
-    """`variable[key].assign(value)`: writes `value` (broadcast to the slice) into the
-    variable's elements at `key`, with ops, so it works eagerly and traced. Plain tensors have
-    no `assign`, as in TensorFlow."""
-    entry = _VARIABLE_SLICES.get(id(self))
-    if entry is None or entry[0]() is not self:
-        raise AttributeError(f"'{type(self).__name__}' object has no attribute 'assign'")
-    _, variable, key = entry
-    value = array_ops.broadcast_to(math_ops.cast(value, variable.dtype), self._value.shape)
-    shape = variable._value.shape
-    placed = array_ops.place_slice(value, shape, key)
-    mask = array_ops.place_slice(math_ops.ones_like(value), shape, key)
-    return variable.assign(variable * (1 - mask) + placed)
-
-
-Tensor.assign = _slice_assign
-
 for _cls in (Tensor, Variable):
     for _name, _fn in OPERATORS.items():
         setattr(_cls, _name, _fn)
     # Defining __eq__ would reset __hash__; keep TensorLike's (which raises, as TF's does).
     _cls.__hash__ = _cls.__dict__.get("__hash__") or TensorLike.__hash__
-Variable.__getitem__ = _variable_getitem
