@@ -451,3 +451,16 @@ def test_variables_built_inside_a_trace_are_initialized_eagerly():
             created.append(tf.Variable(lambda: tf.random.normal((2,)) * 0.0 + 3.0))
         return created[0].read_value()
     np.testing.assert_array_equal(make().numpy(), [3.0, 3.0])
+
+
+def test_python_values_returned_from_a_function_come_out_as_tensors():
+    # TF 2.21: numbers, strings and bools become constant tensors; None stays None.
+    @tf.function
+    def f(x):
+        return x * x + 1, 2.5, None, {"flag": True}
+
+    y, c, n, d = f(2)
+    assert isinstance(y, tf.Tensor) and y.dtype == tf.int32 and int(y.numpy()) == 5
+    assert isinstance(c, tf.Tensor) and c.dtype == tf.float32
+    assert n is None
+    assert isinstance(d["flag"], tf.Tensor) and d["flag"].dtype == tf.bool

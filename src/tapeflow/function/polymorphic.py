@@ -629,9 +629,16 @@ def _placeholder_for(graph: Graph, leaf: Any, spec: Optional[TensorSpec],
     return graph.placeholder(example, name, shape)
 
 
+_CONVERTED_OUTPUTS = (bool, int, float, complex, str, bytes, np.generic, np.ndarray)
+
+
 def _output_leaf(graph: Graph, leaf: Any) -> Any:
     if isinstance(leaf, Variable):
         leaf = leaf.value()
+    elif isinstance(leaf, _CONVERTED_OUTPUTS):
+        # As TensorFlow: Python numbers, strings and arrays come out as (constant) tensors.
+        from tapeflow.framework.tensor_conversion import convert_to_tensor
+        leaf = convert_to_tensor(leaf)
     if isinstance(leaf, TensorLike):
         return _Out(graph.value_id(leaf))
     if isinstance(leaf, IndexedSlices):
