@@ -124,12 +124,12 @@ swish = silu
 # -- softmax -------------------------------------------------------------------------------------
 
 def _softmax_kernel(x: np.ndarray, axis: int) -> np.ndarray:
-    e = np.exp(x - np.max(x, axis=axis, keepdims=True))
+    e = np.exp(x - np.max(x, axis=axis, keepdims=True, initial=-np.inf))  # initial: empty x
     return e / np.sum(e, axis=axis, keepdims=True)
 
 
 def _log_softmax_kernel(x: np.ndarray, axis: int) -> np.ndarray:
-    shifted = x - np.max(x, axis=axis, keepdims=True)
+    shifted = x - np.max(x, axis=axis, keepdims=True, initial=-np.inf)  # initial: empty x
     return shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))
 
 

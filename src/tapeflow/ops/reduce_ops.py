@@ -85,6 +85,8 @@ def _extremum_vjp(g: Tensor, ans: Tensor, x: Tensor, axis: Any, keepdims: bool) 
 def _prod_vjp(g: Tensor, ans: Tensor, x: Tensor, axis: Any, keepdims: bool) -> Tensor:
     # Products of all other elements, computed without dividing (exact with zeros):
     # exclusive cumulative products from both ends, over the reduced axes flattened.
+    if x._value.size == 0:  # nothing to differentiate (and reshape(-1) would be ambiguous)
+        return zeros_like(x)
     rank = x._value.ndim
     axes = tuple(range(rank)) if axis is None else axis
     kept = [i for i in range(rank) if i not in axes]
@@ -111,7 +113,7 @@ def _exclusive_cumprod(x: Tensor, reverse: bool = False) -> Tensor:
 
 
 def _logsumexp_kernel(x: np.ndarray, axis: Any, keepdims: bool) -> np.ndarray:
-    peak = np.max(x, axis=axis, keepdims=True)
+    peak = np.max(x, axis=axis, keepdims=True, initial=-np.inf)  # empty: log(0) = -inf
     peak = np.where(np.isfinite(peak), peak, 0)
     out = np.log(np.sum(np.exp(x - peak), axis=axis, keepdims=True)) + peak
     return out if keepdims else np.squeeze(out, axis=axis)
@@ -132,6 +134,8 @@ def _mean_kernel(x: np.ndarray, axis: Any, keepdims: bool) -> np.ndarray:
     if x.dtype.kind in "fc" and x.dtype.itemsize >= 4:
         count = x.size if axis is None else int(np.prod([x.shape[a] for a in axis]))
         return np.add.reduce(x, axis=axis, keepdims=keepdims) / count
+    if x.size == 0 and x.dtype.kind not in "fc":  # TF's integer mean of nothing is 0
+        return np.sum(x, axis=axis, keepdims=keepdims, dtype=x.dtype)
     # float16 accumulates in float32; integer means truncate, as TensorFlow's.
     return np.mean(x, axis=axis, keepdims=keepdims).astype(x.dtype, copy=False)
 
@@ -140,10 +144,24 @@ _sum = Primitive("Sum", _sum_kernel).defvjp(_sum_vjp)
 _sum.lowering = lambda axis, keepdims: (
     f"np.add.reduce({{0}}, {axis!r}, {{0}}.dtype, None, {keepdims!r})")
 _mean = Primitive("Mean", _mean_kernel).defvjp(_mean_vjp)
-_max = Primitive("Max", lambda x, axis, keepdims: np.max(x, axis=axis, keepdims=keepdims)) \
-    .defvjp(_extremum_vjp)
-_min = Primitive("Min", lambda x, axis, keepdims: np.min(x, axis=axis, keepdims=keepdims)) \
-    .defvjp(_extremum_vjp)
+def _extreme_kernel(reduce: Any, lowest: bool) -> Any:
+    """np.max / np.min, but an empty reduction gives the identity (the dtype's lowest value
+    for max, highest for min), as TensorFlow does, instead of NumPy's ValueError."""
+    def kernel(x: np.ndarray, axis: Any, keepdims: bool) -> np.ndarray:
+        if x.size:
+            return reduce(x, axis=axis, keepdims=keepdims)
+        if x.dtype.kind == "b":
+            start = not lowest
+        elif x.dtype.kind in "iu":
+            start = np.iinfo(x.dtype).min if lowest else np.iinfo(x.dtype).max
+        else:
+            start = -np.inf if lowest else np.inf
+        return reduce(x, axis=axis, keepdims=keepdims, initial=start)
+    return kernel
+
+
+_max = Primitive("Max", _extreme_kernel(np.max, lowest=True)).defvjp(_extremum_vjp)
+_min = Primitive("Min", _extreme_kernel(np.min, lowest=False)).defvjp(_extremum_vjp)
 _prod = Primitive("Prod", lambda x, axis, keepdims: np.prod(x, axis=axis, keepdims=keepdims,
                                                             dtype=x.dtype)).defvjp(_prod_vjp)
 # log-sum-exp is a primitive for numerical stability (the max is subtracted before exp).
