@@ -367,3 +367,32 @@ def test_while_loop_jacobian_in_graph_any_trip_count():
                 0: [1.0, 0.0, 0.0, 1.0]}
     for n, values in expected.items():
         np.testing.assert_allclose(jac(x, tf.constant(n)).numpy().ravel(), values, atol=1e-8)
+
+
+def _printed(capsys, *inputs, **kwargs):
+    import sys
+    tf.print(*inputs, output_stream=sys.stdout, **kwargs)
+    return capsys.readouterr().out
+
+
+def test_print_formats_nested_structures_strings_and_floats_as_tensorflow(capsys):
+    # Expected text from TensorFlow 2.21.
+    assert _printed(capsys, 1, 2.5, None, [1, "s"], {"b": 1, "a": tf.constant(2)}) == \
+        "1 2.5 None [1, 's'] {'a': 2, 'b': 1}\n"
+    assert _printed(capsys, [tf.constant(1), "a"], sep=",") == "[1, 'a']\n"
+    assert _printed(capsys, tf.constant("hi"), tf.constant([["a"], ["b"]])) == \
+        'hi [["a"]\n ["b"]]\n'
+    assert _printed(capsys, tf.constant(1 / 3), tf.constant(1 / 3, tf.float64),
+                    tf.constant(1 / 3, tf.float16), tf.constant(0.1)) == \
+        "0.333333343 0.33333333333333331 0.333251953 0.1\n"
+    assert _printed(capsys, tf.constant([1 + 2j])) == "[?]\n"
+
+
+def test_print_summarizes_every_dimension_and_empty_tensors_as_tensorflow(capsys):
+    out = _printed(capsys, tf.constant(np.arange(120).reshape(2, 3, 4, 5)), summarize=1)
+    assert out == ("[[[[0 ... 4]\n   ...\n   [15 ... 19]]\n\n  ...\n\n  [[40 ... 44]\n   ...\n"
+                   "   [55 ... 59]]]\n\n\n [[[60 ... 64]\n   ...\n   [75 ... 79]]\n\n  ...\n\n"
+                   "  [[100 ... 104]\n   ...\n   [115 ... 119]]]]\n")
+    assert _printed(capsys, tf.zeros([0]), tf.zeros([0, 2])) == "[] []\n"
+    assert _printed(capsys, tf.zeros([2, 0])) == "[\n ...]\n"
+    assert _printed(capsys, tf.zeros([3, 0, 2])) == "[\n\n ...]\n"

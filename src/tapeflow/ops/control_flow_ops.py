@@ -544,27 +544,61 @@ def _eager_while(cond: Callable, body: Callable, structure: Any, single: bool,
 
 # -- print ------------------------------------------------------------------------------------
 
-def _format_scalar(x: Any) -> str:
+def _format_float(x: Any) -> str:
+    # As TensorFlow's FloatToBuffer/DoubleToBuffer: the short form when it reads back the
+    # same value, else enough digits to round-trip (half types print as float32).
+    if isinstance(x, (np.float64, float)):
+        short = "%.15g" % x
+        return short if np.isnan(x) or float(short) == x else "%.17g" % x
+    x = np.float32(x)
+    short = "%.6g" % x
+    return short if np.isnan(x) or np.float32(short) == x else "%.9g" % x
+
+
+def _format_scalar(x: Any, quote: bool = False) -> str:
     if isinstance(x, (np.bool_, bool)):
         return "1" if x else "0"
-    if isinstance(x, (np.floating, float)):
-        return "%g" % x
-    if isinstance(x, (np.bytes_, bytes)):
-        return x.decode("utf-8", "replace")
+    if isinstance(x, (np.floating, float)) or type(x).__name__ == "bfloat16":
+        return _format_float(x)
+    if isinstance(x, (np.complexfloating, complex)):
+        return "?"    # TensorFlow's tf.print has no format for complex numbers
+    if isinstance(x, (np.bytes_, bytes, np.str_, str)):
+        text = x.decode("utf-8", "replace") if isinstance(x, bytes) else str(x)
+        return f'"{text}"' if quote else text   # quoted only inside arrays, as TF
     return str(x)
 
 
-def _format_array(a: np.ndarray, summarize: int, indent: int = 0) -> str:
+def _dim_spacing(dim: int, ndim: int) -> str:
+    return " " if dim == ndim - 1 else "\n" * (ndim - dim - 1) + " " * (dim + 1)
+
+
+def _format_array(a: np.ndarray, summarize: int) -> str:
+    """A tensor as tf.print shows it (TensorFlow's PrintOneDimV2): `summarize` entries at
+    each end of every dimension; an empty tensor shows only where its elements would be."""
+    ends = a.size if summarize < 0 else min(summarize, a.size)
     if a.ndim == 0:
         return _format_scalar(a[()])
-    n = a.shape[0]
-    if summarize >= 0 and n > 2 * summarize:
-        items = [_format_array(a[i], summarize, indent + 1) for i in range(summarize)] + \
-            ["..."] + [_format_array(a[i], summarize, indent + 1) for i in range(n - summarize, n)]
-    else:
-        items = [_format_array(a[i], summarize, indent + 1) for i in range(n)]
-    sep = " " if a.ndim == 1 else "\n" + " " * (indent + 1)
-    return "[" + sep.join(items) + "]"
+    out: list = []
+
+    def walk(sub: Any, dim: int) -> None:
+        if dim == a.ndim:
+            out.append(_format_scalar(sub, quote=True))
+            return
+        out.append("[")
+        n = sub.shape[0]
+        head = range(min(ends, n))
+        for i in head:
+            if i > 0:
+                out.append(_dim_spacing(dim, a.ndim))
+            walk(sub[i], dim + 1)
+        if n > 2 * ends:
+            out.append(_dim_spacing(dim, a.ndim) + "...")
+        for i in range(max(ends, n - ends), n):
+            out.append(_dim_spacing(dim, a.ndim))
+            walk(sub[i], dim + 1)
+        out.append("]")
+    walk(a, 0)
+    return "".join(out)
 
 
 def _print_impl(*arrays: Any, template: tuple, sep: str, end: str, stream: str,
@@ -574,7 +608,7 @@ def _print_impl(*arrays: Any, template: tuple, sep: str, end: str, stream: str,
     values = iter(arrays)
     parts = [_format_array(np.asarray(next(values)), summarize) if piece is None else piece
              for piece in template]
-    text = sep.join(parts) + end
+    text = "".join(parts) + end   # `sep` is already in the template
     if stream.startswith("file://"):
         with open(stream[len("file://"):], "a") as handle:
             handle.write(text)
@@ -603,22 +637,38 @@ def print(*inputs: Any, output_stream: Any = None, summarize: int = 3, sep: str 
                          f"Supported streams are sys.stdout, sys.stderr, tf.logging.info, "
                          f"tf.logging.warning, tf.logging.error. File needs to be in the "
                          f"form of 'file://<filepath>'.")
-    template, tensors = [], []
-    for item in inputs:
-        if isinstance(item, TensorLike):
-            template.append(None)
-            tensors.append(convert_to_tensor(item))
-        elif nest.is_nested(item) and any(isinstance(x, TensorLike) for x in nest.flatten(item)):
-            for leaf in nest.flatten(item):
-                if isinstance(leaf, TensorLike):
-                    template.append(None)
-                    tensors.append(convert_to_tensor(leaf))
-                else:
-                    template.append(str(leaf))
-        else:
-            template.append(str(item))
-    bind(_PRINT, tuple(tensors), {"template": tuple(template), "sep": sep, "end": end,
+    template, tensors = _print_template(inputs, sep)
+    bind(_PRINT, tuple(tensors), {"template": template, "sep": sep, "end": end,
                                   "stream": stream, "summarize": int(summarize)})
+
+
+_SLOT = "\x00tensor\x00"
+
+
+def _print_template(inputs: Sequence, sep: str) -> tuple:
+    """(template pieces, tensors) for tf.print: as TensorFlow, a string input is printed
+    as it is and any other input as `pprint.pformat` of its structure with the tensors
+    formatted in place; a None piece of the template stands for the next tensor."""
+    import pprint
+    texts, tensors = [], []
+    for item in inputs:
+        if isinstance(item, str):
+            texts.append(item)
+            continue
+        leaves = []
+        for leaf in nest.flatten(item):
+            if isinstance(leaf, TensorLike):
+                tensors.append(convert_to_tensor(leaf))
+                leaves.append(_SLOT)
+            else:
+                leaves.append(leaf)
+        packed = nest.pack_sequence_as(item, leaves) if nest.is_nested(item) else leaves[0]
+        texts.append(pprint.pformat(packed).replace(repr(_SLOT), _SLOT))
+    pieces = sep.join(texts).split(_SLOT)
+    template = [pieces[0]]
+    for piece in pieces[1:]:
+        template += [None, piece]
+    return tuple(p for p in template if p != ""), tensors
 
 
 __all__ = ["cond", "case", "switch_case", "while_loop", "print"]
