@@ -117,3 +117,16 @@ def test_in_top_k_counts_ties_at_the_boundary_as_tensorflow():
         tf.nn.in_top_k(tf.constant([1, 2]), predictions, 2).numpy(), [True, True])
     np.testing.assert_array_equal(
         tf.math.in_top_k(tf.constant([5]), tf.constant([[0.1, 0.3]]), 1).numpy(), [False])
+
+
+def test_pad_bool_with_default_zero_pads_false():
+    # TF 2.21: the default constant_values=0 means the dtype's zero, False for bool.
+    out = tf.pad(tf.constant([[True]]), [[0, 1], [1, 0]])
+    assert out.dtype == tf.bool
+    np.testing.assert_array_equal(out.numpy(), [[False, True], [False, False]])
+
+
+def test_exclusive_cumulative_over_empty_axis():
+    out = tf.math.cumsum(tf.zeros([2, 0], tf.int32), axis=1, exclusive=True, reverse=True)
+    assert out.shape == (2, 0) and out.dtype == tf.int32
+    assert tf.math.cumprod(tf.zeros([0]), exclusive=True).shape == (0,)

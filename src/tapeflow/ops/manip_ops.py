@@ -68,6 +68,9 @@ def pad(tensor: Any, paddings: Any, mode: str = "CONSTANT", constant_values: Any
         raise InvalidArgumentError(f"Paddings must be non-negative: {pads} [Op:Pad]")
     upper = mode.upper() if isinstance(mode, str) else mode
     if upper == "CONSTANT":
+        if not isinstance(constant_values, Tensor) and np.ndim(constant_values) == 0 \
+                and constant_values == 0:  # TF pads with the dtype's zero (False for bool)
+            constant_values = np.zeros((), x._value.dtype)
         value = convert_to_tensor(constant_values, dtype=x.dtype)
         return bind(_pad, (x, value), {"paddings": pads})
     if upper not in ("REFLECT", "SYMMETRIC"):
@@ -213,7 +216,7 @@ def _cumulative(ufunc: Any):
         if reverse:
             x = np.flip(x, axis)
         out = ufunc.accumulate(x, axis=axis, dtype=x.dtype)
-        if exclusive:
+        if exclusive and out.shape[axis]:  # an empty axis has nothing to shift
             identity = np.full_like(np.take(out, [0], axis=axis), ufunc.identity)
             out = np.concatenate([identity, np.delete(out, -1, axis=axis)], axis=axis)
         return np.flip(out, axis) if reverse else out
