@@ -100,3 +100,14 @@ def test_reduce_euclidean_norm():
     assert ints.dtype == tf.int32 and ints.numpy().tolist() == [5, 13]
     np.testing.assert_allclose(tf.math.reduce_euclidean_norm(tf.constant([[3., 4], [5, 12]])).numpy(),
                                13.928389, rtol=1e-6)
+
+
+def test_segment_mean_of_integers_keeps_dtype_and_truncates():
+    # TF 2.21: SegmentMean keeps int dtypes, truncating toward zero (unsorted_segment_mean
+    # returns float64 instead).
+    out = tf.math.segment_mean(tf.constant([-5, 0, 3, 4, 4]), [0, 0, 1, 1, 1])
+    assert out.dtype == tf.int32
+    np.testing.assert_array_equal(out.numpy(), [-2, 3])
+    out = tf.math.segment_mean(tf.constant([-5, 0, 3, 4, 4], tf.int64), [0, 0, 1, 1, 2])
+    assert out.dtype == tf.int64
+    np.testing.assert_array_equal(out.numpy(), [-2, 3, 4])

@@ -408,7 +408,10 @@ def segment_sum(data: Any, segment_ids: Any, name: Optional[str] = None) -> Tens
 def segment_mean(data: Any, segment_ids: Any, name: Optional[str] = None) -> Tensor:
     """Means of the rows of `data` by sorted `segment_ids`."""
     ids, n = _sorted_segments(segment_ids, "SegmentMean")
-    return unsorted_segment_mean(data, ids, n)
+    data = convert_to_tensor(data)
+    out = unsorted_segment_mean(data, ids, n)
+    # Unlike unsorted_segment_mean, TF's SegmentMean keeps an integer dtype (truncating).
+    return cast(out, data.dtype) if data.dtype != out.dtype else out
 
 
 def segment_max(data: Any, segment_ids: Any, name: Optional[str] = None) -> Tensor:
