@@ -58,8 +58,18 @@ _mul = Primitive("Mul", np.multiply).defvjp(lambda g, ans, x, y: bind(_mul, (g, 
 _div = Primitive("RealDiv", np.true_divide).defvjp(
     lambda g, ans, x, y: bind(_div, (g, y)),
     lambda g, ans, x, y: bind(_div, (bind(_mul, (bind(_neg, (g,)), ans)), y)))
-_floordiv = Primitive("FloorDiv", np.floor_divide, differentiable=False)
-_floormod = Primitive("FloorMod", np.mod).defvjp(
+def _integer_checked(ufunc: Any, op_name: str) -> Any:
+    """TF's integer FloorDiv/FloorMod kernels refuse a zero divisor (NumPy returns 0)."""
+    def kernel(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        if y.dtype.kind in "iu" and not np.all(y):
+            raise InvalidArgumentError(f"Integer division by zero [Op:{op_name}]")
+        return ufunc(x, y)
+    return kernel
+
+
+_floordiv = Primitive("FloorDiv", _integer_checked(np.floor_divide, "FloorDiv"),
+                      differentiable=False)
+_floormod = Primitive("FloorMod", _integer_checked(np.mod, "FloorMod")).defvjp(
     lambda g, ans, x, y: g, lambda g, ans, x, y: negative(g) * floor(x / y))
 _maximum = Primitive("Maximum", np.maximum).defvjp(
     lambda g, ans, x, y: where(x >= y, g, zeros_like(g)),
