@@ -464,3 +464,23 @@ def test_python_values_returned_from_a_function_come_out_as_tensors():
     assert isinstance(c, tf.Tensor) and c.dtype == tf.float32
     assert n is None
     assert isinstance(d["flag"], tf.Tensor) and d["flag"].dtype == tf.bool
+
+
+def test_none_dims_of_a_signature_reach_op_outputs_and_nested_functions(capsys):
+    # TF 2.21: static shape inference keeps the None batch dim through ops and into a
+    # nested tf.function's trace; reduced-away dims disappear.
+    @tf.function
+    def inner(h):
+        print("inner", h.shape)
+        return h
+
+    @tf.function(input_signature=[tf.TensorSpec([None, 3], tf.float32)])
+    def outer(x):
+        h = inner(tf.matmul(x, tf.ones([3, 2])) + 1.0)
+        return h, tf.reduce_sum(x, axis=0), tf.transpose(x)
+
+    h, s, t = outer.get_concrete_function().structured_outputs
+    assert (h.shape.as_list(), s.shape.as_list(), t.shape.as_list()) == \
+        ([None, 2], [3], [3, None])
+    assert capsys.readouterr().out == "inner (None, 2)\n"
+    np.testing.assert_allclose(outer(tf.ones([4, 3]))[0].numpy(), np.full((4, 2), 4.0))

@@ -316,9 +316,36 @@ class Graph:
                 np.linalg.LinAlgError) as exc:
             raise core.op_error(prim, [wrap(e) for e in examples], exc) from None
         outs = self.add_node(prim, vids, attrs, list(raw) if prim.multiple_results else [raw])
+        if any(None in self.values[v].shape.as_list() for v in vids
+               if self.values[v].shape.rank):
+            self._relax_outputs(prim, vids, attrs, outs)
         if prim.multiple_results:
             return tuple(self.symbolic(v) for v in outs)
         return self.symbolic(outs[0])
+
+    def _relax_outputs(self, prim: Any, vids: list, attrs: dict, outs: list) -> None:
+        """Static shapes for the outputs of an op whose inputs have None dims, as TensorFlow's
+        shape inference gives: an output dim is None when it changes as those inputs' None
+        dims grow by one (found by running the kernel once more on such probe inputs)."""
+        if is_nondeterministic(prim):
+            return      # a second run would draw random numbers or repeat a side effect
+        probes = []
+        for v in vids:
+            info = self.values[v]
+            example = np.asarray(info.example)
+            dims = info.shape.as_list() if info.shape.rank else []
+            grown = tuple(n + 1 if d is None else n for n, d in zip(example.shape, dims))
+            probes.append(np.resize(example, grown) if None in dims else info.example)
+        try:
+            with np.errstate(all="ignore"):
+                got = prim.impl(*probes, **attrs)
+        except Exception:  # noqa: BLE001 - the kernel needs the exact shapes: keep them
+            return
+        for vid, probe in zip(outs, list(got) if prim.multiple_results else [got]):
+            info = self.values[vid]
+            old, new = np.shape(info.example), np.shape(probe)
+            if len(old) == len(new) and old != new:
+                info.shape = TensorShape([a if a == b else None for a, b in zip(old, new)])
 
     # -- variables ------------------------------------------------------------------------------
     def _vid_of_read(self, variable: Variable) -> int:

@@ -625,7 +625,8 @@ def _placeholder_for(graph: Graph, leaf: Any, spec: Optional[TensorSpec],
         example = np.ones(dims, leaf.dtype._np)
         return graph.placeholder(example if dims else example[()], name, shape)
     example = leaf._value
-    shape = spec.shape if spec is not None else None
+    # A symbolic argument (a nested tf.function's caller is tracing) keeps its None dims.
+    shape = spec.shape if spec is not None else leaf.shape
     return graph.placeholder(example, name, shape)
 
 
