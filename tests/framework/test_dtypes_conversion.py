@@ -60,7 +60,9 @@ def test_constant_with_dtype_and_shape():
     assert tf.constant(0.0, shape=[2, 2]).shape == (2, 2)
     with pytest.raises(TypeError, match="Cannot convert 1.5 to EagerTensor of dtype int32"):
         tf.constant(1.5, dtype=tf.int32)
-    with pytest.raises(ValueError, match="Can't convert non-rectangular Python sequence"):
+    # TF 2.21's exact message, with nothing after it.
+    with pytest.raises(ValueError, match=r"^Can't convert non-rectangular Python sequence to "
+                                         r"Tensor\.$"):
         tf.constant([[1, 2], [3]])
 
 

@@ -147,8 +147,7 @@ def constant_value(value: Any, dtype: Any = None, dtype_hint: Any = None) -> Ten
         if str(exc).startswith(_UNSUPPORTED):
             raise
         # Ragged nested lists and the like.
-        raise ValueError(f"Can't convert non-rectangular Python sequence to Tensor. ({exc})") \
-            from None
+        raise ValueError("Can't convert non-rectangular Python sequence to Tensor.") from None
 
 
 def check_dtype(tensor: Tensor, dtype: Any) -> Tensor:
