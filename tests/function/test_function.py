@@ -484,3 +484,19 @@ def test_none_dims_of_a_signature_reach_op_outputs_and_nested_functions(capsys):
         ([None, 2], [3], [3, None])
     assert capsys.readouterr().out == "inner (None, 2)\n"
     np.testing.assert_allclose(outer(tf.ones([4, 3]))[0].numpy(), np.full((4, 2), 4.0))
+
+
+def test_concrete_function_converts_lists_and_rejects_a_wrong_dtype():
+    # TF 2.21: lists convert to the signature's dtype; an int32 tensor for a float32 input
+    # raises InvalidArgumentError "cannot compute __inference_add_N as input #0 ...".
+    @tf.function
+    def add(a, b):
+        return a + b
+
+    spec = tf.TensorSpec([2], tf.float32)
+    cf = add.get_concrete_function(spec, spec)
+    np.testing.assert_allclose(cf([1.0, 2.0], np.array([3.0, 4.0])).numpy(), [4.0, 6.0])
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match=r"as input #0\(zero-based\) was expected to be a float tensor "
+                             r"but is a int32 tensor"):
+        cf(tf.constant([1, 2]), tf.constant([3, 4]))

@@ -21,6 +21,8 @@ import numpy as np
 
 from tapeflow.framework import dtypes as _dtypes
 from tapeflow.framework import nest
+from tapeflow.framework.convert import mismatch_error
+from tapeflow.framework.tensor_conversion import convert_to_tensor
 from tapeflow.framework.context import context
 from tapeflow.framework.errors import OpError
 from tapeflow.framework.indexed_slices import IndexedSlices
@@ -288,8 +290,24 @@ class ConcreteFunction:
 
     # -- calling ----------------------------------------------------------------------------
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        leaves = [x for x in nest.flatten((args, kwargs)) if isinstance(x, TensorLike)]
-        return self._call_flat([_as_tensor(x) for x in leaves])
+        specs = self.structured_input_signature[0]
+        if kwargs or len(args) != len(specs):
+            leaves = [x for x in nest.flatten((args, kwargs)) if isinstance(x, TensorLike)]
+        else:
+            # As TensorFlow: an argument where the signature has a TensorSpec may be any
+            # value convertible to a tensor (a list of numbers, a NumPy array).
+            leaves = []
+            for arg, spec in zip(args, specs):
+                _tensor_args(arg, spec, leaves)
+        tensors = []
+        for i, (x, vid) in enumerate(zip(leaves, self.graph.inputs)):
+            t = _as_tensor(x) if isinstance(x, TensorLike) else \
+                convert_to_tensor(x, dtype_hint=_dtypes.from_numpy(self.graph.values[vid].dtype))
+            if t._value.dtype != self.graph.values[vid].dtype:
+                raise mismatch_error(f"__inference_{self.graph.name}", i,
+                                     _dtypes.from_numpy(self.graph.values[vid].dtype), t.dtype)
+            tensors.append(t)
+        return self._call_flat(tensors + [_as_tensor(x) for x in leaves[len(tensors):]])
 
     def _call_flat(self, tensors: list) -> Any:
         if len(tensors) != len(self.graph.inputs):
@@ -323,6 +341,19 @@ class ConcreteFunction:
             concrete = self._function._silent_retrace(self, tensors)
             self._specialized[key] = concrete
         return concrete
+
+
+def _tensor_args(arg: Any, spec: Any, out: list) -> None:
+    """Appends the parts of `arg` that stand where `spec` (an input signature) has a
+    TensorSpec, in flattening order."""
+    if isinstance(spec, TensorSpec):
+        out.append(arg)
+    elif isinstance(spec, dict) and isinstance(arg, dict):
+        for key in sorted(spec, key=repr):
+            _tensor_args(arg[key], spec[key], out)
+    elif isinstance(spec, (list, tuple)) and isinstance(arg, (list, tuple)):
+        for a, s in zip(arg, spec):
+            _tensor_args(a, s, out)
 
 
 class _Out:
