@@ -96,3 +96,13 @@ def test_explicit_dtype_conversion_casts_as_tensorflow(value, dtype, expected):
 def test_python_values_do_not_change_kind(value, dtype):
     with pytest.raises(TypeError, match=f"Cannot convert .* to EagerTensor of dtype {dtype.name}"):
         tf.constant(value, dtype=dtype)
+
+
+def test_a_known_tensorshape_converts_to_an_int32_tensor():
+    # TF 2.21: tf.constant(TensorShape([2, 3])) is int32 [2 3]; a partial shape is a ValueError.
+    t = tf.convert_to_tensor(tf.TensorShape([2, 3]))
+    assert t.dtype == tf.int32 and t.numpy().tolist() == [2, 3]
+    assert tf.convert_to_tensor(tf.TensorShape([])).dtype == tf.int32
+    with pytest.raises(ValueError, match=r"Cannot convert a partially known TensorShape "
+                                         r"\(None, 3\) to a Tensor\."):
+        tf.convert_to_tensor(tf.TensorShape([None, 3]))

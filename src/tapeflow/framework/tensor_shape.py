@@ -49,6 +49,16 @@ class TensorShape:
         """True if the rank and every dimension are known."""
         return self._dims is not None and all(d is not None for d in self._dims)
 
+    def __tf_tensor__(self, dtype: Any = None, name: Optional[str] = None) -> Any:
+        """A known shape converts to a 1-D integer tensor of its dims, as in TensorFlow
+        (`tf.constant(x.shape)`, or a shape returned from a tf.function)."""
+        if not self.is_fully_defined():
+            raise ValueError(f"Cannot convert a partially known TensorShape {self} to a "
+                             f"Tensor.")
+        from tapeflow.framework.convert import constant_value  # convert imports this module
+        big = any(d > 2**31 - 1 for d in self._dims)
+        return constant_value(list(self._dims), dtype=dtype or ("int64" if big else "int32"))
+
     def num_elements(self) -> Optional[int]:
         """The total number of elements, or None unless fully defined."""
         if not self.is_fully_defined():
