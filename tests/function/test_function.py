@@ -500,3 +500,22 @@ def test_concrete_function_converts_lists_and_rejects_a_wrong_dtype():
                        match=r"as input #0\(zero-based\) was expected to be a float tensor "
                              r"but is a int32 tensor"):
         cf(tf.constant([1, 2]), tf.constant([3, 4]))
+
+
+def test_returned_shapes_become_tensors_and_other_objects_raise_typeerror():
+    # TF 2.21: a returned TensorShape converts to an int32 tensor; a DType (or any object
+    # that does not convert) raises TypeError "To be compatible with tf.function, ...".
+    @tf.function
+    def shape_of(x):
+        return x.shape
+
+    out = shape_of(tf.ones([2, 3]))
+    assert out.dtype == tf.int32 and out.numpy().tolist() == [2, 3]
+
+    @tf.function
+    def dtype_of(x):
+        return x.dtype
+
+    with pytest.raises(TypeError, match="found return value of type DType, which is not a "
+                                        "Tensor or ExtensionType"):
+        dtype_of(tf.ones([2]))

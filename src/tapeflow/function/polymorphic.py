@@ -600,7 +600,8 @@ class Function:
         try:
             with tracing(graph, suspend_tapes=True):
                 result = self._python_function(*args, **kwargs)
-                structure = nest.map_structure(lambda leaf: _output_leaf(graph, leaf), result)
+                structure = nest.map_structure(
+                    lambda leaf: _output_leaf(graph, leaf, self._python_function), result)
         except Exception as exc:  # noqa: BLE001 - re-raised with the user's line
             raise _in_user_code(exc).with_traceback(None) from None
         graph.outputs = [out.vid for leaf in nest.flatten(structure) for out in _outs(leaf)]
@@ -661,16 +662,20 @@ def _placeholder_for(graph: Graph, leaf: Any, spec: Optional[TensorSpec],
     return graph.placeholder(example, name, shape)
 
 
-_CONVERTED_OUTPUTS = (bool, int, float, complex, str, bytes, np.generic, np.ndarray)
-
-
-def _output_leaf(graph: Graph, leaf: Any) -> Any:
+def _output_leaf(graph: Graph, leaf: Any, function: Any = None) -> Any:
     if isinstance(leaf, Variable):
         leaf = leaf.value()
-    elif isinstance(leaf, _CONVERTED_OUTPUTS):
-        # As TensorFlow: Python numbers, strings and arrays come out as (constant) tensors.
-        from tapeflow.framework.tensor_conversion import convert_to_tensor
-        leaf = convert_to_tensor(leaf)
+    elif leaf is not None and not isinstance(leaf, (TensorLike, IndexedSlices)):
+        # As TensorFlow: Python numbers, strings, arrays and shapes come out as (constant)
+        # tensors; anything that does not convert to a tensor is an error.
+        try:
+            leaf = convert_to_tensor(leaf)
+        except (TypeError, ValueError):
+            raise TypeError(
+                f"To be compatible with tf.function, Python functions must return zero or "
+                f"more Tensors or ExtensionTypes or None values; in compilation of "
+                f"{function}, found return value of type {type(leaf).__name__}, which is "
+                f"not a Tensor or ExtensionType.") from None
     if isinstance(leaf, TensorLike):
         return _Out(graph.value_id(leaf))
     if isinstance(leaf, IndexedSlices):
