@@ -15,7 +15,7 @@ from tapeflow.autodiff.core import Primitive, bind
 from tapeflow.framework import dtypes as _dtypes
 from tapeflow.framework.context import context
 from tapeflow.framework.convert import cpp_name
-from tapeflow.framework.errors import InvalidArgumentError, UnimplementedError
+from tapeflow.framework.errors import InternalError, InvalidArgumentError, UnimplementedError
 from tapeflow.framework.indexed_slices import IndexedSlices
 from tapeflow.framework.tensor import Tensor
 from tapeflow.ops._convert import binary_operands, convert_to_tensor, require
@@ -71,6 +71,31 @@ _floordiv = Primitive("FloorDiv", _integer_checked(np.floor_divide, "FloorDiv"),
                       differentiable=False)
 _floormod = Primitive("FloorMod", _integer_checked(np.mod, "FloorMod")).defvjp(
     lambda g, ans, x, y: g, lambda g, ans, x, y: negative(g) * floor(x / y))
+
+
+# TensorFlow's text for an integer zero divisor here (an InternalError, unlike FloorDiv's).
+_TRUNCATE_ZERO = "Unexpected error in binary operator (only integer div and mod should have errors)"
+
+
+def _truncatediv_kernel(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    if x.dtype.kind in "iu":
+        if not np.all(y):
+            raise InternalError(_TRUNCATE_ZERO + " [Op:TruncateDiv]")
+        # Floor division corrected toward zero where the signs differ and it is inexact.
+        q = np.floor_divide(x, y)
+        return q + ((np.mod(x, y) != 0) & ((x < 0) != (y < 0))).astype(q.dtype)
+    return np.trunc(x / y)
+
+
+def _truncatemod_kernel(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    if x.dtype.kind in "iu" and not np.all(y):
+        raise InternalError(_TRUNCATE_ZERO + " [Op:TruncateMod]")
+    return np.fmod(x, y)
+
+
+# TensorFlow registers no gradient for either truncating op.
+_truncatediv = Primitive("TruncateDiv", _truncatediv_kernel, differentiable=False)
+_truncatemod = Primitive("TruncateMod", _truncatemod_kernel, differentiable=False)
 _maximum = Primitive("Maximum", np.maximum).defvjp(
     lambda g, ans, x, y: where(x >= y, g, zeros_like(g)),
     lambda g, ans, x, y: where(x >= y, zeros_like(g), g))
@@ -99,6 +124,18 @@ minimum = _binary_op(_minimum)
 floordiv = floor_div = _binary_op(_floordiv)
 floormod = mod = _binary_op(_floormod)
 atan2 = _binary_op(_atan2, _FLOAT)
+truncatediv = _binary_op(_truncatediv)
+_truncatemod_op = _binary_op(_truncatemod, "fiu")
+
+
+def truncatemod(x: Any, y: Any, name: Optional[str] = None) -> Tensor:
+    """The remainder of truncating division, with the sign of x (C's fmod)."""
+    x, y = binary_operands(x, y, "TruncateMod")
+    if x._value.dtype.kind not in "f" and x._value.dtype not in (np.int32, np.int64):
+        raise InvalidArgumentError(
+            f"Value for attr 'T' of {x.dtype.name} is not in the list of allowed values: "
+            f"int32, int64, bfloat16, half, float, double [Op:TruncateMod]")
+    return _truncatemod_op(x, y)
 add.__doc__ = "x + y elementwise, with broadcasting."
 subtract.__doc__ = "x - y elementwise, with broadcasting."
 multiply.__doc__ = "x * y elementwise, with broadcasting."
@@ -106,6 +143,7 @@ maximum.__doc__ = "The larger of x and y elementwise."
 minimum.__doc__ = "The smaller of x and y elementwise."
 floordiv.__doc__ = "x // y elementwise, rounding toward negative infinity."
 floormod.__doc__ = "The remainder of floor division, with the sign of y."
+truncatediv.__doc__ = "x / y elementwise, rounded toward zero (C semantics)."
 atan2.__doc__ = "The angle of the point (x, y): arctan(y / x) in the right quadrant."
 
 
@@ -134,6 +172,23 @@ def divide_no_nan(x: Any, y: Any, name: Optional[str] = None) -> Tensor:
     x, y = binary_operands(x, y, "DivNoNan")
     safe_y = where(equal(y, zeros_like(y)), ones_like(y), y)
     return where(equal(y, zeros_like(y)), zeros_like(x / safe_y), x / safe_y)
+
+
+# polyval lives only in tf.math (tapeflow/math.py), so it stays out of this star-exported
+# __all__, as count_nonzero, bincount and cumulative_logsumexp stay out of theirs.
+def polyval(coeffs: list, x: Any, name: Optional[str] = None) -> Tensor:
+    """The polynomial coeffs[0] * x**(n-1) + ... + coeffs[n-1] at `x`, by Horner's rule."""
+    if not isinstance(coeffs, (list, tuple)):
+        raise ValueError(f"Argument coeffs must be list type. Received type {type(coeffs)}.")
+    x = convert_to_tensor(x)
+    if not coeffs:
+        return zeros_like(x)
+    # Each coefficient converts on its own (no cast to x's dtype), as in TensorFlow.
+    coeffs = [convert_to_tensor(c) for c in coeffs]
+    p = coeffs[0]
+    for c in coeffs[1:]:
+        p = c + p * x
+    return p
 
 
 def squared_difference(x: Any, y: Any, name: Optional[str] = None) -> Tensor:
@@ -189,6 +244,9 @@ _acos = Primitive("Acos", np.arccos).defvjp(
 _atan = Primitive("Atan", np.arctan).defvjp(lambda g, ans, x: g / (x * x + 1))
 _sinh = Primitive("Sinh", np.sinh).defvjp(lambda g, ans, x: g * cosh(x))
 _cosh = Primitive("Cosh", np.cosh).defvjp(lambda g, ans, x: g * sinh(x))
+_asinh = Primitive("Asinh", np.arcsinh).defvjp(lambda g, ans, x: g * rsqrt(x * x + 1))
+_acosh = Primitive("Acosh", np.arccosh).defvjp(lambda g, ans, x: g / sinh(ans))  # as TF
+_atanh = Primitive("Atanh", np.arctanh).defvjp(lambda g, ans, x: g / (1 - x * x))
 _tanh = Primitive("Tanh", np.tanh).defvjp(lambda g, ans, x: g * (1 - ans * ans))
 _sigmoid = Primitive("Sigmoid", _sigmoid_kernel).defvjp(
     lambda g, ans, x: g * ans * (1 - ans))
@@ -221,6 +279,9 @@ atan = _unary_op(_atan, _FLOAT)
 sinh = _unary_op(_sinh, _FLOAT)
 cosh = _unary_op(_cosh, _FLOAT)
 tanh = _unary_op(_tanh, _FLOAT)
+asinh = _unary_op(_asinh, _FLOAT)
+acosh = _unary_op(_acosh, _FLOAT)
+atanh = _unary_op(_atanh, _FLOAT)
 sigmoid = _unary_op(_sigmoid, _FLOAT)
 softplus = _unary_op(_softplus, "f")
 erf = _unary_op(_erf, "f")
@@ -238,7 +299,9 @@ for _fn, _doc in [
         (cos, "The cosine of x."), (tan, "The tangent of x."), (asin, "The arcsine of x."),
         (acos, "The arccosine of x."), (atan, "The arctangent of x."),
         (sinh, "The hyperbolic sine of x."), (cosh, "The hyperbolic cosine of x."),
-        (tanh, "The hyperbolic tangent of x."), (sigmoid, "1 / (1 + exp(-x))."),
+        (tanh, "The hyperbolic tangent of x."), (asinh, "The inverse hyperbolic sine of x."),
+        (acosh, "The inverse hyperbolic cosine of x (NaN below 1)."),
+        (atanh, "The inverse hyperbolic tangent of x (NaN outside [-1, 1])."), (sigmoid, "1 / (1 + exp(-x))."),
         (softplus, "log(1 + exp(x)), computed stably."), (erf, "The Gauss error function."),
         (floor, "The largest integer not above x (no gradient)."),
         (ceil, "The smallest integer not below x (no gradient)."),
@@ -459,9 +522,9 @@ def _check_matmul_shapes(sa: tuple, sb: tuple, transpose_a: bool, transpose_b: b
 
 __all__ = [
     "add", "subtract", "multiply", "divide", "truediv", "divide_no_nan", "floordiv", "floor_div",
-    "floormod", "mod", "pow", "maximum", "minimum", "atan2", "squared_difference", "add_n",
+    "floormod", "mod", "truncatediv", "truncatemod", "pow", "maximum", "minimum", "atan2", "squared_difference", "add_n",
     "negative", "abs", "sign", "square", "sqrt", "rsqrt", "reciprocal", "exp", "expm1", "log",
-    "log1p", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "sigmoid",
+    "log1p", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "sigmoid",
     "softplus", "erf", "floor", "ceil", "round", "equal", "not_equal", "less", "less_equal",
     "greater", "greater_equal", "logical_and", "logical_or", "logical_xor", "logical_not",
     "bitwise_and", "bitwise_or", "bitwise_xor", "invert", "is_nan", "is_finite", "is_inf",
