@@ -44,3 +44,16 @@ def test_prod_gradient_of_empty_input():
     np.testing.assert_array_equal(y.numpy(), np.ones(3, np.float32))
     grad = tape.gradient(y, x)
     assert grad.shape == (2, 0, 3) and grad.dtype == tf.float32
+
+
+def test_count_nonzero_matches_tensorflow():
+    assert tf.math.count_nonzero(tf.constant([[0, 1, 2], [0, 0, 3]])).numpy() == 3
+    out = tf.math.count_nonzero(tf.constant([[0., 1, 2], [0, 0, 3]]), axis=1, keepdims=True,
+                                dtype=tf.int32)
+    assert out.dtype == tf.int32 and out.numpy().tolist() == [[2], [1]]
+    out = tf.math.count_nonzero(tf.constant([[True, False]]), axis=[0, 1], dtype=tf.float32)
+    assert out.dtype == tf.float32 and out.numpy() == 1.0
+    out = tf.math.count_nonzero(tf.constant([1.0, 0.0]), keepdims=True)
+    assert out.dtype == tf.int64 and out.numpy().tolist() == [1]
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"Invalid reduction dimension"):
+        tf.math.count_nonzero(tf.constant([[1, 2]]), axis=2)

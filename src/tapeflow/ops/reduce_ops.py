@@ -204,6 +204,19 @@ def reduce_std(input_tensor: Any, axis: Any = None, keepdims: bool = False,
     return sqrt(reduce_variance(input_tensor, axis=axis, keepdims=keepdims))
 
 
+def count_nonzero(input: Any, axis: Any = None, keepdims: Any = None,  # noqa: A002 - TF's name
+                  dtype: Any = _dtypes.int64, name: Optional[str] = None) -> Tensor:
+    """The number of nonzero elements over `axis` (all axes when None), as `dtype`; strings
+    count when non-empty."""
+    from tapeflow.ops.math_ops import not_equal
+    x = convert_to_tensor(input)
+    zero = convert_to_tensor(np.zeros((), x._value.dtype))
+    # Counted in int64, then cast, as TensorFlow does (a float dtype sums no fractions).
+    flags = cast(not_equal(x, zero), _dtypes.int64)
+    counts = reduce_sum(flags, axis=axis, keepdims=bool(keepdims))
+    return cast(counts, dtype)
+
+
 def _arg_reduction(tf_name: str, kernel: Any):
     prim = Primitive(tf_name, kernel, differentiable=False)
 
