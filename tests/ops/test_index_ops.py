@@ -111,3 +111,23 @@ def test_segment_mean_of_integers_keeps_dtype_and_truncates():
     out = tf.math.segment_mean(tf.constant([-5, 0, 3, 4, 4], tf.int64), [0, 0, 1, 1, 2])
     assert out.dtype == tf.int64
     np.testing.assert_array_equal(out.numpy(), [-2, 3, 4])
+
+
+def test_bincount_matches_tensorflow():
+    arr = tf.constant([1, 1, 3, 0])
+    out = tf.math.bincount(arr)
+    assert out.dtype == tf.int32 and out.numpy().tolist() == [1, 2, 0, 1]
+    assert tf.math.bincount(arr, minlength=6).numpy().tolist() == [1, 2, 0, 1, 0, 0]
+    assert tf.math.bincount(arr, maxlength=2).numpy().tolist() == [1, 2]
+    out = tf.math.bincount(arr, weights=tf.constant([0.5, 1., 2., 3.]))
+    assert out.dtype == tf.float32 and out.numpy().tolist() == [3.0, 1.5, 0.0, 2.0]
+    assert tf.math.bincount(tf.constant([[1, 2], [2, 0]])).numpy().tolist() == [1, 1, 2]
+    assert tf.math.bincount(tf.constant([[1, 2], [2, 0]]), axis=-1).numpy().tolist() == \
+        [[0, 1, 1], [1, 0, 1]]
+    assert tf.math.bincount(tf.constant([], tf.int32)).shape == (0,)
+    assert tf.math.bincount(tf.constant([1, 2]), dtype=tf.float32).dtype == tf.float32
+    assert tf.math.bincount(tf.constant([1.0, 2.0])).numpy().tolist() == [0, 1, 1]
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"non-negative.*DenseBincount"):
+        tf.math.bincount(tf.constant([1, -1]))
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"same shape as `arr`"):
+        tf.math.bincount(tf.constant([1, 2]), weights=[1, 2, 3])

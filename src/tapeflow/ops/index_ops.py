@@ -472,5 +472,65 @@ def searchsorted(sorted_sequence: Any, values: Any, side: str = "left",
 
 
 # Top-level names (the segment ops are in tf.math only).
+def _bincount_kernel(arr: np.ndarray, weights: np.ndarray, size: int,
+                    binary_output: bool, dtype: Any) -> np.ndarray:
+    if arr.size and arr.min() < 0:
+        raise InvalidArgumentError("Input arr must be non-negative! [Op:DenseBincount]")
+    rows = arr if arr.ndim == 2 else arr.reshape(1, -1)
+    out = np.zeros((rows.shape[0], size), dtype)
+    w = weights.reshape(rows.shape) if weights.size else None
+    for i, row in enumerate(rows):
+        keep = row < size  # values at or past maxlength are dropped
+        counts = np.bincount(row[keep], None if w is None else w[i][keep], minlength=size)
+        out[i] = (counts > 0) if binary_output else counts
+    return out if arr.ndim == 2 else out[0]
+
+
+# TensorFlow registers no gradient for DenseBincount.
+_bincount = Primitive("DenseBincount", _bincount_kernel, differentiable=False)
+
+
+def bincount(arr: Any, weights: Any = None, minlength: Any = None, maxlength: Any = None,
+             dtype: Any = _dtypes.int32, name: Optional[str] = None, axis: Any = None,
+             binary_output: bool = False) -> Tensor:
+    """Counts of each value in the non-negative integer `arr` (summed `weights` instead when
+    given): length max(arr) + 1, at least `minlength`, at most `maxlength` (larger values are
+    dropped). With axis=-1, one row of counts per row of a 2-D `arr`."""
+    arr = convert_to_tensor(arr)
+    if weights is not None:
+        weights = convert_to_tensor(weights)
+        if binary_output:
+            raise ValueError("Arguments `binary_output` and `weights` are mutually exclusive. "
+                             "Please specify only one.")
+    if not arr.dtype.is_integer:
+        arr = cast(arr, _dtypes.int32)
+    axis = 0 if axis is None else axis
+    if axis not in (0, -1):
+        raise ValueError(f"Unsupported value for argument axis={axis}. Only 0 and -1 are "
+                         f"currently supported.")
+    values = arr._value
+    size = int(values.max()) + 1 if values.size else 0
+    if minlength is not None:
+        size = max(size, int(np.asarray(getattr(minlength, "_value", minlength))))
+    if maxlength is not None:
+        size = min(size, int(np.asarray(getattr(maxlength, "_value", maxlength))))
+    if axis == 0:
+        arr = reshape(arr, [-1])
+        weights = None if weights is None else reshape(weights, [-1])
+    out_type = _dtypes.as_dtype(dtype) if weights is None else weights.dtype
+    if weights is None:
+        weights = wrap(np.zeros((0,), out_type._np))
+    elif weights._value.size and weights._value.shape != arr._value.shape:
+        raise InvalidArgumentError(
+            "`weights` must be the same shape as `arr` or a length-0 `Tensor`, in which case "
+            "it acts as all weights equal to 1. Received arr.shape "
+            f"{list(arr._value.shape)} and weights.shape {list(weights._value.shape)} "
+            "[Op:DenseBincount]")
+    require(weights, "fi", "DenseBincount")
+    return bind(_bincount, (arr, weights), {"size": max(size, 0),
+                                            "binary_output": bool(binary_output),
+                                            "dtype": out_type._np})
+
+
 __all__ = ["gather_nd", "scatter_nd", "tensor_scatter_nd_update", "tensor_scatter_nd_add",
            "boolean_mask", "searchsorted", "ensure_shape"]
