@@ -130,3 +130,45 @@ def test_exclusive_cumulative_over_empty_axis():
     out = tf.math.cumsum(tf.zeros([2, 0], tf.int32), axis=1, exclusive=True, reverse=True)
     assert out.shape == (2, 0) and out.dtype == tf.int32
     assert tf.math.cumprod(tf.zeros([0]), exclusive=True).shape == (0,)
+
+
+def test_sequence_mask_matches_tensorflow():
+    assert tf.sequence_mask([1, 3, 2], 5).numpy().tolist() == [
+        [True, False, False, False, False], [True, True, True, False, False],
+        [True, True, False, False, False]]
+    assert tf.sequence_mask([[1, 3], [2, 0]]).shape == (2, 2, 3)
+    out = tf.sequence_mask(tf.constant([1, 3]), dtype=tf.float32)
+    assert out.dtype == tf.float32 and out.numpy().tolist() == [[1, 0, 0], [1, 1, 1]]
+    assert tf.sequence_mask(tf.constant([1., 3.])).shape == (2, 3)
+    assert tf.sequence_mask(2, 3).numpy().tolist() == [True, True, False]
+    with pytest.raises(ValueError, match="must be scalar"):
+        tf.sequence_mask(tf.constant([1, 3]), maxlen=[2])
+
+
+def test_shape_n():
+    shapes = tf.shape_n([tf.zeros([2, 3]), tf.constant(1.0), [1, 2]])
+    assert [s.numpy().tolist() for s in shapes] == [[2, 3], [], [2]]
+    assert shapes[0].dtype == tf.int32
+    assert tf.shape_n([tf.zeros([2, 3])], out_type=tf.int64)[0].dtype == tf.int64
+
+
+def test_cumulative_logsumexp_values_and_gradient():
+    # Values and gradients from TensorFlow 2.21.
+    x = tf.constant([[0.5, -1.0, 2.0], [1.5, 0.0, -0.5]], tf.float64)
+    w = tf.constant([[1., -2., 3.], [0.5, 1., -1.]], tf.float64)
+    expected = {(): np.log(np.cumsum(np.exp(x.numpy()), axis=0)),
+                ("exclusive",): np.concatenate([np.full((1, 3), -np.inf), x.numpy()[:1]]),
+                ("reverse",): np.log(np.cumsum(np.exp(x.numpy())[::-1], axis=0)[::-1])}
+    for flags, value in expected.items():
+        kw = {f: True for f in flags}
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = tf.math.cumulative_logsumexp(x, **kw)
+            loss = tf.reduce_sum(y * w)
+        np.testing.assert_allclose(y.numpy(), value)
+        if not flags:
+            np.testing.assert_allclose(tape.gradient(loss, x).numpy(),
+                                       [[1.13447, -1.73106, 2.07586], [0.36553, 0.73106, -0.07586]],
+                                       atol=1e-5)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="CumulativeLogsumexp"):
+        tf.math.cumulative_logsumexp(tf.constant([1, 2]))

@@ -258,6 +258,92 @@ cumprod = _scan(_cumprod, "Running products along `axis`; `exclusive` leaves eac
                           "out, `reverse` runs from the end.")
 
 
+def _cumulative_logsumexp_kernel(x: np.ndarray, axis: int, exclusive: bool,
+                                 reverse: bool) -> np.ndarray:
+    if reverse:
+        x = np.flip(x, axis)
+    out = np.logaddexp.accumulate(x, axis=axis, dtype=x.dtype)
+    if exclusive and out.shape[axis]:  # log(0) = -inf starts the exclusive scan
+        start = np.full_like(np.take(out, [0], axis=axis), -np.inf)
+        out = np.concatenate([start, np.delete(out, -1, axis=axis)], axis=axis)
+    return np.flip(out, axis) if reverse else out
+
+
+def _cumulative_logsumexp_vjp(g: Tensor, ans: Tensor, x: Tensor, axis: int, exclusive: bool,
+                              reverse: bool) -> Tensor:
+    # TensorFlow's rule: the positive and negative parts of g are scanned in log space (the
+    # dtype's lowest value stands for log 0), so large terms never overflow.
+    from tapeflow.ops.math_ops import exp, greater, less, log, negative, ones_like, where
+    lowest = _dtypes.as_dtype(g.dtype).min
+    floor = cast(convert_to_tensor(lowest), g.dtype)
+    log_pos = where(greater(g, 0), log(where(greater(g, 0), g, ones_like(g))), floor)
+    log_neg = where(less(g, 0), log(where(less(g, 0), negative(g), ones_like(g))), floor)
+    attrs = {"axis": axis, "exclusive": exclusive, "reverse": not reverse}
+    pos = exp(bind(_cumulative_logsumexp, (log_pos - ans,), attrs) + x)
+    neg = exp(bind(_cumulative_logsumexp, (log_neg - ans,), attrs) + x)
+    return pos - neg
+
+
+_cumulative_logsumexp = Primitive("CumulativeLogsumexp", _cumulative_logsumexp_kernel) \
+    .defvjp(_cumulative_logsumexp_vjp)
+
+
+def _cumulative_logsumexp_jvp(tangents: list, ans: Tensor, x: Tensor, axis: int,
+                              exclusive: bool, reverse: bool) -> Any:
+    # dy = cumsum(exp(x) dx) / exp(y), shifted by the max along the axis to stay finite; the
+    # backward rule splits g into log parts, so it cannot be transposed into this one.
+    from tapeflow.ops.math_ops import exp, stop_gradient
+    from tapeflow.ops.reduce_ops import reduce_max
+    if tangents[0] is None:
+        return None
+    peak = stop_gradient(reduce_max(x, axis=axis, keepdims=True))
+    summed = cumsum(exp(x - peak) * tangents[0], axis, exclusive, reverse)
+    return summed * exp(peak - ans)
+
+
+_cumulative_logsumexp.defjvp(_cumulative_logsumexp_jvp)
+_cumulative_logsumexp_op = _scan(_cumulative_logsumexp, "")
+
+
+def cumulative_logsumexp(x: Any, axis: int = 0, exclusive: bool = False, reverse: bool = False,
+                         name: Optional[str] = None) -> Tensor:
+    """Running log(sum(exp(x))) along `axis`, computed stably; `exclusive` leaves each element
+    out (starting from -inf), `reverse` runs from the end."""
+    x = convert_to_tensor(x)
+    require(x, "f", "CumulativeLogsumexp")
+    return _cumulative_logsumexp_op(x, axis, exclusive, reverse)
+
+
+# -- sequence_mask, shape_n ----------------------------------------------------------------------
+
+def sequence_mask(lengths: Any, maxlen: Any = None, dtype: Any = _dtypes.bool,
+                  name: Optional[str] = None) -> Tensor:
+    """A mask of shape `lengths.shape + [maxlen]`: True at positions below each length
+    (`maxlen` defaults to the largest length)."""
+    from tapeflow.ops.array_ops import expand_dims, range as range_
+    from tapeflow.ops.math_ops import less, maximum
+    from tapeflow.ops.reduce_ops import reduce_max
+    lengths = convert_to_tensor(lengths)
+    if maxlen is None:
+        maxlen = maximum(reduce_max(lengths), cast(convert_to_tensor(0), lengths.dtype))
+    else:
+        maxlen = convert_to_tensor(maxlen)
+    if maxlen._value.ndim != 0:
+        raise ValueError(f"Argument `maxlen` must be scalar for sequence_mask, received "
+                         f"`maxlen` = {maxlen} with shape '{maxlen.shape}' instead")
+    row = range_(cast(convert_to_tensor(0), maxlen.dtype), maxlen)
+    result = less(row, cast(expand_dims(lengths, -1), maxlen.dtype))
+    target = _dtypes.as_dtype(dtype)
+    return result if target == _dtypes.bool else cast(result, target)
+
+
+def shape_n(input: Any, out_type: Any = _dtypes.int32,  # noqa: A002 - TF's name
+            name: Optional[str] = None) -> list:
+    """The shapes of a list of tensors, each a 1-D `out_type` tensor."""
+    from tapeflow.ops.array_ops import shape
+    return [shape(x, out_type=out_type) for x in input]
+
+
 # -- sort, argsort, top_k, unique ----------------------------------------------------------------
 
 def _order_kernel(x: np.ndarray, descending: bool, dtype: np.dtype) -> np.ndarray:
@@ -405,5 +491,5 @@ def in_top_k(targets: Any, predictions: Any, k: Any, name: Optional[str] = None)
     return bind(_in_top_k, (predictions, targets), {"k": k})
 
 
-__all__ = ["pad", "reverse", "roll", "meshgrid", "repeat", "cumsum", "sort", "argsort", "unique",
+__all__ = ["pad", "reverse", "roll", "meshgrid", "repeat", "cumsum", "sequence_mask", "shape_n", "sort", "argsort", "unique",
            "unique_with_counts"]

@@ -20,6 +20,9 @@ SAMPLES = {
     "Roll": [(lambda x: tf.roll(x * x, shift=[1, -2], axis=[0, 1]), [_u(-1, 1, 2, 3)])],
     "Cumsum": [(lambda x: tf.cumsum(x * x, axis=1), [_u(-1, 1, 2, 3)]),
                (lambda x: tf.cumsum(x, axis=0, exclusive=True, reverse=True), [_u(-1, 1, 3, 2)])],
+    "CumulativeLogsumexp": [
+        (lambda x: tf.math.cumulative_logsumexp(x, axis=1), [_u(-1, 1, 2, 3)]),
+        (lambda x: tf.math.cumulative_logsumexp(x, reverse=True), [_u(-1, 1, 3, 2)])],
     "Cumprod": [(lambda x: tf.math.cumprod(x, axis=1), [_u(0.5, 1.5, 2, 3)]),
                 (lambda x: tf.math.cumprod(x, exclusive=True, reverse=True), [_u(-1.5, -0.5, 4)])],
 }
