@@ -197,3 +197,26 @@ def test_avg_pool_gradient_keeps_float32(padding):
     corner = {"SAME": 2.0, "VALID": 1.0}[padding]
     assert g.numpy()[0, 0, 0, 0] == pytest.approx(1.25)
     assert g.numpy()[0, 4, 4, 0] == pytest.approx(corner)
+
+
+def test_pool1d_matches_tensorflow():
+    # Values and gradients from TensorFlow 2.21.
+    p = tf.reshape(tf.range(14, dtype=tf.float32) % 5, [2, 7, 1])
+    with tf.GradientTape() as tape:
+        tape.watch(p)
+        a = tf.nn.max_pool1d(p, 3, 2, "SAME")
+        b = tf.nn.avg_pool1d(p, [1, 3, 1], [1, 2, 1], "SAME")
+        loss = tf.reduce_sum(a) + tf.reduce_sum(b * b)
+    assert a.shape == (2, 4, 1)
+    assert a.numpy().ravel().tolist() == [1, 3, 4, 1, 3, 4, 2, 3]
+    np.testing.assert_allclose(b.numpy().ravel(), [0.5, 2, 7 / 3, 0.5, 2.5, 7 / 3, 1, 2.5],
+                               rtol=1e-6)
+    np.testing.assert_allclose(tape.gradient(loss, p).numpy().ravel(),
+                               [0.5, 2.83333, 1.33333, 3.88889, 2.55556, 2.05556, 1.5, 2.5,
+                                5.05556, 2.55556, 2.22222, 0.66667, 4.16667, 3.5], atol=1e-4)
+    out = tf.nn.max_pool1d(p, [2], [1], "VALID")
+    assert out.shape == (2, 6, 1)
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"4 or 5-dimensional \[Op:MaxPool\]"):
+        tf.nn.max_pool1d(tf.zeros([2, 3]), 2, 1, "VALID")
+    with pytest.raises(ValueError, match="ksize should be of length"):
+        tf.nn.avg_pool1d(tf.zeros([1, 3, 1]), [1, 2], 1, "VALID")

@@ -387,6 +387,44 @@ def avg_pool(input: Any, ksize: Any, strides: Any, padding: Any,  # noqa: A002
     return avg_pool2d(input, ksize, strides, padding, data_format or "NHWC", name)
 
 
+def _pool1d(pool2d: Any, input: Any, ksize: Any, strides: Any, padding: Any,  # noqa: A002
+            data_format: str, op_name: str) -> Tensor:
+    """A 1-D pool as the 2-D pool of an NWC input viewed as N1WC (as TensorFlow does)."""
+    from tapeflow.ops.array_ops import expand_dims, squeeze
+    if data_format not in ("NWC", "NHWC", None):
+        raise InvalidArgumentError(f"{op_name} supports only data_format NWC here, got "
+                                   f"{data_format} [Op:{op_name}]")
+    x = convert_to_tensor(input)
+    if x._value.ndim != 3:  # TF's text: the 2-D kernel sees the expanded input
+        raise InvalidArgumentError(f"Input must be 4 or 5-dimensional [Op:{op_name}]")
+    k, s = _single(ksize, "ksize", op_name), _single(strides, "strides", op_name)
+    out = pool2d(expand_dims(x, 1), [1, 1, k, 1], [1, 1, s, 1], padding, "NHWC")
+    return squeeze(out, [1])
+
+
+def _single(value: Any, name: str, op_name: str) -> int:
+    """A 1-D window size or stride: an int, [n] or [1, n, 1]."""
+    values = [int(v) for v in np.atleast_1d(np.asarray(getattr(value, "_value", value)))]
+    if len(values) == 1:
+        return values[0]
+    if len(values) == 3:
+        return values[1]
+    raise ValueError(f"{name} should be of length 1, 1 or 3. Received: {name}={value} of length "
+                     f"{len(values)}")
+
+
+def max_pool1d(input: Any, ksize: Any, strides: Any, padding: Any,  # noqa: A002 - TF's name
+               data_format: str = "NWC", name: Optional[str] = None) -> Tensor:
+    """Max over `ksize` windows along the W axis of NWC `input`."""
+    return _pool1d(max_pool2d, input, ksize, strides, padding, data_format, "MaxPool")
+
+
+def avg_pool1d(input: Any, ksize: Any, strides: Any, padding: Any,  # noqa: A002 - TF's name
+               data_format: str = "NWC", name: Optional[str] = None) -> Tensor:
+    """Mean over `ksize` windows along the W axis of NWC `input` (SAME: of the real inputs)."""
+    return _pool1d(avg_pool2d, input, ksize, strides, padding, data_format, "AvgPool")
+
+
 def convolution(input: Any, filters: Any, strides: Any = None,  # noqa: A002 - TF's name
                 padding: str = "VALID", data_format: Optional[str] = None,
                 dilations: Any = None, name: Optional[str] = None) -> Tensor:
@@ -399,4 +437,4 @@ def convolution(input: Any, filters: Any, strides: Any = None,  # noqa: A002 - T
 
 
 __all__ = ["conv1d", "conv2d", "conv2d_transpose", "depthwise_conv2d", "convolution",
-           "max_pool2d", "avg_pool2d", "max_pool", "avg_pool"]
+           "max_pool2d", "avg_pool2d", "max_pool", "avg_pool", "max_pool1d", "avg_pool1d"]
