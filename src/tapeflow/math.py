@@ -1,5 +1,9 @@
 """`tf.math`: elementwise and reduction math."""
 
+from tapeflow.ops.math_ops import (acosh, asinh, atanh, polyval)
+from tapeflow.ops.reduce_ops import count_nonzero
+from tapeflow.ops.index_ops import bincount
+from tapeflow.ops.manip_ops import cumulative_logsumexp
 from tapeflow.ops.math_ops import (abs, acos, add, add_n, asin, atan, atan2, ceil, cos, cosh,
                                    divide, divide_no_nan, equal, erf, exp, expm1, floor,
                                    floordiv, floormod, greater, greater_equal, invert, is_finite,
@@ -32,4 +36,5 @@ __all__ = ["abs", "acos", "add", "add_n", "asin", "atan", "atan2", "ceil", "cos"
            "bessel_i1e", "digamma", "erfc", "lgamma", "polygamma", "xdivy", "xlog1py", "xlogy",
            "cumprod", "cumsum", "in_top_k", "top_k", "segment_max", "segment_mean", "segment_min",
            "segment_sum", "unsorted_segment_max", "unsorted_segment_mean", "unsorted_segment_min",
-           "unsorted_segment_sum", "reduce_euclidean_norm", "log_sigmoid"]
+           "unsorted_segment_sum", "reduce_euclidean_norm", "log_sigmoid", "acosh", "asinh", "atanh",
+           "polyval", "count_nonzero", "bincount", "cumulative_logsumexp"]

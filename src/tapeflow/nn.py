@@ -1,5 +1,6 @@
 """`tf.nn`: activations, softmax, cross-entropy losses, normalization, dropout, embeddings."""
 
+from tapeflow.ops.conv_ops import avg_pool1d, max_pool1d
 from tapeflow.ops.conv_ops import (avg_pool, avg_pool2d, conv1d, conv2d,
                                    conv2d_transpose, convolution, depthwise_conv2d, max_pool,
                                    max_pool2d)
@@ -18,4 +19,5 @@ __all__ = ["avg_pool", "avg_pool2d", "conv1d", "conv2d", "conv2d_transpose", "co
            "l2_loss", "l2_normalize", "leaky_relu", "log_softmax", "moments", "relu", "relu6",
            "selu", "sigmoid_cross_entropy_with_logits", "silu", "softmax",
            "softmax_cross_entropy_with_logits", "softsign",
-           "sparse_softmax_cross_entropy_with_logits", "swish", "top_k", "in_top_k"]
+           "sparse_softmax_cross_entropy_with_logits", "swish", "top_k", "in_top_k", "avg_pool1d",
+           "max_pool1d"]
