@@ -36,31 +36,45 @@ def _check_steps(name: str, steps: Any) -> None:
         raise ValueError(f"Argument `{name}` must be > 0. Received: {name}={steps}")
 
 
-class ExponentialDecay(LearningRateSchedule):
-    """`initial_learning_rate * decay_rate ** (step / decay_steps)` (the exponent floored when
-    `staircase`)."""
+class _StepDecay(LearningRateSchedule):
+    """What ExponentialDecay and InverseTimeDecay share: their arguments and the decay
+    progress `step / decay_steps` (floored when `staircase`)."""
 
     def __init__(self, initial_learning_rate: float, decay_steps: int, decay_rate: float,
-                 staircase: bool = False, name: str = "ExponentialDecay") -> None:
+                 staircase: bool, name: str) -> None:
         self.initial_learning_rate = initial_learning_rate
         self.decay_steps = decay_steps
         self.decay_rate = decay_rate
         self.staircase = staircase
         self.name = name
-        _check_steps("decay_steps", decay_steps)
 
-    def __call__(self, step: Any) -> Tensor:
+    def _progress(self, step: Any) -> tuple:
+        """(the initial rate as a tensor, the decay rate and the progress, in its dtype)."""
         initial = convert_to_tensor(self.initial_learning_rate)
         dtype = initial.dtype
         p = math_ops.cast(step, dtype) / math_ops.cast(self.decay_steps, dtype)
         if self.staircase:
             p = math_ops.floor(p)
-        return initial * math_ops.pow(math_ops.cast(self.decay_rate, dtype), p)
+        return initial, math_ops.cast(self.decay_rate, dtype), p
 
     def get_config(self) -> dict:
         return {"initial_learning_rate": self.initial_learning_rate,
                 "decay_steps": self.decay_steps, "decay_rate": self.decay_rate,
                 "staircase": self.staircase, "name": self.name}
+
+
+class ExponentialDecay(_StepDecay):
+    """`initial_learning_rate * decay_rate ** (step / decay_steps)` (the exponent floored when
+    `staircase`)."""
+
+    def __init__(self, initial_learning_rate: float, decay_steps: int, decay_rate: float,
+                 staircase: bool = False, name: str = "ExponentialDecay") -> None:
+        super().__init__(initial_learning_rate, decay_steps, decay_rate, staircase, name)
+        _check_steps("decay_steps", decay_steps)
+
+    def __call__(self, step: Any) -> Tensor:
+        initial, rate, p = self._progress(step)
+        return initial * math_ops.pow(rate, p)
 
 
 class PiecewiseConstantDecay(LearningRateSchedule):
@@ -92,30 +106,17 @@ class PiecewiseConstantDecay(LearningRateSchedule):
         return {"boundaries": self.boundaries, "values": self.values, "name": self.name}
 
 
-class InverseTimeDecay(LearningRateSchedule):
+class InverseTimeDecay(_StepDecay):
     """`initial_learning_rate / (1 + decay_rate * step / decay_steps)` (the ratio floored when
     `staircase`)."""
 
     def __init__(self, initial_learning_rate: float, decay_steps: int, decay_rate: float,
                  staircase: bool = False, name: str = "InverseTimeDecay") -> None:
-        self.initial_learning_rate = initial_learning_rate
-        self.decay_steps = decay_steps
-        self.decay_rate = decay_rate
-        self.staircase = staircase
-        self.name = name
+        super().__init__(initial_learning_rate, decay_steps, decay_rate, staircase, name)
 
     def __call__(self, step: Any) -> Tensor:
-        initial = convert_to_tensor(self.initial_learning_rate)
-        dtype = initial.dtype
-        p = math_ops.cast(step, dtype) / math_ops.cast(self.decay_steps, dtype)
-        if self.staircase:
-            p = math_ops.floor(p)
-        return initial / (1.0 + math_ops.cast(self.decay_rate, dtype) * p)
-
-    def get_config(self) -> dict:
-        return {"initial_learning_rate": self.initial_learning_rate,
-                "decay_steps": self.decay_steps, "decay_rate": self.decay_rate,
-                "staircase": self.staircase, "name": self.name}
+        initial, rate, p = self._progress(step)
+        return initial / (1.0 + rate * p)
 
 
 class CosineDecay(LearningRateSchedule):
