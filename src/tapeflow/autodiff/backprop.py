@@ -3,15 +3,19 @@
 
 A record is a list of nodes `(primitive, inputs, attrs, outputs)`, oldest first. The walk
 keeps only the nodes that depend on a source, runs their rules newest first, and sums the
-cotangents arriving at each tensor.
+cotangents arriving at each tensor. Variable reads are the exception: their rule is the
+identity, so instead of running one node per read the walk adds each read's cotangent into
+its variable's at the end (in the order the nodes would have run).
 """
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, Optional
 
+from tapeflow.autodiff.core import READ_VARIABLE
 from tapeflow.framework.context import context
 from tapeflow.framework.indexed_slices import IndexedSlices, aggregate, densify
+from tapeflow.framework.tensor import Tensor, TensorLike
 
 # Ops whose VJP hands the cotangent on unchanged: an IndexedSlices cotangent stays sparse
 # through them (a gather of a variable's value gives the variable IndexedSlices, as in TF).
@@ -35,44 +39,65 @@ def support():
     return _support
 
 
-def live_nodes(nodes: list, source_ids: set) -> tuple:
-    """The nodes that depend on a source, oldest first, and the ids of everything they reach."""
-    live = set(source_ids)
+def live_nodes(nodes: list, sources: list) -> tuple:
+    """The nodes that depend on a source, oldest first; the reads of source variables,
+    `(read tensor, variable)` oldest first; and the ids of every floating value reached
+    (integer and boolean values carry no gradient, so they never enter the set)."""
+    live = {id(s) for s in sources if s._value.dtype.kind in "fc"}
     needed = []
+    reads = []
     for node in nodes:
+        prim = node[0]
+        if prim is READ_VARIABLE:
+            if id(node[1][0]) in live:
+                reads.append((node[3], node[1][0]))
+                live.add(id(node[3]))
+            continue
         for x in node[1]:
             if id(x) in live:
                 needed.append(node)
                 outs = node[3]
-                if node[0].multiple_results:
-                    live.update(id(o) for o in outs)
-                else:
+                if prim.multiple_results:
+                    live.update(id(o) for o in outs if o._value.dtype.kind in "fc")
+                elif outs._value.dtype.kind in "fc":
                     live.add(id(outs))
                 break
-    return needed, live
+    return needed, reads, live
 
 
-def walk(needed: list, live: set, grads: dict, sources: list, run_rules: Callable,
-         fit: Callable, missing_output: Callable) -> list:
-    """Pulls the cotangents in `grads` (id -> cotangent, the seeds) back through `needed`.
+def walk(needed: list, reads: list, live: set, grads: dict, sources: list,
+         missing_output: Callable, run_rules: Optional[Callable] = None,
+         fit: Optional[Callable] = None) -> list:
+    """Pulls the cotangents in `grads` (id -> cotangent, the seeds) back through `needed`
+    and then `reads` (as `live_nodes` gives them).
 
-    `run_rules(prim, out_grads, outs, inputs, attrs, live)` gives the inputs' cotangents;
-    `fit(g, x)` shapes a cotangent like its input `x` (undoing broadcasting); and
     `missing_output(o)` is the zero cotangent for an output of a multi-output op that got
-    none. Popping each node as it is done lets its tensors die early. Returns the sources'
+    none. By default each node runs its primitive's VJP rules and a cotangent is summed to
+    its input's shape (`fit_to_input`); the batched pass replaces both:
+    `run_rules(prim, out_grads, outs, inputs, attrs, live)` gives the inputs' cotangents and
+    `fit(g, x)` shapes one like its input `x` (called when its shape is not `x`'s).
+    Popping each node as it is done lets its tensors die early. Returns the sources'
     cotangents (None where the target does not reach them).
     """
     ops = support()
     keep = {id(s) for s in sources}
+    fit = fit or fit_to_input
     context.backward_depth += 1
     try:
-        return _walk(needed, live, grads, sources, run_rules, fit, missing_output, ops, keep)
+        _walk(needed, live, grads, run_rules, fit, missing_output, ops.add, keep)
+        for tensor, variable in reversed(reads):  # newest first, as the nodes would run
+            key = id(tensor)
+            g = grads.get(key) if key in keep else grads.pop(key, None)
+            if g is not None:
+                _accumulate(grads, id(variable), g, variable, fit, ops.add)
+        return [grads.get(id(s)) for s in sources]
     finally:
         context.backward_depth -= 1
 
 
-def _walk(needed: list, live: set, grads: dict, sources: list, run_rules: Callable,
-          fit: Callable, missing_output: Callable, ops: Any, keep: set) -> list:
+def _walk(needed: list, live: set, grads: dict, run_rules: Optional[Callable], fit: Callable,
+          missing_output: Callable, add: Callable, keep: set) -> None:
+    # The hottest loop of a training step: one pass per recorded op.
     while needed:
         prim, inputs, attrs, outs = needed.pop()
         if prim.multiple_results:
@@ -88,24 +113,55 @@ def _walk(needed: list, live: set, grads: dict, sources: list, run_rules: Callab
                 continue
             if type(out_grads) is IndexedSlices and prim.name not in SPARSE_PASS_THROUGH:
                 out_grads = out_grads._dense()  # the one place rules get sparse ones densified
-        in_grads = run_rules(prim, out_grads, outs, inputs, attrs, live)
+        if run_rules is None and prim.vjps is not None:
+            # Per-input rules: run only those of inputs that need a gradient (live inputs;
+            # a constant operand's rule is skipped).
+            for rule, x in zip(prim.vjps, inputs):
+                if id(x) in live:
+                    g = rule(out_grads, outs, *inputs, **attrs)
+                    if g is not None:
+                        _accumulate(grads, id(x), g, x, fit, add)
+            continue
+        in_grads = (run_rules or _run_vjp)(prim, out_grads, outs, inputs, attrs, live)
         for x, g in zip(inputs, in_grads):
-            if g is None:
-                continue
-            key = id(x)
-            if key not in live or x._value.dtype.kind not in "fc":  # no gradient for ints
-                continue
-            g = fit(g, x)
-            previous = grads.get(key)
-            if previous is None:
-                grads[key] = g
-            elif type(previous) is IndexedSlices or type(g) is IndexedSlices:
-                # Newest first: TF's breadth-first walk reaches the inputs of one op in
-                # order, ours takes them newest first (exact for f(gather(a), gather(b))).
-                grads[key] = aggregate(g, previous)
-            else:
-                grads[key] = ops.add(previous, g)
-    return [grads.get(id(s)) for s in sources]
+            if g is not None and id(x) in live:  # live: floating values only
+                _accumulate(grads, id(x), g, x, fit, add)
+
+
+def _run_vjp(prim: Any, out_grads: Any, outs: Any, inputs: tuple, attrs: dict,
+             live: set) -> Any:
+    in_grads = prim.vjp(out_grads, outs, *inputs, **attrs)
+    if len(inputs) == 1 and not isinstance(in_grads, (tuple, list)):
+        return (in_grads,)
+    return in_grads
+
+
+def _accumulate(grads: dict, key: int, g: Any, x: Any, fit: Callable, add: Callable) -> None:
+    """Adds the cotangent `g` for input `x` (id `key`) to what `grads` holds for it."""
+    if type(g) is not Tensor or g._value.shape != x._value.shape:
+        g = fit(g, x)
+    previous = grads.get(key)
+    if previous is None:
+        grads[key] = g
+    elif type(previous) is IndexedSlices or type(g) is IndexedSlices:
+        # Newest first: TF's breadth-first walk reaches the inputs of one op in
+        # order, ours takes them newest first (exact for f(gather(a), gather(b))).
+        grads[key] = aggregate(g, previous)
+    else:
+        grads[key] = add(previous, g)
+
+
+def fit_to_input(g: Any, x: Any) -> Any:
+    """A rule's cotangent `g` shaped like its input `x`: converted to a tensor of x's dtype
+    and summed over the axes broadcasting added (an IndexedSlices stays sparse)."""
+    if isinstance(g, IndexedSlices):
+        return g  # shaped like x by construction (dense_shape)
+    ops = support()
+    if not isinstance(g, TensorLike):
+        g = ops.convert_to_tensor(g, dtype=x.dtype)
+    if g._value.shape != x._value.shape:
+        g = ops.unbroadcast(g, x._value.shape)
+    return g
 
 
 def _take(grads: dict, key: int, keep: set) -> Any:
@@ -113,4 +169,4 @@ def _take(grads: dict, key: int, keep: set) -> Any:
     return grads.get(key) if key in keep else grads.pop(key, None)
 
 
-__all__ = ["carries_gradient", "support", "live_nodes", "walk"]
+__all__ = ["carries_gradient", "support", "live_nodes", "walk", "fit_to_input"]

@@ -17,7 +17,7 @@ def backprop_batched(nodes: list, target: Any, seeds: Any, sources: list) -> lis
     """For each source, the batched cotangent `(N,) + source.shape` that `seeds`
     (`(N,) + target.shape`) pulls back through `nodes`, or None where unconnected."""
     ops = support()
-    needed, live = live_nodes(nodes, {id(s) for s in sources})
+    needed, reads, live = live_nodes(nodes, sources)
     if id(target) not in live:
         return [None] * len(sources)
     n = seeds._value.shape[0]
@@ -36,7 +36,8 @@ def backprop_batched(nodes: list, target: Any, seeds: Any, sources: list) -> lis
     def missing_output(o: Any) -> Any:
         return ops.zeros((n,) + o._value.shape, o.dtype)
 
-    return walk(needed, live, {id(target): seeds}, sources, run_rules, fit, missing_output)
+    return walk(needed, reads, live, {id(target): seeds}, sources, missing_output, run_rules,
+                fit)
 
 
 __all__ = ["backprop_batched"]

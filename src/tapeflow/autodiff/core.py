@@ -190,7 +190,15 @@ def _read_variable(variable: _variables.Variable) -> Tensor:
         for tape in ctx.tapes:
             if tape._watch_accessed_variables:
                 tape._watch_variable(variable)
-    return bind(READ_VARIABLE, (variable,))
+    if ctx.graph is not None or ctx.accumulators:
+        return bind(READ_VARIABLE, (variable,))
+    # Only tapes: bind's eager path for this identity kernel, inlined (every layer's weights
+    # are read this way on every training step).
+    read = _new_tensor(Tensor)
+    read._value = variable._value
+    for tape in ctx.tapes:
+        tape._record(READ_VARIABLE, (variable,), _NO_ATTRS, read)
+    return read
 
 
 _variables.hooks["read"] = _read_variable

@@ -233,14 +233,14 @@ class GradientTape:
         nodes = self._nodes
         if release:
             self._nodes = None
-        needed, live = live_nodes(nodes, {id(s) for s in sources})
+        needed, reads, live = live_nodes(nodes, sources)
         del nodes
         grads: dict = {}
         for target, seed in zip(targets, seeds):
             if seed is not None and id(target) in live:
                 key = id(target)
                 grads[key] = seed if key not in grads else ops.add(grads[key], seed)
-        return walk(needed, live, grads, sources, _run_rules, _fit, ops.zeros_like)
+        return walk(needed, reads, live, grads, sources, ops.zeros_like)
 
     def jacobian(self, target: Any, sources: Any,
                  unconnected_gradients: UnconnectedGradients = UnconnectedGradients.NONE,
@@ -384,32 +384,6 @@ class GradientTape:
                 self._pop()
             except ValueError:
                 pass
-
-
-def _run_rules(prim: Any, out_grads: Any, outs: Any, inputs: tuple, attrs: dict,
-               live: set) -> Any:
-    if prim.vjps is not None:
-        # Per-input rules: skip the cotangents nobody needs (a constant's, say).
-        return [rule(out_grads, outs, *inputs, **attrs)
-                if id(x) in live and x._value.dtype.kind in "fc" else None  # carries_gradient
-                for rule, x in zip(prim.vjps, inputs)]
-    in_grads = prim.vjp(out_grads, outs, *inputs, **attrs)
-    if len(inputs) == 1 and not isinstance(in_grads, (tuple, list)):
-        return (in_grads,)
-    return in_grads
-
-
-def _fit(g: Any, x: Any) -> Any:
-    if type(g) is Tensor and g._value.shape == x._value.shape:
-        return g  # the common case
-    ops = support()
-    if not isinstance(g, TensorLike):
-        if isinstance(g, IndexedSlices):
-            return g  # shaped like x by construction (dense_shape); stays sparse
-        g = ops.convert_to_tensor(g, dtype=x.dtype)
-    if g._value.shape != x._value.shape:
-        g = ops.unbroadcast(g, x._value.shape)
-    return g
 
 
 def _as_target(target: Any) -> Any:
