@@ -27,6 +27,10 @@ def carries_gradient(x: Any) -> bool:
     return x._value.dtype.kind in "fc"
 
 
+# Installed by tapeflow.function.backward: `compiled_backprop(nodes, seeds, sources)` gives
+# the sources' cotangents from a compiled program for the record `nodes`, or None to walk.
+hooks: dict = {"compiled_backprop": None}
+
 _support = None
 
 
@@ -169,4 +173,4 @@ def _take(grads: dict, key: int, keep: set) -> Any:
     return grads.get(key) if key in keep else grads.pop(key, None)
 
 
-__all__ = ["carries_gradient", "support", "live_nodes", "walk", "fit_to_input"]
+__all__ = ["carries_gradient", "support", "live_nodes", "walk", "fit_to_input", "hooks"]

@@ -17,6 +17,7 @@ import numpy as np
 
 from tapeflow.autodiff import diagnostics
 from tapeflow.autodiff.backprop import carries_gradient, live_nodes, support, walk
+from tapeflow.autodiff.backprop import hooks as backprop_hooks
 from tapeflow.framework import nest
 from tapeflow.framework.context import context
 from tapeflow.framework.indexed_slices import IndexedSlices
@@ -229,16 +230,22 @@ class GradientTape:
         return nest.pack_sequence_as(sources, grads)
 
     def _backprop(self, targets: list, seeds: list, sources: list, release: bool) -> list:
-        ops = support()
         nodes = self._nodes
         if release:
             self._nodes = None
+        seeded = [(t, s) for t, s in zip(targets, seeds) if s is not None]
+        compiled = backprop_hooks["compiled_backprop"]
+        if compiled is not None and not context.active:  # first order: nothing records it
+            result = compiled(nodes, seeded, sources)
+            if result is not None:
+                return result
         needed, reads, live = live_nodes(nodes, sources)
         del nodes
+        ops = support()
         grads: dict = {}
-        for target, seed in zip(targets, seeds):
-            if seed is not None and id(target) in live:
-                key = id(target)
+        for target, seed in seeded:
+            key = id(target)
+            if key in live:
                 grads[key] = seed if key not in grads else ops.add(grads[key], seed)
         return walk(needed, reads, live, grads, sources, ops.zeros_like)
 

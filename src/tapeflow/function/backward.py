@@ -1,0 +1,169 @@
+"""Compiled backward passes for eager GradientTapes.
+
+A training loop records the same ops on every step, so every step's backward pass runs the
+same rules in the same order: only the arrays differ, while the walk's Python work (finding
+rules, shaping and summing cotangents, wrapping tensors) is repeated each time. So the second
+time a record with a given structure is differentiated (same ops and attributes, same shapes
+and dtypes, the same tensors feeding the same ops), its backward pass is traced once, as
+tf.function traces: the ordinary walk runs over symbolic stand-ins for the record's tensors,
+and the graph it builds is optimized and compiled to straight-line NumPy. From then on such a
+record's backward pass is one call of that program on the record's arrays.
+
+This is safe where a tf.function of the same backward pass would be: the rules of registered
+primitives depend on shapes, dtypes and attributes only (their value-dependent arguments go
+through `ops._static` guards, which fail loudly). Everything else takes the walk: passes that
+an outer tape, accumulator or trace records; records with a custom gradient (user code, which
+must run each time) or a stateful primitive; attributes that cannot be compared; sparse
+(IndexedSlices) cotangents; and any pass whose program fails at run time.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from tapeflow.autodiff import backprop
+from tapeflow.autodiff.core import REGISTRY
+from tapeflow.framework.tensor import Tensor, wrap
+from tapeflow.function import passes
+from tapeflow.function.compiler import Program, compile_graph
+from tapeflow.function.graph import Graph, SymbolicTensor, tracing
+
+CACHE_SIZE = 64           # compiled structures kept (a training loop needs one or two)
+_WALK = object()          # a structure known not to compile: always walk
+_programs: dict = {}      # signature -> (Program, output index per source) or _WALK
+_seen: dict = {}          # signatures differentiated once (compiled on the second time)
+
+
+class _NotCompilable(Exception):
+    pass
+
+
+def compiled_backprop(nodes: list, seeds: list, sources: list) -> Optional[list]:
+    """The sources' cotangents from the compiled program for this record's structure, or
+    None when the walk must run (first sighting, or not compilable). `nodes` is the tape's
+    record and `seeds` the (target, cotangent) pairs."""
+    try:
+        signature, tensors = _signature(nodes, seeds, sources)
+        entry = _programs.get(signature)
+    except (_NotCompilable, TypeError):  # TypeError: an attribute that cannot be hashed
+        return None
+    if entry is None:
+        if signature not in _seen:
+            _remember(_seen, signature, None)
+            return None
+        entry = _compile(nodes, seeds, sources, tensors)
+        _remember(_programs, signature, entry)
+    if entry is _WALK:
+        return None
+    program, positions = entry
+    try:
+        arrays = program([t._value for t in tensors])
+    except Exception:  # noqa: BLE001 - e.g. a static-value guard: the walk decides
+        _programs[signature] = _WALK
+        return None
+    return [None if i is None else wrap(arrays[i]) for i in positions]
+
+
+def _remember(table: dict, key: Any, value: Any) -> None:
+    if len(table) >= CACHE_SIZE:
+        del table[next(iter(table))]  # the oldest
+    table[key] = value
+
+
+def _signature(nodes: list, seeds: list, sources: list) -> tuple:
+    """What the traced program depends on, and the record's tensors in program-input order.
+
+    Each distinct tensor gets a slot, numbered by first appearance, and adds its shape and
+    dtype; each node adds its primitive, its arity, its inputs' slots and its attributes
+    (an op's outputs are new tensors: they take the next slots). Which nodes the walk needs
+    follows from this and the sources' slots, so it is not computed here. This runs on every
+    backward pass of a training loop, so it is one flat loop building one flat tuple.
+    """
+    slots: dict = {}
+    tensors: list = []
+    parts: list = []
+    add = parts.append
+    keep = tensors.append
+    lookup = slots.get
+    registered = REGISTRY.get
+    for prim, inputs, attrs, outs in nodes:
+        if prim.stateful or registered(prim.name) is not prim:
+            raise _NotCompilable  # random draws; custom gradients (user code)
+        add(prim)
+        add(len(inputs))
+        for x in inputs:
+            index = lookup(id(x))
+            if index is None:  # a value from outside the record: a new slot
+                index = slots[id(x)] = len(tensors)
+                keep(x)
+                add(x._value.shape)
+                add(x._value.dtype)
+            add(index)
+        for out in (outs if prim.multiple_results else (outs,)):
+            slots[id(out)] = len(tensors)
+            keep(out)
+            add(out._value.shape)
+            add(out._value.dtype)
+        if attrs:
+            add(tuple(attrs.items()))
+    add(None)  # the seeds and sources follow
+    for target, seed in seeds:
+        if type(seed) is not Tensor:
+            raise _NotCompilable
+    for x in [x for pair in seeds for x in pair] + sources:
+        index = lookup(id(x))
+        if index is None:
+            index = slots[id(x)] = len(tensors)
+            keep(x)
+            add(x._value.shape)
+            add(x._value.dtype)
+        add(index)
+    signature = tuple(parts)
+    hash(signature)
+    return signature, tensors
+
+
+def _compile(nodes: list, seeds: list, sources: list, tensors: list) -> Any:
+    """Traces the walk over stand-ins for `tensors` and compiles it (or _WALK)."""
+    graph = Graph("backward")
+    stand_in = {id(t): graph.placeholder(t._value, "x") for t in tensors}
+
+    def sub(x: Any) -> SymbolicTensor:
+        return stand_in[id(x)]
+
+    traced_nodes = [(prim, tuple(map(sub, inputs)), attrs,
+                     tuple(map(sub, outs)) if prim.multiple_results else sub(outs))
+                    for prim, inputs, attrs, outs in nodes]
+    traced_sources = list(map(sub, sources))
+    needed, reads, live = backprop.live_nodes(traced_nodes, traced_sources)
+    ops = backprop.support()
+    grads: dict = {}
+    for target, seed in seeds:
+        key = id(sub(target))
+        if key in live:
+            grads[key] = sub(seed) if key not in grads else ops.add(grads[key], sub(seed))
+    with tracing(graph, suspend_tapes=True):
+        results = backprop.walk(needed, reads, live, grads, traced_sources, ops.zeros_like)
+    if graph.captures or any(r is not None and not isinstance(r, Tensor) for r in results):
+        return _WALK  # sparse cotangents, or values from outside the record
+    positions: list = []
+    for r in results:
+        positions.append(None if r is None else len(graph.outputs))
+        if r is not None:
+            graph.outputs.append(graph.value_id(r))
+    passes.optimize(graph)
+    program = compile_graph(graph)
+    _drop_examples(program)
+    return program, positions
+
+
+def _drop_examples(program: Program) -> None:
+    # The trace's arrays (every intermediate of one step) are not needed to run the program.
+    for info in program.graph.values:
+        if info.kind != "const":
+            info.example = None
+
+
+backprop.hooks["compiled_backprop"] = compiled_backprop
+
+__all__ = ["compiled_backprop", "CACHE_SIZE"]
