@@ -186,18 +186,18 @@ def _read_variable(variable: _variables.Variable) -> Tensor:
         return wrap(variable._value)
     for watcher in ctx.variable_watchers:
         watcher.add(variable)
-    if variable._trainable:
-        for tape in ctx.tapes:
-            if tape._watch_accessed_variables:
-                tape._watch_variable(variable)
     if ctx.graph is not None or ctx.accumulators:
+        if variable._trainable:
+            for tape in ctx.tapes:
+                if tape._watch_accessed_variables:
+                    tape._watch_variable(variable)
         return bind(READ_VARIABLE, (variable,))
     # Only tapes: bind's eager path for this identity kernel, inlined (every layer's weights
     # are read this way on every training step).
     read = _new_tensor(Tensor)
     read._value = variable._value
     for tape in ctx.tapes:
-        tape._record(READ_VARIABLE, (variable,), _NO_ATTRS, read)
+        tape._record_read(variable, read)
     return read
 
 

@@ -18,6 +18,7 @@ import numpy as np
 from tapeflow.autodiff import diagnostics
 from tapeflow.autodiff.backprop import carries_gradient, live_nodes, support, walk
 from tapeflow.autodiff.backprop import hooks as backprop_hooks
+from tapeflow.autodiff.core import READ_VARIABLE
 from tapeflow.framework import nest
 from tapeflow.framework.context import context
 from tapeflow.framework.indexed_slices import IndexedSlices
@@ -171,6 +172,19 @@ class GradientTape:
         else:  # an integer output (tf.cast to int32): the path stops here
             self._blocked[id(outputs)] = (outputs, prim, inputs)
 
+    def _record_read(self, variable: Variable, read: Tensor) -> None:
+        """`_record` for a read of `variable` (the hot case: a layer's weights), which also
+        starts watching a trainable variable unless `watch_accessed_variables=False`."""
+        if id(variable) not in self._tracked:
+            if not (variable._trainable and self._watch_accessed_variables):
+                return
+            self._watch_variable(variable)
+        self._nodes.append((READ_VARIABLE, (variable,), {}, read))
+        if read._value.dtype.kind in "fc":
+            self._tracked[id(read)] = read
+        else:
+            self._blocked[id(read)] = (read, READ_VARIABLE, (variable,))
+
     def _block(self, prim: Any, inputs: Any, outputs: Any) -> None:
         """Notes the outputs of an op with no gradient fed by a tracked or blocked value, so
         that `explain` can name the op that cut a path (called by autodiff.core.bind)."""
@@ -215,8 +229,9 @@ class GradientTape:
         integer sources.
         """
         self._check_usable()
-        unconnected_gradients = UnconnectedGradients(
-            getattr(unconnected_gradients, "value", unconnected_gradients))
+        if unconnected_gradients is not UnconnectedGradients.NONE:
+            unconnected_gradients = UnconnectedGradients(
+                getattr(unconnected_gradients, "value", unconnected_gradients))
         flat_targets = [_as_target(t) for t in nest.flatten(target)]
         flat_sources = nest.flatten(sources)
         _check_sources(flat_sources)
@@ -226,7 +241,9 @@ class GradientTape:
         diagnostics.note(self, record, flat_targets, flat_sources, grads)
         del record
         self._release_if_done()
-        grads = [_fill_unconnected(g, s, unconnected_gradients) for g, s in zip(grads, flat_sources)]
+        if unconnected_gradients is UnconnectedGradients.ZERO:
+            grads = [support().zeros_like(s) if g is None else g
+                     for g, s in zip(grads, flat_sources)]
         return nest.pack_sequence_as(sources, grads)
 
     def _backprop(self, targets: list, seeds: list, sources: list, release: bool) -> list:
@@ -425,14 +442,6 @@ def _seeds(targets: list, output_gradients: Any) -> list:
         else:
             seeds.append(ops.convert_to_tensor(g, dtype=t.dtype))
     return seeds
-
-
-def _fill_unconnected(grad: Any, source: Any, mode: UnconnectedGradients) -> Any:
-    if grad is not None:
-        return grad
-    if mode is UnconnectedGradients.ZERO:
-        return support().zeros_like(source)
-    return None
 
 
 __all__ = ["GradientTape", "UnconnectedGradients"]

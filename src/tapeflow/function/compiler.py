@@ -31,7 +31,8 @@ _COUNTER = [0]
 
 
 def kernel_of(prim: Any) -> Callable:
-    """The kernel a compiled program calls (the whole program runs under np.errstate)."""
+    """The kernel a compiled program calls (NumPy's floating-point warnings are silenced by
+    the warnings filter for tapeflow modules, which covers the generated code)."""
     return prim.impl
 
 
@@ -50,7 +51,7 @@ class Program:
         self.fused_chains = 0
         self.inplace = 0
         self.source, namespace, self._line_nodes = self._generate()
-        self.filename = namespace["__name__"]
+        self.filename = namespace["__file__"]
         self.run = namespace["run"]
 
     # -- lowering ---------------------------------------------------------------------------
@@ -98,7 +99,10 @@ class Program:
         values = graph.values
         _COUNTER[0] += 1
         filename = f"<tapeflow-graph {graph.name} #{_COUNTER[0]}>"
-        namespace: dict = {"__name__": filename, "np": np}
+        # A tapeflow module name: the warnings filter that silences NumPy's floating-point
+        # warnings in tapeflow's own frames (autodiff/core.py) covers the program too.
+        namespace: dict = {"__name__": "tapeflow.function.generated", "__file__": filename,
+                           "np": np}
         lines = ["def run(args):", "    S = {}"] if self.dry else ["def run(args):"]
         line_nodes: dict = {}
         if self.input_vids:
@@ -161,8 +165,7 @@ class Program:
     # -- running ----------------------------------------------------------------------------
     def __call__(self, arrays: list) -> list:
         try:
-            with np.errstate(all="ignore"):
-                return self.run(arrays)
+            return self.run(arrays)
         except (ValueError, TypeError, IndexError, ArithmeticError, np.linalg.LinAlgError,
                 OpError) as exc:
             raise self._graph_error(exc, sys.exc_info()[2]) from None
