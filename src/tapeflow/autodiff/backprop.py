@@ -12,10 +12,12 @@ from __future__ import annotations
 
 from typing import Any, Callable, Optional
 
+import numpy as np
+
 from tapeflow.autodiff.core import READ_VARIABLE
 from tapeflow.framework.context import context
 from tapeflow.framework.indexed_slices import IndexedSlices, aggregate, densify
-from tapeflow.framework.tensor import Tensor, TensorLike
+from tapeflow.framework.tensor import Tensor, TensorLike, wrap
 
 # Ops whose VJP hands the cotangent on unchanged: an IndexedSlices cotangent stays sparse
 # through them (a gather of a variable's value gives the variable IndexedSlices, as in TF).
@@ -27,8 +29,8 @@ def carries_gradient(x: Any) -> bool:
     return x._value.dtype.kind in "fc"
 
 
-# Installed by tapeflow.function.backward: `compiled_backprop(nodes, seeds, sources)` gives
-# the sources' cotangents from a compiled program for the record `nodes`, or None to walk.
+# Installed by tapeflow.function.backward: `compiled_backprop(nodes, targets, seeds, sources)`
+# gives the sources' cotangents from a compiled program for the record `nodes`, or None to walk.
 hooks: dict = {"compiled_backprop": None}
 
 _support = None
@@ -67,6 +69,25 @@ def live_nodes(nodes: list, sources: list) -> tuple:
                     live.add(id(outs))
                 break
     return needed, reads, live
+
+
+def seed_cotangents(targets: list, seeds: Optional[list], live: set) -> dict:
+    """id -> the cotangent each target starts with: its seed, or ones of its shape where
+    `seeds` is None (`gradient` without `output_gradients`). A target given twice adds its
+    seeds; targets the sources do not reach, and integer ones, get none."""
+    grads: dict = {}
+    for index, target in enumerate(targets):
+        key = id(target)
+        if key not in live:
+            continue
+        if seeds is None:
+            seed = wrap(np.ones(target._value.shape, target._value.dtype))
+        else:
+            seed = seeds[index]
+            if seed is None:
+                continue
+        grads[key] = seed if key not in grads else support().add(grads[key], seed)
+    return grads
 
 
 def walk(needed: list, reads: list, live: set, grads: dict, sources: list,
@@ -173,4 +194,5 @@ def _take(grads: dict, key: int, keep: set) -> Any:
     return grads.get(key) if key in keep else grads.pop(key, None)
 
 
-__all__ = ["carries_gradient", "support", "live_nodes", "walk", "fit_to_input", "hooks"]
+__all__ = ["carries_gradient", "support", "live_nodes", "walk", "fit_to_input", "hooks",
+           "seed_cotangents"]

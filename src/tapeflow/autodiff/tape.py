@@ -16,7 +16,8 @@ from typing import Any, Iterator, Optional
 import numpy as np
 
 from tapeflow.autodiff import diagnostics
-from tapeflow.autodiff.backprop import carries_gradient, live_nodes, support, walk
+from tapeflow.autodiff.backprop import carries_gradient, live_nodes, seed_cotangents, support, \
+    walk
 from tapeflow.autodiff.backprop import hooks as backprop_hooks
 from tapeflow.autodiff.core import READ_VARIABLE
 from tapeflow.framework import nest
@@ -235,7 +236,7 @@ class GradientTape:
         flat_targets = [_as_target(t) for t in nest.flatten(target)]
         flat_sources = nest.flatten(sources)
         _check_sources(flat_sources)
-        seeds = _seeds(flat_targets, output_gradients)
+        seeds = None if output_gradients is None else _seeds(flat_targets, output_gradients)
         record = self._nodes  # kept only to explain a None gradient (see `explain`)
         grads = self._backprop(flat_targets, seeds, flat_sources, release=not self._persistent)
         diagnostics.note(self, record, flat_targets, flat_sources, grads)
@@ -246,25 +247,21 @@ class GradientTape:
                      for g, s in zip(grads, flat_sources)]
         return nest.pack_sequence_as(sources, grads)
 
-    def _backprop(self, targets: list, seeds: list, sources: list, release: bool) -> list:
+    def _backprop(self, targets: list, seeds: Optional[list], sources: list,
+                  release: bool) -> list:
+        """The sources' cotangents; `seeds` (None: ones) are the targets' cotangents."""
         nodes = self._nodes
         if release:
             self._nodes = None
-        seeded = [(t, s) for t, s in zip(targets, seeds) if s is not None]
         compiled = backprop_hooks["compiled_backprop"]
         if compiled is not None and not context.active:  # first order: nothing records it
-            result = compiled(nodes, seeded, sources)
+            result = compiled(nodes, targets, seeds, sources)
             if result is not None:
                 return result
         needed, reads, live = live_nodes(nodes, sources)
         del nodes
-        ops = support()
-        grads: dict = {}
-        for target, seed in seeded:
-            key = id(target)
-            if key in live:
-                grads[key] = seed if key not in grads else ops.add(grads[key], seed)
-        return walk(needed, reads, live, grads, sources, ops.zeros_like)
+        grads = seed_cotangents(targets, seeds, live)
+        return walk(needed, reads, live, grads, sources, support().zeros_like)
 
     def jacobian(self, target: Any, sources: Any,
                  unconnected_gradients: UnconnectedGradients = UnconnectedGradients.NONE,
@@ -428,20 +425,14 @@ def _check_sources(sources: list) -> None:
 
 
 def _seeds(targets: list, output_gradients: Any) -> list:
-    ops = support()
-    if output_gradients is None:
-        return [ops.ones_like(t) if carries_gradient(t) else None for t in targets]
+    """`output_gradients` as one seed per target (None: ones, for that target)."""
     flat = nest.flatten(output_gradients)
     if len(flat) != len(targets):
         raise ValueError(f"Length of output_gradients ({len(flat)}) must match the number of "
                          f"targets ({len(targets)}).")
-    seeds = []
-    for t, g in zip(targets, flat):
-        if g is None:
-            seeds.append(ops.ones_like(t) if carries_gradient(t) else None)
-        else:
-            seeds.append(ops.convert_to_tensor(g, dtype=t.dtype))
-    return seeds
+    ops = support()
+    return [ops.ones_like(t) if g is None else ops.convert_to_tensor(g, dtype=t.dtype)
+            for t, g in zip(targets, flat)]
 
 
 __all__ = ["GradientTape", "UnconnectedGradients"]

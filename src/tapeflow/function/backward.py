@@ -38,12 +38,13 @@ class _NotCompilable(Exception):
     pass
 
 
-def compiled_backprop(nodes: list, seeds: list, sources: list) -> Optional[list]:
+def compiled_backprop(nodes: list, targets: list, seeds: Optional[list],
+                      sources: list) -> Optional[list]:
     """The sources' cotangents from the compiled program for this record's structure, or
     None when the walk must run (first sighting, or not compilable). `nodes` is the tape's
-    record and `seeds` the (target, cotangent) pairs."""
+    record; `seeds` the targets' cotangents (None: ones, made inside the program)."""
     try:
-        signature, tensors = _signature(nodes, seeds, sources)
+        signature, tensors = _signature(nodes, targets, seeds, sources)
         entry = _programs.get(signature)
     except (_NotCompilable, TypeError):  # TypeError: an attribute that cannot be hashed
         return None
@@ -51,7 +52,7 @@ def compiled_backprop(nodes: list, seeds: list, sources: list) -> Optional[list]
         if signature not in _seen:
             _remember(_seen, signature, None)
             return None
-        entry = _compile(nodes, seeds, sources, tensors)
+        entry = _compile(nodes, targets, seeds, sources, tensors)
         _remember(_programs, signature, entry)
     if entry is _WALK:
         return None
@@ -70,7 +71,7 @@ def _remember(table: dict, key: Any, value: Any) -> None:
     table[key] = value
 
 
-def _signature(nodes: list, seeds: list, sources: list) -> tuple:
+def _signature(nodes: list, targets: list, seeds: Optional[list], sources: list) -> tuple:
     """What the traced program depends on, and the record's tensors in program-input order.
 
     Each distinct tensor gets a slot, numbered by first appearance, and adds its shape and
@@ -106,11 +107,16 @@ def _signature(nodes: list, seeds: list, sources: list) -> tuple:
             add(out._value.dtype)
         if attrs:
             add(tuple(attrs.items()))
-    add(None)  # the seeds and sources follow
-    for target, seed in seeds:
-        if type(seed) is not Tensor:
+    add(None)  # the targets, seeds and sources follow
+    if seeds is None:
+        add("ones")
+        ends = targets + sources
+    else:
+        if any(s is not None and type(s) is not Tensor for s in seeds):
             raise _NotCompilable
-    for x in [x for pair in seeds for x in pair] + sources:
+        add(tuple(s is None for s in seeds))
+        ends = targets + [s for s in seeds if s is not None] + sources
+    for x in ends:
         index = lookup(id(x))
         if index is None:
             index = slots[id(x)] = len(tensors)
@@ -123,7 +129,8 @@ def _signature(nodes: list, seeds: list, sources: list) -> tuple:
     return signature, tensors
 
 
-def _compile(nodes: list, seeds: list, sources: list, tensors: list) -> Any:
+def _compile(nodes: list, targets: list, seeds: Optional[list], sources: list,
+             tensors: list) -> Any:
     """Traces the walk over stand-ins for `tensors` and compiles it (or _WALK)."""
     graph = Graph("backward")
     stand_in = {id(t): graph.placeholder(t._value, "x") for t in tensors}
@@ -136,14 +143,11 @@ def _compile(nodes: list, seeds: list, sources: list, tensors: list) -> Any:
                     for prim, inputs, attrs, outs in nodes]
     traced_sources = list(map(sub, sources))
     needed, reads, live = backprop.live_nodes(traced_nodes, traced_sources)
-    ops = backprop.support()
-    grads: dict = {}
-    for target, seed in seeds:
-        key = id(sub(target))
-        if key in live:
-            grads[key] = sub(seed) if key not in grads else ops.add(grads[key], sub(seed))
-    with tracing(graph, suspend_tapes=True):
-        results = backprop.walk(needed, reads, live, grads, traced_sources, ops.zeros_like)
+    traced_seeds = None if seeds is None else [None if s is None else sub(s) for s in seeds]
+    with tracing(graph, suspend_tapes=True):  # default seeds are constants: folded
+        grads = backprop.seed_cotangents(list(map(sub, targets)), traced_seeds, live)
+        results = backprop.walk(needed, reads, live, grads, traced_sources,
+                                backprop.support().zeros_like)
     if graph.captures or any(r is not None and not isinstance(r, Tensor) for r in results):
         return _WALK  # sparse cotangents, or values from outside the record
     positions: list = []
