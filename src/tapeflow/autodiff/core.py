@@ -114,6 +114,8 @@ def bind(prim: Primitive, inputs: Sequence[Any], attrs: dict = _NO_ATTRS) -> Any
             if attrs:
                 if len(inputs) == 1:
                     raw = prim.impl(inputs[0]._value, **attrs)
+                elif len(inputs) == 2:
+                    raw = prim.impl(inputs[0]._value, inputs[1]._value, **attrs)
                 else:
                     raw = prim.impl(*[x._value for x in inputs], **attrs)
             elif len(inputs) == 2:
@@ -156,9 +158,14 @@ def record(prim: Primitive, inputs: Sequence[Any], attrs: dict, outputs: Any) ->
 _BROADCAST = re.compile(r"could not be broadcast")
 
 
-def shape_text(x: Any) -> str:
+def dims_text(shape: tuple) -> str:
     """A shape as TensorFlow writes it in errors: `[2,3]`."""
-    return "[" + ",".join(str(d) for d in np.shape(x._value if hasattr(x, "_value") else x)) + "]"
+    return "[" + ",".join(str(d) for d in shape) + "]"
+
+
+def shape_text(x: Any) -> str:
+    """The shape of a tensor or array as TensorFlow writes it in errors: `[2,3]`."""
+    return dims_text(np.shape(x._value if hasattr(x, "_value") else x))
 
 
 def op_error(prim: Primitive, inputs: Sequence[Any], exc: Exception) -> Exception:
@@ -205,4 +212,4 @@ _variables.hooks["read"] = _read_variable
 
 
 __all__ = ["Primitive", "primitive", "bind", "record", "REGISTRY", "op_error",
-           "shape_text", "READ_VARIABLE"]
+           "shape_text", "dims_text", "READ_VARIABLE"]

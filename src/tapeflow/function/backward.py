@@ -75,10 +75,11 @@ def _signature(nodes: list, targets: list, seeds: Optional[list], sources: list)
     """What the traced program depends on, and the record's tensors in program-input order.
 
     Each distinct tensor gets a slot, numbered by first appearance, and adds its shape and
-    dtype; each node adds its primitive, its arity, its inputs' slots and its attributes
-    (an op's outputs are new tensors: they take the next slots). Which nodes the walk needs
-    follows from this and the sources' slots, so it is not computed here. This runs on every
-    backward pass of a training loop, so it is one flat loop building one flat tuple.
+    dtype; each node adds its primitive, its arity, its inputs' slots and its attributes (an
+    op's outputs are new tensors: they take the next slots and add their shapes). Which nodes
+    the walk needs follows from this and the sources' slots, so it is not computed here. This
+    runs on every backward pass of a training loop, so it is one flat loop building one flat
+    tuple.
     """
     slots: dict = {}
     tensors: list = []
@@ -97,14 +98,21 @@ def _signature(nodes: list, targets: list, seeds: Optional[list], sources: list)
             if index is None:  # a value from outside the record: a new slot
                 index = slots[id(x)] = len(tensors)
                 keep(x)
-                add(x._value.shape)
-                add(x._value.dtype)
+                value = x._value
+                add(value.shape)
+                add(value.dtype)
             add(index)
-        for out in (outs if prim.multiple_results else (outs,)):
-            slots[id(out)] = len(tensors)
-            keep(out)
-            add(out._value.shape)
-            add(out._value.dtype)
+        # Outputs add their shapes (some ops' depend on input values); their dtypes follow
+        # from the primitive, its attributes and its inputs' dtypes.
+        if prim.multiple_results:
+            for out in outs:
+                slots[id(out)] = len(tensors)
+                keep(out)
+                add(out._value.shape)
+        else:
+            slots[id(outs)] = len(tensors)
+            keep(outs)
+            add(outs._value.shape)
         if attrs:
             add(tuple(attrs.items()))
     add(None)  # the targets, seeds and sources follow

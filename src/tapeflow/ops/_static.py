@@ -21,7 +21,7 @@ from typing import Any, Callable, TypeVar
 
 import numpy as np
 
-from tapeflow.autodiff.core import Primitive, bind
+from tapeflow.autodiff.core import Primitive, bind, dims_text
 from tapeflow.framework import nest
 from tapeflow.framework.context import context
 from tapeflow.framework.errors import InvalidArgumentError
@@ -30,17 +30,13 @@ from tapeflow.framework.tensor import Tensor, TensorLike
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def _text(shape: tuple) -> str:
-    return "[" + ",".join(str(d) for d in shape) + "]"
-
-
 # -- EnsureShape: the check behind tf.ensure_shape and traced_shape_guard --------------------------
 
 def _ensure_shape_kernel(x: np.ndarray, shape: tuple, note: str) -> np.ndarray:
     if len(shape) != np.ndim(x) or any(d is not None and d != s
                                        for d, s in zip(shape, np.shape(x))):
         expected = "[" + ",".join("?" if d is None else str(d) for d in shape) + "]"
-        raise InvalidArgumentError(f"Shape of tensor input {_text(np.shape(x))} is not "
+        raise InvalidArgumentError(f"Shape of tensor input {dims_text(np.shape(x))} is not "
                                    f"compatible with expected shape {expected}.{note}")
     return x
 
@@ -60,7 +56,7 @@ def traced_shape_guard(t: Tensor, what: str) -> Tensor:
     if context.graph is None:
         return t
     note = (f" {what} has a data-dependent output shape; tapeflow's tf.function keeps the "
-            f"shape the function was traced with ({_text(np.shape(t._value))}).")
+            f"shape the function was traced with ({dims_text(np.shape(t._value))}).")
     return bind(ensure_shape_prim, (t,), {"shape": np.shape(t._value), "note": note})
 
 

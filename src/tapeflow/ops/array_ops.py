@@ -9,7 +9,7 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
-from tapeflow.autodiff.core import Primitive, bind
+from tapeflow.autodiff.core import Primitive, bind, dims_text
 from tapeflow.framework import dtypes as _dtypes
 from tapeflow.framework.context import context
 from tapeflow.framework.errors import InvalidArgumentError
@@ -194,17 +194,16 @@ def _check_concat_shapes(shapes: list, axis: int) -> None:
     """TensorFlow's ConcatOp checks: equal ranks, then equal sizes off the concat axis (the
     first mismatching dimension is named; shapes print as [2,3])."""
     first = shapes[0]
-    text = lambda s: "[" + ",".join(str(d) for d in s) + "]"  # noqa: E731
     for index, s in enumerate(shapes[1:], start=1):
         if len(s) != len(first):
             raise InvalidArgumentError(f"ConcatOp : Ranks of all input tensors should match: "
-                                       f"shape[0] = {text(first)} vs. shape[{index}] = "
-                                       f"{text(s)} [Op:ConcatV2]")
+                                       f"shape[0] = {dims_text(first)} vs. shape[{index}] = "
+                                       f"{dims_text(s)} [Op:ConcatV2]")
         for dim, (a, b) in enumerate(zip(first, s)):
             if dim != axis and a != b:
                 raise InvalidArgumentError(f"ConcatOp : Dimension {dim} in both shapes must be "
-                                           f"equal: shape[0] = {text(first)} vs. shape[{index}] "
-                                           f"= {text(s)} [Op:ConcatV2]")
+                                           f"equal: shape[0] = {dims_text(first)} vs. "
+                                           f"shape[{index}] = {dims_text(s)} [Op:ConcatV2]")
 
 
 def _stack_vjp(g: Tensor, ans: Tensor, *xs: Tensor, axis: int) -> tuple:

@@ -10,7 +10,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from tapeflow.autodiff.core import Primitive, bind
+from tapeflow.autodiff.core import Primitive, bind, dims_text
 from tapeflow.framework import dtypes as _dtypes
 from tapeflow.framework.context import context
 from tapeflow.framework.errors import InvalidArgumentError
@@ -31,10 +31,6 @@ def linear_jvp(prim: Primitive):
                      (zeros_like(x) if t is None else t) for t, x in zip(tangents, inputs))
         return bind(prim, args, attrs)
     return rule
-
-
-def _text(shape: tuple) -> str:
-    return "[" + ",".join(str(d) for d in shape) + "]"
 
 
 def _int_tensor(indices: Any, op_name: str) -> Tensor:
@@ -58,7 +54,7 @@ def _check_nd_indices(indices: np.ndarray, shape: tuple, op_name: str, what: str
         row = ", ".join(str(int(v)) for v in rows[i])
         node = ", node name: GatherNd" if op_name == "GatherNd" else ""
         raise InvalidArgumentError(f"indices[{i}] = [{row}] does not index into {what} "
-                                   f"{_text(shape)}{node} [Op:{op_name}]")
+                                   f"{dims_text(shape)}{node} [Op:{op_name}]")
 
 
 # -- ensure_shape, and the guard of ops whose output shape depends on values ---------------------
@@ -143,13 +139,13 @@ def _check_updates(indices: np.ndarray, updates_shape: tuple, shape: tuple, op_n
     expected = indices.shape[:-1] + tuple(shape[indices.shape[-1]:])
     if tuple(updates_shape) != expected:
         raise InvalidArgumentError(
-            f"Dimensions [0,{indices.ndim - 1}) of indices[shape={_text(indices.shape)}] = "
-            f"{_text(indices.shape[:-1])} must match dimensions [0,{indices.ndim - 1}) of "
-            f"updates[shape={_text(updates_shape)}] [Op:{op_name}]"
+            f"Dimensions [0,{indices.ndim - 1}) of indices[shape={dims_text(indices.shape)}] = "
+            f"{dims_text(indices.shape[:-1])} must match dimensions [0,{indices.ndim - 1}) of "
+            f"updates[shape={dims_text(updates_shape)}] [Op:{op_name}]"
             if tuple(updates_shape[:indices.ndim - 1]) != indices.shape[:-1] else
             f"Must have updates.shape = indices.shape[:batch_dim] + params_shape[slice_dim:], "
-            f"got updates.shape: {_text(updates_shape)}, indices.shape: "
-            f"{_text(indices.shape)}, params_shape: {_text(shape)} [Op:{op_name}]")
+            f"got updates.shape: {dims_text(updates_shape)}, indices.shape: "
+            f"{dims_text(indices.shape)}, params_shape: {dims_text(shape)} [Op:{op_name}]")
 
 
 def _update_kernel(tensor: np.ndarray, indices: np.ndarray, updates: np.ndarray) -> np.ndarray:
@@ -330,8 +326,8 @@ def _segment_operands(data: Any, segment_ids: Any, num_segments: Any, op_name: s
     n = static_value(num_segments, f"{op_name}: num_segments", int)
     shape, ids_shape = data._value.shape, ids._value.shape
     if shape[:len(ids_shape)] != ids_shape:
-        raise InvalidArgumentError(f"data.shape = {_text(shape)} does not start with "
-                                   f"segment_ids.shape = {_text(ids_shape)} [Op:{op_name}]")
+        raise InvalidArgumentError(f"data.shape = {dims_text(shape)} does not start with "
+                                   f"segment_ids.shape = {dims_text(ids_shape)} [Op:{op_name}]")
     _check_segment_ids(ids._value, n, op_name)
     return data, ids, n
 

@@ -15,7 +15,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from tapeflow.autodiff.core import Primitive, bind
+from tapeflow.autodiff.core import Primitive, bind, dims_text
 from tapeflow.framework import dtypes as _dtypes
 from tapeflow.framework.convert import mismatch_error
 from tapeflow.framework.errors import InvalidArgumentError
@@ -34,10 +34,6 @@ LogMatrixDeterminant = collections.namedtuple("LogMatrixDeterminant",
 Qr = collections.namedtuple("Qr", ["q", "r"])
 
 _FLOAT_TYPES = "double, float, half, complex64, complex128"
-
-
-def _text(shape: tuple) -> str:
-    return "[" + ",".join(str(d) for d in shape) + "]"
 
 
 def _matrix(x: Any, op_name: str, square: bool = True) -> Tensor:
@@ -173,7 +169,7 @@ def solve(matrix: Any, rhs: Any, adjoint: bool = False, name: Optional[str] = No
         raise InvalidArgumentError("Input matrix and rhs are incompatible. [Op:MatrixSolve]")
     if a._value.shape[:-2] != b._value.shape[:-2]:
         raise InvalidArgumentError(f"Input matrix and rhs must have the same batch shape: "
-                                   f"{_text(a._value.shape)} vs. {_text(b._value.shape)} "
+                                   f"{dims_text(a._value.shape)} vs. {dims_text(b._value.shape)} "
                                    f"[Op:MatrixSolve]")
     return bind(_solve, (a, b), {"adjoint": bool(adjoint)})
 
@@ -263,7 +259,7 @@ def triangular_solve(matrix: Any, rhs: Any, lower: bool = True, adjoint: bool = 
     a, b = binary_operands(a, rhs, "MatrixTriangularSolve")
     if b._value.ndim < 2 or b._value.shape[-2] != a._value.shape[-1]:
         raise InvalidArgumentError(f"Input matrix and rhs are incompatible: "
-                                   f"{_text(a._value.shape)} vs. {_text(b._value.shape)} "
+                                   f"{dims_text(a._value.shape)} vs. {dims_text(b._value.shape)} "
                                    f"[Op:MatrixTriangularSolve]")
     batch = np.broadcast_shapes(a._value.shape[:-2], b._value.shape[:-2])
     if b._value.shape[:-2] != batch:
@@ -480,7 +476,7 @@ def diag_part(input: Any, name: str = "diag_part", k: Any = 0,  # noqa: A002
     x = convert_to_tensor(input)
     if x._value.ndim < 2:
         raise InvalidArgumentError(f"input must be at least 2-dim, received shape: "
-                                   f"{_text(x._value.shape)} [Op:MatrixDiagPartV3]")
+                                   f"{dims_text(x._value.shape)} [Op:MatrixDiagPartV3]")
     return bind(_diag_part, (x,), {"k": _offset(k)})
 
 
@@ -512,8 +508,8 @@ def set_diag(input: Any, diagonal: Any, name: str = "set_diag", k: Any = 0,  # n
     k = _offset(k)
     expected = x._value.shape[:-2] + (len(_diag_index(x._value.shape, k)[1]),)
     if d._value.shape != expected:
-        raise InvalidArgumentError(f"diagonal must have shape {_text(expected)}, got "
-                                   f"{_text(d._value.shape)} [Op:MatrixSetDiagV3]")
+        raise InvalidArgumentError(f"diagonal must have shape {dims_text(expected)}, got "
+                                   f"{dims_text(d._value.shape)} [Op:MatrixSetDiagV3]")
     return bind(_set_diag, (x, d), {"k": k})
 
 
@@ -634,7 +630,7 @@ def _check_einsum_dims(eq: str, tensors: list) -> None:
         for axis, (c, d) in enumerate(zip(sub, shape)):
             if sizes.setdefault(c, d) != d:
                 raise InvalidArgumentError(f"Expected dimension {sizes[c]} at axis {axis} of "
-                                           f"the input shaped {_text(shape)} but got dimension "
+                                           f"the input shaped {dims_text(shape)} but got dimension "
                                            f"{d} [Op:Einsum]")
 
 
@@ -696,7 +692,7 @@ def lstsq(matrix: Any, rhs: Any, l2_regularizer: float = 0.0, fast: bool = True,
     a, b = binary_operands(a, rhs, "MatMul")  # TF's fast path fails in its MatMul
     if b._value.ndim < 2 or b._value.shape[-2] != a._value.shape[-2]:
         raise InvalidArgumentError(f"Input matrix and rhs are incompatible: "
-                                   f"{_text(a._value.shape)} vs. {_text(b._value.shape)} "
+                                   f"{dims_text(a._value.shape)} vs. {dims_text(b._value.shape)} "
                                    f"[Op:MatrixSolveLs]")
     m, n = a._value.shape[-2:]
     reg = float(l2_regularizer)

@@ -11,7 +11,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from tapeflow.autodiff.core import Primitive, bind
+from tapeflow.autodiff.core import Primitive, bind, dims_text
 from tapeflow.framework import dtypes as _dtypes
 from tapeflow.framework.context import context
 from tapeflow.framework.convert import cpp_name
@@ -500,32 +500,35 @@ def matmul(a: Any, b: Any, transpose_a: bool = False, transpose_b: bool = False,
     """The matrix product of the last two axes of `a` and `b`, batched over the leading axes
     (which broadcast). `adjoint_*` equals `transpose_*` for real inputs."""
     a, b = binary_operands(a, b, "MatMul")
-    require(a, _NUMERIC, "MatMul")
+    if a._value.dtype.kind not in _NUMERIC:
+        require(a, _NUMERIC, "MatMul")  # raises TF's dtype error
     transpose_a = bool(transpose_a or adjoint_a)
     transpose_b = bool(transpose_b or adjoint_b)
-    _check_matmul_shapes(a._value.shape, b._value.shape, transpose_a, transpose_b)
+    sa, sb = a._value.shape, b._value.shape
+    if len(sa) != 2 or len(sb) != 2 or \
+            (sa[0] if transpose_a else sa[1]) != (sb[1] if transpose_b else sb[0]):
+        _check_matmul_shapes(sa, sb, transpose_a, transpose_b)  # all but fitting matrices
     return bind(_matmul, (a, b), {"transpose_a": transpose_a, "transpose_b": transpose_b})
 
 
 def _check_matmul_shapes(sa: tuple, sb: tuple, transpose_a: bool, transpose_b: bool) -> None:
-    def text(shape: tuple) -> str:
-        return "[" + ",".join(map(str, shape)) + "]"
     for index, shape in enumerate((sa, sb)):
         if len(shape) < 2:
             raise InvalidArgumentError(f"In[{index}] ndims must be >= 2: {len(shape)} "
-                                       f"(shapes {text(sa)} and {text(sb)}) [Op:MatMul]")
+                                       f"(shapes {dims_text(sa)} and {dims_text(sb)}) [Op:MatMul]")
     inner_a = sa[-2] if transpose_a else sa[-1]
     inner_b = sb[-1] if transpose_b else sb[-2]
     if inner_a != inner_b:
-        raise InvalidArgumentError(f"Matrix size-incompatible: In[0]: {text(sa)}, In[1]: "
-                                   f"{text(sb)} [Op:MatMul]")
+        raise InvalidArgumentError(f"Matrix size-incompatible: In[0]: {dims_text(sa)}, In[1]: "
+                                   f"{dims_text(sb)} [Op:MatMul]")
     if len(sa) == 2 and len(sb) == 2:
         return  # plain matrices: nothing to broadcast (and the check is costly)
     try:
         np.broadcast_shapes(sa[:-2], sb[:-2])
     except ValueError:
-        raise InvalidArgumentError(f"In[0] and In[1] must have compatible batch dimensions: "
-                                   f"{text(sa)} vs. {text(sb)} [Op:BatchMatMulV2]") from None
+        raise InvalidArgumentError(
+            f"In[0] and In[1] must have compatible batch dimensions: {dims_text(sa)} vs. "
+            f"{dims_text(sb)} [Op:BatchMatMulV2]") from None
 
 
 __all__ = [
