@@ -127,7 +127,7 @@ class GradientTape:
     def _watch_variable(self, variable: Variable) -> None:
         key = id(variable)
         if key not in self._watched_variables:
-            if not carries_gradient(variable):
+            if variable._value.dtype.kind not in "fc":  # carries_gradient, inlined
                 logger.warning("The dtype of the watched tensor must be floating (e.g. "
                                "tf.float32), got %r", variable.dtype)
             self._watched_variables[key] = variable
@@ -419,7 +419,7 @@ def _check_sources(sources: list) -> None:
         if not isinstance(source, TensorLike):
             raise ValueError(f"Passed in object {source!r} of type {type(source).__name__!r}, "
                              f"not tf.Tensor or tf.Variable or ExtensionType.")
-        if not carries_gradient(source):
+        if source._value.dtype.kind not in "fc":  # carries_gradient, inlined
             logger.warning("The dtype of the source tensor must be floating (e.g. tf.float32) "
                            "when calling GradientTape.gradient, got %r", source.dtype)
 

@@ -13,6 +13,14 @@ def is_nested(structure: Any) -> bool:
     return isinstance(structure, _CONTAINERS)
 
 
+def _is_flat(items: list) -> bool:
+    # A loop, not any() over a generator: this runs on every gradient call.
+    for x in items:
+        if isinstance(x, _CONTAINERS):
+            return False
+    return True
+
+
 def _children(structure: Any) -> list:
     if isinstance(structure, dict):
         return [structure[k] for k in sorted(structure, key=_sort_key)]
@@ -27,7 +35,7 @@ def flatten(structure: Any, expand_composites: bool = False) -> list:
     """The leaves of `structure` in order (dicts by sorted key); a leaf gives [leaf]."""
     if not is_nested(structure):
         return [structure]
-    if type(structure) is list and not any(isinstance(x, _CONTAINERS) for x in structure):
+    if type(structure) is list and _is_flat(structure):
         return list(structure)  # the common flat list (a model's variables): no walk
     leaves: list = []
     stack = [structure]
@@ -56,7 +64,7 @@ def _rebuild(structure: Any, leaves: Iterable) -> Any:
 def pack_sequence_as(structure: Any, flat_sequence: Iterable, expand_composites: bool = False) -> Any:
     """Rebuilds `structure`'s shape with the leaves of `flat_sequence`."""
     flat = list(flat_sequence)
-    if type(structure) is list and not any(isinstance(x, _CONTAINERS) for x in structure):
+    if type(structure) is list and _is_flat(structure):
         if len(flat) == len(structure):
             return flat  # a flat list rebuilt is the leaves themselves
     expected = len(flatten(structure))

@@ -108,7 +108,7 @@ class Variable(TensorLike):
         if context.graph is not None:
             return hooks["graph_assign"](self, delta, "AssignAddVariableOp")
         delta = self._converted(delta, "AssignAddVariableOp")
-        hooks["assign"](self, np.add(self._value, delta, dtype=self._value.dtype))
+        hooks["assign"](self, np.add(self._value, delta))  # delta has the variable's dtype
         return self
 
     def assign_sub(self, delta: Any, use_locking: Any = None, name: Any = None,
@@ -117,7 +117,7 @@ class Variable(TensorLike):
         if context.graph is not None:
             return hooks["graph_assign"](self, delta, "AssignSubVariableOp")
         delta = self._converted(delta, "AssignSubVariableOp")
-        hooks["assign"](self, np.subtract(self._value, delta, dtype=self._value.dtype))
+        hooks["assign"](self, np.subtract(self._value, delta))  # delta has the variable's dtype
         return self
 
     # -- attributes -------------------------------------------------------------------------
