@@ -71,6 +71,18 @@ def _remember(table: dict, key: Any, value: Any) -> None:
     table[key] = value
 
 
+_COMPILABLE: set = set()  # primitives seen to be registered and stateless
+
+
+def _compilable(prim: Any) -> bool:
+    # Custom gradients are unregistered primitives (user code, which must run every time);
+    # stateful ones draw random numbers.
+    if prim.stateful or REGISTRY.get(prim.name) is not prim:
+        return False
+    _COMPILABLE.add(prim)
+    return True
+
+
 def _signature(nodes: list, targets: list, seeds: Optional[list], sources: list) -> tuple:
     """What the traced program depends on, and the record's tensors in program-input order.
 
@@ -87,9 +99,8 @@ def _signature(nodes: list, targets: list, seeds: Optional[list], sources: list)
     add = parts.append
     keep = tensors.append
     lookup = slots.get
-    registered = REGISTRY.get
     for prim, inputs, attrs, outs in nodes:
-        if prim.stateful or registered(prim.name) is not prim:
+        if prim not in _COMPILABLE and not _compilable(prim):
             raise _NotCompilable  # random draws; custom gradients (user code)
         add(prim)
         add(len(inputs))
