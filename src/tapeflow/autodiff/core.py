@@ -104,7 +104,7 @@ warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"tapeflow(\.|
 
 def bind(prim: Primitive, inputs: Sequence[Any], attrs: dict = _NO_ATTRS) -> Any:
     """Runs `prim` on `inputs` (Tensors or Variables) in every active context."""
-    ctx = context
+    ctx = context.state
     if ctx.graph is not None:
         outputs = ctx.graph.bind(prim, inputs, attrs)
     else:
@@ -148,7 +148,7 @@ _new_tensor = object.__new__
 
 def record(prim: Primitive, inputs: Sequence[Any], attrs: dict, outputs: Any) -> None:
     """Lets every active tape and forward accumulator see one op application."""
-    ctx = context
+    ctx = context.state
     for tape in ctx.tapes:
         tape._record(prim, inputs, attrs, outputs)
     for accumulator in ctx.accumulators:
@@ -188,7 +188,7 @@ READ_VARIABLE.defjvp(lambda tangents, ans, v: tangents[0])
 
 
 def _read_variable(variable: _variables.Variable) -> Tensor:
-    ctx = context
+    ctx = context.state
     if not ctx.active:
         return wrap(variable._value)
     for watcher in ctx.variable_watchers:

@@ -73,13 +73,15 @@ class GradientTape:
             self._pop()
 
     def _push(self) -> None:
-        context.tapes.append(self)
-        context.refresh()
+        state = context.state
+        state.tapes.append(self)
+        state.refresh()
         self._recording = True
 
     def _pop(self) -> None:
-        context.tapes.remove(self)
-        context.refresh()
+        state = context.state
+        state.tapes.remove(self)
+        state.refresh()
         self._recording = False
 
     def _densify_recorded(self, slices: IndexedSlices) -> Tensor:
@@ -254,7 +256,7 @@ class GradientTape:
         if release:
             self._nodes = None
         compiled = backprop_hooks["compiled_backprop"]
-        if compiled is not None and not context.active:  # first order: nothing records it
+        if compiled is not None and not context.state.active:  # first order: nothing records it
             result = compiled(nodes, targets, seeds, sources)
             if result is not None:
                 return result

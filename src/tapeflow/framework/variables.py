@@ -74,7 +74,7 @@ class Variable(TensorLike):
     # -- reading ----------------------------------------------------------------------------
     def value(self) -> Tensor:
         """The current value as a Tensor (recorded by active tapes)."""
-        if context.active:  # a tape, accumulator or trace must see the read
+        if context.state.active:  # a tape, accumulator or trace must see the read
             return hooks["read"](self)
         return wrap(self._value)
 
@@ -97,7 +97,7 @@ class Variable(TensorLike):
     def assign(self, value: Any, use_locking: Any = None, name: Any = None,
                read_value: bool = True) -> "Variable":
         """Replaces the value; returns the variable."""
-        if context.graph is not None:  # traced: the assignment becomes a graph node
+        if context.state.graph is not None:  # traced: the assignment becomes a graph node
             return hooks["graph_assign"](self, value, "AssignVariableOp")
         hooks["assign"](self, self._converted(value, "AssignVariableOp"))
         return self
@@ -105,7 +105,7 @@ class Variable(TensorLike):
     def assign_add(self, delta: Any, use_locking: Any = None, name: Any = None,
                    read_value: bool = True) -> "Variable":
         """Adds `delta` to the value; returns the variable."""
-        if context.graph is not None:
+        if context.state.graph is not None:
             return hooks["graph_assign"](self, delta, "AssignAddVariableOp")
         delta = self._converted(delta, "AssignAddVariableOp")
         hooks["assign"](self, np.add(self._value, delta))  # delta has the variable's dtype
@@ -114,7 +114,7 @@ class Variable(TensorLike):
     def assign_sub(self, delta: Any, use_locking: Any = None, name: Any = None,
                    read_value: bool = True) -> "Variable":
         """Subtracts `delta` from the value; returns the variable."""
-        if context.graph is not None:
+        if context.state.graph is not None:
             return hooks["graph_assign"](self, delta, "AssignSubVariableOp")
         delta = self._converted(delta, "AssignSubVariableOp")
         hooks["assign"](self, np.subtract(self._value, delta))  # delta has the variable's dtype

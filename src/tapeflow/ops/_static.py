@@ -166,7 +166,7 @@ def reads_static(fn: F) -> F:
     Eagerly it costs one test."""
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        if context.graph is None:
+        if context.state.graph is None:
             return fn(*args, **kwargs)
         scopes = _scopes()
         scopes.append([])

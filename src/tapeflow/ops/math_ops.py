@@ -436,7 +436,7 @@ def zeros_like(input: Any, dtype: Any = None, name: Optional[str] = None) -> Ten
     """Zeros of `input`'s shape (and dtype, unless `dtype` is given)."""
     x = convert_to_tensor(input)
     np_type = x._value.dtype if dtype is None else _dtypes.as_dtype(dtype)._np
-    if context.graph is not None:
+    if context.state.graph is not None:
         return bind(_zeros_like, (x,), {"dtype": np_type})
     return Tensor(np.zeros(x._value.shape, np_type))
 
@@ -445,7 +445,7 @@ def ones_like(input: Any, dtype: Any = None, name: Optional[str] = None) -> Tens
     """Ones of `input`'s shape (and dtype, unless `dtype` is given)."""
     x = convert_to_tensor(input)
     np_type = x._value.dtype if dtype is None else _dtypes.as_dtype(dtype)._np
-    if context.graph is not None:
+    if context.state.graph is not None:
         return bind(_ones_like, (x,), {"dtype": np_type})
     return Tensor(np.ones(x._value.shape, np_type))
 
