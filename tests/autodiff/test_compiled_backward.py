@@ -160,3 +160,16 @@ def test_the_cache_is_bounded(fresh_cache):
             assert tape.gradient(y, x).numpy().tolist() == [2.0] * (n + 1)
     assert len(fresh_cache._programs) <= backward.CACHE_SIZE
     assert len(fresh_cache._seen) <= backward.CACHE_SIZE
+
+
+def test_a_gradient_folded_to_a_constant_cannot_be_overwritten(fresh_cache):
+    x = tf.constant([1.0, 2.0])
+    grads = []
+    for _ in range(3):
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = x + 1.0  # the gradient is the seed itself: a constant of the program
+        grads.append(tape.gradient(y, x))
+    with pytest.raises(ValueError):  # shared between passes: read-only
+        np.asarray(grads[-1])[0] = 100.0
+    assert [g.numpy().tolist() for g in grads] == [[1.0, 1.0]] * 3

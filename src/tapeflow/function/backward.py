@@ -21,6 +21,8 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
+import numpy as np
+
 from tapeflow.autodiff import backprop
 from tapeflow.autodiff.core import REGISTRY
 from tapeflow.framework.tensor import Tensor, wrap
@@ -176,15 +178,19 @@ def _compile(nodes: list, targets: list, seeds: Optional[list], sources: list,
             graph.outputs.append(graph.value_id(r))
     passes.optimize(graph)
     program = compile_graph(graph)
-    _drop_examples(program)
+    _seal(program)
     return program, positions
 
 
-def _drop_examples(program: Program) -> None:
-    # The trace's arrays (every intermediate of one step) are not needed to run the program.
+def _seal(program: Program) -> None:
+    """Drops the trace's arrays (every intermediate of one step: not needed to run the
+    program) and makes its constants read-only: a gradient that folds to a constant (that of
+    3 * x, say) is the same array on every pass, so writing into it must fail loudly."""
     for info in program.graph.values:
         if info.kind != "const":
             info.example = None
+        elif isinstance(info.example, np.ndarray):
+            info.example.flags.writeable = False
 
 
 backprop.hooks["compiled_backprop"] = compiled_backprop
