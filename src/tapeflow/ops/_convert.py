@@ -32,9 +32,9 @@ def binary_operands(x: Any, y: Any, op_name: str) -> tuple:
                 return x, y
             raise mismatch_error(op_name, 1, x.dtype, y.dtype)
         if type(y) in _PY_SCALARS and x._value.dtype.kind == "f":
-            return x, wrap(np.array(y, dtype=x._value.dtype))
+            return x, scalar_constant(y, x._value.dtype)
     elif type(y) is Tensor and type(x) in _PY_SCALARS and y._value.dtype.kind == "f":
-        return wrap(np.array(x, dtype=y._value.dtype)), y
+        return scalar_constant(x, y._value.dtype), y
     if isinstance(x, TensorLike) and op_name != "AddV2":  # TF's add converts softly
         _check_scalar_fits(y, x)
     elif isinstance(y, TensorLike):
@@ -49,6 +49,26 @@ def binary_operands(x: Any, y: Any, op_name: str) -> tuple:
     if x._value.dtype != y._value.dtype:
         raise mismatch_error(op_name, 1, x.dtype, y.dtype)
     return x, y
+
+
+_SCALARS: dict = {}  # (type, value, dtype) -> a read-only constant tensor
+_SCALARS_LIMIT = 512
+
+
+def scalar_constant(value: Any, dtype: np.dtype) -> Tensor:
+    """A Python number as a constant tensor of the floating `dtype`, made once per value:
+    training code multiplies by the same learning rate and constants on every step, and a
+    new 0-d array costs about as much as the small op it feeds. Shared arrays are read-only;
+    zeros (0.0 and -0.0 are equal keys) and NaN are made each time."""
+    key = (type(value), value, dtype)
+    tensor = _SCALARS.get(key)
+    if tensor is None:
+        array = np.array(value, dtype=dtype)
+        if value == 0 or value != value or len(_SCALARS) >= _SCALARS_LIMIT:
+            return wrap(array)
+        array.flags.writeable = False
+        tensor = _SCALARS[key] = wrap(array)
+    return tensor
 
 
 def _check_scalar_fits(value: Any, tensor: TensorLike) -> None:
