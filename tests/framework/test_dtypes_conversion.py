@@ -23,6 +23,16 @@ def test_python_scalar_takes_the_tensor_dtype_in_binary_ops():
     assert (2 * tf.constant([1.0], tf.float16)).dtype == tf.float16
 
 
+def test_repeated_python_scalars_keep_their_value_sign_and_dtype():
+    x = tf.constant([1.0, -2.0])
+    for _ in range(3):  # the constant for a number is made once and shared: it must not drift
+        assert (x * 0.5).numpy().tolist() == [0.5, -1.0]
+        assert (x * -0.0).numpy().tolist() == [-0.0, 0.0]
+        assert np.signbit((x * -0.0).numpy()).tolist() == [True, False]
+        assert np.isnan((x * float("nan")).numpy()).all()
+        assert (tf.cast(x, tf.float64) * 0.5).dtype == tf.float64
+
+
 def test_float64_constant_is_exact_from_python_float():
     assert tf.constant(0.1, tf.float64).numpy() == 0.1
     assert repr(tf.constant(0.1, tf.float64)) == \
