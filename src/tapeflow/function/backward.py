@@ -25,7 +25,7 @@ import numpy as np
 
 from tapeflow.autodiff import backprop
 from tapeflow.autodiff.core import REGISTRY
-from tapeflow.framework.tensor import Tensor, wrap
+from tapeflow.framework.tensor import Tensor
 from tapeflow.function import passes
 from tapeflow.function.compiler import Program, compile_graph
 from tapeflow.function.graph import Graph, SymbolicTensor, tracing
@@ -60,11 +60,12 @@ def compiled_backprop(nodes: list, targets: list, seeds: Optional[list],
         return None
     program, positions = entry
     try:
-        arrays = program([t._value for t in tensors])
+        results = program(tensors)
     except Exception:  # noqa: BLE001 - e.g. a static-value guard: the walk decides
         _programs[signature] = _WALK
         return None
-    return [None if i is None else wrap(arrays[i]) for i in positions]
+    return results if positions is None else [None if i is None else results[i]
+                                              for i in positions]
 
 
 def _remember(table: dict, key: Any, value: Any) -> None:
@@ -177,8 +178,10 @@ def _compile(nodes: list, targets: list, seeds: Optional[list], sources: list,
         if r is not None:
             graph.outputs.append(graph.value_id(r))
     passes.optimize(graph)
-    program = compile_graph(graph)
+    program = compile_graph(graph, tensors=True)
     _seal(program)
+    if None not in positions:
+        positions = None  # every source has a gradient: the program's list is the answer
     return program, positions
 
 

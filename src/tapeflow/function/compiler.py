@@ -42,11 +42,16 @@ def _is_fresh_ufunc_result(kernel: Any, attrs: dict, example: Any) -> bool:
 
 
 class Program:
-    """A compiled graph: `program(arrays) -> list of arrays`, plus its generated source."""
+    """A compiled graph: `program(arrays) -> list of arrays`, plus its generated source.
 
-    def __init__(self, graph: Graph, dry: bool = False) -> None:
+    With `tensors=True` it takes and returns tensors instead (`program(tensors) -> list of
+    tensors`), reading the values of the inputs it uses only.
+    """
+
+    def __init__(self, graph: Graph, dry: bool = False, tensors: bool = False) -> None:
         self.graph = graph
         self.dry = dry      # a trace-time run: variables are shadowed, nothing is printed
+        self.tensors = tensors
         self.input_vids = graph.inputs + [vid for _, vid in graph.captures]
         self.fused_chains = 0
         self.inplace = 0
@@ -105,7 +110,12 @@ class Program:
                            "np": np}
         lines = ["def run(args):", "    S = {}"] if self.dry else ["def run(args):"]
         line_nodes: dict = {}
-        if self.input_vids:
+        if self.input_vids and self.tensors:
+            names = ", ".join(f"t{v}" for v in self.input_vids)
+            lines.append(f"    ({names},) = args")
+            used = {v for node in graph.nodes for v in node.inputs} | set(graph.outputs)
+            lines.extend(f"    v{v} = t{v}._value" for v in self.input_vids if v in used)
+        elif self.input_vids:
             names = ", ".join(f"v{v}" for v in self.input_vids)
             lines.append(f"    ({names},) = args")
         for info in values:
@@ -118,7 +128,11 @@ class Program:
         for index, node in enumerate(graph.nodes):
             line_nodes[len(lines) + 1] = node
             lines.append("    " + self._line(index, node, namespace, reuse, chain_of))
-        outs = ", ".join(f"v{v}" for v in graph.outputs)
+        if self.tensors:
+            namespace["wrap"] = wrap
+            outs = ", ".join(f"wrap(v{v})" for v in graph.outputs)
+        else:
+            outs = ", ".join(f"v{v}" for v in graph.outputs)
         lines.append(f"    return [{outs}]")
         source = "\n".join(lines) + "\n"
         linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
@@ -191,9 +205,9 @@ class Program:
         return self.source
 
 
-def compile_graph(graph: Graph) -> Program:
-    """Lowers an optimized graph to a Program."""
-    return Program(graph)
+def compile_graph(graph: Graph, tensors: bool = False) -> Program:
+    """Lowers an optimized graph to a Program (over tensors, with `tensors=True`)."""
+    return Program(graph, tensors=tensors)
 
 
 def replay(graph: Graph, inputs: list, skip_side_effects: bool = False) -> list:

@@ -485,9 +485,11 @@ _matmul = Primitive("MatMul", _matmul_kernel).defvjp(_matmul_vjp_a, _matmul_vjp_
 
 
 def _matmul_lowering(transpose_a: bool, transpose_b: bool) -> str:
-    a = "{0}.swapaxes(-1, -2)" if transpose_a else "{0}"
-    b = "{1}.swapaxes(-1, -2)" if transpose_b else "{1}"
-    return f"(np.dot({a}, {b}) if {{0}}.ndim == 2 == {{1}}.ndim else np.matmul({a}, {b}))"
+    a, b = ("{0}.T" if transpose_a else "{0}"), ("{1}.T" if transpose_b else "{1}")
+    batched_a = "{0}.swapaxes(-1, -2)" if transpose_a else "{0}"
+    batched_b = "{1}.swapaxes(-1, -2)" if transpose_b else "{1}"
+    return (f"(np.dot({a}, {b}) if {{0}}.ndim == 2 == {{1}}.ndim "
+            f"else np.matmul({batched_a}, {batched_b}))")
 
 
 _matmul.lowering = _matmul_lowering
