@@ -173,3 +173,14 @@ def test_a_gradient_folded_to_a_constant_cannot_be_overwritten(fresh_cache):
     with pytest.raises(ValueError):  # shared between passes: read-only
         np.asarray(grads[-1])[0] = 100.0
     assert [g.numpy().tolist() for g in grads] == [[1.0, 1.0]] * 3
+
+
+def test_programs_holding_large_constants_are_not_kept(fresh_cache, monkeypatch):
+    monkeypatch.setattr(backward, "CONSTANTS_LIMIT", 100)  # bytes
+    x = tf.constant(np.ones(1000))
+    for _ in range(3):
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = tf.reduce_sum(x)  # its gradient folds to a constant of 8000 bytes
+        assert tape.gradient(y, x).numpy().sum() == 1000
+    assert all(entry is backward._WALK for entry in fresh_cache._programs.values())

@@ -31,6 +31,7 @@ from tapeflow.function.compiler import Program, compile_graph
 from tapeflow.function.graph import Graph, SymbolicTensor, tracing
 
 CACHE_SIZE = 64           # compiled structures kept (a training loop needs one or two)
+CONSTANTS_LIMIT = 1 << 24  # bytes of constants a kept program may hold (folded seeds)
 _WALK = object()          # a structure known not to compile: always walk
 _programs: dict = {}      # signature -> (Program, output index per source) or _WALK
 _seen: dict = {}          # signatures differentiated once (compiled on the second time)
@@ -179,23 +180,28 @@ def _compile(nodes: list, targets: list, seeds: Optional[list], sources: list,
             graph.outputs.append(graph.value_id(r))
     passes.optimize(graph)
     program = compile_graph(graph, tensors=True)
-    _seal(program)
+    if _seal(program) > CONSTANTS_LIMIT:
+        return _WALK  # the gradient of a huge target's sum: not worth keeping
     if None not in positions:
         positions = None  # every source has a gradient: the program's list is the answer
     return program, positions
 
 
-def _seal(program: Program) -> None:
+def _seal(program: Program) -> int:
     """Drops the trace's arrays (every intermediate of one step: not needed to run the
     program) and makes its constants read-only: a gradient that folds to a constant (that of
-    3 * x, say) is the same array on every pass, so writing into it must fail loudly."""
+    x + 1, say) is the same array on every pass, so writing into it must fail loudly.
+    Returns the bytes the constants hold."""
+    size = 0
     for info in program.graph.values:
         if info.kind != "const":
             info.example = None
         elif isinstance(info.example, np.ndarray):
             info.example.flags.writeable = False
+            size += info.example.nbytes
+    return size
 
 
 backprop.hooks["compiled_backprop"] = compiled_backprop
 
-__all__ = ["compiled_backprop", "CACHE_SIZE"]
+__all__ = ["compiled_backprop", "CACHE_SIZE", "CONSTANTS_LIMIT"]
