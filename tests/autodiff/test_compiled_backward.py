@@ -184,3 +184,22 @@ def test_programs_holding_large_constants_are_not_kept(fresh_cache, monkeypatch)
             y = tf.reduce_sum(x)  # its gradient folds to a constant of 8000 bytes
         assert tape.gradient(y, x).numpy().sum() == 1000
     assert all(entry is backward._WALK for entry in fresh_cache._programs.values())
+
+
+def test_a_rule_that_cannot_be_traced_runs_in_the_walk(fresh_cache):
+    from tapeflow.autodiff.core import Primitive, bind
+
+    def needs_values(g, ans, x):  # reads values in Python: fine eagerly, not in a trace
+        return g * float(np.asarray(x).sum())
+
+    prim = Primitive("TestValueReadingRule", lambda x: x * 2.0).defvjp(needs_values)
+    try:
+        for value in (1.0, 2.0, 3.0):
+            x = tf.constant([value, value])
+            with tf.GradientTape() as tape:
+                tape.watch(x)
+                y = bind(prim, (x,))
+            assert tape.gradient(y, x).numpy().tolist() == [2 * value] * 2
+    finally:
+        from tapeflow.autodiff.core import REGISTRY
+        REGISTRY.pop("TestValueReadingRule", None)

@@ -55,7 +55,10 @@ def compiled_backprop(nodes: list, targets: list, seeds: Optional[list],
         if signature not in _seen:
             _remember(_seen, signature, None)
             return None
-        entry = _compile(nodes, targets, seeds, sources, tensors)
+        try:
+            entry = _compile(nodes, targets, seeds, sources, tensors)
+        except Exception:  # noqa: BLE001 - a rule that cannot be traced: the walk runs it
+            entry = _WALK
         _remember(_programs, signature, entry)
     if entry is _WALK:
         return None
