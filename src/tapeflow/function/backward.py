@@ -47,9 +47,12 @@ def compiled_backprop(nodes: list, targets: list, seeds: Optional[list],
     None when the walk must run (first sighting, or not compilable). `nodes` is the tape's
     record; `seeds` the targets' cotangents (None: ones, made inside the program)."""
     try:
-        signature, tensors = _signature(nodes, targets, seeds, sources)
+        try:
+            signature, tensors = _signature(nodes, targets, seeds, sources, frozen=False)
+        except TypeError:  # an attribute that cannot be hashed as it is (a slice)
+            signature, tensors = _signature(nodes, targets, seeds, sources, frozen=True)
         entry = _programs.get(signature)
-    except (_NotCompilable, TypeError):  # TypeError: an attribute that cannot be hashed
+    except (_NotCompilable, TypeError):
         return None
     if entry is None:
         if signature not in _seen:
@@ -90,15 +93,16 @@ def _compilable(prim: Any) -> bool:
     return True
 
 
-def _signature(nodes: list, targets: list, seeds: Optional[list], sources: list) -> tuple:
+def _signature(nodes: list, targets: list, seeds: Optional[list], sources: list,
+               frozen: bool) -> tuple:
     """What the traced program depends on, and the record's tensors in program-input order.
 
     Each distinct tensor gets a slot, numbered by first appearance, and adds its shape and
-    dtype; each node adds its primitive, its arity, its inputs' slots and its attributes (an
-    op's outputs are new tensors: they take the next slots and add their shapes). Which nodes
-    the walk needs follows from this and the sources' slots, so it is not computed here. This
-    runs on every backward pass of a training loop, so it is one flat loop building one flat
-    tuple.
+    dtype; each node adds its primitive, its arity, its inputs' slots and its attributes (as
+    they are, or made hashable when `frozen`: slices, lists, arrays). An op's outputs are new
+    tensors: they take the next slots and add their shapes. Which nodes the walk needs follows
+    from this and the sources' slots, so it is not computed here. This runs on every backward
+    pass of a training loop, so it is one flat loop building one flat tuple.
     """
     slots: dict = {}
     tensors: list = []
@@ -132,7 +136,7 @@ def _signature(nodes: list, targets: list, seeds: Optional[list], sources: list)
             keep(outs)
             add(outs._value.shape)
         if attrs:
-            add(tuple(attrs.items()))
+            add(passes.attrs_key(attrs) if frozen else tuple(attrs.items()))
     add(None)  # the targets, seeds and sources follow
     if seeds is None:
         add("ones")

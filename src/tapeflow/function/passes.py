@@ -32,16 +32,22 @@ def eliminate_dead_code(graph: Graph) -> int:
     return removed
 
 
-def _attrs_key(attrs: dict) -> Any:
-    items = []
-    for key in sorted(attrs):
-        value = attrs[key]
-        if isinstance(value, np.ndarray):
-            value = ("ndarray", value.dtype.str, value.shape, value.tobytes())
-        items.append((key, value))
-    key = tuple(items)
+def attrs_key(attrs: dict) -> Any:
+    """A hashable key that is equal for equal attributes (arrays compare by value, slices
+    by their bounds); raises TypeError for attributes that cannot be hashed."""
+    key = tuple((name, _frozen(attrs[name])) for name in sorted(attrs))
     hash(key)  # unhashable attributes (callables held by reference are fine) raise here
     return key
+
+
+def _frozen(value: Any) -> Any:
+    if isinstance(value, np.ndarray):
+        return ("ndarray", value.dtype.str, value.shape, value.tobytes())
+    if isinstance(value, slice):  # unhashable before Python 3.12
+        return ("slice", _frozen(value.start), _frozen(value.stop), _frozen(value.step))
+    if type(value) in (tuple, list):
+        return (type(value).__name__,) + tuple(_frozen(item) for item in value)
+    return value
 
 
 def eliminate_common_subexpressions(graph: Graph) -> int:
@@ -68,7 +74,7 @@ def eliminate_common_subexpressions(graph: Graph) -> int:
             continue
         else:
             try:
-                key = (id(node.op), tuple(node.inputs), _attrs_key(node.attrs))
+                key = (id(node.op), tuple(node.inputs), attrs_key(node.attrs))
             except TypeError:
                 kept.append(node)
                 continue
