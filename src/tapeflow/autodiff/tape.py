@@ -13,8 +13,6 @@ import enum
 import logging
 from typing import Any, Iterator, Optional
 
-import numpy as np
-
 from tapeflow.autodiff import diagnostics
 from tapeflow.autodiff.backprop import carries_gradient, live_nodes, seed_cotangents, support, \
     walk
