@@ -70,6 +70,8 @@ def _python_default_dtype(value: Any) -> np.dtype:
     return np.dtype(np.float32)  # empty list: TensorFlow gives float32
 
 
+_FLOAT32 = np.dtype(np.float32)
+
 # TensorFlow's ValueError for a value of a type it cannot convert; it passes through the
 # non-rectangular-sequence handler below unchanged.
 _UNSUPPORTED = "Attempt to convert a value"
@@ -132,6 +134,10 @@ def constant_value(value: Any, dtype: Any = None, dtype_hint: Any = None) -> Ten
     for base_type, func in _conversion_functions:
         if isinstance(value, base_type):
             return func(value, dtype=dtype)
+    if type(value) is float and dtype_hint is None:  # the commonest value: a Python float
+        target = _FLOAT32 if dtype is None else _dtypes.as_dtype(dtype)._np
+        if target.kind == "f":
+            return wrap(np.array(value, dtype=target))  # from the Python value, as _as_array
     if hasattr(value, "__tf_tensor__"):
         return value.__tf_tensor__(dtype, None)
     target = None if dtype is None else _dtypes.as_dtype(dtype)._np
