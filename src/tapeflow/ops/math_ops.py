@@ -224,8 +224,10 @@ _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 _neg = Primitive("Neg", np.negative).defvjp(lambda g, ans, x: bind(_neg, (g,)))
 _abs = Primitive("Abs", np.abs).defvjp(lambda g, ans, x: g * sign(x))
 _sign = Primitive("Sign", np.sign).defvjp(lambda g, ans, x: zeros_like(g))
-_square = Primitive("Square", np.square).defvjp(  # 2x as x + x: no scalar conversion
-    lambda g, ans, x: bind(_mul, (g, bind(_add, (x, x)))))
+# 2 * g * x, as (g + g) * x: no scalar to convert, exactly g * 2x (doubling is exact), and a
+# constant g (a mean's seed, in a compiled backward pass) folds with its doubling.
+_square = Primitive("Square", np.square).defvjp(
+    lambda g, ans, x: bind(_mul, (bind(_add, (g, g)), x)))
 _sqrt = Primitive("Sqrt", np.sqrt).defvjp(lambda g, ans, x: g * 0.5 / ans)
 _rsqrt = Primitive("Rsqrt", lambda x: 1 / np.sqrt(x)).defvjp(
     lambda g, ans, x: g * -0.5 * ans * ans * ans)
