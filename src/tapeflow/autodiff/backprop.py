@@ -49,7 +49,7 @@ def live_nodes(nodes: list, sources: list) -> tuple:
     """The nodes that depend on a source, oldest first; the reads of source variables,
     `(read tensor, variable)` oldest first; and the ids of every floating value reached
     (integer and boolean values carry no gradient, so they never enter the set)."""
-    live = {id(s) for s in sources if s._value.dtype.kind in "fc"}
+    live = {id(s) for s in sources if carries_gradient(s)}
     needed = []
     reads = []
     for node in nodes:
@@ -64,8 +64,8 @@ def live_nodes(nodes: list, sources: list) -> tuple:
                 needed.append(node)
                 outs = node[3]
                 if prim.multiple_results:
-                    live.update(id(o) for o in outs if o._value.dtype.kind in "fc")
-                elif outs._value.dtype.kind in "fc":
+                    live.update(id(o) for o in outs if carries_gradient(o))
+                elif outs._value.dtype.kind in "fc":  # carries_gradient, inlined (per op)
                     live.add(id(outs))
                 break
     return needed, reads, live

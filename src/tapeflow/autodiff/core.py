@@ -17,7 +17,7 @@ from tapeflow.framework.context import context
 from tapeflow.framework.errors import InvalidArgumentError, OpError
 from tapeflow.framework.tensor import Tensor, wrap
 
-_NO_ATTRS: dict = {}
+NO_ATTRS: dict = {}  # the attributes of an op that has none (shared: never mutated)
 
 # Every primitive, by name: the registry-driven gradient test walks it.
 REGISTRY: dict = {}
@@ -36,9 +36,9 @@ class Primitive:
         graphs never merge, fold or cache them.
 
     A VJP rule is `vjp(g, ans, *inputs, **attrs) -> cotangent or tuple of cotangents`, one per
-    input (None where there is none), or one rule per input (see `defvjp`), written with tapeflow ops so that the backward pass is
-    itself recorded. The central machinery undoes broadcasting and drops cotangents for
-    integer inputs, so rules need not.
+    input (None where there is none), or one rule per input (see `defvjp`), written with
+    tapeflow ops so that the backward pass is itself recorded. The central machinery undoes
+    broadcasting and drops cotangents for integer inputs, so rules need not.
     """
 
     __slots__ = ("name", "impl", "vjp", "vjps", "jvp", "multiple_results", "differentiable",
@@ -102,7 +102,7 @@ def primitive(name: str, **kwargs: Any) -> Callable[[Callable], Primitive]:
 warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"tapeflow(\.|$)")
 
 
-def bind(prim: Primitive, inputs: Sequence[Any], attrs: dict = _NO_ATTRS) -> Any:
+def bind(prim: Primitive, inputs: Sequence[Any], attrs: dict = NO_ATTRS) -> Any:
     """Runs `prim` on `inputs` (Tensors or Variables) in every active context."""
     ctx = context.state
     if ctx.graph is not None:
@@ -188,16 +188,13 @@ READ_VARIABLE.defjvp(lambda tangents, ans, v: tangents[0])
 
 
 def _read_variable(variable: _variables.Variable) -> Tensor:
+    # Variable.value() calls this only while a tape, accumulator or trace is active.
     ctx = context.state
-    if not ctx.active:
-        return wrap(variable._value)
     for watcher in ctx.variable_watchers:
         watcher.add(variable)
     if ctx.graph is not None or ctx.accumulators:
-        if variable._trainable:
-            for tape in ctx.tapes:
-                if tape._watch_accessed_variables:
-                    tape._watch_variable(variable)
+        for tape in ctx.tapes:
+            tape._watch_read(variable)
         return bind(READ_VARIABLE, (variable,))
     # Only tapes: bind's eager path for this identity kernel, inlined (every layer's weights
     # are read this way on every training step).
@@ -211,5 +208,5 @@ def _read_variable(variable: _variables.Variable) -> Tensor:
 _variables.hooks["read"] = _read_variable
 
 
-__all__ = ["Primitive", "primitive", "bind", "record", "REGISTRY", "op_error",
+__all__ = ["Primitive", "primitive", "bind", "record", "REGISTRY", "NO_ATTRS", "op_error",
            "shape_text", "dims_text", "READ_VARIABLE"]

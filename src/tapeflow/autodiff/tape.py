@@ -17,7 +17,7 @@ from tapeflow.autodiff import diagnostics
 from tapeflow.autodiff.backprop import carries_gradient, live_nodes, seed_cotangents, support, \
     walk
 from tapeflow.autodiff.backprop import hooks as backprop_hooks
-from tapeflow.autodiff.core import READ_VARIABLE
+from tapeflow.autodiff.core import NO_ATTRS, READ_VARIABLE
 from tapeflow.framework import nest
 from tapeflow.framework.context import context
 from tapeflow.framework.indexed_slices import IndexedSlices
@@ -173,14 +173,20 @@ class GradientTape:
         else:  # an integer output (tf.cast to int32): the path stops here
             self._blocked[id(outputs)] = (outputs, prim, inputs)
 
-    def _record_read(self, variable: Variable, read: Tensor) -> None:
-        """`_record` for a read of `variable` (the hot case: a layer's weights), which also
-        starts watching a trainable variable unless `watch_accessed_variables=False`."""
-        if id(variable) not in self._tracked:
-            if not (variable._trainable and self._watch_accessed_variables):
-                return
+    def _watch_read(self, variable: Variable) -> bool:
+        """A read of `variable` while recording: watches it if it is trainable (unless
+        `watch_accessed_variables=False`); returns whether the tape watches it."""
+        if variable._trainable and self._watch_accessed_variables:
             self._watch_variable(variable)
-        self._nodes.append((READ_VARIABLE, (variable,), {}, read))
+            return True
+        return id(variable) in self._tracked
+
+    def _record_read(self, variable: Variable, read: Tensor) -> None:
+        """`_record` for a read of `variable` (the hot case: a layer's weights), after
+        `_watch_read`."""
+        if id(variable) not in self._tracked and not self._watch_read(variable):
+            return
+        self._nodes.append((READ_VARIABLE, (variable,), NO_ATTRS, read))
         if read._value.dtype.kind in "fc":
             self._tracked[id(read)] = read
         else:
