@@ -195,9 +195,9 @@ def main() -> None:
     tx, ty = tf.constant(x), tf.constant(y)
     floor_fn = {"hand-written NumPy": lambda: numpy_step(numpy_params, x, y)}
     # tapeflow beside the floor first, before any peer is imported: TensorFlow's runtime,
-    # once loaded, slows all Python code in the process (its scalar-op chain below runs ~30%
-    # slower), which is not what a tapeflow program pays. Each peer is then timed beside the
-    # floor again, in the same run.
+    # once loaded, slows all Python code in the process (the scalar-op chain below ran
+    # 45-60% slower after it), which is not what a tapeflow program pays. Each peer is then
+    # timed beside the floor again, in the same run.
     times = interleaved({**floor_fn, "tapeflow eager": lambda: step(tx, ty)}, number=50)
     print(f"Seed model training step (Dense 10-64-32-1, ReLU, MSE, batch {BATCH}, SGD):")
     report(times)
