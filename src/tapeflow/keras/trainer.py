@@ -476,9 +476,15 @@ class Trainer:
 
     def train_on_batch(self, x: Any, y: Any = None, sample_weight: Any = None,
                        class_weight: Any = None, return_dict: bool = False) -> Any:
-        """One optimizer step on one batch; returns the loss (and metrics)."""
+        """One optimizer step on one batch; returns the loss (and metrics) of that batch
+        alone (the metrics are reset first, as Keras 3)."""
         self._assert_compile_called("train_on_batch")
+        if class_weight is not None and sample_weight is not None:
+            raise ValueError(f"Arguments `sample_weight` and `class_weight` cannot be specified "
+                             f"at the same time. Received: sample_weight={sample_weight}, "
+                             f"class_weight={class_weight}")
         sample_weight = self._class_sample_weight(y, sample_weight, class_weight)
+        self.reset_metrics()  # each call reports its own batch, as Keras 3
         logs = _as_floats(self._step_function("train")(_as_batch(
             (_to_numpy_tree(x), _to_numpy_tree(y), _to_numpy_tree(sample_weight)))))
         return logs if return_dict else _logs_to_values(self, logs)
