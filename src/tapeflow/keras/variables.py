@@ -1,5 +1,10 @@
 """Keras 3's view of a weight: a tapeflow Variable (so tapes watch it) whose `name` is the
-short name ('kernel'), with a `path` ('sequential/dense/kernel') and a settable `trainable`."""
+short name ('kernel'), with a `path` ('sequential/dense/kernel') and a settable `trainable`.
+
+As Keras 3's TF backend (a KerasVariable wrapping a tf.Variable), Keras's `trainable` flag is
+separate from the wrapped variable's: tapes watch the weight automatically when it was created
+trainable, whatever `trainable` says later (a frozen layer's kernel still has a gradient when
+asked for), while Keras's `trainable_weights` and optimizers follow the flag."""
 
 from __future__ import annotations
 
@@ -32,6 +37,7 @@ class Variable(_TFVariable):
             value = initializer
         name = name or "variable"
         super().__init__(value, trainable=trainable, name=name, dtype=dtype)
+        self._keras_trainable = bool(trainable)  # `_trainable` (the tape's) stays as created
         scope = backend.current_path()
         self.path = f"{scope}/{name}" if scope else name
 
@@ -41,11 +47,12 @@ class Variable(_TFVariable):
 
     @property
     def trainable(self) -> bool:
-        return self._trainable
+        """Whether Keras trains this weight (settable; freezing a layer clears it)."""
+        return self._keras_trainable
 
     @trainable.setter
     def trainable(self, value: bool) -> None:
-        self._trainable = bool(value)
+        self._keras_trainable = bool(value)
 
     def __repr__(self) -> str:
         return (f"<Variable path={self.path}, shape={tuple(self.shape.as_list())}, "

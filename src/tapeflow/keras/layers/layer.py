@@ -220,8 +220,14 @@ class Layer:
                 self._layers.append(value)
         elif isinstance(value, _TFVariable):
             if not any(value is v for v in self._all_own_variables()):
-                (self._trainable_variables if value.trainable
-                 else self._non_trainable_variables).append(value)
+                self._track_variable(value)
+
+    def _track_variable(self, variable: Any) -> None:
+        """Files a variable by its `trainable`; a frozen layer's new weight is frozen too."""
+        (self._trainable_variables if variable.trainable
+         else self._non_trainable_variables).append(variable)
+        if not self.__dict__.get("_trainable", True) and isinstance(variable, Variable):
+            variable.trainable = False
 
     def _all_own_variables(self) -> list:
         return self._trainable_variables + self._non_trainable_variables
@@ -250,8 +256,7 @@ class Layer:
         # regularizer on the current value at every read.
         variable.regularizer = regularizers.get(regularizer)
         variable._constraint = constraints.get(constraint)
-        (self._trainable_variables if trainable else self._non_trainable_variables).append(
-            variable)
+        self._track_variable(variable)
         return variable
 
     @property
@@ -265,7 +270,8 @@ class Layer:
         value = bool(value)
         self._trainable = value
         for v in self._trainable_variables:
-            v._trainable = value
+            if isinstance(v, Variable):
+                v.trainable = value
         for layer in self._layers:
             layer.trainable = value
 
