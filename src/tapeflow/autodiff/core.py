@@ -95,11 +95,42 @@ def primitive(name: str, **kwargs: Any) -> Callable[[Callable], Primitive]:
     return make
 
 
-# NumPy reports floating-point exceptions (x / 0, log(0), inf - inf) as RuntimeWarnings from
-# the Python frame that called the ufunc; TensorFlow's kernels are silent. The filter covers
-# tapeflow's own frames only, so a user's NumPy code still warns; unlike np.errstate it costs
-# nothing per op.
+# NumPy reports floating-point exceptions (x / 0, log(0), inf - inf) as RuntimeWarnings;
+# TensorFlow's kernels are silent. Kernels run through the thread's `run_kernel` (see
+# framework.context), whose NumPy error state ignores them. On NumPy 1.x that runner is a
+# plain call, and this filter (tapeflow's frames only, so a user's NumPy code still warns)
+# silences them unless the caller's filters turn warnings into errors (`-W error`): then the
+# kernel runs again under np.errstate (`_rerun_kernel`).
 warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"tapeflow(\.|$)")
+
+# What a NumPy kernel raises on bad input: bind turns these into TensorFlow's error classes.
+KERNEL_ERRORS = (ValueError, TypeError, IndexError, ArithmeticError, np.linalg.LinAlgError)
+
+
+def _is_reentry(exc: RuntimeError) -> bool:
+    """True when `exc` is the thread's quiet context refusing a nested entry (a kernel that
+    runs ops itself, as an eager while loop does), not an error of the kernel."""
+    return exc.__traceback__ is not None and exc.__traceback__.tb_next is None and \
+        str(exc).startswith("cannot enter context")
+
+
+def _rerun_kernel(fn: Callable, args: Sequence[Any], kwargs: dict, exc: Exception) -> Any:
+    """Runs a kernel whose quiet call did not run it: nested inside another kernel's quiet
+    call (already silent), or raised a RuntimeWarning (NumPy 1.x under `-W error`)."""
+    if isinstance(exc, RuntimeWarning):
+        with np.errstate(all="ignore"):
+            return fn(*args, **kwargs)
+    if not _is_reentry(exc):
+        raise exc
+    return fn(*args, **kwargs)
+
+
+def run_kernel(fn: Callable, *args: Any, **kwargs: Any) -> Any:
+    """Calls a NumPy kernel (or a compiled program) with floating-point warnings silenced."""
+    try:
+        return context.state.run_kernel(fn, *args, **kwargs)
+    except (RuntimeError, RuntimeWarning) as exc:
+        return _rerun_kernel(fn, args, kwargs, exc)
 
 
 def bind(prim: Primitive, inputs: Sequence[Any], attrs: dict = NO_ATTRS) -> Any:
@@ -110,22 +141,28 @@ def bind(prim: Primitive, inputs: Sequence[Any], attrs: dict = NO_ATTRS) -> Any:
     else:
         # The hottest code in tapeflow: unary and binary ops without attributes skip the
         # generic argument packing.
+        run = ctx.run_kernel
         try:
             if attrs:
                 if len(inputs) == 1:
-                    raw = prim.impl(inputs[0]._value, **attrs)
+                    raw = run(prim.impl, inputs[0]._value, **attrs)
                 elif len(inputs) == 2:
-                    raw = prim.impl(inputs[0]._value, inputs[1]._value, **attrs)
+                    raw = run(prim.impl, inputs[0]._value, inputs[1]._value, **attrs)
                 else:
-                    raw = prim.impl(*[x._value for x in inputs], **attrs)
+                    raw = run(prim.impl, *[x._value for x in inputs], **attrs)
             elif len(inputs) == 2:
-                raw = prim.impl(inputs[0]._value, inputs[1]._value)
+                raw = run(prim.impl, inputs[0]._value, inputs[1]._value)
             elif len(inputs) == 1:
-                raw = prim.impl(inputs[0]._value)
+                raw = run(prim.impl, inputs[0]._value)
             else:
-                raw = prim.impl(*[x._value for x in inputs])
-        except (ValueError, TypeError, IndexError, ArithmeticError, np.linalg.LinAlgError) as exc:
+                raw = run(prim.impl, *[x._value for x in inputs])
+        except KERNEL_ERRORS as exc:
             raise op_error(prim, inputs, exc) from None
+        except (RuntimeError, RuntimeWarning) as exc:
+            try:
+                raw = _rerun_kernel(prim.impl, [x._value for x in inputs], attrs, exc)
+            except KERNEL_ERRORS as error:
+                raise op_error(prim, inputs, error) from None
         if prim.multiple_results:
             outputs = tuple(map(wrap, raw))
         else:
@@ -209,4 +246,5 @@ _variables.hooks["read"] = _read_variable
 
 
 __all__ = ["Primitive", "primitive", "bind", "record", "REGISTRY", "NO_ATTRS", "op_error",
+           "run_kernel", "KERNEL_ERRORS",
            "shape_text", "dims_text", "READ_VARIABLE"]

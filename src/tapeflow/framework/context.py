@@ -7,8 +7,30 @@ op, so the no-tape path is a single attribute test.
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import threading
-from typing import Iterator
+from typing import Any, Callable, Iterator
+
+import numpy as np
+
+# NumPy 2 keeps its floating-point error state in a context variable, so kernels run inside a
+# context of their own whose state ignores every error are silent (as TensorFlow's kernels
+# are) whatever warning filters a caller installs, at ~30 ns a call. NumPy 1.x keeps that
+# state per thread: there kernels are called directly (see `autodiff.core`'s fallback).
+_ERRSTATE_IN_CONTEXT = int(np.__version__.split(".")[0]) >= 2
+
+
+def _call(fn: Callable, *args: Any, **kwargs: Any) -> Any:
+    return fn(*args, **kwargs)
+
+
+def _quiet_kernel_runner() -> Callable:
+    """`run(fn, *args, **kwargs)`: calls `fn` with NumPy's floating-point errors ignored."""
+    if not _ERRSTATE_IN_CONTEXT:
+        return _call
+    quiet = contextvars.Context()
+    quiet.run(np.seterr, all="ignore")
+    return quiet.run
 
 
 class _State:
@@ -19,7 +41,7 @@ class _State:
     """
 
     __slots__ = ("tapes", "accumulators", "variable_watchers", "graph", "backward_depth",
-                 "active")
+                 "active", "run_kernel")
 
     def __init__(self) -> None:
         self.tapes: list = []            # GradientTapes now recording, innermost last
@@ -28,6 +50,10 @@ class _State:
         self.graph = None                # the graph being traced by tf.function, if any
         self.backward_depth = 0          # > 0 while a backward pass runs (traces mark its ops)
         self.active = False              # any of the above: the op path's only test
+        # Calls a NumPy kernel silently. A context can be entered once at a time, so each
+        # thread has its own; a kernel that runs ops itself (an eager while loop) makes
+        # nested calls, which `autodiff.core.run_kernel` sends straight to the kernel.
+        self.run_kernel = _quiet_kernel_runner()
 
     def refresh(self) -> None:
         """Recomputes `active` after a tape, accumulator, watcher or trace came or went."""

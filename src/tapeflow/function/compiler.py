@@ -31,8 +31,8 @@ _COUNTER = [0]
 
 
 def kernel_of(prim: Any) -> Callable:
-    """The kernel a compiled program calls (NumPy's floating-point warnings are silenced by
-    the warnings filter for tapeflow modules, which covers the generated code)."""
+    """The kernel a compiled program calls (the program runs through `core.run_kernel`, so
+    NumPy's floating-point warnings are silenced as in eager ops)."""
     return prim.impl
 
 
@@ -179,9 +179,8 @@ class Program:
     # -- running ----------------------------------------------------------------------------
     def __call__(self, arrays: list) -> list:
         try:
-            return self.run(arrays)
-        except (ValueError, TypeError, IndexError, ArithmeticError, np.linalg.LinAlgError,
-                OpError) as exc:
+            return core.run_kernel(self.run, arrays)
+        except core.KERNEL_ERRORS + (OpError,) as exc:
             raise self._graph_error(exc, sys.exc_info()[2]) from None
 
     def _graph_error(self, exc: Exception, tb: Any) -> Exception:
