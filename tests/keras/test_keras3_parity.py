@@ -113,3 +113,161 @@ def test_frozen_batch_normalization_runs_in_inference_mode():
                                [[0.959720253944397, 1.8646416664123535],
                                 [2.958721160888672, 5.748502731323242]], rtol=1e-6)
     np.testing.assert_allclose(bn.moving_mean.numpy(), [0.0398, 0.0796], rtol=1e-6)
+
+
+# -- input_spec: Keras 3.15's messages, verbatim -----------------------------------------------
+L = keras.layers
+
+
+def _incompatible(layer, what):
+    return f"Input 0 with name 'None' of layer '{layer}' is incompatible with the layer: {what}"
+
+
+def test_dense_input_spec_checks_last_axis_and_rank():
+    keras.backend.clear_session()
+    d = L.Dense(4)
+    assert repr(d.input_spec) == "InputSpec(min_ndim=2)"
+    d.build((None, 3))
+    assert repr(d.input_spec) == "InputSpec(min_ndim=2, axes={-1: 3})"
+    with pytest.raises(ValueError) as e:
+        d(np.ones((2, 5), "float32"))
+    assert str(e.value) == _incompatible("dense", "expected axis -1 of input shape to have "
+                                         "value 3, but received input with shape (2, 5)")
+    with pytest.raises(ValueError, match=r"expected axis -1 .* value 3, but received input "
+                                         r"with shape \(None, 5\)"):
+        d(keras.Input((5,)))
+    fresh = L.Dense(4)
+    with pytest.raises(ValueError) as e:
+        fresh(np.ones((3,), "float32"))
+    assert str(e.value) == _incompatible("dense_1", "expected min_ndim=2, found ndim=1. Full "
+                                         "shape received: (3,)")
+    assert not fresh.built and fresh.weights == []  # a failed call builds nothing
+
+
+def test_conv_pool_flatten_batchnorm_input_specs():
+    keras.backend.clear_session()
+    c = L.Conv2D(2, 3)
+    with pytest.raises(ValueError) as e:
+        c(np.ones((1, 5, 5), "float32"))
+    assert str(e.value) == _incompatible("conv2d", "expected min_ndim=4, found ndim=3. Full "
+                                         "shape received: (1, 5, 5)")
+    assert not c.built and c.weights == []
+    c(np.ones((1, 5, 5, 3), "float32"))
+    assert repr(c.input_spec) == "InputSpec(min_ndim=4, axes={-1: 3})"
+    with pytest.raises(ValueError, match="expected axis -1 of input shape to have value 3, but "
+                                         r"received input with shape \(1, 5, 5, 2\)"):
+        c(np.ones((1, 5, 5, 2), "float32"))
+    with pytest.raises(ValueError) as e:
+        L.MaxPooling2D()(np.ones((1, 4, 4), "float32"))
+    assert str(e.value) == _incompatible("max_pooling2d", "expected ndim=4, found ndim=3. Full "
+                                         "shape received: (1, 4, 4)")
+    with pytest.raises(ValueError, match="expected ndim=3, found ndim=4"):
+        L.MaxPooling1D()(np.ones((1, 4, 4, 1), "float32"))
+    with pytest.raises(ValueError, match="'global_average_pooling2d' .* expected ndim=4"):
+        L.GlobalAveragePooling2D()(np.ones((1, 4, 4), "float32"))
+    with pytest.raises(ValueError, match="expected min_ndim=1, found ndim=0"):
+        L.Flatten()(np.float32(1.0))
+    assert L.Flatten()(np.ones((3,), "float32")).shape == (3, 1)
+    bn = L.BatchNormalization()
+    bn(np.ones((2, 3), "float32"))
+    assert repr(bn.input_spec) == "InputSpec(ndim=2, axes={-1: 3})"
+    with pytest.raises(ValueError, match=r"expected ndim=2, found ndim=3. Full shape received: "
+                                         r"\(2, 2, 3\)"):
+        bn(np.ones((2, 2, 3), "float32"))
+    with pytest.raises(ValueError, match="min_ndim=4"):
+        L.Conv2DTranspose(2, 3)(np.ones((1, 5, 5), "float32"))
+    assert L.LayerNormalization().input_spec is None and L.Embedding(3, 2).input_spec is None
+
+
+def test_merge_layers_validate_shapes_on_build():
+    with pytest.raises(ValueError) as e:
+        L.Add()([np.ones((2, 3), "float32"), np.ones((2, 4), "float32")])
+    assert str(e.value) == "Inputs have incompatible shapes. Received shapes (3,) and (4,)"
+    with pytest.raises(ValueError) as e:
+        L.Add()(np.ones((2, 3), "float32"))
+    assert str(e.value) == ("A merge layer should be called on a list of inputs. Received: "
+                            "input_shape=(2, 3) (not a list of shapes)")
+    with pytest.raises(ValueError) as e:
+        L.Concatenate()([np.ones((2, 3), "float32"), np.ones((3, 4), "float32")])
+    assert str(e.value) == ("A `Concatenate` layer requires inputs with matching shapes except "
+                            "for the concatenation axis. Received: input_shape=[(2, 3), (3, 4)]")
+    with pytest.raises(ValueError, match=r"exactly 2 inputs. Received: input_shape=\[\(2, 3\), "):
+        L.Subtract()([np.ones((2, 3), "float32")] * 3)
+    # Different ranks: the lower one gains axes after the batch axis (Keras's reshape).
+    y = L.Add()([np.ones((2, 3), "float32"), np.array([1., 2.], "float32")])
+    np.testing.assert_array_equal(y, [[2., 2., 2.], [3., 3., 3.]])
+
+
+def test_functional_input_spec_and_rank_adjustment():
+    keras.backend.clear_session()
+    i = keras.Input((3,), name="x")
+    f = keras.Model(i, L.Dense(2, kernel_initializer="ones")(i))
+    assert repr(f.input_spec) == "[InputSpec(shape=(None, 3), ndim=2)]"
+    with pytest.raises(ValueError) as e:
+        f(np.ones((2, 5), "float32"))
+    assert str(e.value) == ("Input 0 with name 'x' of layer 'functional' is incompatible with "
+                            "the layer: expected shape=(None, 3), found shape=(2, 5)")
+    np.testing.assert_array_equal(f(np.ones((2, 3, 1), "float32")), np.full((2, 2), 3.))
+    with pytest.raises(ValueError, match=r"Invalid input shape for input \[1. 1. 1.\] with name "
+                                         r"'x' and path ''. Expected shape \(None, 3\), but "
+                                         r"input has incompatible shape \(3,\)"):
+        f(np.ones((3,), "float32"))
+    a, b = keras.Input((2,), name="a"), keras.Input((3,), name="b")
+    f3 = keras.Model([a, b], L.Concatenate()([a, b]))
+    with pytest.raises(ValueError) as e:
+        f3(np.ones((2, 2), "float32"))
+    assert str(e.value) == ("Layer \"functional_1\" expects 2 named input(s) with keys ['a', "
+                            "'b'], but it received 1 input tensors. Pass inputs as a dict, e.g. "
+                            "`layer({'a': ..., 'b': ...})`.")
+    with pytest.raises(ValueError, match="Input 1 with name 'b' of layer 'functional_1' is "
+                                         r"incompatible .* expected shape=\(None, 3\), found "
+                                         r"shape=\(2, 4\)"):
+        f3([np.ones((2, 2), "float32"), np.ones((2, 4), "float32")])
+    s = keras.Sequential([keras.Input((3,)), L.Dense(2, kernel_initializer="ones")])
+    np.testing.assert_array_equal(s(np.ones((2, 3, 1), "float32")), np.full((2, 2), 3.))
+    with pytest.raises(ValueError, match="of layer 'dense_1' is incompatible"):
+        s.predict(np.ones((2, 5), "float32"), verbose=0)
+
+
+def test_input_spec_class():
+    spec = keras.layers.InputSpec(shape=(None, 3), dtype="float32")
+    assert repr(spec) == "InputSpec(dtype=float32, shape=(None, 3), ndim=2)"
+    assert keras.layers.InputSpec(ndim=2, axes={-1: 3}).get_config() == {
+        "dtype": None, "shape": None, "ndim": 2, "max_ndim": None, "min_ndim": None,
+        "axes": {-1: 3}, "optional": False}
+    with pytest.raises(ValueError, match="Axis 3 is greater than the maximum allowed value: 1"):
+        keras.layers.InputSpec(ndim=2, axes={3: 1})
+    with pytest.raises(TypeError, match="Argument `axes` must be a dict with integer keys"):
+        keras.layers.InputSpec(axes={"a": 1})
+
+    class Squeezy(L.Layer):
+        def __init__(self):
+            super().__init__()
+            self.input_spec = L.InputSpec(shape=(None, 3, 1), allow_last_axis_squeeze=True)
+
+        def call(self, x):
+            return x
+
+    assert Squeezy()(np.ones((2, 3), "float32")).shape == (2, 3)
+    with pytest.raises(ValueError, match=r"expected shape=\(None, 3, 1\), found shape=\(2, 4\)"):
+        Squeezy()(np.ones((2, 4), "float32"))
+
+    class Pair(L.Layer):
+        def __init__(self):
+            super().__init__()
+            self.input_spec = [L.InputSpec(ndim=2), L.InputSpec(ndim=2)]
+
+        def call(self, xs):
+            return xs[0]
+
+    with pytest.raises(ValueError, match='expects 2 input\\(s\\), but it received 1 input'):
+        Pair()(np.ones((2, 3), "float32"))
+
+
+def test_layer_without_call_raises_like_keras():
+    class NoCall(L.Layer):
+        pass
+
+    with pytest.raises(NotImplementedError,
+                       match="Layer NoCall does not have a `call` method implemented."):
+        NoCall()(np.ones((2, 3), "float32"))

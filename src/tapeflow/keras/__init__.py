@@ -3,7 +3,7 @@
 import importlib as _importlib
 
 from tapeflow.keras import activations, backend, initializers, layers
-from tapeflow.keras.layers import Input, InputLayer, Layer, KerasTensor
+from tapeflow.keras.layers import Input, InputLayer, InputSpec, Layer, KerasTensor
 from tapeflow.keras.models import Functional, Model, Sequential
 from tapeflow.keras import models
 from tapeflow.keras.variables import Variable
@@ -20,5 +20,5 @@ def __getattr__(name: str):
         return module
     raise AttributeError(f"module 'tapeflow.keras' has no attribute {name!r}")
 
-__all__ = ["activations", "backend", "initializers", "layers", "Input", "InputLayer", "Layer",
+__all__ = ["activations", "backend", "initializers", "layers", "Input", "InputLayer", "InputSpec", "Layer",
            "KerasTensor", "Functional", "Model", "Sequential", "models", "Variable"]

@@ -13,11 +13,16 @@ import math
 import shutil
 from typing import Any, Callable, Optional
 
+import numpy as np
+
 from tapeflow.framework import nest
+from tapeflow.framework.tensor_conversion import convert_to_tensor
 from tapeflow.keras import backend
 from tapeflow.keras.layers.input_layer import InputLayer
+from tapeflow.keras.layers.input_spec import InputSpec
 from tapeflow.keras.layers.layer import KerasTensor, Layer, Operation
 from tapeflow.keras.trainer import Trainer
+from tapeflow.ops import array_ops
 
 
 class Model(Layer, Trainer):
@@ -91,6 +96,21 @@ class Functional(Model):
         self._layers = [layer for layer in layers if not isinstance(layer, Operation)]
         self.built = True
         self._output_shape = nest.map_structure(lambda t: t.shape, outputs)
+        self._input_spec = self._inputs_spec()
+
+    def _inputs_spec(self) -> Any:
+        """One InputSpec per input (batch size free, a last axis of 1 optional), named by
+        its InputLayer (or dict key), as Keras 3's Functional.input_spec."""
+        def spec(t: KerasTensor, name: Optional[str] = None) -> InputSpec:
+            shape = (None,) + tuple(t.shape[1:]) if t.shape else ()
+            return InputSpec(shape=shape, allow_last_axis_squeeze=True,
+                             name=name or t._keras_history[0].name)
+        struct = self._inputs_struct
+        if isinstance(struct, dict):
+            if not all(isinstance(t, KerasTensor) for t in struct.values()):
+                return None  # a deeply nested dict: no check, as Keras
+            return [spec(struct[k], name=k) for k in sorted(struct)]
+        return [spec(t) for t in self.inputs]
 
     @property
     def input(self) -> Any:
@@ -112,6 +132,7 @@ class Functional(Model):
         if len(flat) != len(self.inputs):
             raise ValueError(f"Layer \"{self.name}\" expects {len(self.inputs)} input(s), but "
                              f"it received {len(flat)} input tensors.")
+        flat = _adjust_input_rank(self.inputs, flat, self._inputs_struct)
         values = {id(t): v for t, v in zip(self.inputs, flat)}
         for node in self._nodes:
             if isinstance(node.layer, InputLayer):
@@ -126,6 +147,36 @@ class Functional(Model):
                 values[id(t)] = v
         return nest.pack_sequence_as(self._outputs_struct,
                                      [values[id(t)] for t in self.outputs])
+
+
+def _adjust_input_rank(references: list, inputs: list, struct: Any) -> list:
+    """Inputs one rank above their Input with a last axis of 1 lose it; one below an Input
+    whose last axis is 1 gain it; other ranks are Keras 3's ValueError."""
+    adjusted = []
+    for i, (ref, x) in enumerate(zip(references, inputs)):
+        if x is None or isinstance(x, KerasTensor):
+            adjusted.append(x)
+            continue
+        x = convert_to_tensor(x)
+        shape, ref_shape = tuple(x.shape.as_list()), ref.shape
+        if len(shape) == len(ref_shape):
+            adjusted.append(x)
+        elif len(shape) == len(ref_shape) + 1 and shape[-1] == 1:
+            adjusted.append(array_ops.squeeze(x, axis=-1))
+        elif len(shape) == len(ref_shape) - 1 and ref_shape and ref_shape[-1] == 1:
+            adjusted.append(array_ops.expand_dims(x, -1))
+        else:
+            raise ValueError(f"Invalid input shape for input {np.asarray(x._value)} with name "
+                             f"'{ref.name}' and path '{_input_path(struct, i)}'. Expected "
+                             f"shape {ref_shape}, but input has incompatible shape {shape}")
+    return adjusted
+
+
+def _input_path(struct: Any, index: int) -> str:
+    """The path of the index-th flat input in the model's input structure ('' for one)."""
+    if isinstance(struct, dict):
+        return str(sorted(struct)[index])
+    return str(index) if isinstance(struct, (list, tuple)) else ""
 
 
 def _nodes_between(inputs: list, outputs: list) -> list:
@@ -273,6 +324,9 @@ class Sequential(Model):
 
     def call(self, inputs: Any, training: Any = None, mask: Any = None) -> Any:
         x = inputs
+        if self._input_batch_shape is not None and not isinstance(x, (list, tuple, dict)):
+            reference = KerasTensor(self._input_batch_shape, name="input_layer")  # Keras's
+            x = _adjust_input_rank([reference], [x], reference)[0]  # inner functional model
         for layer in self._layers:
             if layer._call_has_training:
                 x = layer(x, training=training)

@@ -1,5 +1,6 @@
 """`keras.layers`: the layer classes."""
 
+from tapeflow.keras.layers.input_spec import InputSpec
 from tapeflow.keras.layers.layer import Layer, KerasTensor
 from tapeflow.keras.layers.input_layer import Input, InputLayer
 from tapeflow.keras.layers.core import (Activation, Dense, Dropout, Embedding,
@@ -12,7 +13,7 @@ from tapeflow.keras.layers.merging import *  # noqa: F403
 from tapeflow.keras.layers import convolutional as _convolutional
 from tapeflow.keras.layers import merging as _merging
 
-__all__ = ["Layer", "KerasTensor", "Input", "InputLayer", "Activation", "Dense", "Dropout",
+__all__ = ["Layer", "KerasTensor", "InputSpec", "Input", "InputLayer", "Activation", "Dense", "Dropout",
            "Embedding", "Flatten", "Lambda", "Reshape", "BatchNormalization", "LayerNormalization"]
 __all__ += _convolutional.__all__
 __all__ += _merging.__all__

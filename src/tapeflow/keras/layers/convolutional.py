@@ -7,6 +7,7 @@ from typing import Any, Optional
 
 from tapeflow.framework.tensor_conversion import convert_to_tensor
 from tapeflow.keras import activations, constraints, initializers, regularizers
+from tapeflow.keras.layers.input_spec import InputSpec
 from tapeflow.keras.layers.layer import Layer
 from tapeflow.ops import array_ops, conv_ops, reduce_ops
 
@@ -63,6 +64,7 @@ class _Conv(Layer):
         self.bias_regularizer = regularizers.get(bias_regularizer)
         self.kernel_constraint = constraints.get(kernel_constraint)
         self.bias_constraint = constraints.get(bias_constraint)
+        self.input_spec = InputSpec(min_ndim=self.rank + 2)
 
     def _kernel_shape(self, channels: int) -> tuple:
         return self.kernel_size + (channels, self.filters)
@@ -77,6 +79,7 @@ class _Conv(Layer):
                                     initializer=self.bias_initializer,
                                     regularizer=self.bias_regularizer,
                                     constraint=self.bias_constraint) if self.use_bias else None
+        self.input_spec = InputSpec(min_ndim=self.rank + 2, axes={-1: channels})
         self.built = True
 
     def _bias_size(self, channels: int) -> int:
@@ -203,6 +206,7 @@ class _Pool(Layer):
         self.strides = self.pool_size if strides is None else _tuple(strides, self.rank,
                                                                      "strides")
         self.padding = _padding(padding)
+        self.input_spec = InputSpec(ndim=self.rank + 2)
         self.built = True
 
     def call(self, inputs: Any) -> Any:
@@ -243,6 +247,7 @@ class _GlobalPool(Layer):
         super().__init__(**kwargs)
         _channels_last(data_format)
         self.keepdims = keepdims
+        self.input_spec = InputSpec(ndim=self.rank + 2)
         self.built = True
 
     def call(self, inputs: Any) -> Any:

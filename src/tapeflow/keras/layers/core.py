@@ -10,6 +10,7 @@ import numpy as np
 
 from tapeflow.framework.tensor_conversion import convert_to_tensor
 from tapeflow.keras import activations, backend, constraints, initializers, regularizers
+from tapeflow.keras.layers.input_spec import InputSpec
 from tapeflow.keras.layers.layer import Layer
 from tapeflow.ops import array_ops, math_ops
 
@@ -40,6 +41,7 @@ class Dense(Layer):
         self.bias_regularizer = regularizers.get(bias_regularizer)
         self.kernel_constraint = constraints.get(kernel_constraint)
         self.bias_constraint = constraints.get(bias_constraint)
+        self.input_spec = InputSpec(min_ndim=2)
 
     def build(self, input_shape: Any) -> None:
         in_dim = input_shape[-1]
@@ -54,6 +56,7 @@ class Dense(Layer):
                                     initializer=self.bias_initializer,
                                     regularizer=self.bias_regularizer,
                                     constraint=self.bias_constraint) if self.use_bias else None
+        self.input_spec = InputSpec(min_ndim=2, axes={-1: in_dim})
         self.built = True
 
     def call(self, inputs: Any) -> Any:
@@ -119,6 +122,7 @@ class Flatten(Layer):
     def __init__(self, data_format: Optional[str] = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.data_format = data_format
+        self.input_spec = InputSpec(min_ndim=1)
         self.built = True
 
     def call(self, inputs: Any) -> Any:

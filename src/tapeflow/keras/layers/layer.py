@@ -16,6 +16,7 @@ from tapeflow.framework.tensor_conversion import convert_to_tensor
 from tapeflow.framework.variables import Variable as _TFVariable
 from tapeflow.keras import backend, initializers
 from tapeflow.keras.backend import to_snake_case
+from tapeflow.keras.layers.input_spec import assert_input_compatibility
 from tapeflow.keras.variables import Variable
 from tapeflow.ops import array_ops, math_ops
 
@@ -197,6 +198,17 @@ class Layer:
         self._call_has_training = "training" in params
         self._call_training_default = (params["training"].default
                                        if self._call_has_training else None)
+
+    _input_spec: Any = None
+
+    @property
+    def input_spec(self) -> Any:
+        """The `InputSpec`(s) the first call argument is checked against (None: no check)."""
+        return self._input_spec
+
+    @input_spec.setter
+    def input_spec(self, value: Any) -> None:
+        self._input_spec = value
 
     def _init_tracking(self) -> None:
         if "_layers" not in self.__dict__:
@@ -399,9 +411,10 @@ class Layer:
         """Creates the weights for inputs of `input_shape` (override in subclasses)."""
         self.built = True
 
-    def call(self, inputs: Any, *args: Any, **kwargs: Any) -> Any:
+    def call(self, *args: Any, **kwargs: Any) -> Any:
         """The layer's computation (override in subclasses)."""
-        return inputs
+        raise NotImplementedError(f"Layer {type(self).__name__} does not have a `call` method "
+                                  f"implemented.")
 
     def compute_output_shape(self, input_shape: Any) -> Any:
         """The output shape, found by running `call` on zeros of that shape."""
@@ -416,6 +429,15 @@ class Layer:
                 self.build(shapes)
             self.built = True
 
+    def _build_and_check(self, inputs: Any, shapes: Any) -> None:
+        """Builds an unbuilt layer, then checks `inputs` against the `input_spec` that
+        `build` may have set (Dense's last axis), as Keras 3."""
+        if self.built:
+            return
+        self._maybe_build(shapes)
+        if self.input_spec is not None:
+            assert_input_compatibility(self.input_spec, inputs, self.name)
+
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         self._init_tracking()
         if not args:
@@ -424,6 +446,8 @@ class Layer:
             return self._symbolic_call(args, kwargs)
         inputs = self._convert_inputs(args[0])
         args = (inputs,) + args[1:]
+        if self.input_spec is not None:  # before building: a failed call builds nothing
+            assert_input_compatibility(self.input_spec, inputs, self.name)
         if self._call_has_training:
             training = kwargs.get("training")
             if training is None:
@@ -434,7 +458,8 @@ class Layer:
             training = kwargs.pop("training", None)
             if training is None and _TRAINING_STACK:
                 training = _TRAINING_STACK[-1]
-        self._maybe_build(nest.map_structure(lambda t: tuple(t.shape.as_list()), inputs))
+        self._build_and_check(inputs, nest.map_structure(lambda t: tuple(t.shape.as_list()),
+                                                         inputs))
         if not _TRAINING_STACK and not _INFERRING[0]:
             self._clear_losses()  # an outermost call starts a fresh list, as Keras 3
         _TRAINING_STACK.append(training)
@@ -475,9 +500,11 @@ class Layer:
 
     def _symbolic_call(self, args: tuple, kwargs: dict) -> Any:
         inputs = args[0]
+        if self.input_spec is not None:
+            assert_input_compatibility(self.input_spec, inputs, self.name)
         shapes = nest.map_structure(lambda t: t.shape if isinstance(t, KerasTensor)
                                     else tuple(np.shape(t)), inputs)
-        self._maybe_build(shapes)
+        self._build_and_check(inputs, shapes)
         outputs = _infer_outputs(self, args, kwargs)
         node = Node(self, args, kwargs, outputs)
         index = len(self._inbound_nodes)

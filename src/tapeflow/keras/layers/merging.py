@@ -10,18 +10,66 @@ from tapeflow.ops import array_ops, math_ops
 
 
 class _Merge(Layer):
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.built = True
+    """Elementwise merges; `build` validates the input shapes once, as Keras 3's Merge."""
+
+    _reshape_required = False
 
     def _check(self, inputs: Any) -> list:
         if not isinstance(inputs, (list, tuple)) or len(inputs) < 1:
             raise ValueError(f"A merge layer should be called on a list of inputs. "
                              f"Received: inputs={inputs} (not a list of tensors)")
-        return [convert_to_tensor(x) for x in inputs]
+        xs = [convert_to_tensor(x) for x in inputs]
+        if self._reshape_required:  # lower ranks gain axes after the batch axis, as Keras
+            rank = max(x.shape.rank for x in xs)
+            for i, x in enumerate(xs):
+                for _ in range(rank - x.shape.rank):
+                    x = array_ops.expand_dims(x, 1)
+                xs[i] = x
+        return xs
 
     def build(self, input_shape: Any = None) -> None:
+        if not input_shape or not isinstance(input_shape[0], (tuple, list)):
+            raise ValueError(f"A merge layer should be called on a list of inputs. "
+                             f"Received: input_shape={_shapes_text(input_shape)} (not a list "
+                             f"of shapes)")
+        shapes = [tuple(s) for s in input_shape]
+        batch_sizes = {s[0] for s in shapes if s} - {None}
+        if len(batch_sizes) > 1:
+            raise ValueError(f"Cannot merge tensors with different batch sizes. Received "
+                             f"tensors with shapes {_shapes_text(shapes)}")
+        output_shape = shapes[0][1:]
+        for shape in shapes[1:]:
+            output_shape = _elementwise_shape(output_shape, shape[1:])
+        self._reshape_required = len({len(s) for s in shapes}) != 1
         self.built = True
+
+
+def _shapes_text(shapes: Any) -> str:
+    """Shapes as Keras prints them: tuples in a list."""
+    if isinstance(shapes, list):
+        return "[" + ", ".join(str(tuple(s)) for s in shapes) + "]"
+    return str(tuple(shapes)) if isinstance(shapes, (list, tuple)) else str(shapes)
+
+
+def _elementwise_shape(shape1: tuple, shape2: tuple) -> tuple:
+    """The broadcast shape of two per-example shapes (Keras's
+    `_compute_elemwise_op_output_shape`), or Keras's ValueError."""
+    if len(shape1) < len(shape2):
+        return _elementwise_shape(shape2, shape1)
+    if not shape2:
+        return shape1
+    out = list(shape1[:-len(shape2)])
+    for i, j in zip(shape1[-len(shape2):], shape2):
+        if i is None or j is None:
+            out.append(None)
+        elif i == 1 or j == 1:
+            out.append(j if i == 1 else i)
+        elif i != j:
+            raise ValueError(f"Inputs have incompatible shapes. Received shapes {shape1} and "
+                             f"{shape2}")
+        else:
+            out.append(i)
+    return tuple(out)
 
 
 class Add(_Merge):
@@ -34,6 +82,12 @@ class Add(_Merge):
 
 class Subtract(_Merge):
     """inputs[0] - inputs[1]."""
+
+    def build(self, input_shape: Any = None) -> None:
+        super().build(input_shape)
+        if len(input_shape) != 2:
+            raise ValueError(f"A `Subtract` layer should be called on exactly 2 inputs. "
+                             f"Received: input_shape={_shapes_text(list(input_shape))}")
 
     def call(self, inputs: Any) -> Any:
         xs = self._check(inputs)
@@ -86,6 +140,27 @@ class Concatenate(_Merge):
     def __init__(self, axis: int = -1, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.axis = axis
+
+    def build(self, input_shape: Any = None) -> None:
+        """Checks that the shapes match but on `axis` (Keras 3's validation)."""
+        if not input_shape or not isinstance(input_shape[0], (tuple, list)):
+            raise ValueError(f"A `Concatenate` layer should be called on a list of at least 1 "
+                             f"input. Received: input_shape={_shapes_text(input_shape)}")
+        reduced = set()
+        for shape in input_shape:
+            shape = list(shape)
+            if len(shape) > self.axis:
+                del shape[self.axis]
+            reduced.add(tuple(shape))
+        if len(reduced) != 1:
+            ranks = {len(s) for s in reduced}
+            if len(ranks) != 1 or any(
+                    len({s[a] for s in reduced if s[a] is not None}) > 1
+                    for a in range(ranks.pop())):
+                raise ValueError(f"A `Concatenate` layer requires inputs with matching shapes "
+                                 f"except for the concatenation axis. Received: "
+                                 f"input_shape={_shapes_text(list(input_shape))}")
+        self.built = True
 
     def call(self, inputs: Any) -> Any:
         return array_ops.concat(self._check(inputs), axis=self.axis)

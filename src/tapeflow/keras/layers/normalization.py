@@ -6,6 +6,7 @@ from typing import Any
 
 from tapeflow.framework.tensor_conversion import convert_to_tensor
 from tapeflow.keras import initializers
+from tapeflow.keras.layers.input_spec import InputSpec
 from tapeflow.keras.layers.layer import Layer
 from tapeflow.ops import array_ops, math_ops, reduce_ops
 
@@ -55,6 +56,7 @@ class BatchNormalization(Layer):
         self.moving_variance = self.add_weight(shape=shape, name="moving_variance",
                                                initializer=self.moving_variance_initializer,
                                                trainable=False)
+        self.input_spec = InputSpec(ndim=rank, axes={self.axis: input_shape[self.axis]})
         self.built = True
 
     def call(self, inputs: Any, training: Any = None, mask: Any = None) -> Any:
