@@ -196,6 +196,9 @@ def test_merge_layers_validate_shapes_on_build():
     # Different ranks: the lower one gains axes after the batch axis (Keras's reshape).
     y = L.Add()([np.ones((2, 3), "float32"), np.array([1., 2.], "float32")])
     np.testing.assert_array_equal(y, [[2., 2., 2.], [3., 3., 3.]])
+    np.testing.assert_array_equal(L.Add()([np.ones((2, 3), "float32"),
+                                           np.array([[1.], [2.]], "float32")]),
+                                  [[2., 2., 2.], [3., 3., 3.]])
 
 
 def test_functional_input_spec_and_rank_adjustment():
@@ -271,3 +274,73 @@ def test_layer_without_call_raises_like_keras():
     with pytest.raises(NotImplementedError,
                        match="Layer NoCall does not have a `call` method implemented."):
         NoCall()(np.ones((2, 3), "float32"))
+
+
+# -- attribute tracking and positional arguments ------------------------------------------------
+
+class _PlainVariables(L.Layer):
+    def __init__(self):
+        super().__init__()
+        self.w = tf.Variable(np.ones((3, 2), "float32"), name="w")
+        self.f = tf.Variable(np.ones((2,), "float32"), trainable=False, name="f")
+        self.lst = [tf.Variable(1.0, name="l0")]
+        self.kv = keras.Variable(np.zeros((2,), "float32"), name="kv")
+
+    def call(self, x):
+        return tf.matmul(x, self.w) + self.f + self.kv
+
+
+def test_plain_tf_variable_attributes_are_not_layer_weights():
+    # Keras 3 (TF backend): a tf.Variable attribute is not tracked (variables == [], summary
+    # 0 params, fit leaves it alone); a keras.Variable attribute is.
+    keras.backend.clear_session()
+    layer = _PlainVariables()
+    assert [v.name for v in layer.weights] == ["kv"]
+    m = keras.Sequential([keras.Input((3,)), layer])
+    lines = []
+    m.summary(print_fn=lines.append)
+    assert " Trainable params: 2 (8.00 B)" in lines[0]
+    m.compile("sgd", "mse")
+    m.fit(np.ones((2, 3), "float32"), np.zeros((2, 2), "float32"), verbose=0)
+    np.testing.assert_array_equal(layer.w.numpy(), np.ones((3, 2)))
+    assert not np.array_equal(layer.kv.numpy(), np.zeros(2))
+
+
+def test_tf_module_tracks_variables_in_attributes_lists_and_dicts():
+    # TF 2.21: ['a:0', 'b:0', 'c:0', 'z:0'], trainable ['a:0', 'b:0', 'z:0'], 1 submodule; a
+    # Keras layer attribute is not a tf.Module and its weights are not listed.
+    class M(tf.Module):
+        def __init__(self):
+            super().__init__()
+            self.a = tf.Variable(1.0, name="a")
+            self.l = [tf.Variable(2.0, name="b"),
+                      {"k": tf.Variable(3.0, name="c", trainable=False)}]
+            self.sub = tf.Module(name="inner")
+            self.sub.z = tf.Variable(4.0, name="z")
+            self.d = L.Dense(2)
+
+    m = M()
+    m.d.build((None, 3))
+    assert [v.name for v in m.variables] == ["a:0", "b:0", "c:0", "z:0"]
+    assert [v.name for v in m.trainable_variables] == ["a:0", "b:0", "z:0"]
+    assert len(m.submodules) == 1
+
+
+def test_only_tensors_may_be_passed_positionally():
+    class Scale(L.Layer):
+        def call(self, x, k):
+            return x * k
+
+    x = np.ones((2,), "float32")
+    with pytest.raises(ValueError) as e:
+        Scale()(x, 3)
+    assert str(e.value) == ("Only input tensors may be passed as positional arguments. The "
+                            "following argument value should be passed as a keyword argument: "
+                            "3 (of type <class 'int'>)")
+    with pytest.raises(ValueError, match="keyword argument: b \\(of type <class 'str'>\\)"):
+        Scale()(keras.Input((2,)), "b")
+    with pytest.raises(ValueError, match="keyword argument: 1.0"):
+        L.Dense(2)([[1., 2.]])
+    np.testing.assert_array_equal(Scale()(x, k=3), [3., 3.])
+    np.testing.assert_array_equal(Scale()(x, np.float32(3.0)), [3., 3.])  # arrays are fine
+    np.testing.assert_array_equal(Scale()(x, tf.constant(3.0)), [3., 3.])

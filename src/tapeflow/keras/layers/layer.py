@@ -155,7 +155,8 @@ class Layer:
 
     Subclasses create weights in `build(input_shape)` with `add_weight` and compute in
     `call(inputs, ...)`; a `training` argument of `call` receives the caller's value (or the
-    enclosing call's). Layers and variables assigned as attributes are tracked.
+    enclosing call's). Layers and `keras.Variable`s assigned as attributes are tracked (plain
+    `tf.Variable`s are not, as in Keras 3).
 
     Args:
       trainable: whether the layer's weights are trained (settable later).
@@ -200,6 +201,8 @@ class Layer:
                                        if self._call_has_training else None)
 
     _input_spec: Any = None
+    # Keras 3 takes only tensors (arrays, None) positionally; other values go by keyword.
+    _allow_non_tensor_positional_args = False
 
     @property
     def input_spec(self) -> Any:
@@ -230,7 +233,8 @@ class Layer:
         if isinstance(value, Layer) and value is not self:
             if not any(value is layer for layer in self._layers):
                 self._layers.append(value)
-        elif isinstance(value, _TFVariable):
+        elif isinstance(value, Variable):  # a keras.Variable; a plain tf.Variable is not
+            # tracked (Keras 3 with the TF backend leaves it out of `weights` and training)
             if not any(value is v for v in self._all_own_variables()):
                 self._track_variable(value)
 
@@ -442,10 +446,15 @@ class Layer:
         self._init_tracking()
         if not args:
             raise ValueError(f"Layer {self.name} was called without inputs.")
-        if any(isinstance(t, KerasTensor) for t in nest.flatten((args, kwargs))):
+        flat_args = args if len(args) == 1 and isinstance(args[0], TensorLike) else \
+            nest.flatten(args)
+        if not self._allow_non_tensor_positional_args:
+            _check_positional(flat_args)
+        if any(isinstance(t, KerasTensor) for t in flat_args) or \
+                (kwargs and any(isinstance(t, KerasTensor) for t in nest.flatten(kwargs))):
             return self._symbolic_call(args, kwargs)
         inputs = self._convert_inputs(args[0])
-        args = (inputs,) + args[1:]
+        args = (inputs,) + (self._convert_inputs(args[1:]) if len(args) > 1 else ())
         if self.input_spec is not None:  # before building: a failed call builds nothing
             assert_input_compatibility(self.input_spec, inputs, self.name)
         if self._call_has_training:
@@ -554,6 +563,17 @@ class Layer:
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} name={self.name}, built={self.built}>"
+
+
+def _check_positional(flat_args: Any) -> None:
+    """Keras 3's ValueError for a positional argument that is not a tensor, an array or None
+    (`layer(x, 3)`: the 3 must be passed as a keyword argument)."""
+    for arg in flat_args:
+        if not (arg is None or isinstance(arg, (TensorLike, KerasTensor))
+                or hasattr(arg, "__array__")):
+            raise ValueError(f"Only input tensors may be passed as positional arguments. The "
+                             f"following argument value should be passed as a keyword "
+                             f"argument: {arg} (of type {type(arg)})")
 
 
 def _shape_structure(shape: Any) -> Any:

@@ -76,8 +76,7 @@ class Add(_Merge):
     """Elementwise sum of a list of inputs."""
 
     def call(self, inputs: Any) -> Any:
-        xs = self._check(inputs)
-        return math_ops.add_n(xs) if len(xs) > 1 else xs[0]
+        return _sum(self._check(inputs))
 
 
 class Subtract(_Merge):
@@ -113,7 +112,7 @@ class Average(_Merge):
 
     def call(self, inputs: Any) -> Any:
         xs = self._check(inputs)
-        return math_ops.add_n(xs) / float(len(xs))
+        return _sum(xs) / float(len(xs))
 
 
 class Maximum(_Merge):
@@ -164,6 +163,14 @@ class Concatenate(_Merge):
 
     def call(self, inputs: Any) -> Any:
         return array_ops.concat(self._check(inputs), axis=self.axis)
+
+
+def _sum(xs: list) -> Any:
+    """Left-to-right broadcasting sum, as Keras's Add (shapes (2, 3) and (2, 1) add)."""
+    out = xs[0]
+    for x in xs[1:]:
+        out = out + x
+    return out
 
 
 def add(inputs: list, **kwargs: Any) -> Any:
