@@ -6,7 +6,8 @@ earlier (and held by a tape for its backward pass) keeps the value it had when i
 
 from __future__ import annotations
 
-from typing import Any, Callable, Optional
+import threading
+from typing import Any, Callable, Iterable, Optional
 
 import numpy as np
 
@@ -43,8 +44,8 @@ class Variable(TensorLike):
       shape: the shape it keeps; `None` dims let assignments change that dimension.
     """
 
-    __slots__ = ("_value", "_name", "_trainable", "_shape", "_constraint", "__weakref__",
-                 "__dict__")
+    __slots__ = ("_value", "_name", "_trainable", "_shape", "_constraint", "_lock",
+                 "__weakref__", "__dict__")
 
     def __init__(self, initial_value: Any = None, trainable: Optional[bool] = None,
                  validate_shape: bool = True, caching_device: Any = None,
@@ -64,6 +65,11 @@ class Variable(TensorLike):
         else:
             value = constant_value(initial_value, dtype=dtype)._value
         self._value = value
+        # Held around every read-modify-write (assign_add, scatter updates, a compiled
+        # function's run that assigns this variable), as TensorFlow's variable mutex:
+        # concurrent updates from threads never lose one another. Re-entrant, so an update
+        # made of other updates (a scatter is a read and an assign) takes it once more.
+        self._lock = threading.RLock()
         self._shape = as_shape(shape) if shape is not None else TensorShape(value.shape)
         self._name = "Variable" if name is None else str(name).removesuffix(":0")
         self._trainable = True if trainable is None else bool(trainable)
@@ -99,7 +105,9 @@ class Variable(TensorLike):
         """Replaces the value; returns the variable."""
         if context.state.graph is not None:  # traced: the assignment becomes a graph node
             return hooks["graph_assign"](self, value, "AssignVariableOp")
-        hooks["assign"](self, self._converted(value, "AssignVariableOp"))
+        value = self._converted(value, "AssignVariableOp")
+        with self._lock:  # not inside another thread's read-modify-write
+            hooks["assign"](self, value)
         return self
 
     def assign_add(self, delta: Any, use_locking: Any = None, name: Any = None,
@@ -108,7 +116,8 @@ class Variable(TensorLike):
         if context.state.graph is not None:
             return hooks["graph_assign"](self, delta, "AssignAddVariableOp")
         delta = self._converted(delta, "AssignAddVariableOp")
-        hooks["assign"](self, np.add(self._value, delta))  # delta has the variable's dtype
+        with self._lock:
+            hooks["assign"](self, np.add(self._value, delta))  # delta has the variable's dtype
         return self
 
     def assign_sub(self, delta: Any, use_locking: Any = None, name: Any = None,
@@ -117,7 +126,8 @@ class Variable(TensorLike):
         if context.state.graph is not None:
             return hooks["graph_assign"](self, delta, "AssignSubVariableOp")
         delta = self._converted(delta, "AssignSubVariableOp")
-        hooks["assign"](self, np.subtract(self._value, delta))  # delta has the variable's dtype
+        with self._lock:
+            hooks["assign"](self, np.subtract(self._value, delta))
         return self
 
     # -- attributes -------------------------------------------------------------------------
@@ -169,10 +179,28 @@ class Variable(TensorLike):
         return Variable, (self._value, self._trainable, True, None, self._name)
 
 
+class update_lock:
+    """Holds the update locks of `variables` for a block (a compiled function's run that
+    assigns them), taken in one global order (by id) so two holders never deadlock."""
+
+    __slots__ = ("_locks",)
+
+    def __init__(self, variables: Iterable[Variable]) -> None:
+        self._locks = [v._lock for v in sorted({id(v): v for v in variables}.values(), key=id)]
+
+    def __enter__(self) -> None:
+        for lock in self._locks:
+            lock.acquire()
+
+    def __exit__(self, *exc_info: Any) -> None:
+        for lock in reversed(self._locks):
+            lock.release()
+
+
 def _dtype_error(variable: Variable, value: TensorLike, op_name: str) -> Exception:
     return InvalidArgumentError(
         f"Cannot update variable with shape {variable.shape} and dtype "
         f"{variable.dtype.name} using a value of dtype {value.dtype.name} [Op:{op_name}]")
 
 
-__all__ = ["Variable", "hooks"]
+__all__ = ["Variable", "hooks", "update_lock"]

@@ -16,19 +16,27 @@ from tapeflow.ops.index_ops import tensor_scatter_nd_add, tensor_scatter_nd_upda
 
 # -- sparse writes ---------------------------------------------------------------------------------
 
+def _update(variable: Variable, new_value: Callable[[Tensor], Any]) -> Variable:
+    """Assigns `new_value(current value)` as one atomic update (a read and an assign under the
+    variable's lock: a concurrent update never falls between them)."""
+    with variable._lock:
+        return variable.assign(new_value(variable.value()))
+
+
 def scatter_nd_update(self: Variable, indices: Any, updates: Any, name: Any = None) -> Variable:
     """Replaces the elements (or slices) at `indices` with `updates`; returns the variable."""
-    return self.assign(tensor_scatter_nd_update(self.value(), indices, updates))
+    return _update(self, lambda value: tensor_scatter_nd_update(value, indices, updates))
 
 
 def scatter_nd_add(self: Variable, indices: Any, updates: Any, name: Any = None) -> Variable:
     """Adds `updates` at `indices` (repeated indices add up); returns the variable."""
-    return self.assign(tensor_scatter_nd_add(self.value(), indices, updates))
+    return _update(self, lambda value: tensor_scatter_nd_add(value, indices, updates))
 
 
 def scatter_nd_sub(self: Variable, indices: Any, updates: Any, name: Any = None) -> Variable:
     """Subtracts `updates` at `indices` (repeated indices add up); returns the variable."""
-    return self.assign(tensor_scatter_nd_add(self.value(), indices, math_ops.negative(updates)))
+    return _update(self, lambda value: tensor_scatter_nd_add(value, indices,
+                                                             math_ops.negative(updates)))
 
 
 def _scatter_rows(method: Callable, variable: Variable, sparse_delta: Any) -> Variable:
@@ -91,7 +99,7 @@ def _slice_assign(self: Tensor, value: Any, use_locking: Any = None, name: Any =
     shape = variable._value.shape
     placed = array_ops.place_slice(value, shape, key)
     mask = array_ops.place_slice(math_ops.ones_like(value), shape, key)
-    return variable.assign(variable * (1 - mask) + placed)
+    return _update(variable, lambda current: current * (1 - mask) + placed)
 
 
 for _method in (scatter_nd_update, scatter_nd_add, scatter_nd_sub, scatter_update, scatter_add,
