@@ -59,3 +59,43 @@ def test_dense_activation_by_name_is_differentiable():
     g = tape.gradient(y, d.kernel)
     np.testing.assert_allclose(g.numpy(), np.outer([0.1, 0.2], [1 - np.tanh(0.3) ** 2] * 2),
                                rtol=1e-5)
+
+
+NAN_X = np.array([np.nan, -3.0, -0.0, 0.5, 2.0, 7.0], "float32")
+
+
+def _value_and_grad(fn):
+    x = tf.constant(NAN_X)
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = fn(x)
+    return y.numpy(), tape.gradient(y, x).numpy()
+
+
+def test_relu_options_follow_keras_at_nan_and_kinks():
+    # Keras 3 (TF 2.21): a threshold maps nan to 0; a plain negative slope is leaky_relu
+    # (-0.0 stays -0.0, the gradient at nan is the slope); max_value clips with the
+    # gradient 1 at the cap.
+    y, g = _value_and_grad(lambda x: keras.activations.relu(x, threshold=1.0))
+    np.testing.assert_array_equal(y, [0.0, 0.0, 0.0, 0.0, 2.0, 7.0])
+    np.testing.assert_array_equal(g, [0.0, 0.0, 0.0, 0.0, 1.0, 1.0])
+    y, g = _value_and_grad(lambda x: keras.activations.relu(x, negative_slope=0.1))
+    np.testing.assert_allclose(y, [np.nan, -0.3, -0.0, 0.5, 2.0, 7.0], rtol=1e-6)
+    assert np.signbit(y[2])
+    np.testing.assert_allclose(g, [0.1, 0.1, 0.1, 1.0, 1.0, 1.0], rtol=1e-6)
+    y, g = _value_and_grad(lambda x: keras.activations.relu(x, max_value=2.0))
+    np.testing.assert_array_equal(y, [np.nan, 0.0, 0.0, 0.5, 2.0, 2.0])
+    np.testing.assert_array_equal(g, [0.0, 0.0, 0.0, 1.0, 1.0, 0.0])
+
+
+def test_hard_sigmoid_relu6_and_softsign_at_nan_and_inf():
+    # Keras 3 (TF 2.21): nan stays nan (relu6(nan) is nan), softsign's gradient at inf is 0
+    y, g = _value_and_grad(keras.activations.hard_sigmoid)
+    np.testing.assert_allclose(y, [np.nan, 0.0, 0.5, 0.5833333, 0.8333333, 1.0], rtol=1e-6)
+    np.testing.assert_allclose(g, [0.0, 0.0, 1 / 6, 1 / 6, 1 / 6, 0.0], rtol=1e-6)
+    assert np.isnan(keras.activations.relu6(tf.constant([np.nan])).numpy()[0])
+    x = tf.constant([np.inf, -np.inf])
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = keras.activations.softsign(x)
+    np.testing.assert_array_equal(tape.gradient(y, x).numpy(), [0.0, 0.0])

@@ -345,3 +345,77 @@ def test_embedding_lookup():
         y = tf.reduce_sum(tf.nn.embedding_lookup(x, [1, 1, 0]))
     grad = tape.gradient(y, x)  # IndexedSlices, as in TF
     np.testing.assert_array_equal(tf.convert_to_tensor(grad).numpy(), [[1, 1, 1], [2, 2, 2]])
+
+
+# -- nan / inf and second-order behaviour (TF 2.21's answers, printed by the reference install)
+
+SPECIAL = [float("nan"), float("inf"), -float("inf"), 0.0, 6.0, -100.0]
+
+
+def test_relu6_and_leaky_relu_at_nan_and_inf():
+    x = tf.constant(SPECIAL)
+    with tf.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        r6, lr = tf.nn.relu6(x), tf.nn.leaky_relu(x)
+    # TF 2.21: relu6(nan) is nan (not 6); both gradients are 0 there; leaky_relu's is alpha
+    np.testing.assert_array_equal(r6.numpy(), [np.nan, 6.0, 0.0, 0.0, 6.0, 0.0])
+    np.testing.assert_array_equal(tape.gradient(r6, x).numpy(), [0.0] * 6)
+    np.testing.assert_array_equal(lr.numpy(), [np.nan, np.inf, -np.inf, 0.0, 6.0, -20.0])
+    np.testing.assert_allclose(tape.gradient(lr, x).numpy(), [0.2, 1.0, 0.2, 0.2, 1.0, 0.2])
+
+
+def test_softsign_gradient_at_infinity_is_zero():
+    x = tf.constant(SPECIAL)
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = tf.nn.softsign(x)
+    # TF 2.21: softsign(+-inf) = inf / inf = nan, but its gradient g / (1 + |x|)^2 is 0
+    np.testing.assert_array_equal(y.numpy()[:3], [np.nan] * 3)
+    np.testing.assert_allclose(tape.gradient(y, x).numpy(),
+                               [np.nan, 0.0, 0.0, 1.0, 0.020408163, 9.80296e-05], rtol=1e-6)
+
+
+@pytest.mark.parametrize("name", ["relu", "relu6", "leaky_relu"])
+def test_second_derivative_of_piecewise_linear_activations_is_zeros(name):
+    x = tf.constant([[-1.5, 0.5, 2.0, 7.0]])
+    with tf.GradientTape() as outer:
+        outer.watch(x)
+        with tf.GradientTape() as inner:
+            inner.watch(x)
+            y = getattr(tf.nn, name)(x)
+        g = inner.gradient(y, x)
+    h = outer.gradient(g, x)
+    # TF 2.21: zeros of x's shape and dtype (the grad ops' rules give the features zeros)
+    assert h is not None and h.dtype == tf.float32 and h.shape == (1, 4)
+    np.testing.assert_array_equal(h.numpy(), np.zeros((1, 4)))
+
+
+def test_float32_softmax_rows_with_nan_or_inf_follow_tensorflow():
+    inf, nan = np.inf, np.nan
+    rows = [[1.0, inf, 2.0], [inf, inf, 0.0], [-inf, 0.0, 1.0], [-inf, -inf, -inf],
+            [nan, 1.0, 2.0]]
+    # TF 2.21 float32 (its oneDNN kernel): only the nan / inf - inf entries are nan
+    np.testing.assert_allclose(
+        tf.nn.softmax(tf.constant(rows)).numpy(),
+        [[0.0, nan, 0.0], [nan, nan, 0.0], [0.0, 0.26894143, 0.7310585], [nan, nan, nan],
+         [nan, 0.0, 0.0]], rtol=1e-6)
+    # float64 rows with a nan or inf are all nan (TF 2.21's Eigen kernel), as log_softmax's
+    f64 = tf.nn.softmax(tf.constant(rows, dtype=tf.float64)).numpy()
+    assert np.isnan(f64[[0, 1, 3, 4]]).all()
+    assert np.isnan(tf.nn.log_softmax(tf.constant(rows)).numpy()[[0, 1, 3, 4]]).all()
+
+
+def test_softmax_rank_errors_match_tensorflow():
+    # TF 2.21: float32 Softmax (oneDNN) takes ranks 1..5 (AbortedError); the other kernels
+    # raise InvalidArgumentError for a scalar; log_softmax takes any rank >= 1.
+    with pytest.raises(tf.errors.AbortedError,
+                       match=r"^Input dims must be <= 5 and >=1 \[Op:Softmax\]$"):
+        tf.nn.softmax(tf.zeros((1,) * 6))
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match=r"^logits must have >= 1 dimension, got \[\] \[Op:LogSoftmax\]$"):
+        tf.nn.log_softmax(tf.constant(1.0))
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match=r"^logits must have >= 1 dimension, got \[\] \[Op:Softmax\]$"):
+        tf.nn.softmax(tf.constant(1.0, dtype=tf.float64))
+    assert tf.nn.log_softmax(tf.zeros((1,) * 6)).shape == (1,) * 6
+    assert tf.nn.softmax(tf.zeros((1,) * 6, dtype=tf.float64)).shape == (1,) * 6

@@ -11,18 +11,31 @@ from tapeflow.ops._convert import convert_to_tensor
 
 def relu(x: Any, negative_slope: float = 0.0, max_value: Optional[float] = None,
          threshold: float = 0.0) -> Tensor:
-    """max(x, 0), with Keras's optional negative slope, cap and threshold."""
+    """max(x, 0), with Keras's optional negative slope, cap and threshold.
+
+    The same sequence of ops as Keras 3's `ReLU.static_call`, for its numbers at nan, -0.0
+    and the kinks (e.g. a threshold maps nan to 0, a plain negative slope is leaky_relu)."""
     x = convert_to_tensor(x)
     if negative_slope == 0.0 and max_value is None and threshold == 0.0:
         return nn_ops.relu(x)
-    shifted = x - threshold if threshold else x
-    y = nn_ops.relu(shifted) + (threshold if threshold else 0.0) * \
-        math_ops.cast(math_ops.greater(x, threshold), x.dtype)
-    if negative_slope:
-        y = y + negative_slope * math_ops.minimum(shifted, 0.0)
-    if max_value is not None:
-        y = math_ops.minimum(y, float(max_value))
-    return y
+    if negative_slope != 0.0:
+        if max_value is None and threshold == 0:
+            return nn_ops.leaky_relu(x, alpha=negative_slope)
+        negative_part = nn_ops.relu(-x + threshold if threshold != 0 else -x)
+    clip_max = max_value is not None
+    if threshold != 0:
+        x = math_ops.where(math_ops.greater(x, math_ops.cast(threshold, x.dtype)), x, 0)
+    elif max_value == 6:
+        x = nn_ops.relu6(x)
+        clip_max = False
+    else:
+        x = nn_ops.relu(x)
+    if clip_max:
+        from tapeflow.ops.clip_ops import clip_by_value  # clip_ops builds on the op modules
+        x = clip_by_value(x, math_ops.cast(0.0, x.dtype), math_ops.cast(max_value, x.dtype))
+    if negative_slope != 0.0:
+        x = x - negative_slope * negative_part
+    return x
 
 
 def linear(x: Any) -> Tensor:
@@ -67,9 +80,8 @@ def softplus(x: Any) -> Tensor:
 
 
 def softsign(x: Any) -> Tensor:
-    """Softsign activation: x / (abs(x) + 1)."""
-    x = convert_to_tensor(x)
-    return x / (math_ops.abs(x) + 1.0)
+    """Softsign activation: x / (abs(x) + 1) (tf.nn.softsign, with its gradient)."""
+    return nn_ops.softsign(x)
 
 
 def silu(x: Any) -> Tensor:

@@ -24,8 +24,8 @@ from tapeflow.ops._static import reads_static, static_value
 from tapeflow.ops.array_ops import expand_dims, gather, one_hot, reshape, squeeze
 from tapeflow.ops.math_ops import abs as abs_
 from tapeflow.ops.math_ops import (cast, exp, expm1, log1p, maximum, minimum, negative, rsqrt,
-                                   sigmoid, softplus, squared_difference, stop_gradient, tanh,
-                                   where, zeros_like)
+                                   sigmoid, softplus, square, squared_difference, stop_gradient,
+                                   tanh, where, zeros_like)
 from tapeflow.ops.reduce_ops import reduce_mean, reduce_sum
 
 _REAL = "fiu"
@@ -38,9 +38,10 @@ def _relu_kernel(x: np.ndarray) -> np.ndarray:
 
 
 # ReluGrad is a primitive (as in TensorFlow) so relu's backward pass is one NumPy call; the
-# mask is taken from the output: 0 at x == 0. It is linear in g and flat in y.
+# mask is taken from the output: 0 at x == 0. It is linear in g and flat in y: y's cotangent is
+# zeros (not None, as TensorFlow's), so a nested tape's second derivative is zeros, not None.
 _relu_grad = Primitive("ReluGrad", lambda g, y: g * (y > 0)).defvjp(
-    lambda gg, ans, g, y: bind(_relu_grad, (gg, y)), lambda gg, ans, g, y: None)
+    lambda gg, ans, g, y: bind(_relu_grad, (gg, y)), lambda gg, ans, g, y: zeros_like(y))
 _relu_grad.defjvp(lambda tangents, ans, g, y: None if tangents[0] is None
                   else bind(_relu_grad, (tangents[0], y)))
 _relu = Primitive("Relu", _relu_kernel).defvjp(lambda g, ans, x: bind(_relu_grad, (g, ans)))
@@ -55,12 +56,38 @@ def relu(features: Any, name: Optional[str] = None) -> Tensor:
     return bind(_relu, (x,))
 
 
+# Relu6 and LeakyRelu are primitives with TensorFlow's grad ops, for TensorFlow's numbers:
+# relu6(nan) is nan (a `where` would pick 6), and the grad ops' rules give the features
+# zeros, so second derivatives are zeros as in TensorFlow (a `where` composite gives None).
+def _relu6_kernel(x: np.ndarray) -> np.ndarray:
+    return np.minimum(np.maximum(x, np.zeros((), x.dtype)), np.full((), 6, x.dtype))
+
+
+_relu6_grad = Primitive("Relu6Grad", lambda g, x: g * ((x > 0) & (x < 6))).defvjp(
+    lambda gg, ans, g, x: bind(_relu6_grad, (gg, x)), lambda gg, ans, g, x: zeros_like(x))
+_relu6 = Primitive("Relu6", _relu6_kernel).defvjp(lambda g, ans, x: bind(_relu6_grad, (g, x)))
+
+
+def _leaky_relu_kernel(x: np.ndarray, alpha: float) -> np.ndarray:
+    return np.where(x > 0, x, x * x.dtype.type(alpha))
+
+
+def _leaky_relu_grad_kernel(g: np.ndarray, x: np.ndarray, alpha: float) -> np.ndarray:
+    return np.where(x > 0, g, g * g.dtype.type(alpha))  # nan features take alpha, as TF
+
+
+_leaky_relu_grad = Primitive("LeakyReluGrad", _leaky_relu_grad_kernel).defvjp(
+    lambda gg, ans, g, x, alpha: bind(_leaky_relu_grad, (gg, x), {"alpha": alpha}),
+    lambda gg, ans, g, x, alpha: zeros_like(x))
+_leaky_relu = Primitive("LeakyRelu", _leaky_relu_kernel).defvjp(
+    lambda g, ans, x, alpha: bind(_leaky_relu_grad, (g, x), {"alpha": alpha}))
+
+
 def relu6(features: Any, name: Optional[str] = None) -> Tensor:
     """min(max(features, 0), 6); the gradient is 1 strictly between 0 and 6, else 0."""
     x = convert_to_tensor(features)
     require(x, _REAL, "Relu6")
-    # `where` (not `minimum`) so that the gradient at exactly 6 is 0, as TensorFlow's.
-    return where(x < 6, relu(x), 6)
+    return bind(_relu6, (x,))
 
 
 def elu(features: Any, name: Optional[str] = None) -> Tensor:
@@ -92,7 +119,7 @@ def leaky_relu(features: Any, alpha: float = 0.2, name: Optional[str] = None) ->
     require(x, "f", "LeakyRelu")
     if isinstance(alpha, np.ndarray):
         alpha = alpha.item()
-    return where(x > 0, x, x * float(alpha))
+    return bind(_leaky_relu, (x,), {"alpha": float(alpha)})
 
 
 def gelu(features: Any, approximate: bool = False, name: Optional[str] = None) -> Tensor:
@@ -125,6 +152,18 @@ swish = silu
 
 def _softmax_kernel(x: np.ndarray, axis: int) -> np.ndarray:
     e = np.exp(x - np.max(x, axis=axis, keepdims=True, initial=-np.inf))  # initial: empty x
+    total = np.sum(e, axis=axis, keepdims=True)
+    if x.dtype == np.float32 and np.isnan(total).any():  # the rare case: a check on the sums
+        return _onednn_softmax(x, axis)
+    return e / total
+
+
+def _onednn_softmax(x: np.ndarray, axis: int) -> np.ndarray:
+    """float32 softmax of rows holding nan or inf, as TensorFlow's (oneDNN) CPU kernel: the
+    row max skips nan and exp(nan) counts as inf, so only nan and inf - inf entries come out
+    nan and the rest of the row 0 (float64 and float16 rows are all nan, as NumPy's)."""
+    shifted = x - np.fmax.reduce(x, axis=axis, keepdims=True, initial=-np.inf)
+    e = np.where(np.isnan(shifted), np.float32(np.inf), np.exp(shifted))
     return e / np.sum(e, axis=axis, keepdims=True)
 
 
@@ -148,14 +187,23 @@ _log_softmax = Primitive("LogSoftmax", _log_softmax_kernel).defvjp(_log_softmax_
 
 def _softmax_axis(x: Tensor, axis: Any, op_name: str) -> int:
     rank = x._value.ndim
-    if rank == 0:
-        raise AbortedError(f"Input dims must be <= 5 and >=1 [Op:{op_name}]")
+    if rank == 0 or (rank > 5 and op_name == "Softmax" and x._value.dtype == np.float32):
+        _softmax_rank_error(x, op_name)
     axis = -1 if axis is None else int(axis)
     if not -rank <= axis < rank:
         raise InvalidArgumentError(f"`dim` must be in the range [{-rank}, {rank}) where {rank} "
                                    f"is the number of dimensions in the input. "
                                    f"Received: dim={axis}")
     return axis % rank
+
+
+def _softmax_rank_error(x: Tensor, op_name: str) -> None:
+    """TensorFlow's CPU errors: float32 Softmax runs oneDNN (ranks 1 to 5, AbortedError),
+    the other kernels refuse a scalar with InvalidArgumentError."""
+    if op_name == "Softmax" and x._value.dtype == np.float32:
+        raise AbortedError(f"Input dims must be <= 5 and >=1 [Op:{op_name}]")
+    raise InvalidArgumentError(f"logits must have >= 1 dimension, got {shape_text(x)} "
+                               f"[Op:{op_name}]")
 
 
 def softmax(logits: Any, axis: Optional[int] = None, name: Optional[str] = None) -> Tensor:
@@ -292,11 +340,17 @@ def log_sigmoid(x: Any, name: Optional[str] = None) -> Tensor:
     return negative(softplus(negative(x)))
 
 
+# A primitive so that the gradient is TensorFlow's g / (1 + |x|)^2: 0 at +-inf, where the
+# quotient rule of the composite gives inf / inf = nan.
+_softsign = Primitive("Softsign", lambda x: x / (np.abs(x) + np.ones((), x.dtype))).defvjp(
+    lambda g, ans, x: g / square(abs_(x) + 1))
+
+
 def softsign(features: Any, name: Optional[str] = None) -> Tensor:
     """features / (1 + |features|)."""
     x = convert_to_tensor(features)
     require(x, "f", "Softsign")
-    return x / (abs_(x) + 1)
+    return bind(_softsign, (x,))
 
 
 def l2_loss(t: Any, name: Optional[str] = None) -> Tensor:

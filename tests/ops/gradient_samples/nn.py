@@ -35,7 +35,27 @@ def _relu_backward(g: tf.Tensor) -> tf.Tensor:
     return bind(_relu_grad, (g * g, y))
 
 
+def _grad_op(prim_name: str, features, **attrs):
+    """A grad op (Relu6Grad, LeakyReluGrad) on its own: cotangent g * g at fixed features."""
+    from tapeflow.autodiff.core import bind
+    from tapeflow.ops import nn_ops
+    prim = {"Relu6Grad": nn_ops._relu6_grad, "LeakyReluGrad": nn_ops._leaky_relu_grad}[prim_name]
+    x = tf.constant(features, dtype=tf.float64)
+    return lambda g: bind(prim, (g * g, x), attrs)
+
+
+# Features away from Relu6's kinks at 0 and 6 and LeakyRelu's at 0.
+_FEATURES = [[-1.0, 0.5, 3.0], [6.5, -0.3, 5.2]]
+
 SAMPLES = {
+    "Relu6": [(lambda x: tf.nn.relu6(x), [_u(0.2, 5.8, 2, 3) * _rng.choice([-1.0, 1.0], (2, 3))]),
+              (lambda x: tf.nn.relu6(x * 3) * x, [_away_from_zero(5)])],
+    "Relu6Grad": [(_grad_op("Relu6Grad", _FEATURES), [_away_from_zero(2, 3)])],
+    "LeakyRelu": [(lambda x: tf.nn.leaky_relu(x, alpha=0.3), [_away_from_zero(2, 3)]),
+                  (lambda x: tf.nn.leaky_relu(tf.sin(x)) * x, [_away_from_zero(5)])],
+    "LeakyReluGrad": [(_grad_op("LeakyReluGrad", _FEATURES, alpha=0.3), [_away_from_zero(2, 3)])],
+    "Softsign": [(lambda x: tf.nn.softsign(x), [_u(-3, 3, 2, 3)]),
+                 (lambda x: tf.nn.softsign(x * x) * x, [_away_from_zero(4)])],
     "ReluGrad": [(_relu_backward, [_away_from_zero(2, 3)])],
     "Relu": [(lambda x: tf.nn.relu(x), [_away_from_zero(2, 3)]),
              # relu of a smooth function, so the second derivative is not trivially zero
