@@ -176,9 +176,109 @@ def test_bad_inputs_raise_tf_errors():
         tf.nn.max_pool2d(tf.ones((5, 5, 3)), 2, 2, "VALID")
 
 
-def test_valid_kernel_larger_than_input_gives_empty_output():
-    assert tf.nn.conv2d(tf.ones((1, 2, 2, 2)), tf.ones((3, 3, 2, 4)), 1,
-                        "VALID").shape == (1, 0, 0, 4)
+@pytest.mark.parametrize("op, op_name", [
+    (lambda x: tf.nn.conv2d(x, tf.ones((5, 5, 2, 4)), 1, "VALID"), "Conv2D"),
+    (lambda x: tf.nn.conv1d(x[:, 0], tf.ones((5, 2, 4)), 1, "VALID"), "Conv2D"),
+    (lambda x: tf.nn.depthwise_conv2d(x, tf.ones((5, 5, 2, 2)), [1, 1, 1, 1], "VALID"),
+     "DepthwiseConv2dNative"),
+    (lambda x: tf.nn.max_pool2d(x, 5, 1, "VALID"), "MaxPool"),
+    (lambda x: tf.nn.avg_pool2d(x, 5, 1, "VALID"), "AvgPool"),
+    (lambda x: tf.nn.max_pool1d(x[:, 0], 5, 1, "VALID"), "MaxPool"),
+])
+def test_valid_window_larger_than_input_raises_like_tensorflow(op, op_name):
+    # TF 2.21: (3 - 5 + 1) / 1 = -1 output rows is an error, not an empty output
+    with pytest.raises(tf.errors.InvalidArgumentError, match=(
+            r"^Computed output size would be negative: -1 \[input_size: 3, "
+            r"effective_filter_size: 5, stride: 1\] \[Op:" + op_name + r"\]$")):
+        op(tf.ones((2, 3, 3, 2)))
+
+
+@pytest.mark.parametrize("op", [
+    lambda x, w: tf.nn.conv2d(x, w, 3, "VALID"),
+    lambda x, w: tf.nn.max_pool2d(x, 5, 3, "VALID") * tf.reduce_sum(w),
+    lambda x, w: tf.nn.avg_pool2d(x, 5, 3, "VALID") * tf.reduce_sum(w),
+    lambda x, w: tf.nn.conv2d(x[:0], w, 1, "SAME"),
+])
+def test_empty_outputs_have_zero_gradients(op):
+    # (3 - 5 + 3) // 3 = 0 output rows (no error in TF) or a zero batch: the gradients are
+    # zeros of the inputs' shapes (TF 2.21's answer for avg_pool and the zero batch).
+    x, w = tf.ones((2, 3, 3, 2)), tf.ones((5, 5, 2, 4))
+    with tf.GradientTape() as tape:
+        tape.watch([x, w])
+        y = tf.reduce_sum(op(x, w))
+    dx, dw = tape.gradient(y, [x, w])
+    assert dx.shape == (2, 3, 3, 2) and dw.shape == (5, 5, 2, 4)
+    assert not dx.numpy().any() and not dw.numpy().any()
+
+
+def test_filters_with_a_zero_dimension_raise_like_tensorflow():
+    # TF 2.21: float32 runs oneDNN, which refuses any zero filter dimension
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match=r"^filter must not have zero elements .* \[Op:Conv2D\]$"):
+        tf.nn.conv2d(tf.ones((1, 3, 3, 2)), tf.ones((2, 2, 2, 0)), 1, "SAME")
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match=r"zero elements .* \[Op:DepthwiseConv2dNative\]$"):
+        tf.nn.depthwise_conv2d(tf.ones((1, 3, 3, 2)), tf.ones((2, 2, 2, 0)), [1] * 4, "SAME")
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match=r"^filter depth must be stricly positive, got 0 \[Op:Conv2D\]$"):
+        tf.nn.conv2d(tf.ones((1, 3, 3, 0), tf.float64), tf.ones((2, 2, 0, 4), tf.float64), 1,
+                     "SAME")
+
+
+LOWEST = float(np.finfo(np.float32).min)
+
+
+def _pool_and_grad(pool, values, shape):
+    x = tf.constant(np.array(values, np.float32).reshape(shape))
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = pool(x)
+    return y.numpy().ravel().tolist(), tape.gradient(y, x).numpy().ravel().tolist()
+
+
+@pytest.mark.parametrize("values, k, padding, want_y, want_g", [
+    # TF 2.21: the max skips nan, starts from the lowest float (not -inf); the gradient goes
+    # to a window's first input unless a later one is strictly greater (so a leading nan).
+    ([np.nan, 1.0, 2.0, 3.0], 2, "VALID", [3.0], [1.0, 0.0, 0.0, 0.0]),
+    ([1.0, np.nan, 2.0, 3.0], 2, "SAME", [3.0] * 4, [0.0, 1.0, 0.0, 3.0]),
+    ([1.0, 2.0, 3.0, np.nan], 2, "SAME", [3.0, 2.0, 3.0, LOWEST], [0.0, 1.0, 2.0, 1.0]),
+    ([-np.inf] * 4, 3, "SAME", [LOWEST] * 4, [4.0, 0.0, 0.0, 0.0]),
+    ([1.0, np.inf, 2.0, -np.inf], 2, "SAME", [np.inf, np.inf, 2.0, LOWEST],
+     [0.0, 2.0, 1.0, 1.0]),
+])
+def test_max_pool2d_nan_and_inf_follow_tensorflow(values, k, padding, want_y, want_g):
+    y, g = _pool_and_grad(lambda x: tf.nn.max_pool2d(x, k, 1, padding), values, (1, 2, 2, 1))
+    np.testing.assert_array_equal(y, want_y)
+    np.testing.assert_array_equal(g, want_g)
+
+
+def test_max_pool1d_and_avg_pool_nan_and_inf_follow_tensorflow():
+    y, g = _pool_and_grad(lambda x: tf.nn.max_pool1d(x, 3, 1, "SAME"),
+                          [-np.inf, np.nan, -np.inf, 1.0], (1, 4, 1))
+    # TF 2.21 for max_pool1d; avg_pool propagates nan and -inf (inf - inf windows are nan)
+    np.testing.assert_array_equal(y, [LOWEST, LOWEST, 1.0, 1.0])
+    np.testing.assert_array_equal(g, [2.0, 1.0, 0.0, 1.0])
+    y, _ = _pool_and_grad(lambda x: tf.nn.avg_pool2d(x, 2, 1, "SAME"),
+                          [1.0, np.inf, 2.0, -np.inf], (1, 2, 2, 1))
+    np.testing.assert_array_equal(y, [np.nan, np.nan, -np.inf, -np.inf])
+
+
+@pytest.mark.parametrize("pool", [lambda x: tf.nn.max_pool2d(tf.reshape(x, (1, 2, 2, 1)), 2,
+                                                             1, "VALID"),
+                                  lambda x: tf.nn.max_pool1d(tf.reshape(x, (1, 4, 1)), 2, 1,
+                                                             "VALID")])
+def test_max_pool_second_derivative_is_zeros(pool):
+    x = tf.constant([[-1.5, 0.5, 2.0, 7.0]])
+    with tf.GradientTape() as outer:
+        outer.watch(x)
+        with tf.GradientTape() as inner:
+            inner.watch(x)
+            y = pool(x)
+        g = inner.gradient(y, x)
+    h = outer.gradient(g, x)
+    # TF 2.21: zeros of x's shape and dtype, not None
+    assert h is not None and h.dtype == tf.float32 and h.shape == (1, 4)
+    np.testing.assert_array_equal(h.numpy(), np.zeros((1, 4)))
 
 
 @pytest.mark.parametrize("padding", ["SAME", "VALID"])

@@ -27,6 +27,7 @@ from tapeflow.framework.errors import InvalidArgumentError
 from tapeflow.framework.tensor import Tensor
 from tapeflow.ops._convert import convert_to_tensor, require
 from tapeflow.ops.array_ops import reshape, squeeze
+from tapeflow.ops.math_ops import zeros_like
 
 # -- geometry ----------------------------------------------------------------------------------
 
@@ -64,23 +65,29 @@ def _padding_mode(padding: Any, op_name: str) -> Any:
     return pads[1], pads[2]
 
 
-def _out_and_pads(size: int, k: int, stride: int, dilation: int, mode: Any) -> tuple:
+def _out_and_pads(size: int, k: int, stride: int, dilation: int, mode: Any,
+                  op_name: str) -> tuple:
     """Output length and (before, after) padding along one spatial axis, as TensorFlow."""
     eff = (k - 1) * dilation + 1
     if mode == "SAME":
         out = -(-size // stride)
         total = max((out - 1) * stride + eff - size, 0)
         return out, (total // 2, total - total // 2)
-    if mode == "VALID":
-        return max(-(-(size - eff + 1) // stride), 0), (0, 0)
-    before, after = mode
-    return max((size + before + after - eff) // stride + 1, 0), (before, after)
+    before, after = (0, 0) if mode == "VALID" else mode
+    span = size + before + after - eff + stride
+    out = span // stride if span >= 0 else -(-span // stride)  # C++'s division truncates
+    if out < 0:
+        raise InvalidArgumentError(
+            f"Computed output size would be negative: {out} [input_size: {size}, "
+            f"effective_filter_size: {eff}, stride: {stride}] [Op:{op_name}]")
+    return out, (before, after)
 
 
-def _geometry(in_hw: tuple, k_hw: tuple, strides: tuple, dilations: tuple, mode: Any) -> tuple:
+def _geometry(in_hw: tuple, k_hw: tuple, strides: tuple, dilations: tuple, mode: Any,
+              op_name: str) -> tuple:
     modes = (mode, mode) if isinstance(mode, str) else mode
-    (oh, ph), (ow, pw) = (_out_and_pads(in_hw[i], k_hw[i], strides[i], dilations[i], modes[i])
-                          for i in range(2))
+    (oh, ph), (ow, pw) = (_out_and_pads(in_hw[i], k_hw[i], strides[i], dilations[i], modes[i],
+                                        op_name) for i in range(2))
     return (oh, ow), (ph, pw)
 
 
@@ -111,7 +118,7 @@ def _scatter(cols: np.ndarray, padded_shape: tuple, pads: tuple, strides: tuple,
     out = np.zeros(padded_shape, cols.dtype)
     _, oh, ow, kh, kw, _ = cols.shape
     sh, sw = strides
-    for i in range(kh):
+    for i in range(kh if oh and ow else 0):  # no windows (an empty output): zeros
         top = i * dilations[0]
         for j in range(kw):
             left = j * dilations[1]
@@ -199,12 +206,32 @@ def conv2d(input: Any, filters: Any, strides: Any, padding: Any,  # noqa: A002 -
     if x._value.shape[3] != w._value.shape[2]:
         raise InvalidArgumentError(f"input depth must be evenly divisible by filter depth: "
                                    f"{x._value.shape[3]} vs {w._value.shape[2]} [Op:Conv2D]")
-    strides = _pair(strides, "strides", "Conv2D")
-    dilations = _pair(1 if dilations is None else dilations, "dilations", "Conv2D")
+    return _bind_conv2d(x, w, strides, padding, dilations, "Conv2D")
+
+
+def _bind_conv2d(x: Tensor, w: Tensor, strides: Any, padding: Any, dilations: Any,
+                 op_name: str) -> Tensor:
+    """Conv2D of checked NHWC operands; `op_name` (Conv2D, DepthwiseConv2dNative) names the
+    op in geometry errors."""
+    if 0 in w._value.shape:
+        _empty_filter_error(w, op_name)
+    strides = _pair(strides, "strides", op_name)
+    dilations = _pair(1 if dilations is None else dilations, "dilations", op_name)
     out_hw, pads = _geometry(x._value.shape[1:3], w._value.shape[:2], strides, dilations,
-                             _padding_mode(padding, "Conv2D"))
+                             _padding_mode(padding, op_name), op_name)
     return bind(_conv2d, (x, w), {"strides": strides, "dilations": dilations, "pads": pads,
                                   "out_hw": out_hw})
+
+
+def _empty_filter_error(w: Tensor, op_name: str) -> None:
+    """TensorFlow's CPU errors for a filter with a zero dimension: float32 runs oneDNN, which
+    refuses any; the Eigen kernels refuse a zero input depth only."""
+    if w._value.dtype == np.float32:
+        raise InvalidArgumentError(f"filter must not have zero elements (i.e. all dimensions "
+                                   f"must be non-zero) [Op:{op_name}]")
+    if w._value.shape[2] == 0:
+        raise InvalidArgumentError(f"filter depth must be stricly positive, got 0 "
+                                   f"[Op:{op_name}]")
 
 
 def conv1d(input: Any, filters: Any, stride: Any, padding: Any,  # noqa: A002 - TF's name
@@ -239,7 +266,8 @@ def conv2d_transpose(input: Any, filters: Any, output_shape: Any,  # noqa: A002 
     dilations = _pair(1 if dilations is None else dilations, "dilations",
                       "Conv2DBackpropInput")
     out_hw, pads = _geometry(out_shape[1:3], w._value.shape[:2], strides, dilations,
-                             _padding_mode(padding, "Conv2DBackpropInput"))
+                             _padding_mode(padding, "Conv2DBackpropInput"),
+                             "Conv2DBackpropInput")
     if tuple(g._value.shape[1:3]) != out_hw or g._value.shape[3] != w._value.shape[3] or \
             out_shape[3] != w._value.shape[2]:
         raise InvalidArgumentError(
@@ -265,9 +293,11 @@ def depthwise_conv2d(input: Any, filter: Any, strides: Any, padding: Any,  # noq
         raise InvalidArgumentError(f"input and filter must have the same depth: "
                                    f"{x._value.shape[3]} vs {c} [Op:DepthwiseConv2dNative]")
     eye = convert_to_tensor(np.eye(c, dtype=w._value.dtype).reshape(1, 1, c, c, 1))
+    if 0 in w._value.shape:
+        _empty_filter_error(w, "DepthwiseConv2dNative")
     block = reshape(reshape(w, (kh, kw, 1, c, m)) * eye, (kh, kw, c, c * m))
     strides = _pair(strides, "strides", "DepthwiseConv2dNative")
-    return conv2d(x, block, strides, padding, dilations=dilations)
+    return _bind_conv2d(x, block, strides, padding, dilations, "DepthwiseConv2dNative")
 
 
 # -- pooling -------------------------------------------------------------------------------------
@@ -304,18 +334,47 @@ _avg_pool_grad.defvjp(lambda c, ans, g, input_shape, **a: bind(_avg_pool, (c,), 
 
 
 def _argmax_cols(x, ksize, strides, pads, out_hw) -> np.ndarray:
-    """Flat index within each window of its (first) maximum; padding never wins."""
+    """Flat index within each window of TensorFlow's argmax: its first maximum; padding never
+    wins. Inputs with nan or -inf take TensorFlow's scan (`_argmax_scan`)."""
     cols = _patches(_pad(x, pads, -np.inf), ksize, out_hw, strides, (1, 1))
+    if x.size and not x.min() > -np.inf:  # one cheap pass: nan or -inf somewhere
+        return _argmax_scan(cols, x.shape, ksize, strides, pads)
     n, oh, ow, kh, kw, c = cols.shape
     flat = cols.transpose(0, 1, 2, 5, 3, 4).reshape(n, oh, ow, c, kh * kw)
     return flat.argmax(axis=-1)
 
 
+def _argmax_scan(cols, shape, ksize, strides, pads) -> np.ndarray:
+    """TensorFlow's MaxPoolGrad argmax: a window's first real (non-padding) input, replaced by
+    each later input strictly greater. So a leading nan keeps the gradient, a later nan never
+    takes it, and an all -inf window routes it to its first input."""
+    n, oh, ow, kh, kw, c = cols.shape
+    real = [(np.arange(o)[:, None] * s + np.arange(k) - p[0] >= 0) &
+            (np.arange(o)[:, None] * s + np.arange(k) - p[0] < size)
+            for o, s, k, p, size in zip((oh, ow), strides, ksize, pads, shape[1:3])]
+    best = np.zeros((n, oh, ow, c), cols.dtype)
+    arg = np.full((n, oh, ow, c), -1, np.intp)
+    for i in range(kh):
+        for j in range(kw):
+            v = cols[:, :, :, i, j, :]
+            is_real = (real[0][:, i, None] & real[1][None, :, j])[None, :, :, None]
+            take = is_real & ((arg < 0) | (best < v))
+            np.copyto(best, v, where=take)
+            arg[take] = i * kw + j
+    return arg
+
+
 def _max_pool_kernel(x, ksize, strides, pads, out_hw):
+    """TensorFlow's MaxPool: the max of each window's non-nan inputs, starting from the
+    lowest finite value (so -inf and all-nan windows give it, never -inf or nan)."""
     if 0 in out_hw:
         return np.zeros((x.shape[0],) + tuple(out_hw) + (x.shape[3],), x.dtype)
     cols = _patches(_pad(x, pads, -np.inf), ksize, out_hw, strides, (1, 1))
-    return cols.max(axis=(3, 4)).astype(x.dtype, copy=False)
+    out = cols.max(axis=(3, 4))
+    if out.size and not out.min() > -np.inf:  # nan or -inf came out: the rare, slower way
+        out = np.fmax.reduce(cols, axis=(3, 4))
+        np.fmax(out, np.finfo(x.dtype).min, out=out)
+    return out
 
 
 def _max_pool_grad_kernel(x, g, ksize, strides, pads, out_hw):
@@ -340,10 +399,13 @@ def _max_pool_grad_grad_kernel(x, c, ksize, strides, pads, out_hw):
 _max_pool = Primitive("MaxPool", _max_pool_kernel)
 _max_pool_grad = Primitive("MaxPoolGrad", _max_pool_grad_kernel)
 _max_pool_grad_grad = Primitive("MaxPoolGradGrad", _max_pool_grad_grad_kernel)
-# The routing is piecewise constant in x, so no cotangent flows to x through the grad ops.
+# The routing is piecewise constant in x, so x's cotangent through the grad ops is zeros (not
+# None, as TensorFlow's: nested tapes give a zero second derivative).
 _max_pool.defvjp(lambda g, ans, x, **a: bind(_max_pool_grad, (x, g), a))
-_max_pool_grad.defvjp(lambda c, ans, x, g, **a: (None, bind(_max_pool_grad_grad, (x, c), a)))
-_max_pool_grad_grad.defvjp(lambda c, ans, x, cc, **a: (None, bind(_max_pool_grad, (x, c), a)))
+_max_pool_grad.defvjp(lambda c, ans, x, g, **a: (zeros_like(x),
+                                                 bind(_max_pool_grad_grad, (x, c), a)))
+_max_pool_grad_grad.defvjp(lambda c, ans, x, cc, **a: (zeros_like(x),
+                                                       bind(_max_pool_grad, (x, c), a)))
 
 
 def _pool(prim: Primitive, input: Any, ksize: Any, strides: Any, padding: Any,  # noqa: A002
@@ -357,7 +419,7 @@ def _pool(prim: Primitive, input: Any, ksize: Any, strides: Any, padding: Any,  
     ksize = _pair(ksize, "ksize", op_name)
     strides = _pair(strides, "strides", op_name)
     out_hw, pads = _geometry(x._value.shape[1:3], ksize, strides, (1, 1),
-                             _padding_mode(padding, op_name))
+                             _padding_mode(padding, op_name), op_name)
     return bind(prim, (x,), {"ksize": ksize, "strides": strides, "pads": pads,
                              "out_hw": out_hw})
 
