@@ -160,3 +160,143 @@ def test_einsum_dtype_mismatch_names_cpp_dtypes():
     with pytest.raises(tf.errors.InvalidArgumentError,
                        match=r"expected to be a double tensor but is a float tensor \[Op:Einsum\]"):
         tf.einsum("ij,jk->ik", tf.ones((2, 2), tf.float64), tf.ones((2, 2)))
+
+
+# -- non-finite inputs: TensorFlow 2.21's answers (LAPACK may loop forever on inf, so each
+# case runs in a subprocess with a timeout: a regression fails instead of hanging) ---------
+
+_NONFINITE_CODE = r"""
+import json, numpy as np, tapeflow as tf
+f32, nan, inf = np.float32, np.nan, np.inf
+def out(r):
+    return [np.asarray(t).tolist() for t in r] if isinstance(r, (tuple, list)) else np.asarray(r).tolist()
+a_inf = np.array([[1., inf, 0], [3., 4., 1], [0, 1, 2]], f32)
+print(json.dumps({
+    "svd_s": out(tf.linalg.svd(a_inf, compute_uv=False)),
+    "svd_batch": out(tf.linalg.svd(np.array([[[1., nan], [1., 1.]], [[1, 2], [3, 4]]], f32),
+                                   compute_uv=False)),
+    "svd_uv": out(tf.linalg.svd(np.array([[1., nan], [3., 4.]], f32))),
+    "norm2": out(tf.norm(a_inf, ord=2, axis=[0, 1])),
+    "pinv": out(tf.linalg.pinv(np.array([[1., nan], [3., 4.]], f32))),
+    "qr": out(tf.linalg.qr(a_inf)),
+    "qr_wide": out(tf.linalg.qr(np.array([[1, nan, 2, 1], [3, 1, 1, 0], [0, 1, 2, 5]], f32))),
+    "qr_full": out(tf.linalg.qr(np.array([[1, 2, 1], [3, inf, 1], [0, 1, 2], [1, 1, 1]], f32),
+                                full_matrices=True)[0]),
+    "chol_nan": out(tf.linalg.cholesky(np.array([[4., 0.], [nan, 3.]], f32))),
+    "chol_inf00": out(tf.linalg.cholesky(np.array([[inf, 0.], [1., 3.]], f32))),
+    "slogdet_nan": out(tf.linalg.slogdet(np.array([[1., nan], [3., 4.]], f32))),
+    "slogdet_inf": out(tf.linalg.slogdet(np.array([[1., inf], [3., 4.]], f32))),
+    "expm_batch": out(tf.linalg.expm(np.array([[[1., nan], [1., 1.]], [[1, 2], [3, 4]]], f32))),
+    "expm_overflow": out(tf.linalg.expm(np.array([[[1e3, 0], [0., 1.]], [[1, 0], [0, 1.]]], f32))),
+    "lstsq": out(tf.linalg.lstsq(np.eye(2, dtype=f32), np.array([[nan, 1], [1, 1]], f32))),
+}))
+"""
+
+
+def _run_isolated(code: str) -> dict:
+    import json
+    import subprocess
+    import sys
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return json.loads(done.stdout)
+
+
+def _flat(value) -> list:
+    if isinstance(value, (list, tuple)):
+        return [v for item in value for v in _flat(item)]
+    return [np.nan if value is None else value]
+
+
+def _nan_equal(got, want):
+    np.testing.assert_allclose(_flat(got), _flat(want), rtol=1e-5, atol=1e-6)
+
+
+def test_lapack_ops_on_inf_and_nan_return_what_tensorflow_returns():
+    got = _run_isolated(_NONFINITE_CODE)
+    N = None
+    want = {  # TF 2.21 (CPU)
+        "svd_s": [N, N, N], "svd_batch": [[N, N], [5.4649853, 0.3659661]],
+        "svd_uv": [[N, N], [[N, N], [N, N]], [[N, N], [N, N]]],
+        "norm2": N, "pinv": [[N, N], [N, N]],
+        "qr": [[[N, N, N], [N, N, N], [N, N, N]],
+               [[-3.1622777, N, -0.9486833], [0, N, N], [0, 0, N]]],
+        "qr_wide": [[[N, N, N], [N, N, N], [N, N, N]],
+                    [[-3.1622777, N, -1.5811388, N], [0, N, N, N], [0, 0, N, N]]],
+        "qr_full": [[-0.3015113, N, N, N], [-0.9045340, N, N, N], [0, N, N, N],
+                    [-0.3015113, N, N, N]],
+        "chol_nan": [[2, 0], [N, N]], "chol_inf00": [[np.inf, 0], [0, 1.7320508]],
+        "slogdet_nan": [N, N], "slogdet_inf": [-1, np.inf],
+        "expm_batch": [[[N, N], [N, N]], [[N, N], [N, N]]],
+        "expm_overflow": [[[N, N], [N, N]], [[2.7182817, 0], [0, 2.7182817]]],
+        "lstsq": [[N, 1], [N, 1]],
+    }
+    for key, value in want.items():
+        _nan_equal(got[key], value)
+
+
+def test_eigh_rejects_inf_and_nan_in_the_lower_triangle_as_tensorflow():
+    code = ("import numpy as np, tapeflow as tf\n"
+            "print(repr(np.asarray(tf.linalg.eigvalsh(np.array([[1., np.nan], [0., 1.]]))).tolist()))\n"
+            "try:\n    tf.linalg.eigh(np.array([[1., 0, 0], [np.inf, 4., 0], [0, 1, 2]]))\n"
+            "except tf.errors.InvalidArgumentError as e:\n    print(repr(str(e)))\n")
+    import subprocess
+    import sys
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120).stdout.splitlines()
+    assert out[0] == "[1.0, 1.0]"  # the upper triangle is not read (TF: [1, 1])
+    assert "Self-adjoint eigen decomposition was not successful" in out[1]
+
+
+def test_triangular_solve_keeps_non_finite_values_where_substitution_takes_them():
+    # TF 2.21: columns are independent; inf is not turned into NaN; singular gives inf.
+    lower = np.array([[1., 0.], [1., 2.]], np.float32)
+    got = tf.linalg.triangular_solve(lower, np.array([[np.inf, 1.], [2., 3.]], np.float32))
+    np.testing.assert_array_equal(got.numpy(), [[np.inf, 1.], [-np.inf, 1.]])
+    upper = np.array([[1., 1.], [0., 2.]], np.float32)
+    got = tf.linalg.triangular_solve(upper, np.array([[np.nan, 1.], [2., 3.]], np.float32),
+                                     lower=False)
+    np.testing.assert_array_equal(got.numpy(), [[np.nan, -0.5], [1., 1.5]])
+    got = tf.linalg.triangular_solve(np.array([[1., 0.], [0., 2.]], np.float32),
+                                     np.array([[np.nan], [2.]], np.float32), lower=False)
+    np.testing.assert_array_equal(got.numpy(), [[np.nan], [1.]])
+    got = tf.linalg.triangular_solve(np.array([[0., 0.], [1., 2.]], np.float32),
+                                     np.ones((2, 1), np.float32))
+    np.testing.assert_array_equal(got.numpy(), [[np.inf], [-np.inf]])
+    got = tf.linalg.triangular_solve(np.array([[1., 0.], [np.inf, 2.]], np.float32),
+                                     np.ones((2, 1), np.float32))
+    np.testing.assert_array_equal(got.numpy(), [[1.], [-np.inf]])
+    got = tf.linalg.cholesky_solve(lower, np.array([[np.inf, 1.], [2., 3.]], np.float32))
+    np.testing.assert_array_equal(got.numpy(), [[np.inf, 0.5], [-np.inf, 0.5]])
+
+
+def test_svd_of_a_complex_matrix_has_real_singular_values():
+    s = tf.linalg.svd(np.array([[1., 2j], [1., 1.]], np.complex64), compute_uv=False)
+    assert s.dtype == tf.float32   # TF 2.21
+    np.testing.assert_allclose(s.numpy(), [2.4884901, 0.8985643], rtol=1e-5)
+
+
+def test_einsum_gradient_through_a_repeated_index():
+    # TF 2.21's gradients of sum(einsum(eq, x) ** 2).
+    x = tf.constant(np.arange(9.).reshape(3, 3))
+    x3 = tf.constant(np.arange(8.).reshape(2, 2, 2))
+    for eq, value, want in [
+            ("ii->i", x, [[0, 0, 0], [0, 8, 0], [0, 0, 16]]),
+            ("ii->", x, [[24, 0, 0], [0, 24, 0], [0, 0, 24]]),
+            ("ii", x, [[24, 0, 0], [0, 24, 0], [0, 0, 24]]),
+            ("iij->ij", x3, [[[0, 2], [0, 0]], [[0, 0], [12, 14]]]),
+            ("iij->j", x3, [[[12, 16], [0, 0]], [[0, 0], [12, 16]]]),
+            ("iji->j", x3, [[[10, 0], [18, 0]], [[0, 10], [0, 18]]])]:
+        np.testing.assert_allclose(grad(lambda v: tf.reduce_sum(tf.einsum(eq, v) ** 2), value),
+                                   want, err_msg=eq)
+    w = tf.constant(np.arange(6.).reshape(2, 3))
+    with tf.GradientTape() as outer:
+        outer.watch(x)
+        with tf.GradientTape() as inner:
+            inner.watch(x)
+            loss = tf.reduce_sum(tf.einsum("ij,jj->i", w, x) ** 2)
+        first = inner.gradient(loss, x)
+        second = outer.gradient(tf.reduce_sum(first * first), x)
+    np.testing.assert_allclose(first.numpy(), np.diag([336., 488., 640.]))
+    np.testing.assert_allclose(second.numpy(), np.diag([73920., 105632., 137344.]))

@@ -36,6 +36,24 @@ Qr = collections.namedtuple("Qr", ["q", "r"])
 _FLOAT_TYPES = "double, float, half, complex64, complex128"
 
 
+# LAPACK may loop forever on a matrix holding inf (and spreads NaN its own way), so the
+# kernels test their input with one np.isfinite(x).all() and handle non-finite matrices
+# as TensorFlow's Eigen kernels do.
+
+def _nonfinite_matrices(x: np.ndarray) -> np.ndarray:
+    """A boolean mask over the batch: which matrices hold an inf or NaN."""
+    return ~np.isfinite(x).all(axis=(-2, -1))
+
+
+def _per_matrix(kernel: Any, x: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """`out` with kernel(m) written for each matrix m of the batch `x`."""
+    flat_in = x.reshape((-1,) + x.shape[-2:])
+    flat_out = out.reshape((-1,) + out.shape[-2:])
+    for i, m in enumerate(flat_in):
+        flat_out[i] = kernel(m)
+    return out
+
+
 def _matrix(x: Any, op_name: str, square: bool = True) -> Tensor:
     """Converts and checks a (batch of) matrix input: float dtype, rank >= 2, square."""
     x = convert_to_tensor(x)
@@ -139,6 +157,9 @@ def _det_vjp(g: Tensor, ans: Tensor, a: Tensor) -> Tensor:
 
 def _slogdet_kernel(x: np.ndarray) -> tuple:
     sign, logdet = np.linalg.slogdet(x)
+    # TensorFlow's sign multiplies the signs of U's diagonal: NaN there makes it NaN too
+    # (LAPACK's leaves it +-1).
+    sign = np.where(np.isnan(logdet), np.nan, sign)
     return sign.astype(x.dtype), logdet.astype(x.dtype)
 
 
@@ -195,17 +216,33 @@ def logdet(matrix: Any, name: Optional[str] = None) -> Tensor:
 
 def _cholesky_kernel(x: np.ndarray) -> np.ndarray:
     # TensorFlow returns NaNs (no error) for matrices that are not positive definite.
-    try:
-        return np.linalg.cholesky(x).astype(x.dtype, copy=False)
-    except np.linalg.LinAlgError:
-        out = np.empty(x.shape, x.dtype)
-        flat_in, flat_out = x.reshape((-1,) + x.shape[-2:]), out.reshape((-1,) + x.shape[-2:])
-        for i, m in enumerate(flat_in):
-            try:
-                flat_out[i] = np.linalg.cholesky(m)
-            except np.linalg.LinAlgError:
-                flat_out[i] = np.tril(np.full(m.shape, np.nan, x.dtype))
-        return out
+    if np.isfinite(x).all():
+        try:
+            return np.linalg.cholesky(x).astype(x.dtype, copy=False)
+        except np.linalg.LinAlgError:
+            pass
+    return _per_matrix(_cholesky_one, x, np.empty(x.shape, x.dtype))
+
+
+def _cholesky_one(m: np.ndarray) -> np.ndarray:
+    """One matrix's factor: LAPACK's for finite ones; for others Eigen's unblocked LLT, as
+    TensorFlow runs it (inf/NaN flow through the arithmetic, where LAPACK gives up)."""
+    failed = np.tril(np.full(m.shape, np.nan, m.dtype))
+    if np.isfinite(m).all():
+        try:
+            return np.linalg.cholesky(m)
+        except np.linalg.LinAlgError:
+            return failed
+    lower = np.tril(m)
+    for k in range(m.shape[-1]):
+        row = lower[k, :k]
+        pivot = lower[k, k].real - np.vdot(row, row).real
+        if pivot <= 0:  # Eigen's test: NaN passes it, -inf fails it
+            return failed
+        pivot = np.sqrt(pivot)
+        lower[k, k] = pivot
+        lower[k + 1:, k] = (lower[k + 1:, k] - lower[k + 1:, :k] @ row.conj()) / pivot
+    return lower
 
 
 def _cholesky_vjp(g: Tensor, ans: Tensor, x: Tensor) -> Tensor:
@@ -235,7 +272,27 @@ def _triangular_kernel(a: np.ndarray, b: np.ndarray, lower: bool, adjoint: bool)
     t = _triangle(a, lower)
     if adjoint:
         t = np.swapaxes(t, -1, -2).conj()
-    return np.linalg.solve(t, b).astype(b.dtype, copy=False)
+    if np.isfinite(t).all() and np.isfinite(b).all():
+        try:
+            return np.linalg.solve(t, b).astype(b.dtype, copy=False)
+        except np.linalg.LinAlgError:
+            pass  # singular: TensorFlow divides by the zero pivot (inf/NaN, no error)
+    return _substitute(t, b, lower != adjoint)
+
+
+def _substitute(t: np.ndarray, b: np.ndarray, forward: bool) -> np.ndarray:
+    """Forward (or back) substitution, as TensorFlow's triangular solve: each column of b
+    on its own, inf/NaN flowing only where the arithmetic takes them (LU pivoting would mix
+    rows and spread NaN to entries that do not depend on it)."""
+    n = t.shape[-1]
+    x = np.array(b, dtype=np.result_type(t, b))
+    reciprocal = 1 / np.diagonal(t, axis1=-2, axis2=-1)
+    with np.errstate(all="ignore"):
+        for i in (range(n) if forward else range(n - 1, -1, -1)):
+            done = builtins.slice(None, i) if forward else builtins.slice(i + 1, None)
+            x[..., i, :] = (x[..., i, :] - (t[..., i:i + 1, done] @ x[..., done, :])[..., 0, :]) \
+                * reciprocal[..., i:i + 1]
+    return x.astype(b.dtype, copy=False)
 
 
 def _triangular_vjp(g: Tensor, ans: Tensor, a: Tensor, b: Tensor, lower: bool,
@@ -277,7 +334,74 @@ def cholesky_solve(chol: Any, rhs: Any, name: Optional[str] = None) -> Tensor:
 
 def _qr_kernel(x: np.ndarray, full_matrices: bool) -> tuple:
     q, r = np.linalg.qr(x, mode="complete" if full_matrices else "reduced")
-    return q.astype(x.dtype, copy=False), r.astype(x.dtype, copy=False)
+    q, r = q.astype(x.dtype, copy=False), r.astype(x.dtype, copy=False)
+    bad = _nonfinite_matrices(x)
+    if bad.any():  # redone as TensorFlow's Eigen kernel does, which spreads NaN its own way
+        for index in np.ndindex(bad.shape):
+            if bad[index]:
+                q[index], r[index] = _householder_qr(x[index], full_matrices)
+    return q, r
+
+
+def _apply_householder(block: np.ndarray, essential: np.ndarray, tau: Any) -> None:
+    """Eigen's applyHouseholderOnTheLeft, in place: block = (I - tau v v^H) block."""
+    if block.shape[0] == 1:
+        block *= 1 - tau
+    elif tau != 0:
+        tmp = essential.conj() @ block[1:] + block[0]
+        block[0] -= tau * tmp
+        block[1:] -= tau * np.outer(essential, tmp)
+
+
+def _apply_block_householder(block: np.ndarray, packed: np.ndarray, taus: np.ndarray) -> None:
+    """Eigen's apply_block_householder_on_the_left (the columns right of the panel), in
+    place: block -= V T^H V^H block, its triangular products multiplying explicit zeros."""
+    k = len(taus)
+    v = np.tril(packed, -1)
+    v[np.arange(k), np.arange(k)] = 1
+    t = np.zeros((k, k), packed.dtype)
+    for i in range(k - 1, -1, -1):   # make_block_householder_triangular_factor
+        if i < k - 1:
+            t[i, i + 1:] = -taus[i] * (v[i + 1:, i].conj() @ v[i + 1:, i + 1:])
+            for j in range(k - 1, i, -1):
+                z = t[i, j]
+                t[i, j] = z * t[j, j]
+                t[i, j + 1:] += z * t[j, j + 1:]
+        t[i, i] = taus[i]
+    block -= v @ (t.conj().T @ (v.conj().T @ block))
+
+
+def _householder_qr(a: np.ndarray, full_matrices: bool) -> tuple:
+    """Eigen's unblocked HouseholderQR and householderQ() (what TensorFlow runs), for one
+    matrix holding inf/NaN: the same arithmetic, so the same NaN pattern."""
+    m, n = a.shape
+    size = builtins.min(m, n)
+    packed = a.copy()
+    taus = []
+    tiny = np.finfo(a.dtype).tiny
+    with np.errstate(all="ignore"):
+        for k in range(size):   # the panel: columns [0, size)
+            c0, tail = packed[k, k], packed[k + 1:, k]
+            tail_norm = np.vdot(tail, tail).real
+            if tail_norm <= tiny and c0.imag ** 2 <= tiny:
+                tau, beta = a.dtype.type(0), c0.real
+                tail[:] = 0
+            else:
+                beta = np.sqrt(abs(c0) ** 2 + tail_norm)
+                beta = -beta if c0.real >= 0 else beta
+                tail[:] = tail / (c0 - beta)
+                tau = np.conj((beta - c0) / beta)
+            packed[k, k] = beta
+            _apply_householder(packed[k:, k + 1:size], tail, tau)
+            taus.append(tau)
+        if n > size:
+            _apply_block_householder(packed[:, size:], packed[:, :size], np.array(taus))
+        q = np.eye(m, m if full_matrices else size, dtype=a.dtype)
+        for k in range(size - 1, -1, -1):   # full: evalTo's corners; thin: a product
+            block = q[k:, k:] if full_matrices else q[k:]
+            _apply_householder(block, packed[k + 1:, k], np.conj(taus[k]))
+    r = np.triu(packed if full_matrices else packed[:size])
+    return q, r
 
 
 def _tri_solve_right(x: Tensor, r: Tensor) -> Tensor:
@@ -326,9 +450,16 @@ def qr(input: Any, full_matrices: bool = False, name: Optional[str] = None) -> Q
 
 
 def _svd_kernel(x: np.ndarray, full_matrices: bool) -> tuple:
+    bad = _nonfinite_matrices(x)
+    if bad.any():
+        # TensorFlow gives NaN for every output of such a matrix; LAPACK may never return.
+        s, u, v = _svd_kernel(np.where(bad[..., None, None], 0, x), full_matrices)
+        for out in (s, u, v):
+            out[bad] = np.nan
+        return s, u, v
     u, s, vh = np.linalg.svd(x, full_matrices=full_matrices)
     dtype = x.dtype
-    return (s.astype(dtype, copy=False), u.astype(dtype, copy=False),
+    return (s.astype(x.real.dtype, copy=False), u.astype(dtype, copy=False),
             np.swapaxes(vh, -1, -2).astype(dtype, copy=True))
 
 
@@ -385,7 +516,10 @@ def svd(tensor: Any, full_matrices: bool = False, compute_uv: bool = True,
 
 
 def _eigh_kernel(x: np.ndarray) -> tuple:
-    # Only the lower triangle is read, as in TensorFlow.
+    # Only the lower triangle is read, as in TensorFlow, whose Eigen solver fails on inf/NaN.
+    if not np.isfinite(x).all() and not np.isfinite(np.tril(x)).all():
+        raise InvalidArgumentError("Self-adjoint eigen decomposition was not successful. The "
+                                   "input might not be valid. [Op:SelfAdjointEigV2]")
     e, v = np.linalg.eigh(x, UPLO="L")
     return e.astype(x.dtype, copy=False), v.astype(x.dtype, copy=False)
 
@@ -550,21 +684,40 @@ def _einsum_vjp(g: Tensor, ans: Tensor, *xs: Tensor, equation: str) -> tuple:
     subs = inputs.split(",")
     grads = []
     for k, (x, sub) in enumerate(zip(xs, subs)):
-        if len(set(sub)) != len(sub):
-            raise NotImplementedError(f"einsum gradient with a repeated index in {sub!r}")
         others = [s for j, s in enumerate(subs) if j != k]
         seen = set(output).union(*others)
-        kept = "".join(c for c in sub if c in seen)
+        # An index repeated in this operand (`ii`) reads its diagonal: the gradient is taken
+        # with respect to that diagonal (indices once each), then placed back on it.
+        unique = "".join(dict.fromkeys(sub))
+        sizes = dict(zip(sub, x._value.shape))
+        kept = "".join(c for c in unique if c in seen)
         operands = [g] + [xs[j] for j in range(len(xs)) if j != k]
         grad = bind(_einsum, tuple(operands),
                     {"equation": ",".join([output] + others) + "->" + kept})
-        if kept != sub:
+        if kept != unique:
             # Indices summed in this operand alone: the gradient is constant along them.
-            grad = reshape(grad, tuple(x._value.shape[i] if c in seen else 1
-                                       for i, c in enumerate(sub)))
-            grad = broadcast_to(grad, x._value.shape)
+            grad = reshape(grad, tuple(sizes[c] if c in seen else 1 for c in unique))
+            grad = broadcast_to(grad, tuple(sizes[c] for c in unique))
+        if unique != sub:
+            grad = _onto_diagonal(grad, sub, x._value.shape, x._value.dtype)
         grads.append(grad)
     return tuple(grads)
+
+
+def _onto_diagonal(grad: Tensor, sub: str, shape: tuple, dtype: np.dtype) -> Tensor:
+    """`grad` (indexed by the distinct letters of `sub`, in order) spread to `shape`, zero
+    off the diagonals that the repeated letters of `sub` name."""
+    first = {}
+    for axis, c in enumerate(sub):
+        first.setdefault(c, axis)
+    spread = broadcast_to(reshape(grad, tuple(d if first[c] == axis else 1 for axis, (c, d)
+                                               in enumerate(zip(sub, shape)))), shape)
+    mask = np.ones(shape, bool)
+    for axis, c in enumerate(sub):
+        if first[c] != axis:   # equal positions along this axis and the letter's first one
+            others = tuple(i for i in range(len(shape)) if i not in (first[c], axis))
+            mask = mask & np.expand_dims(np.eye(shape[axis], dtype=bool), others)
+    return spread * wrap(mask.astype(dtype))
 
 
 _einsum = Primitive("Einsum", lambda *xs, equation: np.asarray(
@@ -660,7 +813,12 @@ def tensordot(a: Any, b: Any, axes: Any, name: Optional[str] = None) -> Tensor:
 
 def _expm_kernel(x: np.ndarray) -> np.ndarray:
     from scipy import linalg
-    return np.asarray(linalg.expm(x)).astype(x.dtype, copy=False)
+    if not np.isfinite(x).all():
+        # TensorFlow's expm (Pade and squarings over the whole batch) is all NaN then.
+        return np.full(x.shape, np.nan, x.dtype)
+    out = np.asarray(linalg.expm(x)).astype(x.dtype, copy=False)
+    out[_nonfinite_matrices(out)] = np.nan   # an overflow: TF's squarings make inf * 0
+    return out
 
 
 def _expm_vjp(g: Tensor, ans: Tensor, x: Tensor) -> Tensor:

@@ -72,7 +72,11 @@ SAMPLES = {
                (lambda a, b: tf.einsum("ij,k->j", a, b), [_u(-1, 1, 2, 3), _u(-1, 1, 4)]),
                (lambda a, b: tf.tensordot(a, b, axes=1), [_u(-1, 1, 2, 3), _u(-1, 1, 3, 2)]),
                (lambda a, b, c: tf.einsum("...i,ij,j->...", a, b, c),
-                [_u(-1, 1, 2, 3), _u(-1, 1, 3, 2), _u(-1, 1, 2)])],
+                [_u(-1, 1, 2, 3), _u(-1, 1, 3, 2), _u(-1, 1, 2)]),
+               # A repeated index inside one operand: a diagonal, a trace, a batched one.
+               (lambda a: tf.einsum("ii->i", a * a), [_u(-1, 1, 3, 3)]),
+               (lambda a, b: tf.einsum("ij,jj->", a, b * b), [_u(-1, 1, 2, 3), _u(-1, 1, 3, 3)]),
+               (lambda a: tf.einsum("iji->j", a * a), [_u(-1, 1, 2, 3, 2)])],
     "MatrixExponential": [(lambda a: tf.linalg.expm(a), [_u(-0.5, 0.5, 3, 3)]),
                           (lambda a: tf.linalg.expm(a), [_u(-0.5, 0.5, 2, 2, 2)])],
 }
