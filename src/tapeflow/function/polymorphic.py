@@ -10,6 +10,7 @@ by op through `bind` when a tape, accumulator or enclosing trace must see the op
 from __future__ import annotations
 
 import contextlib
+import copy
 import functools
 import inspect
 import io
@@ -28,7 +29,7 @@ from tapeflow.framework.errors import OpError
 from tapeflow.framework.indexed_slices import IndexedSlices
 from tapeflow.framework.tensor import Tensor, TensorLike, wrap
 from tapeflow.framework.tensor_shape import TensorShape, as_shape
-from tapeflow.framework.variables import Variable
+from tapeflow.framework.variables import Variable, update_lock
 from tapeflow.function import passes
 from tapeflow.function.compiler import compile_graph, replay
 from tapeflow.function.graph import Graph, SymbolicTensor, is_internal, tracing
@@ -100,9 +101,14 @@ class _Identity:
         return self._id
 
 
-def _leaf_key(leaf: Any) -> Any:
+def _leaf_key(leaf: Any, aliases: dict) -> Any:
     if isinstance(leaf, Variable):
-        return ("V", _Identity(leaf))
+        # As TensorFlow: a variable argument is traced by its shape, dtype, trainability and
+        # which other arguments are the same variable, not by identity; the concrete function
+        # runs on the variables of each call (ConcreteFunction._bound_to).
+        alias = aliases.setdefault(id(leaf), len(aliases))
+        return ("V", tuple(leaf.shape.as_list()) if leaf.shape.rank is not None else None,
+                leaf.dtype.name, leaf.trainable, alias)
     if isinstance(leaf, (TensorLike, TensorSpec)):
         return ("T", tuple(leaf.shape.as_list()) if leaf.shape.rank is not None else None,
                 leaf.dtype.name)
@@ -123,13 +129,14 @@ def _value_hashable(leaf: Any) -> bool:
     return type(leaf).__eq__ is not object.__eq__ and not hasattr(leaf, "__dict__")
 
 
-def _structure_key(structure: Any) -> Any:
+def _structure_key(structure: Any, aliases: Optional[dict] = None) -> Any:
+    aliases = {} if aliases is None else aliases   # id(variable) -> its first place
     if isinstance(structure, dict):
-        return ("dict", tuple((k, _structure_key(structure[k])) for k in sorted(
+        return ("dict", tuple((k, _structure_key(structure[k], aliases)) for k in sorted(
             structure, key=repr)))
     if isinstance(structure, (list, tuple)):
-        return (type(structure).__name__, tuple(_structure_key(x) for x in structure))
-    return _leaf_key(structure)
+        return (type(structure).__name__, tuple(_structure_key(x, aliases) for x in structure))
+    return _leaf_key(structure, aliases)
 
 
 _FAST_SCALARS = (bool, int, float, str, type(None))
@@ -170,8 +177,10 @@ def _relaxed(old: Any, new: Any) -> Any:
     """The most specific key covering both signature keys (None dims where shapes differ),
     or None when they differ in anything but tensor dimensions."""
     if _is_tensor_key(old) and _is_tensor_key(new):
-        if old[2] != new[2] or old[1] is None or new[1] is None or len(old[1]) != len(new[1]):
+        if old[2] != new[2]:
             return None
+        if old[1] is None or new[1] is None or len(old[1]) != len(new[1]):
+            return ("T", None, old[2])   # ranks differ: unknown rank, as TensorFlow relaxes
         return ("T", tuple(a if a == b else None for a, b in zip(old[1], new[1])), old[2])
     if _is_container_key(old) and _is_container_key(new):
         if old[0] != new[0] or len(old[1]) != len(new[1]):
@@ -235,11 +244,20 @@ class ConcreteFunction:
         self._output_structure = output_structure    # leaves: vid ints or Python values
         self.structured_input_signature = input_structure
         self.pass_stats = pass_stats
-        self._program = compile_graph(graph)
         self._example_shapes = [graph.values[v].example.shape if isinstance(
             graph.values[v].example, np.ndarray) else () for v in graph.inputs]
         self._specialized: dict = {}   # input shapes -> ConcreteFunction, for relaxed dims
+        self._arg_variables: list = []  # the variable arguments it was traced with, flattened
+        self._rebound: dict = {}       # other variable arguments -> ConcreteFunction
+        self._bind_program()
         self._release_examples()
+
+    def _bind_program(self) -> None:
+        self._program = compile_graph(self.graph)
+        # A run that assigns variables holds their locks: its reads and writes of them are one
+        # atomic update, as TensorFlow's assign ops are under concurrent calls.
+        writes = _assigned_variables(self.graph)
+        self._guard = update_lock(writes) if writes else None
 
     def _release_examples(self) -> None:
         # Intermediates of the trace are not needed any more; keep only shape and dtype.
@@ -299,6 +317,9 @@ class ConcreteFunction:
             leaves = []
             for arg, spec in zip(args, specs):
                 _tensor_args(arg, spec, leaves)
+        # Variable arguments are not graph inputs: the program runs on this call's ones.
+        variables = [x for x in leaves if isinstance(x, Variable)]
+        leaves = [x for x in leaves if not isinstance(x, Variable)]
         tensors = []
         for i, (x, vid) in enumerate(zip(leaves, self.graph.inputs)):
             t = _as_tensor(x) if isinstance(x, TensorLike) else \
@@ -307,22 +328,65 @@ class ConcreteFunction:
                 raise mismatch_error(f"__inference_{self.graph.name}", i,
                                      _dtypes.from_numpy(self.graph.values[vid].dtype), t.dtype)
             tensors.append(t)
-        return self._call_flat(tensors + [_as_tensor(x) for x in leaves[len(tensors):]])
+        return self._call_flat(tensors + [_as_tensor(x) for x in leaves[len(tensors):]],
+                               variables)
 
-    def _call_flat(self, tensors: list) -> Any:
+    def _call_flat(self, tensors: list, variables: Optional[list] = None) -> Any:
         if len(tensors) != len(self.graph.inputs):
             raise TypeError(f"{self.graph.name} takes {len(self.graph.inputs)} tensor "
                             f"arguments, got {len(tensors)}.")
+        concrete = self._bound_to(variables, tensors) if variables else self
         if context.active:
             # A tape, accumulator or enclosing trace must see each op: run them through bind.
-            flat = replay(self.graph, list(tensors))
+            if concrete._guard is None:
+                flat = replay(concrete.graph, list(tensors))
+            else:
+                with concrete._guard:
+                    flat = replay(concrete.graph, list(tensors))
         else:
-            concrete = self
             shapes = [t._value.shape for t in tensors]
-            if shapes != self._example_shapes:
-                concrete = self._specialize(tensors, shapes)
-            flat = [wrap(a) for a in concrete._program([t._value for t in tensors])]
+            if shapes != concrete._example_shapes:
+                concrete = concrete._specialize(tensors, shapes)
+            arrays = [t._value for t in tensors]
+            if concrete._guard is None:
+                flat = [wrap(a) for a in concrete._program(arrays)]
+            else:
+                with concrete._guard:
+                    flat = [wrap(a) for a in concrete._program(arrays)]
         return self._pack(flat)
+
+    def _bound_to(self, variables: list, tensors: list) -> "ConcreteFunction":
+        """This function running on `variables` (this call's variable arguments, traced with
+        others of the same spec): the same graph over them, compiled once per set."""
+        traced = self._arg_variables
+        if len(variables) == len(traced) and all(a is b for a, b in zip(variables, traced)):
+            return self
+        key = tuple(_Identity(v) for v in variables)
+        bound = self._rebound.get(key)
+        if bound is None:
+            if len(self._rebound) >= _REBOUND_LIMIT:
+                self._rebound.pop(next(iter(self._rebound)))  # the oldest
+            bound = self._rebound[key] = self._rebind(variables, tensors)
+        return bound
+
+    def _rebind(self, variables: list, tensors: list) -> "ConcreteFunction":
+        mapping = {id(old): new for old, new in zip(self._arg_variables, variables)}
+        names, values, specs = self._trace_args
+        values = nest.map_structure(lambda leaf: mapping.get(id(leaf), leaf) if isinstance(
+            leaf, Variable) else leaf, values)
+        if _nested_variable_ids(self.graph) & mapping.keys():
+            # A branch or loop body assigns one: its own compiled program names the variable,
+            # so trace again over these (silently: the user saw this signature traced).
+            stub = copy.copy(self)
+            stub._trace_args = (names, values, specs)
+            return self._function._silent_retrace(stub, tensors)
+        bound = copy.copy(self)
+        bound.graph = _rebound_graph(self.graph, mapping)
+        bound._bind_program()
+        bound._trace_args = (names, values, specs)
+        bound._arg_variables = list(variables)
+        bound._specialized, bound._rebound = {}, {}
+        return bound
 
     def _pack(self, flat: list) -> Any:
         structure = self._output_structure
@@ -343,10 +407,56 @@ class ConcreteFunction:
         return concrete
 
 
+_REBOUND_LIMIT = 16   # variable sets kept compiled per concrete function
+
+
+def _subgraphs(graph: Graph) -> list:
+    """The graphs of the branches and loop bodies that `graph`'s ops run."""
+    found = []
+    for node in graph.nodes:
+        for value in node.attrs.values():
+            for item in value if isinstance(value, tuple) else (value,):
+                sub = getattr(item, "graph", None)
+                if isinstance(sub, Graph):
+                    found.append(sub)
+    return found
+
+
+def _assigned_variables(graph: Graph) -> list:
+    """The variables a run of `graph` assigns, its branches and loop bodies included."""
+    found = [graph.values[node.inputs[0]].example for node in graph.nodes
+             if node.op_name == "AssignVariableOp"]
+    for sub in _subgraphs(graph):
+        found.extend(_assigned_variables(sub))
+    return found
+
+
+def _nested_variable_ids(graph: Graph) -> set:
+    """ids of the variables named by the branches and loop bodies `graph` runs."""
+    found = set()
+    for sub in _subgraphs(graph):
+        found.update(id(info.example) for info in sub.values if info.kind == "var")
+        found |= _nested_variable_ids(sub)
+    return found
+
+
+def _rebound_graph(graph: Graph, mapping: dict) -> Graph:
+    """A shallow copy of `graph` whose variable handles name the variables in `mapping`
+    (id of the traced variable -> the variable to use instead)."""
+    bound = copy.copy(graph)
+    bound.values = list(graph.values)
+    for info in graph.values:
+        if info.kind == "var" and id(info.example) in mapping:
+            new = copy.copy(info)
+            new.example = mapping[id(info.example)]
+            bound.values[info.vid] = new
+    return bound
+
+
 def _tensor_args(arg: Any, spec: Any, out: list) -> None:
     """Appends the parts of `arg` that stand where `spec` (an input signature) has a
     TensorSpec, in flattening order."""
-    if isinstance(spec, TensorSpec):
+    if isinstance(spec, TensorSpec) or isinstance(spec, Variable) and isinstance(arg, Variable):
         out.append(arg)
     elif isinstance(spec, dict) and isinstance(arg, dict):
         for key in sorted(spec, key=repr):
@@ -451,9 +561,11 @@ class Function:
         concrete, structure = self._concrete_for(args, kwargs)
         if fast_key is not None:
             self._fast[fast_key] = concrete
-        tensors = [_as_tensor(x) for x in nest.flatten(structure)
+        flat = nest.flatten(structure)
+        tensors = [_as_tensor(x) for x in flat
                    if isinstance(x, TensorLike) and not isinstance(x, Variable)]
-        return concrete._call_flat(tensors)
+        variables = [x for x in flat if isinstance(x, Variable)]
+        return concrete._call_flat(tensors, variables)
 
     def get_concrete_function(self, *args: Any, **kwargs: Any) -> ConcreteFunction:
         """The concrete function for these arguments (tensors or TensorSpecs), tracing it if
@@ -488,37 +600,49 @@ class Function:
         return names, values
 
     def _with_signature(self, args: tuple, kwargs: dict) -> tuple:
-        from tapeflow.framework.tensor_conversion import convert_to_tensor
         params = [p for p in self._signature.parameters.values()
                   if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        names = [p.name for p in params[:len(self._input_signature)]]
+        shown = "(" + ", ".join(f"{n}: {spec!r}" for n, spec in zip(
+            names, self._input_signature)) + ")"
+
+        def failed(reason: str) -> TypeError:
+            return TypeError(f"Binding inputs to tf.function failed due to `{reason}`. "
+                             f"Received args: {args} and kwargs: {kwargs} for signature: "
+                             f"{shown}.")
         values = list(args)
-        for p in params[len(values):len(self._input_signature)]:
-            if p.name in kwargs:
-                values.append(kwargs.pop(p.name))
-        if kwargs or len(values) != len(self._input_signature):
-            raise TypeError(f"{self._name}() expects {len(self._input_signature)} arguments "
-                            f"matching its input_signature {list(self._input_signature)}, got "
-                            f"{len(args)} positional and {sorted(kwargs)} keyword arguments.")
+        if len(values) > len(self._input_signature):
+            raise failed("too many positional arguments")
+        rest = dict(kwargs)
+        for name in names[len(values):]:
+            if name not in rest:
+                raise failed(f"missing a required argument: '{name}'")
+            values.append(rest.pop(name))
+        if rest:
+            raise failed(f"got an unexpected keyword argument '{next(iter(rest))}'")
         converted = []
         for value, spec in zip(values, self._input_signature):
-            nest.assert_same_structure(spec, value, check_types=False)
+            if isinstance(spec, TensorSpec):
+                pairs = [(value, spec)]  # the whole value converts (a list of numbers)
+            else:
+                nest.assert_same_structure(spec, value, check_types=False)
+                pairs = list(zip(nest.flatten(value), nest.flatten(spec)))
             flat = []
-            for leaf, leaf_spec in zip(nest.flatten(value), nest.flatten(spec)):
+            for leaf, leaf_spec in pairs:
                 if isinstance(leaf, TensorSpec):
-                    leaf_ok = leaf_spec.is_compatible_with(leaf)
                     t = leaf
                 else:
-                    t = convert_to_tensor(leaf, dtype_hint=leaf_spec.dtype)
-                    leaf_ok = leaf_spec.is_compatible_with(t)
-                if not leaf_ok:
-                    raise TypeError(
-                        f"Binding inputs to tf.function failed due to `Can not cast "
-                        f"{TensorSpec.from_tensor(t)!r} to {leaf_spec!r}`. Received args: "
-                        f"{args} and kwargs: {{}} for signature: {self._input_signature}.")
+                    try:
+                        t = convert_to_tensor(leaf, dtype_hint=leaf_spec.dtype)
+                    except (TypeError, ValueError) as exc:
+                        raise failed(str(exc)) from None
+                if not leaf_spec.is_compatible_with(t):
+                    raise failed(f"Can not cast {TensorSpec.from_tensor(t)!r} to "
+                                 f"{leaf_spec!r}")
                 flat.append(t)
-            converted.append(nest.pack_sequence_as(value, flat))
-        names = [p.name for p in params[:len(converted)]]
-        return names, converted
+            converted.append(flat[0] if isinstance(spec, TensorSpec) else
+                             nest.pack_sequence_as(value, flat))
+        return names[:len(converted)], converted
 
     def _concrete_for(self, args: tuple, kwargs: dict, allow_specs: bool = False) -> tuple:
         names, values = self._canonical(args, kwargs)
@@ -608,6 +732,7 @@ class Function:
         stats = passes.optimize(graph)
         concrete = ConcreteFunction(self, graph, structure, (tuple(input_signature), {}), stats)
         concrete._trace_args = (names, values, specs)
+        concrete._arg_variables = [x for x in nest.flatten(values) if isinstance(x, Variable)]
         return concrete
 
     def _rebuild_call(self, names: list, values: list) -> tuple:
