@@ -79,3 +79,27 @@ def test_recompute_grad_does_not_record_the_inner_forward_pass():
         recorded.append(len(tape._nodes))
     assert recorded == [1]  # only the recompute_grad node itself
     np.testing.assert_allclose(tape.gradient(y, x).numpy(), np.cos(2 * x.numpy()), rtol=1e-6)
+
+
+def test_recompute_grad_reaches_variables_read_inside_with_an_unwatched_input():
+    # TF 2.21: d(z*v*v)/dv = 2*z*v = 12.0 with v=2, z=3; z (a constant, not watched) -> None.
+    v = tf.Variable(2.0)
+    z = tf.constant(3.0)
+    f = tf.recompute_grad(lambda z: z * v * v)
+    with tf.GradientTape() as tape:
+        y = f(z)
+    assert float(y.numpy()) == 12.0
+    assert float(tape.gradient(y, v).numpy()) == 12.0
+
+
+def test_recompute_grad_of_a_dense_layer_on_a_constant_input():
+    layer = tf.keras.layers.Dense(2, kernel_initializer="ones", bias_initializer="zeros")
+    x = tf.constant([[1.0, 2.0]])
+    layer(x)
+    f = tf.recompute_grad(lambda x: layer(x) ** 2)
+    with tf.GradientTape() as tape:
+        y = tf.reduce_sum(f(x))
+    kernel, bias = tape.gradient(y, [layer.kernel, layer.bias])
+    # TF 2.21's answers.
+    assert kernel.numpy().tolist() == [[6.0, 6.0], [12.0, 12.0]]
+    assert bias.numpy().tolist() == [6.0, 6.0]

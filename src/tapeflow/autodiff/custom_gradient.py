@@ -66,6 +66,11 @@ def custom_gradient(f: Callable = None) -> Callable:
         if variables and not _accepts_variables(grad_fn):
             raise TypeError("If using @custom_gradient with a function that uses variables, "
                             "then grad_fn must accept a keyword argument 'variables'.")
+        for tape in context.tapes:
+            # Watched as their reads would have made them: recompute_grad runs `f` with the
+            # tapes hidden, so a variable read only inside it is seen here first.
+            for variable in variables:
+                tape._watch_read(variable)
         flat = nest.flatten(result)
         # Fresh output tensors, so that backprop reaches f's inputs only through grad_fn.
         outputs = tuple(wrap(convert_to_tensor(r)._value) for r in flat)
