@@ -39,9 +39,10 @@ def _relu_kernel(x: np.ndarray) -> np.ndarray:
 
 # ReluGrad is a primitive (as in TensorFlow) so relu's backward pass is one NumPy call; the
 # mask is taken from the output: 0 at x == 0. It is linear in g and flat in y: y's cotangent is
-# zeros (not None, as TensorFlow's), so a nested tape's second derivative is zeros, not None.
+# zeros (not None, as TensorFlow's), so a nested tape's second derivative is zeros, not None;
+# they are shaped like gg, which keeps the rule batch-safe (a vectorized jacobian's leading axis).
 _relu_grad = Primitive("ReluGrad", lambda g, y: g * (y > 0)).defvjp(
-    lambda gg, ans, g, y: bind(_relu_grad, (gg, y)), lambda gg, ans, g, y: zeros_like(y))
+    lambda gg, ans, g, y: bind(_relu_grad, (gg, y)), lambda gg, ans, g, y: zeros_like(gg))
 _relu_grad.defjvp(lambda tangents, ans, g, y: None if tangents[0] is None
                   else bind(_relu_grad, (tangents[0], y)))
 _relu = Primitive("Relu", _relu_kernel).defvjp(lambda g, ans, x: bind(_relu_grad, (g, ans)))
@@ -64,7 +65,7 @@ def _relu6_kernel(x: np.ndarray) -> np.ndarray:
 
 
 _relu6_grad = Primitive("Relu6Grad", lambda g, x: g * ((x > 0) & (x < 6))).defvjp(
-    lambda gg, ans, g, x: bind(_relu6_grad, (gg, x)), lambda gg, ans, g, x: zeros_like(x))
+    lambda gg, ans, g, x: bind(_relu6_grad, (gg, x)), lambda gg, ans, g, x: zeros_like(gg))
 _relu6 = Primitive("Relu6", _relu6_kernel).defvjp(lambda g, ans, x: bind(_relu6_grad, (g, x)))
 
 
@@ -78,7 +79,7 @@ def _leaky_relu_grad_kernel(g: np.ndarray, x: np.ndarray, alpha: float) -> np.nd
 
 _leaky_relu_grad = Primitive("LeakyReluGrad", _leaky_relu_grad_kernel).defvjp(
     lambda gg, ans, g, x, alpha: bind(_leaky_relu_grad, (gg, x), {"alpha": alpha}),
-    lambda gg, ans, g, x, alpha: zeros_like(x))
+    lambda gg, ans, g, x, alpha: zeros_like(gg))
 _leaky_relu = Primitive("LeakyRelu", _leaky_relu_kernel).defvjp(
     lambda g, ans, x, alpha: bind(_leaky_relu_grad, (g, x), {"alpha": alpha}))
 
