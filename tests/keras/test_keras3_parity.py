@@ -344,3 +344,53 @@ def test_only_tensors_may_be_passed_positionally():
     np.testing.assert_array_equal(Scale()(x, k=3), [3., 3.])
     np.testing.assert_array_equal(Scale()(x, np.float32(3.0)), [3., 3.])  # arrays are fine
     np.testing.assert_array_equal(Scale()(x, tf.constant(3.0)), [3., 3.])
+
+
+# -- fit / evaluate with sample weights ---------------------------------------------------------
+
+def _fit_data():
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(10, 3)).astype("float32")
+    return x, (x[:, :1] > 0).astype("float32"), np.linspace(0.5, 1.5, 10).astype("float32")
+
+
+def _two_dense():
+    return keras.Sequential([
+        keras.Input((3,)),
+        L.Dense(4, activation="relu", kernel_initializer=keras.initializers.Constant(0.1)),
+        L.Dense(1, activation="sigmoid", kernel_initializer=keras.initializers.Constant(-0.2))])
+
+
+def test_fit_evaluate_history_and_unweighted_metrics():
+    x, y, sw = _fit_data()
+    m = _two_dense()
+    m.compile(keras.optimizers.SGD(0.5), "binary_crossentropy", metrics=["accuracy", "mae"])
+    h = m.fit(x, y, batch_size=4, epochs=2, verbose=0, validation_data=(x[:4], y[:4]),
+              shuffle=False)
+    expected = {"accuracy": [0.4, 0.6], "loss": [0.708514, 0.688923],
+                "mae": [0.507102, 0.496079], "val_accuracy": [0.75, 0.75],
+                "val_loss": [0.673269, 0.655083], "val_mae": [0.489513, 0.479295]}
+    assert list(h.history) == list(expected) and h.epoch == [0, 1]
+    for key, values in expected.items():
+        np.testing.assert_allclose(h.history[key], values, atol=2e-6)
+    assert h.params == {"verbose": 0, "epochs": 2, "steps": 3}
+    np.testing.assert_allclose(m.evaluate(x, y, batch_size=4, verbose=0),
+                               [0.6799863576889038, 0.6000000238418579, 0.4917179048061371],
+                               rtol=1e-6)
+    # Keras 3 weights the loss by sample_weight, but not the `metrics=` (accuracy stays 0.6).
+    logs = m.evaluate(x, y, sample_weight=sw, batch_size=4, verbose=0, return_dict=True)
+    np.testing.assert_allclose([logs["accuracy"], logs["loss"], logs["mae"]],
+                               [0.6000000238418579, 0.6855205297470093, 0.4917179048061371],
+                               rtol=1e-6)
+
+
+def test_weighted_metrics_use_the_sample_weights():
+    x, y, sw = _fit_data()
+    m = _two_dense()
+    m.compile(keras.optimizers.SGD(0.5), "binary_crossentropy", metrics=["accuracy"],
+              weighted_metrics=["accuracy"])
+    h = m.fit(x, y, sample_weight=sw, batch_size=4, epochs=1, verbose=0, shuffle=False)
+    assert sorted(h.history) == ["accuracy", "loss", "weighted_accuracy"]
+    np.testing.assert_allclose(h.history["accuracy"], [0.3], rtol=1e-6)
+    np.testing.assert_allclose(h.history["weighted_accuracy"], [0.35], rtol=1e-6)
+    np.testing.assert_allclose(h.history["loss"], [0.706791], atol=2e-6)

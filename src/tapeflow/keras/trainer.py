@@ -168,6 +168,7 @@ class Trainer:
     _metric_ids: Any = ()
     _compiled_metrics: Any = None
     _metric_outputs: Any = None
+    _weighted_metrics: Any = ()
     _loss_tracker: Any = None
     run_eagerly: bool = False
     jit_compile: Any = False
@@ -260,7 +261,27 @@ class Trainer:
             self._metric_outputs = None
             for identifier in self._metric_ids:
                 built.append(_get_metric(metrics_module, identifier, y, y_pred))
-        self._compiled_metrics = built
+        self._weighted_metrics = self._build_weighted_metrics(metrics_module, built, y, y_pred)
+        self._compiled_metrics = built + self._weighted_metrics
+
+    def _build_weighted_metrics(self, metrics_module: Any, built: list, y: Any,
+                                y_pred: Any) -> list:
+        """`weighted_metrics`: updated with the sample weights (`metrics` are not, as Keras
+        3); one whose name is taken logs as 'weighted_<name>'."""
+        if not self._weighted_metric_ids:
+            return []
+        if len(self._flat_output_names()) > 1:
+            raise NotImplementedError("tapeflow supports `weighted_metrics` for single-output "
+                                      "models only.")
+        names = {m.name for m in built}
+        weighted = []
+        for identifier in self._weighted_metric_ids:
+            metric = _get_metric(metrics_module, identifier, y, y_pred)
+            if metric.name in names:
+                metric.name = f"weighted_{metric.name}"
+            names.add(metric.name)
+            weighted.append(metric)
+        return weighted
 
     def _flatten_y(self, y: Any) -> list:
         """Targets as a list in output order (a dict is read by output name)."""
@@ -354,13 +375,17 @@ class Trainer:
         self._loss_tracker.update_state(loss, sample_weight=batch_size)
         if self._compiled_metrics is None:
             self._build_metrics(y, y_pred)
+        # `metrics` ignore the sample weights; `weighted_metrics` use them (Keras 3).
         if self._metric_outputs is not None:
             ys, preds = self._flatten_y(y), nest.flatten(y_pred)
             for metric, i in zip(self._compiled_metrics, self._metric_outputs):
-                metric.update_state(ys[i], preds[i], sample_weight=sample_weight)
+                metric.update_state(ys[i], preds[i])
         else:
-            for metric in self._compiled_metrics:
-                metric.update_state(y, y_pred, sample_weight=sample_weight)
+            for metric in self._compiled_metrics[:len(self._compiled_metrics)
+                                                  - len(self._weighted_metrics)]:
+                metric.update_state(y, y_pred)
+        for metric in self._weighted_metrics:
+            metric.update_state(y, y_pred, sample_weight=sample_weight)
         # Tensors, not floats: this also runs inside a traced step (the loops convert).
         return {m.name: m.result() for m in self.metrics}
 
