@@ -1,0 +1,1 @@
+"""Developer tools for tapeflow (not part of the installed package)."""
