@@ -1,38 +1,51 @@
 """tapeflow's checkpoint file format: a NumPy `.npz` archive of named arrays, no pickle.
 
 Layout: one array per saved value, keyed by its path ('model/0', 'optimizer/3', ...), plus
-'__format__' (a string array holding FORMAT). Reading uses `np.load(allow_pickle=False)`, so a
+'__format__' (a string array holding FORMAT) and '__keys__' (the saved keys, a manifest). Reading uses `np.load(allow_pickle=False)`, so a
 file can never run code. Writing goes to a temporary file in the same directory that is
 flushed, fsync'ed and renamed over the target with `os.replace` (atomic on POSIX): a crash
-mid-write leaves the previous file intact.
+mid-write leaves the previous file intact, and its temporary (`.<name>.npz.tmp-<pid>-<token>`)
+is removed by a later write of the same prefix once it is stale (see `_is_stale`).
 """
 
 from __future__ import annotations
 
 import os
+import re
 import tempfile
-import zipfile
+import time
 from typing import Mapping
 
 import numpy as np
 
 from tapeflow.framework.errors import DataLossError, NotFoundError
 
-FORMAT = "tapeflow-checkpoint-v1"
+FORMAT = "tapeflow-checkpoint-v2"
+_FORMATS = ("tapeflow-checkpoint-v1", FORMAT)   # v1 files (no manifest) stay readable
 _FORMAT_KEY = "__format__"
+# v2: the names of the saved arrays, checked on reading: a damaged zip directory can drop
+# members without any other error (its entry count is not checksummed).
+_KEYS_KEY = "__keys__"
+# `.<target file name>.tmp-<writer pid>-<random>`; the prefix is the name without `-<n>.npz`.
+_TEMP = re.compile(r"^\.(?P<prefix>.+?)(?:-\d+)?\.npz\.tmp-(?P<pid>\d+)-[^/]*$")
+_DEAD_WRITER_AGE = 60.0     # seconds unmodified before a dead writer's temporary is removed
+_ANY_WRITER_AGE = 3600.0    # seconds unmodified before any writer's temporary is removed
 
 
 def write_arrays(path: str, arrays: Mapping[str, np.ndarray]) -> None:
     """Writes `arrays` to `path` atomically (temporary file + fsync + os.replace)."""
     directory = os.path.dirname(os.path.abspath(path))
     os.makedirs(directory, exist_ok=True)
-    payload = {_FORMAT_KEY: np.array(FORMAT)}
+    payload = {_FORMAT_KEY: np.array(FORMAT),
+               _KEYS_KEY: np.array(sorted(arrays), dtype=np.str_)}
     for key, value in arrays.items():
         value = np.asarray(value)
         if value.dtype == object:
             raise TypeError(f"Cannot save '{key}': object arrays are not allowed.")
         payload[key] = value
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".npz", dir=directory)
+    name = os.path.basename(path)
+    _remove_stale_temporaries(directory, re.sub(r"(?:-\d+)?\.npz$", "", name))
+    fd, tmp = tempfile.mkstemp(prefix=f".{name}.tmp-{os.getpid()}-", dir=directory)
     try:
         with os.fdopen(fd, "wb") as f:
             np.savez(f, **payload)
@@ -45,6 +58,49 @@ def write_arrays(path: str, arrays: Mapping[str, np.ndarray]) -> None:
         raise
 
 
+def _process_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError, OSError):
+        return True   # exists (another user's), or cannot tell: keep its file
+    return True
+
+
+def _is_stale(path: str, pid: int, now: float) -> bool:
+    """Whether a temporary was abandoned: its writer (the pid in its name) is not running on
+    this machine and it has not been written to for a minute, or it has not been written to
+    for an hour whatever its pid says (a writer on another machine sharing the directory
+    keeps its file's mtime fresh while it writes, and renames it as soon as it is done)."""
+    try:
+        age = now - os.stat(path).st_mtime
+    except OSError:
+        return False  # already gone (renamed by its writer or removed by another cleaner)
+    if age > _ANY_WRITER_AGE:
+        return True
+    return age > _DEAD_WRITER_AGE and pid != os.getpid() and not _process_alive(pid)
+
+
+def _remove_stale_temporaries(directory: str, prefix: str) -> None:
+    """Deletes abandoned temporaries of checkpoints named `<prefix>[-<n>]` in `directory`
+    (a process killed mid-save leaves one behind)."""
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return
+    now = time.time()
+    for name in names:
+        match = _TEMP.match(name)
+        if match and match.group("prefix") == prefix:
+            path = os.path.join(directory, name)
+            if _is_stale(path, int(match.group("pid")), now):
+                try:
+                    os.unlink(path)
+                except OSError:
+                    pass  # removed meanwhile by another process: nothing to do
+
+
 def read_arrays(path: str) -> dict:
     """The arrays in a file written by `write_arrays`.
 
@@ -54,14 +110,22 @@ def read_arrays(path: str) -> dict:
         raise NotFoundError(None, None, f"Failed to find any matching files for {path}")
     try:
         with np.load(path, allow_pickle=False) as archive:
+            if not hasattr(archive, "files"):
+                raise ValueError("not an .npz archive")
             arrays = {key: archive[key] for key in archive.files}
-    except (zipfile.BadZipFile, ValueError, OSError, EOFError, KeyError) as e:
+    except Exception as e:  # noqa: BLE001 - a damaged file fails in any of zipfile's, NumPy's
+        # header parser's (tokenize, ast) or the decompressor's ways: all are data loss.
         raise DataLossError(None, None, f"Unable to read checkpoint file {path}: the file is "
-                            f"truncated, corrupted or not a tapeflow checkpoint ({e}).") from e
+                            f"truncated, corrupted or not a tapeflow checkpoint "
+                            f"({type(e).__name__}: {e}).") from e
     fmt = arrays.pop(_FORMAT_KEY, None)
-    if fmt is None or str(fmt) != FORMAT:
+    if fmt is None or str(fmt) not in _FORMATS:
         raise DataLossError(None, None, f"Unable to read checkpoint file {path}: it is not a "
                             f"tapeflow checkpoint (expected format '{FORMAT}').")
+    keys = arrays.pop(_KEYS_KEY, None)
+    if str(fmt) == FORMAT and (keys is None or sorted(map(str, keys.ravel())) != sorted(arrays)):
+        raise DataLossError(None, None, f"Unable to read checkpoint file {path}: the file is "
+                            f"corrupted (its arrays do not match its manifest).")
     return arrays
 
 

@@ -45,6 +45,25 @@ def _variables_of(obj: Any) -> list:
     return list(variables)
 
 
+def _saved_values(arrays: dict, key: str) -> dict:
+    """{index: array key} of the values saved for object `key` ('model/0', 'model/1', ...)."""
+    saved = {}
+    for name in arrays:
+        head, _, index = name.partition("/")
+        if head == key and index.isdigit():
+            saved[int(index)] = name
+    return saved
+
+
+def _cast(value: np.ndarray, variable: Variable, key: str) -> np.ndarray:
+    """`value` in the variable's dtype (ValueError when it does not convert)."""
+    try:
+        return value.astype(variable.dtype.as_numpy_dtype, copy=False)
+    except (TypeError, ValueError) as e:
+        raise ValueError(f"Cannot restore {key!r} ('{variable.name}', {variable.dtype.name}) "
+                         f"from a saved value of dtype {value.dtype}: {e}") from None
+
+
 class CheckpointLoadStatus:
     """What `restore`/`read` matched, with TensorFlow's assertion methods."""
 
@@ -107,36 +126,52 @@ class Checkpoint:
         return arrays
 
     def _apply(self, arrays: dict) -> CheckpointLoadStatus:
-        used = set()
+        # Everything is checked before anything is assigned: a failed restore leaves every
+        # object as it was.
+        assignments, deferrals = self._plan_restore(arrays)
+        for variable, value in assignments:
+            variable.assign(value)
+        for obj, values in deferrals:
+            obj._defer_restore(values)
+        used = {"save_counter"} & set(arrays)
         unmatched_objects, deferred = [], []
-        if "save_counter" in arrays:
-            self.save_counter.assign(arrays["save_counter"].astype(np.int64))
-            used.add("save_counter")
-        for key, obj in self._objects.items():
-            saved = {int(k.split("/", 1)[1]): k for k in arrays if k.split("/", 1)[0] == key}
+        for key in self._objects:
+            saved = _saved_values(arrays, key)
+            used.update(saved.values())
             if not saved:
                 unmatched_objects.append(key)
+            elif any(obj is self._objects[key] for obj, _ in deferrals):
+                deferred.append(key)
+        unmatched_saved = sorted(set(arrays) - used)
+        return CheckpointLoadStatus(unmatched_saved, unmatched_objects, deferred)
+
+    def _plan_restore(self, arrays: dict) -> tuple:
+        """The (variable, value) assignments and (optimizer, values) deferred restorations a
+        restore makes, validated: raises ValueError, assigning nothing, on any mismatch."""
+        assignments, deferrals = [], []
+        if "save_counter" in arrays:
+            assignments.append((self.save_counter, _cast(arrays["save_counter"],
+                                                         self.save_counter, "save_counter")))
+        for key, obj in self._objects.items():
+            saved = _saved_values(arrays, key)
+            if not saved:
                 continue
             variables = _variables_of(obj)
             values = [arrays[saved[i]] for i in sorted(saved)]
             if len(values) > len(variables) and hasattr(obj, "_defer_restore"):
                 # An optimizer without slots yet: restore what exists, the rest on build.
-                obj._defer_restore(values)
-                deferred.append(key)
-                used.update(saved.values())
+                deferrals.append((obj, values))
                 continue
             if len(values) != len(variables):
                 raise ValueError(f"Checkpoint holds {len(values)} values for {key!r} but the "
                                  f"object has {len(variables)} variables.")
             for i, (variable, value) in enumerate(zip(variables, values)):
-                if tuple(value.shape) != tuple(variable.shape):
+                if not variable.shape.is_compatible_with(value.shape):
                     raise ValueError(f"Shape mismatch restoring {key!r} variable {i} "
                                      f"('{variable.name}'): the checkpoint has {value.shape}, "
                                      f"the variable {tuple(variable.shape)}.")
-                variable.assign(value.astype(variable.dtype.as_numpy_dtype, copy=False))
-            used.update(saved.values())
-        unmatched_saved = sorted(set(arrays) - used)
-        return CheckpointLoadStatus(unmatched_saved, unmatched_objects, deferred)
+                assignments.append((variable, _cast(value, variable, f"{key}/{i}")))
+        return assignments, deferrals
 
     # -- public API ---------------------------------------------------------------------------
     def write(self, file_prefix: str, options: Any = None) -> str:
