@@ -70,7 +70,7 @@ class Model(Layer, Trainer):
         if print_fn is None:
             print(text)
         else:
-            print_fn(text)
+            print_fn(text + "\n")  # Keras 3 hands print_fn the table with its final newline
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return super().__call__(*args, **kwargs)
