@@ -333,3 +333,66 @@ def test_gather_axis_0_ignores_batch_dims():
     out = tf.gather(params, tf.constant([[1, 0, 1], [0, 0, 1]]), axis=0, batch_dims=1)
     assert out.shape == (2, 3, 3, 4)
     np.testing.assert_array_equal(out.numpy()[0, 0], params.numpy()[1])
+
+
+# -- argument checks, with TensorFlow 2.21's error classes and messages ---------------------
+
+def test_slice_rejects_blocks_outside_the_tensor():
+    x = np.arange(5)
+    for begin, size, message in [([2], [4], r"Expected size\[0\] in \[0, 3\], but got 4"),
+                                 ([-1], [1], r"Expected begin\[0\] in \[0, 5\], but got -1"),
+                                 ([1], [-2], r"Expected size\[0\] in \[0, 4\], but got -2"),
+                                 ([6], [-1], r"Expected begin\[0\] in \[0, 5\], but got 6"),
+                                 ([0, 0], [1, 1], r"1-D tensors of size 1, but got shapes "
+                                                  r"\[2\] and \[2\]")]:
+        with pytest.raises(tf.errors.InvalidArgumentError, match=message):
+            tf.slice(x, begin, size)
+    assert tf.slice(x, [5], [0]).shape == (0,)
+    np.testing.assert_array_equal(tf.slice(x, [1], [-1]).numpy(), [1, 2, 3, 4])
+
+
+def test_tile_rejects_negative_and_non_vector_multiples():
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match=r"Expected multiples\[0\] >= 0, but got -1 \[Op:Tile\]"):
+        tf.tile([1, 2], [-1])
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match=r"Expected multiples to be 1-D, but got shape \[1,1\]"):
+        tf.tile([1, 2], [[2]])
+
+
+def test_stack_and_unstack_error_classes_match_tensorflow():
+    with pytest.raises(ValueError, match=r"Argument `axis` = 3 not in range \[-2, 2\)"):
+        tf.stack([np.ones(2), np.ones(2)], axis=3)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Shapes of all inputs must match"):
+        tf.stack([np.ones(2), np.ones(3)])
+    with pytest.raises(ValueError, match=r"Argument `axis` = -3 not in range \[-2, 2\)"):
+        tf.unstack(np.ones((2, 3)), axis=-3)
+    with pytest.raises(ValueError, match=r"Argument `axis` = 0 not in range \[0, 0\)"):
+        tf.unstack(5.)
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match=r"Input shape axis 0 must equal 3, got shape \[2,3\] \[Op:Unpack\]"):
+        tf.unstack(np.ones((2, 3)), num=3)
+    empty = tf.stack([])
+    assert empty.dtype == tf.float32 and empty.shape == (0,)
+
+
+def test_transpose_perm_counts_negative_entries_from_the_end():
+    assert tf.transpose(np.ones((2, 3)), [-1, 0]).shape == (3, 2)
+    for perm, message in [([-3, 0], r"-1 is out of range \[0 .. 2\)"),
+                          ([0, 0], r"1 is missing from \{0,0\}\."),
+                          ([[1, 0]], r"perm must be rank 1, got shape \[1,2\]")]:
+        with pytest.raises(tf.errors.InvalidArgumentError, match=message):
+            tf.transpose(np.ones((2, 3)), perm)
+
+
+def test_split_squeeze_and_fill_argument_errors():
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"Split size at index 0 must be >= 0"):
+        tf.split(np.arange(4), [-2, 6])
+    with pytest.raises(tf.errors.InvalidArgumentError, match="There can only be one -1"):
+        tf.split(np.arange(4), [-1, -1])
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match=r"Tried to squeeze dim index 2 for tensor with 2 dimensions"):
+        tf.squeeze(np.ones((1, 2)), 2)
+    for make in (lambda: tf.zeros([-1]), lambda: tf.ones([2, -1]), lambda: tf.fill([-1], 1.)):
+        with pytest.raises(tf.errors.InvalidArgumentError, match=r"Dimension -1 must be >= 0"):
+            make()

@@ -172,3 +172,27 @@ def test_cumulative_logsumexp_values_and_gradient():
                                        atol=1e-5)
     with pytest.raises(tf.errors.InvalidArgumentError, match="CumulativeLogsumexp"):
         tf.math.cumulative_logsumexp(tf.constant([1, 2]))
+
+
+def test_repeat_checks_its_axis_and_counts_as_tensorflow():
+    x = np.arange(24.).reshape(2, 3, 4)
+    with pytest.raises(ValueError, match=r"axis=3 out of bounds: expected -3<=axis<3"):
+        tf.repeat(x, 3, axis=3)   # used to wrap around to axis 0
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"Expected multiples\[1\] >= 0"):
+        tf.repeat(x, -1, axis=0)
+    with pytest.raises(ValueError, match="Dimensions 3 and 2 are not compatible"):
+        tf.repeat(np.arange(3), [1, 2], axis=0)
+    with pytest.raises(TypeError, match="must be of type integer"):
+        tf.repeat(np.arange(3), 2.0)
+    with pytest.raises(TypeError, match="Argument `axis` must be an int"):
+        tf.repeat(np.arange(3), 2, axis=0.0)
+    # TF 2.21: a negative count in a vector repeats nothing; a scalar input repeats.
+    np.testing.assert_array_equal(tf.repeat(np.arange(3), [1, -1, 2], axis=0).numpy(), [0, 2, 2])
+    np.testing.assert_array_equal(tf.repeat(5, 3, axis=0).numpy(), [5, 5, 5])
+
+
+def test_in_top_k_is_false_for_rows_holding_inf_or_nan():
+    # TF 2.21: a row with any non-finite prediction cannot say.
+    p = np.array([[1., np.nan, 0.], [np.nan, 0.5, 2.], [np.inf, 1., 0.], [3., 1., 2.]], np.float32)
+    np.testing.assert_array_equal(tf.math.in_top_k([0, 1, 1, 0], p, 2).numpy(),
+                                  [False, False, False, True])

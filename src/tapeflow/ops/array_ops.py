@@ -32,6 +32,16 @@ def _shape_tuple(shape: Any) -> tuple:
     return tuple(int(d) for d in shape)
 
 
+def _python_axis(axis: Any, rank: int, low: Optional[int] = None) -> int:
+    """`axis` in [-rank, rank) made non-negative, checked as TensorFlow's Python wrappers of
+    stack/unstack check it (ValueError, before any kernel runs)."""
+    axis = int(axis)
+    low = -rank if low is None else low
+    if not low <= axis < rank:
+        raise ValueError(f"Argument `axis` = {axis} not in range [{low}, {rank})")
+    return axis % rank
+
+
 def _axis(axis: Any, rank: int, op_name: str) -> int:
     axis = int(axis)
     if not -rank <= axis < rank:
@@ -103,14 +113,30 @@ def transpose(a: Any, perm: Optional[Sequence[int]] = None, conjugate: bool = Fa
     x = convert_to_tensor(a)
     rank = x._value.ndim
     perm = tuple(builtins.range(rank))[::-1] if perm is None else \
-        static_value(perm, "Transpose: perm", _shape_tuple)
+        static_value(perm, "Transpose: perm", np.asarray)
     if sorted(perm) != list(builtins.range(rank)):
-        raise InvalidArgumentError(f"transpose expects a vector of size {rank}. But input(1) "
-                                   f"is a vector of size {len(perm)} [Op:Transpose]"
-                                   if len(perm) != rank else
-                                   f"{perm} is not a permutation of 0..{rank - 1} "
-                                   f"[Op:Transpose]")
+        perm = _check_perm(perm, rank)
     return bind(_transpose, (x,), {"perm": perm})
+
+
+def _check_perm(perm: np.ndarray, rank: int) -> tuple:
+    """A perm that is not 0..rank-1 in some order: negative entries count from the end, as
+    in TensorFlow's Transpose kernel; anything else raises its error."""
+    if perm.ndim != 1:
+        raise InvalidArgumentError(f"perm must be rank 1, got shape {dims_text(perm.shape)} "
+                                   f"[Op:Transpose]")
+    if len(perm) != rank:
+        raise InvalidArgumentError(f"transpose expects a vector of size {rank}. But input(1) "
+                                   f"is a vector of size {len(perm)} [Op:Transpose]")
+    fixed = tuple(int(d) + rank if d < 0 else int(d) for d in perm)
+    for d in fixed:
+        if not 0 <= d < rank:
+            raise InvalidArgumentError(f"{d} is out of range [0 .. {rank}) [Op:Transpose]")
+    missing = sorted(set(builtins.range(rank)) - set(fixed))
+    if missing:
+        raise InvalidArgumentError(f"{missing[0]} is missing from "
+                                   f"{{{','.join(str(d) for d in fixed)}}}. [Op:Transpose]")
+    return fixed
 
 
 @reads_static
@@ -137,7 +163,11 @@ def squeeze(input: Any, axis: Any = None, name: Optional[str] = None) -> Tensor:
         axes = {i for i, d in enumerate(shape) if d == 1}
     else:
         axis = static_value(axis, "Squeeze: axis", lambda a: np.asarray(a).reshape(-1).tolist())
-        axes = {_axis(a, rank, "Squeeze") for a in axis}
+        for a in axis:
+            if not -rank <= a < rank:
+                raise InvalidArgumentError(f"Tried to squeeze dim index {a} for tensor with "
+                                           f"{rank} dimensions. [Op:Squeeze]")
+        axes = {a % rank for a in axis}
         for a in axes:
             if shape[a] != 1:
                 raise InvalidArgumentError(f"Can not squeeze dim[{a}], expected a dimension of "
@@ -216,9 +246,11 @@ _stack = Primitive("Pack", lambda *xs, axis: np.stack(xs, axis=axis)).defvjp(_st
 @reads_static
 def stack(values: Sequence[Any], axis: int = 0, name: str = "stack") -> Tensor:
     """Joins tensors of one shape along a new axis."""
+    if not len(values):   # TensorFlow stacks nothing into a float32 [0]
+        return wrap(np.zeros((0,), np.float32))
     tensors = _same_dtype(list(values), "Pack")
     rank = tensors[0]._value.ndim
-    axis = _axis(static_value(axis, "Pack: axis", int), rank + 1, "Pack")
+    axis = _python_axis(static_value(axis, "Pack: axis", int), rank + 1)
     for index, t in enumerate(tensors):
         if t._value.shape != tensors[0]._value.shape:
             raise InvalidArgumentError(
@@ -240,12 +272,11 @@ def unstack(value: Any, num: Optional[int] = None, axis: int = 0,
             name: str = "unstack") -> list:
     """Splits a tensor into a list of tensors along `axis` (removing it)."""
     x = convert_to_tensor(value)
-    if x._value.ndim == 0:
-        raise ValueError("Cannot unstack a rank-0 tensor (shape ()).")
-    axis = _axis(axis, x._value.ndim, "Unpack")
+    rank = x._value.ndim
+    axis = _python_axis(axis, rank, low=-rank if rank else 0)
     if num is not None and num != x._value.shape[axis]:
-        raise ValueError(f"num={num} does not match the size {x._value.shape[axis]} of axis "
-                         f"{axis}")
+        raise InvalidArgumentError(f"Input shape axis {axis} must equal {num}, got shape "
+                                   f"{dims_text(x._value.shape)} [Op:Unpack]")
     return list(bind(_unstack, (x,), {"axis": axis}))
 
 
@@ -274,6 +305,12 @@ def split(value: Any, num_or_size_splits: Any, axis: int = 0, num: Optional[int]
         sizes = (length // n,) * n
     else:
         sizes = list(static_value(num_or_size_splits, "SplitV: size_splits", _shape_tuple))
+        if sizes.count(-1) > 1:
+            raise InvalidArgumentError("There can only be one -1 in the input. [Op:SplitV]")
+        for i, d in enumerate(sizes):
+            if d < -1:
+                raise InvalidArgumentError(f"Split size at index {i} must be >= 0. Got: {d} "
+                                           f"[Op:SplitV]")
         if sizes.count(-1) == 1:
             sizes[sizes.index(-1)] = length - (sum(sizes) + 1)
         if sum(sizes) != length or min(sizes, default=0) < 0:
@@ -302,7 +339,14 @@ _tile = Primitive("Tile", lambda x, multiples: np.tile(x, multiples)).defvjp(_ti
 def tile(input: Any, multiples: Any, name: Optional[str] = None) -> Tensor:  # noqa: A002
     """Repeats the tensor `multiples[i]` times along axis i."""
     x = convert_to_tensor(input)
-    multiples = static_value(multiples, "Tile: multiples", _shape_tuple)
+    multiples = static_value(multiples, "Tile: multiples", np.asarray)
+    if multiples.ndim > 1:
+        raise InvalidArgumentError(f"Expected multiples to be 1-D, but got shape "
+                                   f"{dims_text(multiples.shape)} [Op:Tile]")
+    multiples = _shape_tuple(multiples)
+    for i, m in enumerate(multiples):
+        if m < 0:
+            raise InvalidArgumentError(f"Expected multiples[{i}] >= 0, but got {m} [Op:Tile]")
     if len(multiples) != x._value.ndim:
         raise InvalidArgumentError(f"Expected multiples argument to be a vector of length "
                                    f"{x._value.ndim} but got length {len(multiples)} [Op:Tile]")
@@ -537,8 +581,25 @@ def slice(input_: Any, begin: Any, size: Any, name: Optional[str] = None) -> Ten
     x = convert_to_tensor(input_)
     begin = static_value(begin, "Slice: begin", _shape_tuple)
     size = static_value(size, "Slice: size", _shape_tuple)
+    _check_slice(x._value.shape, begin, size)
     key = tuple(builtins.slice(b, None if s == -1 else b + s) for b, s in zip(begin, size))
     return slice_tensor(x, key)
+
+
+def _check_slice(shape: tuple, begin: tuple, size: tuple) -> None:
+    """TensorFlow's Slice checks: no negative begin, no block past the end (size -1 is the
+    rest of the dimension)."""
+    if len(begin) != len(shape) or len(size) != len(shape):
+        raise InvalidArgumentError(f"Expected begin and size arguments to be 1-D tensors of "
+                                   f"size {len(shape)}, but got shapes [{len(begin)}] and "
+                                   f"[{len(size)}] instead. [Op:Slice]")
+    for i, (d, b, s) in enumerate(zip(shape, begin, size)):
+        if not 0 <= b <= d:
+            raise InvalidArgumentError(f"Expected begin[{i}] in [0, {d}], but got {b} "
+                                       f"[Op:Slice]")
+        if s != -1 and not 0 <= s <= d - b:
+            raise InvalidArgumentError(f"Expected size[{i}] in [0, {d - b}], but got {s} "
+                                       f"[Op:Slice]")
 
 
 # -- shape queries -------------------------------------------------------------------------------
@@ -589,14 +650,22 @@ def constant(value: Any, dtype: Any = None, shape: Any = None, name: str = "Cons
 @reads_static
 def zeros(shape: Any, dtype: Any = _dtypes.float32, name: Optional[str] = None) -> Tensor:
     """A tensor of zeros."""
-    return wrap(np.zeros(static_value(shape, "Zeros: shape", _shape_tuple),
+    return wrap(np.zeros(_dims(static_value(shape, "Zeros: shape", _shape_tuple)),
                          _dtypes.as_dtype(dtype)._np))
+
+
+def _dims(shape: tuple) -> tuple:
+    """A shape for a new tensor, checked as TensorFlow's Fill checks it."""
+    for d in shape:
+        if d < 0:
+            raise InvalidArgumentError(f"Dimension {d} must be >= 0 [Op:Fill]")
+    return shape
 
 
 @reads_static
 def ones(shape: Any, dtype: Any = _dtypes.float32, name: Optional[str] = None) -> Tensor:
     """A tensor of ones."""
-    return wrap(np.ones(static_value(shape, "Ones: shape", _shape_tuple),
+    return wrap(np.ones(_dims(static_value(shape, "Ones: shape", _shape_tuple)),
                         _dtypes.as_dtype(dtype)._np))
 
 
@@ -616,7 +685,7 @@ def fill(dims: Any, value: Any, name: Optional[str] = None) -> Tensor:
     if v._value.ndim != 0:
         raise InvalidArgumentError(f"value must be a scalar, got shape {list(v._value.shape)} "
                                    f"[Op:Fill]")
-    return bind(_fill, (v,), {"shape": static_value(dims, "Fill: dims", _shape_tuple)})
+    return bind(_fill, (v,), {"shape": _dims(static_value(dims, "Fill: dims", _shape_tuple))})
 
 
 

@@ -182,16 +182,32 @@ def repeat(input: Any, repeats: Any, axis: Optional[int] = None,  # noqa: A002
     """Each element (or slice along `axis`) repeated `repeats` times; with `axis` None the
     input is flattened first."""
     x = convert_to_tensor(input)
-    if axis is None:
-        x, axis = reshape(x, (-1,)), 0
-    axis = int(axis) % max(x._value.ndim, 1)
-    counts = np.asarray(repeats._value if isinstance(repeats, Tensor) else repeats)
+    if axis is not None and not isinstance(axis, (int, np.integer)):
+        raise TypeError(f"Argument `axis` must be an int. Received `axis` = {axis} of type "
+                        f"{type(axis).__name__}")
+    if axis is None or x._value.ndim == 0:   # a scalar repeats as a vector, as in TF
+        axis = 0 if axis is None or axis == -1 else axis
+        x = reshape(x, (-1,))
+    rank = x._value.ndim
+    if not -rank <= axis < rank:
+        raise ValueError(f"axis={axis} out of bounds: expected {-rank}<=axis<{rank}")
+    axis %= rank
+    counts = convert_to_tensor(repeats)
+    if not counts.dtype.is_integer:
+        raise TypeError(f"Argument `tensor` (name: repeats) must be of type integer. Received "
+                        f"`tensor` = {counts._value} of dtype: <dtype: '{counts.dtype.name}'>")
     dim = x._value.shape[axis]
-    if counts.ndim == 0 or counts.size == 1:
-        counts = np.full(dim, int(counts.reshape(-1)[0]))
-    if counts.shape != (dim,):
-        raise InvalidArgumentError(f"Dimensions must be equal, but are {counts.size} and {dim} "
-                                   f"[Op:Repeat]")
+    if counts._value.ndim > 1:
+        raise ValueError(f"Shape {tuple(counts._value.shape)} must have rank at most 1")
+    if counts._value.ndim == 1 and counts._value.size not in (1, dim):
+        raise ValueError(f"Dimensions {dim} and {counts._value.size} are not compatible")
+    counts = np.asarray(counts._value).reshape(-1)
+    if counts.size == 1:
+        if counts[0] < 0:   # TensorFlow tiles a scalar count
+            raise InvalidArgumentError(f"Expected multiples[1] >= 0, but got {counts[0]} "
+                                       f"[Op:Tile]")
+        counts = np.full(dim, counts[0])
+    counts = np.maximum(counts, 0)   # a negative count in a vector repeats nothing
     if context.graph is not None and isinstance(repeats, Tensor):
         return gather_axis(x, _traced_repeat_positions(repeats, dim), axis)
     return gather_axis(x, np.repeat(np.arange(dim), counts), axis)
@@ -465,9 +481,10 @@ def _in_top_k_kernel(predictions: np.ndarray, targets: np.ndarray, k: int) -> np
     rows, classes = predictions.shape
     valid = (targets >= 0) & (targets < classes)
     chosen = predictions[np.arange(rows), np.where(valid, targets, 0)]
-    # Ties straddling the k-th place all count as in the top k, as in TensorFlow.
+    # Ties straddling the k-th place all count as in the top k, as in TensorFlow; a row
+    # holding any inf or NaN cannot say (False).
     above = (predictions > chosen[:, None]).sum(axis=1)
-    return valid & np.isfinite(chosen) & (above < k)
+    return valid & np.isfinite(predictions).all(axis=1) & (above < k)
 
 
 _in_top_k = Primitive("InTopKV2", _in_top_k_kernel, differentiable=False)
