@@ -98,6 +98,16 @@ class _Conv(Layer):
             y = y + self.bias
         return self.activation(y)
 
+    def get_config(self) -> dict:
+        from tapeflow.keras.layers.core import _weight_config
+        return {**super().get_config(), "filters": self.filters,
+                "kernel_size": self.kernel_size, "strides": self.strides,
+                "padding": self.padding.lower(), "data_format": "channels_last",
+                "dilation_rate": self.dilation_rate, "groups": 1,
+                "activation": activations.serialize(self.activation), "use_bias": self.use_bias,
+                **_weight_config(self, "kernel"), **_weight_config(self, "bias"),
+                "activity_regularizer": regularizers.serialize(self.activity_regularizer)}
+
 
 class Conv2D(_Conv):
     """2-D convolution over NHWC inputs; kernel `kernel_size + (in_channels, filters)`."""
@@ -146,6 +156,11 @@ class Conv2DTranspose(_Conv):
     def _kernel_shape(self, channels: int) -> tuple:
         return self.kernel_size + (self.filters, channels)
 
+    def get_config(self) -> dict:
+        config = super().get_config()
+        del config["groups"]
+        return {**config, "output_padding": self.output_padding}
+
     def _convolve(self, x: Any) -> Any:
         shape = x._value.shape
         spatial = tuple(_deconv_length(shape[1 + i], self.kernel_size[i], self.padding,
@@ -185,6 +200,14 @@ class DepthwiseConv2D(_Conv):
     def _kernel_shape(self, channels: int) -> tuple:
         return self.kernel_size + (channels, self.depth_multiplier)
 
+    def get_config(self) -> dict:
+        config = super().get_config()
+        for key in ("filters", "groups"):
+            del config[key]
+        for kind in ("initializer", "regularizer", "constraint"):
+            config[f"depthwise_{kind}"] = config.pop(f"kernel_{kind}")
+        return {**config, "depth_multiplier": self.depth_multiplier}
+
     def _bias_size(self, channels: int) -> int:
         return channels * self.depth_multiplier
 
@@ -216,6 +239,11 @@ class _Pool(Layer):
                                    (1,) + self.strides, self.padding)
             return array_ops.squeeze(y, axis=1)
         return type(self).reducer(x, self.pool_size, self.strides, self.padding)
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "pool_size": self.pool_size,
+                "padding": self.padding.lower(), "strides": self.strides,
+                "data_format": "channels_last"}
 
 
 class MaxPooling2D(_Pool):
@@ -253,6 +281,10 @@ class _GlobalPool(Layer):
     def call(self, inputs: Any) -> Any:
         axes = tuple(range(1, self.rank + 1))
         return type(self).reducer(convert_to_tensor(inputs), axis=axes, keepdims=self.keepdims)
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "data_format": "channels_last",
+                "keepdims": self.keepdims}
 
 
 class GlobalAveragePooling2D(_GlobalPool):

@@ -74,7 +74,20 @@ class Dense(Layer):
 
     def get_config(self) -> dict:
         return {**super().get_config(), "units": self.units,
-                "activation": activations.serialize(self.activation), "use_bias": self.use_bias}
+                "activation": activations.serialize(self.activation), "use_bias": self.use_bias,
+                **_weight_config(self, "kernel"), **_weight_config(self, "bias")}
+
+
+def _weight_config(layer: Layer, weight: str, prefix: str = None) -> dict:
+    """The `<weight>_initializer/_regularizer/_constraint` config entries, serialized (the
+    keys are named `prefix` when the constructor spells them differently)."""
+    prefix = prefix or weight
+    return {f"{prefix}_initializer": initializers.serialize(
+                getattr(layer, f"{weight}_initializer")),
+            f"{prefix}_regularizer": regularizers.serialize(
+                getattr(layer, f"{weight}_regularizer", None)),
+            f"{prefix}_constraint": constraints.serialize(
+                getattr(layer, f"{weight}_constraint", None))}
 
 
 class Activation(Layer):
@@ -86,6 +99,9 @@ class Activation(Layer):
 
     def call(self, inputs: Any) -> Any:
         return self.activation(inputs)
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "activation": activations.serialize(self.activation)}
 
 
 class Dropout(Layer):
@@ -115,6 +131,10 @@ class Dropout(Layer):
         keep = math_ops.cast(math_ops.greater_equal(noise, self.rate), x.dtype)
         return x * keep * (1.0 / (1.0 - self.rate))
 
+    def get_config(self) -> dict:
+        return {**super().get_config(), "rate": self.rate, "seed": self.seed,
+                "noise_shape": self.noise_shape}
+
 
 class Flatten(Layer):
     """Flattens every axis but the batch axis."""
@@ -130,6 +150,9 @@ class Flatten(Layer):
         shape = x._value.shape
         return array_ops.reshape(x, (shape[0], math.prod(shape[1:])) if shape[0] else (0, -1))
 
+    def get_config(self) -> dict:
+        return {**super().get_config(), "data_format": self.data_format or "channels_last"}
+
 
 class Reshape(Layer):
     """Reshapes each example to `target_shape` (one entry may be -1)."""
@@ -142,6 +165,9 @@ class Reshape(Layer):
     def call(self, inputs: Any) -> Any:
         x = convert_to_tensor(inputs)
         return array_ops.reshape(x, (x._value.shape[0],) + self.target_shape)
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "target_shape": self.target_shape}
 
 
 class Lambda(Layer):
@@ -198,6 +224,11 @@ class Embedding(Layer):
         if not ids.dtype.is_integer:
             ids = math_ops.cast(ids, "int32")
         return array_ops.gather(self.embeddings, ids)
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "input_dim": self.input_dim,
+                "output_dim": self.output_dim, **_weight_config(self, "embeddings"),
+                "mask_zero": self.mask_zero}
 
 
 __all__ = ["Dense", "Activation", "Dropout", "Flatten", "Reshape", "Lambda", "Embedding"]

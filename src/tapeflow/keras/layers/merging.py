@@ -164,6 +164,9 @@ class Concatenate(_Merge):
     def call(self, inputs: Any) -> Any:
         return array_ops.concat(self._check(inputs), axis=self.axis)
 
+    def get_config(self) -> dict:
+        return {**super().get_config(), "axis": self.axis}
+
 
 def _sum(xs: list) -> Any:
     """Left-to-right broadcasting sum, as Keras's Add (shapes (2, 3) and (2, 1) add)."""

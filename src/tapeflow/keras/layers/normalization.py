@@ -39,6 +39,9 @@ class BatchNormalization(Layer):
         self.center, self.scale = center, scale
         self.beta_initializer = initializers.get(beta_initializer)
         self.gamma_initializer = initializers.get(gamma_initializer)
+        self.beta_regularizer, self.gamma_regularizer = beta_regularizer, gamma_regularizer
+        self.beta_constraint, self.gamma_constraint = beta_constraint, gamma_constraint
+        self.synchronized = synchronized
         self.moving_mean_initializer = initializers.get(moving_mean_initializer)
         self.moving_variance_initializer = initializers.get(moving_variance_initializer)
 
@@ -85,7 +88,10 @@ class BatchNormalization(Layer):
 
     def get_config(self) -> dict:
         return {**super().get_config(), "axis": self.axis, "momentum": self.momentum,
-                "epsilon": self.epsilon, "center": self.center, "scale": self.scale}
+                "epsilon": self.epsilon, "center": self.center, "scale": self.scale,
+                **_initializers_config(self, ("beta", "gamma", "moving_mean",
+                                              "moving_variance")),
+                **_norm_regularizers_config(self), "synchronized": self.synchronized}
 
 
 class LayerNormalization(Layer):
@@ -103,6 +109,8 @@ class LayerNormalization(Layer):
         self.rms_scaling = rms_scaling
         self.beta_initializer = initializers.get(beta_initializer)
         self.gamma_initializer = initializers.get(gamma_initializer)
+        self.beta_regularizer, self.gamma_regularizer = beta_regularizer, gamma_regularizer
+        self.beta_constraint, self.gamma_constraint = beta_constraint, gamma_constraint
 
     def build(self, input_shape: Any) -> None:
         rank = len(input_shape)
@@ -134,6 +142,23 @@ class LayerNormalization(Layer):
         if self.beta is not None:
             y = y + array_ops.reshape(self.beta, shape)
         return y
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "axis": self.axis, "epsilon": self.epsilon,
+                "center": self.center, "scale": self.scale, "rms_scaling": self.rms_scaling,
+                **_initializers_config(self, ("beta", "gamma")),
+                **_norm_regularizers_config(self)}
+
+
+def _initializers_config(layer: Layer, names: tuple) -> dict:
+    return {f"{n}_initializer": initializers.serialize(getattr(layer, f"{n}_initializer"))
+            for n in names}
+
+
+def _norm_regularizers_config(layer: Layer) -> dict:
+    """beta/gamma regularizers and constraints as given (tapeflow does not apply them)."""
+    return {key: getattr(layer, key) for key in ("beta_regularizer", "gamma_regularizer",
+                                                 "beta_constraint", "gamma_constraint")}
 
 
 __all__ = ["BatchNormalization", "LayerNormalization"]
