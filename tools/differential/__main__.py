@@ -63,6 +63,18 @@ def cmd_record_fixture(a) -> None:
             picked += [g[k] for g in groups if k < len(g)]
             k += 1
         chosen += picked[: a.per_op]
+    if a.report:  # also keep a few cases of every difference the report lists
+        with open(a.report) as f:
+            diffs = json.load(f)["diffs"]
+        by_id = {r["id"]: r for r in recs}
+        have = {r["id"] for r in chosen}
+        per_kind = collections.Counter()
+        for d in diffs:
+            key = (d["op"], d["kind"])
+            if per_kind[key] < a.per_difference and d["id"] not in have:
+                per_kind[key] += 1
+                chosen.append(by_id[d["id"]])
+                have.add(d["id"])
     chosen.sort(key=lambda r: r["id"])
     data = {"about": "TensorFlow 2.21's answers for tools/differential cases "
                      "(python -m tools.differential record-fixture)",
@@ -109,6 +121,8 @@ def main(argv=None) -> None:
     f.add_argument("ref", help="TF results file (from run --backend tensorflow)")
     f.add_argument("--per-op", type=int, default=16)
     f.add_argument("--out", default=FIXTURE)
+    f.add_argument("--report", help="a compare --report: keep a few cases of each difference")
+    f.add_argument("--per-difference", type=int, default=3)
     s = sub.add_parser("show", help="print cases and records by id")
     s.add_argument("ref")
     s.add_argument("got", nargs="?")
