@@ -70,3 +70,127 @@ def test_polyval_horner():
     with pytest.raises(tf.errors.InvalidArgumentError, match=r"\[Op:Mul\]"):
         tf.math.polyval([1.0, 2.0], tf.constant([0.5, 2.0], tf.float64))
     assert not hasattr(tf, "polyval") and not hasattr(tf.math, "truncatediv")  # as TensorFlow
+
+
+# -- dtypes TF refuses, values at the edges, pow's exponent gradient (TF 2.21's answers) --------
+
+def test_add_n_refuses_what_tf_refuses():
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"must have the same size and shape"
+                                                               r".*Input 0: \[2\] != input 1: "
+                                                               r"\[2,1\] \[Op:AddN\]"):
+        tf.add_n([tf.constant([1., 2.]), tf.constant([[1.], [2.]])])  # no broadcasting
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"input 1: \[\]"):
+        tf.add_n([tf.constant([1., 2.]), tf.constant(1.)])
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"of bool .*\[Op:AddN\]"):
+        tf.add_n([tf.constant([True]), tf.constant([False])])
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"cannot compute AddN as input #1"):
+        tf.add_n([tf.constant([1., 2.]), [3, 4]])  # each input converts on its own
+    assert tf.add_n([tf.constant([True])]).numpy().tolist() == [True]  # one input: as it is
+    assert tf.add_n([tf.constant([1, 2]), tf.constant([3, 4])]).numpy().tolist() == [4, 6]
+
+
+def test_add_refuses_bools_and_concatenates_strings():
+    b = tf.constant([True, False])
+    for fn in (lambda: b + b, lambda: tf.add(b, b), lambda: tf.math.add(b, True)):
+        with pytest.raises(tf.errors.InvalidArgumentError, match=r"of bool .*\[Op:AddV2\]"):
+            fn()
+    assert (tf.constant(["a", "b"]) + "c").numpy().tolist() == [b"ac", b"bc"]
+    assert tf.add("c", tf.constant(["a"])).numpy().tolist() == [b"ca"]
+
+
+@pytest.mark.parametrize("fn", [
+    lambda: -tf.constant([1], tf.uint8), lambda: tf.abs(tf.constant([1], tf.uint32)),
+    lambda: tf.sign(tf.constant([1], tf.uint16)),
+    lambda: tf.pow(tf.constant([2], tf.uint8), tf.constant([2], tf.uint8)),
+    lambda: tf.maximum(tf.constant([1j]), tf.constant([1j])),
+    lambda: tf.minimum(tf.constant([1j]), tf.constant([1j])),
+    lambda: tf.less(tf.constant([1j]), tf.constant([1j])),
+    lambda: tf.greater_equal(tf.constant([1j]), tf.constant([1j])),
+    lambda: tf.math.floormod(tf.constant([1j]), tf.constant([1j])),
+    lambda: tf.atan2(tf.constant([1j]), tf.constant([1j])),
+    lambda: tf.math.squared_difference(tf.constant([3], tf.int8), tf.constant([1], tf.int8)),
+    lambda: tf.math.squared_difference(tf.constant([True]), tf.constant([True])),
+])
+def test_dtypes_tf_refuses_raise_invalid_argument(fn):
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"is not in the list of allowed"):
+        fn()
+
+
+@pytest.mark.parametrize("fn, op", [
+    (lambda: tf.math.reciprocal(tf.constant([2])), "Reciprocal"),
+    (lambda: tf.round(tf.constant([3.5 + 4j])), "Round"),
+    (lambda: tf.constant([1j]) // tf.constant([1j]), "FloorDiv"),
+    (lambda: tf.truncatediv(tf.constant([1j]), tf.constant([1j])), "TruncateDiv"),
+    (lambda: tf.truncatemod(tf.constant([3.], tf.float16), tf.constant([1.], tf.float16)),
+     "TruncateMod"),
+])
+def test_dtypes_without_a_cpu_kernel_raise_not_found(fn, op):
+    with pytest.raises(tf.errors.NotFoundError, match=rf"Could not find device.*\[Op:{op}\]"):
+        fn()
+
+
+def test_true_division_of_bools_and_strings_is_a_type_error():
+    b = tf.constant([True])
+    with pytest.raises(TypeError, match=r"^Invalid dtype tf.bool in __truediv__. Expected one"):
+        b / b
+    with pytest.raises(TypeError, match=r"^Invalid dtype tf.string in __truediv__"):
+        tf.divide(tf.constant(["a"]), tf.constant(["a"]))
+    with pytest.raises(TypeError, match=r"^Invalid dtype tf.bool in tf.math.divide_no_nan"):
+        tf.math.divide_no_nan(b, b)
+
+
+def test_strings_compare_equal():
+    s = tf.constant(["a", "b"])
+    assert tf.equal(s, "a").numpy().tolist() == [True, False]
+    assert tf.not_equal(s, s).numpy().tolist() == [False, False]
+
+
+def test_float_floordiv_and_floormod_with_infinities_match_tensorflow():
+    a = tf.constant([np.inf, -np.inf, np.inf, -np.inf, 5., -5., 5., -5., 0., np.nan, -0.])
+    b = tf.constant([3., 3., -3., -3., np.inf, np.inf, -np.inf, -np.inf, np.inf, 1., 3.])
+    inf, nan = np.inf, np.nan
+    div = (a // b).numpy()
+    np.testing.assert_array_equal(div, [inf, -inf, -inf, inf, 0., -0., -0., 0., 0., nan, -0.])
+    assert np.signbit(div).tolist() == [False, True, True, False, False, True, True, False,
+                                        False, False, True]
+    np.testing.assert_array_equal(tf.math.floordiv(tf.constant([1., 7.], tf.float64),
+                                                   tf.constant([0.1, 0.7], tf.float64)).numpy(),
+                                  [10., 10.])  # the rounded quotient, floored (NumPy: 9, 9)
+    mod = (a % b).numpy()
+    np.testing.assert_array_equal(mod, [nan, nan, nan, nan, 5., inf, -inf, -5., 0., nan, -0.])
+    signed = (tf.constant([3., -3., 0., -0.]) % tf.constant([3., 3., -3., 3.])).numpy()
+    assert np.signbit(signed).tolist() == [False, True, False, True]
+
+
+def test_zeros_like_and_ones_like_of_strings():
+    s = tf.constant(["a", "b"])
+    assert tf.zeros_like(s).numpy().tolist() == [b"", b""]
+    assert tf.zeros_like(tf.constant([1]), dtype=tf.string).numpy().tolist() == [b""]
+    assert tf.function(lambda x: tf.zeros_like(x))(s).numpy().tolist() == [b"", b""]
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"of string .*\[Op:OnesLike\]"):
+        tf.ones_like(s)
+    with pytest.raises(TypeError, match=r"^Cannot convert 1 to EagerTensor of dtype string$"):
+        tf.ones_like(tf.constant([1]), dtype=tf.string)
+
+
+def test_pow_gradient_for_the_exponent_at_non_positive_bases():
+    # TF's rule multiplies x**y by log(x) taken as 0 where x <= 0: NaN where x**y is inf/NaN.
+    with tf.GradientTape() as tape:
+        x = tf.constant([0., -2., 2., 0., -1., 0., -2.])
+        y = tf.constant([2., 2., 2., 0., 0.5, -1., 3.])
+        tape.watch(y)
+        z = tf.pow(x, y)
+    gy = tape.gradient(z, y).numpy()
+    np.testing.assert_allclose(gy, [0., 0., 2.7725887, 0., np.nan, np.nan, -0.], rtol=1e-6)
+    assert np.signbit(gy[-1])
+
+
+def test_conj_and_real():
+    z = tf.constant([1 + 2j, -3j])
+    assert tf.math.conj(z).numpy().tolist() == [1 - 2j, 3j]
+    r = tf.math.real(z)
+    assert r.dtype == tf.float64 and r.numpy().tolist() == [1., 0.]
+    x = tf.constant([1.5])
+    assert tf.math.conj(x) is x and tf.math.real(x) is x
+    with pytest.raises(TypeError, match=r"Expected numeric or variant tensor"):
+        tf.math.conj(tf.constant(["a"]))

@@ -15,7 +15,8 @@ from tapeflow.autodiff.core import Primitive, bind, dims_text
 from tapeflow.framework import dtypes as _dtypes
 from tapeflow.framework.context import context
 from tapeflow.framework.convert import cpp_name
-from tapeflow.framework.errors import InternalError, InvalidArgumentError, UnimplementedError
+from tapeflow.framework.errors import (InternalError, InvalidArgumentError, NotFoundError,
+                                       UnimplementedError)
 from tapeflow.framework.indexed_slices import IndexedSlices
 from tapeflow.framework.tensor import Tensor
 from tapeflow.ops._convert import binary_operands, convert_to_tensor, require
@@ -23,24 +24,38 @@ from tapeflow.ops._static import traced_shape_guard
 
 _FLOAT = "fc"            # NumPy dtype kinds: floating and complex
 _NUMERIC = "fciu"
+_SIGNED = "fci"          # TF's Neg, Sign, Pow: no unsigned integers
+_REAL = "fiu"            # TF's Maximum, Less, FloorMod, ...: no complex
 _ANY = "fciub"
+_STRING = "O"            # tapeflow's string tensors hold bytes objects
 
 
-def _unary_op(prim: Primitive, allowed: str):
+def _refuse(x: Tensor, allowed: str, no_kernel: str, op_name: str) -> None:
+    """Raises TF's error for an operand whose dtype kind is not `allowed`: NotFoundError for
+    the kinds in `no_kernel` (TF declares the dtype but registers no CPU kernel for it),
+    InvalidArgumentError otherwise."""
+    if x._value.dtype.kind in no_kernel:
+        raise NotFoundError(f"Could not find device for node: {{{{node {op_name}}}}} = "
+                            f"{op_name}[T=DT_{x.dtype.name.upper()}] [Op:{op_name}]")
+    require(x, allowed, op_name)
+
+
+def _unary_op(prim: Primitive, allowed: str, no_kernel: str = ""):
     def op(x: Any, name: Optional[str] = None) -> Tensor:
         x = convert_to_tensor(x)
-        require(x, allowed, prim.name)
+        if x._value.dtype.kind not in allowed:
+            _refuse(x, allowed, no_kernel, prim.name)
         return bind(prim, (x,))
     return op
 
 
-def _binary_op(prim: Primitive, allowed: str = _NUMERIC):
+def _binary_op(prim: Primitive, allowed: str = _NUMERIC, no_kernel: str = ""):
     op_name = prim.name
 
     def op(x: Any, y: Any, name: Optional[str] = None) -> Tensor:
         x, y = binary_operands(x, y, op_name)
         if x._value.dtype.kind not in allowed:
-            require(x, allowed, op_name)  # raises TF's dtype error
+            _refuse(x, allowed, no_kernel, op_name)  # raises TF's dtype error
         return bind(prim, (x, y))
     return op
 
@@ -58,18 +73,32 @@ _mul = Primitive("Mul", np.multiply).defvjp(lambda g, ans, x, y: bind(_mul, (g, 
 _div = Primitive("RealDiv", np.true_divide).defvjp(
     lambda g, ans, x, y: bind(_div, (g, y)),
     lambda g, ans, x, y: bind(_div, (bind(_mul, (bind(_neg, (g,)), ans)), y)))
-def _integer_checked(ufunc: Any, op_name: str) -> Any:
+def _check_integer_divisor(y: np.ndarray, op_name: str) -> None:
     """TF's integer FloorDiv/FloorMod kernels refuse a zero divisor (NumPy returns 0)."""
-    def kernel(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-        if y.dtype.kind in "iu" and not np.all(y):
-            raise InvalidArgumentError(f"Integer division by zero [Op:{op_name}]")
-        return ufunc(x, y)
-    return kernel
+    if not np.all(y):
+        raise InvalidArgumentError(f"Integer division by zero [Op:{op_name}]")
 
 
-_floordiv = Primitive("FloorDiv", _integer_checked(np.floor_divide, "FloorDiv"),
-                      differentiable=False)
-_floormod = Primitive("FloorMod", _integer_checked(np.mod, "FloorMod")).defvjp(
+def _floordiv_kernel(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    if x.dtype.kind in "iu":
+        _check_integer_divisor(y, "FloorDiv")
+        return np.floor_divide(x, y)
+    # TF floors the rounded quotient (NumPy's floor_divide differs): inf // 3 is inf,
+    # -5 // inf is -0 and 1 // 0.1 is 10.
+    return np.floor(x / y)
+
+
+def _floormod_kernel(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    if x.dtype.kind in "iu":
+        _check_integer_divisor(y, "FloorMod")
+        return np.mod(x, y)
+    # TF's rule: fmod, moved by y where its sign differs from y's (so -0 % 3 is -0).
+    rem = np.fmod(x, y)
+    return np.where((rem != 0) & ((y < 0) != (rem < 0)), rem + y, rem)
+
+
+_floordiv = Primitive("FloorDiv", _floordiv_kernel, differentiable=False)
+_floormod = Primitive("FloorMod", _floormod_kernel).defvjp(
     lambda g, ans, x, y: g, lambda g, ans, x, y: negative(g) * floor(x / y))
 
 
@@ -108,29 +137,35 @@ _atan2 = Primitive("Atan2", np.arctan2).defvjp(
 
 
 def _pow_vjp_y(g: Tensor, ans: Tensor, x: Tensor, y: Tensor) -> Tensor:
-    # d/dy x**y = x**y log x, taken as 0 where x <= 0 (TensorFlow's convention).
-    safe_x = where(x > 0, x, ones_like(x))
-    return where(x > 0, g * ans * log(safe_x), zeros_like(g))
+    # d/dy x**y = x**y log x, TF's way: log x is taken as 0 where x <= 0 (x == 0 if complex),
+    # but still multiplies x**y, so where that is inf or NaN (0 ** -1, (-1) ** 0.5) so is
+    # the gradient.
+    zero = zeros_like(x)
+    mask = not_equal(x, zero) if x.dtype.is_complex else greater(x, zero)
+    log_x = where(mask, log(where(mask, x, ones_like(x))), zero)
+    return g * ans * log_x
 
 
 _pow = Primitive("Pow", np.power).defvjp(
     lambda g, ans, x, y: g * y * pow(x, y - 1), _pow_vjp_y)
 
-add = _binary_op(_add, _ANY)
+add = _binary_op(_add, _NUMERIC + _STRING)  # strings concatenate; bools are refused
 subtract = _binary_op(_sub)
 multiply = _binary_op(_mul)
-maximum = _binary_op(_maximum)
-minimum = _binary_op(_minimum)
-floordiv = floor_div = _binary_op(_floordiv)
-floormod = mod = _binary_op(_floormod)
-atan2 = _binary_op(_atan2, _FLOAT)
-truncatediv = _binary_op(_truncatediv)
-_truncatemod_op = _binary_op(_truncatemod, "fiu")
+maximum = _binary_op(_maximum, _REAL)
+minimum = _binary_op(_minimum, _REAL)
+floordiv = floor_div = _binary_op(_floordiv, _REAL, no_kernel="c")
+floormod = mod = _binary_op(_floormod, _REAL)
+atan2 = _binary_op(_atan2, "f")
+truncatediv = _binary_op(_truncatediv, _REAL, no_kernel="c")
+_truncatemod_op = _binary_op(_truncatemod, _REAL)
 
 
 def truncatemod(x: Any, y: Any, name: Optional[str] = None) -> Tensor:
     """The remainder of truncating division, with the sign of x (C's fmod)."""
     x, y = binary_operands(x, y, "TruncateMod")
+    if x._value.dtype == np.float16:
+        _refuse(x, "", "f", "TruncateMod")  # declared, but no CPU kernel
     if x._value.dtype.kind not in "f" and x._value.dtype not in (np.int32, np.int64):
         raise InvalidArgumentError(
             f"Value for attr 'T' of {x.dtype.name} is not in the list of allowed values: "
@@ -150,13 +185,24 @@ atan2.__doc__ = "The angle of the point (x, y): arctan(y / x) in the right quadr
 def pow(x: Any, y: Any, name: Optional[str] = None) -> Tensor:  # noqa: A001 - TF's name
     """x ** y elementwise."""
     x, y = binary_operands(x, y, "Pow")
-    require(x, _NUMERIC, "Pow")
+    require(x, _SIGNED, "Pow")
     return bind(_pow, (x, y))
+
+
+def _check_divisible(x: Tensor, where_: str) -> None:
+    """TF's Python-level TypeError for a bool or string operand of true division."""
+    if x._value.dtype.kind not in _NUMERIC:
+        raise TypeError(f"Invalid dtype {x.dtype!r} in {where_}. Expected one of {{tf.uint8, "
+                        f"tf.int8, tf.uint16, tf.int16, tf.uint32, tf.int32, tf.uint64, "
+                        f"tf.int64, tf.bfloat16, tf.float16, tf.float32, tf.float64, "
+                        f"tf.complex64, tf.complex128}}.")
 
 
 def divide(x: Any, y: Any, name: Optional[str] = None) -> Tensor:
     """x / y elementwise; integers are divided as floats (float64, as TensorFlow's truediv)."""
     x, y = binary_operands(x, y, "RealDiv")
+    if x._value.dtype.kind not in "fc":
+        _check_divisible(x, "__truediv__")
     if x._value.dtype.kind in "iu":
         float_type = _dtypes.float32 if x._value.dtype.itemsize <= 2 else _dtypes.float64
         x, y = cast(x, float_type), cast(y, float_type)
@@ -170,6 +216,7 @@ truediv = divide
 def divide_no_nan(x: Any, y: Any, name: Optional[str] = None) -> Tensor:
     """x / y, and 0 where y is 0."""
     x, y = binary_operands(x, y, "DivNoNan")
+    _check_divisible(x, "tf.math.divide_no_nan")
     safe_y = where(equal(y, zeros_like(y)), ones_like(y), y)
     return where(equal(y, zeros_like(y)), zeros_like(x / safe_y), x / safe_y)
 
@@ -192,19 +239,45 @@ def polyval(coeffs: list, x: Any, name: Optional[str] = None) -> Tensor:
 
 
 def squared_difference(x: Any, y: Any, name: Optional[str] = None) -> Tensor:
-    """(x - y) ** 2 elementwise."""
+    """(x - y) ** 2 elementwise (floats, int32, int64 and complex, as TF's kernel)."""
+    x, y = binary_operands(x, y, "SquaredDifference")
+    if x._value.dtype.kind not in _FLOAT and x._value.dtype not in (np.int32, np.int64):
+        raise InvalidArgumentError(
+            f"Value for attr 'T' of {x.dtype.name} is not in the list of allowed values: "
+            f"bfloat16, half, float, double, int32, int64, complex64, complex128 "
+            f"[Op:SquaredDifference]")
     return square(subtract(x, y))
 
 
 def add_n(inputs: list, name: Optional[str] = None) -> Tensor:
-    """The elementwise sum of a list of tensors of one shape and dtype."""
+    """The elementwise sum of a list of tensors of one shape and dtype (no broadcasting)."""
     if not inputs:
-        raise ValueError("inputs must be an iterable of at least one Tensor/IndexedSlices "
-                         "with the same dtype and shape")
-    total = convert_to_tensor(inputs[0])
-    for item in inputs[1:]:
-        total = add(total, item)
+        raise ValueError("Inputs must be an iterable of at least one Tensor/IndexedSlices "
+                         "with the same dtype and shape.")
+    tensors = [convert_to_tensor(item) for item in inputs]  # each converts on its own
+    if len(tensors) == 1:
+        return tensors[0]  # TF returns a single input as it is, whatever its dtype
+    first = tensors[0]
+    _check_add_n(first, tensors)
+    total = first
+    for item in tensors[1:]:
+        total = bind(_add, (total, item))
     return total
+
+
+def _check_add_n(first: Tensor, tensors: list) -> None:
+    """TF's AddN errors: one dtype (numbers only) and one shape for every input."""
+    for index, item in enumerate(tensors[1:], 1):
+        if item._value.dtype != first._value.dtype:
+            from tapeflow.framework.convert import mismatch_error
+            raise mismatch_error("AddN", index, first.dtype, item.dtype)
+    require(first, _NUMERIC, "AddN")
+    for index, item in enumerate(tensors[1:], 1):
+        if item._value.shape != first._value.shape:
+            raise InvalidArgumentError(
+                f"Inputs to operation AddN of type AddN must have the same size and shape.  "
+                f"Input 0: {dims_text(first._value.shape)} != input {index}: "
+                f"{dims_text(item._value.shape)} [Op:AddN]")
 
 
 # -- unary ---------------------------------------------------------------------------------------
@@ -261,13 +334,13 @@ _floor = Primitive("Floor", np.floor, differentiable=False)
 _ceil = Primitive("Ceil", np.ceil, differentiable=False)
 _round = Primitive("Round", np.round, differentiable=False)
 
-negative = _unary_op(_neg, _NUMERIC)
-abs = _unary_op(_abs, _NUMERIC)  # noqa: A001 - TensorFlow's name
-sign = _unary_op(_sign, _NUMERIC)
+negative = _unary_op(_neg, _SIGNED)
+abs = _unary_op(_abs, _SIGNED)  # noqa: A001 - TensorFlow's name
+sign = _unary_op(_sign, _SIGNED)
 square = _unary_op(_square, _NUMERIC)
 sqrt = _unary_op(_sqrt, _FLOAT)
 rsqrt = _unary_op(_rsqrt, _FLOAT)
-reciprocal = _unary_op(_reciprocal, _FLOAT)
+reciprocal = _unary_op(_reciprocal, _FLOAT, no_kernel="i")
 exp = _unary_op(_exp, _FLOAT)
 expm1 = _unary_op(_expm1, _FLOAT)
 log = _unary_op(_log, _FLOAT)
@@ -289,7 +362,7 @@ softplus = _unary_op(_softplus, "f")
 erf = _unary_op(_erf, "f")
 floor = _unary_op(_floor, "f")
 ceil = _unary_op(_ceil, "f")
-round = _unary_op(_round, _NUMERIC)  # noqa: A001 - TensorFlow's name
+round = _unary_op(_round, _REAL, no_kernel="c")  # noqa: A001 - TensorFlow's name
 
 for _fn, _doc in [
         (negative, "-x elementwise."), (abs, "|x| elementwise."),
@@ -318,12 +391,12 @@ def _comparison(tf_name: str, kernel: Any, allowed: str = _ANY):
     return _binary_op(prim, allowed)
 
 
-equal = _comparison("Equal", np.equal)
-not_equal = _comparison("NotEqual", np.not_equal)
-less = _comparison("Less", np.less, _NUMERIC)
-less_equal = _comparison("LessEqual", np.less_equal, _NUMERIC)
-greater = _comparison("Greater", np.greater, _NUMERIC)
-greater_equal = _comparison("GreaterEqual", np.greater_equal, _NUMERIC)
+equal = _comparison("Equal", np.equal, _ANY + _STRING)
+not_equal = _comparison("NotEqual", np.not_equal, _ANY + _STRING)
+less = _comparison("Less", np.less, _REAL)
+less_equal = _comparison("LessEqual", np.less_equal, _REAL)
+greater = _comparison("Greater", np.greater, _REAL)
+greater_equal = _comparison("GreaterEqual", np.greater_equal, _REAL)
 logical_and = _comparison("LogicalAnd", np.logical_and, "b")
 logical_or = _comparison("LogicalOr", np.logical_or, "b")
 logical_xor = _comparison("LogicalXor", np.logical_xor, "b")
@@ -407,6 +480,25 @@ def cast(x: Any, dtype: Any, name: Optional[str] = None) -> Tensor:
 
 
 _real = Primitive("Real", np.real).defvjp(lambda g, ans, x: cast(g, x.dtype))
+_conj = Primitive("Conj", np.conj).defvjp(lambda g, ans, x: bind(_conj, (g,)))
+
+
+def real(input: Any, name: Optional[str] = None) -> Tensor:  # noqa: A002 - TF's name
+    """The real part of a complex tensor (in its real dtype); real tensors come back as
+    they are."""
+    x = convert_to_tensor(input)
+    return bind(_real, (x,)) if x._value.dtype.kind == "c" else x
+
+
+def conj(x: Any, name: Optional[str] = None) -> Tensor:
+    """The complex conjugate; real numbers come back as they are (no op, as in TF)."""
+    x = convert_to_tensor(x)
+    kind = x._value.dtype.kind
+    if kind == "c":
+        return bind(_conj, (x,))
+    if kind not in "fiu":
+        raise TypeError(f"Expected numeric or variant tensor, got dtype {x.dtype!r}.")
+    return x
 
 _identity = Primitive("Identity", lambda x: x).defvjp(lambda g, ans, x: g)
 _stop_gradient = Primitive("StopGradient", lambda x: x, differentiable=False)
@@ -424,32 +516,55 @@ def stop_gradient(input: Any, name: Optional[str] = None) -> Tensor:  # noqa: A0
 
 # Traced by tf.function, zeros_like/ones_like are ops, so the zeros take the shape the graph
 # sees when it runs (a while_loop's history length varies); eagerly, a plain constant.
-_zeros_like = Primitive("ZerosLike", lambda x, dtype: np.zeros(x.shape, dtype),
+def _zeros(shape: tuple, dtype: np.dtype) -> np.ndarray:
+    """Zeros of `dtype`; a string's zero is the empty string, as in TF."""
+    return np.full(shape, b"", dtype) if dtype.kind == "O" else np.zeros(shape, dtype)
+
+
+_zeros_like = Primitive("ZerosLike", lambda x, dtype: _zeros(x.shape, dtype),
                         differentiable=False)
 _ones_like = Primitive("OnesLike", lambda x, dtype: np.ones(x.shape, dtype),
                        differentiable=False)
 
 
-_zeros_like.lowering = lambda dtype: f"np.zeros(np.shape({{0}}), '{np.dtype(dtype).str}')"
-_ones_like.lowering = lambda dtype: f"np.ones(np.shape({{0}}), '{np.dtype(dtype).str}')"
+def _fill_lowering(fill: str):
+    # Strings (object arrays) take the kernel: np.zeros would hold the integer 0.
+    return lambda dtype: (f"np.{fill}(np.shape({{0}}), '{np.dtype(dtype).str}')"
+                          if np.dtype(dtype).kind != "O" else None)
+
+
+_zeros_like.lowering = _fill_lowering("zeros")
+_ones_like.lowering = _fill_lowering("ones")
 
 
 def zeros_like(input: Any, dtype: Any = None, name: Optional[str] = None) -> Tensor:  # noqa: A002
-    """Zeros of `input`'s shape (and dtype, unless `dtype` is given)."""
+    """Zeros of `input`'s shape (and dtype, unless `dtype` is given); empty strings for
+    a string dtype."""
     x = convert_to_tensor(input)
     np_type = x._value.dtype if dtype is None else _dtypes.as_dtype(dtype)._np
     if context.state.graph is not None:
         return bind(_zeros_like, (x,), {"dtype": np_type})
-    return Tensor(np.zeros(x._value.shape, np_type))
+    return Tensor(_zeros(x._value.shape, np_type))
 
 
 def ones_like(input: Any, dtype: Any = None, name: Optional[str] = None) -> Tensor:  # noqa: A002
-    """Ones of `input`'s shape (and dtype, unless `dtype` is given)."""
+    """Ones of `input`'s shape (and dtype, unless `dtype` is given); strings have no one."""
     x = convert_to_tensor(input)
     np_type = x._value.dtype if dtype is None else _dtypes.as_dtype(dtype)._np
+    if np_type.kind == "O":
+        _refuse_string_ones(x, np_type)
     if context.state.graph is not None:
         return bind(_ones_like, (x,), {"dtype": np_type})
     return Tensor(np.ones(x._value.shape, np_type))
+
+
+def _refuse_string_ones(x: Tensor, np_type: np.dtype) -> None:
+    if x._value.dtype == np_type:  # TF's OnesLike kernel has no string type
+        raise InvalidArgumentError(
+            "Value for attr 'T' of string is not in the list of allowed values: bfloat16, "
+            "half, float, double, int8, uint8, int16, uint16, int32, uint32, int64, uint64, "
+            "complex64, complex128, bool [Op:OnesLike]")
+    raise TypeError("Cannot convert 1 to EagerTensor of dtype string")
 
 
 # -- matmul --------------------------------------------------------------------------------------

@@ -82,6 +82,8 @@ SAMPLES = {
     "Cast": [(lambda x: tf.cast(tf.cast(x, tf.complex128), tf.float64) * tf.sin(x),
               [_u(-1, 1, 2, 3)])],
     "Real": [(lambda x: tf.cast(tf.cast(x * x, tf.complex128), tf.float64), [_u(-1, 1, 4)])],
+    # float64 -> complex128 -> conjugate -> its real part: the way back runs Conj on g.
+    "Conj": [(lambda x: tf.math.real(tf.math.conj(tf.cast(x * x, tf.complex128))), [_u(-1, 1, 4)])],
     "Identity": [(lambda x: tf.identity(x) * x, [_u(-1, 1, 2, 3)])],
     "MatMul": [(lambda a, b: tf.matmul(a, b), [_u(-1, 1, 2, 3), _u(-1, 1, 3, 4)]),
                (lambda a, b: tf.matmul(a, b, transpose_a=True), [_u(-1, 1, 3, 2), _u(-1, 1, 3, 4)]),
