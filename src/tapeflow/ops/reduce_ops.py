@@ -7,15 +7,17 @@ from typing import Any, Optional
 
 import numpy as np
 
-from tapeflow.autodiff.core import Primitive, bind
+from tapeflow.autodiff.core import Primitive, bind, dims_text
 from tapeflow.framework import dtypes as _dtypes
+from tapeflow.framework.convert import cpp_name
 from tapeflow.framework.errors import InvalidArgumentError
 from tapeflow.framework.tensor import Tensor, TensorLike
 from tapeflow.ops._convert import convert_to_tensor, require
 from tapeflow.ops._static import reads_static, static_value
-from tapeflow.ops.array_ops import (broadcast_to_shape, fill_shape, ones, reshape,
-                                    reshape_to, slice_tensor, stack, transpose)
-from tapeflow.ops.math_ops import abs as abs_, cast, equal, exp, ones_like, pow as pow_, sqrt, square, where, zeros_like
+from tapeflow.ops.array_ops import broadcast_to_shape, fill_shape, reshape, reshape_to, transpose
+from tapeflow.ops.math_ops import (_zeros, abs as abs_, cast, conj, equal, exp, is_finite,
+                                   not_equal, pow as pow_, real, reciprocal, sqrt, square,
+                                   stop_gradient, where, zeros_like)
 
 
 def _axes(axis: Any, rank: int, op_name: str) -> Optional[tuple]:
@@ -25,15 +27,21 @@ def _axes(axis: Any, rank: int, op_name: str) -> Optional[tuple]:
         return None
     if isinstance(axis, (TensorLike, np.ndarray)):
         axis = np.asarray(getattr(axis, "_value", axis)).tolist()
-    if isinstance(axis, (int, np.integer)):
+    if not isinstance(axis, (list, tuple)):
         axis = [axis]
-    result = set()
+    result = []
     for a in axis:
+        if isinstance(a, float):
+            raise TypeError(f"Cannot convert {a!r} to EagerTensor of dtype int32")
         a = int(a)
-        if not -max(rank, 1) <= a < max(rank, 1):
+        if not -rank <= a < rank:  # a scalar has no axis at all
             raise InvalidArgumentError(f"Invalid reduction dimension ({a} for input with {rank} "
                                        f"dimension(s) [Op:{op_name}]")
-        result.add(a % max(rank, 1))
+        a %= rank
+        if a in result:
+            raise InvalidArgumentError(f"Invalid reduction arguments: Axes contains duplicate "
+                                       f"dimension: {a} [Op:{op_name}]")
+        result.append(a)
     return tuple(sorted(result))
 
 
@@ -83,33 +91,22 @@ def _extremum_vjp(g: Tensor, ans: Tensor, x: Tensor, axis: Any, keepdims: bool) 
 
 
 def _prod_vjp(g: Tensor, ans: Tensor, x: Tensor, axis: Any, keepdims: bool) -> Tensor:
-    # Products of all other elements, computed without dividing (exact with zeros):
-    # exclusive cumulative products from both ends, over the reduced axes flattened.
-    if x._value.size == 0:  # nothing to differentiate (and reshape(-1) would be ambiguous)
-        return zeros_like(x)
-    rank = x._value.ndim
+    # TF's rule: the product of all other elements, as exclusive cumulative products from
+    # both ends (exact with zeros), over the reduced axes moved first and flattened. Built
+    # from Cumprod, so its derivatives are TF's too (zeros, not None, for one element).
+    from tapeflow.ops.manip_ops import cumprod
+    shape = x._value.shape
+    rank = len(shape)
     axes = tuple(range(rank)) if axis is None else axis
     kept = [i for i in range(rank) if i not in axes]
     perm = list(axes) + kept
     moved = transpose(x, perm) if rank else x
-    moved_shape = moved._value.shape
-    n = int(np.prod([x._value.shape[i] for i in axes]))
-    flat = reshape(moved, (n, -1))
-    others = _exclusive_cumprod(flat) * _exclusive_cumprod(flat, reverse=True)
-    grad = reshape(others, moved_shape)
+    reduced = int(np.prod([shape[i] for i in axes]))
+    flat = reshape(moved, (reduced, int(np.prod([shape[i] for i in kept]))))
+    others = cumprod(flat, 0, exclusive=True) * cumprod(flat, 0, exclusive=True, reverse=True)
+    grad = reshape(others, moved._value.shape)
     grad = transpose(grad, tuple(np.argsort(perm))) if rank else grad
-    return grad * reshape_to(g, _kept_shape(x, axis))
-
-
-def _exclusive_cumprod(x: Tensor, reverse: bool = False) -> Tensor:
-    n = x._value.shape[0]
-    if reverse:
-        x = slice_tensor(x, (slice(None, None, -1),))
-    rows = [ones(x._value.shape[1:], x.dtype)]
-    for i in range(n - 1):
-        rows.append(rows[-1] * slice_tensor(x, (i,)))
-    out = stack(rows)
-    return slice_tensor(out, (slice(None, None, -1),)) if reverse else out
+    return reshape_to(g, _kept_shape(x, axis)) * grad
 
 
 def _logsumexp_kernel(x: np.ndarray, axis: Any, keepdims: bool) -> np.ndarray:
@@ -120,8 +117,14 @@ def _logsumexp_kernel(x: np.ndarray, axis: Any, keepdims: bool) -> np.ndarray:
 
 
 def _logsumexp_vjp(g: Tensor, ans: Tensor, x: Tensor, axis: Any, keepdims: bool) -> Tensor:
-    kept = _kept_shape(x, axis)
-    return reshape_to(g, kept) * exp(x - reshape_to(ans, kept))
+    # TF's gradient of its composite log(sum(exp(x - m))) + m, with m the max (0 if not
+    # finite) held constant: g / sum * exp(x - m). exp(x - ans) would inherit ans's rounding
+    # (in float32 at |x| = 1e6, a 3% error).
+    peak = bind(_max, (x,), {"axis": axis, "keepdims": True})
+    peak = stop_gradient(where(is_finite(peak), peak, zeros_like(peak)))
+    shifted = exp(x - peak)
+    total = sum_over(shifted, tuple(range(x._value.ndim)) if axis is None else axis, True)
+    return reshape_to(g, _kept_shape(x, axis)) * reciprocal(total) * shifted
 
 
 def _sum_kernel(x: np.ndarray, axis: Any, keepdims: bool) -> np.ndarray:
@@ -171,7 +174,7 @@ _all = Primitive("All", lambda x, axis, keepdims: np.all(x, axis=axis, keepdims=
 _any = Primitive("Any", lambda x, axis, keepdims: np.any(x, axis=axis, keepdims=keepdims),
                  differentiable=False)
 
-reduce_sum = _reduction(_sum, "fciub")
+reduce_sum = _reduction(_sum, "fciu")
 reduce_mean = _reduction(_mean, "fciu")
 reduce_max = _reduction(_max, "fiu")
 reduce_min = _reduction(_min, "fiu")
@@ -193,9 +196,14 @@ def reduce_variance(input_tensor: Any, axis: Any = None, keepdims: bool = False,
                     name: Optional[str] = None) -> Tensor:
     """The population variance over `axis`."""
     x = convert_to_tensor(input_tensor)
-    require(x, "fc", "reduce_variance")
-    mean = reduce_mean(x, axis=axis, keepdims=True)
-    return reduce_mean(square(x - mean), axis=axis, keepdims=keepdims)
+    means = reduce_mean(x, axis=axis, keepdims=True)  # bools and strings: Mean's error
+    if means.dtype.is_integer:
+        raise TypeError(f"Input must be either real or complex. Received integer type "
+                        f"{means.dtype}.")
+    diff = x - means
+    # A complex deviation counts by |d|^2 (a real variance), as in TF.
+    squared = real(conj(diff) * diff) if diff.dtype.is_complex else square(diff)
+    return reduce_mean(squared, axis=axis, keepdims=keepdims)
 
 
 def reduce_std(input_tensor: Any, axis: Any = None, keepdims: bool = False,
@@ -208,13 +216,36 @@ def count_nonzero(input: Any, axis: Any = None, keepdims: Any = None,  # noqa: A
                   dtype: Any = _dtypes.int64, name: Optional[str] = None) -> Tensor:
     """The number of nonzero elements over `axis` (all axes when None), as `dtype`; strings
     count when non-empty."""
-    from tapeflow.ops.math_ops import not_equal
     x = convert_to_tensor(input)
-    zero = convert_to_tensor(np.zeros((), x._value.dtype))
+    if x._value.dtype.kind != "b":  # bools count as they are
+        x = not_equal(x, convert_to_tensor(_zeros((), x._value.dtype)))
     # Counted in int64, then cast, as TensorFlow does (a float dtype sums no fractions).
-    flags = cast(not_equal(x, zero), _dtypes.int64)
+    flags = cast(x, _dtypes.int64)
     counts = reduce_sum(flags, axis=axis, keepdims=bool(keepdims))
     return cast(counts, dtype)
+
+
+def _arg_kernel(reduce: Any, is_max: bool) -> Any:
+    """np.argmax / np.argmin with TF's (Eigen's) rule for floats: NaN never wins, nor does a
+    value at or beyond the dtype's extreme (lowest for argmax, highest for argmin); a slice
+    with no winner gives index 0. The check runs on the picked values only."""
+    def kernel(x: np.ndarray, axis: int, dtype: np.dtype) -> np.ndarray:
+        out = reduce(x, axis=axis)
+        if x.dtype.kind == "f":
+            info = np.finfo(x.dtype)
+            bound = info.min if is_max else info.max
+            picked = np.take_along_axis(x, np.expand_dims(out, axis), axis)
+            if not np.all(picked > bound if is_max else picked < bound):
+                filled = np.where(np.isnan(x), -np.inf if is_max else np.inf, x)
+                out = reduce(filled, axis=axis)
+                best = np.take_along_axis(filled, np.expand_dims(out, axis), axis)
+                wins = np.squeeze(best > bound if is_max else best < bound, axis)
+                out = np.where(wins, out, 0)
+        return np.asarray(out).astype(dtype)
+    return kernel
+
+
+_ARG_OUTPUT_TYPES = (np.int16, np.uint16, np.int32, np.int64)
 
 
 def _arg_reduction(tf_name: str, kernel: Any):
@@ -224,19 +255,28 @@ def _arg_reduction(tf_name: str, kernel: Any):
     def op(input: Any, axis: Any = None, output_type: Any = _dtypes.int64,  # noqa: A002
            name: Optional[str] = None) -> Tensor:
         x = convert_to_tensor(input)
-        require(x, "fiu", tf_name)
+        require(x, "fiub", tf_name)
         a = int(np.asarray(0 if axis is None else static_value(axis, f"{tf_name}: axis")))
-        rank = x._value.ndim
+        shape = x._value.shape
+        rank = len(shape)
         if not -rank <= a < rank:
             raise InvalidArgumentError(f"Expected dimension in the range [{-rank}, {rank}), "
                                        f"but got {a} [Op:{tf_name}]")
         a %= rank
-        return bind(prim, (x,), {"axis": a, "dtype": _dtypes.as_dtype(output_type)._np})
+        out_type = _dtypes.as_dtype(output_type)
+        if out_type._np not in _ARG_OUTPUT_TYPES:
+            raise InvalidArgumentError(f"Value for attr 'output_type' of {cpp_name(out_type)} "
+                                       f"is not in the list of allowed values: int16, uint16, "
+                                       f"int32, int64 [Op:{tf_name}]")
+        if shape[a] == 0:
+            raise InvalidArgumentError(f"Reduction axis {a} is empty in shape "
+                                       f"{dims_text(shape)} [Op:{tf_name}]")
+        return bind(prim, (x,), {"axis": a, "dtype": out_type._np})
     return op
 
 
-argmax = _arg_reduction("ArgMax", lambda x, axis, dtype: np.argmax(x, axis=axis).astype(dtype))
-argmin = _arg_reduction("ArgMin", lambda x, axis, dtype: np.argmin(x, axis=axis).astype(dtype))
+argmax = _arg_reduction("ArgMax", _arg_kernel(np.argmax, is_max=True))
+argmin = _arg_reduction("ArgMin", _arg_kernel(np.argmin, is_max=False))
 argmax.__doc__ = "The index of the largest value along `axis` (default 0)."
 argmin.__doc__ = "The index of the smallest value along `axis` (default 0)."
 
@@ -248,8 +288,8 @@ def norm(tensor: Any, ord: Any = "euclidean", axis: Any = None, keepdims: Option
     x = convert_to_tensor(tensor)
     keepdims = bool(keepdims)
     if ord in ("euclidean", "fro", 2, 2.0):
-        # sqrt(sum(x^2)) with a safe gradient at zero: d/dx = x / norm, 0 where norm is 0.
-        return _safe_sqrt(reduce_sum(x * x, axis=axis, keepdims=keepdims))
+        # TF's plain sqrt(sum(x * conj(x))): its gradient at a zero norm is NaN, as in TF.
+        return sqrt(reduce_sum(x * conj(x), axis=axis, keepdims=keepdims))
     if ord in (1, 1.0):
         return reduce_sum(abs_(x), axis=axis, keepdims=keepdims)
     if ord == np.inf:
@@ -258,12 +298,6 @@ def norm(tensor: Any, ord: Any = "euclidean", axis: Any = None, keepdims: Option
         p = float(ord)
         return pow_(reduce_sum(pow_(abs_(x), p), axis=axis, keepdims=keepdims), 1.0 / p)
     raise ValueError(f"'ord' must be a supported vector norm, got {ord}")
-
-
-def _safe_sqrt(s: Tensor) -> Tensor:
-    zero = equal(s, zeros_like(s))
-    root = sqrt(where(zero, ones_like(s), s))
-    return where(zero, zeros_like(s), root)
 
 
 __all__ = ["reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod",
