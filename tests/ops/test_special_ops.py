@@ -42,3 +42,69 @@ def test_gradients_match_tensorflow():
 def test_integer_input_is_rejected_with_the_op_name():
     with pytest.raises(tf.errors.InvalidArgumentError, match=r"Op:Lgamma"):
         tf.math.lgamma(tf.constant([1, 2]))
+
+
+# -- poles, NaN/inf edges and gradients there (TF 2.21's answers) -------------------------------
+
+def test_digamma_is_nan_at_the_poles():
+    out = tf.math.digamma(tf.constant([0., -0., -1., -2., 1., -np.inf])).numpy()
+    np.testing.assert_allclose(out, [np.nan] * 4 + [-0.5772157, np.nan], rtol=1e-6)
+    assert np.isnan(tf.math.digamma(tf.constant([0., -3.], tf.float64)).numpy()).all()
+
+
+def test_lgamma_of_minus_infinity_is_plus_infinity():
+    out = tf.math.lgamma(tf.constant([-np.inf, np.inf, 0., -1.])).numpy()
+    np.testing.assert_array_equal(out, [np.inf] * 4)
+
+
+def test_lgamma_gradient_is_nan_at_the_poles():
+    g = grads(lambda x: tf.math.lgamma(x), [0., -0., -1., -2., 1.])[0]
+    np.testing.assert_allclose(g, [np.nan] * 4 + [-0.5772157], rtol=1e-6)
+
+
+def test_polygamma_elementwise_with_tensorflow_domain():
+    out = tf.math.polygamma(tf.constant([1., 1., 1., 0., 2., 1.5, -1.]),
+                            tf.constant([0., -1., 2., 0., -2., 1., 1.])).numpy()
+    np.testing.assert_allclose(out, [np.inf, np.inf, 0.6449341, np.nan, np.nan, np.nan, np.nan],
+                               rtol=1e-6)
+    # At a pole: +inf for an odd order, NaN for an even one.
+    out = tf.math.polygamma(tf.constant([1., 1., 2., 3., 2., 0., 1., 4.]),
+                            tf.constant([-0.5, 0., 0., 0., -1., -1., -2.5, -3.])).numpy()
+    np.testing.assert_allclose(out, [8.934802, np.inf, np.nan, np.inf, np.nan, np.nan, 9.539247,
+                                     np.nan], rtol=1e-6)
+    out = tf.math.polygamma(tf.constant([1., 50.]), tf.constant([1e10, 2.])).numpy()
+    np.testing.assert_allclose(out, [9.9999994e-11, -np.inf], rtol=1e-6)
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"of half .*: float, double"):
+        tf.math.polygamma(tf.constant([1.], tf.float16), tf.constant([1.], tf.float16))
+
+
+def test_xlogy_family_is_zero_where_x_is_zero_even_for_nan_y():
+    np.testing.assert_array_equal(
+        tf.math.xlogy(tf.constant([0., 0., 1., 0.]), tf.constant([0., np.nan, 0., np.inf])),
+        [0., 0., -np.inf, 0.])
+    np.testing.assert_array_equal(
+        tf.math.xlog1py(tf.constant([0., 0., 1.]), tf.constant([-1., np.nan, -1.])),
+        [0., 0., -np.inf])
+    out = tf.math.xlogy(tf.constant([0j, 2 + 0j]), tf.constant([np.nan + 0j, 1 + 0j]))
+    assert out.dtype == tf.complex128 and out.numpy().tolist() == [0j, 0j]
+
+
+def test_xdivy_gradient_for_y_is_plus_zero_where_x_is_zero():
+    y = tf.constant([0., 0.])
+    with tf.GradientTape() as tape:
+        tape.watch(y)
+        z = tf.math.xdivy(tf.constant([0., 1.]), y)
+    gy = tape.gradient(z, y).numpy()
+    assert gy.tolist() == [0., -np.inf] and not np.signbit(gy[0])
+
+
+def test_bessel_i1e_derivatives_at_zero():
+    x = tf.constant([0.])
+    with tf.GradientTape() as outer:
+        outer.watch(x)
+        with tf.GradientTape() as inner:
+            inner.watch(x)
+            y = tf.math.bessel_i1e(x)
+        d1 = inner.gradient(y, x)
+    assert d1.numpy().tolist() == [0.5]
+    assert np.isnan(outer.gradient(d1, x).numpy()).all()  # TF's rule divides by x

@@ -10,10 +10,12 @@ from typing import Any, Optional
 import numpy as np
 
 from tapeflow.autodiff.core import Primitive, bind
+from tapeflow.framework.convert import cpp_name
+from tapeflow.framework.errors import InvalidArgumentError
 from tapeflow.framework.tensor import Tensor
 from tapeflow.ops._convert import binary_operands, convert_to_tensor, require
-from tapeflow.ops.math_ops import (cast, equal, exp, not_equal, ones_like, reciprocal, sign,
-                                   where, zeros_like)
+from tapeflow.ops.math_ops import (cast, equal, exp, negative, not_equal, ones_like, reciprocal,
+                                   sign, where, zeros_like)
 
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 
@@ -26,37 +28,59 @@ def _scipy(name: str):
     return kernel
 
 
+def _poles(x: np.ndarray) -> np.ndarray:
+    """Where x is 0 or a negative integer (-inf included): the poles of Gamma."""
+    return (x <= 0) & (x == np.floor(x))
+
+
+def _lgamma_kernel(x: np.ndarray) -> np.ndarray:
+    from scipy import special
+    out = special.gammaln(x)
+    return np.where(x == -np.inf, np.inf, out).astype(x.dtype, copy=False)  # TF: +inf
+
+
+def _digamma_kernel(x: np.ndarray) -> np.ndarray:
+    from scipy import special
+    # TF gives NaN at the poles (SciPy: -inf at 0, +inf at -0).
+    return np.where(_poles(x), np.nan, special.digamma(x)).astype(x.dtype, copy=False)
+
+
 def _polygamma_kernel(a: np.ndarray, x: np.ndarray) -> np.ndarray:
     from scipy import special
-    out = special.polygamma(a.astype(np.int64), x) if np.all(a == np.round(a)) \
-        else np.full(np.broadcast_shapes(a.shape, x.shape), np.nan)
-    return np.asarray(out).astype(x.dtype, copy=False)
+    # TF's (Eigen's) formula, elementwise: digamma for a = 0, else
+    # (-1)^(a+1) a! zeta(a+1, x), NaN unless a is a whole number >= 0. At a pole of Gamma
+    # zeta(a+1, x) is +inf for an even a+1 and NaN for an odd one (SciPy: inf for both).
+    dtype = x.dtype
+    a, x = a.astype(np.float64), x.astype(np.float64)  # in float64, cast back at the end
+    out = (-1.0) ** (a + 1) * special.gamma(a + 1) * special.zeta(a + 1, x)
+    out = np.where(a == 0, _digamma_kernel(x), out)
+    out = np.where(_poles(x) & (a != 0), np.where(a % 2 == 1, np.inf, np.nan), out)
+    whole = (a >= 0) & (a == np.floor(a))
+    return np.where(whole, out, np.nan).astype(dtype, copy=False)
 
 
 def _xlogy_kernel(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    from scipy import special
-    return special.xlogy(x, y).astype(x.dtype, copy=False)
+    # 0 wherever x is 0, even where y is NaN (TF's rule; SciPy gives NaN there).
+    return np.where(x == 0, np.zeros((), x.dtype), x * np.log(y))
 
 
 def _xlog1py_kernel(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    from scipy import special
-    return special.xlog1py(x, y).astype(x.dtype, copy=False)
+    return np.where(x == 0, np.zeros((), x.dtype), x * np.log1p(y))
 
 
 def _xdivy_kernel(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    return np.where(x == 0, np.zeros((), x.dtype), x / y).astype(x.dtype, copy=False)
+    return np.where(x == 0, np.zeros((), x.dtype), x / y)
 
 
 def _bessel_i1e_vjp(g: Tensor, ans: Tensor, x: Tensor) -> Tensor:
-    # d/dx i1e(x) = i0e(x) - i1e(x) (sign(x) + 1/x); at x = 0 the limit is 1/2.
-    zero = equal(x, zeros_like(x))
-    safe_x = where(zero, ones_like(x), x)
-    slope = bessel_i0e(x) - ans * (sign(x) + reciprocal(safe_x))
-    return g * where(zero, ones_like(x) * 0.5, slope)
+    # TF's rule: d/dx i1e(x) = i0e(x) - i1e(x) (sign(x) + 1/x), and 1/2 where x is 0. The
+    # discarded branch is NaN at 0, so the second derivative there is NaN, as in TF.
+    slope = bessel_i0e(x) - ans * (sign(x) + reciprocal(x))
+    return g * where(equal(x, zeros_like(x)), zeros_like(x) + 0.5, slope)
 
 
-_lgamma = Primitive("Lgamma", _scipy("gammaln")).defvjp(lambda g, ans, x: g * digamma(x))
-_digamma = Primitive("Digamma", _scipy("digamma")).defvjp(
+_lgamma = Primitive("Lgamma", _lgamma_kernel).defvjp(lambda g, ans, x: g * digamma(x))
+_digamma = Primitive("Digamma", _digamma_kernel).defvjp(
     lambda g, ans, x: g * polygamma(ones_like(x), x))
 _polygamma = Primitive("Polygamma", _polygamma_kernel).defvjp(
     lambda g, ans, a, x: (None, g * polygamma(a + 1, x)))
@@ -68,9 +92,9 @@ _xlogy = Primitive("Xlogy", _xlogy_kernel).defvjp(
 _xlog1py = Primitive("Xlog1py", _xlog1py_kernel).defvjp(
     lambda g, ans, x, y: (g * xlog1py(cast(not_equal(x, zeros_like(x)), x.dtype), y),
                           g * xdivy(x, y + 1)))
-_xdivy = Primitive("Xdivy", _xdivy_kernel).defvjp(
+_xdivy = Primitive("Xdivy", _xdivy_kernel).defvjp(  # xdivy(-x, y^2): +0 where x is 0, as TF
     lambda g, ans, x, y: (g * xdivy(cast(not_equal(x, zeros_like(x)), x.dtype), y),
-                          -g * xdivy(x, y * y)))
+                          g * xdivy(negative(x), y * y)))
 _bessel_i0e = Primitive("BesselI0e", _scipy("i0e")).defvjp(
     lambda g, ans, x: g * (bessel_i1e(x) - sign(x) * ans))
 _bessel_i1e = Primitive("BesselI1e", _scipy("i1e")).defvjp(_bessel_i1e_vjp)
@@ -86,13 +110,23 @@ def _unary(prim: Primitive, doc: str):
     return op
 
 
-def _binary(prim: Primitive, doc: str):
+def _binary(prim: Primitive, doc: str, allowed: str = "fc"):
     def op(x: Any, y: Any, name: Optional[str] = None) -> Tensor:
         x, y = binary_operands(x, y, prim.name)
-        require(x, "f", prim.name)
+        require(x, allowed, prim.name)
         return bind(prim, (x, y))
     op.__doc__ = doc
     return op
+
+
+def polygamma(a: Any, x: Any, name: Optional[str] = None) -> Tensor:
+    """The a-th derivative of digamma at x (a a whole number, given as a float of x's dtype;
+    NaN elsewhere; no gradient for a). float32 and float64 only, as in TF."""
+    a, x = binary_operands(a, x, "Polygamma")
+    if a._value.dtype not in (np.float32, np.float64):
+        raise InvalidArgumentError(f"Value for attr 'T' of {cpp_name(a.dtype)} is not in the list "
+                                   f"of allowed values: float, double [Op:Polygamma]")
+    return bind(_polygamma, (a, x))
 
 
 lgamma = _unary(_lgamma, "log |Gamma(x)| elementwise; its derivative is digamma.")
@@ -102,8 +136,6 @@ bessel_i0e = _unary(_bessel_i0e, "exp(-|x|) I0(x), the scaled modified Bessel fu
                                  "order 0.")
 bessel_i1e = _unary(_bessel_i1e, "exp(-|x|) I1(x), the scaled modified Bessel function of "
                                  "order 1.")
-polygamma = _binary(_polygamma, "The a-th derivative of digamma at x (a a whole number, given "
-                                "as a float of x's dtype; no gradient for a).")
 xlogy = _binary(_xlogy, "x * log(y), and 0 where x is 0 (even where y is 0).")
 xlog1py = _binary(_xlog1py, "x * log1p(y), and 0 where x is 0.")
 xdivy = _binary(_xdivy, "x / y, and 0 where x is 0.")
