@@ -122,3 +122,20 @@ def test_clip_by_value_float_bounds_on_integers():
     assert out.dtype == tf.int32 and out.numpy().tolist() == [1, 3]
     out = tf.clip_by_value(tf.constant([1., 5.], tf.float16), 0, 3.5)
     assert out.dtype == tf.float16 and out.numpy().tolist() == [1., 3.5]
+
+
+def test_clipping_refuses_what_tensorflow_refuses():
+    # TF 2.21: Minimum, Greater and L2Loss have no complex / integer kernels.
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"of complex128 .*\[Op:Minimum\]"):
+        tf.clip_by_value(tf.constant([1 + 1j]), 0j, 1j)
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"of complex128"):
+        tf.clip_by_norm(tf.constant([3. + 4j]), 1.)
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match=r"of int32 .*: half, bfloat16, float, double \[Op:L2Loss\]"):
+        tf.linalg.global_norm([tf.constant([3, 4])])
+
+
+def test_global_norm_of_nothing_is_zero():
+    assert tf.linalg.global_norm([None]).numpy() == 0.0
+    clipped, norm = tf.clip_by_global_norm([], 1.)
+    assert clipped == [] and norm.dtype == tf.float32 and norm.numpy() == 0.0

@@ -11,6 +11,7 @@ from typing import Any, Optional, Sequence
 import numpy as np
 
 from tapeflow.framework.dtypes import DType
+from tapeflow.framework.errors import InvalidArgumentError
 from tapeflow.framework.indexed_slices import IndexedSlices
 from tapeflow.framework.tensor import Tensor, TensorLike
 from tapeflow.ops._convert import convert_to_tensor
@@ -85,8 +86,13 @@ def _tensor_list(t_list: Any) -> list:
 def global_norm(t_list: Sequence[Any], name: Optional[str] = None) -> Tensor:
     """sqrt(sum of squares of every element of every tensor in `t_list`); None entries are
     skipped. All tensors must share one dtype."""
-    values = _tensor_list(t_list)
-    half_squared_norms = [reduce_sum(v * v) / 2 for v in values if v is not None]
+    values = [v for v in _tensor_list(t_list) if v is not None]
+    for v in values:  # TF sums each with L2Loss, which takes floats only
+        if v._value.dtype.kind != "f":
+            raise InvalidArgumentError(
+                f"Value for attr 'T' of {v.dtype.name} is not in the list of allowed values: "
+                f"half, bfloat16, float, double [Op:L2Loss]")
+    half_squared_norms = [reduce_sum(v * v) / 2 for v in values]
     half_squared_norm = reduce_sum(stack(half_squared_norms))
     return sqrt(half_squared_norm * 2.0)
 
