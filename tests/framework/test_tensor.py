@@ -51,6 +51,33 @@ def test_len_and_iteration():
         list(tf.constant(1.0))
 
 
+def test_iter_of_a_scalar_raises_at_once():
+    # TF's __iter__ is no generator: iter() itself raises for a scalar (TF 2.21), which
+    # np.iterable and matplotlib's reshaping of hist() data rely on.
+    for scalar in (tf.constant(1.0), tf.Variable(1.0)):
+        with pytest.raises(TypeError, match="^Cannot iterate over a scalar tensor.$"):
+            iter(scalar)
+        assert not np.iterable(scalar)
+    assert np.iterable(tf.constant([1.0])) and np.iterable(tf.Variable([1.0]))
+    assert [float(v) for v in tf.Variable([1.0, 2.0])] == [1.0, 2.0]
+
+
+def _datasets_as_matplotlib_hist_sees_them(x):
+    """What matplotlib's cbook._reshape_2D does with hist() data: a sequence whose first
+    element is not iterable is one dataset, else each element is one."""
+    try:
+        iter(x[0])
+    except TypeError:
+        return [x]
+    return [xi for xi in x]
+
+
+def test_a_vector_is_one_histogram_dataset():
+    x = tf.range(50.0)
+    assert len(_datasets_as_matplotlib_hist_sees_them(x)) == 1
+    assert len(_datasets_as_matplotlib_hist_sees_them(tf.zeros([3, 5]))) == 3
+
+
 def test_python_conversions():
     assert bool(tf.constant(1.0)) is True and bool(tf.constant(0)) is False
     with pytest.raises(ValueError, match="truth value of an array with more than one"):

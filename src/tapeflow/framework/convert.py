@@ -34,40 +34,71 @@ def _leaves(value: Any):
         yield value
 
 
+def _leaf_kind(leaf: Any) -> str:
+    """The class of a list element TensorFlow's sequence converter sees: 'S' text, 'b' a
+    Python bool, 'B' a NumPy bool, 'i' an integer, 'f' a float, 'c' a complex, 'T' a
+    tensor, '' anything else. NumPy arrays count as their elements."""
+    if isinstance(leaf, bool):
+        return "b"
+    if isinstance(leaf, (np.generic, np.ndarray)):
+        kind = leaf.dtype.kind
+        return {"b": "B", "u": "i", "U": "S"}.get(kind, kind if kind in "ifcS" else "")
+    if isinstance(leaf, numbers.Integral):
+        return "i"
+    if isinstance(leaf, numbers.Real):
+        return "f"
+    if isinstance(leaf, numbers.Complex):
+        return "c"
+    return "S" if isinstance(leaf, (str, bytes)) else ""
+
+
+# What TensorFlow's converter for the first element's class accepts in the rest of a list.
+_ACCEPTS = {"S": "S", "b": "bB", "B": "bB", "i": "ibf", "f": "ibf", "c": "ibfc"}
+_FIRST_FLOATS = {np.dtype(np.float64): np.dtype(np.float64),
+                 np.dtype(np.float16): np.dtype(np.float16)}
+_INT64 = np.iinfo(np.int64)
+_OUT_OF_RANGE = "Can't convert Python sequence with out-of-range integer to Tensor."
+_MIXED = "Can't convert Python sequence with mixed types to Tensor."
+
+
 def _python_default_dtype(value: Any) -> np.dtype:
-    """TensorFlow's inferred dtype for a Python scalar or nested list."""
-    kinds = set()
-    big = False
-    for leaf in _leaves(value):
-        if isinstance(leaf, (bool, np.bool_)):
-            kinds.add("b")
-        elif isinstance(leaf, (np.generic, np.ndarray)):
-            kinds.add(np.asarray(leaf).dtype.kind if np.asarray(leaf).dtype.kind != "f" else "F")
-        elif isinstance(leaf, numbers.Integral):
-            kinds.add("i")
-            big = big or not (_INT32.min <= int(leaf) <= _INT32.max)
-        elif isinstance(leaf, numbers.Real):
-            kinds.add("f")
-        elif isinstance(leaf, numbers.Complex):
-            kinds.add("c")
-        elif isinstance(leaf, (str, bytes)):
-            kinds.add("S")
-        elif isinstance(leaf, TensorLike):
-            kinds.add("T")
-        else:
-            raise ValueError(f"{_UNSUPPORTED} ({leaf!r}) with an unsupported type "
-                             f"({type(leaf)}) to a Tensor.")
-    if "S" in kinds:
+    """TensorFlow's inferred dtype for a Python scalar or nested list: the first element
+    decides the class (a NumPy float64 or float16 keeps its dtype, other floats give
+    float32, integers int32 or int64 by range and float32 once a float follows), and an
+    element of another class raises TensorFlow's ValueError."""
+    leaves = list(_leaves(value))
+    if not leaves:
+        return np.dtype(np.float32)  # empty list: TensorFlow gives float32
+    first = leaves[0]
+    kind = _leaf_kind(first)
+    if not kind:
+        raise ValueError(f"{_UNSUPPORTED} ({first!r}) with an unsupported type "
+                         f"({type(first)}) to a Tensor.")
+    accepts = _ACCEPTS[kind]
+    big = floats = False
+    for leaf in leaves:
+        leaf_kind = _leaf_kind(leaf)
+        if not leaf_kind or leaf_kind not in accepts:
+            raise ValueError(_MIXED)
+        if leaf_kind == "f":
+            floats = True
+        elif leaf_kind == "i" and not isinstance(leaf, (np.generic, np.ndarray)):
+            if not _INT32.min <= leaf <= _INT32.max:
+                if not _INT64.min <= leaf <= _INT64.max:
+                    raise ValueError(_OUT_OF_RANGE)
+                big = True
+        elif leaf_kind == "i" and leaf.dtype.itemsize >= 4 and leaf.size:
+            big = big or not (_INT32.min <= leaf.min() and leaf.max() <= _INT32.max)
+    if kind == "S":
         return np.dtype(object)
-    if "c" in kinds:
-        return np.dtype(np.complex128)
-    if "f" in kinds or "F" in kinds:
-        return np.dtype(np.float32)
-    if "i" in kinds:
-        return np.dtype(np.int64 if big else np.int32)
-    if kinds <= {"b"} and kinds:
+    if kind in "bB":
         return np.dtype(np.bool_)
-    return np.dtype(np.float32)  # empty list: TensorFlow gives float32
+    if kind == "c":
+        return np.dtype(np.complex128)
+    if kind == "f" or floats:
+        first_dtype = getattr(first, "dtype", None) if kind == "f" else None
+        return _FIRST_FLOATS.get(first_dtype, np.dtype(np.float32))
+    return np.dtype(np.int64 if big else np.int32)
 
 
 _FLOAT32 = np.dtype(np.float32)
@@ -97,10 +128,17 @@ def _as_array(value: Any, dtype: Optional[np.dtype]) -> np.ndarray:
     if isinstance(value, np.ndarray) or isinstance(value, np.generic):
         array = np.asarray(value)
     else:
-        if any(isinstance(leaf, TensorLike) for leaf in _leaves(value)):
-            # A list holding tensors: pack their values (tf.constant([t1, t2]) works in TF).
+        tensors = [leaf for leaf in _leaves(value) if isinstance(leaf, TensorLike)]
+        if tensors:
+            # A list holding tensors packs them (TF's autopacking): their dtype is the list's.
+            default = _packed_dtype(value, tensors)
             value = _unpack_tensors(value)
-        array = np.asarray(value, dtype=_python_default_dtype(value))
+        else:
+            try:
+                default = _python_default_dtype(value)
+            except ValueError as exc:
+                default = _requested_default(value, dtype, str(exc))
+        array = np.asarray(value, dtype=default)
         if array.dtype == object:
             # TensorFlow strings are bytes: str values are stored UTF-8 encoded.
             array = np.vectorize(_as_bytes, otypes=[object])(array) if array.size else array
@@ -108,7 +146,7 @@ def _as_array(value: Any, dtype: Optional[np.dtype]) -> np.ndarray:
         native = not isinstance(value, (np.ndarray, np.generic))
         if not _fits(array, dtype, native):
             raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype "
-                            f"{_dtypes.from_numpy(dtype).name}")
+                            f"{cpp_name(_dtypes.from_numpy(dtype))}")
         if native and dtype.kind == "f":
             # From the Python value itself: tf.constant(0.1, tf.float64) is the float64
             # nearest 0.1, not a widened float32.
@@ -119,8 +157,39 @@ def _as_array(value: Any, dtype: Optional[np.dtype]) -> np.ndarray:
     return array
 
 
+def _requested_default(value: Any, dtype: Optional[np.dtype], error: str) -> np.dtype:
+    """Where a requested dtype lets TensorFlow convert a list its inference refuses: a
+    uint64 beyond int64, or bools among the numbers of a float (or int) list."""
+    if dtype is not None:
+        if error == _OUT_OF_RANGE and dtype == np.uint64:
+            return dtype
+        kinds = {_leaf_kind(leaf) for leaf in _leaves(value)}
+        if error == _MIXED and kinds <= set("bBif") and (
+                dtype.kind == "f" or (dtype.kind in "iu" and "f" not in kinds)):
+            return dtype
+    raise ValueError(error)
+
+
 def _as_bytes(item: Any) -> Any:
     return item.encode("utf-8") if isinstance(item, str) else item
+
+
+def _packed_dtype(value: Any, tensors: list) -> np.dtype:
+    """The dtype of a list packing tensors: the first tensor's, which the other tensors
+    must share (TF's Pack error) and the Python numbers must fit (TF's TypeError)."""
+    dtype = tensors[0]._value.dtype
+    for index, t in enumerate(tensors):
+        if t._value.dtype != dtype:
+            raise InvalidArgumentError(
+                f"cannot compute Pack as input #{index}(zero-based) was expected to be a "
+                f"{cpp_name(tensors[0].dtype)} tensor but is a {cpp_name(t.dtype)} tensor "
+                f"[Op:Pack]")
+    numbers_ok = {"f": "bif", "c": "bifc", "i": "bi", "u": "bi", "b": "b"}.get(dtype.kind, "")
+    for leaf in _leaves(value):
+        if not isinstance(leaf, TensorLike) and _leaf_kind(leaf) not in numbers_ok:
+            raise TypeError(f"Cannot convert {leaf!r} to EagerTensor of dtype "
+                            f"{cpp_name(tensors[0].dtype)}")
+    return dtype
 
 
 def _unpack_tensors(value: Any) -> Any:
@@ -150,7 +219,7 @@ def constant_value(value: Any, dtype: Any = None, dtype_hint: Any = None) -> Ten
     try:
         return wrap(_as_array(value, target))
     except ValueError as exc:
-        if str(exc).startswith(_UNSUPPORTED):
+        if str(exc).startswith((_UNSUPPORTED, _OUT_OF_RANGE, _MIXED)):
             raise
         # Ragged nested lists and the like.
         raise ValueError("Can't convert non-rectangular Python sequence to Tensor.") from None

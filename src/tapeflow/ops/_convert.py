@@ -15,40 +15,85 @@ from tapeflow.framework.variables import Variable
 
 
 _PY_SCALARS = (float, int)
+# Ops whose TensorFlow wrapper converts in Python: the first operand on its own, the
+# second with the first's dtype as a hint only (tf.add, tf.matmul, tf.divide).
+_HINTED = frozenset({"AddV2", "MatMul", "RealDiv", "DivNoNan"})
+# Of those, the ones whose wrapper checks dtypes itself and raises TypeError.
+_PY_CHECKED = frozenset({"RealDiv", "DivNoNan"})
 
 
 def binary_operands(x: Any, y: Any, op_name: str) -> tuple:
-    """Converts the operands of a binary op; a Python operand takes the tensor's dtype and
-    two tensors of different dtypes raise InvalidArgumentError (no silent promotion)."""
+    """Converts the operands of a binary op as TensorFlow's op wrappers do: a tensor (or
+    variable) operand fixes the dtype, else the first operand converts on its own, and the
+    other converts to that dtype (a Python value that cannot raises TypeError, a NumPy
+    value is cast); two tensors of different dtypes raise InvalidArgumentError."""
     # Fast paths first: this runs for every arithmetic operator. A variable operand (a
     # layer's weight) is read first, so that it takes the tensor-tensor path.
     if type(x) is not Tensor and isinstance(x, Variable):  # x first: tapes watch in
         x = x.value()                                        # the order of reading
     if type(y) is not Tensor and isinstance(y, Variable):
+        if type(x) is not Tensor and isinstance(x, _FALLBACK_FIRST) and \
+                not isinstance(x, float) and op_name not in _HINTED:
+            return _fallback_operands(x, y)
         y = y.value()
     if type(x) is Tensor:
         if type(y) is Tensor:
             if x._value.dtype is y._value.dtype or x._value.dtype == y._value.dtype:
                 return x, y
-            raise mismatch_error(op_name, 1, x.dtype, y.dtype)
+            raise _mismatch(op_name, x, y)
         if type(y) in _PY_SCALARS and x._value.dtype.kind == "f":
             return x, scalar_constant(y, x._value.dtype)
-    elif type(y) is Tensor and type(x) in _PY_SCALARS and y._value.dtype.kind == "f":
+    elif type(y) is Tensor and type(x) in _PY_SCALARS and y._value.dtype.kind == "f" \
+            and op_name != "AddV2":  # tf.add converts a first Python operand on its own
         return scalar_constant(x, y._value.dtype), y
-    if isinstance(x, TensorLike) and op_name != "AddV2":  # TF's add converts softly
-        _check_scalar_fits(y, x)
-    elif isinstance(y, TensorLike):
-        _check_scalar_fits(x, y)
-    if isinstance(x, (TensorLike, IndexedSlices)):  # IndexedSlices densify, as tensors
+    return _convert_operands(x, y, op_name)
+
+
+def _convert_operands(x: Any, y: Any, op_name: str) -> tuple:
+    if type(x) is IndexedSlices:  # densified, as tensors
         x = convert_to_tensor(x)
-        y = convert_to_tensor(y) if isinstance(y, TensorLike) else \
-            convert_to_tensor(y, dtype_hint=x.dtype)
+    if type(y) is IndexedSlices:
+        y = convert_to_tensor(y)
+    if op_name in _HINTED and not (op_name in _PY_CHECKED and isinstance(y, TensorLike)
+                                   and not isinstance(x, TensorLike)):
+        x = convert_to_tensor(x)
+        y = convert_to_tensor(y, dtype_hint=x.dtype)
+    elif isinstance(x, TensorLike) or not isinstance(y, TensorLike):
+        x = convert_to_tensor(x)
+        y = _converted_like(y, x)
     else:
         y = convert_to_tensor(y)
-        x = convert_to_tensor(x, dtype_hint=y.dtype)
+        x = _converted_like(x, y)
     if x._value.dtype != y._value.dtype:
-        raise mismatch_error(op_name, 1, x.dtype, y.dtype)
+        raise _mismatch(op_name, x, y)
     return x, y
+
+
+def _converted_like(value: Any, other: Tensor) -> Tensor:
+    """`value` as a tensor of `other`'s dtype (tensors keep theirs, to fail the match)."""
+    if isinstance(value, TensorLike):
+        return convert_to_tensor(value)
+    return convert_to_tensor(value, dtype=other.dtype)
+
+
+# First operands that send TF's op wrappers down their slow path, where a variable second
+# operand does not fix the dtype: lists and NumPy scalars (np.float64 is a float).
+_FALLBACK_FIRST = (list, tuple, np.generic)
+
+
+def _fallback_operands(x: Any, variable: Variable) -> tuple:
+    """TF's slow path: `x` converts on its own and the variable must have its dtype."""
+    x = convert_to_tensor(x)
+    return x, convert_to_tensor(variable, dtype=x.dtype)
+
+
+def _mismatch(op_name: str, x: Tensor, y: Tensor) -> Exception:
+    """TensorFlow's error for operands of different dtypes: the kernel's, or the TypeError
+    of the Python wrappers that check dtypes (tf.divide, `/`, tf.math.divide_no_nan)."""
+    if op_name in _PY_CHECKED:
+        return TypeError(f"`x` and `y` must have the same dtype, got {x.dtype!r} != "
+                         f"{y.dtype!r}.")
+    return mismatch_error(op_name, 1, x.dtype, y.dtype)
 
 
 _SCALARS: dict = {}  # (type, value, dtype) -> a read-only constant tensor
@@ -69,18 +114,6 @@ def scalar_constant(value: Any, dtype: np.dtype) -> Tensor:
         array.flags.writeable = False
         tensor = _SCALARS[key] = wrap(array)
     return tensor
-
-
-def _check_scalar_fits(value: Any, tensor: TensorLike) -> None:
-    """TF's TypeError when a Python number cannot take the other operand's dtype (a float
-    with an integer tensor, an int with a bool tensor, ...), before any op runs."""
-    if type(value) not in (int, float, complex):  # bool fits every dtype, as in TF
-        return
-    kind = tensor._value.dtype.kind
-    allowed = {int: "iufc", float: "fc", complex: "c"}[type(value)]
-    if kind not in allowed:
-        raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype "
-                        f"{cpp_name(tensor.dtype)}")
 
 
 def require(x: Tensor, allowed: str, op_name: str) -> None:

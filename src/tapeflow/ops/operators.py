@@ -3,27 +3,39 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Iterator
 
+from tapeflow.framework.errors import InvalidArgumentError
 from tapeflow.framework.tensor import Tensor, TensorLike
 from tapeflow.framework.variables import Variable
 from tapeflow.ops import array_ops, math_ops
+from tapeflow.ops._convert import _PY_SCALARS, convert_to_tensor, scalar_constant
 
 
-def _flip(fn):
-    return lambda self, other: fn(other, self)
+def _reflected(fn):
+    """TF's `__r*__` operators: the other operand converts to this one's dtype first (a
+    Python value that cannot raises TypeError), so `3 + x` and `[1, 2] * v` work for a
+    float x or v where tf.add(3, x) would not."""
+    def op(self: Any, other: Any) -> Any:
+        if type(other) in _PY_SCALARS and self._value.dtype.kind == "f":
+            other = scalar_constant(other, self._value.dtype)  # the common `2.0 * x`
+        elif not isinstance(other, TensorLike):
+            other = convert_to_tensor(other, dtype=self.dtype)
+        return fn(other, self)
+    return op
 
 
 def _eq(self: Any, other: Any) -> Any:
-    # TensorFlow: elementwise, but False for None and for values that are no tensor.
+    # TensorFlow: False for None; else elementwise (operands that do not convert raise), and
+    # False for shapes that do not broadcast.
     if other is None:
         return False
     try:
         return math_ops.equal(self, other)
-    except (TypeError, ValueError):
-        if type(other) in (int, float, complex):  # TF: a number of the wrong kind raises
+    except InvalidArgumentError as exc:
+        if not str(exc).startswith("Incompatible shapes"):
             raise
-        return False
+        return convert_to_tensor(False)
 
 
 def _ne(self: Any, other: Any) -> Any:
@@ -31,10 +43,10 @@ def _ne(self: Any, other: Any) -> Any:
         return True
     try:
         return math_ops.not_equal(self, other)
-    except (TypeError, ValueError):
-        if type(other) in (int, float, complex):  # TF: a number of the wrong kind raises
+    except InvalidArgumentError as exc:
+        if not str(exc).startswith("Incompatible shapes"):
             raise
-        return True
+        return convert_to_tensor(True)
 
 
 def _logical_or_bitwise(logical, bitwise):
@@ -48,11 +60,12 @@ def _invert(x: Any) -> Any:
     return math_ops.logical_not(x) if x.dtype.is_bool else math_ops.invert(x)
 
 
-def _iter(self: Any):
+def _iter(self: Any) -> Iterator:
+    # Not a generator: iter() of a scalar raises at once, as TF's does (matplotlib and
+    # np.iterable-style checks rely on it).
     if self._value.ndim == 0:
         raise TypeError("Cannot iterate over a scalar tensor.")
-    for i in range(self._value.shape[0]):
-        yield array_ops.slice_tensor(self, i)
+    return (array_ops.slice_tensor(self, i) for i in range(self._value.shape[0]))
 
 
 _and = _logical_or_bitwise(math_ops.logical_and, math_ops.bitwise_and)
@@ -60,20 +73,20 @@ _or = _logical_or_bitwise(math_ops.logical_or, math_ops.bitwise_or)
 _xor = _logical_or_bitwise(math_ops.logical_xor, math_ops.bitwise_xor)
 
 OPERATORS = {
-    "__add__": math_ops.add, "__radd__": _flip(math_ops.add),
-    "__sub__": math_ops.subtract, "__rsub__": _flip(math_ops.subtract),
-    "__mul__": math_ops.multiply, "__rmul__": _flip(math_ops.multiply),
-    "__truediv__": math_ops.divide, "__rtruediv__": _flip(math_ops.divide),
-    "__floordiv__": math_ops.floordiv, "__rfloordiv__": _flip(math_ops.floordiv),
-    "__mod__": math_ops.floormod, "__rmod__": _flip(math_ops.floormod),
-    "__pow__": math_ops.pow, "__rpow__": _flip(math_ops.pow),
-    "__matmul__": math_ops.matmul, "__rmatmul__": _flip(math_ops.matmul),
+    "__add__": math_ops.add, "__radd__": _reflected(math_ops.add),
+    "__sub__": math_ops.subtract, "__rsub__": _reflected(math_ops.subtract),
+    "__mul__": math_ops.multiply, "__rmul__": _reflected(math_ops.multiply),
+    "__truediv__": math_ops.divide, "__rtruediv__": _reflected(math_ops.divide),
+    "__floordiv__": math_ops.floordiv, "__rfloordiv__": _reflected(math_ops.floordiv),
+    "__mod__": math_ops.floormod, "__rmod__": _reflected(math_ops.floormod),
+    "__pow__": math_ops.pow, "__rpow__": _reflected(math_ops.pow),
+    "__matmul__": math_ops.matmul, "__rmatmul__": _reflected(math_ops.matmul),
     "__neg__": math_ops.negative, "__abs__": math_ops.abs,
     "__lt__": math_ops.less, "__le__": math_ops.less_equal,
     "__gt__": math_ops.greater, "__ge__": math_ops.greater_equal,
     "__eq__": _eq, "__ne__": _ne,
-    "__and__": _and, "__rand__": _flip(_and), "__or__": _or, "__ror__": _flip(_or),
-    "__xor__": _xor, "__rxor__": _flip(_xor), "__invert__": _invert,
+    "__and__": _and, "__rand__": _reflected(_and), "__or__": _or, "__ror__": _reflected(_or),
+    "__xor__": _xor, "__rxor__": _reflected(_xor), "__invert__": _invert,
     "__getitem__": array_ops.slice_tensor, "__iter__": _iter,
 }
 
