@@ -192,3 +192,38 @@ def test_stop_gradient_and_identity():
         y = tf.stop_gradient(x * x) * x
         z = tf.identity(x) * x
     assert float(tape.gradient(y, x)) == 4.0 and float(tape.gradient(z, x)) == 4.0
+
+
+def test_targets_and_sources_that_are_no_tensors_raise_tensorflows_errors():
+    # TF 2.21's classes and messages: its code reads `.dtype` of a number (AttributeError),
+    # `._id` of a NumPy array, and takes a string or None for a dtype (TypeError).
+    x = tf.Variable(2.0)
+    with tf.GradientTape(persistent=True) as tape:
+        y = x * x
+    cases = [
+        (lambda: tape.gradient(5.0, x), AttributeError, "'float' object has no attribute 'dtype'"),
+        (lambda: tape.gradient([5, y], x), AttributeError, "'int' object has no attribute 'dtype'"),
+        (lambda: tape.gradient(np.array([1.0]), x), AttributeError,
+         "'numpy.ndarray' object has no attribute '_id'"),
+        (lambda: tape.gradient("a", x), TypeError,
+         "Cannot convert the argument `type_value`: 'a' to a TensorFlow DType."),
+        (lambda: tape.gradient(None, x), TypeError,
+         "Argument `target` should be a list or nested structure of Tensors, Variables or "
+         "CompositeTensors to be differentiated, but received None."),
+        (lambda: tape.gradient(y, 5.0), AttributeError, "'float' object has no attribute 'dtype'"),
+        (lambda: tape.gradient(y, [x, "a"]), TypeError,
+         "Cannot convert the argument `type_value`: 'a' to a TensorFlow DType."),
+        (lambda: tape.gradient(y, None), TypeError,
+         "Cannot convert the argument `type_value`: None to a TensorFlow DType."),
+        (lambda: tape.gradient(y, np.array(1.0)), AttributeError,
+         "'numpy.ndarray' object has no attribute '_id'"),
+        (lambda: tape.jacobian(5.0, x), AttributeError, "'float' object has no attribute 'shape'"),
+        (lambda: tape.jacobian("a", x), AttributeError, "'str' object has no attribute 'shape'"),
+        (lambda: tape.jacobian(y, 5.0), AttributeError, "'float' object has no attribute 'dtype'"),
+    ]
+    for call, error, message in cases:
+        with pytest.raises(error) as info:
+            call()
+        assert str(info.value) == message
+    assert tape.jacobian(np.array([1.0, 2.0]), x) is None  # TF: a constant reaches no source
+

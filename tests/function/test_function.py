@@ -519,3 +519,30 @@ def test_returned_shapes_become_tensors_and_other_objects_raise_typeerror():
     with pytest.raises(TypeError, match="found return value of type DType, which is not a "
                                         "Tensor or ExtensionType"):
         dtype_of(tf.ones([2]))
+
+
+def test_a_leaked_symbolic_tensor_has_no_numpy_and_is_out_of_scope():
+    # TF 2.21: a tensor kept from inside a trace has no `numpy` attribute (AttributeError, so
+    # hasattr() is False), and using it eagerly raises TypeError instead of computing with
+    # the value it had while tracing.
+    leaked = []
+
+    @tf.function
+    def f(x):
+        y = x * 2.0
+        leaked.append(y)
+        with pytest.raises(AttributeError, match="'SymbolicTensor' object has no attribute "
+                                                 "'numpy'"):
+            y.numpy()
+        return y
+
+    f(tf.constant(1.0))
+    (t,) = leaked
+    assert not hasattr(t, "numpy")
+    with pytest.raises(AttributeError):
+        t.numpy()
+    with pytest.raises(TypeError, match="is out of scope and cannot be used here"):
+        t + 1.0
+    with pytest.raises(TypeError, match="is out of scope"):
+        tf.exp(t)
+

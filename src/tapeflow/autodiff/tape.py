@@ -13,6 +13,8 @@ import enum
 import logging
 from typing import Any, Iterator, Optional
 
+import numpy as np
+
 from tapeflow.autodiff import diagnostics
 from tapeflow.autodiff.backprop import carries_gradient, live_nodes, seed_cotangents, support, \
     walk
@@ -239,6 +241,10 @@ class GradientTape:
         if unconnected_gradients is not UnconnectedGradients.NONE:
             unconnected_gradients = UnconnectedGradients(
                 getattr(unconnected_gradients, "value", unconnected_gradients))
+        if target is None:
+            raise TypeError("Argument `target` should be a list or nested structure of Tensors, "
+                            "Variables or CompositeTensors to be differentiated, but received "
+                            "None.")
         flat_targets = [_as_target(t) for t in nest.flatten(target)]
         flat_sources = nest.flatten(sources)
         _check_sources(flat_sources)
@@ -291,7 +297,7 @@ class GradientTape:
         self._check_usable()
         mode = UnconnectedGradients(getattr(unconnected_gradients, "value",
                                             unconnected_gradients))
-        target = _as_target(target)
+        target = _as_jacobian_target(target)
         flat_sources = nest.flatten(sources)
         _check_sources(flat_sources)
         size = target._value.size
@@ -413,18 +419,40 @@ class GradientTape:
                 pass
 
 
+def _not_a_tensor(item: Any, attribute: str) -> Exception:
+    """TF's error for a target or source that is no tensor: the one its code meets reading
+    `attribute` of it (an AttributeError for numbers, `_id` for NumPy arrays), or a
+    TypeError where it takes a string or None for a dtype."""
+    if item is None or isinstance(item, str):
+        return TypeError(f"Cannot convert the argument `type_value`: {item!r} to a TensorFlow "
+                         f"DType.")
+    try:
+        getattr(item, "_id" if isinstance(item, np.ndarray) else attribute)
+    except AttributeError as exc:
+        return exc
+    return ValueError(f"Passed in object {item!r} of type {type(item).__name__!r}, not "
+                      f"tf.Tensor or tf.Variable or ExtensionType.")
+
+
 def _as_target(target: Any) -> Any:
     if isinstance(target, TensorLike):
         return target
-    raise ValueError(f"Target {target!r} of type {type(target).__name__!r} is not a tf.Tensor "
-                     f"or tf.Variable.")
+    raise _not_a_tensor(target, "dtype")
+
+
+def _as_jacobian_target(target: Any) -> Any:
+    # TF reads the target's shape first; a NumPy target converts (and reaches no source).
+    if isinstance(target, TensorLike):
+        return target
+    if isinstance(target, np.ndarray):
+        return support().convert_to_tensor(target)
+    raise AttributeError(f"{type(target).__name__!r} object has no attribute 'shape'")
 
 
 def _check_sources(sources: list) -> None:
     for source in sources:
         if not isinstance(source, TensorLike):
-            raise ValueError(f"Passed in object {source!r} of type {type(source).__name__!r}, "
-                             f"not tf.Tensor or tf.Variable or ExtensionType.")
+            raise _not_a_tensor(source, "dtype")
         if source._value.dtype.kind not in "fc":  # carries_gradient, inlined
             logger.warning("The dtype of the source tensor must be floating (e.g. tf.float32) "
                            "when calling GradientTape.gradient, got %r", source.dtype)

@@ -177,9 +177,10 @@ class SymbolicTensor(Tensor):
             "Use tf.while_loop (or tf.unstack on a tensor of known length) instead of a "
             "Python `for` loop over a traced value.")
 
+    @property
     def numpy(self) -> Any:
-        raise NotImplementedError(f"Cannot convert a symbolic tf.Tensor ({self.name}) to a "
-                                  f"numpy array: it has no value inside tf.function.")
+        # As TF's SymbolicTensor, which has no `numpy` (so hasattr(t, "numpy") is False).
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute 'numpy'")
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
         raise NotImplementedError(
