@@ -50,15 +50,20 @@ def _frozen(value: Any) -> Any:
     return value
 
 
+_CONTROL_FLOW_WITH_SIDE_EFFECTS = SIDE_EFFECT_OPS - {"AssignVariableOp", "PrintV2"}
+
+
 def eliminate_common_subexpressions(graph: Graph) -> int:
     """Merges nodes that compute the same op on the same inputs with the same attributes.
 
-    Variable reads merge only between two assignments of that variable; random draws and side
-    effects never merge.
+    Variable reads merge only between two assignments of that variable, and never across a
+    stateful control-flow op (its branches or body may assign any variable); random draws and
+    side effects never merge.
     """
     seen: dict = {}
     subst: dict = {}
     epoch: dict = {}   # variable handle vid -> number of assignments so far
+    barriers = 0       # stateful control-flow ops so far
     kept = []
     for node in graph.nodes:
         node.inputs = [subst.get(v, v) for v in node.inputs]
@@ -67,8 +72,12 @@ def eliminate_common_subexpressions(graph: Graph) -> int:
             epoch[node.inputs[0]] = epoch.get(node.inputs[0], 0) + 1
             kept.append(node)
             continue
+        if name in _CONTROL_FLOW_WITH_SIDE_EFFECTS:
+            barriers += 1
+            kept.append(node)
+            continue
         if name == "ReadVariableOp":
-            key = ("read", node.inputs[0], epoch.get(node.inputs[0], 0))
+            key = ("read", node.inputs[0], epoch.get(node.inputs[0], 0), barriers)
         elif is_nondeterministic(node.op):
             kept.append(node)
             continue
