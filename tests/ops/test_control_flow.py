@@ -396,3 +396,57 @@ def test_print_summarizes_every_dimension_and_empty_tensors_as_tensorflow(capsys
     assert _printed(capsys, tf.zeros([0]), tf.zeros([0, 2])) == "[] []\n"
     assert _printed(capsys, tf.zeros([2, 0])) == "[\n ...]\n"
     assert _printed(capsys, tf.zeros([3, 0, 2])) == "[\n\n ...]\n"
+
+
+# -- variables assigned inside traced control flow (TF 2.21's answers) -------------------------
+
+def test_read_after_a_cond_that_assigns_sees_the_new_value():
+    v = tf.Variable(2.0)
+
+    @tf.function
+    def f(flag):
+        before = v.read_value()
+        tf.cond(flag, lambda: v.assign_add(1.0), lambda: v.assign_add(0.0))
+        return before, v.read_value()     # two reads of v must not merge across the cond
+
+    before, after = f(tf.constant(True))
+    assert (before.numpy(), after.numpy()) == (2.0, 3.0)
+
+
+def _loop_program(v: tf.Variable, w: tf.Variable):
+    def increments_in_body():
+        tf.while_loop(lambda i: i < 2, lambda i: [(v.assign_add(1.0), i + 1)[1]],
+                      [tf.constant(0)])
+        return v.read_value()
+
+    def condition_reads_assigned():
+        return tf.while_loop(lambda i: v < 40.0, lambda i: [(v.assign(v * 2.0), i + 1)[1]],
+                             [tf.constant(0)])[0]
+
+    def cond_in_body():
+        tf.while_loop(lambda i: i < 3, lambda i: [(tf.cond(
+            i > 0, lambda: v.assign_add(1.0), lambda: v.assign_add(0.0)), i + 1)[1]],
+            [tf.constant(0)])
+        return v.read_value()
+
+    def nested_loops():
+        def outer_body(j):
+            tf.while_loop(lambda k: k < 2, lambda k: [(w.assign_add(1.0), k + 1)[1]],
+                          [tf.constant(0)])
+            return [j + 1]
+        tf.while_loop(lambda j: j < 3, outer_body, [tf.constant(0)])
+        return w.read_value()
+
+    return [increments_in_body, condition_reads_assigned, cond_in_body, nested_loops]
+
+
+@pytest.mark.parametrize("traced", [False, True])
+def test_loops_that_assign_variables_read_them_anew_each_iteration(traced):
+    v, w = tf.Variable(3.0), tf.Variable(0.0)
+    results = []
+    for program in _loop_program(v, w):
+        run = tf.function(program) if traced else program
+        results.append(int(run().numpy()))
+    # 3 -> 5; 5 -> 10 -> 20 -> 40 in 3 iterations; 40 -> 42; 3 x 2 increments of w.
+    assert results == [5, 3, 42, 6]
+    assert (v.numpy(), w.numpy()) == (42.0, 6.0)

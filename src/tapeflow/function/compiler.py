@@ -25,7 +25,7 @@ from tapeflow.autodiff import core
 from tapeflow.framework.context import context
 from tapeflow.framework.errors import InvalidArgumentError, OpError
 from tapeflow.framework.tensor import wrap
-from tapeflow.function.graph import Graph, location_text
+from tapeflow.function.graph import Graph, dry_values, location_text
 
 _COUNTER = [0]
 
@@ -108,7 +108,11 @@ class Program:
         # warnings in tapeflow's own frames (autodiff/core.py) covers the program too.
         namespace: dict = {"__name__": "tapeflow.function.generated", "__file__": filename,
                            "np": np}
-        lines = ["def run(args):", "    S = {}"] if self.dry else ["def run(args):"]
+        # A trace-time run assigns no variable: it keeps their new values in the current
+        # trace's shadow dict, which every trace-time run of that trace reads.
+        lines = ["def run(args):", "    S = dry_values()"] if self.dry else ["def run(args):"]
+        if self.dry:
+            namespace["dry_values"] = dry_values
         line_nodes: dict = {}
         if self.input_vids and self.tensors:
             names = ", ".join(f"t{v}" for v in self.input_vids)
@@ -144,11 +148,12 @@ class Program:
         name = node.op_name
         if name == "ReadVariableOp":
             if self.dry:
-                return f"v{node.outputs[0]} = S.get({node.inputs[0]}, V{node.inputs[0]}._value)"
+                key = id(self.graph.values[node.inputs[0]].example)
+                return f"v{node.outputs[0]} = S.get({key}, V{node.inputs[0]}._value)"
             return f"v{node.outputs[0]} = V{node.inputs[0]}._value"
         if name == "AssignVariableOp":
             if self.dry:
-                return f"S[{node.inputs[0]}] = v{node.inputs[1]}"
+                return f"S[{id(self.graph.values[node.inputs[0]].example)}] = v{node.inputs[1]}"
             return f"V{node.inputs[0]}._value = v{node.inputs[1]}"
         prim = node.op
         if prim.lowering is not None and index not in reuse and not prim.multiple_results:

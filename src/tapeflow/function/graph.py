@@ -215,13 +215,17 @@ class Graph:
         self._capture_ids: dict = {}         # id(outer) -> placeholder vid
         self._consts: dict = {}              # id(eager tensor) -> (tensor, vid)
         self._var_handles: dict = {}         # id(variable) -> vid
-        self._assigned: set = set()          # ids of variables assigned in this graph
+        self.assigned: set = set()           # ids of variables assigned in this graph (or in
+                                             # its branches and loops)
         self._var_examples: dict = {}        # id(variable) -> value after the last assign
         self._names: dict = {}
         self.allow_variable_creation = allow_variable_creation
         self.created_variables: list = []
         self.phase = "forward"
         self.sealed = False
+        # id(variable) -> its value after an assignment made by a trace-time run of a branch
+        # or loop (on the outermost graph: every such run of one trace shares it).
+        self.dry_values: dict = {}
 
     # -- values ---------------------------------------------------------------------------------
     def _unique(self, base: str) -> str:
@@ -353,7 +357,7 @@ class Graph:
     def read_variable(self, variable: Variable) -> SymbolicTensor:
         """A fresh read of `variable` (each read is its own node: tapes key on the tensor)."""
         key = id(variable)
-        if self.parent is not None and key not in self._assigned:
+        if self.parent is not None and key not in self.assigned:
             # A branch or loop body reads the value its parent op is given as an input.
             return self.symbolic(self._capture(variable))
         example = self._var_examples.get(key, variable._value)
@@ -361,12 +365,32 @@ class Graph:
                                base="ReadVariableOp")
         return self.symbolic(vid)
 
+    def read_live(self, variable_ids: set) -> None:
+        """Makes this branch read the given variables itself where it captured their value
+        (a loop whose body assigns a variable must see the new value on every iteration): each
+        captured value becomes a read at the start of the branch."""
+        kept, reads = [], []
+        for outer, vid in self.captures:
+            if not (isinstance(outer, Variable) and id(outer) in variable_ids):
+                kept.append((outer, vid))
+                continue
+            del self._capture_ids[id(outer)]
+            location = self.nodes[0].location if self.nodes else frame_location(None)
+            node = Node("ReadVariableOp", [self.var_handle(outer)], {}, [vid],
+                        self._unique("ReadVariableOp"), location, self.phase)
+            info = self.values[vid]
+            info.kind, info.producer = "op", node
+            reads.append(node)
+            self.assigned.add(id(outer))
+        self.captures = kept
+        self.nodes[:0] = reads
+
     def assign_variable(self, variable: Variable, value: Any) -> None:
         """Records `variable.assign(value)`; the real variable changes only when it runs."""
         vid = self.value_id(value)
         self.add_node("AssignVariableOp", [self.var_handle(variable), vid], {}, [],
                       base="AssignVariableOp")
-        self._assigned.add(id(variable))
+        self.assigned.add(id(variable))
         self._var_examples[id(variable)] = self.values[vid].example
 
     def on_variable_created(self, variable: Variable) -> None:
@@ -397,6 +421,16 @@ class Graph:
 
     def __repr__(self) -> str:
         return f"<tapeflow Graph {self.name!r}: {len(self.nodes)} nodes>"
+
+
+def dry_values() -> dict:
+    """The variable values that trace-time runs of the current trace have assigned."""
+    graph = context.graph
+    if graph is None:
+        return {}
+    while graph.parent is not None:
+        graph = graph.parent
+    return graph.dry_values
 
 
 class tracing:

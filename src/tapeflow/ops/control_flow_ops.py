@@ -211,6 +211,8 @@ def _check_same_structure(results: list, what: str) -> None:
 def _traced_select(selector: Tensor, fns: Sequence[Callable], kind: str) -> Any:
     traced = [_trace_branch(fn, f"{kind.lower()}_branch{i}") for i, fn in enumerate(fns)]
     _check_same_structure(traced, f"All branches of tf.{kind.lower()}")
+    for g, _, _ in traced:   # later reads of a variable a branch assigns see the new value
+        context.graph.assigned |= g.assigned
     branches = [_Branch(g, result) for g, result, _ in traced]
     captures = _union_captures(branches)
     stateful = any(b.stateful for b in branches)
@@ -435,6 +437,11 @@ def while_loop(cond: Callable, body: Callable, loop_vars: Any, shape_invariants:
 
     body_graph, _, body_out = _trace_branch(body_flat, "while_body", flat, invariants)
     _check_loop_outputs(flat, body_out, invariants)
+    # Variables the loop assigns are read anew on each iteration, not passed in once.
+    assigned = body_graph.assigned | cond_graph.assigned
+    for graph in (cond_graph, body_graph):
+        graph.read_live(assigned)
+    context.graph.assigned |= assigned
     cond_branch, body_branch = _Branch(cond_graph, None), _Branch(body_graph, None)
     captures = _union_captures([cond_branch, body_branch])
     stateful = cond_branch.stateful or body_branch.stateful
