@@ -227,3 +227,21 @@ def test_targets_and_sources_that_are_no_tensors_raise_tensorflows_errors():
         assert str(info.value) == message
     assert tape.jacobian(np.array([1.0, 2.0]), x) is None  # TF: a constant reaches no source
 
+
+
+def test_a_source_never_watched_has_no_gradient_even_where_it_fed_recorded_ops():
+    # TF 2.21: only watched values (and values computed from them) are differentiated; a
+    # constant that multiplies a variable gets None, also from jacobian, unless it is the target.
+    v, z = tf.Variable(2.0), tf.constant(3.0)
+    with tf.GradientTape(persistent=True) as tape:
+        y = z * v * v
+    dv, dz = tape.gradient(y, [v, z])
+    assert dv.numpy() == 12.0 and dz is None
+    assert "tape.watch" in tape.explain(z)
+    assert tape.jacobian(y, [v, z])[1] is None
+    assert tape.gradient(z, z).numpy() == 1.0
+    x = tf.constant([[1.0, 2.0]])
+    with tf.GradientTape() as tape:
+        out = x * v
+    # batch_jacobian gives zeros for an unconnected source, as TF does.
+    np.testing.assert_array_equal(tape.batch_jacobian(out, x).numpy(), np.zeros((1, 2, 2)))

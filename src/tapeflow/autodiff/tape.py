@@ -23,7 +23,7 @@ from tapeflow.autodiff.core import NO_ATTRS, READ_VARIABLE
 from tapeflow.framework import nest
 from tapeflow.framework.context import context
 from tapeflow.framework.indexed_slices import IndexedSlices
-from tapeflow.framework.tensor import Tensor, TensorLike
+from tapeflow.framework.tensor import Tensor, TensorLike, wrap
 from tapeflow.framework.variables import Variable
 
 logger = logging.getLogger("tapeflow")
@@ -250,7 +250,8 @@ class GradientTape:
         _check_sources(flat_sources)
         seeds = None if output_gradients is None else _seeds(flat_targets, output_gradients)
         record = self._nodes  # kept only to explain a None gradient (see `explain`)
-        grads = self._backprop(flat_targets, seeds, flat_sources, release=not self._persistent)
+        grads = self._backprop(flat_targets, seeds, self._tracked_only(flat_sources, flat_targets),
+                               release=not self._persistent)
         diagnostics.note(self, record, flat_targets, flat_sources, grads)
         del record
         self._release_if_done()
@@ -258,6 +259,20 @@ class GradientTape:
             grads = [support().zeros_like(s) if g is None else g
                      for g, s in zip(grads, flat_sources)]
         return nest.pack_sequence_as(sources, grads)
+
+    def _tracked_only(self, sources: list, targets: list) -> list:
+        """`sources`, where each one the tape does not track (never watched, nor computed from
+        a watched value) and that is no target is replaced by a stand-in the record never saw:
+        its gradient is None, as in TensorFlow, even where that value fed recorded ops."""
+        tracked = self._tracked
+        for source in sources:
+            if id(source) not in tracked:
+                break
+        else:
+            return sources
+        target_ids = {id(t) for t in targets}
+        return [s if id(s) in tracked or id(s) in target_ids
+                else wrap(np.zeros((), s._value.dtype)) for s in sources]
 
     def _backprop(self, targets: list, seeds: Optional[list], sources: list,
                   release: bool) -> list:
@@ -303,11 +318,11 @@ class GradientTape:
         size = target._value.size
         if not carries_gradient(target):
             columns: list = [None] * len(flat_sources)
-        elif experimental_use_pfor:
-            columns = self._batched_rows(target, size, flat_sources, parallel_iterations,
-                                         support().identity_seeds)
         else:
-            columns = self._looped_rows(target, size, flat_sources, support().one_hot_seed)
+            reached = self._tracked_only(flat_sources, [target])
+            columns = self._batched_rows(target, size, reached, parallel_iterations,
+                                         support().identity_seeds) if experimental_use_pfor \
+                else self._looped_rows(target, size, reached, support().one_hot_seed)
         diagnostics.note(self, self._nodes, [target], flat_sources, columns)
         self._release_if_done()
         ops = support()
@@ -397,11 +412,11 @@ class GradientTape:
         row_size = target._value.size // max(batch, 1)
         if not carries_gradient(target):
             (rows,) = [None]
-        elif experimental_use_pfor:
-            (rows,) = self._batched_rows(target, row_size, [source], parallel_iterations,
-                                         ops.batch_identity_seeds)
         else:
-            (rows,) = self._looped_rows(target, row_size, [source], ops.batch_one_hot_seed)
+            reached = self._tracked_only([source], [target])
+            (rows,) = self._batched_rows(target, row_size, reached, parallel_iterations,
+                                         ops.batch_identity_seeds) if experimental_use_pfor \
+                else self._looped_rows(target, row_size, reached, ops.batch_one_hot_seed)
         self._release_if_done()
         shape = target_shape + source_shape[1:]
         if rows is None:
