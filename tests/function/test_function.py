@@ -413,8 +413,11 @@ def test_repeated_calls_dispatch_by_shape_dtype_value_and_identity():
     for _ in range(3):
         assert f(x32, True, a).numpy().tolist() == [2.0, 4.0]
     assert len(traces) == 1
-    assert f(x32, 1, a).numpy().tolist() == [2.0, 4.0] and len(traces) == 2   # int, not bool
-    assert f(x32, False, a).numpy().tolist() == [1.0, 2.0] and len(traces) == 3
+    # As TF 2.21: Python literals are keyed by value, and 1 == True, 0.0 == False.
+    assert f(x32, 1, a).numpy().tolist() == [2.0, 4.0] and len(traces) == 1
+    assert f(x32, False, a).numpy().tolist() == [1.0, 2.0] and len(traces) == 2
+    assert f(x32, 0.0, a).numpy().tolist() == [1.0, 2.0] and len(traces) == 2
+    assert f(x32, None, a).numpy().tolist() == [1.0, 2.0] and len(traces) == 3
     f(x32, True, b)
     f(tf.constant([1.0, 2.0, 3.0]), True, a)
     f(tf.constant([1.0, 2.0], tf.float64), True, a)
@@ -546,3 +549,17 @@ def test_a_leaked_symbolic_tensor_has_no_numpy_and_is_out_of_scope():
     with pytest.raises(TypeError, match="is out of scope"):
         tf.exp(t)
 
+
+
+def test_equal_python_literals_share_a_trace_as_in_tensorflow():
+    # TF 2.21: g(2) then g(2.0) is one trace (returning int32 2 both times); True is another.
+    traces = []
+
+    @tf.function
+    def g(x):
+        traces.append(x)
+        return tf.constant(x)
+
+    assert [str(g(2).dtype), str(g(2.0).dtype), str(g(True).dtype)] == \
+        ["<dtype: 'int32'>", "<dtype: 'int32'>", "<dtype: 'bool'>"]
+    assert traces == [2, True]

@@ -113,7 +113,9 @@ def _leaf_key(leaf: Any, aliases: dict) -> Any:
         return ("T", tuple(leaf.shape.as_list()) if leaf.shape.rank is not None else None,
                 leaf.dtype.name)
     if isinstance(leaf, _PY_SCALARS):
-        return ("P", type(leaf).__name__, leaf)
+        # By value alone, as TensorFlow's literal trace type: 1, 1.0 and True are equal in
+        # Python, so they share a trace (the one traced first: f(1.0) after f(1) returns int32).
+        return ("P", leaf)
     try:
         hash(leaf)
         if _value_hashable(leaf):
@@ -144,7 +146,7 @@ _FAST_SCALARS = (bool, int, float, str, type(None))
 
 def _fast_key(args: tuple) -> Optional[tuple]:
     """A cheap trace key for positional arguments that are tensors (by shape and dtype),
-    Python scalars (by type and value) or other objects (by identity); None when an argument
+    Python scalars (by value) or other objects (by identity); None when an argument
     needs the full rules (containers, arrays, variables, tensor subclasses)."""
     parts = []
     for a in args:
@@ -152,7 +154,7 @@ def _fast_key(args: tuple) -> Optional[tuple]:
         if kind is Tensor:
             parts.append((a._value.shape, a._value.dtype))
         elif kind in _FAST_SCALARS:
-            parts.append((kind, a))
+            parts.append(("P", a))      # by value alone, as _leaf_key
         elif isinstance(a, (list, tuple, dict, np.ndarray, TensorLike, TensorSpec)):
             return None
         else:
