@@ -74,8 +74,10 @@ def test_missing_and_corrupted_files_raise_tf_errors(tmp_path):
     with pytest.raises(tf.errors.NotFoundError):
         ckpt.restore(str(tmp_path / "nothing-1"))
     path = ckpt.save(str(tmp_path / "ckpt"))
-    data = open(path + ".npz", "rb").read()
-    open(path + ".npz", "wb").write(data[: len(data) // 2])
+    with open(path + ".npz", "rb") as f:
+        data = f.read()
+    with open(path + ".npz", "wb") as f:
+        f.write(data[: len(data) // 2])
     with pytest.raises(tf.errors.DataLossError, match="truncated, corrupted"):
         ckpt.restore(path)
     np.savez(str(tmp_path / "foreign.npz"), x=np.ones(2))
@@ -194,3 +196,19 @@ def test_a_failed_restore_changes_nothing(tmp_path):
         target.restore(path)
     assert a2.numpy().tolist() == [9.0, 9.0] and b2.numpy().tolist() == [9.0, 9.0, 9.0]
     assert int(target.save_counter.numpy()) == 0
+
+
+def test_a_damaged_file_is_closed_after_the_failed_restore(tmp_path):
+    import gc
+    import warnings
+
+    data = _saved_pair(tmp_path)
+    bad = str(tmp_path / "bad")
+    with open(bad + ".npz", "wb") as f:
+        f.write(data[: len(data) - 10])       # the zip's central directory is cut
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ResourceWarning)
+        with pytest.raises(tf.errors.DataLossError):
+            _restore_into_fresh(bad)
+        gc.collect()
+    assert not [w for w in caught if issubclass(w.category, ResourceWarning)]

@@ -109,7 +109,8 @@ def read_arrays(path: str) -> dict:
     if not os.path.isfile(path):
         raise NotFoundError(None, None, f"Failed to find any matching files for {path}")
     try:
-        with np.load(path, allow_pickle=False) as archive:
+        # Opened here, not by np.load: np.load leaks its file when a damaged zip fails to open.
+        with open(path, "rb") as file, np.load(file, allow_pickle=False) as archive:
             if not hasattr(archive, "files"):
                 raise ValueError("not an .npz archive")
             arrays = {key: archive[key] for key in archive.files}
