@@ -22,10 +22,12 @@ FIXTURE = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.a
 
 def cmd_run(a) -> None:
     cases = draw_cases(SPECS, a.cases, a.seed, a.ops.split(",") if a.ops else None)
-    recs = runner.run_cases(a.backend, cases, workers=a.workers, limit_s=a.limit_s)
+    recs = runner.run_cases(a.backend, cases, workers=a.workers, limit_s=a.limit_s,
+                            traced_mode=a.traced)
     by_id = {c["id"]: c for c in cases}
     with open(a.out, "w") as f:
-        f.write(json.dumps({"backend": a.backend, "seed": a.seed, "cases": a.cases}) + "\n")
+        f.write(json.dumps({"backend": a.backend, "seed": a.seed, "cases": a.cases,
+                            "ops": a.ops, "traced": a.traced}) + "\n")
         for r in recs:
             r["case"] = by_id[r["id"]]
             f.write(json.dumps(r) + "\n")
@@ -34,9 +36,11 @@ def cmd_run(a) -> None:
 
 
 def cmd_compare(a) -> None:
-    diffs = compare.report(a.ref, a.got, a.report, a.top)
+    diffs = compare.report(a.ref, a.got, a.report, a.top, a.summary_json)
     if a.report:
         print(f"report: {a.report}")
+    if a.summary_json:
+        print(f"summary: {a.summary_json}")
     sys.exit(1 if diffs and a.strict else 0)
 
 
@@ -92,6 +96,7 @@ def cmd_show(a) -> None:
     for r in ref:
         if r["id"] in a.ids:
             c = r["case"]
+            print(compare.reproducer(c))
             print(f"#{c['id']} {c['op']}(*{compare.describe(c['args'])}, "
                   f"**{ {k: compare.describe(v) for k, v in c['kwargs'].items()} })")
             print("  TF:      ", json.dumps({k: v for k, v in r.items() if k != "case"})[:1500])
@@ -110,6 +115,8 @@ def main(argv=None) -> None:
     r.add_argument("--ops", help="comma-separated op paths (default: all)")
     r.add_argument("--workers", type=int, default=2)
     r.add_argument("--limit-s", type=float, default=30.0, help="per-case time limit")
+    r.add_argument("--traced", action="store_true",
+                   help="run each op inside tf.function (the compiled path)")
     r.add_argument("--out", required=True)
     c = sub.add_parser("compare", help="compare a tapeflow results file with TF's")
     c.add_argument("ref", help="TF results file")
@@ -117,6 +124,7 @@ def main(argv=None) -> None:
     c.add_argument("--report", help="write the differing cases as JSON here")
     c.add_argument("--top", type=int, default=40)
     c.add_argument("--strict", action="store_true", help="exit 1 if anything differs")
+    c.add_argument("--summary-json", help="write the counts by kind (and by op) as JSON here")
     f = sub.add_parser("record-fixture", help="store a subset of TF's answers for the CI test")
     f.add_argument("ref", help="TF results file (from run --backend tensorflow)")
     f.add_argument("--per-op", type=int, default=16)

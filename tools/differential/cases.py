@@ -128,8 +128,8 @@ class Drawer:
         n = int(np.prod(shape)) if shape else 1
         if dtype == "bool":
             return self.rng.random(n).reshape(shape) < 0.5
-        if dtype in ("uint8", "int16", "int32", "int64"):
-            lo = 0 if dtype == "uint8" or domain in ("pos", "nonneg", "index") else -5
+        if dtype in ("uint8", "int16", "int32", "int64", "int8", "uint16", "uint32", "uint64"):
+            lo = 0 if dtype[0] == "u" or domain in ("pos", "nonneg", "index") else -5
             v = self.rng.integers(lo, 6, n)
             if n and self.chance(0.05) and dtype in ("int32", "int64"):
                 v[self.rng.integers(n)] = (2**31 - 1) if dtype == "int32" else (2**62)

@@ -185,13 +185,44 @@ def load_records(path: str) -> tuple[dict, list[dict]]:
         return meta, [json.loads(line) for line in f]
 
 
-def report(ref_path: str, got_path: str, out: str | None, top: int = 40) -> list[dict]:
-    """Compare two results files, print the summary, and write the JSON report to `out`."""
-    _, ref = load_records(ref_path)
-    _, got = load_records(got_path)
+def summary_counts(diffs: list[dict], total: int, meta: dict) -> dict:
+    """Counts by kind and by (op, kind), as JSON for notes: what `summary` prints."""
+    real = [d for d in diffs if d["kind"] not in INFORMATIONAL]
+    by_op: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
+    for d in real:
+        by_op[d["op"]][d["kind"]] += 1
+    by_kind = collections.Counter(d["kind"] for d in diffs)
+    return {"seed": meta.get("seed"), "traced": bool(meta.get("traced")), "cases": total,
+            "differ": len(real), "informational": len(diffs) - len(real),
+            "by_kind": {k: by_kind[k] for k in KINDS if by_kind[k]},
+            "by_op": {op: dict(c) for op, c in sorted(by_op.items(), key=lambda kv: -sum(kv[1].values()))}}
+
+
+def _check_same_cases(ref_meta: dict, got_meta: dict, ref: list, got: list) -> None:
+    """Warn when the two files were not drawn alike (their case ids then mean other calls)."""
+    for key in ("seed", "cases", "ops", "traced"):
+        if ref_meta.get(key) != got_meta.get(key):
+            print(f"WARNING: {key} differs: {ref_meta.get(key)!r} vs {got_meta.get(key)!r}")
+    got_case = {r["id"]: r.get("case") for r in got}
+    bad = [r["id"] for r in ref if r["id"] in got_case and r.get("case") != got_case[r["id"]]]
+    if bad:
+        print(f"WARNING: {len(bad)} case ids hold different calls in the two files (drawn with "
+              f"different specs?), e.g. #{bad[0]}: those comparisons are meaningless")
+
+
+def report(ref_path: str, got_path: str, out: str | None, top: int = 40,
+           summary_json: str | None = None) -> list[dict]:
+    """Compare two results files, print the summary, and write the JSON report to `out` (and
+    the counts by kind and op to `summary_json`)."""
+    ref_meta, ref = load_records(ref_path)
+    got_meta, got = load_records(got_path)
+    _check_same_cases(ref_meta, got_meta, ref, got)
     cases = {r["id"]: r.get("case") for r in ref}
     diffs = compare_records(ref, got)
     print(summary(diffs, len(ref), top))
+    if summary_json:
+        with open(summary_json, "w") as f:
+            json.dump(summary_counts(diffs, len(ref), ref_meta), f, indent=1)
     if out:
         for d in diffs:
             d["case"] = cases[d["id"]]
@@ -201,14 +232,65 @@ def report(ref_path: str, got_path: str, out: str | None, top: int = 40) -> list
     return diffs
 
 
+class _Code(str):
+    """Source text that reprs as itself, so lists of rendered tensors print as code."""
+
+    def __repr__(self) -> str:
+        return str(self)
+
+
 def describe(value: Any) -> Any:
     """A compact rendering of a case argument, for reproducers."""
     if isinstance(value, list):
         return [describe(v) for v in value]
+    if isinstance(value, dict) and "ndarray" in value:
+        a = decode_array(dict(value, tensor=value["ndarray"]))
+        return _Code(f"np.array({a.tolist()!r}, np.{value['ndarray']})" if a.size <= 12 else
+                     f"<np.{value['ndarray']} {value['shape']}>")
+    if isinstance(value, dict) and "npscalar" in value:
+        return _Code(f"np.{value['npscalar']}({value['value']!r})")
+    if isinstance(value, dict) and "slice" in value:
+        return _Code(":".join("" if v is None else str(v) for v in value["slice"]))
+    if isinstance(value, dict) and "ellipsis" in value:
+        return _Code("...")
+    if isinstance(value, dict) and "tuple" in value:
+        return tuple(describe(v) for v in value["tuple"])
+    if value is None:
+        return None
     if isinstance(value, dict) and "tensor" in value:
         a = decode_array(value)
-        return f"tf.constant({a.tolist()!r}, tf.{value['tensor']})" if a.size <= 12 else \
-            f"<{value['tensor']} {value['shape']}>"
+        return _Code(f"tf.constant({a.tolist()!r}, tf.{value['tensor']})" if a.size <= 12 else
+                     f"<{value['tensor']} {value['shape']}>")
     if isinstance(value, dict) and "dtype" in value:
-        return f"tf.{value['dtype']}"
+        return _Code(f"tf.{value['dtype']}")
     return value
+
+
+_PY_SYMBOLS = {"add": "+", "sub": "-", "mul": "*", "truediv": "/", "floordiv": "//", "mod": "%",
+               "pow": "**", "matmul": "@", "lt": "<", "le": "<=", "eq": "==", "ne": "!=",
+               "gt": ">", "ge": ">=", "and_": "&", "or_": "|", "xor": "^"}
+_PY_UNARY = {"invert": "~", "neg": "-", "pos": "+"}
+
+
+def _key_text(k: Any) -> str:
+    if isinstance(k, tuple):
+        return ", ".join(_key_text(x) for x in k) + ("," if len(k) == 1 else "") if k else "()"
+    return "tf.newaxis" if k is None else repr(k)
+
+
+def reproducer(case: dict) -> str:
+    """One line of Python that makes the call of `case` (``tf`` and ``np`` imported)."""
+    op, args = case["op"], [describe(a) for a in case["args"]]
+    kwargs = {k: describe(v) for k, v in case["kwargs"].items()}
+    if op.startswith("py."):
+        name = op[3:]
+        if name in _PY_SYMBOLS:
+            return f"({args[0]!r}) {_PY_SYMBOLS[name]} ({args[1]!r})"
+        if name in _PY_UNARY:
+            return f"{_PY_UNARY[name]}({args[0]!r})"
+        if name == "abs":
+            return f"abs({args[0]!r})"
+        if name == "getitem":
+            return f"({args[0]!r})[{_key_text(args[1])}]"
+    text = ", ".join([repr(a) for a in args] + [f"{k}={v!r}" for k, v in kwargs.items()])
+    return f"tf.{op}({text})"

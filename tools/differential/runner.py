@@ -15,6 +15,7 @@ longer than the time limit on one case (LAPACK loops ignore signals), recording 
 from __future__ import annotations
 
 import json
+import operator
 import os
 import select
 import subprocess
@@ -50,6 +51,9 @@ def load_backend(name: str):
 
 
 def resolve(tf, path: str):
+    """The callable a case names: a dotted path in the backend, or a ``py.*`` pseudo-op."""
+    if path.startswith("py."):
+        return PY_OPS[path[3:]]
     obj = tf
     for part in path.split("."):
         obj = getattr(obj, part)
@@ -63,6 +67,17 @@ def decode(tf, v: Any) -> Any:
     if isinstance(v, dict):
         if "tensor" in v:
             return tf.constant(decode_array(v), dtype=getattr(tf, v["tensor"]))
+        if "ndarray" in v:  # a NumPy operand, left as NumPy
+            return decode_array(dict(v, tensor=v["ndarray"]))
+        if "npscalar" in v:
+            return np.dtype(v["npscalar"]).type(decode_array(
+                {"tensor": v["npscalar"], "shape": [], "data": [v["value"]]})[()])
+        if "slice" in v:
+            return slice(*v["slice"])
+        if "ellipsis" in v:
+            return Ellipsis
+        if "tuple" in v:
+            return tuple(decode(tf, x) for x in v["tuple"])
         if "dtype" in v:
             return getattr(tf, v["dtype"])
         if "float" in v:
@@ -177,20 +192,56 @@ def _post_qr(tf, outs):
 POST = {"eigh": _post_eigh, "svd": _post_svd, "qr": _post_qr}
 
 
+# Python's operators and indexing, as pseudo-ops ``py.<name>`` (same code in both backends).
+PY_OPS = {name: getattr(operator, name) for name in (
+    "add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "lt", "le", "eq", "ne",
+    "gt", "ge", "and_", "or_", "xor", "invert", "neg", "pos", "abs", "getitem")}
+
+
+def _rebuild(v: Any, leaves) -> Any:
+    """`v` with each tensor replaced by the next of `leaves` (the order of _tensors)."""
+    if isinstance(v, (list, tuple)):
+        return type(v)(_rebuild(x, leaves) for x in v)
+    if isinstance(v, dict):
+        return {k: _rebuild(x, leaves) for k, x in v.items()}
+    return next(leaves) if _is_tensor(v) else v
+
+
+def traced(tf, fn):
+    """fn(*args, **kwargs) run through ``tf.function``: tensors are the function's arguments,
+    everything else (Python numbers, NumPy operands, shapes, dtypes) is captured as a constant."""
+    def call(*args, **kwargs):
+        tensors = list(_tensors((args, kwargs)))
+
+        @tf.function
+        def body(*ts):
+            a, k = _rebuild((args, kwargs), iter(ts))
+            return fn(*a, **k)
+        return body(*tensors)
+    return call
+
+
 def _err(e: BaseException) -> list:
-    return [type(e).__name__, str(e)[:300]]
+    msg = str(e)
+    if msg.startswith("in user code:"):  # a traced error: the message is after the traceback
+        msg = msg.rstrip().rsplit("\n\n", 1)[-1].strip()
+    return [type(e).__name__, msg[:300]]
 
 
-def run_case(tf, case: dict) -> dict:
-    """Run one case in backend module `tf`; return its JSON record (see module doc)."""
+def run_case(tf, case: dict, traced_mode: bool = False) -> dict:
+    """Run one case in backend module `tf` (inside tf.function with `traced_mode`); return its
+    JSON record (see module doc)."""
     global _TF
     _TF = tf
     rec: dict = {"id": case["id"], "op": case["op"]}
     t0 = time.perf_counter()
     try:
         fn = resolve(tf, case["op"])
+        if traced_mode:
+            fn = traced(tf, fn)
         args = decode(tf, case["args"])
-        kwargs = decode(tf, case["kwargs"])
+        # keyword by keyword: a kwargs dict with a "dtype" key is not a dtype record
+        kwargs = {k: decode(tf, v) for k, v in case["kwargs"].items()}
     except Exception as e:  # noqa: BLE001 - the op itself is missing
         rec["error"] = _err(e)
         return rec
@@ -231,7 +282,7 @@ def run_case(tf, case: dict) -> dict:
 # worker subprocesses
 
 
-def worker_main(backend: str, case_file: str, start: int) -> None:
+def worker_main(backend: str, case_file: str, start: int, traced_mode: bool = False) -> None:
     """Run the cases of `case_file` (JSONL) from index `start`, one JSON line each on stdout."""
     out = os.fdopen(os.dup(1), "w")
     os.dup2(2, 1)  # anything the libraries print goes to stderr, not into our protocol
@@ -245,7 +296,7 @@ def worker_main(backend: str, case_file: str, start: int) -> None:
         for i, line in enumerate(f):
             if i < start:
                 continue
-            out.write(json.dumps(run_case(tf, json.loads(line))) + "\n")
+            out.write(json.dumps(run_case(tf, json.loads(line), traced_mode)) + "\n")
             out.flush()
 
 
@@ -253,8 +304,9 @@ class _Shard:
     """Runs one list of cases through successive worker processes, surviving hangs/crashes."""
 
     def __init__(self, python: str, backend: str, cases: list[dict], path: str,
-                 limit_s: float, log):
+                 limit_s: float, log, traced_mode: bool = False):
         self.python, self.backend, self.cases, self.path = python, backend, cases, path
+        self.traced_mode = traced_mode
         self.limit_s, self.log = limit_s, log
         self.results: list[dict] = []
         with open(path, "w") as f:
@@ -272,7 +324,8 @@ class _Shard:
     def _run_worker(self, start: int) -> bool:
         """Run a worker from case `start` until it ends or stalls; False if it never started."""
         env = dict(os.environ, **THREAD_ENV, TF_CPP_MIN_LOG_LEVEL="3")
-        cmd = [self.python, "-m", "tools.differential.runner", self.backend, self.path, str(start)]
+        cmd = [self.python, "-m", "tools.differential.runner", self.backend, self.path, str(start),
+               "traced" if self.traced_mode else "eager"]
         root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
         proc = subprocess.Popen(cmd, cwd=root, env=env, stdout=subprocess.PIPE, stderr=self.log,
                                 start_new_session=True)
@@ -307,13 +360,16 @@ class _Shard:
 
 
 def run_cases(backend: str, cases: list[dict], workers: int = 2, limit_s: float = 30.0,
-              python: str | None = None, tmpdir: str = "/tmp", progress: bool = True) -> list[dict]:
-    """Run `cases` in `workers` parallel subprocesses of `python`; return records by case id."""
+              python: str | None = None, tmpdir: str = "/tmp", progress: bool = True,
+              traced_mode: bool = False) -> list[dict]:
+    """Run `cases` in `workers` parallel subprocesses of `python` (each op inside tf.function
+    with `traced_mode`); return records by case id."""
     python = python or sys.executable
     stamp = f"{os.getpid()}_{int(time.time())}"
     log = open(os.path.join(tmpdir, f"differential_{backend}_{stamp}.stderr.log"), "w")
     shards = [_Shard(python, backend, cases[k::workers],
-                     os.path.join(tmpdir, f"differential_{backend}_{stamp}_{k}.jsonl"), limit_s, log)
+                     os.path.join(tmpdir, f"differential_{backend}_{stamp}_{k}.jsonl"), limit_s, log,
+                     traced_mode)
               for k in range(workers)]
     threads = [threading.Thread(target=s.run, daemon=True) for s in shards]
     for t in threads:
@@ -332,4 +388,4 @@ def run_cases(backend: str, cases: list[dict], workers: int = 2, limit_s: float 
 
 
 if __name__ == "__main__":
-    worker_main(sys.argv[1], sys.argv[2], int(sys.argv[3]))
+    worker_main(sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4:5] == ["traced"])

@@ -827,3 +827,7 @@ SPECS += [
     S("nn.max_pool2d", pool), S("nn.avg_pool2d", pool),
     S("nn.max_pool1d", pool, sp=1), S("nn.avg_pool1d", pool, sp=1),
 ]
+
+from .more_specs import MORE_SPECS  # noqa: E402 - they build on the grammars above
+
+SPECS += MORE_SPECS
