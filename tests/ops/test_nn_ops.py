@@ -419,3 +419,96 @@ def test_softmax_rank_errors_match_tensorflow():
         tf.nn.softmax(tf.constant(1.0, dtype=tf.float64))
     assert tf.nn.log_softmax(tf.zeros((1,) * 6)).shape == (1,) * 6
     assert tf.nn.softmax(tf.zeros((1,) * 6, dtype=tf.float64)).shape == (1,) * 6
+
+
+# -- round-2 differential findings (TF 2.21's answers, printed by the reference install) -------
+
+def _value_grad_grad2(f, x):
+    with tf.GradientTape() as outer:
+        outer.watch(x)
+        with tf.GradientTape() as inner:
+            inner.watch(x)
+            y = f(x)
+        d = inner.gradient(y, x)
+    return y.numpy().tolist(), d.numpy().tolist(), outer.gradient(d, x).numpy().tolist()
+
+
+def test_leaky_relu_alpha_is_a_float32_attr_even_for_float64():
+    x = tf.constant([-1.0, 2.0], tf.float64)
+    assert _value_grad_grad2(tf.nn.leaky_relu, x) == (
+        [-0.20000000298023224, 2.0], [0.20000000298023224, 1.0], [0.0, 0.0])
+    assert tf.nn.leaky_relu(tf.constant([-3.0], tf.float64), alpha=0.3).numpy().tolist() == \
+        [-0.9000000357627869]
+
+
+def test_elu_is_exp_minus_one_and_its_grad_reads_the_output():
+    # elu(-1e-30) = exp(x) - 1 = 0 (not expm1's -1e-30); the output 0 takes the x >= 0 branch
+    x64 = tf.constant([-1e-30, -1e-20, -0.5, 2.0], tf.float64)
+    assert _value_grad_grad2(tf.nn.elu, x64) == (
+        [0.0, 0.0, -0.3934693402873666, 2.0], [1.0, 1.0, 0.6065306597126334, 1.0],
+        [0.0, 0.0, 0.6065306597126334, 0.0])
+    x32 = tf.constant([-1e-10, -0.5, 2.0], tf.float32)
+    assert _value_grad_grad2(tf.nn.elu, x32) == (
+        [0.0, -0.39346933364868164, 2.0], [1.0, 0.6065306663513184, 1.0],
+        [0.0, 0.6065306663513184, 0.0])
+
+
+def test_selu_grad_reads_the_output():
+    x32 = tf.constant([-1e-9, -0.5, 2.0], tf.float32)
+    assert _value_grad_grad2(tf.nn.selu, x32) == (
+        [0.0, -0.6917581558227539, 2.1014020442962646],
+        [1.0507010221481323, 1.0663411617279053, 1.0507010221481323],
+        [0.0, 1.0663411617279053, 0.0])
+    x64 = tf.constant([-1e-30, -0.5, 2.0], tf.float64)
+    assert _value_grad_grad2(tf.nn.selu, x64) == (
+        [0.0, -0.6917581878028713, 2.101401974710961],
+        [1.0507009873554805, 1.0663411530445055, 1.0507009873554805],
+        [0.0, 1.0663411530445055, 0.0])
+
+
+def test_moments_of_complex_input_has_the_real_variance():
+    x = tf.constant([[1 + 1j, 2 - 1j], [0.5j, 3]], tf.complex64)
+    mean, variance = tf.nn.moments(x, [0])
+    assert mean.numpy().tolist() == [0.5 + 0.75j, 2.5 - 0.5j]
+    assert variance.numpy().tolist() == [0.3125 + 0j, 0.5 + 0j]
+    assert tf.nn.moments(tf.constant([1 + 1j, 2 - 1j], tf.complex64), [0])[1].numpy() == 1.25
+
+
+@pytest.mark.parametrize("axis, shape, text", [
+    (-2, (3, 1), "Requires start <= limit when delta > 0: 0/-2 [Op:Range]"),
+    (-3, (2, 3, 1), "Requires start <= limit when delta > 0: 0/-3 [Op:Range]"),
+    (3, (2, 3, 4), "Requires start <= limit when delta > 0: 4/3 [Op:Range]"),
+    (-1, (), "Expected begin[0] == 0 (got -1) and size[0] == 0 (got 1) when "
+             "input.dim_size(0) == 0 [Op:Slice]"),
+])
+def test_softmax_cross_entropy_rejects_what_tensorflow_rejects(axis, shape, text):
+    # TF moves an axis other than -1 last with range(axis): any other negative axis fails
+    x = tf.constant(np.ones(shape, np.float32))
+    with pytest.raises(tf.errors.InvalidArgumentError) as info:
+        tf.nn.softmax_cross_entropy_with_logits(x, x, axis=axis)
+    assert str(info.value) == text
+
+
+def test_softmax_cross_entropy_kernel_formula_at_minus_inf_and_empty_classes():
+    # TF's kernel sums labels * (log(sum(exp)) - shifted): 0 * inf is nan; no classes give +0
+    loss = tf.nn.softmax_cross_entropy_with_logits([[0.0, 1.0]], [[-np.inf, 1.0]])
+    assert np.isnan(loss.numpy()).all()
+    empty = tf.nn.softmax_cross_entropy_with_logits(np.zeros((2, 0), np.float32),
+                                                    np.zeros((2, 0), np.float32))
+    assert empty.numpy().tolist() == [0.0, 0.0] and not np.signbit(empty.numpy()).any()
+
+
+def test_softmax_cross_entropy_labels_flatten_and_broadcast_as_tensorflow():
+    np.testing.assert_allclose(tf.nn.softmax_cross_entropy_with_logits(
+        [0.25, 0.75], [[1.0, 2.0], [3.0, 5.0]]).numpy(),
+        [0.5632616281509399, 0.6269280910491943], rtol=RTOL)
+    labels = tf.constant(np.arange(12.0).reshape(6, 2) / 12, tf.float32)
+    logits = tf.constant(np.arange(12.0).reshape(2, 3, 2), tf.float32)
+    np.testing.assert_allclose(
+        tf.nn.softmax_cross_entropy_with_logits(labels, logits).numpy(),
+        [[0.026105139404535294, 0.29719236493110657, 0.5682795643806458],
+         [0.8393667936325073, 1.1104540824890137, 1.3815412521362305]], rtol=RTOL)
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"logits_size=\[6,4\] "
+                                                             r"labels_size=\[3,1\]"):
+        tf.nn.softmax_cross_entropy_with_logits(np.ones((1, 3, 1), np.float32),
+                                                np.ones((2, 3, 4), np.float32))

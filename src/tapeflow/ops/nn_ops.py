@@ -21,11 +21,12 @@ from tapeflow.framework.errors import AbortedError, InvalidArgumentError
 from tapeflow.framework.tensor import Tensor, TensorLike
 from tapeflow.ops._convert import convert_to_tensor, require
 from tapeflow.ops._static import reads_static, static_value
-from tapeflow.ops.array_ops import expand_dims, gather, one_hot, reshape, squeeze
+from tapeflow.ops.array_ops import (broadcast_to, expand_dims, gather, one_hot, reshape,
+                                    squeeze, transpose)
 from tapeflow.ops.math_ops import abs as abs_
-from tapeflow.ops.math_ops import (cast, exp, expm1, log1p, maximum, minimum, negative, rsqrt,
-                                   sigmoid, softplus, square, squared_difference, stop_gradient,
-                                   tanh, where, zeros_like)
+from tapeflow.ops.math_ops import (cast, conj, exp, log1p, maximum, negative, rsqrt, sigmoid,
+                                   softplus, square, squared_difference, stop_gradient, tanh,
+                                   where, zeros_like)
 from tapeflow.ops.reduce_ops import reduce_mean, reduce_sum
 
 _REAL = "fiu"
@@ -69,12 +70,15 @@ _relu6_grad = Primitive("Relu6Grad", lambda g, x: g * ((x > 0) & (x < 6))).defvj
 _relu6 = Primitive("Relu6", _relu6_kernel).defvjp(lambda g, ans, x: bind(_relu6_grad, (g, x)))
 
 
+# alpha is a float32 attr in TensorFlow: the kernels use T(float32(alpha)), so float64
+# features see 0.20000000298023224 for alpha=0.2.
 def _leaky_relu_kernel(x: np.ndarray, alpha: float) -> np.ndarray:
-    return np.where(x > 0, x, x * x.dtype.type(alpha))
+    return np.where(x > 0, x, x * x.dtype.type(np.float32(alpha)))
 
 
 def _leaky_relu_grad_kernel(g: np.ndarray, x: np.ndarray, alpha: float) -> np.ndarray:
-    return np.where(x > 0, g, g * g.dtype.type(alpha))  # nan features take alpha, as TF
+    # nan features take alpha, as TF
+    return np.where(x > 0, g, g * g.dtype.type(np.float32(alpha)))
 
 
 _leaky_relu_grad = Primitive("LeakyReluGrad", _leaky_relu_grad_kernel).defvjp(
@@ -91,25 +95,59 @@ def relu6(features: Any, name: Optional[str] = None) -> Tensor:
     return bind(_relu6, (x,))
 
 
+# Elu and Selu are primitives with TensorFlow's kernels and grad ops: the forward pass is
+# exp(x) - 1 (not expm1: elu(-1e-30) is 0, as TF's), and the grad ops read the *output*, so
+# an x < 0 whose output rounds to 0 takes the x >= 0 branch, first and second order, as in TF.
+def _elu_kernel(x: np.ndarray) -> np.ndarray:
+    one = np.ones((), x.dtype)
+    return np.where(x < 0, np.exp(np.minimum(x, 0)) - one, x)  # minimum: no overflow warning
+
+
+def _elu_grad_kernel(g: np.ndarray, y: np.ndarray) -> np.ndarray:
+    return np.where(y < 0, (y + np.ones((), y.dtype)) * g, g)
+
+
+_elu_grad = Primitive("EluGrad", _elu_grad_kernel).defvjp(
+    lambda gg, ans, g, y: bind(_elu_grad, (gg, y)),
+    lambda gg, ans, g, y: where(y < 0, gg * g, zeros_like(y)))
+_elu = Primitive("Elu", _elu_kernel).defvjp(lambda g, ans, x: bind(_elu_grad, (g, ans)))
+_elu.defjvp(lambda tangents, ans, x: bind(_elu_grad, (tangents[0], ans)))
+
+# TensorFlow's constants, rounded to the input dtype by the kernel.
+_SELU_SCALE = 1.0507009873554804934193349852946
+_SELU_SCALE_ALPHA = 1.7580993408473768599402175208123
+
+
+def _selu_kernel(x: np.ndarray) -> np.ndarray:
+    t = x.dtype.type
+    return np.where(x < 0, t(_SELU_SCALE_ALPHA) * (np.exp(np.minimum(x, 0)) - t(1)),
+                    t(_SELU_SCALE) * x)
+
+
+def _selu_grad_kernel(g: np.ndarray, y: np.ndarray) -> np.ndarray:
+    t = y.dtype.type
+    return np.where(y < 0, g * (y + t(_SELU_SCALE_ALPHA)), g * t(_SELU_SCALE))
+
+
+_selu_grad = Primitive("SeluGrad", _selu_grad_kernel).defvjp(
+    lambda gg, ans, g, y: bind(_selu_grad, (gg, y)),
+    lambda gg, ans, g, y: where(y < 0, gg * g, zeros_like(y)))
+_selu = Primitive("Selu", _selu_kernel).defvjp(lambda g, ans, x: bind(_selu_grad, (g, ans)))
+_selu.defjvp(lambda tangents, ans, x: bind(_selu_grad, (tangents[0], ans)))
+
+
 def elu(features: Any, name: Optional[str] = None) -> Tensor:
     """x where x >= 0, exp(x) - 1 where x < 0."""
     x = convert_to_tensor(features)
     require(x, "f", "Elu")
-    # expm1 sees min(x, 0), so a large positive x cannot make inf * 0 = nan in the gradient.
-    return where(x < 0, expm1(minimum(x, 0)), x)
-
-
-_SELU_ALPHA = 1.6732632423543772848170429916717
-_SELU_SCALE = 1.0507009873554804934193349852946
+    return bind(_elu, (x,))
 
 
 def selu(features: Any, name: Optional[str] = None) -> Tensor:
     """scale * x where x >= 0, scale * alpha * (exp(x) - 1) where x < 0 (Klambauer et al.)."""
     x = convert_to_tensor(features)
     require(x, "f", "Selu")
-    # TensorFlow's kernel computes exp(x) - 1 (not expm1) times scale * alpha.
-    negative_part = (exp(minimum(x, 0)) - 1) * (_SELU_SCALE * _SELU_ALPHA)
-    return where(x < 0, negative_part, x * _SELU_SCALE)
+    return bind(_selu, (x,))
 
 
 def leaky_relu(features: Any, alpha: float = 0.2, name: Optional[str] = None) -> Tensor:
@@ -239,10 +277,11 @@ def sigmoid_cross_entropy_with_logits(labels: Any = None, logits: Any = None,
 
 
 def _softmax_xent_kernel(logits: np.ndarray, labels: np.ndarray, axis: int) -> np.ndarray:
-    log_probs = _log_softmax_kernel(logits, axis)
-    # 0 * -inf (a zero label on a -inf logit) counts as 0, as TensorFlow's kernel.
-    terms = np.where(labels == 0, np.zeros((), logits.dtype), labels * log_probs)
-    return -np.sum(terms, axis=axis)
+    # TensorFlow's kernel: sum(labels * (log(sum(exp(shifted))) - shifted)), so a zero label
+    # on a -inf logit is 0 * inf = nan and an empty class axis gives +0, as in TF.
+    shifted = logits - np.max(logits, axis=axis, keepdims=True, initial=-np.inf)
+    log_sum = np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))
+    return np.sum(labels * (log_sum - shifted), axis=axis)
 
 
 def _softmax_xent_vjp(g: Tensor, ans: Tensor, logits: Tensor, labels: Tensor,
@@ -260,30 +299,71 @@ def softmax_cross_entropy_with_logits(labels: Any, logits: Any, axis: int = -1,
                                       name: Optional[str] = None) -> Tensor:
     """-sum(labels * log_softmax(logits)) along `axis`; gradients flow to both inputs.
 
-    float16 logits are computed in float32 and the loss cast back, as TensorFlow does."""
+    float16 logits are computed in float32 and the loss cast back, as TensorFlow does. Labels
+    of another shape go TensorFlow's way: both operands have `axis` moved last and are
+    flattened to 2-D, and the two matrices must broadcast."""
     logits = convert_to_tensor(logits)
     require(logits, "f", "SoftmaxCrossEntropyWithLogits")
     out_dtype = logits.dtype
     if out_dtype == _dtypes.float16:
         logits = cast(logits, _dtypes.float32)
     labels = cast(convert_to_tensor(labels, dtype_hint=logits.dtype), logits.dtype)
-    axis = _softmax_axis(logits, axis, "SoftmaxCrossEntropyWithLogits")
-    shape, label_shape = logits._value.shape, labels._value.shape
-    if len(label_shape) != len(shape) or any(a != b and a != 1 for a, b in
-                                             zip(label_shape, shape)):
-        raise InvalidArgumentError(
-            f"logits and labels must be broadcastable: logits_size={_flat2d(shape, axis)} "
-            f"labels_size={_flat2d(label_shape, axis)} [Op:SoftmaxCrossEntropyWithLogits]")
-    loss = bind(_softmax_xent, (logits, labels), {"axis": axis})
+    axis = _xent_axis(-1 if axis is None else int(axis), logits._value.ndim)
+    if labels._value.shape == logits._value.shape:
+        loss = bind(_softmax_xent, (logits, labels), {"axis": axis})
+    else:
+        loss = _flattened_xent(labels, logits, axis)
     return cast(loss, out_dtype)
 
 
-def _flat2d(shape: tuple, axis: int) -> str:
-    """A shape as TensorFlow's kernel reports it: outer dimensions flattened, class axis last."""
-    if not shape:
-        return "[]"
-    outer = int(np.prod([d for i, d in enumerate(shape) if i != axis]))
-    return f"[{outer},{shape[axis]}]"
+def _xent_axis(axis: int, rank: int) -> int:
+    """The class axis, non-negative. TensorFlow moves an axis other than -1 last with
+    `range(axis)` and `range(axis + 1, rank)`, so a negative one or one >= rank fails in
+    Range; a scalar fails in Slice."""
+    if axis != -1 and not 0 <= axis < rank:
+        start, limit = (0, axis) if axis < 0 else (axis + 1, rank)
+        raise InvalidArgumentError(f"Requires start <= limit when delta > 0: {start}/{limit} "
+                                   f"[Op:Range]")
+    if rank == 0:
+        _scalar_slice_error()
+    return axis % rank
+
+
+def _scalar_slice_error() -> None:
+    raise InvalidArgumentError("Expected begin[0] == 0 (got -1) and size[0] == 0 (got 1) when "
+                               "input.dim_size(0) == 0 [Op:Slice]")
+
+
+def _flattened_xent(labels: Tensor, logits: Tensor, axis: int) -> Tensor:
+    """The loss for labels shaped unlike logits, as TensorFlow computes it: class axis last,
+    both flattened to [outer, classes], broadcast as matrices, the loss reshaped to logits'
+    outer shape."""
+    rank = logits._value.ndim
+    if axis != rank - 1:
+        if labels._value.ndim != rank:
+            raise InvalidArgumentError(f"transpose expects a vector of size "
+                                       f"{labels._value.ndim}. But input(1) is a vector of "
+                                       f"size {rank} [Op:Transpose]")
+        perm = [i for i in range(rank) if i != axis] + [axis]
+        logits, labels = transpose(logits, perm), transpose(labels, perm)
+    if labels._value.ndim == 0:
+        _scalar_slice_error()
+    outer = logits._value.shape[:-1]
+    flat = [reshape(t, (int(np.prod(t._value.shape[:-1])), t._value.shape[-1]))
+            for t in (logits, labels)]
+    shapes = [t._value.shape for t in flat]
+    if any(a != b and 1 not in (a, b) for a, b in zip(*shapes)):
+        raise InvalidArgumentError(
+            f"logits and labels must be broadcastable: logits_size=[{shapes[0][0]},"
+            f"{shapes[0][1]}] labels_size=[{shapes[1][0]},{shapes[1][1]}] "
+            f"[Op:SoftmaxCrossEntropyWithLogits]")
+    both = tuple(b if a == 1 else a for a, b in zip(*shapes))
+    cost = bind(_softmax_xent, tuple(broadcast_to(t, both) for t in flat), {"axis": 1})
+    if both[0] != int(np.prod(outer)):
+        raise InvalidArgumentError(f"Input to reshape is a tensor with {both[0]} values, but "
+                                   f"the requested shape has {int(np.prod(outer))} "
+                                   f"[Op:Reshape]")
+    return reshape(cost, outer)
 
 
 def _sparse_xent_kernel(logits: np.ndarray, labels: np.ndarray) -> np.ndarray:
@@ -391,12 +471,21 @@ def moments(x: Any, axes: Any, shift: Any = None, keepdims: bool = False,
     x = convert_to_tensor(x)
     y = cast(x, _dtypes.float32) if x.dtype == _dtypes.float16 else x
     mean = reduce_mean(y, axes, keepdims=True)
-    variance = reduce_mean(squared_difference(y, stop_gradient(mean)), axes, keepdims=True)
+    variance = reduce_mean(_squared_deviation(y, stop_gradient(mean)), axes, keepdims=True)
     if not keepdims:
         mean, variance = squeeze(mean, axes), squeeze(variance, axes)
     if x.dtype == _dtypes.float16:
         return cast(mean, x.dtype), cast(variance, x.dtype)
     return mean, variance
+
+
+def _squared_deviation(y: Tensor, mean: Tensor) -> Tensor:
+    """|y - mean|^2: TensorFlow's SquaredDifference conjugates complex operands, so a complex
+    variance is real and non-negative ((y - m) * conj(y - m), not (y - m)^2)."""
+    if y.dtype.is_complex:
+        d = y - mean
+        return d * conj(d)
+    return squared_difference(y, mean)
 
 
 def batch_normalization(x: Any, mean: Any, variance: Any, offset: Any, scale: Any,

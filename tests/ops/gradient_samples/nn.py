@@ -39,7 +39,8 @@ def _grad_op(prim_name: str, features, **attrs):
     """A grad op (Relu6Grad, LeakyReluGrad) on its own: cotangent g * g at fixed features."""
     from tapeflow.autodiff.core import bind
     from tapeflow.ops import nn_ops
-    prim = {"Relu6Grad": nn_ops._relu6_grad, "LeakyReluGrad": nn_ops._leaky_relu_grad}[prim_name]
+    prim = {"Relu6Grad": nn_ops._relu6_grad, "LeakyReluGrad": nn_ops._leaky_relu_grad,
+            "EluGrad": nn_ops._elu_grad, "SeluGrad": nn_ops._selu_grad}[prim_name]
     x = tf.constant(features, dtype=tf.float64)
     return lambda g: bind(prim, (g * g, x), attrs)
 
@@ -54,6 +55,15 @@ SAMPLES = {
     "LeakyRelu": [(lambda x: tf.nn.leaky_relu(x, alpha=0.3), [_away_from_zero(2, 3)]),
                   (lambda x: tf.nn.leaky_relu(tf.sin(x)) * x, [_away_from_zero(5)])],
     "LeakyReluGrad": [(_grad_op("LeakyReluGrad", _FEATURES, alpha=0.3), [_away_from_zero(2, 3)])],
+    "Elu": [(lambda x: tf.nn.elu(x), [_away_from_zero(2, 3)]),
+            (lambda x: tf.nn.elu(tf.sin(x)) * x, [_away_from_zero(5)])],
+    "Selu": [(lambda x: tf.nn.selu(x), [_away_from_zero(2, 3)]),
+             (lambda x: tf.nn.selu(tf.sin(x)) * x, [_away_from_zero(5)])],
+    # EluGrad/SeluGrad take the forward *output*: negative entries are in (-1, 0) / (-1.76, 0).
+    "EluGrad": [(_grad_op("EluGrad", [[-0.6, 0.5, 3.0], [6.5, -0.3, 5.2]]),
+                 [_away_from_zero(2, 3)])],
+    "SeluGrad": [(_grad_op("SeluGrad", [[-1.2, 0.5, 3.0], [6.5, -0.3, 5.2]]),
+                  [_away_from_zero(2, 3)])],
     "Softsign": [(lambda x: tf.nn.softsign(x), [_u(-3, 3, 2, 3)]),
                  (lambda x: tf.nn.softsign(x * x) * x, [_away_from_zero(4)])],
     "ReluGrad": [(_relu_backward, [_away_from_zero(2, 3)])],
