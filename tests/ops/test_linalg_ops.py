@@ -1,6 +1,8 @@
 """tf.linalg: values, output structures, errors and gradients checked against TensorFlow 2.21.
 (Finite-difference checks of every rule are in test_gradient_registry.py.)"""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -300,3 +302,165 @@ def test_einsum_gradient_through_a_repeated_index():
         second = outer.gradient(tf.reduce_sum(first * first), x)
     np.testing.assert_allclose(first.numpy(), np.diag([336., 488., 640.]))
     np.testing.assert_allclose(second.numpy(), np.diag([73920., 105632., 137344.]))
+
+
+# -- dtypes TF has no kernel for, and TF's float16 inv/qr (answers of TF 2.21) ---------------
+
+H = np.array([[2., 0.5], [0.5, 3.]], np.float16)
+
+
+@pytest.mark.parametrize("fn, node", [
+    (tf.linalg.det, "MatrixDeterminant[T=DT_HALF]"),
+    (lambda x: tf.linalg.solve(x, x, adjoint=True), "MatrixSolve[T=DT_HALF, adjoint=true]"),
+    (tf.linalg.cholesky, "Cholesky[T=DT_HALF]"), (tf.linalg.logdet, "Cholesky[T=DT_HALF]"),
+    (lambda x: tf.linalg.cholesky_solve(x, x), "MatrixTriangularSolve[T=DT_HALF, adjoint=false, lower=true]"),
+    (lambda x: tf.linalg.triangular_solve(x, x, lower=False, adjoint=True),
+     "MatrixTriangularSolve[T=DT_HALF, adjoint=true, lower=false]"),
+    (tf.linalg.svd, "Svd[T=DT_HALF, compute_uv=true, full_matrices=false]"),
+    (lambda x: tf.linalg.svd(x, compute_uv=False), "Svd[T=DT_HALF, compute_uv=false, full_matrices=false]"),
+    (tf.linalg.pinv, "Svd[T=DT_HALF, compute_uv=true, full_matrices=false]"),
+    (lambda x: tf.norm(x, ord=2, axis=[0, 1]), "Svd[T=DT_HALF, compute_uv=false, full_matrices=false]"),
+    (tf.linalg.eigh, "SelfAdjointEigV2[T=DT_HALF, compute_v=true]"),
+    (tf.linalg.eigvalsh, "SelfAdjointEigV2[T=DT_HALF, compute_v=false]"),
+    (tf.linalg.slogdet, "LogMatrixDeterminant[T=DT_HALF]"),
+    (tf.linalg.expm, "MatrixSolve[T=DT_HALF, adjoint=false]"),
+    (lambda x: tf.linalg.lstsq(x, x), "Cholesky[T=DT_HALF]"),
+])
+def test_float16_has_no_kernel_for_most_linalg_ops(fn, node):
+    with pytest.raises(tf.errors.NotFoundError, match=re.escape(f"= {node}")):
+        fn(tf.constant(H))
+
+
+def test_float16_kernel_lookup_comes_before_shape_checks():
+    with pytest.raises(tf.errors.NotFoundError, match="Svd"):
+        tf.linalg.svd(tf.zeros([2], tf.float16))
+    with pytest.raises(tf.errors.NotFoundError, match="MatrixDeterminant"):
+        tf.linalg.det(tf.zeros([2, 3], tf.float16))
+
+
+def test_float16_inv_and_qr_as_tf():
+    inv = tf.linalg.inv(tf.constant([[1., 2.], [3., 4.]], tf.float16))
+    assert inv.dtype == tf.float16
+    np.testing.assert_array_equal(inv.numpy(), [[-2., 1.], [1.5, -0.5]])
+    assert np.isinf(tf.linalg.inv(tf.constant([[1e-5, 0.], [0., 1.]], tf.float16)).numpy()[0, 0])
+    q, r = tf.linalg.qr(tf.constant([[1., 2.], [3., 4.]], tf.float16))
+    assert q.dtype == r.dtype == tf.float16
+    np.testing.assert_allclose(q.numpy(), [[-0.3164, -0.948], [-0.948, 0.317]], atol=2e-3)
+    np.testing.assert_allclose(r.numpy(), [[-3.162, -4.43], [0., -0.629]], atol=2e-3)
+    # Eigen's QR runs in half precision: the column norm overflows, as in TF.
+    q, r = tf.linalg.qr(tf.constant([[6e4, 6e4], [6e4, 1.]], tf.float16))
+    assert np.isnan(q.numpy()).all() and r.numpy()[0, 0] == -np.inf and np.isnan(r.numpy()[:, 1]).all()
+    x = tf.constant([[1., 2.], [3., 4.]], tf.float16)
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        r = tf.linalg.qr(x)[1]
+    with pytest.raises(tf.errors.NotFoundError, match="MatrixTriangularSolve"):
+        tape.gradient(r, x)   # TF's rule solves with r: no float16 kernel
+
+
+def test_float16_expm_of_nonfinite_or_empty_input_is_computed():
+    out = tf.linalg.expm(tf.constant([[np.nan, 1.], [1., 1.]], tf.float16))
+    assert out.dtype == tf.float16 and np.isnan(out.numpy()).all()
+    assert tf.linalg.expm(tf.zeros([0, 2, 2], tf.float16)).shape == (0, 2, 2)
+
+
+def test_integer_expm_and_pinv_errors():
+    with pytest.raises(ValueError, match="tf.linalg.expm does not support matrices of type"):
+        tf.linalg.expm(tf.constant([[1, 2], [3, 4]]))
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"\[Op:Abs\]"):
+        tf.linalg.expm(tf.constant([[1, 2], [3, 4]], tf.uint8))
+    with pytest.raises(TypeError, match=r"Input `a` must have `float`-like `dtype` \(saw int64\)"):
+        tf.linalg.pinv(tf.constant([[1, 2]], tf.int64))
+
+
+@pytest.mark.parametrize("dtype, batched, error, node", [
+    (tf.uint8, False, tf.errors.NotFoundError, "MatMul[T=DT_UINT8"),
+    (tf.uint16, True, tf.errors.NotFoundError, "BatchMatMulV2[T=DT_UINT16, adj_x=true"),
+    (tf.int8, True, tf.errors.InvalidArgumentError, "BatchMatMulV2"),
+    (tf.int16, False, tf.errors.InvalidArgumentError, "MatMul"),
+])
+def test_matvec_dtypes_without_kernel(dtype, batched, error, node):
+    a = tf.ones([1, 2, 2] if batched else [2, 2], dtype)
+    with pytest.raises(error, match=re.escape(node)):
+        tf.linalg.matvec(a, tf.ones([2], dtype), adjoint_a=batched)
+
+
+def test_int16_batched_matvec_is_computed():
+    out = tf.linalg.matvec(tf.ones([1, 2, 2], tf.int16), tf.ones([2], tf.int16))
+    assert out.dtype == tf.int16 and out.numpy().tolist() == [[2, 2]]
+
+
+def test_tensordot_and_einsum_dtypes_without_kernel():
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"int16 is not in the list.*\[Op:MatMul\]"):
+        tf.tensordot(tf.ones([2, 2], tf.int16), tf.ones([2, 2], tf.int16), 1)
+    with pytest.raises(tf.errors.NotFoundError, match=re.escape("MatMul[T=DT_UINT8")):
+        tf.tensordot(tf.ones([2], tf.uint8), tf.ones([2], tf.uint8), 0)
+    with pytest.raises(tf.errors.NotFoundError, match=re.escape('Einsum[N=1, T=DT_UINT8, equation="ii->"]')):
+        tf.einsum("ii", tf.ones([2, 2], tf.uint8))
+    assert tf.einsum("ij,jk->ik", tf.ones([2, 2], tf.int64), tf.ones([2, 2], tf.int64)).dtype == tf.int64
+
+
+def test_complex_adjoints_conjugate():
+    x = tf.constant([[1 + 2j, 3j], [1, 2 - 1j]], tf.complex64)
+    xh = np.array([[1 - 2j, 1], [-3j, 2 + 1j]])
+    np.testing.assert_array_equal(tf.linalg.adjoint(x).numpy(), xh)
+    np.testing.assert_array_equal(tf.linalg.matrix_transpose(x, conjugate=True).numpy(), xh)
+    np.testing.assert_allclose(tf.linalg.inv(x, adjoint=True).numpy(),
+                               [[0.5 + 0.25j, -0.25], [0.75j, 0.25 - 0.5j]], atol=1e-6)
+    np.testing.assert_allclose(tf.linalg.matvec(x, tf.constant([1 + 1j, 2], tf.complex64), adjoint_a=True).numpy(),
+                               xh @ np.array([1 + 1j, 2]), atol=1e-6)
+
+
+def test_rank_errors_of_lstsq_band_part_set_diag():
+    with pytest.raises(IndexError, match="tuple index out of range"):
+        tf.linalg.lstsq(tf.constant([1., 2., 3.]), tf.constant([[0.]]))
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match=re.escape("input must be at least 2-dim, received shape: [4] [Op:MatrixBandPart]")):
+        tf.linalg.band_part(tf.constant([1, 2, 3, 4]), 0, 2)
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match=re.escape("input must be at least 2-dim, received shape: [4] [Op:MatrixSetDiagV3]")):
+        tf.linalg.set_diag(tf.constant([1, 2, 3, 4]), tf.constant([1]))
+
+
+def test_matrix_norm_bad_axes_raise_as_tf():
+    x = tf.constant([[3., 4.]])
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"Invalid reduction dimension \(2 .*\[Op:Sum\]"):
+        tf.norm(x, axis=[0, 2])
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"Invalid reduction dimension \(2 .*\[Op:Max\]"):
+        tf.norm(x, ord=1, axis=[0, 2])
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"transpose expects a vector of size 2"):
+        tf.norm(x, ord=2, axis=[0, 5])   # computed a value before
+    with pytest.raises(tf.errors.InvalidArgumentError, match="duplicate dimension: 0"):
+        tf.norm(x, axis=[0, -2])
+    np.testing.assert_allclose(tf.norm(tf.constant(np.arange(12.).reshape(2, 2, 3)), ord=2, axis=[0, -1]).numpy(),
+                               [12.35250541, 18.74527381])
+    with pytest.raises(TypeError, match="Expected numeric or variant tensor, got dtype tf.bool."):
+        tf.norm(tf.constant([True, False]))
+
+
+def test_det_of_nonfinite_matrix_by_eigen_lu():
+    # TF 2.21: NaN (LAPACK's LU gave -inf).
+    m = [[-1.9107631, np.inf, 1.161658], [-1.2458849, -1.1203731, 1e30], [0.44423324, 0.19951594, -0.34401536]]
+    assert np.isnan(tf.linalg.det(tf.constant(m, tf.float32)).numpy())
+
+
+def test_det_gradient_inverts_the_adjoint():
+    # A badly scaled matrix: TF 2.21's gradient (det * inv(a^T)) row 1, accurate (mpmath agrees).
+    a = np.array([[1e-7, 1.7531887062546041, 0.036037103043222593, 1e-30],
+                  [1e30, 0.18936307284131215, 0.76903543811995612, 1e300],
+                  [-0.18636671407497007, 1.0955706039171524, 2.4609019010723894, 2.4639288656666443],
+                  [0.46740058981870641, 1e-30, -0.76916811549545594, -0.25791033991336532]])
+    np.testing.assert_allclose(grad(tf.linalg.det, a)[1], [-2.220048003, 0.03976980456, -1.934776781, 1.746796443],
+                               rtol=1e-6)
+
+
+def test_eigh_of_nonfinite_matrices_as_tf():
+    inf = np.inf
+    e, v = tf.linalg.eigh(tf.constant([[[1., 0.], [0., 2.]], [[inf, 0.79], [-1.1, inf]]]))
+    np.testing.assert_array_equal(e.numpy(), [[1., 2.], [np.nan, np.nan]])
+    np.testing.assert_array_equal(v.numpy(), [np.eye(2), np.eye(2)])
+    e, v = tf.linalg.eigh(tf.constant([[-inf]]))
+    assert e.numpy().tolist() == [-inf] and v.numpy().tolist() == [[1.]]
+    for bad in ([[np.nan, 1.], [1., 2.]], [[1., 0.5], [inf, 2.]], [[1., 2., 3.], [2., inf, 1.], [3., 1., 2.]]):
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Self-adjoint eigen decomposition was not successful"):
+            tf.linalg.eigvalsh(tf.constant(bad))

@@ -18,12 +18,12 @@ import numpy as np
 from tapeflow.autodiff.core import Primitive, bind, dims_text
 from tapeflow.framework import dtypes as _dtypes
 from tapeflow.framework.convert import mismatch_error
-from tapeflow.framework.errors import InvalidArgumentError
+from tapeflow.framework.errors import InvalidArgumentError, NotFoundError
 from tapeflow.framework.tensor import Tensor, TensorLike, wrap
 from tapeflow.ops._convert import binary_operands, convert_to_tensor, require
 from tapeflow.ops.array_ops import (broadcast_to, concat, expand_dims, reshape, slice_tensor,
                                     squeeze, transpose)
-from tapeflow.ops.math_ops import abs, cast, log, matmul, sqrt, where, zeros_like
+from tapeflow.ops.math_ops import abs, cast, conj, log, matmul, sqrt, where, zeros_like
 from tapeflow.ops.reduce_ops import norm as _vector_norm
 from tapeflow.ops.reduce_ops import reduce_max, reduce_sum
 from tapeflow.ops._static import reads_static, static_value
@@ -54,19 +54,37 @@ def _per_matrix(kernel: Any, x: np.ndarray, out: np.ndarray) -> np.ndarray:
     return out
 
 
-def _matrix(x: Any, op_name: str, square: bool = True) -> Tensor:
-    """Converts and checks a (batch of) matrix input: float dtype, rank >= 2, square."""
+def _matrix(x: Any, op_name: str, square: bool = True, half: Optional[str] = None) -> Tensor:
+    """Converts and checks a (batch of) matrix input: float dtype, rank >= 2, square.
+
+    `half`, for ops with no float16 CPU kernel in TensorFlow, is the node text its
+    NotFoundError shows (e.g. "Svd[T=DT_HALF, compute_uv=true]"); TF looks the kernel up
+    before it checks shapes."""
     x = convert_to_tensor(x)
-    if x._value.dtype.kind not in "fc":
-        raise InvalidArgumentError(f"Value for attr 'T' of {x.dtype.name} is not in the list "
-                                   f"of allowed values: {_FLOAT_TYPES} [Op:{op_name}]")
+    kind = x._value.dtype.kind
+    if kind not in "fc" or (half is not None and x._value.dtype == np.float16):
+        _refuse_matrix(x, op_name, half)
     shape = x._value.shape
     if len(shape) < 2:
-        raise InvalidArgumentError(f"Input must have rank >= 2, got {len(shape)} "
+        raise InvalidArgumentError(f"Input tensor 0 must have rank >= 2, got {len(shape)} "
                                    f"[Op:{op_name}]")
     if square and shape[-1] != shape[-2]:
         raise InvalidArgumentError(f"Input matrix must be square. [Op:{op_name}]")
     return x
+
+
+def _refuse_matrix(x: Tensor, op_name: str, half: Optional[str]) -> None:
+    if x._value.dtype == np.float16 and half is not None:
+        node = half.split("[")[0]
+        raise NotFoundError(f"Could not find device for node: {{{{node {node}}}}} = {half}\n"
+                            f"All kernels registered for op {node}:\n  device='CPU'; T in "
+                            f"[DT_FLOAT, DT_DOUBLE, DT_COMPLEX64, DT_COMPLEX128]\n [Op:{node}]")
+    raise InvalidArgumentError(f"Value for attr 'T' of {x.dtype.name} is not in the list "
+                               f"of allowed values: {_FLOAT_TYPES} [Op:{op_name}]")
+
+
+def _flag(value: bool) -> str:
+    return "true" if value else "false"
 
 
 def matrix_transpose(a: Any, name: str = "matrix_transpose", conjugate: bool = False) -> Tensor:
@@ -76,10 +94,13 @@ def matrix_transpose(a: Any, name: str = "matrix_transpose", conjugate: bool = F
     if rank < 2:
         raise ValueError(f"Argument `a` should be a (batch) matrix with rank >= 2.  Received "
                          f"`a` = {a} with shape: {list(a._value.shape)}")
-    return transpose(a, tuple(range(rank - 2)) + (rank - 1, rank - 2))
+    swapped = transpose(a, tuple(range(rank - 2)) + (rank - 1, rank - 2))
+    return conj(swapped) if conjugate and a._value.dtype.kind == "c" else swapped
 
 
-adjoint = matrix_transpose
+def adjoint(matrix: Any, name: Optional[str] = None) -> Tensor:
+    """The conjugate transpose of each matrix (the transpose for real ones)."""
+    return matrix_transpose(matrix, conjugate=True)
 
 
 def _eye_like(x: Tensor) -> Tensor:
@@ -125,7 +146,9 @@ def _safe_linalg(kernel: Any, message: str):
 
 
 def _inv_kernel(x: np.ndarray) -> np.ndarray:
-    return np.linalg.inv(x).astype(x.dtype, copy=False)
+    # float16 (which LAPACK lacks) is inverted in float32 and rounded, matching TF's values.
+    wide = x.astype(np.float32) if x.dtype == np.float16 else x
+    return np.linalg.inv(wide).astype(x.dtype, copy=False)
 
 
 def _solve_kernel(a: np.ndarray, b: np.ndarray, adjoint: bool) -> np.ndarray:
@@ -151,8 +174,42 @@ _solve = Primitive("MatrixSolve", _safe_linalg(
 
 
 def _det_vjp(g: Tensor, ans: Tensor, a: Tensor) -> Tensor:
+    # TF's rule inverts the adjoint (an LU of a^H): on badly scaled matrices that is
+    # accurate where transposing inv(a) is not.
     scale = reshape(g * ans, ans._value.shape + (1, 1))
-    return scale * matrix_transpose(inv(a))
+    return scale * inv(a, adjoint=True)
+
+
+def _det_kernel(x: np.ndarray) -> np.ndarray:
+    if np.isfinite(x).all():
+        return np.asarray(np.linalg.det(x)).astype(x.dtype)
+    return np.asarray(_per_det(x)).astype(x.dtype)
+
+
+def _per_det(x: np.ndarray) -> np.ndarray:
+    flat = x.reshape((-1,) + x.shape[-2:])
+    return np.array([_eigen_lu_det(m) for m in flat], x.dtype).reshape(x.shape[:-2])
+
+
+def _eigen_lu_det(m: np.ndarray) -> Any:
+    """det of one matrix holding inf/NaN by Eigen's unblocked partial-pivoting LU (what
+    TensorFlow runs): LAPACK's blocked LU makes other infs and NaNs."""
+    lu = m.copy()
+    n = m.shape[-1]
+    sign = 1
+    with np.errstate(all="ignore"):
+        for k in range(n):
+            score = np.abs(lu[k:, k])
+            p = k + int(np.argmax(np.where(np.isnan(score), -1, score)))
+            if np.isnan(score[0]):
+                p = k   # Eigen's maxCoeff keeps a NaN met first
+            if score[p - k] != 0:
+                if p != k:
+                    lu[[k, p]] = lu[[p, k]]
+                    sign = -sign
+                lu[k + 1:, k] /= lu[k, k]
+            lu[k + 1:, k + 1:] -= np.outer(lu[k + 1:, k], lu[k, k + 1:])
+        return sign * np.prod(np.diagonal(lu))
 
 
 def _slogdet_kernel(x: np.ndarray) -> tuple:
@@ -165,11 +222,10 @@ def _slogdet_kernel(x: np.ndarray) -> tuple:
 
 def _slogdet_vjp(g: tuple, ans: tuple, a: Tensor) -> Tensor:
     scale = reshape(g[1], ans[1]._value.shape + (1, 1))
-    return scale * matrix_transpose(inv(a))
+    return scale * inv(a, adjoint=True)
 
 
-_det = Primitive("MatrixDeterminant",
-                 lambda x: np.asarray(np.linalg.det(x)).astype(x.dtype)).defvjp(_det_vjp)
+_det = Primitive("MatrixDeterminant", _det_kernel).defvjp(_det_vjp)
 _slogdet = Primitive("LogMatrixDeterminant", _slogdet_kernel,
                      multiple_results=True).defvjp(_slogdet_vjp)
 
@@ -178,13 +234,13 @@ def inv(input: Any, adjoint: bool = False, name: Optional[str] = None) -> Tensor
     """The inverse of each square matrix (of its adjoint when `adjoint`)."""
     x = _matrix(input, "MatrixInverse")
     if adjoint:
-        x = matrix_transpose(x)
+        x = matrix_transpose(x, conjugate=True)
     return bind(_inverse, (x,))
 
 
 def solve(matrix: Any, rhs: Any, adjoint: bool = False, name: Optional[str] = None) -> Tensor:
     """X with `matrix @ X = rhs` (or `adjoint(matrix) @ X = rhs`), batched."""
-    a = _matrix(matrix, "MatrixSolve")
+    a = _matrix(matrix, "MatrixSolve", half=f"MatrixSolve[T=DT_HALF, adjoint={_flag(adjoint)}]")
     a, b = binary_operands(a, rhs, "MatrixSolve")  # TF's error on a dtype mismatch
     if b._value.ndim < 2 or b._value.shape[-2] != a._value.shape[-1]:
         raise InvalidArgumentError("Input matrix and rhs are incompatible. [Op:MatrixSolve]")
@@ -197,12 +253,14 @@ def solve(matrix: Any, rhs: Any, adjoint: bool = False, name: Optional[str] = No
 
 def det(input: Any, name: Optional[str] = None) -> Tensor:  # noqa: A002
     """The determinant of each square matrix."""
-    return bind(_det, (_matrix(input, "MatrixDeterminant"),))
+    return bind(_det, (_matrix(input, "MatrixDeterminant",
+                               half="MatrixDeterminant[T=DT_HALF]"),))
 
 
 def slogdet(input: Any, name: Optional[str] = None) -> LogMatrixDeterminant:  # noqa: A002
     """(sign, log |det|) of each square matrix; stable where det over/underflows."""
-    sign, logdet = bind(_slogdet, (_matrix(input, "LogMatrixDeterminant"),))
+    sign, logdet = bind(_slogdet, (_matrix(input, "LogMatrixDeterminant",
+                                           half="LogMatrixDeterminant[T=DT_HALF]"),))
     return LogMatrixDeterminant(sign, logdet)
 
 
@@ -261,7 +319,7 @@ _cholesky = Primitive("Cholesky", _cholesky_kernel).defvjp(_cholesky_vjp)
 def cholesky(input: Any, name: Optional[str] = None) -> Tensor:  # noqa: A002
     """The lower Cholesky factor L (L @ L^T = input) of each positive definite matrix; only
     the lower triangle of the input is read."""
-    return bind(_cholesky, (_matrix(input, "Cholesky"),))
+    return bind(_cholesky, (_matrix(input, "Cholesky", half="Cholesky[T=DT_HALF]"),))
 
 
 def _triangle(a: np.ndarray, lower: bool) -> np.ndarray:
@@ -312,7 +370,8 @@ _triangular = Primitive("MatrixTriangularSolve", _safe_linalg(
 def triangular_solve(matrix: Any, rhs: Any, lower: bool = True, adjoint: bool = False,
                      name: Optional[str] = None) -> Tensor:
     """X with `T @ X = rhs`, T the lower (or upper) triangle of `matrix`; batch axes broadcast."""
-    a = _matrix(matrix, "MatrixTriangularSolve")
+    a = _matrix(matrix, "MatrixTriangularSolve", half=f"MatrixTriangularSolve[T=DT_HALF, "
+                f"adjoint={_flag(adjoint)}, lower={_flag(lower)}]")
     a, b = binary_operands(a, rhs, "MatrixTriangularSolve")
     if b._value.ndim < 2 or b._value.shape[-2] != a._value.shape[-1]:
         raise InvalidArgumentError(f"Input matrix and rhs are incompatible: "
@@ -333,9 +392,16 @@ def cholesky_solve(chol: Any, rhs: Any, name: Optional[str] = None) -> Tensor:
 # -- QR, SVD, eigh -------------------------------------------------------------------------------
 
 def _qr_kernel(x: np.ndarray, full_matrices: bool) -> tuple:
-    q, r = np.linalg.qr(x, mode="complete" if full_matrices else "reduced")
-    q, r = q.astype(x.dtype, copy=False), r.astype(x.dtype, copy=False)
-    bad = _nonfinite_matrices(x)
+    if x.dtype == np.float16:   # TF runs Eigen's QR in half precision: so do we
+        bad = np.ones(x.shape[:-2], bool)
+        m, n = x.shape[-2:]
+        cols = m if full_matrices else builtins.min(m, n)
+        q = np.empty(x.shape[:-2] + (m, cols), x.dtype)
+        r = np.empty(x.shape[:-2] + (cols, n), x.dtype)
+    else:
+        q, r = np.linalg.qr(x, mode="complete" if full_matrices else "reduced")
+        q, r = q.astype(x.dtype, copy=False), r.astype(x.dtype, copy=False)
+        bad = _nonfinite_matrices(x)
     if bad.any():  # redone as TensorFlow's Eigen kernel does, which spreads NaN its own way
         for index in np.ndindex(bad.shape):
             if bad[index]:
@@ -509,19 +575,45 @@ def svd(tensor: Any, full_matrices: bool = False, compute_uv: bool = True,
         name: Optional[str] = None) -> Any:
     """Singular values `s` (descending) of each matrix and, with `compute_uv`, the singular
     vectors: returns `(s, u, v)` with `tensor = u @ diag(s) @ v^T`."""
-    x = _matrix(tensor, "Svd", square=False)
+    x = _matrix(tensor, "Svd", square=False, half=f"Svd[T=DT_HALF, compute_uv="
+                f"{_flag(compute_uv)}, full_matrices={_flag(full_matrices)}]")
     if not compute_uv:
         return bind(_svd, (x,), {"full_matrices": False})[0]
     return bind(_svd, (x,), {"full_matrices": bool(full_matrices)})
 
 
 def _eigh_kernel(x: np.ndarray) -> tuple:
-    # Only the lower triangle is read, as in TensorFlow, whose Eigen solver fails on inf/NaN.
+    # Only the lower triangle is read, as in TensorFlow.
     if not np.isfinite(x).all() and not np.isfinite(np.tril(x)).all():
-        raise InvalidArgumentError("Self-adjoint eigen decomposition was not successful. The "
-                                   "input might not be valid. [Op:SelfAdjointEigV2]")
+        return _eigh_nonfinite(x)
     e, v = np.linalg.eigh(x, UPLO="L")
     return e.astype(x.dtype, copy=False), v.astype(x.dtype, copy=False)
+
+
+def _eigh_nonfinite(x: np.ndarray) -> tuple:
+    """TensorFlow's Eigen solver on a batch where some lower triangle holds inf/NaN. It
+    divides the matrix by its largest |entry| (inf: the finite entries become 0, the
+    infinite NaN); it converges only where that NaN stays off the tridiagonal's
+    subdiagonal: a 1x1 matrix (its entry is the eigenvalue), or infs on the diagonal only
+    (any NaN, or an inf below the diagonal, spreads into the subdiagonal and the QR
+    iteration never converges; so does an inf on the diagonal past the first for n >= 3,
+    which the first Householder step spreads). Those come out as NaN eigenvalues and
+    identity eigenvectors."""
+    n = x.shape[-1]
+    lower = np.tril(x)
+    if n == 1:
+        return x[..., 0].real.astype(x.dtype), np.ones(x.shape, x.dtype)
+    diagonal = np.diagonal(lower, axis1=-2, axis2=-1)
+    fails = (np.isnan(lower).any() or not np.isfinite(np.tril(x, -1)).all() or
+             (n >= 3 and not np.isfinite(diagonal[..., 1:]).all()))
+    if fails:
+        raise InvalidArgumentError("Self-adjoint eigen decomposition was not successful. The "
+                                   "input might not be valid. [Op:SelfAdjointEigV2]")
+    bad = _nonfinite_matrices(lower)
+    e, v = _eigh_kernel(np.where(bad[..., None, None], 0, x))
+    e[bad] = np.nan
+    v[bad] = np.eye(n, dtype=x.dtype)
+    return e, v
 
 
 def _eigh_vjp(g: tuple, ans: tuple, a: Tensor) -> Tensor:
@@ -541,12 +633,14 @@ _eigh = Primitive("SelfAdjointEigV2", _eigh_kernel, multiple_results=True).defvj
 def eigh(tensor: Any, name: Optional[str] = None) -> tuple:
     """Eigenvalues (ascending) and eigenvectors (columns) of each self-adjoint matrix:
     `(e, v)`."""
-    return bind(_eigh, (_matrix(tensor, "SelfAdjointEigV2"),))
+    return bind(_eigh, (_matrix(tensor, "SelfAdjointEigV2",
+                                half="SelfAdjointEigV2[T=DT_HALF, compute_v=true]"),))
 
 
 def eigvalsh(tensor: Any, name: Optional[str] = None) -> Tensor:
     """The eigenvalues (ascending) of each self-adjoint matrix."""
-    return eigh(tensor)[0]
+    return bind(_eigh, (_matrix(tensor, "SelfAdjointEigV2",
+                                half="SelfAdjointEigV2[T=DT_HALF, compute_v=false]"),))[0]
 
 
 # -- diagonals and bands -------------------------------------------------------------------------
@@ -607,11 +701,15 @@ def _offset(k: Any) -> int:
 def diag_part(input: Any, name: str = "diag_part", k: Any = 0,  # noqa: A002
               padding_value: Any = 0, align: str = "RIGHT_LEFT") -> Tensor:
     """The k-th diagonal of each matrix (k > 0 above the main diagonal)."""
+    return bind(_diag_part, (_at_least_matrix(input, "MatrixDiagPartV3"),), {"k": _offset(k)})
+
+
+def _at_least_matrix(input: Any, op_name: str) -> Tensor:  # noqa: A002
     x = convert_to_tensor(input)
     if x._value.ndim < 2:
         raise InvalidArgumentError(f"input must be at least 2-dim, received shape: "
-                                   f"{dims_text(x._value.shape)} [Op:MatrixDiagPartV3]")
-    return bind(_diag_part, (x,), {"k": _offset(k)})
+                                   f"{dims_text(x._value.shape)} [Op:{op_name}]")
+    return x
 
 
 @reads_static
@@ -637,7 +735,7 @@ def diag(diagonal: Any, name: str = "diag", k: Any = 0, num_rows: int = -1, num_
 def set_diag(input: Any, diagonal: Any, name: str = "set_diag", k: Any = 0,  # noqa: A002
              align: str = "RIGHT_LEFT") -> Tensor:
     """A copy of each matrix with its k-th diagonal replaced by `diagonal`."""
-    x = convert_to_tensor(input)
+    x = _at_least_matrix(input, "MatrixSetDiagV3")
     d = convert_to_tensor(diagonal, dtype=x.dtype)
     k = _offset(k)
     expected = x._value.shape[:-2] + (len(_diag_index(x._value.shape, k)[1]),)
@@ -651,7 +749,7 @@ def set_diag(input: Any, diagonal: Any, name: str = "set_diag", k: Any = 0,  # n
 def band_part(input: Any, num_lower: Any, num_upper: Any, name: Optional[str] = None) -> Tensor:  # noqa: A002
     """Each matrix with everything outside the band zeroed: `num_lower` subdiagonals and
     `num_upper` superdiagonals are kept (negative keeps the whole triangle)."""
-    x = convert_to_tensor(input)
+    x = _at_least_matrix(input, "MatrixBandPart")
     lower = static_value(num_lower, "MatrixBandPart: num_lower", int)
     upper = static_value(num_upper, "MatrixBandPart: num_upper", int)
     rows, cols = x._value.shape[-2:]
@@ -676,7 +774,36 @@ def matvec(a: Any, b: Any, transpose_a: bool = False, adjoint_a: bool = False,
            name: Optional[str] = None) -> Tensor:
     """The matrix-vector product `a @ b` over the last axes, batched."""
     a, b = binary_operands(a, b, "MatMul")
+    if a._value.dtype.kind not in "fc":
+        _check_matmul_dtype(a, a._value.ndim > 2 or b._value.ndim > 1, transpose_a or adjoint_a)
+    if adjoint_a and a._value.dtype.kind == "c":
+        a = conj(a)
     return squeeze(matmul(a, expand_dims(b, -1), transpose_a=transpose_a or adjoint_a), -1)
+
+
+_MATMUL_TYPES = ("bfloat16, half, float, double, {}int32, int64, uint8, uint16, uint32, "
+                 "uint64, complex64, complex128")
+
+
+def _check_matmul_dtype(x: Tensor, batched: bool, transpose_a: bool = False) -> None:
+    """TF's refusals of a non-float product (MatMul for matrices, BatchMatMulV2 for
+    batches): NotFoundError for unsigned integers (declared, no CPU kernel),
+    InvalidArgumentError for int8, bool and (unbatched) int16."""
+    dtype = x._value.dtype
+    if dtype in (np.int32, np.int64) or (batched and dtype == np.int16):
+        return
+    name = "BatchMatMulV2" if batched else "MatMul"
+    if dtype.kind == "u":
+        flags = (f"adj_x={_flag(transpose_a)}, adj_y=false, grad_x=false, grad_y=false"
+                 if batched else
+                 f"grad_a=false, grad_b=false, transpose_a={_flag(transpose_a)}, "
+                 f"transpose_b=false")
+        raise NotFoundError(f"Could not find device for node: {{{{node {name}}}}} = "
+                            f"{name}[T=DT_{x.dtype.name.upper()}, {flags}] [Op:{name}]")
+    raise InvalidArgumentError(f"Value for attr 'T' of {x.dtype.name} is not in the list of "
+                               f"allowed values: "
+                               f"{_MATMUL_TYPES.format('int16, ' if batched else '')} "
+                               f"[Op:{name}]")
 
 
 def _einsum_vjp(g: Tensor, ans: Tensor, *xs: Tensor, equation: str) -> tuple:
@@ -768,9 +895,25 @@ def einsum(equation: str, *inputs: Any, **kwargs: Any) -> Tensor:
     for t in tensors[1:]:
         if t._value.dtype != tensors[0]._value.dtype:
             raise mismatch_error("Einsum", 1, tensors[0].dtype, t.dtype)
+    if tensors and tensors[0]._value.dtype.kind not in "fc" and \
+            tensors[0]._value.dtype not in (np.int32, np.int64):
+        _refuse_einsum(equation, tensors)
     eq = _normalize_equation(equation, [t._value.shape for t in tensors])
     _check_einsum_dims(eq, tensors)
     return bind(_einsum, tuple(tensors), {"equation": eq})
+
+
+def _refuse_einsum(equation: str, tensors: list) -> None:
+    """TF's NotFoundError: Einsum has CPU kernels for float, complex, int32 and int64 only.
+    Its message shows the equation with the implicit output spelled out."""
+    equation = equation.replace(" ", "")
+    if "->" not in equation:
+        counts = collections.Counter(c for c in equation if c.isalpha())
+        equation += "->" + ("..." if "..." in equation else "") + "".join(
+            sorted(c for c, n in counts.items() if n == 1))
+    raise NotFoundError(f"Could not find device for node: {{{{node Einsum}}}} = Einsum[N="
+                        f"{len(tensors)}, T=DT_{tensors[0].dtype.name.upper()}, equation="
+                        f"\"{equation}\"] [Op:Einsum]")
 
 
 def _check_einsum_dims(eq: str, tensors: list) -> None:
@@ -805,6 +948,8 @@ def tensordot(a: Any, b: Any, axes: Any, name: Optional[str] = None) -> Tensor:
     for i, j in zip(axes_a, axes_b):
         sub_b[j % rb] = sub_a[i % ra]
     contracted = {sub_a[i % ra] for i in axes_a}
+    if a._value.dtype.kind not in "fc":
+        _check_matmul_dtype(a, batched=False)   # TF contracts with one 2-D MatMul
     out = [c for c in sub_a if c not in contracted] + [c for c in sub_b if c not in contracted]
     return einsum("".join(sub_a) + "," + "".join(sub_b) + "->" + "".join(out), a, b)
 
@@ -837,7 +982,20 @@ _expm = Primitive("MatrixExponential", _expm_kernel).defvjp(_expm_vjp)
 
 def expm(input: Any, name: Optional[str] = None) -> Tensor:  # noqa: A002
     """The matrix exponential of each square matrix."""
-    return bind(_expm, (_matrix(input, "MatrixExponential"),))
+    x = convert_to_tensor(input)
+    kind = x._value.dtype.kind
+    if kind in "iu":   # TF's expm is Python: its first op, Abs, or its dtype test refuses
+        if kind == "u":
+            raise InvalidArgumentError(f"Value for attr 'T' of {x.dtype.name} is not in the "
+                                       f"list of allowed values: bfloat16, half, float, double, "
+                                       f"int8, int16, int32, int64 [Op:Abs]")
+        raise ValueError(f"tf.linalg.expm does not support matrices of type {x.dtype!r}")
+    x = _matrix(x, "MatrixExponential")
+    if x._value.dtype == np.float16 and x._value.size and np.isfinite(x._value).all():
+        # TF's Pade step solves with MatrixSolve, which has no float16 kernel; a batch
+        # holding inf/NaN skips it (all NaN, computed below).
+        _refuse_matrix(x, "MatrixSolve", "MatrixSolve[T=DT_HALF, adjoint=false]")
+    return bind(_expm, (x,))
 
 
 # -- least squares, pseudo-inverse, norms --------------------------------------------------------
@@ -846,6 +1004,8 @@ def lstsq(matrix: Any, rhs: Any, l2_regularizer: float = 0.0, fast: bool = True,
           name: Optional[str] = None) -> Tensor:
     """The (optionally L2-regularized) least-squares solution X of `matrix @ X = rhs`, by the
     normal equations as TensorFlow's fast path."""
+    if np.ndim(getattr(matrix, "_value", matrix)) < 2:
+        raise IndexError("tuple index out of range")   # TF's lstsq reads matrix.shape[-2]
     a = _matrix(matrix, "MatrixSolveLs", square=False)
     a, b = binary_operands(a, rhs, "MatMul")  # TF's fast path fails in its MatMul
     if b._value.ndim < 2 or b._value.shape[-2] != a._value.shape[-2]:
@@ -869,6 +1029,9 @@ def pinv(a: Any, rcond: Optional[float] = None, validate_args: bool = False,
          name: Optional[str] = None) -> Tensor:
     """The Moore-Penrose pseudo-inverse of each matrix, from its SVD; singular values below
     `rcond * max(s)` (default 10 * max(m, n) * eps) count as zero."""
+    a = convert_to_tensor(a)
+    if a._value.dtype.kind != "f":
+        raise TypeError(f"Input `a` must have `float`-like `dtype` (saw {a.dtype.name}).")
     a = _matrix(a, "pinv", square=False)
     m, n = a._value.shape[-2:]
     if rcond is None:
@@ -891,8 +1054,7 @@ def norm(tensor: Any, ord: Any = "euclidean", axis: Any = None,  # noqa: A002
         axes = [int(a) for a in axis]
         if len(axes) == 1:
             axes = axes[0]
-        elif len(axes) != 2 or axes[0] % builtins.max(x._value.ndim, 1) == \
-                axes[1] % builtins.max(x._value.ndim, 1):
+        elif len(axes) != 2 or axes[0] == axes[1]:   # TF compares them as given
             raise ValueError(f"'axis' must be None, an integer, or a tuple of 2 unique "
                              f"integers, got {list(axis)}")
     if isinstance(axes, list):
@@ -907,15 +1069,21 @@ def norm(tensor: Any, ord: Any = "euclidean", axis: Any = None,  # noqa: A002
 
 def _matrix_norm(x: Tensor, ord: Any, axes: list, keepdims: bool) -> Tensor:  # noqa: A002
     rank = x._value.ndim
-    row, col = axes[0] % rank, axes[1] % rank
     if ord in ("fro", "euclidean"):
-        return _vector_norm(x, ord="euclidean", axis=(row, col), keepdims=keepdims)
+        # The reductions take the axes as given: TF's errors for bad ones.
+        return _vector_norm(x, ord="euclidean", axis=tuple(axes), keepdims=keepdims)
     if ord in (1, np.inf):
-        inner, outer = (row, col) if ord == 1 else (col, row)
+        inner, outer = axes if ord == 1 else axes[::-1]
         sums = reduce_sum(abs(x), axis=inner, keepdims=True)
         out = reduce_max(sums, axis=outer, keepdims=True)
+        row, col = axes[0] % rank, axes[1] % rank
     elif ord == 2:
-        rest = [i for i in range(rank) if i not in (row, col)]
+        row, col = axes[0] % rank, axes[1] % rank
+        rest = [i for i in range(rank) if i not in [a + rank if a < 0 else a for a in axes]]
+        if len(rest) + 2 != rank:   # TF's permutation [rest..., row, col] does not fit
+            raise InvalidArgumentError(f"transpose expects a vector of size {rank}. But "
+                                       f"input(1) is a vector of size {len(rest) + 2} "
+                                       f"[Op:Transpose]")
         moved = transpose(x, tuple(rest) + (row, col))
         s = svd(moved, compute_uv=False)
         out = reduce_max(s, axis=-1)
