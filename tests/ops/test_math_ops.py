@@ -194,3 +194,102 @@ def test_conj_and_real():
     assert tf.math.conj(x) is x and tf.math.real(x) is x
     with pytest.raises(TypeError, match=r"Expected numeric or variant tensor"):
         tf.math.conj(tf.constant(["a"]))
+
+
+# -- round 2 of the differential sweep (TF 2.21's answers, measured with it) ---------------------
+
+@pytest.mark.parametrize("fn, op", [(tf.truncatediv, "TruncateDiv"), (tf.truncatemod, "TruncateMod"),
+                                    (tf.math.floordiv, "FloorDiv"), (tf.math.floormod, "FloorMod")])
+def test_shape_mismatch_is_reported_before_a_zero_divisor(fn, op):
+    # TF checks the broadcast first: InvalidArgumentError, not the divisor's error.
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match=rf"Incompatible shapes: \[4,3\] vs. \[4,2\] \[Op:{op}\]"):
+        fn(tf.constant([[1, 4, 1]] * 4), tf.constant([[-2, 0]] * 4))
+
+
+@pytest.mark.parametrize("dtype", [tf.complex64, tf.complex128])
+def test_complex_rsqrt_of_an_infinity_is_zero(dtype):
+    # 1 / sqrt(z) with sqrt(z) infinite (sqrt(nan + inf j) = inf + inf j): TF gives 0.
+    z = [complex(np.nan, np.inf), complex(np.inf, np.inf), complex(1, np.inf),
+         complex(np.inf, 0), complex(-np.inf, 0), complex(np.inf, np.nan), complex(-np.inf, np.inf)]
+    assert tf.math.rsqrt(tf.constant(z, dtype)).numpy().tolist() == [0j] * len(z)
+    at_zero = tf.math.rsqrt(tf.constant([0j], dtype)).numpy()[0]
+    assert at_zero.real == np.inf and np.isnan(at_zero.imag)
+
+
+def test_truediv_converts_a_non_tensor_x_on_its_own():
+    with pytest.raises(TypeError, match="got tf.int32 != tf.float32"):
+        tf.math.truediv(1, tf.constant(2.0))
+    with pytest.raises(TypeError, match="got tf.float64 != tf.float32"):
+        tf.truediv(np.float64(1.0), tf.constant(2.0))
+    with pytest.raises(TypeError, match="got tf.float32 != tf.int32"):
+        tf.math.truediv(1.0, tf.constant(2))
+    assert tf.math.truediv(1.0, tf.constant(2.0)).numpy() == np.float32(0.5)
+    assert tf.math.truediv(1, tf.constant(2)).dtype == tf.float64
+    assert tf.divide(1, tf.constant(2.0)).numpy() == np.float32(0.5)  # divide takes y's dtype
+
+
+def test_bool_tensors_multiply_through_int32():
+    b = tf.constant([True, False])
+    for out in [b * b, b * True, True * b, b * 1, b * [2], b * tf.constant([1.5, 0.5]),
+                tf.constant([3, 0]) * b, b * np.array([1.5, 0.0]), tf.Variable([True, False]) * b]:
+        assert out.dtype == tf.bool and out.numpy().tolist() == [True, False]
+    assert (b * 0.5).numpy().tolist() == [False, False]  # 0.5 casts to 0
+    assert (tf.constant([[True], [False]]) * b).numpy().tolist() == [[True, False], [False, False]]
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"Incompatible shapes.*\[Op:Mul\]"):
+        tf.constant([True, False, True]) * b
+    with pytest.raises(tf.errors.UnimplementedError, match="Cast string to int32"):
+        b * ["a", "b"]
+    with pytest.raises(TypeError, match="Cannot convert 2.5 to EagerTensor of dtype bool"):
+        2.5 * b  # the reflected operator converts to bool first
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"of bool is not in the list"):
+        tf.multiply(b, b)
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"of bool is not in the list"):
+        b + b
+
+
+class _Reflecting:
+    def __radd__(self, other):
+        return "radd"
+
+    def __rmul__(self, other):
+        return "rmul"
+
+    def __rsub__(self, other):
+        return NotImplemented
+
+    def __rtruediv__(self, other):
+        raise ValueError("its own error")
+
+    def __rmatmul__(self, other):
+        return "rmatmul"
+
+    def __rpow__(self, other):
+        return "rpow"
+
+    def __rfloordiv__(self, other):
+        return "rfloordiv"
+
+    def __rmod__(self, other):
+        return "rmod"
+
+    def __rand__(self, other):
+        return "rand"
+
+
+def test_operators_fall_back_to_the_other_operands_reflected_method():
+    x = tf.constant([1.0, 2.0])
+    assert x + _Reflecting() == "radd" and x * _Reflecting() == "rmul"
+    assert x @ _Reflecting() == "rmatmul" and x ** _Reflecting() == "rpow"
+    assert x // _Reflecting() == "rfloordiv" and x % _Reflecting() == "rmod"
+    assert tf.constant([True]) & _Reflecting() == "rand"
+    # NotImplemented, or an error of its own: the operator's own error stands.
+    for fn in (lambda: x - _Reflecting(), lambda: x / _Reflecting(), lambda: x < _Reflecting()):
+        with pytest.raises(ValueError, match="Attempt to convert a value"):
+            fn()
+    with pytest.raises(ValueError, match="Attempt to convert a value"):
+        tf.add(x, _Reflecting())  # only the operators fall back
+    out = tf.constant([True, False]) / np.array([True, True])  # NumPy divides them
+    assert type(out) is np.ndarray and out.dtype == np.float64 and out.tolist() == [1.0, 0.0]
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"\[Op:AddV2\]"):
+        tf.constant([True, False]) + np.array([True, True])  # not a TypeError: no fallback

@@ -18,7 +18,7 @@ from tapeflow.framework.convert import cpp_name
 from tapeflow.framework.errors import (InternalError, InvalidArgumentError, NotFoundError,
                                        UnimplementedError)
 from tapeflow.framework.indexed_slices import IndexedSlices
-from tapeflow.framework.tensor import Tensor
+from tapeflow.framework.tensor import Tensor, TensorLike
 from tapeflow.ops._convert import binary_operands, convert_to_tensor, require
 from tapeflow.ops._static import traced_shape_guard
 
@@ -49,15 +49,54 @@ def _unary_op(prim: Primitive, allowed: str, no_kernel: str = ""):
     return op
 
 
-def _binary_op(prim: Primitive, allowed: str = _NUMERIC, no_kernel: str = ""):
+def _binary_op(prim: Primitive, allowed: str = _NUMERIC, no_kernel: str = "",
+               reflected: Optional[str] = None):
+    """The public op; given the name of the reflected method (`"__radd__"`), the Python
+    operator instead, which falls back as TF's (`operator_error`). The try costs nothing
+    until something raises."""
     op_name = prim.name
 
     def op(x: Any, y: Any, name: Optional[str] = None) -> Tensor:
-        x, y = binary_operands(x, y, op_name)
-        if x._value.dtype.kind not in allowed:
-            _refuse(x, allowed, no_kernel, op_name)  # raises TF's dtype error
-        return bind(prim, (x, y))
+        try:
+            a, b = binary_operands(x, y, op_name)
+            if a._value.dtype.kind not in allowed:
+                _refuse(a, allowed, no_kernel, op_name)  # raises TF's dtype error
+            return bind(prim, (a, b))
+        except (TypeError, ValueError, InvalidArgumentError) as exc:
+            if reflected is None:
+                raise
+            return operator_error(exc, x, y, reflected)
     return op
+
+
+def operator_error(exc: Exception, x: Any, y: Any, reflected: str) -> Any:
+    """What TF's Python operator `x <op> y` does where its op raised `exc`: `*` with a bool
+    tensor multiplies in int32 and casts back; else, for a TypeError or ValueError, a
+    non-tensor `y` with the reflected method gets a try (`x + Foo()` calls Foo.__radd__, a
+    NumPy array computes `bool_tensor / array`); its failure or NotImplemented re-raises
+    `exc`."""
+    if reflected == "__rmul__" and (_is_bool_tensor(x) or _is_bool_tensor(y)):
+        return _bool_product(x, y)
+    if isinstance(exc, (TypeError, ValueError)) and not isinstance(y, TensorLike) \
+            and hasattr(type(y), reflected):
+        try:
+            out = getattr(y, reflected)(x)
+        except (TypeError, ValueError):
+            out = NotImplemented
+        if out is not NotImplemented:
+            return out
+    raise exc
+
+
+def _is_bool_tensor(x: Any) -> bool:
+    return isinstance(x, TensorLike) and x.dtype == _dtypes.bool
+
+
+def _bool_product(x: Any, y: Any) -> Tensor:
+    """TF's `*` where an operand is a bool tensor: both cast to int32, multiplied, and the
+    product cast to bool (so `b * 0.5` is False: 0.5 casts to 0)."""
+    product = multiply(cast(x, _dtypes.int32), cast(y, _dtypes.int32))
+    return cast(product, _dtypes.bool)
 
 
 # -- binary arithmetic ---------------------------------------------------------------------------
@@ -73,15 +112,25 @@ _mul = Primitive("Mul", np.multiply).defvjp(lambda g, ans, x, y: bind(_mul, (g, 
 _div = Primitive("RealDiv", np.true_divide).defvjp(
     lambda g, ans, x, y: bind(_div, (g, y)),
     lambda g, ans, x, y: bind(_div, (bind(_mul, (bind(_neg, (g,)), ans)), y)))
-def _check_integer_divisor(y: np.ndarray, op_name: str) -> None:
+def _check_shapes_before_divisor(x: np.ndarray, y: np.ndarray, op_name: str) -> None:
+    """TF's kernels check that the shapes broadcast before they look at the divisor."""
+    try:
+        np.broadcast_shapes(x.shape, y.shape)
+    except ValueError:
+        raise InvalidArgumentError(f"Incompatible shapes: {dims_text(x.shape)} vs. "
+                                   f"{dims_text(y.shape)} [Op:{op_name}]") from None
+
+
+def _check_integer_divisor(x: np.ndarray, y: np.ndarray, op_name: str) -> None:
     """TF's integer FloorDiv/FloorMod kernels refuse a zero divisor (NumPy returns 0)."""
     if not np.all(y):
+        _check_shapes_before_divisor(x, y, op_name)
         raise InvalidArgumentError(f"Integer division by zero [Op:{op_name}]")
 
 
 def _floordiv_kernel(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     if x.dtype.kind in "iu":
-        _check_integer_divisor(y, "FloorDiv")
+        _check_integer_divisor(x, y, "FloorDiv")
         return np.floor_divide(x, y)
     # TF floors the rounded quotient (NumPy's floor_divide differs): inf // 3 is inf,
     # -5 // inf is -0 and 1 // 0.1 is 10.
@@ -90,7 +139,7 @@ def _floordiv_kernel(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 def _floormod_kernel(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     if x.dtype.kind in "iu":
-        _check_integer_divisor(y, "FloorMod")
+        _check_integer_divisor(x, y, "FloorMod")
         return np.mod(x, y)
     # TF's rule: fmod, moved by y where its sign differs from y's (so -0 % 3 is -0).
     rem = np.fmod(x, y)
@@ -109,6 +158,7 @@ _TRUNCATE_ZERO = "Unexpected error in binary operator (only integer div and mod 
 def _truncatediv_kernel(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     if x.dtype.kind in "iu":
         if not np.all(y):
+            _check_shapes_before_divisor(x, y, "TruncateDiv")
             raise InternalError(_TRUNCATE_ZERO + " [Op:TruncateDiv]")
         # Floor division corrected toward zero where the signs differ and it is inexact.
         q = np.floor_divide(x, y)
@@ -118,6 +168,7 @@ def _truncatediv_kernel(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 def _truncatemod_kernel(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     if x.dtype.kind in "iu" and not np.all(y):
+        _check_shapes_before_divisor(x, y, "TruncateMod")
         raise InternalError(_TRUNCATE_ZERO + " [Op:TruncateMod]")
     return np.fmod(x, y)
 
@@ -156,6 +207,12 @@ maximum = _binary_op(_maximum, _REAL)
 minimum = _binary_op(_minimum, _REAL)
 floordiv = floor_div = _binary_op(_floordiv, _REAL, no_kernel="c")
 floormod = mod = _binary_op(_floormod, _REAL)
+# The Python operators of these (operators.py), with TF's fallbacks.
+add_operator = _binary_op(_add, _NUMERIC + _STRING, reflected="__radd__")
+subtract_operator = _binary_op(_sub, reflected="__rsub__")
+multiply_operator = _binary_op(_mul, reflected="__rmul__")
+floordiv_operator = _binary_op(_floordiv, _REAL, no_kernel="c", reflected="__rfloordiv__")
+floormod_operator = _binary_op(_floormod, _REAL, reflected="__rmod__")
 atan2 = _binary_op(_atan2, "f")
 truncatediv = _binary_op(_truncatediv, _REAL, no_kernel="c")
 _truncatemod_op = _binary_op(_truncatemod, _REAL)
@@ -182,11 +239,22 @@ truncatediv.__doc__ = "x / y elementwise, rounded toward zero (C semantics)."
 atan2.__doc__ = "The angle of the point (x, y): arctan(y / x) in the right quadrant."
 
 
-def pow(x: Any, y: Any, name: Optional[str] = None) -> Tensor:  # noqa: A001 - TF's name
-    """x ** y elementwise."""
-    x, y = binary_operands(x, y, "Pow")
-    require(x, _SIGNED, "Pow")
-    return bind(_pow, (x, y))
+def _pow_op(reflected: Optional[str] = None):
+    def pow(x: Any, y: Any, name: Optional[str] = None) -> Tensor:  # noqa: A001 - TF's name
+        """x ** y elementwise."""
+        try:
+            a, b = binary_operands(x, y, "Pow")
+            require(a, _SIGNED, "Pow")
+            return bind(_pow, (a, b))
+        except (TypeError, ValueError) as exc:
+            if reflected is None:
+                raise
+            return operator_error(exc, x, y, reflected)
+    return pow
+
+
+pow = _pow_op()  # noqa: A001 - TensorFlow's name
+pow_operator = _pow_op("__rpow__")
 
 
 def _check_divisible(x: Tensor, where_: str) -> None:
@@ -198,19 +266,36 @@ def _check_divisible(x: Tensor, where_: str) -> None:
                         f"tf.complex64, tf.complex128}}.")
 
 
-def divide(x: Any, y: Any, name: Optional[str] = None) -> Tensor:
-    """x / y elementwise; integers are divided as floats (float64, as TensorFlow's truediv)."""
-    x, y = binary_operands(x, y, "RealDiv")
-    if x._value.dtype.kind not in "fc":
-        _check_divisible(x, "__truediv__")
-    if x._value.dtype.kind in "iu":
-        float_type = _dtypes.float32 if x._value.dtype.itemsize <= 2 else _dtypes.float64
-        x, y = cast(x, float_type), cast(y, float_type)
-    require(x, _FLOAT, "RealDiv")
-    return bind(_div, (x, y))
+def _divide_op(reflected: Optional[str] = None):
+    def divide(x: Any, y: Any, name: Optional[str] = None) -> Tensor:
+        """x / y elementwise; integers are divided as floats (float64, as TensorFlow's
+        truediv)."""
+        try:
+            a, b = binary_operands(x, y, "RealDiv")
+            if a._value.dtype.kind not in "fc":
+                _check_divisible(a, "__truediv__")
+            if a._value.dtype.kind in "iu":
+                float_type = _dtypes.float32 if a._value.dtype.itemsize <= 2 else _dtypes.float64
+                a, b = cast(a, float_type), cast(b, float_type)
+            require(a, _FLOAT, "RealDiv")
+            return bind(_div, (a, b))
+        except (TypeError, ValueError) as exc:
+            if reflected is None:
+                raise
+            return operator_error(exc, x, y, reflected)
+    return divide
 
 
-truediv = divide
+divide = _divide_op()
+divide_operator = _divide_op("__rtruediv__")
+
+
+def truediv(x: Any, y: Any, name: Optional[str] = None) -> Tensor:
+    """x / y, as tf.math.truediv: unlike tf.divide, a non-tensor x converts on its own (so
+    truediv(1, float_tensor) raises TypeError, as in TF); y converts to x's dtype."""
+    if not isinstance(x, TensorLike):
+        x = convert_to_tensor(x)
+    return divide(x, y)
 
 
 def divide_no_nan(x: Any, y: Any, name: Optional[str] = None) -> Tensor:
@@ -292,6 +377,15 @@ def _erf_kernel(x: np.ndarray) -> np.ndarray:
     return special.erf(x).astype(x.dtype, copy=False)
 
 
+def _rsqrt_kernel(x: np.ndarray) -> np.ndarray:
+    root = np.sqrt(x)
+    if x.dtype.kind == "c":
+        # 1 / z is 0 for an infinite z (sqrt(nan + inf j) is inf + inf j), as in TF; NumPy's
+        # complex division gives NaN there.
+        return np.where(np.isinf(root), np.zeros((), x.dtype), 1 / root)
+    return 1 / root
+
+
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 
 _neg = Primitive("Neg", np.negative).defvjp(lambda g, ans, x: bind(_neg, (g,)))
@@ -302,7 +396,7 @@ _sign = Primitive("Sign", np.sign).defvjp(lambda g, ans, x: zeros_like(g))
 _square = Primitive("Square", np.square).defvjp(
     lambda g, ans, x: bind(_mul, (bind(_add, (g, g)), x)))
 _sqrt = Primitive("Sqrt", np.sqrt).defvjp(lambda g, ans, x: g * 0.5 / ans)
-_rsqrt = Primitive("Rsqrt", lambda x: 1 / np.sqrt(x)).defvjp(
+_rsqrt = Primitive("Rsqrt", _rsqrt_kernel).defvjp(
     lambda g, ans, x: g * -0.5 * ans * ans * ans)
 _reciprocal = Primitive("Reciprocal", np.reciprocal).defvjp(
     lambda g, ans, x: negative(g) * ans * ans)
@@ -628,6 +722,20 @@ def matmul(a: Any, b: Any, transpose_a: bool = False, transpose_b: bool = False,
             (sa[0] if transpose_a else sa[1]) != (sb[1] if transpose_b else sb[0]):
         _check_matmul_shapes(sa, sb, transpose_a, transpose_b)  # all but fitting matrices
     return bind(_matmul, (a, b), {"transpose_a": transpose_a, "transpose_b": transpose_b})
+
+
+def matmul_operator(x: Any, y: Any) -> Tensor:
+    """`x @ y`: matmul without transposes, with TF's operator fallback (`operator_error`)."""
+    try:
+        a, b = binary_operands(x, y, "MatMul")
+        if a._value.dtype.kind not in _NUMERIC:
+            require(a, _NUMERIC, "MatMul")
+        sa, sb = a._value.shape, b._value.shape
+        if len(sa) != 2 or len(sb) != 2 or sa[1] != sb[0]:
+            _check_matmul_shapes(sa, sb, False, False)
+        return bind(_matmul, (a, b), {"transpose_a": False, "transpose_b": False})
+    except (TypeError, ValueError) as exc:
+        return operator_error(exc, x, y, "__rmatmul__")
 
 
 def _check_matmul_shapes(sa: tuple, sb: tuple, transpose_a: bool, transpose_b: bool) -> None:

@@ -49,10 +49,17 @@ def _ne(self: Any, other: Any) -> Any:
         return convert_to_tensor(True)
 
 
-def _logical_or_bitwise(logical, bitwise):
+def _logical_or_bitwise(logical, bitwise, reflected: str = None):
+    """`&`, `|`, `^`: logical on bools, bitwise on integers. Given the reflected method's
+    name, the forward operator, with TF's fallback (math_ops.operator_error)."""
     def op(x: Any, y: Any) -> Any:
         probe = x if isinstance(x, TensorLike) else y
-        return logical(x, y) if probe.dtype.is_bool else bitwise(x, y)
+        try:
+            return logical(x, y) if probe.dtype.is_bool else bitwise(x, y)
+        except (TypeError, ValueError) as exc:
+            if reflected is None:
+                raise
+            return math_ops.operator_error(exc, x, y, reflected)
     return op
 
 
@@ -72,21 +79,28 @@ _and = _logical_or_bitwise(math_ops.logical_and, math_ops.bitwise_and)
 _or = _logical_or_bitwise(math_ops.logical_or, math_ops.bitwise_or)
 _xor = _logical_or_bitwise(math_ops.logical_xor, math_ops.bitwise_xor)
 
+# The forward operators fall back as TF's binary_op_wrapper (math_ops.operator_error); the
+# reflected ones, as TF's, do not (but `*` of bools still multiplies them, as TF's).
 OPERATORS = {
-    "__add__": math_ops.add, "__radd__": _reflected(math_ops.add),
-    "__sub__": math_ops.subtract, "__rsub__": _reflected(math_ops.subtract),
-    "__mul__": math_ops.multiply, "__rmul__": _reflected(math_ops.multiply),
-    "__truediv__": math_ops.divide, "__rtruediv__": _reflected(math_ops.divide),
-    "__floordiv__": math_ops.floordiv, "__rfloordiv__": _reflected(math_ops.floordiv),
-    "__mod__": math_ops.floormod, "__rmod__": _reflected(math_ops.floormod),
-    "__pow__": math_ops.pow, "__rpow__": _reflected(math_ops.pow),
-    "__matmul__": math_ops.matmul, "__rmatmul__": _reflected(math_ops.matmul),
+    "__add__": math_ops.add_operator, "__radd__": _reflected(math_ops.add),
+    "__sub__": math_ops.subtract_operator, "__rsub__": _reflected(math_ops.subtract),
+    "__mul__": math_ops.multiply_operator, "__rmul__": _reflected(math_ops.multiply_operator),
+    "__truediv__": math_ops.divide_operator, "__rtruediv__": _reflected(math_ops.divide),
+    "__floordiv__": math_ops.floordiv_operator,
+    "__rfloordiv__": _reflected(math_ops.floordiv),
+    "__mod__": math_ops.floormod_operator, "__rmod__": _reflected(math_ops.floormod),
+    "__pow__": math_ops.pow_operator, "__rpow__": _reflected(math_ops.pow),
+    "__matmul__": math_ops.matmul_operator, "__rmatmul__": _reflected(math_ops.matmul),
     "__neg__": math_ops.negative, "__abs__": math_ops.abs,
     "__lt__": math_ops.less, "__le__": math_ops.less_equal,
     "__gt__": math_ops.greater, "__ge__": math_ops.greater_equal,
     "__eq__": _eq, "__ne__": _ne,
-    "__and__": _and, "__rand__": _reflected(_and), "__or__": _or, "__ror__": _reflected(_or),
-    "__xor__": _xor, "__rxor__": _reflected(_xor), "__invert__": _invert,
+    "__and__": _logical_or_bitwise(math_ops.logical_and, math_ops.bitwise_and, "__rand__"),
+    "__rand__": _reflected(_and),
+    "__or__": _logical_or_bitwise(math_ops.logical_or, math_ops.bitwise_or, "__ror__"),
+    "__ror__": _reflected(_or),
+    "__xor__": _logical_or_bitwise(math_ops.logical_xor, math_ops.bitwise_xor, "__rxor__"),
+    "__rxor__": _reflected(_xor), "__invert__": _invert,
     "__getitem__": array_ops.slice_tensor, "__iter__": _iter,
 }
 
