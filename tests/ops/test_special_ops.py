@@ -108,3 +108,16 @@ def test_bessel_i1e_derivatives_at_zero():
         d1 = inner.gradient(y, x)
     assert d1.numpy().tolist() == [0.5]
     assert np.isnan(outer.gradient(d1, x).numpy()).all()  # TF's rule divides by x
+
+
+@pytest.mark.parametrize("values, dtype", [
+    ([1e-310, -1e-310, 2.2e-313, 0.0, 1e-300, 1e-17], np.float64),
+    ([1e-40, -1e-40, 0.0, 1e-38], np.float32)])
+def test_bessel_i1e_gradient_at_subnormal_inputs_is_one_half(values, dtype):
+    # TF 2.21 gives 0.5 for all of these: its kernels read subnormals as 0, where its rule
+    # imputes 0.5 (1/x would overflow); normal tiny x go through i0e - i1e (sign + 1/x).
+    x = tf.constant(values, dtype)
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = tf.math.bessel_i1e(x)
+    np.testing.assert_allclose(tape.gradient(y, x).numpy(), 0.5, rtol=1e-15)

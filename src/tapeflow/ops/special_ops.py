@@ -14,8 +14,8 @@ from tapeflow.framework.convert import cpp_name
 from tapeflow.framework.errors import InvalidArgumentError
 from tapeflow.framework.tensor import Tensor
 from tapeflow.ops._convert import binary_operands, convert_to_tensor, require
-from tapeflow.ops.math_ops import (cast, equal, exp, negative, not_equal, ones_like, reciprocal,
-                                   sign, where, zeros_like)
+from tapeflow.ops.math_ops import (abs as abs_, cast, exp, less, negative, not_equal, ones_like,
+                                   reciprocal, sign, where, zeros_like)
 
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 
@@ -73,10 +73,13 @@ def _xdivy_kernel(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 def _bessel_i1e_vjp(g: Tensor, ans: Tensor, x: Tensor) -> Tensor:
-    # TF's rule: d/dx i1e(x) = i0e(x) - i1e(x) (sign(x) + 1/x), and 1/2 where x is 0. The
-    # discarded branch is NaN at 0, so the second derivative there is NaN, as in TF.
+    # TF's rule: d/dx i1e(x) = i0e(x) - i1e(x) (sign(x) + 1/x), and 1/2 where x is 0. TF's
+    # CPU kernels treat subnormal float32/float64 inputs as 0, so its 1/2 covers them too
+    # (1/x would overflow there): below the smallest normal number, as here. The discarded
+    # branch is NaN there, so the second derivative is NaN, as in TF.
     slope = bessel_i0e(x) - ans * (sign(x) + reciprocal(x))
-    return g * where(equal(x, zeros_like(x)), zeros_like(x) + 0.5, slope)
+    tiny = float(np.finfo(x.dtype.as_numpy_dtype).tiny)
+    return g * where(less(abs_(x), tiny), zeros_like(x) + 0.5, slope)
 
 
 _lgamma = Primitive("Lgamma", _lgamma_kernel).defvjp(lambda g, ans, x: g * digamma(x))
