@@ -202,3 +202,14 @@ def test_reduce_prod_second_derivative_matches_tensorflow():
                                 np.array([[0.5, -1.5], [2.0, 3.0]], np.float32))
     assert d1.numpy().tolist() == [[2., 3.], [0.5, -1.5]]
     assert d2.numpy().tolist() == [[1., 1.], [1., 1.]]
+
+
+@pytest.mark.parametrize("reduce", [tf.math.reduce_logsumexp, tf.math.reduce_prod])
+def test_reducing_no_axes_keeps_a_second_derivative(reduce):
+    # axis=[] returns x, but TF still runs the op: the second derivative is zeros, not None
+    # (TF 2.21: zeros for both, at x = [0.5, -2, 0]; reduce_sum's stays None).
+    x = np.array([0.5, -2.0, 3.0], np.float32)
+    d1, d2 = _second_derivative(lambda t: reduce(t, axis=[]), x)
+    assert reduce(tf.constant(x), axis=[]).numpy().tolist() == x.tolist()
+    assert d1.numpy().tolist() == [1.0] * 3 and d2 is not None and d2.numpy().tolist() == [0.0] * 3
+    assert _second_derivative(lambda t: tf.reduce_sum(t, axis=[]), x)[1] is None

@@ -53,14 +53,17 @@ def _kept_shape(x: Tensor, axis: Optional[tuple]) -> tuple:
     return tuple(1 if i in axis else d for i, d in enumerate(shape))
 
 
-def _reduction(prim: Primitive, allowed: str):
+def _reduction(prim: Primitive, allowed: str, no_axes_is_identity: bool = True):
+    """The public op of a reduction. With `axis=[]`, linear reductions return their input
+    (as TF's, whose gradients then have no second order); the others still run their
+    kernel, so their second derivatives are TF's zeros rather than None."""
     @reads_static
     def op(input_tensor: Any, axis: Any = None, keepdims: bool = False,
            name: Optional[str] = None) -> Tensor:
         x = convert_to_tensor(input_tensor)
         require(x, allowed, prim.name)
         axes = _axes(static_value(axis, f"{prim.name}: axis"), x._value.ndim, prim.name)
-        if axes == ():
+        if axes == () and no_axes_is_identity:
             return x
         return bind(prim, (x,), {"axis": axes, "keepdims": bool(keepdims)})
     return op
@@ -178,8 +181,8 @@ reduce_sum = _reduction(_sum, "fciu")
 reduce_mean = _reduction(_mean, "fciu")
 reduce_max = _reduction(_max, "fiu")
 reduce_min = _reduction(_min, "fiu")
-reduce_prod = _reduction(_prod, "fciu")
-reduce_logsumexp = _reduction(_logsumexp, "f")
+reduce_prod = _reduction(_prod, "fciu", no_axes_is_identity=False)
+reduce_logsumexp = _reduction(_logsumexp, "f", no_axes_is_identity=False)
 reduce_all = _reduction(_all, "b")
 reduce_any = _reduction(_any, "b")
 reduce_sum.__doc__ = "The sum over `axis` (all axes when None)."
