@@ -25,7 +25,9 @@ if _REPO not in sys.path:
 
 from tools.differential import compare, runner  # noqa: E402
 
-FIXTURE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixture.json.gz")
+# (the variable points the test at a freshly recorded fixture before it replaces this one)
+FIXTURE = os.environ.get("TAPEFLOW_DIFFERENTIAL_FIXTURE") or \
+    os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixture.json.gz")
 CASE_LIMIT_S = 60  # a case running longer is a hang: dump the stacks and stop the run
 
 # (op, kind): why tapeflow's answer differs from TF 2.21's. Kinds: see compare.KINDS.

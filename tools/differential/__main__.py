@@ -22,6 +22,9 @@ FIXTURE = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.a
 
 def cmd_run(a) -> None:
     cases = draw_cases(SPECS, a.cases, a.seed, a.ops.split(",") if a.ops else None)
+    if a.ids:  # a part of the run (parts made alike concatenate into the whole: see README)
+        lo, hi = (int(v) for v in a.ids.split(":"))
+        cases = [c for c in cases if lo <= c["id"] < hi]
     recs = runner.run_cases(a.backend, cases, workers=a.workers, limit_s=a.limit_s,
                             traced_mode=a.traced)
     by_id = {c["id"]: c for c in cases}
@@ -115,6 +118,7 @@ def main(argv=None) -> None:
     r.add_argument("--ops", help="comma-separated op paths (default: all)")
     r.add_argument("--workers", type=int, default=2)
     r.add_argument("--limit-s", type=float, default=30.0, help="per-case time limit")
+    r.add_argument("--ids", help="LO:HI: run only the cases with LO <= id < HI")
     r.add_argument("--traced", action="store_true",
                    help="run each op inside tf.function (the compiled path)")
     r.add_argument("--out", required=True)

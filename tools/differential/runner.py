@@ -282,8 +282,12 @@ def run_case(tf, case: dict, traced_mode: bool = False) -> dict:
 # worker subprocesses
 
 
+RECYCLE_AFTER = 1000  # cases per worker process: TF slows down as tf.functions accumulate
+
+
 def worker_main(backend: str, case_file: str, start: int, traced_mode: bool = False) -> None:
-    """Run the cases of `case_file` (JSONL) from index `start`, one JSON line each on stdout."""
+    """Run the cases of `case_file` (JSONL) from index `start`, one JSON line each on stdout
+    (at most RECYCLE_AFTER of them, then ``{"recycle": true}``: the shard starts a fresh one)."""
     out = os.fdopen(os.dup(1), "w")
     os.dup2(2, 1)  # anything the libraries print goes to stderr, not into our protocol
     import warnings
@@ -296,6 +300,10 @@ def worker_main(backend: str, case_file: str, start: int, traced_mode: bool = Fa
         for i, line in enumerate(f):
             if i < start:
                 continue
+            if i - start == RECYCLE_AFTER:
+                out.write('{"recycle": true}\n')
+                out.flush()
+                return
             out.write(json.dumps(run_case(tf, json.loads(line), traced_mode)) + "\n")
             out.flush()
 
@@ -317,7 +325,7 @@ class _Shard:
         while len(self.results) < len(self.cases):
             if not self._run_worker(len(self.results)):
                 raise RuntimeError(f"{self.backend} worker did not start; see {self.log.name}")
-            if len(self.results) < len(self.cases):  # the next case hung or crashed the worker
+            if len(self.results) < len(self.cases) and not self._recycled:  # hung or crashed
                 case = self.cases[len(self.results)]
                 self.results.append({"id": case["id"], "op": case["op"], "hang": self._why})
 
@@ -330,7 +338,7 @@ class _Shard:
         proc = subprocess.Popen(cmd, cwd=root, env=env, stdout=subprocess.PIPE, stderr=self.log,
                                 start_new_session=True)
         fd, buf, ready = proc.stdout.fileno(), b"", False
-        self._why = "crash"
+        self._why, self._recycled = "crash", False
         try:
             while True:
                 limit = self.limit_s if ready else self.limit_s + 60  # imports take time
@@ -347,6 +355,8 @@ class _Shard:
                     rec = json.loads(line)
                     if rec.get("ready"):
                         ready = True
+                    elif rec.get("recycle"):
+                        self._recycled = True
                     else:
                         self.results.append(rec)
                 if len(self.results) == len(self.cases):
