@@ -131,3 +131,88 @@ def test_bincount_matches_tensorflow():
         tf.math.bincount(tf.constant([1, -1]))
     with pytest.raises(tf.errors.InvalidArgumentError, match=r"same shape as `arr`"):
         tf.math.bincount(tf.constant([1, 2]), weights=[1, 2, 3])
+
+
+# -- round 2: answers of TF 2.21 (CPU), recorded by hand --------------------------------------
+
+@pytest.mark.parametrize("call", [
+    # 1-D indices: TF also reads them as a batch of one-element rows, so it refuses them.
+    lambda: tf.tensor_scatter_nd_update(tf.zeros([1, 4]), [0], [1., 2., 3., 4.]),
+    lambda: tf.tensor_scatter_nd_add(tf.zeros([2, 1, 3]), [1, 0], [1., 2., 3.]),
+    lambda: tf.scatter_nd(tf.constant([0]), tf.constant([5, 6, 7]), [3, 3]),
+    # scalar updates or indices
+    lambda: tf.scatter_nd(tf.constant([0]), tf.constant(0, tf.int64), [3]),
+    lambda: tf.tensor_scatter_nd_add(tf.zeros([3]), [1], 2.),
+    lambda: tf.tensor_scatter_nd_add(tf.zeros([3]), 1, 2.),
+    # empty index rows with updates, and rows longer than 7
+    lambda: tf.tensor_scatter_nd_add(tf.zeros([3]), tf.zeros([2, 0], tf.int32), tf.ones([2, 3])),
+    lambda: tf.scatter_nd(tf.zeros([0, 0], tf.int32), tf.zeros([0, 2]), [2]),
+    lambda: tf.scatter_nd(tf.zeros([1, 8], tf.int32), [1.], [1] * 8),
+])
+def test_scatters_refuse_what_tensorflow_refuses(call):
+    with pytest.raises(tf.errors.InvalidArgumentError):
+        call()
+
+
+def test_scatters_accept_row_indices_and_empty_updates():
+    assert tf.tensor_scatter_nd_update(tf.zeros([3]), [[0], [2]], [1., 2.]).numpy().tolist() == [1., 0., 2.]
+    assert tf.tensor_scatter_nd_add(tf.zeros([3]), tf.zeros([0, 1], tf.int32), tf.zeros([0])).numpy().tolist() == [0.] * 3
+    assert tf.scatter_nd(tf.zeros([1, 7], tf.int32), [1.], [1] * 7).shape == (1,) * 7
+
+
+def test_gather_nd_edge_shapes_and_1d_index_gradient():
+    out = tf.gather_nd(tf.constant([[1, 2], [3, 4]]), tf.zeros([3, 0], tf.int32))
+    assert out.shape == (3, 2, 2) and out.numpy()[2].tolist() == [[1, 2], [3, 4]]
+    with pytest.raises(tf.errors.InvalidArgumentError, match="params must be at least a vector"):
+        tf.gather_nd(tf.constant(1.), tf.zeros([2, 0], tf.int32))
+    with pytest.raises(tf.errors.InvalidArgumentError, match="between 1 and 7"):
+        tf.gather_nd(tf.zeros([1] * 8), tf.zeros([1, 8], tf.int32))
+    # TF's own gradient fails here (its ScatterNd refuses 1-D indices); tapeflow keeps one.
+    assert grad(lambda x: tf.gather_nd(x, [1]), [1., 2., 3.]).tolist() == [0., 1., 0.]
+
+
+def test_unsorted_segment_ids_are_checked_only_when_there_is_data():
+    out = tf.math.unsorted_segment_max(tf.zeros([2, 0]), [0, 5], 2)
+    assert out.shape == (2, 0)
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"segment_ids\[0\] = 0 is out of range \[0, 0\)"):
+        tf.math.unsorted_segment_sum([1., 2.], [0, 1], 0)
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"segment_ids\[1\] = 5"):
+        tf.math.unsorted_segment_mean(tf.zeros([2, 0]), [0, 5], 2)  # its count has data
+
+
+def test_segment_extrema_follow_tensorflows_nan_and_inf_rules():
+    nan, inf = np.nan, np.inf
+    big = float(np.finfo(np.float32).max)
+    # A NaN is taken, and replaced by the next value of its segment.
+    out = tf.math.unsorted_segment_max([nan, 5., 2., 1., nan, 3.], [0, 1, 0, 1, 1, 0], 2)
+    np.testing.assert_array_equal(out.numpy(), [3., nan])
+    np.testing.assert_array_equal(tf.math.unsorted_segment_max([nan, -inf], [0, 0], 1).numpy(), [-inf])
+    np.testing.assert_array_equal(
+        tf.math.unsorted_segment_min([[nan, 5.], [2., nan], [1., 3.]], [0, 0, 1], 2).numpy(),
+        [[2., nan], [1., 3.]])
+    np.testing.assert_array_equal(tf.math.segment_min([nan, 1., nan, 2., 3.], [0, 0, 0, 0, 1]).numpy(), [2., 3.])
+    # The unsorted ops start from the dtype's finite extreme, the sorted ones from +-inf.
+    np.testing.assert_array_equal(tf.math.unsorted_segment_min([inf, inf], [0, 0], 1).numpy(), [big])
+    np.testing.assert_array_equal(tf.math.segment_min([inf, inf, 1.], [0, 0, 1]).numpy(), [inf, 1.])
+    np.testing.assert_array_equal(tf.math.segment_max([-inf, -inf, 1.], [0, 0, 1]).numpy(), [-inf, 1.])
+    np.testing.assert_array_equal(tf.math.segment_min([inf, -inf, 1.], [0, 1, 3]).numpy(), [inf, -inf, 0., 1.])
+
+
+def test_boolean_mask_axis_slices_like_python():
+    x = tf.constant([[1, 2], [3, 4]])
+    for axis in (2, -1, -3):  # shape[axis:axis + 1] is empty
+        with pytest.raises(ValueError, match=r"Shapes \(\) and \(2,\) are incompatible"):
+            tf.boolean_mask(x, [True, False], axis=axis)
+    assert tf.boolean_mask(x, [True, False], axis=-2).numpy().tolist() == [[1, 2]]
+
+
+def test_searchsorted_nan_empty_and_dtypes():
+    nan = np.nan
+    assert tf.searchsorted([[1., 2., 3.]], [[nan, 2., 5.]]).numpy().tolist() == [[0, 1, 3]]
+    assert tf.searchsorted([[1., 2., 3.]], [[nan, 2., 5.]], side="right").numpy().tolist() == [[3, 2, 3]]
+    assert tf.searchsorted([[1., nan, 3.]], [[0., 2., 5.]]).numpy().tolist() == [[0, 1, 1]]
+    assert tf.searchsorted(tf.constant([[1., 2.]]), tf.zeros([1, 0])).shape == (1, 0)
+    assert tf.searchsorted(tf.zeros([1, 0]), tf.constant([[1., 2.]])).numpy().tolist() == [[0, 0]]
+    for value in (1 + 1j, True):
+        with pytest.raises(tf.errors.NotFoundError, match="LowerBound"):
+            tf.searchsorted(tf.constant([[value]]), tf.constant([[value]]))

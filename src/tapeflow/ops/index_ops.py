@@ -13,7 +13,7 @@ import numpy as np
 from tapeflow.autodiff.core import Primitive, bind, dims_text
 from tapeflow.framework import dtypes as _dtypes
 from tapeflow.framework.context import context
-from tapeflow.framework.errors import InvalidArgumentError
+from tapeflow.framework.errors import InvalidArgumentError, NotFoundError
 from tapeflow.framework.tensor import Tensor, wrap
 from tapeflow.ops._convert import convert_to_tensor, require
 from tapeflow.ops._static import (ensure_shape_prim, reads_static, static_value,
@@ -47,6 +47,8 @@ def _check_nd_indices(indices: np.ndarray, shape: tuple, op_name: str, what: str
     if depth > len(shape):
         raise InvalidArgumentError(f"index innermost dimension length must be <= params rank; "
                                    f"saw: {depth} vs. {len(shape)} [Op:{op_name}]")
+    if not indices.size:  # no rows (or rows of depth 0): nothing to check
+        return
     rows = indices.reshape(-1, depth)
     bad = np.nonzero(np.any((rows < 0) | (rows >= np.array(shape[:depth], np.int64)), axis=1))[0]
     if bad.size:
@@ -83,18 +85,26 @@ def _coords(indices: np.ndarray) -> tuple:
 
 def _gather_nd_kernel(params: np.ndarray, indices: np.ndarray) -> np.ndarray:
     _check_nd_indices(indices, params.shape, "GatherNd", "param shape")
+    if not indices.shape[-1]:  # empty index rows address the whole of params
+        return np.broadcast_to(params, indices.shape[:-1] + params.shape).copy()
     return params[_coords(indices)]
 
 
 def _scatter_kernel(indices: np.ndarray, updates: np.ndarray, shape: tuple) -> np.ndarray:
     _check_nd_indices(indices, shape, "ScatterNd", "shape")
+    if not indices.shape[-1]:  # the gradient of a gather by empty rows: every row adds up
+        rows = int(np.prod(indices.shape[:-1]))
+        return updates.reshape((rows,) + tuple(shape)).sum(0).astype(updates.dtype)
     out = np.zeros(shape, updates.dtype)
     np.add.at(out, _coords(indices), updates)
     return out
 
 
+# The gradient of a gather binds ScatterNd itself: TF's ScatterNd refuses 1-D indices (see
+# _check_updates), which would leave gathers by 1-D indices without a gradient.
 _gather_nd = Primitive("GatherNd", _gather_nd_kernel).defvjp(
-    lambda g, ans, params, indices: (scatter_nd(indices, g, params._value.shape), None))
+    lambda g, ans, params, indices: (
+        bind(_scatter_nd, (indices, g), {"shape": params._value.shape}), None))
 _scatter_nd = Primitive("ScatterNd", _scatter_kernel).defvjp(
     lambda g, ans, indices, updates, shape: (None, gather_nd(g, indices)))
 
@@ -109,7 +119,20 @@ def gather_nd(params: Any, indices: Any, batch_dims: int = 0, name: Optional[str
         return _batched_gather_nd(params, indices, int(batch_dims))
     if indices._value.ndim == 0:
         raise InvalidArgumentError("indices must be at least a vector [Op:GatherNd]")
+    if params._value.ndim == 0:
+        raise InvalidArgumentError("params must be at least a vector [Op:GatherNd]")
+    _check_depth(indices._value, 0, "GatherNd")
     return bind(_gather_nd, (params, indices))  # the kernel checks the bounds
+
+
+def _check_depth(indices: np.ndarray, low: int, op_name: str) -> None:
+    """TF's kernels take index rows of `low` to 7 elements (the scatters' message says 5)."""
+    depth = indices.shape[-1]
+    if not low <= depth <= 7:
+        said = 7 if op_name == "GatherNd" else 5
+        raise InvalidArgumentError(f"Only indices.shape[-1] values between 1 and {said} are "
+                                   f"currently supported.  Requested rank: {depth} "
+                                   f"[Op:{op_name}]")
 
 
 def _batched_gather_nd(params: Tensor, indices: Tensor, batch_dims: int) -> Tensor:
@@ -130,9 +153,25 @@ def scatter_nd(indices: Any, updates: Any, shape: Any, name: Optional[str] = Non
     indices = _int_tensor(indices, "ScatterNd")
     updates = convert_to_tensor(updates)
     shape = static_value(shape, "ScatterNd: shape", _shape_tuple)
-    _check_nd_indices(indices._value, shape, "ScatterNd", "shape")
-    _check_updates(indices._value, updates._value.shape, shape, "ScatterNd")
+    _check_scatter(indices._value, updates._value.shape, shape, "ScatterNd")
     return bind(_scatter_nd, (indices, updates), {"shape": shape})
+
+
+def _check_scatter(indices: np.ndarray, updates_shape: tuple, shape: tuple,
+                   op_name: str) -> None:
+    """TensorFlow's checks of a scatter's operands, in its order: ranks, empty output, then
+    `updates.shape == indices.shape[:-1] + shape[indices.shape[-1]:]`, then the bounds."""
+    for what, dims in (("Indices", indices.shape), ("Updates", updates_shape)):
+        if not len(dims):
+            raise InvalidArgumentError(f"{what} shape must have rank at least one. Found:[] "
+                                       f"[Op:{op_name}]")
+    n_updates = int(np.prod(updates_shape))
+    if (indices.size or n_updates) and not (np.prod(shape) and indices.size and n_updates):
+        raise InvalidArgumentError(f"Indices and updates specified for empty output shape "
+                                   f"[Op:{op_name}]")
+    _check_depth(indices, 1, op_name)
+    _check_updates(indices, updates_shape, shape, op_name)
+    _check_nd_indices(indices, shape, op_name, "shape")
 
 
 def _check_updates(indices: np.ndarray, updates_shape: tuple, shape: tuple, op_name: str) -> None:
@@ -146,6 +185,20 @@ def _check_updates(indices: np.ndarray, updates_shape: tuple, shape: tuple, op_n
             f"Must have updates.shape = indices.shape[:batch_dim] + params_shape[slice_dim:], "
             f"got updates.shape: {dims_text(updates_shape)}, indices.shape: "
             f"{dims_text(indices.shape)}, params_shape: {dims_text(shape)} [Op:{op_name}]")
+    if indices.ndim == 1:
+        # TF's kernels also read 1-D indices as a batch of one-element index rows, which
+        # contradicts the rule above unless both are empty: any such call fails in TF.
+        n = indices.shape[0]
+        if updates_shape[0] != n:
+            raise InvalidArgumentError(
+                f"Dimensions [0,1) of indices[shape=[{n}]] = {n} must match dimensions [0,1) "
+                f"of updates[shape={dims_text(updates_shape)}] = {updates_shape[0]} "
+                f"[Op:{op_name}]")
+        if tuple(updates_shape[1:]) != tuple(shape[1:]):
+            raise InvalidArgumentError(
+                f"Inner dimensions of output shape must match inner dimensions of updates "
+                f"shape. Output: {dims_text(shape)} updates: {dims_text(updates_shape)} "
+                f"[Op:{op_name}]")
 
 
 def _update_kernel(tensor: np.ndarray, indices: np.ndarray, updates: np.ndarray) -> np.ndarray:
@@ -178,9 +231,7 @@ def _tensor_scatter(prim: Primitive, doc: str):
         tensor = convert_to_tensor(tensor)
         indices = _int_tensor(indices, prim.name)
         updates = convert_to_tensor(updates, dtype=tensor.dtype)
-        shape = tensor._value.shape
-        _check_nd_indices(indices._value, shape, prim.name, "shape")
-        _check_updates(indices._value, updates._value.shape, shape, prim.name)
+        _check_scatter(indices._value, updates._value.shape, tensor._value.shape, prim.name)
         return bind(prim, (tensor, indices, updates))
     op.__doc__ = doc
     return op
@@ -240,12 +291,12 @@ def boolean_mask(tensor: Any, mask: Any, axis: Optional[int] = None,
     m = mask._value
     if m.ndim == 0:
         raise ValueError("mask cannot be scalar.")
-    axis = 0 if axis is None else \
-        static_value(axis, "boolean_mask: axis", int) % max(tensor._value.ndim, 1)
+    axis = 0 if axis is None else static_value(axis, "boolean_mask: axis", int)
     shape = tensor._value.shape
-    covered = shape[axis:axis + m.ndim]
-    if tuple(covered) != m.shape:
+    covered = shape[axis:axis + m.ndim]  # Python's slice, as TF's: an axis out of range
+    if tuple(covered) != m.shape:        # (or -1 for a 1-D mask) covers nothing
         raise ValueError(f"Shapes {tuple(covered)} and {m.shape} are incompatible")
+    axis %= len(shape)
     flat = reshape(tensor, shape[:axis] + (-1,) + shape[axis + m.ndim:])
     if context.graph is None:
         return gather_axis(flat, np.flatnonzero(m.astype(bool)), axis)
@@ -265,22 +316,54 @@ def _check_segment_ids(ids: np.ndarray, n: int, op_name: str) -> None:
                                    f"of range [0, {n}) [Op:{op_name}]")
 
 
-def _segment_kernel(reducer: Any, fill: Any, op_name: str):
-    def kernel(data: np.ndarray, ids: np.ndarray, num_segments: int) -> np.ndarray:
+def _segment_kernel(combine: Any, fill: Any, op_name: str):
+    def kernel(data: np.ndarray, ids: np.ndarray, num_segments: int,
+               sorted_ids: bool = False) -> np.ndarray:
+        out = np.full((num_segments,) + data.shape[ids.ndim:], fill(data.dtype, sorted_ids),
+                      data.dtype)
+        if not data.size:  # TF checks the ids only when there is data to reduce
+            return out
         _check_segment_ids(ids, num_segments, op_name)  # also when a traced graph runs
-        out = np.full((num_segments,) + data.shape[ids.ndim:], fill(data.dtype), data.dtype)
         keep = ids >= 0
-        reducer.at(out, ids[keep], data[keep])
+        combine(out, ids[keep], data[keep])
         return out
     return kernel
 
 
-def _lowest(dtype: np.dtype) -> Any:
-    return np.finfo(dtype).min if dtype.kind == "f" else np.iinfo(dtype).min
+def _lowest(dtype: np.dtype, sorted_ids: bool) -> Any:
+    # TF starts the unsorted reductions from the lowest finite value, the sorted from -inf.
+    if dtype.kind == "f":
+        return -np.inf if sorted_ids else np.finfo(dtype).min
+    return np.iinfo(dtype).min
 
 
-def _highest(dtype: np.dtype) -> Any:
-    return np.finfo(dtype).max if dtype.kind == "f" else np.iinfo(dtype).max
+def _highest(dtype: np.dtype, sorted_ids: bool) -> Any:
+    if dtype.kind == "f":
+        return np.inf if sorted_ids else np.finfo(dtype).max
+    return np.iinfo(dtype).max
+
+
+def _extremum_at(ufunc: Any, identity: float):
+    """`ufunc.at` with the NaN rule of TF's segment max/min: each step is
+    `acc = std::max(x, acc)`, which takes a NaN x and replaces a NaN acc by the next x; so a
+    segment is NaN if its last element is, else the extremum of its elements after its last
+    NaN (without the initial value)."""
+    def combine(out: np.ndarray, ids: np.ndarray, data: np.ndarray) -> None:
+        nan = np.isnan(data) if data.dtype.kind == "f" else None
+        if nan is None or not nan.any():
+            ufunc.at(out, ids, data)
+            return
+        pos = np.arange(len(ids)).reshape((-1,) + (1,) * (data.ndim - 1))
+        last_nan = np.full(out.shape, -1)
+        np.maximum.at(last_nan, ids, np.where(nan, pos, -1))
+        after = pos > last_nan[ids]
+        had_nan = last_nan >= 0
+        count = np.zeros(out.shape, np.int64)
+        np.add.at(count, ids, after)
+        out[had_nan] = identity
+        ufunc.at(out, ids, np.where(after, data, identity))
+        out[had_nan & (count == 0)] = np.nan
+    return combine
 
 
 def _gather_drop_negatives(g: Tensor, ids: Tensor) -> Tensor:
@@ -296,7 +379,7 @@ def _gather_drop_negatives(g: Tensor, ids: Tensor) -> Tensor:
 
 
 def _segment_extremum_vjp(g: Tensor, ans: Tensor, data: Tensor, ids: Tensor,
-                          num_segments: int) -> tuple:
+                          num_segments: int, **_: Any) -> tuple:
     # Ties share the gradient equally, as in TensorFlow's _UnsortedSegmentMinOrMaxGrad.
     selected = logical_and(equal(data, _gather_drop_negatives(ans, ids)),
                            reshape(greater_equal(ids, zeros_like(ids)),
@@ -307,13 +390,13 @@ def _segment_extremum_vjp(g: Tensor, ans: Tensor, data: Tensor, ids: Tensor,
 
 
 _segment_sum = Primitive(
-    "UnsortedSegmentSum", _segment_kernel(np.add, lambda t: 0, "UnsortedSegmentSum")).defvjp(
-    lambda g, ans, data, ids, num_segments: (_gather_drop_negatives(g, ids), None))
-_segment_max = Primitive(
-    "UnsortedSegmentMax", _segment_kernel(np.maximum, _lowest, "UnsortedSegmentMax")).defvjp(
+    "UnsortedSegmentSum", _segment_kernel(np.add.at, lambda t, s: 0, "UnsortedSegmentSum")).defvjp(
+    lambda g, ans, data, ids, num_segments, **_: (_gather_drop_negatives(g, ids), None))
+_segment_max = Primitive("UnsortedSegmentMax", _segment_kernel(
+    _extremum_at(np.maximum, -np.inf), _lowest, "UnsortedSegmentMax")).defvjp(
     _segment_extremum_vjp)
-_segment_min = Primitive(
-    "UnsortedSegmentMin", _segment_kernel(np.minimum, _highest, "UnsortedSegmentMin")).defvjp(
+_segment_min = Primitive("UnsortedSegmentMin", _segment_kernel(
+    _extremum_at(np.minimum, np.inf), _highest, "UnsortedSegmentMin")).defvjp(
     _segment_extremum_vjp)
 
 
@@ -328,16 +411,23 @@ def _segment_operands(data: Any, segment_ids: Any, num_segments: Any, op_name: s
     if shape[:len(ids_shape)] != ids_shape:
         raise InvalidArgumentError(f"data.shape = {dims_text(shape)} does not start with "
                                    f"segment_ids.shape = {dims_text(ids_shape)} [Op:{op_name}]")
-    _check_segment_ids(ids._value, n, op_name)
+    if data._value.size:  # as the kernel: TF checks the ids only when there is data
+        _check_segment_ids(ids._value, n, op_name)
     return data, ids, n
+
+
+def _reduce_segments(prim: Primitive, allowed: str, data: Any, segment_ids: Any,
+                     num_segments: Any, sorted_ids: bool = False) -> Tensor:
+    data, ids, n = _segment_operands(data, segment_ids, num_segments, prim.name)
+    require(data, allowed, prim.name)
+    attrs = {"num_segments": n, "sorted_ids": True} if sorted_ids else {"num_segments": n}
+    return bind(prim, (data, ids), attrs)
 
 
 def _unsorted(prim: Primitive, allowed: str, doc: str):
     @reads_static
     def op(data: Any, segment_ids: Any, num_segments: Any, name: Optional[str] = None) -> Tensor:
-        data, ids, n = _segment_operands(data, segment_ids, num_segments, prim.name)
-        require(data, allowed, prim.name)
-        return bind(prim, (data, ids), {"num_segments": n})
+        return _reduce_segments(prim, allowed, data, segment_ids, num_segments)
     op.__doc__ = doc
     return op
 
@@ -413,14 +503,15 @@ def segment_mean(data: Any, segment_ids: Any, name: Optional[str] = None) -> Ten
 def segment_max(data: Any, segment_ids: Any, name: Optional[str] = None) -> Tensor:
     """Maxima of the rows of `data` by sorted `segment_ids`; empty segments are 0."""
     ids, n = _sorted_segments(segment_ids, "SegmentMax")
-    out = unsorted_segment_max(data, ids, n)
+    out = _reduce_segments(_segment_max, "fiu", data, ids, n, sorted_ids=True)
     return _zero_empty(out, ids, n)
 
 
 def segment_min(data: Any, segment_ids: Any, name: Optional[str] = None) -> Tensor:
     """Minima of the rows of `data` by sorted `segment_ids`; empty segments are 0."""
     ids, n = _sorted_segments(segment_ids, "SegmentMin")
-    return _zero_empty(unsorted_segment_min(data, ids, n), ids, n)
+    out = _reduce_segments(_segment_min, "fiu", data, ids, n, sorted_ids=True)
+    return _zero_empty(out, ids, n)
 
 
 def _zero_empty(out: Tensor, ids: Tensor, n: int) -> Tensor:
@@ -440,11 +531,23 @@ def _zero_empty(out: Tensor, ids: Tensor, n: int) -> Tensor:
 
 def _searchsorted_kernel(sorted_sequence: np.ndarray, values: np.ndarray, side: str,
                          dtype: np.dtype) -> np.ndarray:
-    seq = sorted_sequence.reshape(-1, sorted_sequence.shape[-1])
-    vals = values.reshape(-1, values.shape[-1])
-    out = np.stack([np.searchsorted(s, v, side=side) for s, v in zip(seq, vals)]) \
-        if len(seq) else np.zeros(vals.shape, np.int64)
-    return out.reshape(values.shape).astype(dtype)
+    # std::lower_bound / upper_bound on each row, step by step for all values at once, so
+    # that NaNs land where TF's binary search puts them (NumPy sorts NaN last instead).
+    batch = int(np.prod(values.shape[:-1]))
+    seq = sorted_sequence.reshape(batch, sorted_sequence.shape[-1])
+    vals = values.reshape(batch, values.shape[-1])
+    first = np.zeros(vals.shape, np.int64)
+    length = np.full(vals.shape, seq.shape[-1], np.int64)
+    rows = np.arange(len(seq))[:, None]
+    while seq.shape[-1] and length.any():
+        half = length >> 1
+        middle = first + half
+        element = seq[rows, np.minimum(middle, seq.shape[-1] - 1)]
+        right = element < vals if side == "left" else ~(vals < element)
+        moving = right & (length > 0)
+        first = np.where(moving, middle + 1, first)
+        length = np.where(moving, length - half - 1, half)
+    return first.reshape(values.shape).astype(dtype)
 
 
 _lower_bound = Primitive("LowerBound", _searchsorted_kernel, differentiable=False)
@@ -459,10 +562,15 @@ def searchsorted(sorted_sequence: Any, values: Any, side: str = "left",
                          f"`side` = '{side}'.")
     seq = convert_to_tensor(sorted_sequence)
     vals = convert_to_tensor(values, dtype=seq.dtype)
+    op_name = "LowerBound" if side == "left" else "UpperBound"
+    if seq._value.dtype.kind not in "fiu":  # declared by the op, no CPU kernel
+        raise NotFoundError(f"Could not find device for node: {{{{node {op_name}}}}} = "
+                            f"{op_name}[T=DT_{seq.dtype.name.upper()}, out_type=DT_"
+                            f"{_dtypes.as_dtype(out_type).name.upper()}] [Op:{op_name}]")
     if seq._value.ndim == 0 or vals._value.ndim == 0 or \
             seq._value.shape[:-1] != vals._value.shape[:-1]:
         raise InvalidArgumentError(f"Leading dim_size of both tensors must match. "
-                                   f"[Op:{'LowerBound' if side == 'left' else 'UpperBound'}]")
+                                   f"[Op:{op_name}]")
     return bind(_lower_bound, (seq, vals), {"side": side,
                                             "dtype": _dtypes.as_dtype(out_type)._np})
 
