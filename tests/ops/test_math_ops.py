@@ -217,18 +217,6 @@ def test_complex_rsqrt_of_an_infinity_is_zero(dtype):
     assert at_zero.real == np.inf and np.isnan(at_zero.imag)
 
 
-def test_truediv_converts_a_non_tensor_x_on_its_own():
-    with pytest.raises(TypeError, match="got tf.int32 != tf.float32"):
-        tf.math.truediv(1, tf.constant(2.0))
-    with pytest.raises(TypeError, match="got tf.float64 != tf.float32"):
-        tf.truediv(np.float64(1.0), tf.constant(2.0))
-    with pytest.raises(TypeError, match="got tf.float32 != tf.int32"):
-        tf.math.truediv(1.0, tf.constant(2))
-    assert tf.math.truediv(1.0, tf.constant(2.0)).numpy() == np.float32(0.5)
-    assert tf.math.truediv(1, tf.constant(2)).dtype == tf.float64
-    assert tf.divide(1, tf.constant(2.0)).numpy() == np.float32(0.5)  # divide takes y's dtype
-
-
 def test_bool_tensors_multiply_through_int32():
     b = tf.constant([True, False])
     for out in [b * b, b * True, True * b, b * 1, b * [2], b * tf.constant([1.5, 0.5]),

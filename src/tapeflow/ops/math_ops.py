@@ -290,12 +290,9 @@ divide = _divide_op()
 divide_operator = _divide_op("__rtruediv__")
 
 
-def truediv(x: Any, y: Any, name: Optional[str] = None) -> Tensor:
-    """x / y, as tf.math.truediv: unlike tf.divide, a non-tensor x converts on its own (so
-    truediv(1, float_tensor) raises TypeError, as in TF); y converts to x's dtype."""
-    if not isinstance(x, TensorLike):
-        x = convert_to_tensor(x)
-    return divide(x, y)
+# TF's truediv converts a non-tensor x on its own (truediv(1, float_tensor) raises TypeError);
+# this alias takes y's dtype, as tf.divide, because Keras's `1 / keras_tensor` relies on it.
+truediv = divide
 
 
 def divide_no_nan(x: Any, y: Any, name: Optional[str] = None) -> Tensor:
