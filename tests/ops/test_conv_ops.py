@@ -320,3 +320,131 @@ def test_pool1d_matches_tensorflow():
         tf.nn.max_pool1d(tf.zeros([2, 3]), 2, 1, "VALID")
     with pytest.raises(ValueError, match="ksize should be of length"):
         tf.nn.avg_pool1d(tf.zeros([1, 3, 1]), [1, 2], 1, "VALID")
+
+
+# -- round-2 differential findings (TF 2.21's answers, printed by the reference install) -------
+
+def test_grouped_conv2d_splits_input_and_output_channels():
+    x = np.arange(24.0).reshape(1, 2, 3, 4) / 5
+    w = np.arange(16.0).reshape(2, 2, 2, 2) / 7 - 1  # 4 input channels / filter depth 2
+    np.testing.assert_allclose(tf.nn.conv2d(x, w, 1, "SAME").numpy().ravel(), [
+        6.514285714285713, 8.914285714285715, 6.514285714285714, 9.828571428571427,
+        -0.5142857142857145, 0.9142857142857141, -6.114285714285715, -5.142857142857142,
+        -7.942857142857143, -6.514285714285714, -7.0, -6.4], rtol=1e-13)
+    with pytest.raises(tf.errors.InvalidArgumentError) as info:
+        tf.nn.conv2d(tf.ones([1, 3, 3, 4]), tf.ones([2, 2, 2, 3]), 1, "SAME")
+    assert str(info.value) == ("output depth must be evenly divisible by number of groups: "
+                               "3 vs 2 [Op:Conv2D]")
+
+
+def test_int32_convolutions_run_and_int64_is_refused_with_tf_text():
+    x = np.arange(10, dtype=np.int32).reshape(1, 5, 2)
+    w = np.arange(6, dtype=np.int32).reshape(3, 2, 1)
+    y = tf.nn.conv1d(x, w, 1, "VALID")
+    assert y.dtype == tf.int32 and y.numpy().ravel().tolist() == [55, 85, 115]
+    assert tf.nn.convolution(x, w).numpy().ravel().tolist() == [55, 85, 115]
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match="Value for attr 'T' of int64 is not in the list of allowed values: "
+                             "half, bfloat16, float, double, int32"):
+        tf.nn.conv1d(x.astype(np.int64), w.astype(np.int64), 1, "VALID")
+    with pytest.raises(tf.errors.InvalidArgumentError, match="of int32 is not in the list"):
+        tf.nn.depthwise_conv2d(tf.ones([1, 3, 3, 2], tf.int32), tf.ones([2, 2, 2, 1], tf.int32),
+                               [1, 1, 1, 1], "SAME")
+
+
+def test_padding_contributes_no_term_so_an_inf_weight_stays_in_its_window():
+    x = np.arange(1, 10, dtype=np.float32).reshape(1, 3, 3, 1) / 4
+    w = np.array([[1, 2], [np.inf, -1]], np.float32).reshape(2, 2, 1, 1)
+    # TF 2.21 float32 (oneDNN); its float64 Eigen kernel gives nan in the last row (0 * inf
+    # with the padding zeros), which tapeflow does not copy
+    expected = [np.inf] * 6 + [5.75, 6.5, 2.25]
+    assert tf.nn.conv2d(x, w, 1, "SAME").numpy().ravel().tolist() == expected
+    assert tf.nn.conv2d(x.astype(np.float64), w.astype(np.float64), 1,
+                        "SAME").numpy().ravel().tolist() == expected
+    # the filter gradient with an inf cotangent: TF 2.21 float32 [inf, 8.25, 9.75, 7.0]
+    a = tf.constant(x)
+    b = tf.constant(np.array([[1.0, 2.0], [3.0, -1.0]], np.float32).reshape(2, 2, 1, 1))
+    gy = np.ones((1, 3, 3, 1), np.float32)
+    gy[0, 2, 2, 0] = np.inf
+    with tf.GradientTape() as tape:
+        tape.watch(b)
+        loss = tf.reduce_sum(tf.nn.conv2d(a, b, 1, "SAME") * gy)
+    assert tape.gradient(loss, b).numpy().ravel().tolist() == [np.inf, 8.25, 9.75, 7.0]
+
+
+def test_depthwise_conv2d_keeps_channels_apart_at_inf():
+    x = np.arange(1, 13, dtype=np.float32).reshape(1, 2, 3, 2) / 4
+    x[0, 0, 0, 0] = np.inf
+    w = np.arange(1, 9, dtype=np.float32).reshape(2, 2, 2, 1) / 8 - 0.5
+    # TF 2.21: only channel 0's outputs that read the inf see it (no nan from other channels)
+    assert tf.nn.depthwise_conv2d(x, w, [1, 1, 1, 1], "SAME").numpy().ravel().tolist() == [
+        -np.inf, 1.625, 0.875, 1.875, -0.125, 0.375, -0.9375, -0.5, -1.1875, -0.625, -1.03125,
+        -0.75]
+
+
+def test_convolution_follows_the_filter_rank_and_checks_dilated_channels_in_python():
+    x = np.arange(24.0).reshape(2, 1, 3, 2, 2)  # two batch dimensions
+    y = tf.nn.convolution(x, np.ones((2, 2, 2, 1)), padding="SAME")
+    assert y.shape == (2, 1, 3, 2, 1)
+    assert y.numpy().ravel().tolist() == [28.0, 18.0, 60.0, 34.0, 38.0, 21.0, 124.0, 66.0,
+                                          156.0, 82.0, 86.0, 45.0]
+    with pytest.raises(ValueError) as info:  # before the dtype check, as TF's Python
+        tf.nn.convolution(tf.ones([1, 5, 3, 3], tf.int64), tf.ones([2, 1, 4, 3], tf.int64),
+                          strides=1, padding="SAME", dilations=2)
+    assert str(info.value) == (
+        "The number of input channels is not divisible by the corresponding number of output "
+        "filters. Received: input.shape=(1, 5, 3, 3) with 3 channels and "
+        "filters.shape=(2, 1, 4, 3) with 4 output filters.")
+
+
+def test_float32_conv_accumulates_like_a_fused_multiply_add():
+    # TF 2.21: inf + 2 * 0.5 + (-1e30 * 1e30) is inf (its kernels fuse the multiply-add; a
+    # float32 product -1e60 would overflow to -inf and give nan)
+    x = np.array([np.inf, 2.0, -1e30], np.float32).reshape(1, 1, 3, 1)
+    w = np.array([1.0, 0.5, 1e30], np.float32).reshape(1, 3, 1, 1)
+    assert tf.nn.conv2d(x, w, 1, "VALID").numpy().ravel().tolist() == [np.inf]
+
+
+def test_dilated_depthwise_conv2d_runs_space_to_batch_as_tensorflow():
+    x = np.array([1.5250294032965088, 0.02954764253219833, -0.24058167070672126,
+                  -1.485584562225132, -0.25550381664153404, -1.4900795758040792,
+                  -0.0356060653422129, 0.6506335934632819, -0.8657017788961735,
+                  -0.7314046210786004, -0.38977174959527816,
+                  0.39053811906589575]).reshape(1, 2, 3, 2)
+    w = np.array([0.8391754780760549, -0.49903316215475546, 0.1678485756965151,
+                  -0.23921050057913099, -0.21054575771205644,
+                  0.5284075001592671]).reshape(3, 1, 2, 1)
+    # strides with dilations: TF strides each space-to-batch phase (shape [1, 2, 1, 2])
+    y = tf.nn.depthwise_conv2d(x, w, [1, 3, 3, 1], "SAME", dilations=[2, 2])
+    assert y.shape == (1, 2, 1, 2)
+    np.testing.assert_allclose(y.numpy().ravel(), [0.2559740132386253, -0.007068106361060384,
+                                                   -0.0059764273538474855,
+                                                   -0.15563838758595047], rtol=1e-14)
+    with pytest.raises(tf.errors.InvalidArgumentError) as info:
+        tf.nn.depthwise_conv2d(np.ones((1, 7, 3, 3)), np.ones((2, 3, 3, 1)), [1, 3, 3, 1],
+                               "VALID", dilations=[2, 2])
+    assert str(info.value) == "cropped_shape[1]=-1 must be non-negative [Op:BatchToSpaceND]"
+
+
+def test_tensorflow_python_refusals_of_convolution_arguments():
+    with pytest.raises(ValueError, match=r"`strides > 1` not supported in conjunction with "
+                                         r"`dilation_rate > 1`. Received: strides=\[2 1\] and "
+                                         r"dilation_rate=\[2 2\]"):
+        tf.nn.convolution(tf.ones([2, 4, 5, 3]), tf.ones([1, 1, 3, 3]), strides=[2, 1],
+                          padding="VALID", dilations=2)
+    with pytest.raises(TypeError) as info:  # the Conv2D op wrapper wants a string
+        tf.nn.conv1d(tf.ones([2, 7, 2]), tf.ones([2, 2, 1]), 1, [[0, 0], [1, 0], [0, 0]])
+    assert str(info.value) == "Expected string for argument 'padding' not [[0, 0], [1, 0], [0, 0]]."
+    with pytest.raises(TypeError, match="Expected string for argument 'padding'"):
+        tf.nn.convolution(tf.ones([2, 4, 5, 3]), tf.ones([1, 1, 3, 3]),
+                          padding=[[0, 0], [1, 0], [0, 0], [0, 0]])
+    text = ("Current CPU implementations do not yet support dilation rates larger than 1. "
+            "[Op:Conv2DBackpropInput]")
+    for dtype, padding in ((tf.float64, "VALID"), (tf.float32, [[0, 0]] * 4)):
+        with pytest.raises(tf.errors.InvalidArgumentError) as info:
+            tf.nn.conv2d_transpose(tf.ones([1, 3, 3, 1], dtype), tf.ones([2, 2, 1, 1], dtype),
+                                   [1, 4, 4, 1], 1, padding, dilations=2)
+        assert str(info.value) == text
+    # float32 with a string padding runs oneDNN, which supports dilations (TF: shape (1,4,4,1))
+    assert tf.nn.conv2d_transpose(tf.ones([1, 2, 2, 1]), tf.ones([2, 2, 1, 1]), [1, 4, 4, 1], 1,
+                                  "VALID", dilations=2).shape == (1, 4, 4, 1)

@@ -128,25 +128,134 @@ def _scatter(cols: np.ndarray, padded_shape: tuple, pads: tuple, strides: tuple,
     return out[:, t:out.shape[1] - b, l:out.shape[2] - r, :]
 
 
+def _groups(in_depth: int, filter_depth: int) -> int:
+    """Grouped convolution: the input channels split into in_depth / filter_depth groups,
+    each convolved with its own slice of the output channels (TF's Conv2D)."""
+    return in_depth // filter_depth
+
+
+def _grouped_dot(cols: np.ndarray, w: np.ndarray, groups: int) -> np.ndarray:
+    """Contracts the trailing (KH, KW, C) of `cols` with a `[KH, KW, C / groups, O]` filter,
+    group by group (groups == 1 is one tensordot)."""
+    if groups == 1:
+        return np.tensordot(cols, w, axes=([-3, -2, -1], [0, 1, 2]))
+    kh, kw, cg, o = w.shape
+    lead = cols.shape[:-3]
+    c = cols.reshape(lead + (kh, kw, groups, cg))
+    out = np.einsum("...ijgc,ijcgo->...go", c, w.reshape(kh, kw, cg, groups, o // groups),
+                    optimize=True)
+    return out.reshape(lead + (o,))
+
+
+def _padded(pads: tuple) -> bool:
+    return any(pads[0]) or any(pads[1])
+
+
+def _tap_slices(tap: int, size: int, out: int, stride: int, dilation: int,
+                before: int) -> tuple:
+    """For one filter tap along one axis: the outputs whose input lies inside x (not in the
+    padding), as (output slice, input slice)."""
+    offset = tap * dilation - before  # output o reads input o * stride + offset
+    first = max(0, -(offset // stride))  # ceil(-offset / stride)
+    last = min(out - 1, (size - 1 - offset) // stride)
+    if last < first:
+        return None
+    start = first * stride + offset
+    return slice(first, last + 1), slice(start, start + (last - first) * stride + 1, stride)
+
+
+def _taps(x_hw: tuple, k_hw: tuple, out_hw: tuple, strides, dilations, pads):
+    """(i, j, output slices, input slices) for each filter tap with any real input."""
+    for i in range(k_hw[0]):
+        rows = _tap_slices(i, x_hw[0], out_hw[0], strides[0], dilations[0], pads[0][0])
+        if rows is None:
+            continue
+        for j in range(k_hw[1]):
+            cols = _tap_slices(j, x_hw[1], out_hw[1], strides[1], dilations[1], pads[1][0])
+            if cols is not None:
+                yield i, j, (rows[0], cols[0]), (rows[1], cols[1])
+
+
+def _conv_by_taps(x, w, strides, dilations, pads, out_hw, groups):
+    """Conv2D over the real terms only, one filter tap at a time: padding contributes no
+    term (as in TF's kernels), so an inf or nan weight never meets a padding zero."""
+    out = np.zeros((x.shape[0],) + tuple(out_hw) + (w.shape[3],), np.result_type(x, w))
+    for i, j, (orow, ocol), (irow, icol) in _taps(x.shape[1:3], w.shape[:2], out_hw, strides,
+                                                    dilations, pads):
+        xs = x[:, irow, icol, :]
+        out[:, orow, ocol, :] += _grouped_dot(xs[..., None, None, :], w[i:i + 1, j:j + 1],
+                                              groups)
+    return out
+
+
+def _widened_if_nonfinite(kernel):
+    """Runs a float16/float32 kernel again in float64 when its result is not finite (one
+    cheap check on the output): TF's kernels accumulate with fused multiply-adds, so
+    inf + (-1e30 * 1e30) is inf there, where a float32 product would overflow to -inf and
+    make nan."""
+    def run(a, b, *args, **attrs):
+        out = kernel(a, b, *args, **attrs)
+        if out.dtype in (np.float16, np.float32) and not np.isfinite(out).all():
+            wide = kernel(a.astype(np.float64), b.astype(np.float64), *args, **attrs)
+            out = wide.astype(out.dtype)
+        return out
+    return run
+
+
+@_widened_if_nonfinite
 def _conv_kernel(x, w, strides, dilations, pads, out_hw):
-    if 0 in out_hw or x.shape[0] == 0:
+    if 0 in out_hw or x.size == 0 or w.size == 0:
         return np.zeros((x.shape[0],) + tuple(out_hw) + (w.shape[3],), np.result_type(x, w))
+    groups = _groups(x.shape[3], w.shape[2])
+    if _padded(pads) and not np.isfinite(w).all():  # the rare case: a check on the filter
+        return _conv_by_taps(x, w, strides, dilations, pads, out_hw, groups).astype(x.dtype)
     cols = _patches(_pad(x, pads), w.shape[:2], out_hw, strides, dilations)
-    return np.tensordot(cols, w, axes=([3, 4, 5], [0, 1, 2])).astype(x.dtype, copy=False)
+    return _grouped_dot(cols, w, groups).astype(x.dtype, copy=False)
 
 
+@_widened_if_nonfinite
 def _backprop_input_kernel(g, w, input_shape, strides, dilations, pads, out_hw):
-    cols = np.tensordot(g, w, axes=([3], [3]))  # (N, OH, OW, KH, KW, C)
+    if g.size == 0 or w.size == 0:
+        return np.zeros(input_shape, g.dtype)
+    groups = _groups(input_shape[3], w.shape[2])
+    if groups == 1:
+        cols = np.tensordot(g, w, axes=([3], [3]))  # (N, OH, OW, KH, KW, C)
+    else:
+        kh, kw, cg, o = w.shape
+        gg = g.reshape(g.shape[:3] + (groups, o // groups))
+        cols = np.einsum("nhwgo,ijcgo->nhwijgc", gg, w.reshape(kh, kw, cg, groups, o // groups),
+                         optimize=True).reshape(g.shape[:3] + (kh, kw, cg * groups))
     padded = (input_shape[0], input_shape[1] + sum(pads[0]), input_shape[2] + sum(pads[1]),
               input_shape[3])
     return _scatter(cols, padded, pads, strides, dilations).astype(g.dtype, copy=False)
 
 
+def _filter_dot(xs: np.ndarray, g: np.ndarray, groups: int) -> np.ndarray:
+    """sum over (N, OH, OW) of x-window (..., KH, KW, C) times g (..., O), per group:
+    `[KH, KW, C / groups, O]`."""
+    if groups == 1:
+        return np.tensordot(xs, g, axes=([0, 1, 2], [0, 1, 2]))
+    kh, kw, c = xs.shape[3:]
+    o = g.shape[3]
+    out = np.einsum("nhwijgc,nhwgo->ijcgo", xs.reshape(xs.shape[:5] + (groups, c // groups)),
+                    g.reshape(g.shape[:3] + (groups, o // groups)), optimize=True)
+    return out.reshape(kh, kw, c // groups, o)
+
+
+@_widened_if_nonfinite
 def _backprop_filter_kernel(x, g, filter_shape, strides, dilations, pads, out_hw):
-    if 0 in out_hw or x.shape[0] == 0:
+    if 0 in out_hw or x.size == 0 or 0 in filter_shape:
         return np.zeros(filter_shape, x.dtype)
+    groups = _groups(x.shape[3], filter_shape[2])
+    if _padded(pads) and not np.isfinite(g).all():  # real terms only: no 0 * inf at padding
+        out = np.zeros(filter_shape, np.result_type(x, g))
+        for i, j, (orow, ocol), (irow, icol) in _taps(x.shape[1:3], filter_shape[:2], out_hw,
+                                                        strides, dilations, pads):
+            xs = x[:, irow, icol, :][:, :, :, None, None, :]
+            out[i:i + 1, j:j + 1] = _filter_dot(xs, g[:, orow, ocol, :], groups)
+        return out.astype(x.dtype, copy=False)
     cols = _patches(_pad(x, pads), filter_shape[:2], out_hw, strides, dilations)
-    return np.tensordot(cols, g, axes=([0, 1, 2], [0, 1, 2])).astype(x.dtype, copy=False)
+    return _filter_dot(cols, g, groups).astype(x.dtype, copy=False)
 
 
 _conv2d = Primitive("Conv2D", _conv_kernel)
@@ -176,11 +285,20 @@ def _check_rank(t: Tensor, rank: int, what: str, op_name: str) -> None:
                                    f"[Op:{op_name}]")
 
 
-def _conv_operands(x: Any, w: Any, op_name: str) -> tuple:
+_CONV_TYPES = "half, bfloat16, float, double, int32"  # Conv2D's and its backprop's T
+
+
+def _conv_operands(x: Any, w: Any, op_name: str, int32: bool = True) -> tuple:
+    """Both operands as tensors of one dtype; Conv2D and Conv2DBackpropInput also take int32
+    (TF's CPU kernels), DepthwiseConv2dNative floats only."""
     x, w = convert_to_tensor(x), convert_to_tensor(w)
     if not isinstance(x, Tensor) or x._value.dtype != w._value.dtype:
         w = convert_to_tensor(w, dtype_hint=x.dtype)
-    require(x, "f", op_name)
+    if not int32:
+        require(x, "f", op_name)
+    elif x._value.dtype.kind != "f" and x._value.dtype != np.int32:
+        raise InvalidArgumentError(f"Value for attr 'T' of {x.dtype.name} is not in the list of "
+                                   f"allowed values: {_CONV_TYPES} [Op:{op_name}]")
     if x._value.dtype != w._value.dtype:
         raise InvalidArgumentError(f"cannot compute {op_name} as input #1(zero-based) was "
                                    f"expected to be a {x.dtype.name} tensor but is a "
@@ -203,9 +321,16 @@ def conv2d(input: Any, filters: Any, strides: Any, padding: Any,  # noqa: A002 -
     x, w = _conv_operands(input, filters, "Conv2D")
     _check_rank(x, 4, "input", "Conv2D")
     _check_rank(w, 4, "filter", "Conv2D")
-    if x._value.shape[3] != w._value.shape[2]:
+    if 0 in w._value.shape:
+        _empty_filter_error(w, "Conv2D")
+    depth, (filter_depth, out_depth) = x._value.shape[3], w._value.shape[2:]
+    if depth % filter_depth:
         raise InvalidArgumentError(f"input depth must be evenly divisible by filter depth: "
-                                   f"{x._value.shape[3]} vs {w._value.shape[2]} [Op:Conv2D]")
+                                   f"{depth} vs {filter_depth} [Op:Conv2D]")
+    if out_depth % (depth // filter_depth):  # a grouped convolution splits the outputs too
+        raise InvalidArgumentError(f"output depth must be evenly divisible by number of "
+                                   f"groups: {out_depth} vs {depth // filter_depth} "
+                                   f"[Op:Conv2D]")
     return _bind_conv2d(x, w, strides, padding, dilations, "Conv2D")
 
 
@@ -238,6 +363,8 @@ def conv1d(input: Any, filters: Any, stride: Any, padding: Any,  # noqa: A002 - 
            data_format: str = "NWC", dilations: Any = None,
            name: Optional[str] = None) -> Tensor:
     """1-D convolution of NWC `input` with `filters` `[K, C_in, C_out]` (via conv2d, as TF)."""
+    if not isinstance(padding, str):  # TF's conv1d hands it to the Conv2D op wrapper as is
+        _explicit_padding_type_error(padding)
     x, w = _conv_operands(input, filters, "Conv2D")
     _check_rank(x, 3, "input", "Conv2D")
     _check_rank(w, 3, "filter", "Conv2D")
@@ -265,6 +392,10 @@ def conv2d_transpose(input: Any, filters: Any, output_shape: Any,  # noqa: A002 
     strides = _pair(strides, "strides", "Conv2DBackpropInput")
     dilations = _pair(1 if dilations is None else dilations, "dilations",
                       "Conv2DBackpropInput")
+    onednn = g._value.dtype == np.float32 and isinstance(padding, str)  # dilates; Eigen not
+    if dilations != (1, 1) and not onednn:
+        raise InvalidArgumentError("Current CPU implementations do not yet support dilation "
+                                   "rates larger than 1. [Op:Conv2DBackpropInput]")
     out_hw, pads = _geometry(out_shape[1:3], w._value.shape[:2], strides, dilations,
                              _padding_mode(padding, "Conv2DBackpropInput"),
                              "Conv2DBackpropInput")
@@ -283,21 +414,61 @@ def depthwise_conv2d(input: Any, filter: Any, strides: Any, padding: Any,  # noq
                      data_format: Optional[str] = None, dilations: Any = None,
                      name: Optional[str] = None) -> Tensor:
     """Depthwise conv: `filter` `[KH, KW, C, M]` gives `C * M` output channels, each input
-    channel convolved with its own M filters. Composed from conv2d on a block-diagonal filter
-    (one matmul, no per-channel Python loop)."""
-    x, w = _conv_operands(input, filter, "DepthwiseConv2dNative")
+    channel convolved with its own M filters: the grouped Conv2D with C groups of filter
+    `[KH, KW, 1, C * M]` (only real terms: an inf input meets no other channel's weights)."""
+    x, w = _conv_operands(input, filter, "DepthwiseConv2dNative", int32=False)
     _check_rank(x, 4, "input", "DepthwiseConv2dNative")
     _check_rank(w, 4, "filter", "DepthwiseConv2dNative")
     kh, kw, c, m = w._value.shape
     if x._value.shape[3] != c:
         raise InvalidArgumentError(f"input and filter must have the same depth: "
                                    f"{x._value.shape[3]} vs {c} [Op:DepthwiseConv2dNative]")
-    eye = convert_to_tensor(np.eye(c, dtype=w._value.dtype).reshape(1, 1, c, c, 1))
     if 0 in w._value.shape:
         _empty_filter_error(w, "DepthwiseConv2dNative")
-    block = reshape(reshape(w, (kh, kw, 1, c, m)) * eye, (kh, kw, c, c * m))
     strides = _pair(strides, "strides", "DepthwiseConv2dNative")
-    return _bind_conv2d(x, block, strides, padding, dilations, "DepthwiseConv2dNative")
+    rate = _pair(1 if dilations is None else dilations, "dilations", "DepthwiseConv2dNative")
+    grouped = reshape(w, (kh, kw, 1, c * m))
+    if rate != (1, 1):
+        return _depthwise_with_space_to_batch(x, grouped, strides, padding, rate)
+    return _bind_conv2d(x, grouped, strides, padding, None, "DepthwiseConv2dNative")
+
+
+def _depthwise_with_space_to_batch(x: Tensor, w: Tensor, strides: tuple, padding: Any,
+                                   rate: tuple) -> Tensor:
+    """TF's dilated depthwise_conv2d (`with_space_to_batch`): the input, padded for the
+    dilated filter (SAME ignores the strides), is split into rate[0] * rate[1] phases, each
+    convolved VALID with the undilated filter and `strides`, and the phases interleaved back.
+    With strides 1 this is the dilated convolution; with strides > 1 it is TF's own result."""
+    from tapeflow.ops.array_ops import transpose
+    from tapeflow.ops.manip_ops import pad
+    mode = _padding_mode(padding, "DepthwiseConv2dNative")
+    (n, h, wd, c), k_hw = x._value.shape, w._value.shape[:2]
+    base = [_base_padding(k, r, mode, i) for i, (k, r) in enumerate(zip(k_hw, rate))]
+    extra = [(-(size + a + b)) % r for size, (a, b), r in zip((h, wd), base, rate)]
+    padded = pad(x, [[0, 0], [base[0][0], base[0][1] + extra[0]],
+                     [base[1][0], base[1][1] + extra[1]], [0, 0]])
+    (rh, rw), (ph, pw) = rate, padded._value.shape[1:3]
+    phases = transpose(reshape(padded, (n, ph // rh, rh, pw // rw, rw, c)), (2, 4, 0, 1, 3, 5))
+    y = _bind_conv2d(reshape(phases, (rh * rw * n, ph // rh, pw // rw, c)), w, strides,
+                     "VALID", None, "DepthwiseConv2dNative")
+    oh, ow, o = y._value.shape[1:]
+    y = transpose(reshape(y, (rh, rw, n, oh, ow, o)), (2, 3, 0, 4, 1, 5))
+    y = reshape(y, (n, oh * rh, ow * rw, o))
+    for axis, e in ((1, extra[0]), (2, extra[1])):
+        if y._value.shape[axis] - e < 0:
+            raise InvalidArgumentError(f"cropped_shape[{axis - 1}]={y._value.shape[axis] - e} "
+                                       f"must be non-negative [Op:BatchToSpaceND]")
+    return y[:, :oh * rh - extra[0], :ow * rw - extra[1], :]
+
+
+def _base_padding(k: int, rate: int, mode: Any, axis: int) -> tuple:
+    """with_space_to_batch's padding along one axis: SAME pads for the dilated filter."""
+    if mode == "VALID":
+        return 0, 0
+    if mode == "SAME":
+        total = (k - 1) * rate
+        return total // 2, total - total // 2
+    return mode[axis]
 
 
 # -- pooling -------------------------------------------------------------------------------------
@@ -490,12 +661,61 @@ def avg_pool1d(input: Any, ksize: Any, strides: Any, padding: Any,  # noqa: A002
 def convolution(input: Any, filters: Any, strides: Any = None,  # noqa: A002 - TF's name
                 padding: str = "VALID", data_format: Optional[str] = None,
                 dilations: Any = None, name: Optional[str] = None) -> Tensor:
-    """`tf.nn.convolution` for 1-D and 2-D convolutions (rank-3 or rank-4 input)."""
-    rank = convert_to_tensor(input)._value.ndim
+    """`tf.nn.convolution` for 1-D and 2-D convolutions; as in TF, the filter's rank sets the
+    number of spatial dimensions and a 2-D input may have several batch dimensions."""
+    x, w = convert_to_tensor(input), convert_to_tensor(filters)
+    spatial = w._value.ndim - 2
+    if spatial not in (1, 2, 3):
+        raise ValueError(f"`num_spatial_dims` must be 1, 2, or 3. Received: "
+                         f"num_spatial_dims={spatial}.")
+    if spatial == 3:
+        raise NotImplementedError("tf.nn.convolution: 3-D convolution (a rank-5 filter) is "
+                                  "not supported by tapeflow")
     strides = 1 if strides is None else strides
-    if rank == 3:
-        return conv1d(input, filters, strides, padding, dilations=dilations)
-    return conv2d(input, filters, strides, padding, dilations=dilations)
+    if dilations is not None and any(int(d) != 1 for d in np.ravel(dilations)):
+        _check_dilated_channels(x, w, spatial)
+        _check_dilated_strides(strides, dilations, spatial)
+    elif not isinstance(padding, str):  # TF passes it straight to the Conv2D op wrapper
+        _explicit_padding_type_error(padding)
+    if spatial == 1:
+        return conv1d(x, w, strides, padding, dilations=dilations)
+    batch = x._value.shape[:-3]
+    if len(batch) <= 1:
+        return conv2d(x, w, strides, padding, dilations=dilations)
+    y = conv2d(reshape(x, (-1,) + x._value.shape[-3:]), w, strides, padding,
+               dilations=dilations)  # TF's _conv2d_expanded_batch: batch dims flattened
+    return reshape(y, batch + y._value.shape[1:])
+
+
+def _explicit_padding_type_error(padding: Any) -> None:
+    raise TypeError(f"Expected string for argument 'padding' not {padding!r}.")
+
+
+def _spatial_values(value: Any, spatial: int) -> list:
+    """TF's `_get_sequence` for channels-last: an int, `spatial` ints or `spatial + 2`."""
+    values = [int(v) for v in np.ravel(value)]
+    if len(values) == 1:
+        return values * spatial
+    return values[1:-1] if len(values) == spatial + 2 else values
+
+
+def _check_dilated_strides(strides: Any, dilations: Any, spatial: int) -> None:
+    """TF's dilated convolution (space-to-batch) refuses strides > 1 with a ValueError."""
+    s, d = _spatial_values(strides, spatial), _spatial_values(dilations, spatial)
+    if any(v > 1 for v in s):
+        raise ValueError(f"`strides > 1` not supported in conjunction with `dilation_rate > 1`. "
+                         f"Received: strides={np.array(s)} and dilation_rate={np.array(d)}")
+
+
+def _check_dilated_channels(x: Tensor, w: Tensor, spatial: int) -> None:
+    """The dilated path of TF's convolution (space-to-batch) checks the channels in Python
+    first, with a ValueError (even before the dtype)."""
+    depth, filter_depth = x._value.shape[-1] if x._value.ndim else 0, w._value.shape[spatial]
+    if filter_depth and x._value.ndim >= spatial + 2 and depth % filter_depth:
+        raise ValueError(f"The number of input channels is not divisible by the corresponding "
+                         f"number of output filters. Received: input.shape={x.shape} with "
+                         f"{depth} channels and filters.shape={w.shape} with {filter_depth} "
+                         f"output filters.")
 
 
 __all__ = ["conv1d", "conv2d", "conv2d_transpose", "depthwise_conv2d", "convolution",
