@@ -196,3 +196,125 @@ def test_in_top_k_is_false_for_rows_holding_inf_or_nan():
     p = np.array([[1., np.nan, 0.], [np.nan, 0.5, 2.], [np.inf, 1., 0.], [3., 1., 2.]], np.float32)
     np.testing.assert_array_equal(tf.math.in_top_k([0, 1, 1, 0], p, 2).numpy(),
                                   [False, False, False, True])
+
+
+# -- round 2: answers of TF 2.21 (CPU), recorded by hand --------------------------------------
+
+NAN = np.nan
+
+
+def _same(got, expected):
+    np.testing.assert_array_equal(np.asarray(got.numpy(), np.float64), np.asarray(expected, np.float64))
+
+
+def test_reverse_of_a_scalar_ignores_the_axes():
+    for axis in ([0], [1], [-1], []):
+        assert tf.reverse(tf.constant(0), axis).numpy() == 0
+
+
+def test_repeat_counts_convert_as_int32_first():
+    out = tf.repeat(tf.constant([], tf.int64), [], axis=0)
+    assert out.dtype == tf.int64 and out.shape == (0,)
+    assert tf.repeat(tf.constant([1, 2]), np.array([1., 2.]), axis=0).numpy().tolist() == [1, 2, 2]
+    with pytest.raises(TypeError, match="must be of type integer"):
+        tf.repeat(tf.constant([1, 2]), [1., 2.], axis=0)
+
+
+@pytest.mark.parametrize("exclusive", [False, True])
+def test_cumprod_gradient_is_zero_at_zeros_as_tensorflow(exclusive):
+    x = [2., 0., 3., 4.]
+    assert grad(lambda v: tf.math.cumprod(v, exclusive=exclusive), x).tolist() == [1., 0., 0., 0.]
+    assert grad(lambda v: tf.math.cumprod(v, exclusive=exclusive, reverse=True), x).tolist() == \
+        [0., 0., 4., 4.]
+
+
+def test_reduce_prod_second_derivative_at_a_zero():
+    x = tf.constant([2., 0., 4.])
+    with tf.GradientTape() as outer:
+        outer.watch(x)
+        with tf.GradientTape() as inner:
+            inner.watch(x)
+            y = tf.reduce_prod(x)
+        g = inner.gradient(y, x)
+    assert g.numpy().tolist() == [0., 8., 0.]
+    assert outer.gradient(g, x).numpy().tolist() == [4., 0., 2.]
+
+
+def test_cumulative_logsumexp_steps_over_nan_as_tensorflow():
+    np.testing.assert_allclose(tf.math.cumulative_logsumexp([1., NAN, 2.]).numpy(),
+                               [1., 1.6931472, 2.5514448], rtol=1e-6)
+    np.testing.assert_allclose(tf.math.cumulative_logsumexp([1., NAN, 2.], reverse=True).numpy(),
+                               [2.8619947, 2.6931472, 2.], rtol=1e-6)
+    _same(tf.math.cumulative_logsumexp([NAN, NAN, 1.]), [-np.inf, -np.inf, 1.])
+    _same(tf.math.cumulative_logsumexp([np.inf, np.inf, 1.]), [np.inf, NAN, NAN])
+    # float16 rounds at each step, as TF's kernel does.
+    half = tf.math.cumulative_logsumexp(tf.constant([0.1, 0.2, 0.3], tf.float16))
+    assert half.numpy().tolist() == [0.0999755859375, 0.8447265625, 1.302734375]
+    x = tf.constant([[0.4076987777023342, -np.inf], [NAN, 1.45373018973403]], tf.float64)
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = tf.math.cumulative_logsumexp(x)
+    np.testing.assert_allclose(tape.gradient(y, x).numpy(), [[1.5, NAN], [NAN, 1.]])
+
+
+def test_sort_and_argsort_axis_errors_are_tensorflows():
+    with pytest.raises(tf.errors.InvalidArgumentError, match="slice index 2 of dimension 0 out of bounds"):
+        tf.sort(tf.constant([[1., 2.]]), axis=2)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="slice index -1 of dimension 0 out of bounds"):
+        tf.argsort(tf.constant(1.))
+
+
+def test_sort_top_k_place_nans_where_tensorflows_std_sort_leaves_them():
+    x = [1., NAN, 3., 2.]
+    _same(tf.sort(x, direction="DESCENDING"), [3., 1., NAN, 2.])
+    _same(tf.sort(x), [1., NAN, 2., 3.])
+    assert tf.argsort(x, direction="DESCENDING").numpy().tolist() == [2, 0, 1, 3]
+    _same(tf.sort([NAN, 1., 3., NAN, 2.]), [NAN, 1., 3., NAN, 2.])
+    long = [5., NAN, 3, 8, 1, 9, 2, NAN, 7, 6, 4, 0, 11, 15, 13, 12, 14, 10, NAN, 16]  # introsort
+    assert tf.argsort(long, direction="DESCENDING").numpy().tolist() == \
+        [19, 10, 18, 13, 16, 14, 15, 12, 17, 5, 3, 8, 9, 0, 11, 7, 2, 6, 4, 1]
+    assert tf.argsort(long).numpy().tolist() == \
+        [11, 4, 6, 2, 10, 0, 9, 18, 8, 3, 5, 17, 12, 15, 14, 16, 13, 19, 7, 1]
+    top = tf.math.top_k([1., NAN, 3., NAN, 2., 5.], 3)
+    assert top.indices.numpy().tolist() == [1, 5, 2]
+    assert tf.math.top_k([1., NAN, 3., NAN, 2., 5.], 3, sorted=False).indices.numpy().tolist() == [2, 1, 5]
+
+
+def test_top_k_of_one_takes_eigens_maximum():
+    # NaNs in the vector part of the reduction are skipped, in its tail they win (index 0).
+    assert tf.math.top_k([1., 3., NAN], 1).indices.numpy().tolist() == [0]
+    assert tf.math.top_k([NAN, 1., 3.], 1).indices.numpy().tolist() == [2]
+    assert tf.math.top_k([1., 2, 3, 4, 5, 6, 7, NAN], 1).indices.numpy().tolist() == [6]
+    assert tf.math.top_k(tf.constant([1., 2, 3, NAN], tf.float64), 1).indices.numpy().tolist() == [2]
+    assert tf.math.top_k([NAN, -np.inf], 1).indices.numpy().tolist() == [1]
+
+
+def test_top_k_unsorted_keeps_tensorflows_heap_order():
+    x = [1., 5., 3., 2., 4.]
+    assert tf.math.top_k(x, 3, sorted=False).indices.numpy().tolist() == [2, 1, 4]
+    assert tf.math.top_k(x, 2, sorted=False).indices.numpy().tolist() == [4, 1]
+    assert tf.math.top_k([0., 3, 2, 1, 4, 5, 6], 4, sorted=False).indices.numpy().tolist() == [1, 5, 4, 6]
+    assert tf.math.top_k(tf.constant([6, 4, 5, 0, 1, 2, 3]), 5, sorted=False).indices.numpy().tolist() \
+        == [5, 6, 0, 2, 1]
+
+
+def test_unique_keeps_each_nan_and_refuses_complex():
+    y, idx, count = tf.unique_with_counts([1., NAN, NAN, 1., 2.])
+    _same(y, [1., NAN, NAN, 2.])
+    assert idx.numpy().tolist() == [0, 1, 2, 0, 3] and count.numpy().tolist() == [2, 1, 1, 1]
+    assert tf.unique([0., -0., 1.]).idx.numpy().tolist() == [0, 0, 1]
+    with pytest.raises(tf.errors.NotFoundError, match="Unique"):
+        tf.unique(tf.constant([1 + 1j], tf.complex64))
+
+
+def test_in_top_k_takes_float32_predictions_only():
+    p64 = tf.constant([[1., 2.]], tf.float64)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="expected to be a float tensor but is a double"):
+        tf.math.in_top_k(tf.constant([0]), p64, 1)
+    with pytest.raises(ValueError, match="requested dtype float32 for Tensor with dtype float64"):
+        tf.math.in_top_k([0], p64, 1)  # TF's slow path, for a Python list of targets
+    assert tf.math.in_top_k(tf.constant([1]), np.array([[1., 2.]]), 1).numpy().tolist() == [True]
+    with pytest.raises(tf.errors.InvalidArgumentError, match="uint8 is not in the list of allowed values: int32, int64"):
+        tf.math.in_top_k(tf.constant([0], tf.uint8), tf.constant([[1., 2.]]), 1)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="input #2"):
+        tf.math.in_top_k(tf.constant([0]), tf.constant([[1., 2.]]), tf.constant(1, tf.int64))

@@ -16,8 +16,9 @@ import numpy as np
 from tapeflow.autodiff.core import Primitive, bind
 from tapeflow.framework import dtypes as _dtypes
 from tapeflow.framework.context import context
-from tapeflow.framework.errors import InvalidArgumentError
-from tapeflow.framework.tensor import Tensor
+from tapeflow.framework.errors import InvalidArgumentError, NotFoundError
+from tapeflow.framework.convert import check_dtype, mismatch_error
+from tapeflow.framework.tensor import Tensor, TensorLike
 from tapeflow.ops._convert import convert_to_tensor, require
 from tapeflow.ops.array_ops import broadcast_to, concat, reshape, slice_tensor, transpose
 from tapeflow.ops._static import reads_static, static_value, traced_shape_guard
@@ -130,8 +131,10 @@ def _axes(axis: Any, rank: int, op_name: str) -> tuple:
 def reverse(tensor: Any, axis: Any, name: Optional[str] = None) -> Tensor:
     """`tensor` with the order of elements along each axis in `axis` reversed."""
     x = convert_to_tensor(tensor)
-    return bind(_reverse, (x,), {"axis": _axes(static_value(axis, "ReverseV2: axis"),
-                                               x._value.ndim, "ReverseV2")})
+    axis = static_value(axis, "ReverseV2: axis")
+    if x._value.ndim == 0:  # TF returns a scalar as it is, whatever the axes
+        return bind(_reverse, (x,), {"axis": ()})
+    return bind(_reverse, (x,), {"axis": _axes(axis, x._value.ndim, "ReverseV2")})
 
 
 @reads_static
@@ -192,7 +195,7 @@ def repeat(input: Any, repeats: Any, axis: Optional[int] = None,  # noqa: A002
     if not -rank <= axis < rank:
         raise ValueError(f"axis={axis} out of bounds: expected {-rank}<=axis<{rank}")
     axis %= rank
-    counts = convert_to_tensor(repeats)
+    counts = convert_to_tensor(repeats, dtype_hint=_dtypes.int32)  # [] is int32, as in TF
     if not counts.dtype.is_integer:
         raise TypeError(f"Argument `tensor` (name: repeats) must be of type integer. Received "
                         f"`tensor` = {counts._value} of dtype: <dtype: '{counts.dtype.name}'>")
@@ -241,8 +244,10 @@ def _cumulative(ufunc: Any):
 
 def _cumprod_vjp(g: Tensor, ans: Tensor, x: Tensor, axis: int, exclusive: bool,
                  reverse: bool) -> Tensor:
-    # TensorFlow's rule (exact for nonzero x): reverse cumulative sum of ans * g, over x.
-    return cumsum(ans * g, axis, exclusive=exclusive, reverse=not reverse) / x
+    # TensorFlow's rule (exact for nonzero x): reverse cumulative sum of ans * g, over x,
+    # with 0 where x is 0 (TF's div_no_nan; the true derivative there is not 0).
+    from tapeflow.ops.math_ops import divide_no_nan
+    return divide_no_nan(cumsum(ans * g, axis, exclusive=exclusive, reverse=not reverse), x)
 
 
 _cumsum = Primitive("Cumsum", _cumulative(np.add)).defvjp(
@@ -276,13 +281,31 @@ cumprod = _scan(_cumprod, "Running products along `axis`; `exclusive` leaves eac
 
 def _cumulative_logsumexp_kernel(x: np.ndarray, axis: int, exclusive: bool,
                                  reverse: bool) -> np.ndarray:
+    # TF's scan, one step at a time in x's dtype, from log(0) = -inf.
     if reverse:
         x = np.flip(x, axis)
-    out = np.logaddexp.accumulate(x, axis=axis, dtype=x.dtype)
-    if exclusive and out.shape[axis]:  # log(0) = -inf starts the exclusive scan
-        start = np.full_like(np.take(out, [0], axis=axis), -np.inf)
-        out = np.concatenate([start, np.delete(out, -1, axis=axis)], axis=axis)
+    steps = np.moveaxis(x, axis, 0)
+    out = np.empty_like(steps)
+    acc = np.full(steps.shape[1:], -np.inf, x.dtype)
+    lowest = np.finfo(x.dtype).min
+    for i, t in enumerate(steps):
+        if exclusive:
+            out[i] = acc
+        acc = _log_add_exp(acc, t, lowest)
+        if not exclusive:
+            out[i] = acc
+    out = np.moveaxis(out, 0, axis)
     return np.flip(out, axis) if reverse else out
+
+
+def _log_add_exp(acc: np.ndarray, t: np.ndarray, lowest: Any) -> np.ndarray:
+    """TF's LogSumExp(acc, t): log1p(exp(min - max)) + max, by std::min / std::max, which
+    pass over a NaN t (so [1, nan] gives 1 + log 2, not NaN); -inf and -inf stay -inf."""
+    low = np.where(t < acc, t, acc)
+    high = np.where(acc < t, t, acc)
+    with np.errstate(all="ignore"):
+        summed = np.log1p(np.exp(low - high)) + high
+    return np.where(high < lowest, high, summed)
 
 
 def _cumulative_logsumexp_vjp(g: Tensor, ans: Tensor, x: Tensor, axis: int, exclusive: bool,
@@ -362,13 +385,189 @@ def shape_n(input: Any, out_type: Any = _dtypes.int32,  # noqa: A002 - TF's name
 
 # -- sort, argsort, top_k, unique ----------------------------------------------------------------
 
-def _order_kernel(x: np.ndarray, descending: bool, dtype: np.dtype) -> np.ndarray:
-    # Stable in both directions: ties keep their original order, as TensorFlow's top_k.
-    if descending:
-        keys = -x if x.dtype.kind in "fc" else np.iinfo(x.dtype).max - x if x.dtype.kind == "u" \
-            else -x.astype(np.int64) if x.dtype.itemsize < 8 else ~x
-        return np.argsort(keys, axis=-1, kind="stable").astype(dtype)
-    return np.argsort(x, axis=-1, kind="stable").astype(dtype)
+def _order_kernel(x: np.ndarray, descending: bool, dtype: np.dtype, k: Optional[int] = None,
+                  sorted: bool = True) -> np.ndarray:  # noqa: A002 - TF's attribute name
+    """The indices of TF's TopKV2 along the last axis (`k` of them, all by default); an
+    ascending order is TF's descending order of -x. Ties keep their original order. Rows
+    whose order TF's algorithm leaves to its steps (NaNs, an unsorted top k) replay them."""
+    n = x.shape[-1]
+    k = n if k is None else k
+    rows = x.reshape(-1, n)
+    out = np.argsort(_flipped(rows) if descending else rows, axis=-1, kind="stable")[:, :k]
+    replay = np.zeros(len(rows), bool)
+    if x.dtype.kind == "f":
+        replay = np.isnan(rows).any(axis=1)
+    if not sorted and 1 < k < n:
+        replay[:] = True
+    for r in np.flatnonzero(replay):
+        keys = rows[r] if descending else -rows[r]
+        out[r] = _tf_top_k(keys.tolist(), k, sorted, _PACKET.get(x.dtype.itemsize, 1))
+    return out.reshape(x.shape[:-1] + (k,)).astype(dtype)
+
+
+def _flipped(x: np.ndarray) -> np.ndarray:
+    # Keys whose ascending stable order is x's descending one (integers without overflow).
+    kind = x.dtype.kind
+    return -x if kind == "f" else ~x if kind == "i" else np.iinfo(x.dtype).max - x
+
+
+# Eigen's packet length (elements) in TF's AVX build, for float16/32/64: TopK's k == 1 path
+# takes a maximum that skips NaNs in the packets but not in the tail.
+_PACKET = {2: 8, 4: 8, 8: 4}
+
+
+def _tf_top_k(v: list, k: int, sorted: bool, packet: int) -> list:  # noqa: A002
+    """One row of TF's CPU TopK (topk_op.cc): k == 1 takes the first position of Eigen's
+    maximum; k == n std::sorts by `greater`, then orders runs of equal values by position;
+    else a gtl::TopN heap with ties broken by position (sort_heap'd if `sorted`)."""
+    n = len(v)
+    if k == 1:
+        return [_tf_argmax(v, packet)]
+    if k == n:
+        order = list(range(n))
+        _std_sort(order, lambda a, b: v[b] < v[a])
+        i = 0
+        while i + 1 < n:
+            j = i + 1
+            if v[order[i]] == v[order[j]]:
+                while j < n and v[order[i]] == v[order[j]]:
+                    j += 1
+                order[i:j] = builtins.sorted(order[i:j])
+            i = j
+        return order
+
+    def greater(a: int, b: int) -> bool:
+        return v[b] < v[a] or (not v[b] > v[a] and a < b)
+
+    # TopN: the first k + 1 pushes become a heap and drop its least; later a greater
+    # element drops the least (pop_heap) and takes its place (push_heap).
+    heap = list(range(k + 1))
+    _make_heap(heap, k + 1, greater)
+    _pop_heap(heap, k, greater)
+    for c in range(k + 1, n):
+        if greater(c, heap[0]):
+            _pop_heap(heap, k - 1, greater)
+            _sift_up(heap, k - 1, 0, c, greater)
+    top = heap[:k]
+    if sorted:
+        for last in range(k - 1, 0, -1):  # std::sort_heap
+            _pop_heap(top, last, greater)
+    return top
+
+
+def _tf_argmax(v: list, packet: int) -> int:
+    # Eigen's max: full packets skip NaNs, the tail `acc = std::max(t, acc)` takes them; the
+    # index is the first equal to it (0 for NaN).
+    body = len(v) - len(v) % packet
+    vmax = max((t for t in v[:body] if t == t), default=-np.inf)
+    acc = -np.inf
+    for t in v[body:]:
+        acc = acc if t < acc else t
+    top = vmax if acc < vmax else acc
+    return next((i for i, t in enumerate(v) if t == top), 0)
+
+
+# libstdc++'s heap and sort algorithms, step for step, on a list `a` of positions: with a
+# comparison that NaNs make inconsistent, their result depends on each step.
+
+def _sift_up(a: list, hole: int, top: int, value: int, less: Any) -> None:
+    parent = (hole - 1) // 2
+    while hole > top and less(a[parent], value):
+        a[hole] = a[parent]
+        hole = parent
+        parent = (hole - 1) // 2
+    a[hole] = value
+
+
+def _adjust_heap(a: list, hole: int, length: int, value: int, less: Any) -> None:
+    top = child = hole
+    while child < (length - 1) // 2:
+        child = 2 * (child + 1)
+        if less(a[child], a[child - 1]):
+            child -= 1
+        a[hole] = a[child]
+        hole = child
+    if length % 2 == 0 and child == (length - 2) // 2:
+        child = 2 * (child + 1)
+        a[hole] = a[child - 1]
+        hole = child - 1
+    _sift_up(a, hole, top, value, less)
+
+
+def _make_heap(a: list, length: int, less: Any) -> None:
+    for parent in range((length - 2) // 2, -1, -1):
+        _adjust_heap(a, parent, length, a[parent], less)
+
+
+def _pop_heap(a: list, last: int, less: Any) -> None:
+    # std::pop_heap(a, a + last + 1): a[0] goes to a[last], a[:last] stays a heap.
+    value = a[last]
+    a[last] = a[0]
+    _adjust_heap(a, 0, last, value, less)
+
+
+def _std_sort(a: list, less: Any) -> None:
+    """std::sort: introsort (median of three, depth 2 log2 n, heapsort below it) down to
+    runs of 16, then one insertion sort. Unguarded loops stop at the ends of `a`."""
+    if len(a) > 1:
+        _introsort(a, 0, len(a), 2 * (len(a).bit_length() - 1), less)
+    _insertion_sort(a, 0, min(len(a), 16), less)
+    for i in range(16, len(a)):
+        _linear_insert(a, i, less)
+
+
+def _introsort(a: list, first: int, last: int, depth: int, less: Any) -> None:
+    while last - first > 16:
+        if depth == 0:
+            part = a[first:last]
+            _make_heap(part, len(part), less)
+            for end in range(len(part) - 1, 0, -1):
+                _pop_heap(part, end, less)
+            a[first:last] = part
+            return
+        depth -= 1
+        mid = first + (last - first) // 2
+        _median_to_first(a, first, first + 1, mid, last - 1, less)
+        cut = _partition(a, first + 1, last, first, less)
+        _introsort(a, cut, last, depth, less)
+        last = cut
+
+
+def _median_to_first(a: list, result: int, i: int, j: int, m: int, less: Any) -> None:
+    if less(a[i], a[j]):
+        pick = j if less(a[j], a[m]) else m if less(a[i], a[m]) else i
+    else:
+        pick = i if less(a[i], a[m]) else m if less(a[j], a[m]) else j
+    a[result], a[pick] = a[pick], a[result]
+
+
+def _partition(a: list, first: int, last: int, pivot: int, less: Any) -> int:
+    while True:
+        while first < len(a) - 1 and less(a[first], a[pivot]):
+            first += 1
+        last -= 1
+        while last > 0 and less(a[pivot], a[last]):
+            last -= 1
+        if not first < last:
+            return first
+        a[first], a[last] = a[last], a[first]
+        first += 1
+
+
+def _insertion_sort(a: list, first: int, last: int, less: Any) -> None:
+    for i in range(first + 1, last):
+        if less(a[i], a[first]):
+            a[first:i + 1] = [a[i]] + a[first:i]
+        else:
+            _linear_insert(a, i, less)
+
+
+def _linear_insert(a: list, i: int, less: Any) -> None:
+    value = a[i]
+    while i > 0 and less(value, a[i - 1]):
+        a[i] = a[i - 1]
+        i -= 1
+    a[i] = value
 
 
 _order = Primitive("TopKV2", _order_kernel, differentiable=False)
@@ -381,13 +580,14 @@ def _direction(direction: str) -> bool:
     return direction == "DESCENDING"
 
 
-def _move_last(x: Tensor, axis: int) -> tuple:
+def _move_last(x: Tensor, axis: int) -> int:
+    # TF's sort reads shape(values)[axis] first: a StridedSlice error for a bad axis.
     rank = x._value.ndim
-    if rank == 0:
-        raise ValueError("Rank of input must be at least 1.")
     axis = int(axis)
     if not -rank <= axis < rank:
-        raise ValueError(f"Axis {axis} is out of range for rank {rank}.")
+        raise InvalidArgumentError(f"slice index {axis + rank if axis < 0 else axis} of "
+                                   f"dimension 0 out of bounds. [Op:StridedSlice] name: "
+                                   f"strided_slice/")
     return axis % rank
 
 
@@ -421,7 +621,8 @@ def sort(values: Any, axis: int = -1, direction: str = "ASCENDING",
 @reads_static
 def top_k(input: Any, k: int = 1, sorted: bool = True, index_type: Any = _dtypes.int32,  # noqa: A002
           name: Optional[str] = None) -> TopKV2:
-    """The `k` largest entries of the last axis and their indices (ties: lower index first)."""
+    """The `k` largest entries of the last axis and their indices (ties: lower index first;
+    with `sorted=False`, in the order TF's heap leaves them)."""
     x = convert_to_tensor(input)
     require(x, "fiu", "TopKV2")
     k = static_value(k, "TopKV2: k", int)
@@ -433,17 +634,17 @@ def top_k(input: Any, k: int = 1, sorted: bool = True, index_type: Any = _dtypes
     if k > n:
         raise InvalidArgumentError(f"input must have at least k columns. Had {n}, needed {k} "
                                    f"[Op:TopKV2]")
-    order = bind(_order, (x,), {"descending": True,
-                                "dtype": _dtypes.as_dtype(index_type)._np})
-    indices = order if k == n else slice_tensor(order, (Ellipsis, builtins.slice(0, k)))
+    indices = bind(_order, (x,), {"descending": True, "k": k, "sorted": bool(sorted),
+                                  "dtype": _dtypes.as_dtype(index_type)._np})
     values = take_along_axis(x, indices, x._value.ndim - 1)
     return TopKV2(values=values, indices=indices)
 
 
 def _unique_kernel(x: np.ndarray, dtype: np.dtype) -> tuple:
-    # np.unique sorts; reorder to first occurrence, as TensorFlow returns.
+    # np.unique sorts; reorder to first occurrence, as TensorFlow returns. TF's hash map
+    # keeps every NaN apart (NaN != NaN).
     _, first, inverse, counts = np.unique(x, return_index=True, return_inverse=True,
-                                          return_counts=True)
+                                          return_counts=True, equal_nan=False)
     order = np.argsort(first, kind="stable")
     rank = np.empty_like(order)
     rank[order] = np.arange(order.size)
@@ -457,6 +658,10 @@ _unique = Primitive("UniqueWithCounts", _unique_kernel, multiple_results=True,
 
 def _unique_parts(x: Any, out_idx: Any, op_name: str) -> tuple:
     x = convert_to_tensor(x)
+    if x._value.dtype.kind == "c":  # declared by the op, no CPU kernel
+        raise NotFoundError(f"Could not find device for node: {{{{node {op_name}}}}} = "
+                            f"{op_name}[T=DT_{x.dtype.name.upper()}, out_idx=DT_"
+                            f"{_dtypes.as_dtype(out_idx).name.upper()}] [Op:{op_name}]")
     if x._value.ndim != 1:
         raise InvalidArgumentError(f"unique expects a 1D vector. [Op:{op_name}]")
     y, idx, count = bind(_unique, (x,), {"dtype": _dtypes.as_dtype(out_idx)._np})
@@ -494,10 +699,13 @@ _in_top_k = Primitive("InTopKV2", _in_top_k_kernel, differentiable=False)
 def in_top_k(targets: Any, predictions: Any, k: Any, name: Optional[str] = None) -> Tensor:
     """Whether each target class is among the `k` largest predictions of its row (ties at the
     boundary count as inside; an out-of-range target is False)."""
-    predictions = convert_to_tensor(predictions)
+    predictions = _float32_predictions(predictions, targets)
     targets = convert_to_tensor(targets)
-    require(predictions, "f", "InTopKV2")
-    require(targets, "iu", "InTopKV2")
+    if targets._value.dtype not in (np.int32, np.int64):
+        raise InvalidArgumentError(f"Value for attr 'T' of {targets.dtype.name} is not in the "
+                                   f"list of allowed values: int32, int64 [Op:InTopKV2]")
+    if isinstance(k, TensorLike) and k.dtype != targets.dtype:
+        raise mismatch_error("InTopKV2", 2, targets.dtype, k.dtype)
     if predictions._value.ndim != 2 or targets._value.ndim != 1 or \
             predictions._value.shape[0] != targets._value.shape[0]:
         raise InvalidArgumentError(
@@ -506,6 +714,19 @@ def in_top_k(targets: Any, predictions: Any, k: Any, name: Optional[str] = None)
             f"{list(targets._value.shape)} [Op:InTopKV2]")
     k = static_value(k, "InTopKV2: k", int)
     return bind(_in_top_k, (predictions, targets), {"k": k})
+
+
+def _float32_predictions(predictions: Any, targets: Any) -> Tensor:
+    # InTopKV2 takes float32 only: a tensor of another dtype is refused, by TF's slow path
+    # (ValueError) when the targets are a Python list, else by its fast path.
+    if not isinstance(predictions, TensorLike):
+        return convert_to_tensor(predictions, dtype=_dtypes.float32)
+    predictions = convert_to_tensor(predictions)
+    if predictions.dtype != _dtypes.float32:
+        if isinstance(targets, (list, tuple)):
+            check_dtype(predictions, _dtypes.float32)
+        raise mismatch_error("InTopKV2", 0, _dtypes.float32, predictions.dtype)
+    return predictions
 
 
 __all__ = ["pad", "reverse", "roll", "meshgrid", "repeat", "cumsum", "sequence_mask", "shape_n", "sort", "argsort", "unique",
