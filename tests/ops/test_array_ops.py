@@ -396,3 +396,25 @@ def test_split_squeeze_and_fill_argument_errors():
     for make in (lambda: tf.zeros([-1]), lambda: tf.ones([2, -1]), lambda: tf.fill([-1], 1.)):
         with pytest.raises(tf.errors.InvalidArgumentError, match=r"Dimension -1 must be >= 0"):
             make()
+
+
+# -- round 2: TF 2.21's answers, recorded by hand ---------------------------------------------
+
+@pytest.mark.parametrize("sizes", [[-1], [2], tf.constant([-1]), [[1, 2]], np.array([[1, 2]]),
+                                   [[1], [2]]])
+def test_split_refuses_a_wrong_single_size_and_2d_sizes(sizes):
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match="only one output|must be 1-D"):
+        tf.split(tf.constant([[1., 2., 3.]]), sizes, axis=1)
+
+
+def test_split_refuses_a_scalar_tensor_of_sizes():
+    with pytest.raises(ValueError, match="Rank-0 tensors are not supported"):
+        tf.split(tf.constant([1, 2]), tf.constant(2))
+    assert [t.numpy().tolist() for t in tf.split(tf.constant([[1., 2., 3.]]), [3], axis=1)] == \
+        [[[1., 2., 3.]]]
+
+
+def test_concat_of_nothing_is_an_invalid_argument():
+    with pytest.raises(tf.errors.InvalidArgumentError, match="ConcatV2"):
+        tf.concat([], 0)

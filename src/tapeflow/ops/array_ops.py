@@ -204,6 +204,9 @@ def concat(values: Sequence[Any], axis: int, name: str = "concat") -> Tensor:
     """Joins tensors along an existing axis."""
     if not isinstance(values, (list, tuple)):
         values = [values]
+    if not len(values):
+        raise InvalidArgumentError("OpKernel 'ConcatV2' has constraint on attr 'T' not in "
+                                   "NodeDef '[N=0, Tidx=DT_INT32]' [Op:ConcatV2]")
     tensors = _same_dtype(list(values), "ConcatV2")
     if len(tensors) == 1:  # TensorFlow returns the one input without checking the axis
         return tensors[0]
@@ -304,7 +307,11 @@ def split(value: Any, num_or_size_splits: Any, axis: int = 0, num: Optional[int]
                                        f"{length}) and num_split {n} [Op:Split]")
         sizes = (length // n,) * n
     else:
-        sizes = list(static_value(num_or_size_splits, "SplitV: size_splits", _shape_tuple))
+        sizes = _split_sizes(num_or_size_splits)
+        if len(sizes) == 1 and sizes[0] != length:
+            raise InvalidArgumentError(f"If there is only one output, it must have the same "
+                                       f"size as the input. Input size: {length} output size: "
+                                       f"{sizes[0]} [Op:SplitV]")
         if sizes.count(-1) > 1:
             raise InvalidArgumentError("There can only be one -1 in the input. [Op:SplitV]")
         for i, d in enumerate(sizes):
@@ -320,6 +327,19 @@ def split(value: Any, num_or_size_splits: Any, axis: int = 0, num: Optional[int]
                                        f"specified.  Got: {sum(sizes)} [Op:SplitV]")
         sizes = tuple(sizes)
     return list(bind(_split, (x,), {"sizes": sizes, "axis": axis}))
+
+
+def _split_sizes(num_or_size_splits: Any) -> list:
+    """The sizes argument of split as a list of ints, refused as TF refuses it."""
+    if isinstance(num_or_size_splits, TensorLike) and num_or_size_splits.shape.rank == 0:
+        raise ValueError(f"Rank-0 tensors are not supported as the num_or_size_splits argument "
+                         f"to split. Argument provided: {num_or_size_splits}")
+    sizes = static_value(num_or_size_splits, "SplitV: size_splits", np.asarray)
+    if sizes.ndim != 1:
+        raise InvalidArgumentError(f"size of the split_tensor must be 1-D and have the same "
+                                   f"elements as outputs got {sizes.ndim} -D and {sizes.size} "
+                                   f"elements [Op:SplitV]")
+    return [int(d) for d in sizes]
 
 
 # -- tile / broadcast_to -------------------------------------------------------------------------
