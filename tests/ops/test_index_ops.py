@@ -216,3 +216,17 @@ def test_searchsorted_nan_empty_and_dtypes():
     for value in (1 + 1j, True):
         with pytest.raises(tf.errors.NotFoundError, match="LowerBound"):
             tf.searchsorted(tf.constant([[value]]), tf.constant([[value]]))
+
+
+def test_gather_nd_refuses_rows_of_empty_params():
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Requested more than 0 entries"):
+        tf.gather_nd(tf.zeros([4, 0]), [[3]])
+    assert tf.gather_nd(tf.zeros([4, 0]), tf.zeros([0, 1], tf.int32)).shape == (0, 0)
+    assert tf.repeat(tf.zeros([2, 0]), 2, axis=0).shape == (4, 0)  # helpers still gather
+
+
+def test_segment_mean_takes_complex():
+    out = tf.math.segment_mean(tf.constant([1 + 1j, 3 + 1j], tf.complex64), [1, 1])
+    assert out.dtype == tf.complex64 and out.numpy().tolist() == [0j, 2 + 1j]
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Maximum"):  # as TF's Python
+        tf.math.unsorted_segment_mean(tf.constant([1 + 1j], tf.complex64), [0], 1)

@@ -106,7 +106,13 @@ _gather_nd = Primitive("GatherNd", _gather_nd_kernel).defvjp(
     lambda g, ans, params, indices: (
         bind(_scatter_nd, (indices, g), {"shape": params._value.shape}), None))
 _scatter_nd = Primitive("ScatterNd", _scatter_kernel).defvjp(
-    lambda g, ans, indices, updates, shape: (None, gather_nd(g, indices)))
+    lambda g, ans, indices, updates, shape: (None, _gather_rows(g, indices)))
+
+
+def _gather_rows(params: Tensor, indices: Tensor) -> Tensor:
+    # GatherNd without the wrapper's checks, for rules and helpers (whose empty params with
+    # index rows are fine: TF's own helpers use GatherV2 there).
+    return bind(_gather_nd, (params, indices))
 
 
 def gather_nd(params: Any, indices: Any, batch_dims: int = 0, name: Optional[str] = None) -> Tensor:
@@ -122,6 +128,10 @@ def gather_nd(params: Any, indices: Any, batch_dims: int = 0, name: Optional[str
     if params._value.ndim == 0:
         raise InvalidArgumentError("params must be at least a vector [Op:GatherNd]")
     _check_depth(indices._value, 0, "GatherNd")
+    if not params._value.size and np.prod(indices._value.shape[:-1]):
+        raise InvalidArgumentError(
+            f"Requested more than 0 entries, but params is empty.  Params shape: "
+            f"{dims_text(params._value.shape)} [Op:GatherNd]")
     return bind(_gather_nd, (params, indices))  # the kernel checks the bounds
 
 
@@ -217,9 +227,10 @@ def _add_kernel(tensor: np.ndarray, indices: np.ndarray, updates: np.ndarray) ->
 
 _scatter_update = Primitive("TensorScatterUpdate", _update_kernel).defvjp(
     lambda g, ans, tensor, indices, updates: (
-        tensor_scatter_nd_update(g, indices, zeros_like(updates)), None, gather_nd(g, indices)))
+        tensor_scatter_nd_update(g, indices, zeros_like(updates)), None,
+        _gather_rows(g, indices)))
 _scatter_add = Primitive("TensorScatterAdd", _add_kernel).defvjp(
-    lambda g, ans, tensor, indices, updates: (g, None, gather_nd(g, indices)))
+    lambda g, ans, tensor, indices, updates: (g, None, _gather_rows(g, indices)))
 
 
 for _prim in (_gather_nd, _scatter_nd, _scatter_update, _scatter_add):
@@ -257,10 +268,10 @@ def gather_axis(x: Tensor, indices: Any, axis: int) -> Tensor:
 def _gather_coords(x: Tensor, coords: Tensor, axis: int) -> Tensor:
     # `coords`: int64 [..., 1], positions along `axis`.
     if axis == 0:
-        return gather_nd(x, coords)
+        return _gather_rows(x, coords)
     rank = x._value.ndim
     perm = (axis,) + tuple(i for i in range(rank) if i != axis)
-    moved = gather_nd(transpose(x, perm), coords)
+    moved = _gather_rows(transpose(x, perm), coords)
     k = coords._value.ndim - 1
     back = tuple(range(k, k + axis)) + tuple(range(k)) + tuple(range(k + axis, moved._value.ndim))
     return transpose(moved, back)
@@ -273,10 +284,10 @@ def take_along_axis(x: Tensor, indices: Any, axis: int) -> Tensor:
         indices, Tensor) else indices)], indexing="ij"))
     if not isinstance(indices, Tensor):
         grids[axis] = indices
-        return gather_nd(x, wrap(np.stack(grids, axis=-1).astype(np.int64)))
+        return _gather_rows(x, wrap(np.stack(grids, axis=-1).astype(np.int64)))
     parts = [wrap(g.astype(np.int64)) for g in grids]
     parts[axis] = cast(indices, _dtypes.int64)
-    return gather_nd(x, stack(parts, axis=-1))
+    return _gather_rows(x, stack(parts, axis=-1))
 
 
 # -- boolean_mask --------------------------------------------------------------------------------
@@ -369,7 +380,7 @@ def _extremum_at(ufunc: Any, identity: float):
 def _gather_drop_negatives(g: Tensor, ids: Tensor) -> Tensor:
     # Rows of g by segment id; ids below zero (dropped by the forward op) get zeros.
     valid = greater_equal(ids, zeros_like(ids))
-    gathered = gather_nd(g, reshape(maximum(ids, zeros_like(ids)), ids._value.shape + (1,)))
+    gathered = _gather_rows(g, reshape(maximum(ids, zeros_like(ids)), ids._value.shape + (1,)))
     extra = gathered._value.ndim - ids._value.ndim
     valid = reshape(valid, ids._value.shape + (1,) * extra)
     # Eagerly the select is skipped when no id is negative; a traced graph cannot know.
@@ -448,11 +459,15 @@ def unsorted_segment_mean(data: Any, segment_ids: Any, num_segments: Any,
                           name: Optional[str] = None) -> Tensor:
     """Means of the rows of `data` by `segment_ids`; empty segments are 0."""
     data, ids, n = _segment_operands(data, segment_ids, num_segments, "UnsortedSegmentSum")
-    ones = wrap(np.ones(ids._value.shape, data._value.dtype))
+    return unsorted_segment_sum(data, ids, n) / _segment_counts(data, ids, n, data.dtype)
+
+
+def _segment_counts(data: Tensor, ids: Tensor, n: int, dtype: Any) -> Tensor:
+    """Rows per segment (at least 1), in `dtype`, shaped to divide the segment sums."""
+    ones = wrap(np.ones(ids._value.shape, dtype._np))
     count = unsorted_segment_sum(ones, ids, n)
-    count = reshape(maximum(count, count * 0 + 1),
-                    (n,) + (1,) * (data._value.ndim - ids._value.ndim))
-    return unsorted_segment_sum(data, ids, n) / count
+    return reshape(maximum(count, count * 0 + 1),
+                   (n,) + (1,) * (data._value.ndim - ids._value.ndim))
 
 
 def _sorted_segments(segment_ids: Any, op_name: str) -> tuple:
@@ -495,6 +510,9 @@ def segment_mean(data: Any, segment_ids: Any, name: Optional[str] = None) -> Ten
     """Means of the rows of `data` by sorted `segment_ids`."""
     ids, n = _sorted_segments(segment_ids, "SegmentMean")
     data = convert_to_tensor(data)
+    if data.dtype.is_complex:  # TF's SegmentMean takes complex (the unsorted mean does not)
+        count = _segment_counts(data, ids, n, data.dtype.real_dtype)
+        return unsorted_segment_sum(data, ids, n) / cast(count, data.dtype)
     out = unsorted_segment_mean(data, ids, n)
     # Unlike unsorted_segment_mean, TF's SegmentMean keeps an integer dtype (truncating).
     return cast(out, data.dtype) if data.dtype != out.dtype else out
