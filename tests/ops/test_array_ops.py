@@ -418,3 +418,25 @@ def test_split_refuses_a_scalar_tensor_of_sizes():
 def test_concat_of_nothing_is_an_invalid_argument():
     with pytest.raises(tf.errors.InvalidArgumentError, match="ConcatV2"):
         tf.concat([], 0)
+
+
+def test_squeeze_with_empty_axis_list_squeezes_all():
+    assert tf.squeeze(tf.zeros([3, 1, 1]), axis=[]).shape == (3,)
+
+
+def test_one_hot_fills_with_converted_0_and_1():
+    with pytest.raises(TypeError, match="Cannot convert 0 to EagerTensor of dtype bool"):
+        tf.one_hot(tf.constant(1), 2, on_value=True, dtype=tf.bool)
+    out = tf.one_hot(tf.constant(1), 2, on_value=np.float64(1.), dtype=tf.int32)  # NumPy: a hint
+    assert out.dtype == tf.int32 and out.numpy().tolist() == [0, 1]
+
+
+def test_linspace_incompatible_shapes_are_an_invalid_argument():
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"Incompatible shapes: \[2,2\] vs. \[3\]"):
+        tf.linspace(tf.constant([[1., 2.], [3., 4.]]), tf.constant([1., 2., 3.]), 3)
+
+
+def test_gather_with_batch_dims_over_empty_batches():
+    out = tf.gather(tf.zeros([3, 0, 2, 2], tf.float64), tf.zeros([3, 0, 4, 3], tf.int32),
+                    axis=3, batch_dims=-2)
+    assert out.shape == (3, 0, 2, 4, 3)

@@ -159,10 +159,11 @@ def squeeze(input: Any, axis: Any = None, name: Optional[str] = None) -> Tensor:
     x = convert_to_tensor(input)
     shape = x._value.shape
     rank = len(shape)
-    if axis is None:
+    if axis is not None:
+        axis = static_value(axis, "Squeeze: axis", lambda a: np.asarray(a).reshape(-1).tolist())
+    if not axis:  # None or empty: TF squeezes every dimension of size 1
         axes = {i for i, d in enumerate(shape) if d == 1}
     else:
-        axis = static_value(axis, "Squeeze: axis", lambda a: np.asarray(a).reshape(-1).tolist())
         for a in axis:
             if not -rank <= a < rank:
                 raise InvalidArgumentError(f"Tried to squeeze dim index {a} for tensor with "
@@ -725,8 +726,8 @@ _one_hot = Primitive("OneHot", _one_hot_kernel, differentiable=False)
 
 def _hinted(value: Any, dtype: Any) -> Tensor:
     """`value` as a tensor, taking `dtype` as a hint only where TensorFlow would: a Python
-    float never becomes an integer tensor."""
-    if isinstance(value, float) and dtype is not None and not dtype.is_floating:
+    float never becomes an integer tensor (a NumPy float does)."""
+    if type(value) is float and dtype is not None and not dtype.is_floating:
         return convert_to_tensor(value)
     return convert_to_tensor(value, dtype_hint=dtype)
 
@@ -747,8 +748,8 @@ def one_hot(indices: Any, depth: int, on_value: Any = None, off_value: Any = Non
     if dtype is None:
         dtype = on.dtype if on is not None else off.dtype if off is not None else \
             _dtypes.float32
-    on = on if on is not None else wrap(np.ones((), dtype._np))
-    off = off if off is not None else wrap(np.zeros((), dtype._np))
+    on = on if on is not None else convert_to_tensor(1, dtype=dtype)  # TypeError for bool
+    off = off if off is not None else convert_to_tensor(0, dtype=dtype)
     if on.dtype != off.dtype:
         raise TypeError(f"dtype {on.dtype} of on_value does not match dtype {off.dtype} "
                         f"of off_value")
@@ -831,7 +832,11 @@ def linspace(start: Any, stop: Any, num: Any, name: Optional[str] = None,
     start = convert_to_tensor(start)
     stop = convert_to_tensor(stop, dtype=start.dtype)
     num_int = static_value(num, "LinSpace: num", int)
-    shape = np.broadcast_shapes(start._value.shape, stop._value.shape)
+    try:
+        shape = np.broadcast_shapes(start._value.shape, stop._value.shape)
+    except ValueError:  # TF's BroadcastArgs
+        raise InvalidArgumentError(f"Incompatible shapes: {dims_text(start._value.shape)} vs. "
+                                   f"{dims_text(stop._value.shape)} [Op:BroadcastArgs]") from None
     start = expand_dims(broadcast_to(start, shape), axis)
     stop = expand_dims(broadcast_to(stop, shape), axis)
     ndims = len(shape) + 1
@@ -861,7 +866,7 @@ def _gather_layout(params_shape: tuple, indices_shape: tuple, axis: int,
     b, o, i = (int(np.prod(s)) for s in (batch, outer, inner))
     view = (b, o, params_shape[axis], i)
     out_shape = batch + outer + indices_shape[batch_dims:] + inner
-    return view, (b, -1), out_shape
+    return view, (b, int(np.prod(indices_shape[batch_dims:]))), out_shape
 
 
 def _gather_kernel(params: np.ndarray, indices: np.ndarray, axis: int,
