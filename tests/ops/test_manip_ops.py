@@ -318,3 +318,14 @@ def test_in_top_k_takes_float32_predictions_only():
         tf.math.in_top_k(tf.constant([0], tf.uint8), tf.constant([[1., 2.]]), 1)
     with pytest.raises(tf.errors.InvalidArgumentError, match="input #2"):
         tf.math.in_top_k(tf.constant([0]), tf.constant([[1., 2.]]), tf.constant(1, tf.int64))
+
+
+def test_sorts_of_an_empty_axis():
+    assert tf.sort(tf.zeros([4, 3, 0], tf.int64)).shape == (4, 3, 0)
+    assert tf.math.top_k(tf.zeros([4, 0]), 0).indices.shape == (4, 0)
+
+
+def test_repeat_keeps_tensorflows_static_shape_error_for_an_empty_first_axis():
+    with pytest.raises(ValueError, match=r"Tensor's shape \(0, 4\) is not compatible with supplied shape \(0, 0\)"):
+        tf.repeat(tf.zeros([0, 2], tf.int32), [1, 3], axis=1)
+    assert tf.repeat(tf.zeros([0, 2], tf.int32), 2, axis=1).shape == (0, 4)

@@ -210,6 +210,13 @@ def repeat(input: Any, repeats: Any, axis: Optional[int] = None,  # noqa: A002
             raise InvalidArgumentError(f"Expected multiples[1] >= 0, but got {counts[0]} "
                                        f"[Op:Tile]")
         counts = np.full(dim, counts[0])
+    elif axis and not x._value.shape[0] and counts.sum():
+        # TF's repeat_with_axis gives the repeated axis a static size 0 when the first axis
+        # is empty (it broadcasts the counts over it), then fails to set the real size.
+        shape = list(x._value.shape)
+        result, shape[axis] = shape[:axis] + [int(counts.sum())] + shape[axis + 1:], 0
+        raise ValueError(f"Tensor's shape {tuple(result)} is not compatible with supplied "
+                         f"shape {tuple(shape)}.")
     counts = np.maximum(counts, 0)   # a negative count in a vector repeats nothing
     if context.graph is not None and isinstance(repeats, Tensor):
         return gather_axis(x, _traced_repeat_positions(repeats, dim), axis)
@@ -392,7 +399,7 @@ def _order_kernel(x: np.ndarray, descending: bool, dtype: np.dtype, k: Optional[
     whose order TF's algorithm leaves to its steps (NaNs, an unsorted top k) replay them."""
     n = x.shape[-1]
     k = n if k is None else k
-    rows = x.reshape(-1, n)
+    rows = x.reshape(int(np.prod(x.shape[:-1])), n)
     out = np.argsort(_flipped(rows) if descending else rows, axis=-1, kind="stable")[:, :k]
     replay = np.zeros(len(rows), bool)
     if x.dtype.kind == "f":
