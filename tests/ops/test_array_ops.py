@@ -440,3 +440,10 @@ def test_gather_with_batch_dims_over_empty_batches():
     out = tf.gather(tf.zeros([3, 0, 2, 2], tf.float64), tf.zeros([3, 0, 4, 3], tf.int32),
                     axis=3, batch_dims=-2)
     assert out.shape == (3, 0, 2, 4, 3)
+
+
+def test_gather_checks_no_index_when_the_result_is_empty():
+    assert tf.gather(tf.zeros([3, 0]), [5]).shape == (1, 0)
+    assert tf.gather(tf.zeros([1, 3, 0]), [[-1]], axis=1, batch_dims=1).shape == (1, 1, 0)
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"indices\[0\] = 0 is not in \[0, 0\)"):
+        tf.gather(tf.zeros([0, 2]), [0])

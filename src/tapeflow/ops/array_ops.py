@@ -871,6 +871,9 @@ def _gather_layout(params_shape: tuple, indices_shape: tuple, axis: int,
 
 def _gather_kernel(params: np.ndarray, indices: np.ndarray, axis: int,
                    batch_dims: int) -> np.ndarray:
+    out_shape = params.shape[:axis] + indices.shape[batch_dims:] + params.shape[axis + 1:]
+    if not np.prod(out_shape):  # TF checks no index when there is nothing to gather
+        return np.zeros(out_shape, params.dtype)
     _check_gather_indices(indices, params.shape[axis])
     if batch_dims == 0:
         return np.take(params, indices, axis=axis)
