@@ -252,6 +252,7 @@ class GradientTape:
         record = self._nodes  # kept only to explain a None gradient (see `explain`)
         grads = self._backprop(flat_targets, seeds, self._tracked_only(flat_sources, flat_targets),
                                release=not self._persistent)
+        grads = _in_tf_convention(grads)
         diagnostics.note(self, record, flat_targets, flat_sources, grads)
         del record
         self._release_if_done()
@@ -480,8 +481,31 @@ def _seeds(targets: list, output_gradients: Any) -> list:
         raise ValueError(f"Length of output_gradients ({len(flat)}) must match the number of "
                          f"targets ({len(targets)}).")
     ops = support()
-    return [ops.ones_like(t) if g is None else ops.convert_to_tensor(g, dtype=t.dtype)
-            for t, g in zip(targets, flat)]
+    return _in_tf_convention([ops.ones_like(t) if g is None
+                              else ops.convert_to_tensor(g, dtype=t.dtype)
+                              for t, g in zip(targets, flat)])
+
+
+def _in_tf_convention(cotangents: list) -> list:
+    """Complex cotangents conjugated: the rules are written in holomorphic form (the
+    cotangent of x in x * y is g * y), so inside the backward pass a complex cotangent is the
+    conjugate of TensorFlow's (g * conj(y)); conjugating the seeds on the way in and the
+    gradients on the way out (with the Conj op, so higher orders see it) gives TF's numbers.
+    The same function converts both ways."""
+    for g in cotangents:
+        if g is not None and _is_complex(g):
+            break
+    else:
+        return cotangents
+    conj = support().conj
+    return [g if g is None or not _is_complex(g) else
+            IndexedSlices(conj(g.values), g.indices, g.dense_shape)
+            if isinstance(g, IndexedSlices) else conj(g) for g in cotangents]
+
+
+def _is_complex(g: Any) -> bool:
+    value = g.values if isinstance(g, IndexedSlices) else g
+    return value._value.dtype.kind == "c"
 
 
 __all__ = ["GradientTape", "UnconnectedGradients"]

@@ -159,14 +159,32 @@ def _solve_kernel(a: np.ndarray, b: np.ndarray, adjoint: bool) -> np.ndarray:
 
 _inverse = Primitive("MatrixInverse", _safe_linalg(
     _inv_kernel, "Input is not invertible. [Op:MatrixInverse]")).defvjp(
-    lambda g, ans, x: -matmul(ans, matmul(g, ans, adjoint_b=True), adjoint_a=True))
+    lambda g, ans, x: -matmul(ans, matmul(g, ans, transpose_b=True), transpose_a=True))
+
+
+# Complex cotangents: the rules are holomorphic (the backward pass holds the conjugates of
+# TensorFlow's cotangents, GradientTape converts at its ends), so they transpose where TF's
+# rules take adjoints; `_conj_if_complex(a)` with `adjoint=True` solves with a's transpose.
+# A rule with no holomorphic form (conjugates in the op itself) refuses complex inputs.
+
+def _conj_if_complex(a: Tensor) -> Tensor:
+    return conj(a) if a._value.dtype.kind == "c" else a
+
+
+def _real_gradient_only(g: Any, op_name: str) -> None:
+    for t in (g if isinstance(g, (tuple, list)) else (g,)):
+        if t is not None and t._value.dtype.kind == "c":
+            raise NotImplementedError(f"tapeflow has no gradient of {op_name} for complex "
+                                      f"inputs.")
 
 
 def _solve_vjp(g: Tensor, ans: Tensor, a: Tensor, b: Tensor, adjoint: bool) -> tuple:
-    grad_b = solve(a, g, adjoint=not adjoint)
-    grad_a = -matmul(ans, grad_b, adjoint_b=True) if adjoint else \
-        -matmul(grad_b, ans, adjoint_b=True)
-    return grad_a, grad_b
+    if adjoint:
+        _real_gradient_only(g, "MatrixSolve with adjoint=True")
+        grad_b = solve(a, g)
+        return -matmul(ans, grad_b, transpose_b=True), grad_b
+    grad_b = solve(_conj_if_complex(a), g, adjoint=True)
+    return -matmul(grad_b, ans, transpose_b=True), grad_b
 
 
 _solve = Primitive("MatrixSolve", _safe_linalg(
@@ -177,7 +195,7 @@ def _det_vjp(g: Tensor, ans: Tensor, a: Tensor) -> Tensor:
     # TF's rule inverts the adjoint (an LU of a^H): on badly scaled matrices that is
     # accurate where transposing inv(a) is not.
     scale = reshape(g * ans, ans._value.shape + (1, 1))
-    return scale * inv(a, adjoint=True)
+    return scale * inv(_conj_if_complex(a), adjoint=True)
 
 
 def _det_kernel(x: np.ndarray) -> np.ndarray:
@@ -221,6 +239,7 @@ def _slogdet_kernel(x: np.ndarray) -> tuple:
 
 
 def _slogdet_vjp(g: tuple, ans: tuple, a: Tensor) -> Tensor:
+    _real_gradient_only(g, "LogMatrixDeterminant")
     scale = reshape(g[1], ans[1]._value.shape + (1, 1))
     return scale * inv(a, adjoint=True)
 
@@ -304,6 +323,7 @@ def _cholesky_one(m: np.ndarray) -> np.ndarray:
 
 
 def _cholesky_vjp(g: Tensor, ans: Tensor, x: Tensor) -> Tensor:
+    _real_gradient_only(g, "Cholesky")
     # TensorFlow's rule (Murray 2016): Phi(L^T G) sandwiched between L^-1, symmetrized.
     l_inverse = triangular_solve(ans, _eye_like(ans), lower=True)
     middle = matmul(ans, g, adjoint_a=True)
@@ -355,9 +375,13 @@ def _substitute(t: np.ndarray, b: np.ndarray, forward: bool) -> np.ndarray:
 
 def _triangular_vjp(g: Tensor, ans: Tensor, a: Tensor, b: Tensor, lower: bool,
                     adjoint: bool) -> tuple:
-    grad_b = triangular_solve(a, g, lower=lower, adjoint=not adjoint)
-    grad_a = -matmul(ans, grad_b, adjoint_b=True) if adjoint else \
-        -matmul(grad_b, ans, adjoint_b=True)
+    if adjoint:
+        _real_gradient_only(g, "MatrixTriangularSolve with adjoint=True")
+        grad_b = triangular_solve(a, g, lower=lower)
+        grad_a = -matmul(ans, grad_b, transpose_b=True)
+    else:
+        grad_b = triangular_solve(_conj_if_complex(a), g, lower=lower, adjoint=True)
+        grad_a = -matmul(grad_b, ans, transpose_b=True)
     grad_a = band_part(grad_a, -1, 0) if lower else band_part(grad_a, 0, -1)
     return grad_a, grad_b
 
@@ -487,6 +511,7 @@ def _qr_grad_deep(q: Tensor, r: Tensor, dq: Tensor, dr: Tensor) -> Tensor:
 
 
 def _qr_vjp(g: tuple, ans: tuple, a: Tensor, full_matrices: bool) -> Tensor:
+    _real_gradient_only(g, "Qr")
     dq, dr = g
     q, r = ans
     m, n = a._value.shape[-2:]
@@ -534,6 +559,7 @@ def _safe_reciprocal(x: Tensor, epsilon: float = 1e-20) -> Tensor:
 
 
 def _svd_vjp(g: tuple, ans: tuple, a: Tensor, full_matrices: bool) -> Tensor:
+    _real_gradient_only(g, "Svd")
     grad_s, grad_u, grad_v = g
     s, u, v = ans
     m, n = a._value.shape[-2:]
@@ -617,6 +643,7 @@ def _eigh_nonfinite(x: np.ndarray) -> tuple:
 
 
 def _eigh_vjp(g: tuple, ans: tuple, a: Tensor) -> Tensor:
+    _real_gradient_only(g, "SelfAdjointEigV2")
     grad_e, grad_v = g
     e, v = ans
     f = set_diag(_safe_reciprocal(expand_dims(e, -2) - expand_dims(e, -1)), zeros_like(e))
