@@ -100,6 +100,10 @@ def _zero_or_value(rec: dict) -> str:
     return "zeros" if all(v == 0 for v in data) else "a value"
 
 
+def _no_tf_gradient(err: list) -> bool:
+    return err[0] == "LookupError" and "No gradient defined" in err[1]
+
+
 def classify(ref: dict, got: dict) -> tuple[str, str] | None:
     """Compare a tapeflow record `got` with TF's record `ref` (see module doc).
 
@@ -110,6 +114,9 @@ def classify(ref: dict, got: dict) -> tuple[str, str] | None:
     if "hang" in got:
         return "hang", got["hang"]
     if "error" in ref or "error" in got:
+        if "error" not in got and _no_tf_gradient(ref["error"]):
+            # traced: TF builds the backward function when the call runs under a tape
+            return "grad_where_tf_raises", f"TF raised {ref['error'][0]}: {ref['error'][1][:150]}"
         if "error" not in got:
             return "accepted_what_tf_rejects", f"TF raised {ref['error'][0]}: {ref['error'][1][:150]}"
         if "error" not in ref:
