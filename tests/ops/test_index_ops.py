@@ -230,3 +230,32 @@ def test_segment_mean_takes_complex():
     assert out.dtype == tf.complex64 and out.numpy().tolist() == [0j, 2 + 1j]
     with pytest.raises(tf.errors.InvalidArgumentError, match="Maximum"):  # as TF's Python
         tf.math.unsorted_segment_mean(tf.constant([1 + 1j], tf.complex64), [0], 1)
+
+
+def test_boolean_mask_negative_axis_gathers_along_the_collapsed_tensors_axis():
+    # TF reshapes to [3, 9, 3], then gathers along axis -3 of that: axis 0 (of size 3).
+    x = tf.reshape(tf.range(81), [3, 3, 3, 3])
+    m = tf.constant([[False, True, False], [True, False, True], [False, False, True]])
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"indices\[1\] = 3 is not in \[0, 3\)"):
+        tf.boolean_mask(x, m, axis=-3)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Shape must be at least rank 4 but is rank 3"):
+        tf.boolean_mask(x, m, axis=-4)
+    assert tf.boolean_mask(x, m, axis=1).numpy().reshape(-1)[:8].tolist() == [3, 4, 5, 9, 10, 11, 15, 16]
+
+
+def test_sorted_segment_extrema_skip_nans_in_whole_packets():
+    # TF 2.21 (AVX build): one-row segments are copies; for more rows Eigen reduces the
+    # columns in packets of 8 float32 (NaNs skipped), then the rest one at a time.
+    nan = np.nan
+    a = np.zeros((3, 9), np.float32)
+    a[0] = np.arange(9)
+    a[1] = nan
+    a[1, 1] = 5
+    a[2] = -1
+    np.testing.assert_array_equal(tf.math.segment_max(a, [0, 0, 0]).numpy(),
+                                  [[0., 5., 2., 3., 4., 5., 6., 7., -1.]])
+    np.testing.assert_array_equal(tf.math.segment_max(a[:2], [0, 0]).numpy(),
+                                  [[0., 5., 2., 3., 4., 5., 6., 7., nan]])
+    np.testing.assert_array_equal(tf.math.segment_max(a[1:2], [0]).numpy(), a[1:2])
+    np.testing.assert_array_equal(tf.math.unsorted_segment_max(a, [0, 0, 0], 1).numpy(),
+                                  [[-1., 5., -1., -1., -1., -1., -1., -1., -1.]])

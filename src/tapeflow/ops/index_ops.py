@@ -307,10 +307,21 @@ def boolean_mask(tensor: Any, mask: Any, axis: Optional[int] = None,
     covered = shape[axis:axis + m.ndim]  # Python's slice, as TF's: an axis out of range
     if tuple(covered) != m.shape:        # (or -1 for a 1-D mask) covers nothing
         raise ValueError(f"Shapes {tuple(covered)} and {m.shape} are incompatible")
-    axis %= len(shape)
-    flat = reshape(tensor, shape[:axis] + (-1,) + shape[axis + m.ndim:])
+    start = axis % len(shape)
+    flat = reshape(tensor, shape[:start] + (-1,) + shape[start + m.ndim:])
+    # TF then gathers along `axis` of the collapsed tensor: a negative axis counts from its
+    # end, which (for a mask of rank 2 or more) is not the collapsed axis.
+    if axis + flat._value.ndim < 0:
+        raise InvalidArgumentError(f"Shape must be at least rank {-axis} but is rank "
+                                   f"{flat._value.ndim} [Op:GatherV2]")
+    axis %= flat._value.ndim
     if context.graph is None:
-        return gather_axis(flat, np.flatnonzero(m.astype(bool)), axis)
+        positions = np.flatnonzero(m.astype(bool))
+        if positions.size and positions[-1] >= flat._value.shape[axis]:
+            i = int(np.argmax(positions >= flat._value.shape[axis]))
+            raise InvalidArgumentError(f"indices[{i}] = {positions[i]} is not in [0, "
+                                       f"{flat._value.shape[axis]}) [Op:GatherV2]")
+        return gather_axis(flat, positions, axis)
     # Traced: the positions are computed when the graph runs (Where), not read at trace.
     flat_mask = reshape(cast(mask, _dtypes.bool), (-1,))
     coords = traced_shape_guard(bind(_where_indices, (flat_mask,)), "boolean_mask")
@@ -336,9 +347,14 @@ def _segment_kernel(combine: Any, fill: Any, op_name: str):
             return out
         _check_segment_ids(ids, num_segments, op_name)  # also when a traced graph runs
         keep = ids >= 0
-        combine(out, ids[keep], data[keep])
+        combine(out, ids[keep], data[keep], sorted_ids)
         return out
     return kernel
+
+
+# Eigen's packet length (elements) in TF's AVX build, for float16/32/64: where TF's kernels
+# reduce whole packets, NaNs are skipped, in the scalar tail they are not.
+EIGEN_PACKET = {2: 8, 4: 8, 8: 4}
 
 
 def _lowest(dtype: np.dtype, sorted_ids: bool) -> Any:
@@ -354,16 +370,30 @@ def _highest(dtype: np.dtype, sorted_ids: bool) -> Any:
     return np.iinfo(dtype).max
 
 
-def _extremum_at(ufunc: Any, identity: float):
-    """`ufunc.at` with the NaN rule of TF's segment max/min: each step is
-    `acc = std::max(x, acc)`, which takes a NaN x and replaces a NaN acc by the next x; so a
-    segment is NaN if its last element is, else the extremum of its elements after its last
-    NaN (without the initial value)."""
-    def combine(out: np.ndarray, ids: np.ndarray, data: np.ndarray) -> None:
-        nan = np.isnan(data) if data.dtype.kind == "f" else None
-        if nan is None or not nan.any():
+def _extremum_at(ufunc: Any, skip_nan: Any, identity: float):
+    """`ufunc.at` with the NaN rules of TF's segment max/min (`skip_nan`: np.fmax/fmin)."""
+    def combine(out: np.ndarray, ids: np.ndarray, data: np.ndarray, sorted_ids: bool) -> None:
+        if data.dtype.kind != "f" or not np.isnan(data).any():
             ufunc.at(out, ids, data)
-            return
+        elif not sorted_ids:
+            _take_nans(out, ids, data)
+        else:
+            # SegmentMax/Min copy a segment of one row; for more rows Eigen reduces the
+            # columns in whole packets (skipping NaNs), then the rest one by one.
+            rows, columns = data.reshape(len(ids), -1), out.reshape(len(out), -1)
+            width = columns.shape[1] - columns.shape[1] % EIGEN_PACKET[data.dtype.itemsize]
+            skip_nan.at(columns[:, :width], ids, rows[:, :width])
+            _take_nans(columns[:, width:], ids, rows[:, width:])
+            first = np.full(len(out), -1)
+            first[ids[::-1]] = np.arange(len(ids))[::-1]
+            single = np.bincount(ids, minlength=len(out)) == 1
+            columns[single] = rows[first[single]]
+
+    def _take_nans(out: np.ndarray, ids: np.ndarray, data: np.ndarray) -> None:
+        # One step at a time TF computes `acc = std::max(x, acc)`, which takes a NaN x and
+        # replaces a NaN acc by the next x: a segment is NaN if its last element is, else the
+        # extremum of its elements after its last NaN (without the initial value).
+        nan = np.isnan(data)
         pos = np.arange(len(ids)).reshape((-1,) + (1,) * (data.ndim - 1))
         last_nan = np.full(out.shape, -1)
         np.maximum.at(last_nan, ids, np.where(nan, pos, -1))
@@ -400,14 +430,15 @@ def _segment_extremum_vjp(g: Tensor, ans: Tensor, data: Tensor, ids: Tensor,
     return where(selected, share, zeros_like(share)), None
 
 
-_segment_sum = Primitive(
-    "UnsortedSegmentSum", _segment_kernel(np.add.at, lambda t, s: 0, "UnsortedSegmentSum")).defvjp(
+_segment_sum = Primitive("UnsortedSegmentSum", _segment_kernel(
+    lambda out, ids, data, _: np.add.at(out, ids, data), lambda t, s: 0,
+    "UnsortedSegmentSum")).defvjp(
     lambda g, ans, data, ids, num_segments, **_: (_gather_drop_negatives(g, ids), None))
 _segment_max = Primitive("UnsortedSegmentMax", _segment_kernel(
-    _extremum_at(np.maximum, -np.inf), _lowest, "UnsortedSegmentMax")).defvjp(
+    _extremum_at(np.maximum, np.fmax, -np.inf), _lowest, "UnsortedSegmentMax")).defvjp(
     _segment_extremum_vjp)
 _segment_min = Primitive("UnsortedSegmentMin", _segment_kernel(
-    _extremum_at(np.minimum, np.inf), _highest, "UnsortedSegmentMin")).defvjp(
+    _extremum_at(np.minimum, np.fmin, np.inf), _highest, "UnsortedSegmentMin")).defvjp(
     _segment_extremum_vjp)
 
 

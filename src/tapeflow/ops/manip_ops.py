@@ -22,7 +22,8 @@ from tapeflow.framework.tensor import Tensor, TensorLike
 from tapeflow.ops._convert import convert_to_tensor, require
 from tapeflow.ops.array_ops import broadcast_to, concat, reshape, slice_tensor, transpose
 from tapeflow.ops._static import reads_static, static_value, traced_shape_guard
-from tapeflow.ops.index_ops import gather_axis, linear_jvp, searchsorted, take_along_axis
+from tapeflow.ops.index_ops import (EIGEN_PACKET, gather_axis, linear_jvp, searchsorted,
+                                    take_along_axis)
 from tapeflow.ops.math_ops import cast
 
 TopKV2 = collections.namedtuple("TopKV2", ["values", "indices"])
@@ -408,7 +409,7 @@ def _order_kernel(x: np.ndarray, descending: bool, dtype: np.dtype, k: Optional[
         replay[:] = True
     for r in np.flatnonzero(replay):
         keys = rows[r] if descending else -rows[r]
-        out[r] = _tf_top_k(keys.tolist(), k, sorted, _PACKET.get(x.dtype.itemsize, 1))
+        out[r] = _tf_top_k(keys.tolist(), k, sorted, EIGEN_PACKET.get(x.dtype.itemsize, 1))
     return out.reshape(x.shape[:-1] + (k,)).astype(dtype)
 
 
@@ -416,11 +417,6 @@ def _flipped(x: np.ndarray) -> np.ndarray:
     # Keys whose ascending stable order is x's descending one (integers without overflow).
     kind = x.dtype.kind
     return -x if kind == "f" else ~x if kind == "i" else np.iinfo(x.dtype).max - x
-
-
-# Eigen's packet length (elements) in TF's AVX build, for float16/32/64: TopK's k == 1 path
-# takes a maximum that skips NaNs in the packets but not in the tail.
-_PACKET = {2: 8, 4: 8, 8: 4}
 
 
 def _tf_top_k(v: list, k: int, sorted: bool, packet: int) -> list:  # noqa: A002
@@ -463,8 +459,8 @@ def _tf_top_k(v: list, k: int, sorted: bool, packet: int) -> list:  # noqa: A002
 
 
 def _tf_argmax(v: list, packet: int) -> int:
-    # Eigen's max: full packets skip NaNs, the tail `acc = std::max(t, acc)` takes them; the
-    # index is the first equal to it (0 for NaN).
+    # Eigen's max (TopK's k == 1): full packets skip NaNs, the tail `acc = std::max(t, acc)`
+    # takes them; the index is the first equal to it (0 for NaN).
     body = len(v) - len(v) % packet
     vmax = max((t for t in v[:body] if t == t), default=-np.inf)
     acc = -np.inf
