@@ -281,3 +281,55 @@ def test_operators_fall_back_to_the_other_operands_reflected_method():
     assert type(out) is np.ndarray and out.dtype == np.float64 and out.tolist() == [1.0, 0.0]
     with pytest.raises(tf.errors.InvalidArgumentError, match=r"\[Op:AddV2\]"):
         tf.constant([True, False]) + np.array([True, True])  # not a TypeError: no fallback
+
+
+def test_complex_reciprocal_of_an_infinity_is_zero():
+    # TF 2.21: reciprocal(nan + inf j) is -0j, reciprocal(inf + 1j) is 0j; (0j) stays NaN.
+    out = tf.math.reciprocal(tf.constant([complex(np.nan, np.inf), complex(np.inf, 1)]))
+    assert out.numpy().tolist() == [0j, 0j]
+    assert np.isnan(tf.math.reciprocal(tf.constant([0j])).numpy()[0])
+
+
+@pytest.mark.parametrize("rank", [0, 9])
+def test_where_of_a_rank_it_has_no_kernel_for_raises(rank):
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match=rf"WhereOp : Unhandled input dimensions: {rank} \[Op:Where\]"):
+        tf.where(tf.ones([1] * rank, tf.bool))
+    assert tf.where(tf.ones([1] * 8, tf.bool)).shape == (1, 8)
+
+
+_X = [1 + 2j, -0.5 + 1j]
+_W = [1.5 - 0.5j, 2j]
+
+
+def _complex_gradients(f, y=(0.5 - 1j, 2 + 0.5j)):
+    x, y, w = (tf.constant(v, tf.complex128) for v in (_X, y, _W))
+    with tf.GradientTape(persistent=True) as tape:
+        tape.watch([x, y])
+        out = tf.reduce_sum(w * f(x, y))
+    return out, tape.gradient(out, [x, y])
+
+
+def test_complex_squared_difference_is_conj_times_itself_with_tfs_gradient():
+    # TF 2.21: conj(x - y) (x - y), real-valued (not (x - y)^2), and its rule 2 g (x - y).
+    out = tf.math.squared_difference(tf.constant([1 + 1j, 2 - 3j]), tf.constant([0j, 1 + 1j]))
+    assert out.numpy().tolist() == [2 + 0j, 17 + 0j]
+    x, y, w = (tf.constant(v, tf.complex128) for v in (_X, [0.5 - 1j, 2 + 0j], _W))
+    with tf.GradientTape() as outer:
+        outer.watch(x)
+        with tf.GradientTape() as inner:
+            inner.watch([x, y])
+            z = tf.reduce_sum(w * tf.math.squared_difference(x, y))
+        gx, gy = inner.gradient(z, [x, y])
+        second = tf.reduce_sum(gx * w)
+    assert z.numpy() == 13.875 + 9.875j
+    np.testing.assert_allclose(gx.numpy(), [-1.5 + 9.5j, 4 + 10j])
+    np.testing.assert_allclose(gy.numpy(), [1.5 - 9.5j, -4 - 10j])
+    np.testing.assert_allclose(outer.gradient(second, x).numpy(), [5, 8])
+
+
+@pytest.mark.parametrize("f, expected", [
+    (lambda x, y: tf.cast(tf.abs(x), tf.complex128), [0.67082 + 1.341641j, 0]),
+    (lambda x, y: tf.sign(x), [0.447214 - 0.223607j, -0.715542 - 0.357771j])])
+def test_complex_abs_and_sign_gradients_match_tensorflow(f, expected):
+    np.testing.assert_allclose(_complex_gradients(f)[1][0].numpy(), expected, atol=1e-6)

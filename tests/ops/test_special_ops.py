@@ -121,3 +121,18 @@ def test_bessel_i1e_gradient_at_subnormal_inputs_is_one_half(values, dtype):
         tape.watch(x)
         y = tf.math.bessel_i1e(x)
     np.testing.assert_allclose(tape.gradient(y, x).numpy(), 0.5, rtol=1e-15)
+
+
+@pytest.mark.parametrize("f, gx, gy", [
+    (tf.math.xlogy, [0.720932 - 1.604937j, 0.489957 - 1.446919j], [-2.6 + 1.8j, 1.058824 + 0.235294j]),
+    (tf.math.xdivy, [0.2 + 1.4j, -0.235294 - 0.941176j], [2.48 + 1.36j, -0.525952 + 0.013841j])])
+def test_complex_x_family_gradients_match_tensorflow(f, gx, gy):
+    # TF 2.21's rules multiply g by the partial without conjugating it.
+    x, y, w = (tf.constant(v, tf.complex128) for v in
+               ([1 + 2j, -0.5 + 1j], [0.5 - 1j, 2 + 0.5j], [1.5 - 0.5j, 2j]))
+    with tf.GradientTape() as tape:
+        tape.watch([x, y])
+        out = tf.reduce_sum(w * f(x, y))
+    got_x, got_y = tape.gradient(out, [x, y])
+    np.testing.assert_allclose(got_x.numpy(), gx, atol=1e-6)
+    np.testing.assert_allclose(got_y.numpy(), gy, atol=1e-6)

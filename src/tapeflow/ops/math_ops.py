@@ -328,7 +328,25 @@ def squared_difference(x: Any, y: Any, name: Optional[str] = None) -> Tensor:
             f"Value for attr 'T' of {x.dtype.name} is not in the list of allowed values: "
             f"bfloat16, half, float, double, int32, int64, complex64, complex128 "
             f"[Op:SquaredDifference]")
+    if x._value.dtype.kind == "c":
+        return bind(_squared_difference_complex, (x, y))
     return square(subtract(x, y))
+
+
+def _squared_difference_complex_kernel(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    d = x - y
+    return d * np.conj(d)  # TF's complex SquaredDifference: conj(x - y) (x - y), real-valued
+
+
+def _squared_difference_complex_vjp(g: Tensor, x: Tensor, y: Tensor) -> Tensor:
+    # TF's rule 2 g (x - y), in the tape's holomorphic form (cotangents are conjugated).
+    return bind(_mul, (bind(_add, (g, g)), bind(_conj, (bind(_sub, (x, y)),))))
+
+
+_squared_difference_complex = Primitive(
+    "SquaredDifference", _squared_difference_complex_kernel).defvjp(
+    lambda g, ans, x, y: _squared_difference_complex_vjp(g, x, y),
+    lambda g, ans, x, y: bind(_neg, (_squared_difference_complex_vjp(g, x, y),)))
 
 
 def add_n(inputs: list, name: Optional[str] = None) -> Tensor:
@@ -374,19 +392,33 @@ def _erf_kernel(x: np.ndarray) -> np.ndarray:
     return special.erf(x).astype(x.dtype, copy=False)
 
 
+def _zero_at_infinity(z: np.ndarray, inverse: np.ndarray) -> np.ndarray:
+    # 1 / z is 0 for an infinite complex z, as in TF (its scalar std::complex path); NumPy's
+    # complex division gives NaN where both parts are inf or one is NaN.
+    return np.where(np.isinf(z), np.zeros((), z.dtype), inverse)
+
+
 def _rsqrt_kernel(x: np.ndarray) -> np.ndarray:
-    root = np.sqrt(x)
-    if x.dtype.kind == "c":
-        # 1 / z is 0 for an infinite z (sqrt(nan + inf j) is inf + inf j), as in TF; NumPy's
-        # complex division gives NaN there.
-        return np.where(np.isinf(root), np.zeros((), x.dtype), 1 / root)
-    return 1 / root
+    root = np.sqrt(x)  # sqrt(nan + inf j) is inf + inf j: its rsqrt is 0
+    return _zero_at_infinity(root, 1 / root) if x.dtype.kind == "c" else 1 / root
+
+
+def _reciprocal_kernel(x: np.ndarray) -> np.ndarray:
+    inverse = np.reciprocal(x)
+    return _zero_at_infinity(x, inverse) if x.dtype.kind == "c" else inverse
 
 
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 
 _neg = Primitive("Neg", np.negative).defvjp(lambda g, ans, x: bind(_neg, (g,)))
-_abs = Primitive("Abs", np.abs).defvjp(lambda g, ans, x: g * sign(x))
+def _abs_vjp(g: Tensor, ans: Tensor, x: Tensor) -> Tensor:
+    if not x.dtype.is_complex:
+        return g * bind(_sign, (x,))
+    # TF's ComplexAbs rule g x / |x| (0 at 0), in the tape's holomorphic form: conjugated.
+    return divide_no_nan(cast(g, x.dtype) * conj(x), cast(ans, x.dtype))
+
+
+_abs = Primitive("Abs", np.abs).defvjp(_abs_vjp)
 _sign = Primitive("Sign", np.sign).defvjp(lambda g, ans, x: zeros_like(g))
 # 2 * g * x, as (g + g) * x: no scalar to convert, exactly g * 2x (doubling is exact), and a
 # constant g (a mean's seed, in a compiled backward pass) folds with its doubling.
@@ -395,7 +427,7 @@ _square = Primitive("Square", np.square).defvjp(
 _sqrt = Primitive("Sqrt", np.sqrt).defvjp(lambda g, ans, x: g * 0.5 / ans)
 _rsqrt = Primitive("Rsqrt", _rsqrt_kernel).defvjp(
     lambda g, ans, x: g * -0.5 * ans * ans * ans)
-_reciprocal = Primitive("Reciprocal", np.reciprocal).defvjp(
+_reciprocal = Primitive("Reciprocal", _reciprocal_kernel).defvjp(
     lambda g, ans, x: negative(g) * ans * ans)
 _exp = Primitive("Exp", np.exp).defvjp(lambda g, ans, x: g * ans)
 _expm1 = Primitive("Expm1", np.expm1).defvjp(lambda g, ans, x: g * (ans + 1))
@@ -427,7 +459,16 @@ _round = Primitive("Round", np.round, differentiable=False)
 
 negative = _unary_op(_neg, _SIGNED)
 abs = _unary_op(_abs, _SIGNED)  # noqa: A001 - TensorFlow's name
-sign = _unary_op(_sign, _SIGNED)
+_real_sign = _unary_op(_sign, _SIGNED)
+
+
+def sign(x: Any, name: Optional[str] = None) -> Tensor:
+    """-1, 0 or 1 by the sign of x (its gradient is zero); x / |x| for complex x, built as
+    TF builds it, so its gradient is TF's."""
+    x = convert_to_tensor(x)
+    if x._value.dtype.kind == "c":
+        return divide_no_nan(x, cast(abs(x), x.dtype))
+    return _real_sign(x)
 square = _unary_op(_square, _NUMERIC)
 sqrt = _unary_op(_sqrt, _FLOAT)
 rsqrt = _unary_op(_rsqrt, _FLOAT)
@@ -457,7 +498,6 @@ round = _unary_op(_round, _REAL, no_kernel="c")  # noqa: A001 - TensorFlow's nam
 
 for _fn, _doc in [
         (negative, "-x elementwise."), (abs, "|x| elementwise."),
-        (sign, "-1, 0 or 1 by the sign of x; its gradient is zero."),
         (square, "x * x elementwise."), (sqrt, "The square root of x."),
         (rsqrt, "1 / sqrt(x)."), (reciprocal, "1 / x."), (exp, "e ** x."),
         (expm1, "e ** x - 1, accurate near 0."), (log, "The natural logarithm of x."),
@@ -527,6 +567,9 @@ def where(condition: Any, x: Any = None, y: Any = None, name: Optional[str] = No
     """
     condition = convert_to_tensor(condition)
     if x is None and y is None:
+        if not 1 <= condition._value.ndim <= 8:  # TF's Where kernel handles ranks 1 to 8
+            raise InvalidArgumentError(f"WhereOp : Unhandled input dimensions: "
+                                       f"{condition._value.ndim} [Op:Where]")
         return traced_shape_guard(bind(_where_indices, (condition,)), "where")
     if x is None or y is None:
         raise ValueError("x and y must both be non-None or both be None.")

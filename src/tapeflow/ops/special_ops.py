@@ -14,8 +14,8 @@ from tapeflow.framework.convert import cpp_name
 from tapeflow.framework.errors import InvalidArgumentError
 from tapeflow.framework.tensor import Tensor
 from tapeflow.ops._convert import binary_operands, convert_to_tensor, require
-from tapeflow.ops.math_ops import (abs as abs_, cast, exp, less, negative, not_equal, ones_like,
-                                   reciprocal, sign, where, zeros_like)
+from tapeflow.ops.math_ops import (abs as abs_, cast, conj, exp, less, negative, not_equal,
+                                   ones_like, reciprocal, sign, where, zeros_like)
 
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 
@@ -89,15 +89,23 @@ _polygamma = Primitive("Polygamma", _polygamma_kernel).defvjp(
     lambda g, ans, a, x: (None, g * polygamma(a + 1, x)))
 _erfc = Primitive("Erfc", _scipy("erfc")).defvjp(
     lambda g, ans, x: g * (-_TWO_OVER_SQRT_PI) * exp(-(x * x)))
+def _times(g: Tensor, partial: Tensor) -> Tensor:
+    """TF's g * partial for the x*-family, whose rules do not conjugate the partial; in the
+    tape's holomorphic form (cotangents conjugated) that is g * conj(partial)."""
+    return g * (conj(partial) if partial.dtype.is_complex else partial)
+
+
+def _nonzero(x: Tensor) -> Tensor:
+    return cast(not_equal(x, zeros_like(x)), x.dtype)
+
+
 _xlogy = Primitive("Xlogy", _xlogy_kernel).defvjp(
-    lambda g, ans, x, y: (g * xlogy(cast(not_equal(x, zeros_like(x)), x.dtype), y),
-                          g * xdivy(x, y)))
+    lambda g, ans, x, y: (_times(g, xlogy(_nonzero(x), y)), _times(g, xdivy(x, y))))
 _xlog1py = Primitive("Xlog1py", _xlog1py_kernel).defvjp(
-    lambda g, ans, x, y: (g * xlog1py(cast(not_equal(x, zeros_like(x)), x.dtype), y),
-                          g * xdivy(x, y + 1)))
+    lambda g, ans, x, y: (_times(g, xlog1py(_nonzero(x), y)), _times(g, xdivy(x, y + 1))))
 _xdivy = Primitive("Xdivy", _xdivy_kernel).defvjp(  # xdivy(-x, y^2): +0 where x is 0, as TF
-    lambda g, ans, x, y: (g * xdivy(cast(not_equal(x, zeros_like(x)), x.dtype), y),
-                          g * xdivy(negative(x), y * y)))
+    lambda g, ans, x, y: (_times(g, xdivy(_nonzero(x), y)),
+                          _times(g, xdivy(negative(x), y * y))))
 _bessel_i0e = Primitive("BesselI0e", _scipy("i0e")).defvjp(
     lambda g, ans, x: g * (bessel_i1e(x) - sign(x) * ans))
 _bessel_i1e = Primitive("BesselI1e", _scipy("i1e")).defvjp(_bessel_i1e_vjp)

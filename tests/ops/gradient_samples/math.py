@@ -84,6 +84,10 @@ SAMPLES = {
     "Real": [(lambda x: tf.cast(tf.cast(x * x, tf.complex128), tf.float64), [_u(-1, 1, 4)])],
     # float64 -> complex128 -> conjugate -> its real part: the way back runs Conj on g.
     "Conj": [(lambda x: tf.math.real(tf.math.conj(tf.cast(x * x, tf.complex128))), [_u(-1, 1, 4)])],
+    # Complex only: |x - y|^2 of complex numbers made from real ones, back to real; broadcast.
+    "SquaredDifference": [(lambda x, y: tf.math.real(tf.math.squared_difference(
+        tf.cast(x, tf.complex128) * (1 + 2j), tf.cast(y * y, tf.complex128) * (0.5 - 1j))),
+        [_u(-1, 1, 2, 3), _u(-1, 1, 3)])],
     "Identity": [(lambda x: tf.identity(x) * x, [_u(-1, 1, 2, 3)])],
     "MatMul": [(lambda a, b: tf.matmul(a, b), [_u(-1, 1, 2, 3), _u(-1, 1, 3, 4)]),
                (lambda a, b: tf.matmul(a, b, transpose_a=True), [_u(-1, 1, 3, 2), _u(-1, 1, 3, 4)]),
