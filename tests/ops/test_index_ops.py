@@ -259,3 +259,9 @@ def test_sorted_segment_extrema_skip_nans_in_whole_packets():
     np.testing.assert_array_equal(tf.math.segment_max(a[1:2], [0]).numpy(), a[1:2])
     np.testing.assert_array_equal(tf.math.unsorted_segment_max(a, [0, 0, 0], 1).numpy(),
                                   [[-1., 5., -1., -1., -1., -1., -1., -1., -1.]])
+
+
+def test_tensor_scatter_add_has_no_bool_kernel():
+    with pytest.raises(tf.errors.NotFoundError, match="TensorScatterAdd"):
+        tf.tensor_scatter_nd_add([[True, False]], [[0]], [[True, True]])
+    assert tf.tensor_scatter_nd_update([[True, False]], [[0]], [[False, True]]).numpy().tolist() == [[False, True]]

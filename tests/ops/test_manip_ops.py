@@ -329,3 +329,9 @@ def test_repeat_keeps_tensorflows_static_shape_error_for_an_empty_first_axis():
     with pytest.raises(ValueError, match=r"Tensor's shape \(0, 4\) is not compatible with supplied shape \(0, 0\)"):
         tf.repeat(tf.zeros([0, 2], tf.int32), [1, 3], axis=1)
     assert tf.repeat(tf.zeros([0, 2], tf.int32), 2, axis=1).shape == (0, 4)
+
+
+def test_reverse_of_an_empty_tensor_ignores_the_axes():
+    assert tf.reverse(tf.zeros([4, 0]), [5]).shape == (4, 0)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="out of valid range"):
+        tf.reverse(tf.zeros([4, 1]), [5])

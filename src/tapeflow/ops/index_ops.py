@@ -241,6 +241,10 @@ def _tensor_scatter(prim: Primitive, doc: str):
     def op(tensor: Any, indices: Any, updates: Any, name: Optional[str] = None) -> Tensor:
         tensor = convert_to_tensor(tensor)
         indices = _int_tensor(indices, prim.name)
+        if prim is _scatter_add and tensor.dtype == _dtypes.bool:  # declared, no CPU kernel
+            raise NotFoundError(f"Could not find device for node: {{{{node TensorScatterAdd}}}} "
+                                f"= TensorScatterAdd[T=DT_BOOL, Tindices=DT_"
+                                f"{indices.dtype.name.upper()}] [Op:TensorScatterAdd]")
         updates = convert_to_tensor(updates, dtype=tensor.dtype)
         _check_scatter(indices._value, updates._value.shape, tensor._value.shape, prim.name)
         return bind(prim, (tensor, indices, updates))

@@ -133,8 +133,8 @@ def reverse(tensor: Any, axis: Any, name: Optional[str] = None) -> Tensor:
     """`tensor` with the order of elements along each axis in `axis` reversed."""
     x = convert_to_tensor(tensor)
     axis = static_value(axis, "ReverseV2: axis")
-    if x._value.ndim == 0:  # TF returns a scalar as it is, whatever the axes
-        return bind(_reverse, (x,), {"axis": ()})
+    if not x._value.ndim or not x._value.size:  # TF returns these as they are, whatever
+        return bind(_reverse, (x,), {"axis": ()})  # the axes
     return bind(_reverse, (x,), {"axis": _axes(axis, x._value.ndim, "ReverseV2")})
 
 
