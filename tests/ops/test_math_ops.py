@@ -333,3 +333,28 @@ def test_complex_squared_difference_is_conj_times_itself_with_tfs_gradient():
     (lambda x, y: tf.sign(x), [0.447214 - 0.223607j, -0.715542 - 0.357771j])])
 def test_complex_abs_and_sign_gradients_match_tensorflow(f, expected):
     np.testing.assert_allclose(_complex_gradients(f)[1][0].numpy(), expected, atol=1e-6)
+
+
+def test_integer_division_by_zero_of_an_empty_output_computes_nothing():
+    # TF 2.21 checks the divisor only where it computes an element.
+    assert (tf.constant([], tf.int32) // False).shape == (0,)
+    assert (tf.constant([[]], tf.int32) // tf.constant([[0], [1]])).shape == (2, 0)
+    assert tf.truncatediv(tf.constant([], tf.int32), 0).shape == (0,)
+    assert tf.truncatemod(tf.constant([], tf.int32), 0).shape == (0,)
+
+
+@pytest.mark.parametrize("dtype, shape, error, op", [
+    (tf.int8, [2, 2], tf.errors.InvalidArgumentError, "MatMul"),
+    (tf.int8, [1, 2, 2], tf.errors.InvalidArgumentError, "BatchMatMulV2"),
+    (tf.int16, [2, 2], tf.errors.InvalidArgumentError, "MatMul"),
+    (tf.uint8, [2, 2], tf.errors.NotFoundError, "MatMul"),
+    (tf.uint32, [1, 2, 2], tf.errors.NotFoundError, "BatchMatMulV2")])
+def test_matmul_of_integers_tf_has_no_kernel_for_raises(dtype, shape, error, op):
+    a = tf.ones(shape, dtype)
+    with pytest.raises(error, match=rf"\[Op:{op}\]"):
+        tf.matmul(a, a)
+    with pytest.raises(error, match=rf"\[Op:{op}\]"):
+        a @ a
+    # TF 2.21 multiplies int32, int64 and batched int16 matrices.
+    assert tf.matmul(tf.ones([1, 2, 2], tf.int16), tf.ones([1, 2, 2], tf.int16)).dtype == tf.int16
+    assert (tf.ones([2, 2], tf.int64) @ tf.ones([2, 2], tf.int64)).numpy().tolist() == [[2, 2]] * 2

@@ -112,19 +112,22 @@ _mul = Primitive("Mul", np.multiply).defvjp(lambda g, ans, x, y: bind(_mul, (g, 
 _div = Primitive("RealDiv", np.true_divide).defvjp(
     lambda g, ans, x, y: bind(_div, (g, y)),
     lambda g, ans, x, y: bind(_div, (bind(_mul, (bind(_neg, (g,)), ans)), y)))
-def _check_shapes_before_divisor(x: np.ndarray, y: np.ndarray, op_name: str) -> None:
-    """TF's kernels check that the shapes broadcast before they look at the divisor."""
+def _divides_by_zero(x: np.ndarray, y: np.ndarray, op_name: str) -> bool:
+    """Whether an integer op divides by zero, as TF's kernels find out: after checking that
+    the shapes broadcast, and only where there is an output element to compute."""
+    if np.all(y):
+        return False
     try:
-        np.broadcast_shapes(x.shape, y.shape)
+        shape = np.broadcast_shapes(x.shape, y.shape)
     except ValueError:
         raise InvalidArgumentError(f"Incompatible shapes: {dims_text(x.shape)} vs. "
                                    f"{dims_text(y.shape)} [Op:{op_name}]") from None
+    return 0 not in shape
 
 
 def _check_integer_divisor(x: np.ndarray, y: np.ndarray, op_name: str) -> None:
     """TF's integer FloorDiv/FloorMod kernels refuse a zero divisor (NumPy returns 0)."""
-    if not np.all(y):
-        _check_shapes_before_divisor(x, y, op_name)
+    if _divides_by_zero(x, y, op_name):
         raise InvalidArgumentError(f"Integer division by zero [Op:{op_name}]")
 
 
@@ -157,8 +160,7 @@ _TRUNCATE_ZERO = "Unexpected error in binary operator (only integer div and mod 
 
 def _truncatediv_kernel(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     if x.dtype.kind in "iu":
-        if not np.all(y):
-            _check_shapes_before_divisor(x, y, "TruncateDiv")
+        if _divides_by_zero(x, y, "TruncateDiv"):
             raise InternalError(_TRUNCATE_ZERO + " [Op:TruncateDiv]")
         # Floor division corrected toward zero where the signs differ and it is inexact.
         q = np.floor_divide(x, y)
@@ -167,8 +169,7 @@ def _truncatediv_kernel(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 def _truncatemod_kernel(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    if x.dtype.kind in "iu" and not np.all(y):
-        _check_shapes_before_divisor(x, y, "TruncateMod")
+    if x.dtype.kind in "iu" and _divides_by_zero(x, y, "TruncateMod"):
         raise InternalError(_TRUNCATE_ZERO + " [Op:TruncateMod]")
     return np.fmod(x, y)
 
@@ -753,10 +754,10 @@ def matmul(a: Any, b: Any, transpose_a: bool = False, transpose_b: bool = False,
     """The matrix product of the last two axes of `a` and `b`, batched over the leading axes
     (which broadcast). `adjoint_*` equals `transpose_*` for real inputs."""
     a, b = binary_operands(a, b, "MatMul")
-    if a._value.dtype.kind not in _NUMERIC:
-        require(a, _NUMERIC, "MatMul")  # raises TF's dtype error
     transpose_a = bool(transpose_a or adjoint_a)
     transpose_b = bool(transpose_b or adjoint_b)
+    if a._value.dtype.kind not in "fc":
+        _check_matmul_dtype(a, b, transpose_a, transpose_b)
     sa, sb = a._value.shape, b._value.shape
     if len(sa) != 2 or len(sb) != 2 or \
             (sa[0] if transpose_a else sa[1]) != (sb[1] if transpose_b else sb[0]):
@@ -768,14 +769,38 @@ def matmul_operator(x: Any, y: Any) -> Tensor:
     """`x @ y`: matmul without transposes, with TF's operator fallback (`operator_error`)."""
     try:
         a, b = binary_operands(x, y, "MatMul")
-        if a._value.dtype.kind not in _NUMERIC:
-            require(a, _NUMERIC, "MatMul")
+        if a._value.dtype.kind not in "fc":
+            _check_matmul_dtype(a, b, False, False)
         sa, sb = a._value.shape, b._value.shape
         if len(sa) != 2 or len(sb) != 2 or sa[1] != sb[0]:
             _check_matmul_shapes(sa, sb, False, False)
         return bind(_matmul, (a, b), {"transpose_a": False, "transpose_b": False})
     except (TypeError, ValueError) as exc:
         return operator_error(exc, x, y, "__rmatmul__")
+
+
+def _check_matmul_dtype(a: Tensor, b: Tensor, transpose_a: bool, transpose_b: bool) -> None:
+    """TF's CPU kernels multiply int32 and int64 matrices (and int16 batched ones) only:
+    int8 (and int16 matrices) are not declared, unsigned ones have no kernel."""
+    require(a, _NUMERIC, "MatMul")
+    batched = a._value.ndim != 2 or b._value.ndim != 2
+    dtype = a._value.dtype
+    if dtype in (np.int32, np.int64) or (batched and dtype == np.int16):
+        return
+    if dtype.kind == "u":
+        name = cpp_name(a.dtype).upper()
+        node = (f"BatchMatMulV2[T=DT_{name}, adj_x={str(transpose_a).lower()}, "
+                f"adj_y={str(transpose_b).lower()}, grad_x=false, grad_y=false]" if batched else
+                f"MatMul[T=DT_{name}, grad_a=false, grad_b=false, "
+                f"transpose_a={str(transpose_a).lower()}, transpose_b={str(transpose_b).lower()}]")
+        op = node.split("[")[0]
+        raise NotFoundError(f"Could not find device for node: {{{{node {op}}}}} = {node} "
+                            f"[Op:{op}]")
+    allowed = ("bfloat16, half, float, double, " + ("int16, " if batched else "") +
+               "int32, int64, uint8, uint16, uint32, uint64, complex64, complex128")
+    raise InvalidArgumentError(f"Value for attr 'T' of {cpp_name(a.dtype)} is not in the list "
+                               f"of allowed values: {allowed} "
+                               f"[Op:{'BatchMatMulV2' if batched else 'MatMul'}]")
 
 
 def _check_matmul_shapes(sa: tuple, sb: tuple, transpose_a: bool, transpose_b: bool) -> None:
