@@ -7,6 +7,7 @@ when the value fits it losslessly, and ignored otherwise.
 
 from __future__ import annotations
 
+import math
 import numbers
 from typing import Any, Optional
 
@@ -57,15 +58,24 @@ _ACCEPTS = {"S": "S", "b": "bB", "B": "bB", "i": "ibf", "f": "ibf", "c": "ibfc"}
 _FIRST_FLOATS = {np.dtype(np.float64): np.dtype(np.float64),
                  np.dtype(np.float16): np.dtype(np.float16)}
 _INT64 = np.iinfo(np.int64)
+_FLOAT32 = np.dtype(np.float32)
+# The least magnitudes that round to inf (2**128 - 2**103, 2**16 - 2**4): TF refuses a
+# finite Python float beyond them where it infers the dtype.
+_OVERFLOW = {_FLOAT32: 3.4028235677973366e38, np.dtype(np.float16): 65520.0}
+_F32_LIMIT = _OVERFLOW[_FLOAT32]
 _OUT_OF_RANGE = "Can't convert Python sequence with out-of-range integer to Tensor."
+_DOUBLE_RANGE = ("Can't convert Python sequence with a value out of range for a "
+                 "double-precision float.")
 _MIXED = "Can't convert Python sequence with mixed types to Tensor."
 
 
 def _python_default_dtype(value: Any) -> np.dtype:
-    """TensorFlow's inferred dtype for a Python scalar or nested list: the first element
-    decides the class (a NumPy float64 or float16 keeps its dtype, other floats give
-    float32, integers int32 or int64 by range and float32 once a float follows), and an
-    element of another class raises TensorFlow's ValueError."""
+    """TensorFlow's inferred dtype for a Python scalar or nested list (its converters in
+    py_seq_tensor.cc): the first element decides the class (a NumPy float64 or float16
+    keeps its dtype, other floats give float32, integers int32 or int64 by range, and
+    float32 once a float comes before an integer beyond int64); an element of another
+    class raises TensorFlow's ValueError, as does a finite float that overflows the float
+    dtype (1e40 as float32), both at the first element in the list's order."""
     leaves = list(_leaves(value))
     if not leaves:
         return np.dtype(np.float32)  # empty list: TensorFlow gives float32
@@ -74,34 +84,78 @@ def _python_default_dtype(value: Any) -> np.dtype:
     if not kind:
         raise ValueError(f"{_UNSUPPORTED} ({first!r}) with an unsupported type "
                          f"({type(first)}) to a Tensor.")
+    if kind == "i":
+        dtype = _integer_list_dtype(leaves)
+        if dtype is not None:
+            return dtype
+        kind = "f"  # a float came first: TF's integer converters hand the list to the float one
     accepts = _ACCEPTS[kind]
-    big = floats = False
+    if kind == "f":
+        target = _FIRST_FLOATS.get(getattr(first, "dtype", None), _FLOAT32)
+        limit = _OVERFLOW.get(target)
+        for leaf in leaves:
+            leaf_kind = _leaf_kind(leaf)
+            if not leaf_kind or leaf_kind not in accepts:
+                raise ValueError(_MIXED)
+            if (leaf_kind == "f" and limit is not None and _overflows(leaf, limit)) or \
+                    (leaf_kind == "i" and not _fits_double(leaf)):
+                raise ValueError(_DOUBLE_RANGE)
+        return target
     for leaf in leaves:
         leaf_kind = _leaf_kind(leaf)
         if not leaf_kind or leaf_kind not in accepts:
             raise ValueError(_MIXED)
-        if leaf_kind == "f":
-            floats = True
-        elif leaf_kind == "i" and not isinstance(leaf, (np.generic, np.ndarray)):
-            if not _INT32.min <= leaf <= _INT32.max:
-                if not _INT64.min <= leaf <= _INT64.max:
-                    raise ValueError(_OUT_OF_RANGE)
-                big = True
-        elif leaf_kind == "i" and leaf.dtype.itemsize >= 4 and leaf.size:
-            big = big or not (_INT32.min <= leaf.min() and leaf.max() <= _INT32.max)
+        if leaf_kind == "i" and not isinstance(leaf, (np.generic, np.ndarray)) and \
+                not _INT64.min <= leaf <= _INT64.max:
+            raise ValueError(_OUT_OF_RANGE)
     if kind == "S":
         return np.dtype(object)
     if kind in "bB":
         return np.dtype(np.bool_)
-    if kind == "c":
-        return np.dtype(np.complex128)
-    if kind == "f" or floats:
-        first_dtype = getattr(first, "dtype", None) if kind == "f" else None
-        return _FIRST_FLOATS.get(first_dtype, np.dtype(np.float32))
+    return np.dtype(np.complex128)
+
+
+def _integer_list_dtype(leaves: list) -> Optional[np.dtype]:
+    """int32 or int64 for a list whose first element is an integer, by range; None where a
+    float comes before any integer beyond int64 (the list is then a float list)."""
+    big = False
+    for leaf in leaves:
+        leaf_kind = _leaf_kind(leaf)
+        if not leaf_kind or leaf_kind not in "ibf":
+            raise ValueError(_MIXED)
+        if leaf_kind == "f":
+            return None
+        if leaf_kind != "i":
+            continue
+        if not isinstance(leaf, (np.generic, np.ndarray)):
+            if not _INT32.min <= leaf <= _INT32.max:
+                if not _INT64.min <= leaf <= _INT64.max:
+                    raise ValueError(_OUT_OF_RANGE)
+                big = True
+        elif leaf.dtype.itemsize >= 4 and leaf.size:
+            big = big or not (_INT32.min <= leaf.min() and leaf.max() <= _INT32.max)
     return np.dtype(np.int64 if big else np.int32)
 
 
-_FLOAT32 = np.dtype(np.float32)
+def _overflows(leaf: Any, limit: float) -> bool:
+    """Whether a float element is finite but rounds to inf in a dtype whose overflow
+    threshold is `limit` (TF's CheckForOverflow; inf and NaN themselves convert)."""
+    if isinstance(leaf, np.ndarray):
+        magnitude = np.abs(leaf.real.astype(np.float64))
+        return bool(np.any((magnitude >= limit) & np.isfinite(magnitude)))
+    return limit <= abs(float(leaf)) < math.inf
+
+
+def _fits_double(leaf: Any) -> bool:
+    """Whether a Python integer converts to a double (PyLong_AsDouble: below 2**1024)."""
+    if type(leaf) is not int:
+        return True
+    try:
+        float(leaf)
+    except OverflowError:
+        return False
+    return True
+
 
 # TensorFlow's ValueError for a value of a type it cannot convert; it passes through the
 # non-rectangular-sequence handler below unchanged.
@@ -147,9 +201,9 @@ def _as_array(value: Any, dtype: Optional[np.dtype]) -> np.ndarray:
         if not _fits(array, dtype, native):
             raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype "
                             f"{cpp_name(_dtypes.from_numpy(dtype))}")
-        if native and dtype.kind == "f":
-            # From the Python value itself: tf.constant(0.1, tf.float64) is the float64
-            # nearest 0.1, not a widened float32.
+        if native and dtype.kind in "fc":
+            # From the Python value itself: tf.constant(0.1, tf.float64) (or complex128)
+            # is the nearest 0.1, not a widened float32.
             array = np.asarray(value, dtype=dtype)
         else:
             # NumPy's cast wraps out-of-range integers, as TensorFlow's does.
@@ -158,16 +212,41 @@ def _as_array(value: Any, dtype: Optional[np.dtype]) -> np.ndarray:
 
 
 def _requested_default(value: Any, dtype: Optional[np.dtype], error: str) -> np.dtype:
-    """Where a requested dtype lets TensorFlow convert a list its inference refuses: a
-    uint64 beyond int64, or bools among the numbers of a float (or int) list."""
+    """Where a requested dtype lets TensorFlow convert a list its inference refuses: its
+    own converter for the dtype (float, complex128, uint64), or else a double list cast to
+    it (a float beyond float32 then becomes inf), or ints and bools cast to an int dtype."""
     if dtype is not None:
+        leaves = list(_leaves(value))
+        kinds = {_leaf_kind(leaf) for leaf in leaves}
+        if _direct_converts(leaves, kinds, dtype):
+            return dtype
         if error == _OUT_OF_RANGE and dtype == np.uint64:
             return dtype
-        kinds = {_leaf_kind(leaf) for leaf in _leaves(value)}
-        if error == _MIXED and kinds <= set("bBif") and (
-                dtype.kind == "f" or (dtype.kind in "iu" and "f" not in kinds)):
+        if error == _DOUBLE_RANGE:  # TF's double converter, then a cast
+            if not kinds <= _REALS:
+                raise ValueError(_MIXED)
+            if all(map(_fits_double, leaves)):
+                return np.dtype(np.float64)
+        if error == _MIXED and kinds <= set("bBi") and dtype.kind in "iu":
             return dtype
     raise ValueError(error)
+
+
+_REALS = frozenset("bBif")
+# Requested dtypes with a TF converter of their own, and the element classes it takes:
+# integers as doubles (2**63 as float32), floats that overflow float16/float32 refused.
+_DIRECT = {np.dtype(np.float16): _REALS, _FLOAT32: _REALS, np.dtype(np.float64): _REALS,
+           np.dtype(np.complex128): _REALS | {"c"}}
+
+
+def _direct_converts(leaves: list, kinds: set, dtype: np.dtype) -> bool:
+    """Whether TF's converter for the requested `dtype` takes every element."""
+    accepts = _DIRECT.get(dtype)
+    if accepts is None or not kinds <= accepts or not all(map(_fits_double, leaves)):
+        return False
+    limit = _OVERFLOW.get(dtype)
+    return limit is None or not any(_leaf_kind(leaf) == "f" and _overflows(leaf, limit)
+                                    for leaf in leaves)
 
 
 def _as_bytes(item: Any) -> Any:
@@ -204,7 +283,11 @@ def constant_value(value: Any, dtype: Any = None, dtype_hint: Any = None) -> Ten
         if isinstance(value, base_type):
             return func(value, dtype=dtype)
     if type(value) is float and dtype_hint is None:  # the commonest value: a Python float
-        target = _FLOAT32 if dtype is None else _dtypes.as_dtype(dtype)._np
+        if dtype is None:
+            if not -_F32_LIMIT < value < _F32_LIMIT and value - value == 0:
+                raise ValueError(_DOUBLE_RANGE)  # finite, but inf as float32
+            return wrap(np.array(value, dtype=_FLOAT32))
+        target = _dtypes.as_dtype(dtype)._np
         if target.kind == "f":
             return wrap(np.array(value, dtype=target))  # from the Python value, as _as_array
     if hasattr(value, "__tf_tensor__"):
@@ -219,7 +302,7 @@ def constant_value(value: Any, dtype: Any = None, dtype_hint: Any = None) -> Ten
     try:
         return wrap(_as_array(value, target))
     except ValueError as exc:
-        if str(exc).startswith((_UNSUPPORTED, _OUT_OF_RANGE, _MIXED)):
+        if str(exc).startswith((_UNSUPPORTED, _OUT_OF_RANGE, _MIXED, _DOUBLE_RANGE)):
             raise
         # Ragged nested lists and the like.
         raise ValueError("Can't convert non-rectangular Python sequence to Tensor.") from None
