@@ -24,7 +24,7 @@ import numpy as np
 from tapeflow.autodiff import core
 from tapeflow.framework.context import context
 from tapeflow.framework.errors import InvalidArgumentError, OpError
-from tapeflow.framework.tensor import wrap
+from tapeflow.framework.tensor import Tensor, wrap
 from tapeflow.function.graph import Graph, dry_values, location_text
 
 _COUNTER = [0]
@@ -223,12 +223,17 @@ def replay(graph: Graph, inputs: list, skip_side_effects: bool = False) -> list:
     taping = bool(context.tapes or context.accumulators)
     env: dict = dict(zip(graph.inputs + [vid for _, vid in graph.captures], inputs))
     values = graph.values
+    link = None
+    if len(context.tapes) > 1 and context.graph is None:
+        link = _enter_call(graph, env)
 
     def get(v: int) -> Any:
         t = env.get(v)
         if t is None:
             info = values[v]
             t = env[v] = info.example if info.kind == "var" else wrap(info.example)
+            if link is not None and info.kind == "const" and t._value.dtype.kind in "fc":
+                t = env[v] = core.bind(_CALL_CONSTANT, [t, link])
         return t
 
     for node in graph.nodes:
@@ -250,6 +255,59 @@ def replay(graph: Graph, inputs: list, skip_side_effects: bool = False) -> list:
             else:
                 env[node.outputs[0]] = result
     return [get(v) for v in graph.outputs]
+
+
+# Nested tapes over a tf.function call (TensorFlow's higher-order call path). TF records the
+# call as one op whose backward is itself a function call, capturing the forward tensors its
+# rules use (constants too): so once a backward pass reaches the call at all, every float
+# input connected to an output gets a gradient, zeros where its rules gave none (TF 2.21:
+# d2/dx2 of tf.function(lambda x: 2. * x) is 0, not None; d/dn polygamma(n, x) is 0).
+# Replayed op by op, the call's connected inputs pass through one multi-output identity (the
+# walk gives an output without a cotangent zeros once any has one), and its float constants
+# through a link to that identity, so a rule capturing a constant reaches it too.
+_CALL_INPUTS = core.Primitive("CallInputs", lambda *xs: xs, multiple_results=True,
+                              register=False)
+_CALL_INPUTS.defvjp(lambda gs, ans, *xs: tuple(gs))
+_CALL_INPUTS.defjvp(lambda tangents, ans, *xs: tuple(tangents))
+_CALL_CONSTANT = core.Primitive("CallConstant", lambda c, x: c, register=False)
+_CALL_CONSTANT.defvjp(lambda g, ans, c, x: (None, _zeros_like(x)))
+_CALL_CONSTANT.defjvp(lambda tangents, ans, c, x: None)
+
+
+def _zeros_like(x: Any) -> Any:
+    from tapeflow.autodiff.backprop import support
+    return support().zeros_like(x)
+
+
+def _enter_call(graph: Graph, env: dict) -> Any:
+    """Routes the float inputs of `graph` connected to its outputs through _CALL_INPUTS (in
+    `env`); returns one of its outputs for constants to link to, or None when there is none."""
+    connected = graph.__dict__.get("_connected_inputs")
+    if connected is None:
+        connected = graph.__dict__["_connected_inputs"] = _connected_inputs(graph)
+    vids = [v for v in connected if isinstance(env.get(v), Tensor)
+            and env[v]._value.dtype.kind in "fc"]
+    if not vids:
+        return None
+    outs = core.bind(_CALL_INPUTS, [env[v] for v in vids])
+    env.update(zip(vids, outs))
+    return outs[0]
+
+
+def _connected_inputs(graph: Graph) -> list:
+    """The inputs (and captures) with a path to an output through differentiable ops."""
+    starts = graph.inputs + [vid for _, vid in graph.captures]
+    reach = {v: {v} for v in starts}
+    for node in graph.nodes:
+        if not getattr(node.op, "differentiable", False):
+            continue
+        found = set().union(*(reach.get(v, ()) for v in node.inputs))
+        if found:
+            for out in node.outputs:  # integer and boolean values carry no gradient
+                if graph.values[out].dtype is not None and graph.values[out].dtype.kind in "fc":
+                    reach[out] = found
+    connected = set().union(*(reach.get(v, ()) for v in graph.outputs))
+    return [v for v in starts if v in connected]
 
 
 __all__ = ["Program", "compile_graph", "replay", "kernel_of"]
