@@ -83,3 +83,18 @@ def test_gradients_with_no_holomorphic_form_refuse_complex_inputs():
         y = tf.math.real(tf.reduce_sum(tf.linalg.cholesky(a)))
     with pytest.raises(NotImplementedError, match="Cholesky"):
         tape.gradient(y, a)
+
+
+def test_adjoints_conjugate_complex_matrices():
+    # TF 2.21's values; tapeflow used to transpose without conjugating.
+    a = tf.constant(A)
+    np.testing.assert_allclose(tf.matmul(a, a, adjoint_a=True).numpy(),
+                               [[5.1, -1 - 2.5j], [-1 + 2.5j, 6.25]], atol=1e-12)
+    np.testing.assert_allclose(tf.matmul(a, a, adjoint_b=True).numpy(),
+                               [[6.25, 2.5 - 1j], [2.5 + 1j, 5.1]], atol=1e-12)
+    expected = [[1 - 2j, 0.3 - 0.1j], [0.5 + 1j, 2 + 1j]]
+    np.testing.assert_array_equal(tf.linalg.adjoint(a).numpy(), expected)
+    np.testing.assert_array_equal(tf.transpose(a, conjugate=True).numpy(), expected)
+    np.testing.assert_allclose(tf.linalg.matvec(a, a[0], adjoint_a=True).numpy(),
+                               [5.05 - 0.35j, 0.5 + 0.5j], atol=1e-12)
+    np.testing.assert_allclose(tf.linalg.lstsq(a, a).numpy(), np.eye(2), atol=1e-12)

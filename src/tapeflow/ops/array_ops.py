@@ -18,7 +18,7 @@ from tapeflow.framework.tensor_shape import TensorShape
 from tapeflow.framework.convert import constant_value, cpp_name, mismatch_error
 from tapeflow.ops._convert import convert_to_tensor
 from tapeflow.ops._static import reads_static, reject_traced, static_value, traced_shape_guard
-from tapeflow.ops.math_ops import cast
+from tapeflow.ops.math_ops import cast, conj
 
 
 def _shape_tuple(shape: Any) -> tuple:
@@ -109,8 +109,10 @@ _transpose = Primitive("Transpose", lambda x, perm: np.transpose(x, perm)).defvj
 @reads_static
 def transpose(a: Any, perm: Optional[Sequence[int]] = None, conjugate: bool = False,
               name: Optional[str] = None) -> Tensor:
-    """Permutes the axes; by default reverses them."""
+    """Permutes the axes; by default reverses them (and conjugates, when `conjugate`)."""
     x = convert_to_tensor(a)
+    if conjugate and x._value.dtype.kind == "c":
+        x = conj(x)
     rank = x._value.ndim
     perm = tuple(builtins.range(rank))[::-1] if perm is None else \
         static_value(perm, "Transpose: perm", np.asarray)

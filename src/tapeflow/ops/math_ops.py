@@ -752,8 +752,11 @@ def matmul(a: Any, b: Any, transpose_a: bool = False, transpose_b: bool = False,
            b_is_sparse: bool = False, output_type: Any = None, grad_a: bool = False,
            grad_b: bool = False, name: Optional[str] = None) -> Tensor:
     """The matrix product of the last two axes of `a` and `b`, batched over the leading axes
-    (which broadcast). `adjoint_*` equals `transpose_*` for real inputs."""
+    (which broadcast). `adjoint_*` transposes and conjugates (for real inputs: transposes)."""
     a, b = binary_operands(a, b, "MatMul")
+    if a._value.dtype.kind == "c":  # an adjoint conjugates (a recorded op: it has a gradient)
+        a = conj(a) if adjoint_a else a
+        b = conj(b) if adjoint_b else b
     transpose_a = bool(transpose_a or adjoint_a)
     transpose_b = bool(transpose_b or adjoint_b)
     if a._value.dtype.kind not in "fc":
