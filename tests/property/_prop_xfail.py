@@ -9,23 +9,9 @@ from __future__ import annotations
 
 import pytest
 
-_DID_NOT_RAISE = pytest.fail.Exception  # what `pytest.raises` throws when nothing is raised
 
 # (property, primitive) -> (the defect with a minimal reproducer, the failure it causes).
-KNOWN_DEFECTS: dict = {
-    ("tiny_input", "BesselI1e"): (
-        "the gradient of tf.math.bessel_i1e at a tiny nonzero x is -inf (1/x overflows in "
-        "i0e(x) - i1e(x) (sign(x) + 1/x)): x = tf.constant([1e-310, -1e-310, 2.2e-313], "
-        "tf.float64) gives [-inf, -inf, -inf] and float32 1e-40 gives -inf; TF 2.21 gives 0.5 "
-        "for every |x| <= eps (its rule imputes 0.5 there, not only at x == 0)",
-        AssertionError),
-    ("unsupported_dtype", "Digamma"): (
-        "tf.math.digamma(tf.constant([1.5, 2.5], tf.float16)) returns a float16 tensor "
-        "[0.0365, 0.703]; TF 2.21 has no half kernel and raises InvalidArgumentError "
-        "(\"Value for attr 'T' of half is not in the list of allowed values: float, double\"), "
-        "as tapeflow already does for Polygamma",
-        _DID_NOT_RAISE),
-}
+KNOWN_DEFECTS: dict = {}
 
 
 def defect_marks(prop: str, name: str) -> list:

@@ -28,10 +28,11 @@ ELEMENTWISE = {**UNARY, **TERNARY,
 
 # TF 2.21 has no float16 kernel for these (verified): the error class it raises.
 UNSUPPORTED = {
-    ("Digamma", np.float16): tf.errors.InvalidArgumentError,    # "Value for attr 'T' of half
-    ("Polygamma", np.float16): tf.errors.InvalidArgumentError,  # is not in the list ..."
-    ("TruncateMod", np.float16): tf.errors.NotFoundError,       # "Could not find device ..."
-}
+    ("Polygamma", np.float16): tf.errors.InvalidArgumentError,  # "Value for attr 'T' of half
+    ("TruncateMod", np.float16): tf.errors.NotFoundError,       # is not in ..." / "Could not
+}                                                               # find device ..."
+# Computed in float16, but with no float16 gradient in TF 2.21 (Digamma's is Polygamma).
+NO_HALF_GRADIENT = {"Digamma"}
 
 
 @pytest.mark.parametrize("name", marked(sorted(ELEMENTWISE), "dtype"))
@@ -39,7 +40,8 @@ UNSUPPORTED = {
 @given(data=st.data())
 def test_elementwise_keeps_the_float_dtype(name, data):
     op = ELEMENTWISE[name]
-    dtype = data.draw(st.sampled_from([d for d in FLOAT_DTYPES if (name, d) not in UNSUPPORTED]),
+    dtype = data.draw(st.sampled_from([d for d in FLOAT_DTYPES if (name, d) not in UNSUPPORTED
+                                       and not (name in NO_HALF_GRADIENT and d == np.float16)]),
                       label="dtype")
     shapes = data.draw(hnp.mutually_broadcastable_shapes(
         num_shapes=len(op.kinds), min_dims=0, max_dims=3, min_side=1, max_side=3),
