@@ -195,7 +195,10 @@ def test_valid_window_larger_than_input_raises_like_tensorflow(op, op_name):
 
 @pytest.mark.parametrize("op", [
     lambda x, w: tf.nn.conv2d(x, w, 3, "VALID"),
-    lambda x, w: tf.nn.max_pool2d(x, 5, 3, "VALID") * tf.reduce_sum(w),
+    # float64: float32 MaxPool aborts on an empty output (oneDNN; see below). TF's float64
+    # MaxPoolGrad here returns uninitialised memory (e.g. 5.06e+93); zeros are right.
+    lambda x, w: tf.cast(tf.nn.max_pool2d(tf.cast(x, tf.float64), 5, 3, "VALID"),
+                         tf.float32) * tf.reduce_sum(w),
     lambda x, w: tf.nn.avg_pool2d(x, 5, 3, "VALID") * tf.reduce_sum(w),
     lambda x, w: tf.nn.conv2d(x[:0], w, 1, "SAME"),
 ])
@@ -448,3 +451,71 @@ def test_tensorflow_python_refusals_of_convolution_arguments():
     # float32 with a string padding runs oneDNN, which supports dilations (TF: shape (1,4,4,1))
     assert tf.nn.conv2d_transpose(tf.ones([1, 2, 2, 1]), tf.ones([2, 2, 1, 1]), [1, 4, 4, 1], 1,
                                   "VALID", dilations=2).shape == (1, 4, 4, 1)
+
+
+# -- tf.nn.max_pool / avg_pool: the rank picks the pool; MaxPool's dtypes (TF 2.21's answers) --
+
+def test_generic_pools_of_a_rank_3_input_pool_1d():
+    x = tf.constant([[[1.0], [3.0], [2.0], [0.0]]])
+    assert tf.nn.max_pool(x, 2, 2, "VALID").numpy().tolist() == [[[3.0], [2.0]]]
+    assert tf.nn.avg_pool(x, 2, 2, "VALID").numpy().tolist() == [[[2.0], [1.0]]]
+    np.testing.assert_allclose(tf.nn.avg_pool(x, 3, [1], "SAME").numpy().ravel(),
+                               [2.0, 2.0, 1.6666666269302368, 1.0])
+    assert tf.nn.max_pool(x, [1, 2, 1], [1, 1, 1], "VALID").numpy().ravel().tolist() == [
+        3.0, 3.0, 2.0]
+    assert tf.nn.max_pool(x, 2, 2, "VALID", data_format="NWC").shape == (1, 2, 1)
+    assert tf.nn.max_pool(x, 2, 2, [[0, 0], [1, 1], [0, 0]]).numpy().ravel().tolist() == [
+        1.0, 3.0, 0.0]
+    with pytest.raises(ValueError, match=r"ksize should be of length 1, 1 or 3\. Received: "
+                                         r"ksize=\[2, 2\] of length 2"):
+        tf.nn.max_pool(x, [2, 2], 1, "VALID")
+    for pool in (tf.nn.max_pool, tf.nn.avg_pool):
+        with pytest.raises(ValueError, match=r"^`input.shape.rank` must be 3, 4 or 5\. "
+                                             r"Received: input.shape=\(2, 3\) of rank 2\.$"):
+            pool(tf.ones([2, 3]), 2, 2, "VALID")
+
+
+def test_avg_pool_takes_no_explicit_padding():
+    for pool, x, pads in ((tf.nn.avg_pool2d, tf.ones([1, 4, 4, 1]), [[0, 0], [1, 1], [1, 1], [0, 0]]),
+                          (tf.nn.avg_pool1d, tf.ones([1, 4, 1]), [[0, 0], [1, 1], [0, 0]])):
+        with pytest.raises(TypeError, match=r"^Expected string for argument 'padding' not "):
+            pool(x, 2, 2, pads)
+
+
+def test_float32_max_pool_with_an_empty_output_aborts_as_onednn():
+    x = tf.constant([[[[0.88], [-1.17], [1.06], [2.26], [-0.62], [-1.51]]]])
+    with pytest.raises(tf.errors.AbortedError, match="could not create a descriptor for a "
+                                                      "pooling forward propagation primitive"):
+        tf.nn.max_pool(x, [2, 2], 3, "VALID")
+    with pytest.raises(tf.errors.AbortedError):
+        tf.nn.max_pool(tf.constant([[[np.inf, 1.74]], [[-0.02, -0.91]]]), 2, [3], "VALID")
+    # Other dtypes, AvgPool and empty inputs give the empty result.
+    assert tf.nn.max_pool(tf.cast(x, tf.float64), [2, 2], 3, "VALID").shape == (1, 0, 2, 1)
+    assert tf.nn.max_pool(tf.cast(x, tf.float16), [2, 2], 3, "VALID").shape == (1, 0, 2, 1)
+    assert tf.nn.avg_pool(x, [2, 2], 3, "VALID").shape == (1, 0, 2, 1)
+    assert tf.nn.max_pool2d(tf.ones([0, 1, 6, 1]), 2, 3, "VALID").shape == (0, 0, 2, 1)
+    assert tf.nn.max_pool2d(tf.ones([1, 0, 6, 1]), 2, 3, "SAME").shape == (1, 0, 2, 1)
+
+
+@pytest.mark.parametrize("dtype", [tf.int8, tf.int16, tf.int32, tf.int64, tf.uint8, tf.uint16])
+def test_max_pool_of_integers(dtype):
+    x = tf.cast(tf.reshape(tf.range(8), [1, 2, 4, 1]), dtype)
+    y = tf.nn.max_pool2d(x, 2, 2, "SAME")
+    assert y.dtype == dtype and y.numpy().ravel().tolist() == [5, 7]
+    assert tf.nn.max_pool(tf.reshape(x, [1, 8, 1]), 2, 2, "VALID").numpy().ravel().tolist() \
+        == [1, 3, 5, 7]
+    if dtype.is_unsigned:
+        return
+    # SAME padding never wins: it is the dtype's least value.
+    y = tf.nn.max_pool2d(-x, 3, 2, "SAME")
+    assert y.numpy().ravel().tolist() == [0, -2]
+
+
+@pytest.mark.parametrize("dtype", [tf.uint32, tf.uint64, tf.bool, tf.complex64])
+def test_max_pool_refuses_other_dtypes(dtype):
+    with pytest.raises(tf.errors.InvalidArgumentError, match=(
+            f"^Value for attr 'T' of {dtype.name} is not in the list of allowed values: half, "
+            f"bfloat16, float, double, int32, int64, uint8, int16, int8, uint16, qint8")):
+        tf.nn.max_pool2d(tf.ones([1, 2, 2, 1], dtype), 1, 1, "VALID")
+    with pytest.raises(tf.errors.InvalidArgumentError, match="of int32 is not in the list"):
+        tf.nn.avg_pool(tf.ones([1, 2, 1], tf.int32), 1, 1, "VALID")

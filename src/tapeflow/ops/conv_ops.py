@@ -23,7 +23,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from tapeflow.autodiff.core import Primitive, bind
-from tapeflow.framework.errors import InvalidArgumentError
+from tapeflow.framework.errors import AbortedError, InvalidArgumentError
 from tapeflow.framework.tensor import Tensor
 from tapeflow.ops._convert import convert_to_tensor, require
 from tapeflow.ops.array_ops import reshape, squeeze
@@ -540,6 +540,9 @@ def _max_pool_kernel(x, ksize, strides, pads, out_hw):
     lowest finite value (so -inf and all-nan windows give it, never -inf or nan)."""
     if 0 in out_hw:
         return np.zeros((x.shape[0],) + tuple(out_hw) + (x.shape[3],), x.dtype)
+    if x.dtype.kind in "iu":  # TF's integer MaxPool: padding is the dtype's least value
+        cols = _patches(_pad(x, pads, np.iinfo(x.dtype).min), ksize, out_hw, strides, (1, 1))
+        return cols.max(axis=(3, 4))
     cols = _patches(_pad(x, pads, -np.inf), ksize, out_hw, strides, (1, 1))
     out = cols.max(axis=(3, 4))
     if out.size and not out.min() > -np.inf:  # nan or -inf came out: the rare, slower way
@@ -581,8 +584,10 @@ _max_pool_grad_grad.defvjp(lambda c, ans, x, cc, **a: (zeros_like(x),
 
 def _pool(prim: Primitive, input: Any, ksize: Any, strides: Any, padding: Any,  # noqa: A002
           data_format: str, op_name: str) -> Tensor:
+    if op_name == "AvgPool" and not isinstance(padding, str):  # AvgPool: SAME/VALID only
+        raise TypeError(f"Expected string for argument 'padding' not {padding!r}.")
     x = convert_to_tensor(input)
-    require(x, "f", op_name)
+    _require_pool_dtype(x, op_name)
     if data_format not in ("NHWC", None):
         raise InvalidArgumentError(f"{op_name} supports only data_format NHWC here, got "
                                    f"{data_format} [Op:{op_name}]")
@@ -591,8 +596,37 @@ def _pool(prim: Primitive, input: Any, ksize: Any, strides: Any, padding: Any,  
     strides = _pair(strides, "strides", op_name)
     out_hw, pads = _geometry(x._value.shape[1:3], ksize, strides, (1, 1),
                              _padding_mode(padding, op_name), op_name)
+    if op_name == "MaxPool" and 0 in out_hw and x._value.size and \
+            x._value.dtype == np.float32:
+        raise _onednn_empty_pool_error()
     return bind(prim, (x,), {"ksize": ksize, "strides": strides, "pads": pads,
                              "out_hw": out_hw})
+
+
+# TF's CPU MaxPool kernels: floats and the integers below (qint8 aside); AvgPool floats only.
+_MAX_POOL_TYPES = ("half, bfloat16, float, double, int32, int64, uint8, int16, int8, uint16, "
+                   "qint8")
+_MAX_POOL_DTYPES = frozenset(np.dtype(t) for t in (
+    np.float16, np.float32, np.float64, np.int32, np.int64, np.uint8, np.int16, np.int8,
+    np.uint16))
+
+
+def _require_pool_dtype(x: Tensor, op_name: str) -> None:
+    if op_name != "MaxPool":
+        require(x, "f", op_name)
+    elif x._value.dtype not in _MAX_POOL_DTYPES:
+        raise InvalidArgumentError(f"Value for attr 'T' of {x.dtype.name} is not in the list "
+                                   f"of allowed values: {_MAX_POOL_TYPES} [Op:MaxPool]")
+
+
+def _onednn_empty_pool_error() -> AbortedError:
+    """float32 MaxPool runs oneDNN on TF's CPU build, which refuses an empty output window
+    grid of a non-empty input (float16/float64 and AvgPool return the empty result)."""
+    return AbortedError(
+        "{{function_node __wrapped__MaxPool_device_/job:localhost/replica:0/task:0/device:"
+        "CPU:0}} Compute received an exception:Status: 2, message: could not create a "
+        "descriptor for a pooling forward propagation primitive, in file "
+        "tensorflow/core/kernels/mkl/mkl_maxpooling_op.cc:211 [Op:MaxPool]")
 
 
 def max_pool2d(input: Any, ksize: Any, strides: Any, padding: Any,  # noqa: A002 - TF's name
@@ -610,14 +644,27 @@ def avg_pool2d(input: Any, ksize: Any, strides: Any, padding: Any,  # noqa: A002
 
 def max_pool(input: Any, ksize: Any, strides: Any, padding: Any,  # noqa: A002
              data_format: Optional[str] = None, name: Optional[str] = None) -> Tensor:
-    """`tf.nn.max_pool` for 4-D (NHWC) input."""
-    return max_pool2d(input, ksize, strides, padding, data_format or "NHWC", name)
+    """`tf.nn.max_pool`: the input's rank picks the pool (3: 1-D NWC, 4: 2-D NHWC)."""
+    pool = _pool_by_rank(input, max_pool1d, max_pool2d, "max_pool3d")
+    return pool(input, ksize, strides, padding, data_format, name)
 
 
 def avg_pool(input: Any, ksize: Any, strides: Any, padding: Any,  # noqa: A002
              data_format: Optional[str] = None, name: Optional[str] = None) -> Tensor:
-    """`tf.nn.avg_pool` for 4-D (NHWC) input."""
-    return avg_pool2d(input, ksize, strides, padding, data_format or "NHWC", name)
+    """`tf.nn.avg_pool`: the input's rank picks the pool (3: 1-D NWC, 4: 2-D NHWC)."""
+    pool = _pool_by_rank(input, avg_pool1d, avg_pool2d, "avg_pool3d")
+    return pool(input, ksize, strides, padding, data_format, name)
+
+
+def _pool_by_rank(input: Any, pool1d: Any, pool2d: Any, name3d: str) -> Any:  # noqa: A002
+    shape = tuple(convert_to_tensor(input)._value.shape)
+    if not 3 <= len(shape) <= 5:
+        raise ValueError(f"`input.shape.rank` must be 3, 4 or 5. Received: "
+                         f"input.shape={shape} of rank {len(shape)}.")
+    if len(shape) == 5:
+        raise NotImplementedError(f"tf.nn.{name3d[:-2]}: 3-D pooling (a rank-5 input) is not "
+                                  f"supported by tapeflow")
+    return pool1d if len(shape) == 3 else pool2d
 
 
 def _pool1d(pool2d: Any, input: Any, ksize: Any, strides: Any, padding: Any,  # noqa: A002
@@ -631,6 +678,10 @@ def _pool1d(pool2d: Any, input: Any, ksize: Any, strides: Any, padding: Any,  # 
     if x._value.ndim != 3:  # TF's text: the 2-D kernel sees the expanded input
         raise InvalidArgumentError(f"Input must be 4 or 5-dimensional [Op:{op_name}]")
     k, s = _single(ksize, "ksize", op_name), _single(strides, "strides", op_name)
+    if op_name == "AvgPool" and not isinstance(padding, str):  # AvgPool: SAME/VALID only
+        raise TypeError(f"Expected string for argument 'padding' not {padding!r}.")
+    if isinstance(padding, (list, tuple)) and len(padding) == 3:  # NWC pairs: add H's
+        padding = [padding[0], [0, 0], padding[1], padding[2]]
     out = pool2d(expand_dims(x, 1), [1, 1, k, 1], [1, 1, s, 1], padding, "NHWC")
     return squeeze(out, [1])
 
