@@ -464,3 +464,20 @@ def test_eigh_of_nonfinite_matrices_as_tf():
     for bad in ([[np.nan, 1.], [1., 2.]], [[1., 0.5], [inf, 2.]], [[1., 2., 3.], [2., inf, 1.], [3., 1., 2.]]):
         with pytest.raises(tf.errors.InvalidArgumentError, match="Self-adjoint eigen decomposition was not successful"):
             tf.linalg.eigvalsh(tf.constant(bad))
+
+
+def test_tensordot_and_diag_part_refuse_out_of_range_arguments_as_tensorflow():
+    # TF 2.21: an axis past the rank is an IndexError of its Python code, one below -rank a
+    # ValueError; diag_part's k must lie in (-rows, cols). tapeflow wrapped them around.
+    x = tf.constant(np.arange(6.0).reshape(2, 3))
+    with pytest.raises(IndexError):
+        tf.tensordot(x, x, [[2], [0]])
+    with pytest.raises(ValueError):
+        tf.tensordot(x, x, [[-3], [0]])
+    np.testing.assert_array_equal(tf.tensordot(x, tf.transpose(x), [[-1], [0]]).numpy(),
+                                  [[5.0, 14.0], [14.0, 50.0]])
+    for k in (3, -2):
+        with pytest.raises(tf.errors.InvalidArgumentError, match="out of bound"):
+            tf.linalg.diag_part(x, k=k)
+    np.testing.assert_array_equal(tf.linalg.diag_part(x, k=2).numpy(), [2.0])
+    np.testing.assert_array_equal(tf.linalg.diag_part(x, k=-1).numpy(), [3.0])

@@ -728,7 +728,12 @@ def _offset(k: Any) -> int:
 def diag_part(input: Any, name: str = "diag_part", k: Any = 0,  # noqa: A002
               padding_value: Any = 0, align: str = "RIGHT_LEFT") -> Tensor:
     """The k-th diagonal of each matrix (k > 0 above the main diagonal)."""
-    return bind(_diag_part, (_at_least_matrix(input, "MatrixDiagPartV3"),), {"k": _offset(k)})
+    x, k = _at_least_matrix(input, "MatrixDiagPartV3"), _offset(k)
+    rows, cols = x._value.shape[-2:]
+    if x._value.size and not -rows < k < cols:
+        raise InvalidArgumentError(f"lower_diag_index is out of bound: {k}. It must be between "
+                                   f"{-rows} and {cols} [Op:MatrixDiagPartV3]")
+    return bind(_diag_part, (x,), {"k": k})
 
 
 def _at_least_matrix(input: Any, op_name: str) -> Tensor:  # noqa: A002
@@ -969,6 +974,8 @@ def tensordot(a: Any, b: Any, axes: Any, name: Optional[str] = None) -> Tensor:
         axes_a, axes_b = list(range(ra - n, ra)), list(range(n))
     else:
         axes_a, axes_b = ([int(i) for i in np.asarray(ax).reshape(-1)] for ax in axes)
+        _check_tensordot_axes(axes_a, ra)
+        _check_tensordot_axes(axes_b, rb)
     letters = iter(string.ascii_letters)
     sub_a = [next(letters) for _ in range(ra)]
     sub_b = [next(letters) for _ in range(rb)]
@@ -979,6 +986,16 @@ def tensordot(a: Any, b: Any, axes: Any, name: Optional[str] = None) -> Tensor:
         _check_matmul_dtype(a, batched=False)   # TF contracts with one 2-D MatMul
     out = [c for c in sub_a if c not in contracted] + [c for c in sub_b if c not in contracted]
     return einsum("".join(sub_a) + "," + "".join(sub_b) + "->" + "".join(out), a, b)
+
+
+def _check_tensordot_axes(axes: list, rank: int) -> None:
+    """TF's errors for axes out of range (its Python indexes a shape list with them)."""
+    for axis in axes:
+        if axis >= rank:
+            raise IndexError("list index out of range")
+        if axis < -rank:
+            raise ValueError(f"tensordot: axis {axis} is out of range for a tensor of rank "
+                             f"{rank}")
 
 
 # -- matrix exponential --------------------------------------------------------------------------
