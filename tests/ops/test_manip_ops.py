@@ -335,3 +335,11 @@ def test_reverse_of_an_empty_tensor_ignores_the_axes():
     assert tf.reverse(tf.zeros([4, 0]), [5]).shape == (4, 0)
     with pytest.raises(tf.errors.InvalidArgumentError, match="out of valid range"):
         tf.reverse(tf.zeros([4, 1]), [5])
+
+
+def test_shape_n_takes_tensors_of_one_dtype():
+    # TF 2.21's ShapeN has one type attribute: mixed dtypes raise (tapeflow accepted them).
+    assert [s.numpy().tolist() for s in tf.shape_n([tf.constant([1, 2]), tf.constant([[1]])])] \
+        == [[2], [1, 1]]
+    with pytest.raises(tf.errors.InvalidArgumentError, match="ShapeN as input #1"):
+        tf.shape_n([tf.constant([1, 2]), tf.constant([1], tf.int64)])

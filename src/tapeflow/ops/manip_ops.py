@@ -386,9 +386,16 @@ def sequence_mask(lengths: Any, maxlen: Any = None, dtype: Any = _dtypes.bool,
 
 def shape_n(input: Any, out_type: Any = _dtypes.int32,  # noqa: A002 - TF's name
             name: Optional[str] = None) -> list:
-    """The shapes of a list of tensors, each a 1-D `out_type` tensor."""
+    """The shapes of a list of tensors (of one dtype, as TF's ShapeN), each a 1-D `out_type`
+    tensor."""
     from tapeflow.ops.array_ops import shape
-    return [shape(x, out_type=out_type) for x in input]
+    tensors = [convert_to_tensor(x) for x in input]
+    for i, x in enumerate(tensors[1:], start=1):
+        if x.dtype != tensors[0].dtype:
+            raise InvalidArgumentError(
+                f"cannot compute ShapeN as input #{i}(zero-based) was expected to be a "
+                f"{tensors[0].dtype.name} tensor but is a {x.dtype.name} tensor [Op:ShapeN]")
+    return [shape(x, out_type=out_type) for x in tensors]
 
 
 # -- sort, argsort, top_k, unique ----------------------------------------------------------------
