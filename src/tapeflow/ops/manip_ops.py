@@ -389,7 +389,9 @@ def shape_n(input: Any, out_type: Any = _dtypes.int32,  # noqa: A002 - TF's name
     """The shapes of a list of tensors (of one dtype, as TF's ShapeN), each a 1-D `out_type`
     tensor."""
     from tapeflow.ops.array_ops import shape
-    tensors = [convert_to_tensor(x) for x in input]
+    # As TF's op conversion: the tensors in the list fix the dtype the others convert to.
+    hint = next((x.dtype for x in input if isinstance(x, TensorLike)), None)
+    tensors = [convert_to_tensor(x, dtype_hint=hint) for x in input]
     for i, x in enumerate(tensors[1:], start=1):
         if x.dtype != tensors[0].dtype:
             raise InvalidArgumentError(
