@@ -124,3 +124,56 @@ def test_python_float_to_complex128_is_exact():
     assert tf.convert_to_tensor([0.1], tf.complex128).numpy().tolist() == [0.1]
     assert tf.add(z, 0.1).numpy() == (0.7819378983225546 + 0.1) + 0.2231j
     assert tf.convert_to_tensor([0.1, 1], tf.complex64).numpy()[0] == np.complex64(0.1)
+
+
+# -- Python bools convert only where TF's converter for the dtype reads them as numbers ------
+
+@pytest.mark.parametrize("dtype", [tf.int8, tf.int16, tf.uint8, tf.uint16, tf.uint32,
+                                   tf.complex64])
+def test_python_bools_to_dtypes_without_a_bool_reading_converter(dtype):
+    for value in (True, [True, False]):
+        with pytest.raises(TypeError, match=f"to EagerTensor of dtype {dtype.name}"):
+            tf.constant(value, dtype)
+    with pytest.raises(ValueError, match="mixed types"):
+        tf.constant([True, 1], dtype)
+    assert tf.constant([1, True], dtype).numpy().tolist() == [1, 1]  # an int list: cast
+    assert tf.constant(np.bool_(True), dtype).numpy() == 1  # NumPy values cast
+    assert tf.convert_to_tensor(True, dtype_hint=dtype).dtype == tf.bool
+
+
+@pytest.mark.parametrize("dtype", [tf.int32, tf.int64, tf.uint64, tf.float16, tf.float32,
+                                   tf.float64, tf.complex128])
+def test_python_bools_to_dtypes_whose_converter_reads_them(dtype):
+    assert tf.constant([True, False], dtype).numpy().tolist() == [1, 0]
+    assert tf.constant([True, 1], dtype).numpy().tolist() == [1, 1]
+    with pytest.raises(TypeError, match="to EagerTensor of dtype"):
+        tf.constant([np.bool_(True)], dtype)  # a NumPy bool in a list: no converter takes it
+
+
+def test_python_bools_meeting_small_integer_and_complex64_tensors():
+    with pytest.raises(TypeError, match="^Cannot convert False to EagerTensor of dtype int16$"):
+        False & tf.constant(3, tf.int16)
+    with pytest.raises(TypeError, match="^Cannot convert True to EagerTensor of dtype complex64$"):
+        True - tf.constant(1 + 1j, tf.complex64)
+    with pytest.raises(TypeError, match=r"^Cannot convert \[False\] to EagerTensor of dtype int16$"):
+        [False] * tf.constant(-1, tf.int16)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="expected to be a uint32 tensor "
+                                                             "but is a bool tensor"):
+        tf.constant([1, 0], tf.uint32) + True
+    assert (tf.constant([1, 0], tf.int32) + True).numpy().tolist() == [2, 1]
+    with pytest.raises(TypeError, match="^dtype <dtype: 'bool'> of on_value does not match "
+                                        "dtype parameter <dtype: 'uint8'>$"):
+        tf.one_hot(tf.constant([1, 0, 3, 3], tf.uint8), 4, on_value=True, off_value=False,
+                   dtype=tf.uint8)
+    assert tf.one_hot([1, 0], 3, on_value=True, off_value=False,
+                      dtype=tf.int32).numpy().tolist() == [[0, 1, 0], [1, 0, 0]]
+
+
+def test_negative_python_ints_to_uint64_raise_as_tf():
+    # TF 2.21 raises SystemError (its converter's OverflowError escapes); never a wrapped value.
+    for value in ([-1], -1, [1, -2147483649]):
+        with pytest.raises(SystemError, match="returned a result with an exception set"):
+            tf.constant(value, tf.uint64)
+    assert tf.constant([-1], tf.uint32).numpy().tolist() == [4294967295]  # these wrap
+    assert tf.constant([-1], tf.uint8).numpy().tolist() == [255]
+    assert tf.constant([2 ** 63], tf.uint64).numpy().tolist() == [2 ** 63]

@@ -495,6 +495,16 @@ def test_float32_max_pool_with_an_empty_output_aborts_as_onednn():
     assert tf.nn.avg_pool(x, [2, 2], 3, "VALID").shape == (1, 0, 2, 1)
     assert tf.nn.max_pool2d(tf.ones([0, 1, 6, 1]), 2, 3, "VALID").shape == (0, 0, 2, 1)
     assert tf.nn.max_pool2d(tf.ones([1, 0, 6, 1]), 2, 3, "SAME").shape == (1, 0, 2, 1)
+    # oneDNN refuses only where its truncating size formula gives 1 (in - k > -stride).
+    for shape, k, s in (([1, 1, 6, 2], [2, 2], 3), ([1, 1, 4, 1], 2, 2),
+                        ([1, 6, 1, 1], [2, 2], 3), ([1, 1, 6, 1], [2, 1], 3)):
+        with pytest.raises(tf.errors.AbortedError):
+            tf.nn.max_pool2d(tf.ones(shape), k, s, "VALID")
+    for shape, k, s, out in (([2, 1, 2, 2], 2, 1, (2, 0, 1, 2)),
+                             ([1, 1, 3, 2], [3, 1], [2, 3], (1, 0, 1, 2)),
+                             ([1, 1, 3, 1], [2, 2], [1, 3], (1, 0, 1, 1)),
+                             ([1, 1, 4, 1], 2, 1, (1, 0, 3, 1))):
+        assert tf.nn.max_pool2d(tf.ones(shape), k, s, "VALID").shape == out
 
 
 @pytest.mark.parametrize("dtype", [tf.int8, tf.int16, tf.int32, tf.int64, tf.uint8, tf.uint16])

@@ -162,20 +162,28 @@ def _fits_double(leaf: Any) -> bool:
 _UNSUPPORTED = "Attempt to convert a value"
 
 
-def _fits(array: np.ndarray, target: np.dtype, native: bool) -> bool:
+def _fits(array: np.ndarray, target: np.dtype, value: Any, native: bool) -> bool:
     """Whether a value may convert to `target` (TensorFlow's rule): NumPy values cast
     between any numeric types; Python values only where no meaning is lost in kind (a
-    Python float never becomes an integer, nor a number a bool)."""
+    Python float never becomes an integer, nor a number a bool), and Python bools only to
+    the dtypes whose TF converter reads them as numbers (TF refuses to cast a bool list)."""
     src, dst = array.dtype.kind, target.kind
     if src == dst or array.size == 0:
         return True
     if not native:
         return src in "biufc" and dst in "biufc"
+    if src == "b":
+        return target in _BOOL_TARGETS and not any(
+            isinstance(leaf, np.bool_) for leaf in _leaves(value))
     if dst in "fc":
-        return src in "biuf" or (src == "c" and dst == "c")
+        return src in "iuf" or (src == "c" and dst == "c")
     if dst in "iu":
-        return src in "biu"
+        return src in "iu"
     return False
+
+
+_BOOL_TARGETS = frozenset(np.dtype(t) for t in (np.int32, np.int64, np.uint64, np.float16,
+                                                np.float32, np.float64, np.complex128))
 
 
 def _as_array(value: Any, dtype: Optional[np.dtype]) -> np.ndarray:
@@ -198,9 +206,11 @@ def _as_array(value: Any, dtype: Optional[np.dtype]) -> np.ndarray:
             array = np.vectorize(_as_bytes, otypes=[object])(array) if array.size else array
     if dtype is not None and array.dtype != dtype:
         native = not isinstance(value, (np.ndarray, np.generic))
-        if not _fits(array, dtype, native):
+        if not _fits(array, dtype, value, native):
             raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype "
                             f"{cpp_name(_dtypes.from_numpy(dtype))}")
+        if native and dtype == np.uint64 and array.dtype.kind == "i":
+            _check_unsigned(value)
         if native and dtype.kind in "fc":
             # From the Python value itself: tf.constant(0.1, tf.float64) (or complex128)
             # is the nearest 0.1, not a widened float32.
@@ -209,6 +219,16 @@ def _as_array(value: Any, dtype: Optional[np.dtype]) -> np.ndarray:
             # NumPy's cast wraps out-of-range integers, as TensorFlow's does.
             array = array.astype(dtype)
     return array
+
+
+def _check_unsigned(value: Any) -> None:
+    """TF's uint64 converter fails on a negative Python int, and its C code then returns
+    with the OverflowError set: Python raises SystemError (TF 2.21's answer, kept: never a
+    silently wrapped number)."""
+    if any(type(leaf) is int and leaf < 0 for leaf in _leaves(value)):
+        raise SystemError("<class 'tensorflow.python.framework.ops.EagerTensor'> returned a "
+                          "result with an exception set") from OverflowError(
+                              "can't convert negative int to unsigned")
 
 
 def _requested_default(value: Any, dtype: Optional[np.dtype], error: str) -> np.dtype:
@@ -227,8 +247,8 @@ def _requested_default(value: Any, dtype: Optional[np.dtype], error: str) -> np.
                 raise ValueError(_MIXED)
             if all(map(_fits_double, leaves)):
                 return np.dtype(np.float64)
-        if error == _MIXED and kinds <= set("bBi") and dtype.kind in "iu":
-            return dtype
+        if error == _MIXED and kinds <= set("bBi") and dtype in _BOOL_TARGETS:
+            return dtype  # TF's int32/int64/uint64 converters take bools among the ints
     raise ValueError(error)
 
 

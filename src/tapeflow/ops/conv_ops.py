@@ -597,7 +597,8 @@ def _pool(prim: Primitive, input: Any, ksize: Any, strides: Any, padding: Any,  
     out_hw, pads = _geometry(x._value.shape[1:3], ksize, strides, (1, 1),
                              _padding_mode(padding, op_name), op_name)
     if op_name == "MaxPool" and 0 in out_hw and x._value.size and \
-            x._value.dtype == np.float32:
+            x._value.dtype == np.float32 and _onednn_refuses(x._value.shape[1:3], ksize,
+                                                              strides, pads, out_hw):
         raise _onednn_empty_pool_error()
     return bind(prim, (x,), {"ksize": ksize, "strides": strides, "pads": pads,
                              "out_hw": out_hw})
@@ -619,9 +620,17 @@ def _require_pool_dtype(x: Tensor, op_name: str) -> None:
                                    f"of allowed values: {_MAX_POOL_TYPES} [Op:MaxPool]")
 
 
+def _onednn_refuses(in_hw, ksize, strides, pads, out_hw) -> bool:
+    """Whether oneDNN (TF's float32 CPU MaxPool) refuses an empty output: it recomputes
+    each size as (in + pads - k) / s + 1 with C's truncating division, which gives 1, not
+    TF's 0, where in + pads - k lies strictly between -s and 0."""
+    return any(o == 0 and size + a + b - k + s > 0
+               for size, k, s, (a, b), o in zip(in_hw, ksize, strides, pads, out_hw))
+
+
 def _onednn_empty_pool_error() -> AbortedError:
-    """float32 MaxPool runs oneDNN on TF's CPU build, which refuses an empty output window
-    grid of a non-empty input (float16/float64 and AvgPool return the empty result)."""
+    """TF's error where oneDNN refuses a float32 MaxPool's geometry (float16/float64 and
+    AvgPool return the empty result)."""
     return AbortedError(
         "{{function_node __wrapped__MaxPool_device_/job:localhost/replica:0/task:0/device:"
         "CPU:0}} Compute received an exception:Status: 2, message: could not create a "
