@@ -59,7 +59,7 @@ def _cases():
             yield pytest.param(case, id=f"{name}-{case.origin[:-3]}-{index}")
 
 
-@pytest.mark.parametrize("case", _cases())
+@pytest.mark.parametrize("case", list(_cases()))
 def test_compiled_pass_matches_the_walk_at_new_values(case, fresh_cache, monkeypatch):
     first = [np.array(x) for x in case.inputs]
     second = [x * 1.01 for x in first]  # same shapes, other values (away from kinks)
