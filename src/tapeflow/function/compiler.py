@@ -22,6 +22,7 @@ from typing import Any, Callable
 import numpy as np
 
 from tapeflow.autodiff import core
+from tapeflow.autodiff.backprop import support
 from tapeflow.framework.context import context
 from tapeflow.framework.errors import InvalidArgumentError, OpError
 from tapeflow.framework.tensor import Tensor, wrap
@@ -275,16 +276,15 @@ _CALL_CONSTANT.defjvp(lambda tangents, ans, c, x: None)
 
 
 def _zeros_like(x: Any) -> Any:
-    from tapeflow.autodiff.backprop import support
     return support().zeros_like(x)
 
 
 def _enter_call(graph: Graph, env: dict) -> Any:
     """Routes the float inputs of `graph` connected to its outputs through _CALL_INPUTS (in
     `env`); returns one of its outputs for constants to link to, or None when there is none."""
-    connected = graph.__dict__.get("_connected_inputs")
+    connected = graph.connected_inputs
     if connected is None:
-        connected = graph.__dict__["_connected_inputs"] = _connected_inputs(graph)
+        connected = graph.connected_inputs = _connected_inputs(graph)
     vids = [v for v in connected if isinstance(env.get(v), Tensor)
             and env[v]._value.dtype.kind in "fc"]
     if not vids:

@@ -226,6 +226,8 @@ class Graph:
         # id(variable) -> its value after an assignment made by a trace-time run of a branch
         # or loop (on the outermost graph: every such run of one trace shares it).
         self.dry_values: dict = {}
+        # The inputs with a path to an output (compiler.replay under nested tapes), once known.
+        self.connected_inputs: Optional[list] = None
 
     # -- values ---------------------------------------------------------------------------------
     def _unique(self, base: str) -> str:
