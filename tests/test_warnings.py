@@ -85,3 +85,19 @@ def test_numpy_1_fallback_reruns_a_warning_kernel_quietly(warnings_are_errors, m
     monkeypatch.setattr(context_module.context.state, "run_kernel", context_module._call)
     assert tf.math.log(0.0).numpy() == -np.inf
     assert tf.function(lambda x: tf.math.log(x))(tf.constant(0.0)).numpy() == -np.inf
+
+
+def test_conversions_that_overflow_do_not_warn(warnings_are_errors):
+    # TF 2.21 converts silently to inf where a dtype is requested.
+    assert tf.constant(1e40, tf.float32).numpy() == np.inf
+    assert tf.constant([1e5], tf.float16).numpy()[0] == np.inf
+    assert (tf.constant([1.0], tf.float16) * 1e5).numpy()[0] == np.inf
+    with pytest.raises(ValueError):          # with no dtype TF refuses the value
+        tf.constant(1e40)
+
+
+def test_conversions_inside_a_kernel_do_not_warn(warnings_are_errors):
+    # float16 QR runs tapeflow code inside its kernel (nested in the quiet context).
+    q, r = tf.linalg.qr(tf.constant([[1.0, 2.0], [3.0, 4.0]], tf.float16))
+    np.testing.assert_allclose((q.numpy() @ r.numpy()).astype(np.float32), [[1, 2], [3, 4]],
+                               atol=0.02)

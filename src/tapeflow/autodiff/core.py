@@ -13,7 +13,7 @@ from typing import Any, Callable, Optional, Sequence
 import numpy as np
 
 from tapeflow.framework import variables as _variables
-from tapeflow.framework.context import context
+from tapeflow.framework.context import rerun_kernel, context, run_kernel
 from tapeflow.framework.errors import InvalidArgumentError, OpError
 from tapeflow.framework.tensor import Tensor, wrap
 
@@ -100,37 +100,11 @@ def primitive(name: str, **kwargs: Any) -> Callable[[Callable], Primitive]:
 # framework.context), whose NumPy error state ignores them. On NumPy 1.x that runner is a
 # plain call, and this filter (tapeflow's frames only, so a user's NumPy code still warns)
 # silences them unless the caller's filters turn warnings into errors (`-W error`): then the
-# kernel runs again under np.errstate (`_rerun_kernel`).
+# kernel runs again under np.errstate (`rerun_kernel`).
 warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"tapeflow(\.|$)")
 
 # What a NumPy kernel raises on bad input: bind turns these into TensorFlow's error classes.
 KERNEL_ERRORS = (ValueError, TypeError, IndexError, ArithmeticError, np.linalg.LinAlgError)
-
-
-def _is_reentry(exc: RuntimeError) -> bool:
-    """True when `exc` is the thread's quiet context refusing a nested entry (a kernel that
-    runs ops itself, as an eager while loop does), not an error of the kernel."""
-    return exc.__traceback__ is not None and exc.__traceback__.tb_next is None and \
-        str(exc).startswith("cannot enter context")
-
-
-def _rerun_kernel(fn: Callable, args: Sequence[Any], kwargs: dict, exc: Exception) -> Any:
-    """Runs a kernel whose quiet call did not run it: nested inside another kernel's quiet
-    call (already silent), or raised a RuntimeWarning (NumPy 1.x under `-W error`)."""
-    if isinstance(exc, RuntimeWarning):
-        with np.errstate(all="ignore"):
-            return fn(*args, **kwargs)
-    if not _is_reentry(exc):
-        raise exc
-    return fn(*args, **kwargs)
-
-
-def run_kernel(fn: Callable, *args: Any, **kwargs: Any) -> Any:
-    """Calls a NumPy kernel (or a compiled program) with floating-point warnings silenced."""
-    try:
-        return context.state.run_kernel(fn, *args, **kwargs)
-    except (RuntimeError, RuntimeWarning) as exc:
-        return _rerun_kernel(fn, args, kwargs, exc)
 
 
 def bind(prim: Primitive, inputs: Sequence[Any], attrs: dict = NO_ATTRS) -> Any:
@@ -160,7 +134,7 @@ def bind(prim: Primitive, inputs: Sequence[Any], attrs: dict = NO_ATTRS) -> Any:
             raise op_error(prim, inputs, exc) from None
         except (RuntimeError, RuntimeWarning) as exc:
             try:
-                raw = _rerun_kernel(prim.impl, [x._value for x in inputs], attrs, exc)
+                raw = rerun_kernel(prim.impl, [x._value for x in inputs], attrs, exc)
             except KERNEL_ERRORS as error:
                 raise op_error(prim, inputs, error) from None
         if prim.multiple_results:

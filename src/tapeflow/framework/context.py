@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import threading
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
@@ -18,6 +18,33 @@ import numpy as np
 # are) whatever warning filters a caller installs, at ~30 ns a call. NumPy 1.x keeps that
 # state per thread: there kernels are called directly (see `autodiff.core`'s fallback).
 _ERRSTATE_IN_CONTEXT = int(np.__version__.split(".")[0]) >= 2
+
+
+def _is_reentry(exc: RuntimeError) -> bool:
+    """True when `exc` is the thread's quiet context refusing a nested entry (a kernel that
+    runs ops itself, as an eager while loop does), not an error of the kernel."""
+    return exc.__traceback__ is not None and exc.__traceback__.tb_next is None and \
+        str(exc).startswith("cannot enter context")
+
+
+def rerun_kernel(fn: Callable, args: Sequence[Any], kwargs: dict, exc: Exception) -> Any:
+    """Runs a kernel whose quiet call did not run it: nested inside another kernel's quiet
+    call (already silent), or raised a RuntimeWarning (NumPy 1.x under `-W error`)."""
+    if isinstance(exc, RuntimeWarning):
+        with np.errstate(all="ignore"):
+            return fn(*args, **kwargs)
+    if not _is_reentry(exc):
+        raise exc
+    return fn(*args, **kwargs)
+
+
+def run_kernel(fn: Callable, *args: Any, **kwargs: Any) -> Any:
+    """Calls a NumPy kernel (or a compiled program) with floating-point warnings silenced,
+    also from inside another kernel."""
+    try:
+        return context.state.run_kernel(fn, *args, **kwargs)
+    except (RuntimeError, RuntimeWarning) as exc:
+        return rerun_kernel(fn, args, kwargs, exc)
 
 
 def _call(fn: Callable, *args: Any, **kwargs: Any) -> Any:

@@ -14,6 +14,7 @@ from typing import Any, Optional
 import numpy as np
 
 from tapeflow.framework import dtypes as _dtypes
+from tapeflow.framework.context import run_kernel
 from tapeflow.framework.errors import InvalidArgumentError
 from tapeflow.framework.tensor import Tensor, TensorLike, wrap
 
@@ -200,7 +201,7 @@ def _as_array(value: Any, dtype: Optional[np.dtype]) -> np.ndarray:
                 default = _python_default_dtype(value)
             except ValueError as exc:
                 default = _requested_default(value, dtype, str(exc))
-        array = np.asarray(value, dtype=default)
+        array = quiet_array(value, default)
         if array.dtype == object:
             # TensorFlow strings are bytes: str values are stored UTF-8 encoded.
             array = np.vectorize(_as_bytes, otypes=[object])(array) if array.size else array
@@ -214,11 +215,17 @@ def _as_array(value: Any, dtype: Optional[np.dtype]) -> np.ndarray:
         if native and dtype.kind in "fc":
             # From the Python value itself: tf.constant(0.1, tf.float64) (or complex128)
             # is the nearest 0.1, not a widened float32.
-            array = np.asarray(value, dtype=dtype)
+            array = quiet_array(value, dtype)
         else:
             # NumPy's cast wraps out-of-range integers, as TensorFlow's does.
-            array = array.astype(dtype)
+            array = run_kernel(array.astype, dtype)
     return array
+
+
+def quiet_array(value: Any, dtype: np.dtype) -> np.ndarray:
+    """np.array(value, dtype) without NumPy's overflow warning (1e40 to float32 is inf,
+    silently, as in TensorFlow)."""
+    return run_kernel(np.array, value, dtype)
 
 
 def _check_unsigned(value: Any) -> None:
@@ -309,7 +316,7 @@ def constant_value(value: Any, dtype: Any = None, dtype_hint: Any = None) -> Ten
             return wrap(np.array(value, dtype=_FLOAT32))
         target = _dtypes.as_dtype(dtype)._np
         if target.kind == "f":
-            return wrap(np.array(value, dtype=target))  # from the Python value, as _as_array
+            return wrap(quiet_array(value, target))  # from the Python value, as _as_array
     if hasattr(value, "__tf_tensor__"):
         return value.__tf_tensor__(dtype, None)
     target = None if dtype is None else _dtypes.as_dtype(dtype)._np

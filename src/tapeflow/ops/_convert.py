@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from tapeflow.framework.convert import cpp_name, mismatch_error
+from tapeflow.framework.convert import cpp_name, mismatch_error, quiet_array
 from tapeflow.framework.errors import InvalidArgumentError
 from tapeflow.framework.indexed_slices import IndexedSlices
 from tapeflow.framework.tensor import Tensor, TensorLike, wrap
@@ -108,7 +108,7 @@ def scalar_constant(value: Any, dtype: np.dtype) -> Tensor:
     key = (type(value), value, dtype)
     tensor = _SCALARS.get(key)
     if tensor is None:
-        array = np.array(value, dtype=dtype)
+        array = quiet_array(value, dtype)
         if value == 0 or value != value or len(_SCALARS) >= _SCALARS_LIMIT:
             return wrap(array)
         array.flags.writeable = False
