@@ -1,6 +1,6 @@
 """`tf.math`: elementwise and reduction math."""
 
-from tapeflow.ops.math_ops import (acosh, asinh, atanh, conj, polyval, real)
+from tapeflow.ops.math_ops import (acosh, asinh, atanh, conj, imag, polyval, real)
 from tapeflow.ops.reduce_ops import count_nonzero
 from tapeflow.ops.index_ops import bincount
 from tapeflow.ops.manip_ops import cumulative_logsumexp
@@ -37,4 +37,4 @@ __all__ = ["abs", "acos", "add", "add_n", "asin", "atan", "atan2", "ceil", "cos"
            "cumprod", "cumsum", "in_top_k", "top_k", "segment_max", "segment_mean", "segment_min",
            "segment_sum", "unsorted_segment_max", "unsorted_segment_mean", "unsorted_segment_min",
            "unsorted_segment_sum", "reduce_euclidean_norm", "log_sigmoid", "acosh", "asinh", "atanh",
-           "polyval", "count_nonzero", "bincount", "cumulative_logsumexp", "conj", "real"]
+           "polyval", "count_nonzero", "bincount", "cumulative_logsumexp", "conj", "real", "imag"]

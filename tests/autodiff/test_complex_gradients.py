@@ -30,6 +30,8 @@ CASES = {
         [[(1-0.5j), (1-0.5j)], [(1-0.5j), (1-0.5j)]]),
     "conj": (lambda a: tf.math.conj(a) * a,
         [[(2+4j), (1-2j)], [(0.6+0.2j), (4-2j)]]),
+    "imag": (lambda a: tf.cast(tf.math.imag(a), tf.complex128),
+        [[1j, 1j], [1j, 1j]]),
     "solve": (lambda a: tf.linalg.solve(a, B),
         [[(-0.2844-0.1197j), (-0.1144-0.184j)], [(0.005+0.4634j), (-0.1852+0.2676j)]]),
 }

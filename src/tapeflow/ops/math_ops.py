@@ -625,6 +625,20 @@ def real(input: Any, name: Optional[str] = None) -> Tensor:  # noqa: A002 - TF's
     return bind(_real, (x,)) if x._value.dtype.kind == "c" else x
 
 
+# The cotangent of z for y = imag(z) is -1j * g in the holomorphic form the backward pass
+# keeps (GradientTape gives TensorFlow's i * g: see tape._in_tf_convention).
+_imag = Primitive("Imag", np.imag).defvjp(
+    lambda g, ans, x: multiply(cast(g, x.dtype), np.array(-1j, x._value.dtype)))
+_imag.defjvp(lambda tangents, ans, x: None if tangents[0] is None
+             else bind(_imag, (tangents[0],)))
+
+
+def imag(input: Any, name: Optional[str] = None) -> Tensor:  # noqa: A002 - TF's name
+    """The imaginary part of a complex tensor (in its real dtype); zeros for real tensors."""
+    x = convert_to_tensor(input)
+    return bind(_imag, (x,)) if x._value.dtype.kind == "c" else zeros_like(x)
+
+
 def conj(x: Any, name: Optional[str] = None) -> Tensor:
     """The complex conjugate; real numbers come back as they are (no op, as in TF)."""
     x = convert_to_tensor(x)

@@ -84,6 +84,8 @@ SAMPLES = {
     "Real": [(lambda x: tf.cast(tf.cast(x * x, tf.complex128), tf.float64), [_u(-1, 1, 4)])],
     # float64 -> complex128 -> conjugate -> its real part: the way back runs Conj on g.
     "Conj": [(lambda x: tf.math.real(tf.math.conj(tf.cast(x * x, tf.complex128))), [_u(-1, 1, 4)])],
+    "Imag": [(lambda x: tf.math.imag(tf.cast(x, tf.complex128) * (1.5 + 2j)) * x,
+              [_u(-1, 1, 4)])],
     # Complex only: |x - y|^2 of complex numbers made from real ones, back to real; broadcast.
     "SquaredDifference": [(lambda x, y: tf.math.real(tf.math.squared_difference(
         tf.cast(x, tf.complex128) * (1 + 2j), tf.cast(y * y, tf.complex128) * (0.5 - 1j))),
