@@ -143,10 +143,6 @@ KNOWN_DIFFERENCES: dict[tuple[str, str], str] = {
         "NumPy's power keeps 1e31 in one part",
     ('py.truediv', 'wrong_value'):
         "complex division by nan-infj: TF's Annex G rule gives 0, NumPy's NaN",
-    ('strided_slice', 'rejected_what_tf_accepts'):
-        'tf.strided_slice is not implemented in tapeflow (x[...] is)',
-    ('strided_slice', 'wrong_error_class'):
-        'tf.strided_slice is not implemented in tapeflow (x[...] is)',
 }
 
 

@@ -447,3 +447,25 @@ def test_gather_checks_no_index_when_the_result_is_empty():
     assert tf.gather(tf.zeros([1, 3, 0]), [[-1]], axis=1, batch_dims=1).shape == (1, 1, 0)
     with pytest.raises(tf.errors.InvalidArgumentError, match=r"indices\[0\] = 0 is not in \[0, 0\)"):
         tf.gather(tf.zeros([0, 2]), [0])
+
+
+def test_strided_slice_reads_its_masks_as_tensorflow():
+    # TF 2.21's shapes and values for each mask.
+    x = tf.reshape(tf.range(24), [2, 3, 4])
+    cases = [(([0, 1], [2, 3], [1, 1]), {}, (2, 2, 4), [4, 5, 6, 7]),
+             (([1, 0, 0], [2, 3, 4]), {"shrink_axis_mask": 1}, (3, 4), [12, 13, 14, 15]),
+             (([0, 0], [0, 2], [1, 1]), {"ellipsis_mask": 1}, (2, 3, 2), [0, 1, 4, 5]),
+             (([0, 0, 3], [0, 0, 0], [1, 1, -2]), {"begin_mask": 3, "end_mask": 7}, (2, 3, 2),
+              [3, 1, 7, 5]),
+             (([0, 0], [1, 1], [1, 1]), {"new_axis_mask": 1}, (1, 1, 3, 4), [0, 1, 2, 3])]
+    for args, masks, shape, head in cases:
+        out = tf.strided_slice(x, *args, **masks)
+        assert out.shape == shape and out.numpy().ravel()[:4].tolist() == head
+    with pytest.raises(tf.errors.InvalidArgumentError, match="only stride 1"):
+        tf.strided_slice(x, [0], [-3], [-2], shrink_axis_mask=1)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="must be non-zero"):
+        tf.strided_slice(x, [0], [1], [0])
+    v = tf.Variable(tf.ones([3, 2]))
+    with tf.GradientTape() as tape:
+        y = tf.reduce_sum(tf.strided_slice(v, [1], [3]))
+    np.testing.assert_array_equal(tape.gradient(y, v).numpy(), [[0, 0], [1, 1], [1, 1]])

@@ -577,6 +577,45 @@ def _traced_key(key: Any) -> Optional[tuple]:
     return (template, tensors) if tensors else None
 
 
+def strided_slice(input_: Any, begin: Any, end: Any, strides: Any = None, begin_mask: int = 0,
+                  end_mask: int = 0, ellipsis_mask: int = 0, new_axis_mask: int = 0,
+                  shrink_axis_mask: int = 0, var: Any = None, name: Optional[str] = None
+                  ) -> Tensor:
+    """`tf.strided_slice`: the slice `input_[key]` whose key the bit masks describe, one
+    entry per element of `begin` (bit i of a mask speaks of entry i), as TF's `__getitem__`
+    builds them."""
+    begin, end = (np.asarray(static_value(v, "StridedSlice")) for v in (begin, end))
+    strides = np.ones_like(begin) if strides is None else \
+        np.asarray(static_value(strides, "StridedSlice"))
+    if not (begin.ndim == end.ndim == strides.ndim == 1 and
+            begin.shape == end.shape == strides.shape):
+        raise InvalidArgumentError(
+            f"Expected begin, end, and strides to be 1D equal size tensors, but got shapes "
+            f"{dims_text(begin.shape)}, {dims_text(end.shape)}, and "
+            f"{dims_text(strides.shape)} instead. [Op:StridedSlice]")
+    if bin(int(ellipsis_mask)).count("1") > 1:
+        raise InvalidArgumentError("Multiple ellipses in slice spec not allowed "
+                                   "[Op:StridedSlice]")
+    key = []
+    for i, (b, e, step) in enumerate(zip(begin.tolist(), end.tolist(), strides.tolist())):
+        bit = 1 << i
+        if ellipsis_mask & bit:
+            key.append(Ellipsis)
+        elif new_axis_mask & bit:
+            key.append(None)    # the stride of an ellipsis or a new axis is not read
+        elif step == 0:
+            raise InvalidArgumentError(f"strides[{i}] must be non-zero [Op:StridedSlice]")
+        elif shrink_axis_mask & bit:
+            if step < 0:   # TF refuses only a negative stride on a shrunk axis
+                raise InvalidArgumentError("only stride 1 allowed on non-range indexing. "
+                                           "[Op:StridedSlice]")
+            key.append(int(b))
+        else:
+            key.append(builtins.slice(None if begin_mask & bit else int(b),
+                                      None if end_mask & bit else int(e), int(step)))
+    return slice_tensor(input_, tuple(key))
+
+
 def slice_tensor(tensor: Any, key: Any) -> Tensor:
     """`tensor[key]` for ints, slices with steps, `...` and `tf.newaxis`; a boolean tensor
     or array key selects as `tf.boolean_mask`, as in TensorFlow. Under tf.function, integer
@@ -979,6 +1018,7 @@ def gather(params: Any, indices: Any, validate_indices: Any = None, axis: Any = 
 
 __all__ = [
     "reshape", "transpose", "expand_dims", "squeeze", "concat", "stack", "unstack", "split",
-    "tile", "broadcast_to", "slice", "shape", "size", "rank", "constant", "zeros", "ones", "fill",
+    "tile", "broadcast_to", "slice", "strided_slice", "shape", "size", "rank", "constant", "zeros",
+    "ones", "fill",
     "one_hot", "range", "linspace", "gather",
 ]
