@@ -40,10 +40,6 @@ KNOWN_DIFFERENCES: dict[tuple[str, str], str] = {
     ('clip_by_global_norm', 'wrong_error_class'):
         "mixed float32/float64 tensors: TF's TypeError comes from its Python division; "
         "tapeflow raises the op's InvalidArgumentError",
-    ('histogram_fixed_width', 'rejected_what_tf_accepts'):
-        'not implemented in tapeflow (AttributeError)',
-    ('histogram_fixed_width', 'wrong_error_class'):
-        'not implemented in tapeflow (AttributeError)',
     ('linalg.cholesky', 'wrong_value'):
         "a non-positive-definite matrix: TF's upper triangle is uninitialised memory (0.5, "
         "2e-323); tapeflow's is 0",

@@ -265,3 +265,24 @@ def test_tensor_scatter_add_has_no_bool_kernel():
     with pytest.raises(tf.errors.NotFoundError, match="TensorScatterAdd"):
         tf.tensor_scatter_nd_add([[True, False]], [[0]], [[True, True]])
     assert tf.tensor_scatter_nd_update([[True, False]], [[0]], [[False, True]]).numpy().tolist() == [[False, True]]
+
+
+def test_histogram_fixed_width_counts_as_tensorflow():
+    # TF 2.21's counts: below the range in the first bin, at or above it in the last.
+    assert tf.histogram_fixed_width([-1.0, 0.0, 1.5, 2.0, 5.0, 7.5], [0.0, 5.0],
+                                    nbins=5).numpy().tolist() == [2, 1, 1, 0, 2]
+    counts = tf.histogram_fixed_width(tf.constant([1, 2, 9, -4]), [0, 10], nbins=3,
+                                      dtype=tf.int64)
+    assert counts.dtype == tf.int64 and counts.numpy().tolist() == [3, 0, 1]
+    # An int32 value far above the range does not overflow into a negative bin.
+    assert tf.histogram_fixed_width(tf.constant([2147483647]), [-3, -1],
+                                    nbins=2).numpy().tolist() == [0, 1]
+    for bad in (lambda: tf.histogram_fixed_width([1.0], [1.0, 1.0]),
+                lambda: tf.histogram_fixed_width([1.0], [0.0, 1.0], nbins=0),
+                lambda: tf.histogram_fixed_width(tf.constant([1.0], tf.float16),
+                                                 tf.constant([0.0, 1.0], tf.float16)),
+                lambda: tf.histogram_fixed_width([float("nan")], [0.0, 1.0]),
+                lambda: tf.histogram_fixed_width(tf.constant([1.0], tf.float64),
+                                                 tf.constant([0.0, 1.0]))):
+        with pytest.raises(tf.errors.InvalidArgumentError):
+            bad()

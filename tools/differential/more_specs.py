@@ -457,7 +457,8 @@ def histogram(d: Drawer) -> Args:
     dt = d.dtype(REALS)
     values = d.tensor(d.shape(), dt)
     lo = float(d.choice((0.0, -1.0, -3.0, 1.0)))
-    rng = encode_array(np.array([lo, lo + d.choice((1.0, 2.0, 6.0, 0.0, -1.0))], dt))
+    # Through float64: a negative bound wraps for unsigned dtypes instead of failing NumPy.
+    rng = encode_array(np.array([lo, lo + d.choice((1.0, 2.0, 6.0, 0.0, -1.0))]).astype(dt))
     kw = {"nbins": d.choice((1, 3, 5, 0))} if d.chance(0.7) else {}
     if d.chance(0.3):
         kw["dtype"] = {"dtype": d.choice(INTS)}

@@ -14,6 +14,7 @@ from tapeflow.autodiff.core import Primitive, bind, dims_text
 from tapeflow.framework import dtypes as _dtypes
 from tapeflow.framework.context import context
 from tapeflow.framework.errors import InvalidArgumentError, NotFoundError
+from tapeflow.framework.convert import cpp_name
 from tapeflow.framework.tensor import Tensor, wrap
 from tapeflow.ops._convert import convert_to_tensor, require
 from tapeflow.ops._static import (ensure_shape_prim, reads_static, static_value,
@@ -689,5 +690,56 @@ def bincount(arr: Any, weights: Any = None, minlength: Any = None, maxlength: An
                                             "dtype": out_type._np})
 
 
+def _histogram_kernel(values: np.ndarray, value_range: np.ndarray, nbins: int,
+                      dtype: np.dtype) -> np.ndarray:
+    """TF's HistogramFixedWidth: bin floor((max(v, lo) - lo) / step), at most nbins - 1, where
+    step = (hi - lo) / nbins in float64 (NaN lands in the last bin, as Eigen's min keeps the
+    bound; tapeflow's wrapper refuses NaN first, as TF's kernel does)."""
+    lo, hi = value_range
+    if values.dtype.kind in "iu":   # in float64: x - lo may overflow the integer type
+        values, lo, hi = values.astype(np.float64), float(lo), float(hi)
+    step = float(hi - lo) / nbins
+    shifted = (np.where(values < lo, lo, values) - lo).astype(np.float64) / step
+    bins = np.where(shifted < nbins - 1, shifted, nbins - 1).astype(np.int64)
+    return np.bincount(bins.ravel(), minlength=nbins).astype(dtype)
+
+
+_histogram = Primitive("HistogramFixedWidth", _histogram_kernel, differentiable=False)
+
+
+def histogram_fixed_width(values: Any, value_range: Any, nbins: Any = 100,
+                          dtype: Any = _dtypes.int32, name: Optional[str] = None) -> Tensor:
+    """Counts of `values` in `nbins` equal bins spanning `value_range` ([lo, hi]); values
+    below lo count in the first bin, those at or above hi in the last."""
+    values = convert_to_tensor(values)
+    value_range = convert_to_tensor(value_range, dtype_hint=values.dtype)
+    if value_range.dtype != values.dtype:
+        raise InvalidArgumentError(
+            f"cannot compute HistogramFixedWidth as input #1(zero-based) was expected to be a "
+            f"{values.dtype.name} tensor but is a {value_range.dtype.name} tensor "
+            f"[Op:HistogramFixedWidth]")
+    if values._value.dtype not in (np.int32, np.int64, np.float32, np.float64):
+        raise InvalidArgumentError(
+            f"Value for attr 'T' of {cpp_name(values.dtype)} is not in the list of allowed "
+            f"values: int32, int64, float, double [Op:HistogramFixedWidth]")
+    bins = int(np.asarray(static_value(nbins, "HistogramFixedWidth: nbins")))
+    if value_range._value.size != 2:
+        raise InvalidArgumentError(f"value_range should have two elements, but got "
+                                   f"{value_range._value.size} [Op:HistogramFixedWidth]")
+    if bins <= 0:
+        raise InvalidArgumentError(f"nbins should be a positive number, but got '{bins}' "
+                                   f"[Op:HistogramFixedWidth]")
+    if values._value.dtype.kind == "f" and np.isnan(values._value).any():
+        raise InvalidArgumentError("Histogram values must not contain NaN "
+                                   "[Op:HistogramFixedWidth]")
+    lo, hi = value_range._value.ravel().tolist()
+    if not lo < hi:
+        raise InvalidArgumentError(f"value_range should satisfy value_range[0] < "
+                                   f"value_range[1], but got '[{lo:g}, {hi:g}]' "
+                                   f"[Op:HistogramFixedWidth]")
+    return bind(_histogram, (values, reshape(value_range, [2])),
+                {"nbins": bins, "dtype": _dtypes.as_dtype(dtype)._np})
+
+
 __all__ = ["gather_nd", "scatter_nd", "tensor_scatter_nd_update", "tensor_scatter_nd_add",
-           "boolean_mask", "searchsorted", "ensure_shape"]
+           "boolean_mask", "searchsorted", "ensure_shape", "histogram_fixed_width"]
