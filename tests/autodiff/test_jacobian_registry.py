@@ -37,7 +37,7 @@ def _jacobians(f, args: list, **kwargs) -> list:
     return tape.jacobian(y, args, unconnected_gradients=tf.UnconnectedGradients.ZERO, **kwargs)
 
 
-@pytest.mark.parametrize("case", _cases())
+@pytest.mark.parametrize("case", list(_cases()))
 def test_vectorized_jacobian_matches_row_by_row(case):
     args = [tf.constant(x) for x in case.inputs]
     batched = _jacobians(case.f, args)
@@ -49,7 +49,7 @@ def test_vectorized_jacobian_matches_row_by_row(case):
         np.testing.assert_allclose(np.asarray(c), np.asarray(lo), rtol=1e-10, atol=1e-12)
 
 
-@pytest.mark.parametrize("case", _cases())
+@pytest.mark.parametrize("case", list(_cases()))
 def test_vectorized_jacobian_of_gradient(case):
     """Second order: the batched pass runs through the ops of a recorded backward pass."""
     if not case.options.get("second_order", True):

@@ -84,7 +84,7 @@ def _weights(y) -> tf.Tensor:
     return tf.constant(np.random.default_rng(0).uniform(0.5, 1.5, size=np.shape(y)))
 
 
-@pytest.mark.parametrize("case", _cases())
+@pytest.mark.parametrize("case", list(_cases()))
 def test_sample_value_and_gradients_traced_equal_eager(case):
     first = [tf.constant(x) for x in case.inputs]
     second = [tf.constant(x) for x in _second_point(case)]

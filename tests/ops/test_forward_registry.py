@@ -58,7 +58,7 @@ def test_every_checked_primitive_has_a_forward_case():
     assert not missing, f"primitives whose forward rule is unchecked: {missing}"
 
 
-@pytest.mark.parametrize("case", _cases())
+@pytest.mark.parametrize("case", list(_cases()))
 def test_first_order_jvp(case):
     tangents = _tangents(case)
     y, jvp = _jvp(case.f, case.inputs, tangents)
@@ -69,7 +69,7 @@ def test_first_order_jvp(case):
                                err_msg=f"JVP of {case.primitive} ({case.origin})")
 
 
-@pytest.mark.parametrize("case", _cases())
+@pytest.mark.parametrize("case", list(_cases()))
 def test_second_order_jvp(case):
     if not case.options.get("second_order", True):
         pytest.skip(f"{case.primitive}: second order not defined for this case")

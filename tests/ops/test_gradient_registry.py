@@ -124,7 +124,7 @@ def _assert_jacobians_close(theoretical, numerical, case, order: str) -> None:
                     f"({case.origin}): tape vs finite differences")
 
 
-@pytest.mark.parametrize("case", _all_cases())
+@pytest.mark.parametrize("case", list(_all_cases()))
 def test_first_order(case, monkeypatch):
     assert _uses_primitive(case, monkeypatch), (
         f"the case in {case.origin} never runs {case.primitive}")
@@ -146,7 +146,7 @@ def _first_order_gradient(case, param: int, weights: np.ndarray):
     return gradient
 
 
-@pytest.mark.parametrize("case", _all_cases())
+@pytest.mark.parametrize("case", list(_all_cases()))
 def test_second_order(case):
     if not case.options.get("second_order", True):
         pytest.skip(f"{case.primitive}: second order not defined for this case")
