@@ -469,3 +469,10 @@ def test_strided_slice_reads_its_masks_as_tensorflow():
     with tf.GradientTape() as tape:
         y = tf.reduce_sum(tf.strided_slice(v, [1], [3]))
     np.testing.assert_array_equal(tape.gradient(y, v).numpy(), [[0, 0], [1, 1], [1, 1]])
+
+
+def test_slicing_with_tensors_of_two_integer_dtypes_fails_as_tensorflows_pack():
+    x = tf.constant([[[5, 2], [4, 1]]])
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Pack as input #1"):
+        x[tf.constant(0, tf.int32), tf.constant(1, tf.int64)]
+    assert x[0, tf.constant(1, tf.int64)].numpy().tolist() == [4, 1]   # ints adapt

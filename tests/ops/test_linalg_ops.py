@@ -481,3 +481,15 @@ def test_tensordot_and_diag_part_refuse_out_of_range_arguments_as_tensorflow():
             tf.linalg.diag_part(x, k=k)
     np.testing.assert_array_equal(tf.linalg.diag_part(x, k=2).numpy(), [2.0])
     np.testing.assert_array_equal(tf.linalg.diag_part(x, k=-1).numpy(), [3.0])
+
+
+def test_inverse_of_a_nan_matrix_refuses_where_tensorflow_does():
+    # TF 2.21 checks the smallest |pivot| of Eigen's LU, whose min keeps a NaN met first: a
+    # NaN first pivot (or all NaN) is "not invertible"; NaN elsewhere gives NaN.
+    nan = np.nan
+    for m in ([[nan, 1.0], [2.0, 3.0]], [[nan, nan], [nan, nan]]):
+        with pytest.raises(tf.errors.InvalidArgumentError, match="not invertible"):
+            tf.linalg.inv(tf.constant(m))
+    assert np.isnan(tf.linalg.inv(tf.constant([[1.0, nan], [2.0, 3.0]])).numpy()).all()
+    np.testing.assert_array_equal(tf.linalg.inv(tf.constant([[0.0, np.inf], [1.0, 1.0]])).numpy(),
+                                  [[0.0, 1.0], [0.0, 0.0]])

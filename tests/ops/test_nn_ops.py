@@ -512,3 +512,13 @@ def test_softmax_cross_entropy_labels_flatten_and_broadcast_as_tensorflow():
                                                              r"labels_size=\[3,1\]"):
         tf.nn.softmax_cross_entropy_with_logits(np.ones((1, 3, 1), np.float32),
                                                 np.ones((2, 3, 4), np.float32))
+
+
+def test_sparse_cross_entropy_needs_a_class():
+    # TF 2.21: logits with an empty class axis raise; a rank mismatch is checked first.
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"logits shape \[3,0\]"):
+        tf.nn.sparse_softmax_cross_entropy_with_logits(
+            labels=tf.constant([0, 1, 2]), logits=tf.zeros([3, 0]))
+    with pytest.raises(ValueError):
+        tf.nn.sparse_softmax_cross_entropy_with_logits(
+            labels=tf.zeros([0], tf.int32), logits=tf.zeros([0]))

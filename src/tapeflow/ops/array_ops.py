@@ -616,6 +616,25 @@ def strided_slice(input_: Any, begin: Any, end: Any, strides: Any = None, begin_
     return slice_tensor(input_, tuple(key))
 
 
+def _check_key_dtypes(key: Any) -> None:
+    """TF packs a key's begin (and end, strides) entries into one tensor: tensor entries of
+    different integer dtypes fail that Pack (Python ints take the tensors' dtype)."""
+    entries = key if isinstance(key, tuple) else (key,)
+    first = None
+    for position, entry in enumerate(entries):
+        parts = (entry.start, entry.stop, entry.step) if isinstance(entry, builtins.slice) \
+            else (entry,)
+        for part in parts:
+            if not isinstance(part, TensorLike):
+                continue
+            if first is None:
+                first = part.dtype
+            elif part.dtype != first:
+                raise InvalidArgumentError(
+                    f"cannot compute Pack as input #{position}(zero-based) was expected to be "
+                    f"a {first.name} tensor but is a {part.dtype.name} tensor [Op:Pack]")
+
+
 def slice_tensor(tensor: Any, key: Any) -> Tensor:
     """`tensor[key]` for ints, slices with steps, `...` and `tf.newaxis`; a boolean tensor
     or array key selects as `tf.boolean_mask`, as in TensorFlow. Under tf.function, integer
@@ -624,6 +643,7 @@ def slice_tensor(tensor: Any, key: Any) -> Tensor:
     if _is_bool_mask(key):
         from tapeflow.ops.index_ops import boolean_mask  # index_ops builds on this module
         return boolean_mask(x, key)
+    _check_key_dtypes(key)
     traced = _traced_key(key) if context.graph is not None else None
     key = _normalize_index(key, x._value.shape)   # checks types and the example's bounds
     if traced is None:

@@ -148,7 +148,21 @@ def _safe_linalg(kernel: Any, message: str):
 def _inv_kernel(x: np.ndarray) -> np.ndarray:
     # float16 (which LAPACK lacks) is inverted in float32 and rounded, matching TF's values.
     wide = x.astype(np.float32) if x.dtype == np.float16 else x
+    if not np.isfinite(wide).all():
+        _check_pivots(wide)
     return np.linalg.inv(wide).astype(x.dtype, copy=False)
+
+
+def _check_pivots(x: np.ndarray) -> None:
+    """TF's test before inverting: the smallest |pivot| of Eigen's LU must be > 0, where
+    Eigen's min keeps a NaN met first (so a NaN first pivot fails) and skips later ones."""
+    for m in x.reshape((-1,) + x.shape[-2:]):
+        pivots = np.abs(np.diagonal(_eigen_lu(m)[0])).tolist()
+        smallest = pivots[0] if pivots else 1.0
+        for p in pivots[1:]:
+            smallest = p if p < smallest else smallest
+        if not smallest > 0:
+            raise np.linalg.LinAlgError("singular")
 
 
 def _solve_kernel(a: np.ndarray, b: np.ndarray, adjoint: bool) -> np.ndarray:
@@ -212,6 +226,12 @@ def _per_det(x: np.ndarray) -> np.ndarray:
 def _eigen_lu_det(m: np.ndarray) -> Any:
     """det of one matrix holding inf/NaN by Eigen's unblocked partial-pivoting LU (what
     TensorFlow runs): LAPACK's blocked LU makes other infs and NaNs."""
+    lu, sign = _eigen_lu(m)
+    return sign * np.prod(np.diagonal(lu))
+
+
+def _eigen_lu(m: np.ndarray) -> tuple:
+    """Eigen's unblocked partial-pivoting LU of one matrix (packed L\\U) and its pivots' sign."""
     lu = m.copy()
     n = m.shape[-1]
     sign = 1
@@ -227,7 +247,7 @@ def _eigen_lu_det(m: np.ndarray) -> Any:
                     sign = -sign
                 lu[k + 1:, k] /= lu[k, k]
             lu[k + 1:, k + 1:] -= np.outer(lu[k + 1:, k], lu[k, k + 1:])
-        return sign * np.prod(np.diagonal(lu))
+    return lu, sign
 
 
 def _slogdet_kernel(x: np.ndarray) -> tuple:

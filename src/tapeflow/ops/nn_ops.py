@@ -406,6 +406,10 @@ def sparse_softmax_cross_entropy_with_logits(labels: Any = None, logits: Any = N
         raise ValueError(f"`labels.shape` must equal `logits.shape` except for the last "
                          f"dimension. Received: labels.shape={labels.shape} and "
                          f"logits.shape={logits.shape}")
+    if logits._value.ndim and logits._value.shape[-1] == 0:
+        raise InvalidArgumentError(f"Must have at least one class, but got logits shape "
+                                   f"[{labels._value.size},0] "
+                                   f"[Op:SparseSoftmaxCrossEntropyWithLogits]")
     out_dtype = logits.dtype
     if out_dtype == _dtypes.float16:
         logits = cast(logits, _dtypes.float32)
