@@ -52,8 +52,6 @@ KNOWN_DIFFERENCES: dict[tuple[str, str], str] = {
     ('linalg.expm', 'wrong_value'):
         "non-finite or overflowing input: TF's Pade result is inf (or a wrong finite value: "
         'mpmath disagrees with TF), tapeflow gives NaN',
-    ('linalg.inv', 'accepted_what_tf_rejects'):
-        "a matrix with NaN: TF's LU reports it singular, tapeflow returns NaN rows",
     ('linalg.lstsq', 'wrong_value'):
         'an ill-conditioned float32 system: both solve the normal equations; they differ in '
         'rounding (8e-5 relative)',
@@ -121,15 +119,11 @@ KNOWN_DIFFERENCES: dict[tuple[str, str], str] = {
     ('nn.softmax_cross_entropy_with_logits', 'wrong_grad2'):
         "TF's second derivative w.r.t. the labels is 0 (its rule treats the fused backprop as "
         "constant in labels); tapeflow's is the true one",
-    ('nn.sparse_softmax_cross_entropy_with_logits', 'accepted_what_tf_rejects'):
-        'rank-1 empty logits (no class): TF raises, tapeflow returns an empty loss',
     ('py.and_', 'wrong_error_class'):
         'a negative Python int with an unsigned tensor: TF raises OverflowError, tapeflow '
         'SystemError',
     ('py.floordiv', 'wrong_error_class'):
         'complex floordiv: TF NotFoundError (no kernel), tapeflow InvalidArgumentError',
-    ('py.getitem', 'accepted_what_tf_rejects'):
-        "tensor indices of mixed int32/int64 dtypes: TF's Pack refuses them, tapeflow indexes",
     ('py.getitem', 'wrong_error_class'):
         'a bad slice: TF InvalidArgumentError (StridedSlice), tapeflow ValueError',
     ('py.matmul', 'wrong_value'):

@@ -643,9 +643,9 @@ def slice_tensor(tensor: Any, key: Any) -> Tensor:
     if _is_bool_mask(key):
         from tapeflow.ops.index_ops import boolean_mask  # index_ops builds on this module
         return boolean_mask(x, key)
-    _check_key_dtypes(key)
     traced = _traced_key(key) if context.graph is not None else None
-    key = _normalize_index(key, x._value.shape)   # checks types and the example's bounds
+    given, key = key, _normalize_index(key, x._value.shape)  # checks types and bounds
+    _check_key_dtypes(given)
     if traced is None:
         return bind(_strided_slice, (x,), {"key": key})
     template, tensors = traced
