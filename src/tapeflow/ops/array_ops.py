@@ -436,12 +436,15 @@ _BOOL_INDEX_ERROR = (
     "attr=new_axis_mask:int,default=0; attr=shrink_axis_mask:int,default=0> [Op:StridedSlice]")
 
 
-def _index_int(value: Any) -> int:
+def _index_int(value: Any, tensors: Optional[list] = None, position: int = 0) -> int:
     """One index (or slice bound) as an int, accepted as TensorFlow's `_check_index` accepts
-    it: Python/NumPy integers (bools included, as in TF) and scalar int16/32/64 tensors."""
+    it: Python/NumPy integers (bools included, as in TF) and scalar int16/32/64 tensors (noted
+    with their key position in `tensors`, when given)."""
     if type(value) is int or isinstance(value, numbers.Integral):
         return int(value)
     dtype = getattr(value, "dtype", None)
+    if tensors is not None and isinstance(value, TensorLike):
+        tensors.append((position, value.dtype))
     try:
         name = None if dtype is None else _dtypes.as_dtype(dtype).name
     except TypeError:
@@ -466,20 +469,22 @@ def _normalize_index(key: Any, shape: tuple) -> tuple:
     (`x[[0, 1]]` is `x[0, 1]`), as in TensorFlow."""
     if not isinstance(key, (list, tuple)):
         key = (key,)
-    items, begins = [], []
-    for item in key:
+    items, begins, tensors = [], [], []
+    for position, item in enumerate(key):
         if isinstance(item, builtins.slice):
             begins.append(item.start)
-            item = builtins.slice(*(None if v is None else _index_int(v) for v in
-                                    (item.start, item.stop, item.step)))
+            item = builtins.slice(*(None if v is None else _index_int(v, tensors, position)
+                                    for v in (item.start, item.stop, item.step)))
             if item.step == 0:
                 raise InvalidArgumentError("slice step cannot be zero [Op:StridedSlice]")
         elif item is None or item is Ellipsis:
             begins.append(0)
         else:
             begins.append(item)
-            item = _index_int(item)
+            item = _index_int(item, tensors, position)
         items.append(item)
+    if tensors:
+        _check_packable(tensors)
     if begins and all(isinstance(b, bool) for b in begins):
         raise InvalidArgumentError(_BOOL_INDEX_ERROR)
     if items.count(Ellipsis) > 1:
@@ -488,6 +493,17 @@ def _normalize_index(key: Any, shape: tuple) -> tuple:
         raise InvalidArgumentError("Attempting to slice scalar input. [Op:StridedSlice]")
     _check_bounds(items, shape)
     return tuple(items)
+
+
+def _check_packable(tensors: list) -> None:
+    """TF packs a key's begin (end, strides) entries into one tensor: tensor entries of two
+    integer dtypes fail that Pack (Python ints take the tensors' dtype)."""
+    first = tensors[0][1]
+    for position, dtype in tensors[1:]:
+        if dtype != first:
+            raise InvalidArgumentError(
+                f"cannot compute Pack as input #{position}(zero-based) was expected to be a "
+                f"{first.name} tensor but is a {dtype.name} tensor [Op:Pack]")
 
 
 def _check_bounds(items: list, shape: tuple) -> None:
@@ -616,25 +632,6 @@ def strided_slice(input_: Any, begin: Any, end: Any, strides: Any = None, begin_
     return slice_tensor(input_, tuple(key))
 
 
-def _check_key_dtypes(key: Any) -> None:
-    """TF packs a key's begin (and end, strides) entries into one tensor: tensor entries of
-    different integer dtypes fail that Pack (Python ints take the tensors' dtype)."""
-    entries = key if isinstance(key, tuple) else (key,)
-    first = None
-    for position, entry in enumerate(entries):
-        parts = (entry.start, entry.stop, entry.step) if isinstance(entry, builtins.slice) \
-            else (entry,)
-        for part in parts:
-            if not isinstance(part, TensorLike):
-                continue
-            if first is None:
-                first = part.dtype
-            elif part.dtype != first:
-                raise InvalidArgumentError(
-                    f"cannot compute Pack as input #{position}(zero-based) was expected to be "
-                    f"a {first.name} tensor but is a {part.dtype.name} tensor [Op:Pack]")
-
-
 def slice_tensor(tensor: Any, key: Any) -> Tensor:
     """`tensor[key]` for ints, slices with steps, `...` and `tf.newaxis`; a boolean tensor
     or array key selects as `tf.boolean_mask`, as in TensorFlow. Under tf.function, integer
@@ -644,8 +641,7 @@ def slice_tensor(tensor: Any, key: Any) -> Tensor:
         from tapeflow.ops.index_ops import boolean_mask  # index_ops builds on this module
         return boolean_mask(x, key)
     traced = _traced_key(key) if context.graph is not None else None
-    given, key = key, _normalize_index(key, x._value.shape)  # checks types and bounds
-    _check_key_dtypes(given)
+    key = _normalize_index(key, x._value.shape)   # checks types and the example's bounds
     if traced is None:
         return bind(_strided_slice, (x,), {"key": key})
     template, tensors = traced
