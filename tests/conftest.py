@@ -1,10 +1,35 @@
-"""Test configuration: make `src/` importable when tapeflow is not installed."""
+"""Test configuration: make `src/` importable when tapeflow is not installed; shared fixtures."""
 
 import os
 import sys
+import threading
+
+import pytest
 
 _SRC = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src")
 try:
     import tapeflow  # noqa: F401
 except ImportError:  # running from a checkout without `pip install .`
     sys.path.insert(0, _SRC)
+
+
+def _hammer(update, threads: int = 2, times: int = 5000) -> None:
+    """Runs `update()` `times` times in each of `threads` threads, switching threads as often
+    as the interpreter allows (a lost update shows within a few hundred calls)."""
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        workers = [threading.Thread(target=lambda: [update() for _ in range(times)])
+                   for _ in range(threads)]
+        for w in workers:
+            w.start()
+        for w in workers:
+            w.join()
+    finally:
+        sys.setswitchinterval(interval)
+
+
+@pytest.fixture
+def hammer():
+    """`hammer(update, threads=2, times=5000)`: concurrent calls, for atomicity tests."""
+    return _hammer

@@ -143,32 +143,14 @@ def test_sliced_variable_assignment_as_tensorflow():
 
 # -- concurrent updates --------------------------------------------------------------------------
 
-def _hammer(update, threads=2, times=5000):
-    """Runs `update()` `times` times in each of `threads` threads, switching threads as often
-    as the interpreter allows (a lost update shows within a few hundred calls)."""
-    import sys
-    import threading
-    interval = sys.getswitchinterval()
-    sys.setswitchinterval(1e-6)
-    try:
-        workers = [threading.Thread(target=lambda: [update() for _ in range(times)])
-                   for _ in range(threads)]
-        for w in workers:
-            w.start()
-        for w in workers:
-            w.join()
-    finally:
-        sys.setswitchinterval(interval)
-
-
 @pytest.mark.parametrize("update", [
     lambda v: v.assign_add([1.0]),
     lambda v: v.assign_sub([-1.0]),
     lambda v: v.scatter_nd_add([[0]], [1.0]),
     lambda v: v.scatter_add(tf.IndexedSlices(tf.constant([1.0]), tf.constant([0]))),
 ])
-def test_concurrent_updates_are_atomic(update):
+def test_concurrent_updates_are_atomic(update, hammer):
     # TF 2.21: two threads doing 5,000 increments each end at exactly 10,000.
     v = tf.Variable([0.0])
-    _hammer(lambda: update(v))
+    hammer(lambda: update(v))
     assert v.numpy().tolist() == [10000.0]

@@ -1,29 +1,12 @@
 """tf.function: concurrent variable updates, variable arguments, input_signature errors and
 reduce_retracing, against TensorFlow 2.21's answers (hard-coded below)."""
 
-import sys
-import threading
-
 import pytest
 
 import tapeflow as tf
 
 
-def _hammer(update, threads=2, times=5000):
-    interval = sys.getswitchinterval()
-    sys.setswitchinterval(1e-6)
-    try:
-        workers = [threading.Thread(target=lambda: [update() for _ in range(times)])
-                   for _ in range(threads)]
-        for w in workers:
-            w.start()
-        for w in workers:
-            w.join()
-    finally:
-        sys.setswitchinterval(interval)
-
-
-def test_concurrent_calls_assigning_a_variable_lose_no_update():
+def test_concurrent_calls_assigning_a_variable_lose_no_update(hammer):
     # TF 2.21: 2 threads x 5,000 calls of a tf.function doing v.assign_add(1.) -> 10,000.
     v = tf.Variable(0.0)
 
@@ -31,18 +14,18 @@ def test_concurrent_calls_assigning_a_variable_lose_no_update():
     def step():
         v.assign_add(1.0)
 
-    _hammer(step)
+    hammer(step)
     assert float(v.numpy()) == 10000.0
 
 
-def test_concurrent_calls_with_a_variable_argument_and_a_branch():
+def test_concurrent_calls_with_a_variable_argument_and_a_branch(hammer):
     v = tf.Variable(0.0)
 
     @tf.function
     def step(var, p):
         tf.cond(p > 0, lambda: var.assign_add(1.0), lambda: var.assign_sub(1.0))
 
-    _hammer(lambda: step(v, tf.constant(1.0)), times=2000)
+    hammer(lambda: step(v, tf.constant(1.0)), times=2000)
     assert float(v.numpy()) == 4000.0
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Callable, Optional
 
 from tapeflow.framework.tensor import Tensor
-from tapeflow.ops import math_ops, nn_ops
+from tapeflow.ops import clip_ops, math_ops, nn_ops
 from tapeflow.ops._convert import convert_to_tensor
 
 
@@ -31,8 +31,7 @@ def relu(x: Any, negative_slope: float = 0.0, max_value: Optional[float] = None,
     else:
         x = nn_ops.relu(x)
     if clip_max:
-        from tapeflow.ops.clip_ops import clip_by_value  # clip_ops builds on the op modules
-        x = clip_by_value(x, math_ops.cast(0.0, x.dtype), math_ops.cast(max_value, x.dtype))
+        x = clip_ops.clip_by_value(x, math_ops.cast(0.0, x.dtype), math_ops.cast(max_value, x.dtype))
     if negative_slope != 0.0:
         x = x - negative_slope * negative_part
     return x

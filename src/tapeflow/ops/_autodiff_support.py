@@ -27,7 +27,7 @@ from tapeflow.ops import array_ops as _array_ops
 from tapeflow.ops._convert import convert_to_tensor
 from tapeflow.ops.array_ops import broadcast_to, concat, reshape, reshape_to, split, stack, \
     transpose, unstack, zeros
-from tapeflow.ops.math_ops import add, conj, ones_like, zeros_like
+from tapeflow.ops.math_ops import add, conj, ones_like, zeros_like  # noqa: F401 - conj: support().conj
 from tapeflow.ops.reduce_ops import reduce_sum, sum_over
 
 

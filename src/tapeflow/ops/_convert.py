@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from tapeflow.framework.convert import cpp_name, mismatch_error, quiet_array
+from tapeflow.framework.convert import mismatch_error, quiet_array
 from tapeflow.framework.errors import InvalidArgumentError
 from tapeflow.framework.indexed_slices import IndexedSlices
 from tapeflow.framework.tensor import Tensor, TensorLike, wrap

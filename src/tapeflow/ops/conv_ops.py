@@ -26,7 +26,8 @@ from tapeflow.autodiff.core import Primitive, bind
 from tapeflow.framework.errors import AbortedError, InvalidArgumentError
 from tapeflow.framework.tensor import Tensor
 from tapeflow.ops._convert import convert_to_tensor, require
-from tapeflow.ops.array_ops import reshape, squeeze
+from tapeflow.ops.array_ops import reshape, squeeze, transpose
+from tapeflow.ops.manip_ops import pad
 from tapeflow.ops.math_ops import zeros_like
 
 # -- geometry ----------------------------------------------------------------------------------
@@ -439,8 +440,6 @@ def _depthwise_with_space_to_batch(x: Tensor, w: Tensor, strides: tuple, padding
     dilated filter (SAME ignores the strides), is split into rate[0] * rate[1] phases, each
     convolved VALID with the undilated filter and `strides`, and the phases interleaved back.
     With strides 1 this is the dilated convolution; with strides > 1 it is TF's own result."""
-    from tapeflow.ops.array_ops import transpose
-    from tapeflow.ops.manip_ops import pad
     mode = _padding_mode(padding, "DepthwiseConv2dNative")
     (n, h, wd, c), k_hw = x._value.shape, w._value.shape[:2]
     base = [_base_padding(k, r, mode, i) for i, (k, r) in enumerate(zip(k_hw, rate))]

@@ -24,7 +24,7 @@ from tapeflow.ops.array_ops import broadcast_to, concat, reshape, slice_tensor, 
 from tapeflow.ops._static import reads_static, static_value, traced_shape_guard
 from tapeflow.ops.index_ops import (EIGEN_PACKET, gather_axis, linear_jvp, searchsorted,
                                     take_along_axis)
-from tapeflow.ops.math_ops import cast
+from tapeflow.ops.math_ops import cast, divide_no_nan
 
 TopKV2 = collections.namedtuple("TopKV2", ["values", "indices"])
 Unique = collections.namedtuple("Unique", ["y", "idx"])
@@ -254,7 +254,6 @@ def _cumprod_vjp(g: Tensor, ans: Tensor, x: Tensor, axis: int, exclusive: bool,
                  reverse: bool) -> Tensor:
     # TensorFlow's rule (exact for nonzero x): reverse cumulative sum of ans * g, over x,
     # with 0 where x is 0 (TF's div_no_nan; the true derivative there is not 0).
-    from tapeflow.ops.math_ops import divide_no_nan
     return divide_no_nan(cumsum(ans * g, axis, exclusive=exclusive, reverse=not reverse), x)
 
 

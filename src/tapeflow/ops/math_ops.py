@@ -14,7 +14,7 @@ import numpy as np
 from tapeflow.autodiff.core import Primitive, bind, dims_text
 from tapeflow.framework import dtypes as _dtypes
 from tapeflow.framework.context import context
-from tapeflow.framework.convert import cpp_name
+from tapeflow.framework.convert import cpp_name, mismatch_error
 from tapeflow.framework.errors import (InternalError, InvalidArgumentError, NotFoundError,
                                        UnimplementedError)
 from tapeflow.framework.indexed_slices import IndexedSlices
@@ -370,7 +370,6 @@ def _check_add_n(first: Tensor, tensors: list) -> None:
     """TF's AddN errors: one dtype (numbers only) and one shape for every input."""
     for index, item in enumerate(tensors[1:], 1):
         if item._value.dtype != first._value.dtype:
-            from tapeflow.framework.convert import mismatch_error
             raise mismatch_error("AddN", index, first.dtype, item.dtype)
     require(first, _NUMERIC, "AddN")
     for index, item in enumerate(tensors[1:], 1):

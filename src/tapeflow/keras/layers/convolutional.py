@@ -7,6 +7,7 @@ from typing import Any, Optional
 
 from tapeflow.framework.tensor_conversion import convert_to_tensor
 from tapeflow.keras import activations, constraints, initializers, regularizers
+from tapeflow.keras.layers.core import _weight_config
 from tapeflow.keras.layers.input_spec import InputSpec
 from tapeflow.keras.layers.layer import Layer
 from tapeflow.ops import array_ops, conv_ops, reduce_ops
@@ -99,7 +100,6 @@ class _Conv(Layer):
         return self.activation(y)
 
     def get_config(self) -> dict:
-        from tapeflow.keras.layers.core import _weight_config
         return {**super().get_config(), "filters": self.filters,
                 "kernel_size": self.kernel_size, "strides": self.strides,
                 "padding": self.padding.lower(), "data_format": "channels_last",

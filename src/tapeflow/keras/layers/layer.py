@@ -13,7 +13,6 @@ import numpy as np
 from tapeflow.framework import nest
 from tapeflow.framework.tensor import TensorLike
 from tapeflow.framework.tensor_conversion import convert_to_tensor
-from tapeflow.framework.variables import Variable as _TFVariable
 from tapeflow.keras import backend, initializers
 from tapeflow.keras.backend import to_snake_case
 from tapeflow.keras.layers.input_spec import assert_input_compatibility
