@@ -240,22 +240,9 @@ truncatediv.__doc__ = "x / y elementwise, rounded toward zero (C semantics)."
 atan2.__doc__ = "The angle of the point (x, y): arctan(y / x) in the right quadrant."
 
 
-def _pow_op(reflected: Optional[str] = None):
-    def pow(x: Any, y: Any, name: Optional[str] = None) -> Tensor:  # noqa: A001 - TF's name
-        """x ** y elementwise."""
-        try:
-            a, b = binary_operands(x, y, "Pow")
-            require(a, _SIGNED, "Pow")
-            return bind(_pow, (a, b))
-        except (TypeError, ValueError) as exc:
-            if reflected is None:
-                raise
-            return operator_error(exc, x, y, reflected)
-    return pow
-
-
-pow = _pow_op()  # noqa: A001 - TensorFlow's name
-pow_operator = _pow_op("__rpow__")
+pow = _binary_op(_pow, _SIGNED)  # noqa: A001 - TensorFlow's name
+pow.__doc__ = "x ** y elementwise."
+pow_operator = _binary_op(_pow, _SIGNED, reflected="__rpow__")
 
 
 def _check_divisible(x: Tensor, where_: str) -> None:
