@@ -18,7 +18,7 @@ from tapeflow.framework.tensor_shape import TensorShape
 from tapeflow.framework.context import init_scope
 from tapeflow.framework.variables import Variable
 from tapeflow.autodiff import GradientTape, UnconnectedGradients, custom_gradient
-from tapeflow.autodiff.vectorize import recompute_grad, vectorized_map
+from tapeflow.ops.map_ops import recompute_grad, vectorized_map
 from tapeflow import ops as _ops
 from tapeflow.ops.array_ops import *  # noqa: F403
 from tapeflow.ops.math_ops import *  # noqa: F403

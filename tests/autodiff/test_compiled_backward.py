@@ -17,7 +17,7 @@ import pytest
 
 import tapeflow as tf
 from tapeflow.autodiff import backprop
-from tapeflow.function import backward
+from tapeflow.graph import backward
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "ops"))
 from gradient_samples import load_samples  # noqa: E402

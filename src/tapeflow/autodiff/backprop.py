@@ -16,7 +16,7 @@ import numpy as np
 
 from tapeflow.autodiff.core import READ_VARIABLE
 from tapeflow.framework.context import context
-from tapeflow.framework.indexed_slices import IndexedSlices, aggregate, densify
+from tapeflow.framework.indexed_slices import IndexedSlices
 from tapeflow.framework.tensor import Tensor, TensorLike, wrap
 
 # Ops whose VJP hands the cotangent on unchanged: an IndexedSlices cotangent stays sparse
@@ -29,19 +29,23 @@ def carries_gradient(x: Any) -> bool:
     return x._value.dtype.kind in "fc"
 
 
-# Installed by tapeflow.function.backward: `compiled_backprop(nodes, targets, seeds, sources)`
+# Installed by tapeflow.graph.backward: `compiled_backprop(nodes, targets, seeds, sources)`
 # gives the sources' cotangents from a compiled program for the record `nodes`, or None to walk.
 hooks: dict = {"compiled_backprop": None}
 
-_support = None
+_support: Any = None
 
 
-def support():
-    """The ops the backward pass builds with (ops import autodiff, so fetched lazily)."""
+def install_support(module: Any) -> None:
+    """Called once by `tapeflow.ops._autodiff_support`: the module of ops the backward pass
+    builds with (seeds, sums, reshapes). The ops sit above autodiff, so they register
+    themselves here instead of being imported."""
     global _support
-    if _support is None:
-        from tapeflow.ops import _autodiff_support
-        _support = _autodiff_support
+    _support = module
+
+
+def support() -> Any:
+    """The ops the backward pass builds with (installed by the ops layer)."""
     return _support
 
 
@@ -129,7 +133,7 @@ def _walk(needed: list, live: set, grads: dict, run_rules: Optional[Callable], f
             out_grads = [_take(grads, id(o), keep) for o in outs]
             if all(g is None for g in out_grads):
                 continue
-            out_grads = tuple(missing_output(o) if g is None else densify(g)
+            out_grads = tuple(missing_output(o) if g is None else g._dense() if type(g) is IndexedSlices else g
                               for g, o in zip(out_grads, outs))
         else:
             key = id(outs)
@@ -171,7 +175,7 @@ def _accumulate(grads: dict, key: int, g: Any, x: Any, fit: Callable, add: Calla
     elif type(previous) is IndexedSlices or type(g) is IndexedSlices:
         # Newest first: TF's breadth-first walk reaches the inputs of one op in
         # order, ours takes them newest first (exact for f(gather(a), gather(b))).
-        grads[key] = aggregate(g, previous)
+        grads[key] = support().aggregate(g, previous)
     else:
         grads[key] = add(previous, g)
 

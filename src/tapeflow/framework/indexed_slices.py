@@ -10,6 +10,9 @@ The backward pass keeps IndexedSlices cotangents sparse only through the ops tha
 cotangent along unchanged (reading a variable, identity); every other rule gets it densified
 (see `autodiff/backprop.py`). Two IndexedSlices for one tensor are concatenated, as TF's
 gradient aggregation does.
+
+This module holds the data structure only: densifying (`_dense`), negation and aggregation
+are ops, attached by `tapeflow.ops.indexed_slices_ops` (the framework layer sits below ops).
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from typing import Any, Optional
 import numpy as np
 
 from tapeflow.framework import dtypes as _dtypes
-from tapeflow.framework.tensor import Tensor, wrap
+from tapeflow.framework.tensor import Tensor
 from tapeflow.framework.tensor_shape import TensorShape
 
 # The device string TensorFlow reports for eager CPU tensors.
@@ -81,54 +84,9 @@ class IndexedSlices:
         """The name of the values tensor."""
         return self._values.name
 
-    def __neg__(self) -> "IndexedSlices":
-        from tapeflow.ops.math_ops import negative
-        return IndexedSlices(negative(self._values), self._indices, self._dense_shape)
-
     def __str__(self) -> str:
         dense = "" if self._dense_shape is None else f", dense_shape={str(self._dense_shape)}"
         return f"IndexedSlices(indices={str(self._indices)}, values={str(self._values)}{dense})"
 
-    def _dense(self, dtype: Any = None) -> Tensor:
-        """The dense tensor: slices summed into `dense_shape` (differentiable)."""
-        if dtype is not None and _dtypes.as_dtype(dtype) != self.dtype:
-            raise ValueError(f"Incompatible tensor conversion requested to `dtype` "
-                             f"{_dtypes.as_dtype(dtype).name} for IndexedSlices ({self}) with "
-                             f"dtype {self.dtype.name}")
-        if self._dense_shape is None:
-            raise ValueError(f"Tensor conversion requested for IndexedSlices for argument "
-                             f"`value` without dense_shape: {self}")
-        from tapeflow.ops.index_ops import unsorted_segment_sum
-        rows = int(np.asarray(self._dense_shape._value).reshape(-1)[0])
-        return unsorted_segment_sum(self._values, self._indices, rows)
 
-
-def densify(g: Any) -> Any:
-    """`g` as a dense Tensor when it is IndexedSlices; anything else unchanged."""
-    return g._dense() if type(g) is IndexedSlices else g
-
-
-def aggregate(a: Any, b: Any) -> Any:
-    """Sums two cotangents of one tensor, as TF's gradient aggregation: two IndexedSlices are
-    concatenated (indices of int32 and int64 mixed become int64); with a dense one, dense."""
-    from tapeflow.ops import array_ops, math_ops
-    if type(a) is IndexedSlices and type(b) is IndexedSlices:
-        ia, ib = a._indices, b._indices
-        if ia._value.dtype != ib._value.dtype:
-            ia, ib = math_ops.cast(ia, _dtypes.int64), math_ops.cast(ib, _dtypes.int64)
-        return IndexedSlices(array_ops.concat([a._values, b._values], axis=0),
-                             array_ops.concat([ia, ib], axis=0), a._dense_shape)
-    return math_ops.add(densify(a), densify(b))
-
-
-def gather_slices(g: Tensor, indices: Tensor, params_shape: tuple) -> IndexedSlices:
-    """The gradient of an axis-0 gather of a `params_shape` tensor at `indices`, given the
-    cotangent `g` of its output: `g`'s rows at the flattened indices, as TF's _GatherV2Grad."""
-    from tapeflow.ops.array_ops import reshape
-    n = int(np.prod(indices._value.shape, dtype=np.int64))
-    values = reshape(g, (n,) + tuple(params_shape[1:]))
-    flat = reshape(indices, (n,))
-    return IndexedSlices(values, flat, wrap(np.asarray(params_shape, np.int32)))
-
-
-__all__ = ["IndexedSlices", "densify", "aggregate", "gather_slices"]
+__all__ = ["IndexedSlices"]

@@ -30,9 +30,9 @@ from tapeflow.framework.indexed_slices import IndexedSlices
 from tapeflow.framework.tensor import Tensor, TensorLike, wrap
 from tapeflow.framework.tensor_shape import TensorShape, as_shape
 from tapeflow.framework.variables import Variable, update_lock
-from tapeflow.function import passes
-from tapeflow.function.compiler import compile_graph, replay
-from tapeflow.function.graph import Graph, SymbolicTensor, is_internal, tracing
+from tapeflow.graph import passes
+from tapeflow.graph.compiler import compile_graph, replay
+from tapeflow.graph.ir import Graph, SymbolicTensor, is_internal, tracing
 
 _PY_SCALARS = (bool, int, float, complex, str, bytes, type(None))
 

@@ -18,16 +18,19 @@ each primitive the batched backward pass (`autodiff/batching.py`) asks `batched_
 
 from __future__ import annotations
 
+import sys
 from typing import Any, Callable
 
 import numpy as np
 
+from tapeflow.autodiff import backprop as _backprop
 from tapeflow.framework.tensor import Tensor, wrap
 from tapeflow.ops import array_ops as _array_ops
 from tapeflow.ops._convert import convert_to_tensor
 from tapeflow.ops.array_ops import broadcast_to, concat, reshape, reshape_to, split, stack, \
     transpose, unstack, zeros
 from tapeflow.ops.math_ops import add, conj, ones_like, zeros_like  # noqa: F401 - conj: support().conj
+from tapeflow.ops.indexed_slices_ops import aggregate  # noqa: F401 - support().aggregate
 from tapeflow.ops.reduce_ops import reduce_sum, sum_over
 
 
@@ -226,3 +229,5 @@ __all__ = ["unbroadcast", "batch_unbroadcast", "one_hot_seed", "batch_one_hot_se
            "identity_seeds", "batch_identity_seeds", "batched_vjp", "BATCH_SAFE",
            "BATCHED_VJPS", "add", "convert_to_tensor", "ones_like", "zeros_like", "zeros",
            "stack", "reshape", "broadcast_to", "reduce_sum", "concat", "transpose", "Tensor"]
+
+_backprop.install_support(sys.modules[__name__])

@@ -13,6 +13,7 @@ from tapeflow.autodiff.core import Primitive, bind, dims_text
 from tapeflow.framework import dtypes as _dtypes
 from tapeflow.framework.context import context
 from tapeflow.framework.errors import InvalidArgumentError
+from tapeflow.framework.indexed_slices import IndexedSlices
 from tapeflow.framework.tensor import Tensor, TensorLike, wrap
 from tapeflow.framework.tensor_shape import TensorShape
 from tapeflow.framework.convert import constant_value, cpp_name, mismatch_error
@@ -963,12 +964,20 @@ def _check_gather_indices(indices: np.ndarray, limit: int) -> None:
                                    f"[0, {limit}) [Op:GatherV2]")
 
 
+def _gather_slices(g: Tensor, indices: Tensor, params_shape: tuple) -> IndexedSlices:
+    """The gradient of an axis-0 gather of a `params_shape` tensor at `indices`, given the
+    cotangent `g` of its output: `g`'s rows at the flattened indices, as TF's _GatherV2Grad."""
+    n = int(np.prod(indices._value.shape, dtype=np.int64))
+    values = reshape(g, (n,) + tuple(params_shape[1:]))
+    flat = reshape(indices, (n,))
+    return IndexedSlices(values, flat, wrap(np.asarray(params_shape, np.int32)))
+
+
 def _gather_vjp(g: Tensor, ans: Tensor, params: Tensor, indices: Tensor, axis: int,
                 batch_dims: int) -> tuple:
     # As TF's _GatherV2Grad: an axis-0 gather's gradient is IndexedSlices, others are dense.
     if axis == 0 and batch_dims == 0:
-        from tapeflow.framework.indexed_slices import gather_slices
-        return gather_slices(g, indices, params._value.shape), None
+        return _gather_slices(g, indices, params._value.shape), None
     return bind(_gather_grad, (g, indices), {"shape": params._value.shape, "axis": axis,
                                              "batch_dims": batch_dims}), None
 

@@ -26,6 +26,9 @@ from tapeflow.framework.context import context
 from tapeflow.framework.errors import InvalidArgumentError
 from tapeflow.framework.tensor import Tensor, TensorLike
 from tapeflow.framework.variables import Variable
+from tapeflow.graph import passes
+from tapeflow.graph.compiler import Program, compile_graph, replay
+from tapeflow.graph.ir import SIDE_EFFECT_OPS, Graph, SymbolicTensor, is_nondeterministic, tracing
 from tapeflow.ops._convert import convert_to_tensor
 from tapeflow.ops.math_ops import zeros_like
 
@@ -36,8 +39,6 @@ class _Branch:
     """A traced function of captured values: its graph, compiled program, output structure."""
 
     def __init__(self, graph: Any, structure: Any) -> None:
-        from tapeflow.function.compiler import compile_graph
-        from tapeflow.function import passes
         self.graph = graph
         self.structure = structure
         passes.optimize(graph)
@@ -47,7 +48,6 @@ class _Branch:
 
     @property
     def stateful(self) -> bool:
-        from tapeflow.function.graph import SIDE_EFFECT_OPS
         return any(n.op_name in SIDE_EFFECT_OPS or getattr(n.op, "stateful", False)
                    for n in self.graph.nodes)
 
@@ -56,13 +56,11 @@ class _Branch:
         if context.graph is not None:
             # Computing example values while tracing must not assign variables or print.
             if self._dry is None:
-                from tapeflow.function.compiler import Program
                 self._dry = Program(self.graph, dry=True)
             program = self._dry
         return program(list(leading) + [captures[p] for p in self.positions])
 
     def replay(self, leading: Sequence, captures: Sequence) -> list:
-        from tapeflow.function.compiler import replay
         return replay(self.graph, list(leading) + [captures[p] for p in self.positions],
                       skip_side_effects=True)
 
@@ -74,7 +72,6 @@ def _trace_branch(fn: Callable, name: str, args: Sequence = (),
                   shapes: Optional[Sequence] = None) -> tuple:
     """Traces `fn(*placeholders)` into a child graph of the current trace; `shapes` are the
     placeholders' static shapes (the args' own by default)."""
-    from tapeflow.function.graph import Graph, tracing
     graph = Graph(name, parent=context.graph, allow_variable_creation=False)
     shapes = [a.shape for a in args] if shapes is None else shapes
     placeholders = [graph.placeholder(a._value, f"{name}_arg{i}", shape)
@@ -102,7 +99,6 @@ def _union_captures(branches: list) -> list:
 
 
 def _is_traced(x: Any) -> bool:
-    from tapeflow.function.graph import SymbolicTensor
     return isinstance(x, SymbolicTensor)
 
 
@@ -166,7 +162,6 @@ def _known_zero(g: Tensor) -> bool:
 
 def _fixed_at_trace(graph: Any, vid: int) -> bool:
     """True when a graph value depends on constants only (its example is its value)."""
-    from tapeflow.function.graph import is_nondeterministic
     pending, seen = [vid], set()
     while pending:
         info = graph.values[pending.pop()]

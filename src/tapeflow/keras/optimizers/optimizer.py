@@ -16,7 +16,8 @@ from typing import Any, Iterable, Optional, Sequence
 import numpy as np
 
 from tapeflow.framework import dtypes as _dtypes
-from tapeflow.framework.indexed_slices import IndexedSlices, densify
+from tapeflow.framework.indexed_slices import IndexedSlices
+from tapeflow.ops.indexed_slices_ops import densify
 from tapeflow.framework.tensor import Tensor
 from tapeflow.framework.tensor_conversion import convert_to_tensor
 from tapeflow.framework.variables import Variable

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from tapeflow.framework.indexed_slices import densify
+from tapeflow.ops.indexed_slices_ops import densify
 from tapeflow.framework.variables import Variable
 from tapeflow.keras.optimizers.optimizer import Optimizer
 from tapeflow.ops import math_ops

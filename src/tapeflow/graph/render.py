@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from tapeflow.function.graph import Graph, dtype_of
+from tapeflow.graph.ir import Graph, dtype_of
 
 
 def _value_text(graph: Graph, vid: int) -> str:

@@ -11,11 +11,7 @@ from tapeflow.framework import nest
 from tapeflow.framework.context import context
 from tapeflow.framework.tensor import TensorLike
 from tapeflow.framework.tensor_conversion import convert_to_tensor
-
-
-def _ops():
-    from tapeflow.ops import array_ops
-    return array_ops
+from tapeflow.ops import array_ops
 
 
 def vectorized_map(fn: Callable, elems: Any, fallback_to_while_loop: bool = True,
@@ -37,7 +33,7 @@ def vectorized_map(fn: Callable, elems: Any, fallback_to_while_loop: bool = True
     if len(sizes) != 1:
         raise ValueError(f"elems must have the same first dimension, got {sorted(sizes)}")
     (n,) = sizes
-    ops = _ops()
+    ops = array_ops
     columns = [ops.unstack(e) if n else [] for e in flat]
     results = [fn(nest.pack_sequence_as(elems, [c[i] for c in columns])) for i in range(n)]
     if not results:

@@ -26,9 +26,9 @@ import numpy as np
 from tapeflow.autodiff import backprop
 from tapeflow.autodiff.core import REGISTRY
 from tapeflow.framework.tensor import Tensor
-from tapeflow.function import passes
-from tapeflow.function.compiler import Program, compile_graph
-from tapeflow.function.graph import Graph, SymbolicTensor, tracing
+from tapeflow.graph import passes
+from tapeflow.graph.compiler import Program, compile_graph
+from tapeflow.graph.ir import Graph, SymbolicTensor, tracing
 
 CACHE_SIZE = 64           # compiled structures kept (a training loop needs one or two)
 CONSTANTS_LIMIT = 1 << 24  # bytes of constants a kept program may hold (folded seeds)

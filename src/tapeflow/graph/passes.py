@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from tapeflow.function.graph import SIDE_EFFECT_OPS, Graph, is_nondeterministic
+from tapeflow.graph.ir import SIDE_EFFECT_OPS, Graph, is_nondeterministic
 
 
 def _substitute(graph: Graph, subst: dict) -> None:

@@ -410,12 +410,12 @@ class Graph:
         return [self.values[v].example for v in self._var_handles.values()]
 
     def as_text(self) -> str:
-        from tapeflow.function.render import graph_text
+        from tapeflow.graph.render import graph_text
         return graph_text(self)
 
     def to_dot(self) -> str:
         """The graph in Graphviz DOT: ops, shapes, dtypes; backward ops drawn apart."""
-        from tapeflow.function.render import graph_dot
+        from tapeflow.graph.render import graph_dot
         return graph_dot(self)
 
     def __str__(self) -> str:

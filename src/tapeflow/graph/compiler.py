@@ -26,7 +26,7 @@ from tapeflow.autodiff.backprop import support
 from tapeflow.framework.context import context
 from tapeflow.framework.errors import InvalidArgumentError, OpError
 from tapeflow.framework.tensor import Tensor, wrap
-from tapeflow.function.graph import Graph, dry_values, location_text
+from tapeflow.graph.ir import Graph, dry_values, location_text
 
 _COUNTER = [0]
 
