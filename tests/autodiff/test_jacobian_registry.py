@@ -2,8 +2,8 @@
 the cotangent) against the one-backward-pass-per-row jacobian, and against finite differences.
 
 Uses the cases of `tests/ops/gradient_samples/`. A primitive whose rule does not accept a batch
-axis and is not registered in `ops._autodiff_support` runs row by row; this checks that the
-registered ones (BATCH_SAFE, BATCHED_VJPS) really are batch-safe, first and second order.
+axis and declares neither `batch_safe` nor a batched rule (`defbatch`) runs row by row; this
+checks that the declared ones really are batch-safe, first and second order.
 """
 
 from __future__ import annotations

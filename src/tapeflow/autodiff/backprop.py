@@ -19,10 +19,6 @@ from tapeflow.framework.context import context
 from tapeflow.framework.indexed_slices import IndexedSlices
 from tapeflow.framework.tensor import Tensor, TensorLike, wrap
 
-# Ops whose VJP hands the cotangent on unchanged: an IndexedSlices cotangent stays sparse
-# through them (a gather of a variable's value gives the variable IndexedSlices, as in TF).
-SPARSE_PASS_THROUGH = frozenset({"ReadVariableOp", "Identity"})
-
 
 def carries_gradient(x: Any) -> bool:
     """Only floating and complex values have gradients; integers and booleans never do."""
@@ -140,7 +136,7 @@ def _walk(needed: list, live: set, grads: dict, run_rules: Optional[Callable], f
             out_grads = grads.get(key) if key in keep else grads.pop(key, None)
             if out_grads is None:
                 continue
-            if type(out_grads) is IndexedSlices and prim.name not in SPARSE_PASS_THROUGH:
+            if type(out_grads) is IndexedSlices and not prim.sparse_pass_through:
                 out_grads = out_grads._dense()  # the one place rules get sparse ones densified
         if run_rules is None and prim.vjps is not None:
             # Per-input rules: run only those of inputs that need a gradient (live inputs;

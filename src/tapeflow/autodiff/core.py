@@ -12,6 +12,7 @@ from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 
+from tapeflow.autodiff.abstract import dims_text, same_as_input
 from tapeflow.framework import variables as _variables
 from tapeflow.framework.context import rerun_kernel, context, run_kernel
 from tapeflow.framework.errors import InvalidArgumentError, OpError
@@ -34,6 +35,20 @@ class Primitive:
         they cut off (for `GradientTape.explain`).
       stateful: True for ops whose result differs from run to run (random draws): compiled
         graphs never merge, fold or cache them.
+      side_effect: True for ops whose effect is more than their outputs (printing, running
+        branches that assign variables): compiled graphs never remove, merge or reorder them.
+      shape_rule: `rule(*avals, **attrs)` from input `ShapedArray`s to the output's (a tuple
+        for `multiple_results`); see `autodiff.abstract`. Tracing gives values their static
+        shapes with it. Also settable with `defshape`.
+      linear: the output is linear in the inputs that carry tangents (forward mode pushes
+        tangents through the op itself).
+      bilinear: linear in each input separately (Mul, MatMul).
+      elementwise: the VJP rule applied to a tangent is the JVP (elementwise ops).
+      batch_safe: the VJP rule accepts a cotangent with an extra leading batch axis as
+        written (vectorized jacobians push a whole batch through it); `defbatch` gives a
+        separate batched rule instead.
+      sparse_pass_through: the VJP hands the cotangent on unchanged, so an IndexedSlices
+        cotangent stays sparse through it.
 
     A VJP rule is `vjp(g, ans, *inputs, **attrs) -> cotangent or tuple of cotangents`, one per
     input (None where there is none), or one rule per input (see `defvjp`), written with
@@ -42,11 +57,14 @@ class Primitive:
     """
 
     __slots__ = ("name", "impl", "vjp", "vjps", "jvp", "multiple_results", "differentiable",
-                 "stateful", "lowering")
+                 "stateful", "side_effect", "lowering", "shape_rule", "linear", "bilinear",
+                 "elementwise", "batch_safe", "batch_vjp", "sparse_pass_through")
 
     def __init__(self, name: str, impl: Optional[Callable], *, multiple_results: bool = False,
-                 differentiable: bool = True, stateful: bool = False,
-                 register: bool = True) -> None:
+                 differentiable: bool = True, stateful: bool = False, side_effect: bool = False,
+                 shape_rule: Optional[Callable] = None, linear: bool = False,
+                 bilinear: bool = False, elementwise: bool = False, batch_safe: bool = False,
+                 sparse_pass_through: bool = False, register: bool = True) -> None:
         self.name = name
         self.impl = impl
         self.vjp: Optional[Callable] = None
@@ -55,6 +73,14 @@ class Primitive:
         self.multiple_results = multiple_results
         self.differentiable = differentiable
         self.stateful = stateful
+        self.side_effect = side_effect
+        self.shape_rule = shape_rule
+        self.linear = linear
+        self.bilinear = bilinear
+        self.elementwise = elementwise
+        self.batch_safe = batch_safe
+        self.batch_vjp: Optional[Callable] = None
+        self.sparse_pass_through = sparse_pass_through
         # For tf.function's code generator: `lowering(**attrs)` gives the kernel as a Python
         # expression over NumPy with `{0}`, `{1}`... for the inputs (or None: call the kernel).
         self.lowering: Optional[Callable] = None
@@ -82,6 +108,18 @@ class Primitive:
     def defjvp(self, rule: Callable) -> "Primitive":
         """Sets the forward-mode rule `jvp(tangents, ans, *inputs, **attrs)`."""
         self.jvp = rule
+        return self
+
+    def defshape(self, rule: Callable) -> "Primitive":
+        """Sets the shape-and-dtype rule `rule(*avals, **attrs)` (see `autodiff.abstract`)."""
+        self.shape_rule = rule
+        return self
+
+    def defbatch(self, rule: Callable) -> "Primitive":
+        """Sets the batched VJP `rule(g, ans, *inputs, **attrs)`, where `g` has a leading
+        batch axis, for vectorized jacobians (ops whose plain rule reshapes, transposes,
+        reduces or slices and so is not batch-safe as written)."""
+        self.batch_vjp = rule
         return self
 
     def __repr__(self) -> str:
@@ -169,11 +207,6 @@ def record(prim: Primitive, inputs: Sequence[Any], attrs: dict, outputs: Any) ->
 _BROADCAST = re.compile(r"could not be broadcast")
 
 
-def dims_text(shape: tuple) -> str:
-    """A shape as TensorFlow writes it in errors: `[2,3]`."""
-    return "[" + ",".join(str(d) for d in shape) + "]"
-
-
 def shape_text(x: Any) -> str:
     """The shape of a tensor or array as TensorFlow writes it in errors: `[2,3]`."""
     return dims_text(np.shape(x._value if hasattr(x, "_value") else x))
@@ -194,7 +227,9 @@ def op_error(prim: Primitive, inputs: Sequence[Any], exc: Exception) -> Exceptio
 
 # -- variables ---------------------------------------------------------------------------------
 
-READ_VARIABLE = Primitive("ReadVariableOp", lambda value: value).defvjp(lambda g, ans, v: g)
+READ_VARIABLE = Primitive("ReadVariableOp", lambda value: value, shape_rule=same_as_input,
+                          linear=True, batch_safe=True,
+                          sparse_pass_through=True).defvjp(lambda g, ans, v: g)
 READ_VARIABLE.defjvp(lambda tangents, ans, v: tangents[0])
 
 

@@ -36,31 +36,6 @@ from tapeflow.autodiff.tape import GradientTape, UnconnectedGradients
 
 logger = logging.getLogger("tapeflow")
 
-# Primitives whose output is a linear function of the inputs that carry tangents.
-LINEAR = {
-    "AddV2", "Sub", "Neg", "Identity", "ReadVariableOp", "Reshape", "Transpose", "ConcatV2",
-    "Pack", "Unpack", "SplitV", "Tile", "BroadcastTo", "StridedSlice", "StridedSliceGrad",
-    "Sum", "Mean", "Real", "Cast", "AddN", "Conj", "Squeeze", "ExpandDims", "ZerosLike",
-}
-# Linear in each input separately.
-BILINEAR = {"Mul", "MatMul", "BatchMatMulV2"}
-# Elementwise ops whose VJP rule, applied to a tangent, is the JVP.
-ELEMENTWISE = {
-    "Abs", "Sign", "Square", "Sqrt", "Rsqrt", "Reciprocal", "Exp", "Expm1", "Log", "Log1p",
-    "Sin", "Cos", "Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh", "Tanh", "Sigmoid", "Softplus",
-    "Erf", "RealDiv", "FloorMod", "Maximum", "Minimum", "Atan2", "Pow", "SelectV2",
-    "Relu", "Erfc", "Digamma", "Lgamma", "BesselI0e", "BesselI1e", "Xlogy", "Xdivy", "Xlog1py",
-    "Polygamma",
-}
-
-
-def _registered(prim: Any, table: set) -> bool:
-    # Tables are by TensorFlow op name; custom_gradient's unregistered primitives may share a
-    # name with a registered one, so the registry entry must be this very primitive.
-    from tapeflow.autodiff.core import REGISTRY
-    return prim.name in table and REGISTRY.get(prim.name) is prim
-
-
 def jvp_of(prim: Any, tangents: list, outputs: Any, inputs: tuple, attrs: dict) -> Any:
     """The output tangent(s) of one op application; `tangents` has None for inputs without one.
 
@@ -68,11 +43,11 @@ def jvp_of(prim: Any, tangents: list, outputs: Any, inputs: tuple, attrs: dict) 
     """
     if prim.jvp is not None:
         return prim.jvp(tangents, outputs, *inputs, **attrs)
-    if _registered(prim, LINEAR):
+    if prim.linear:
         return _linear_jvp(prim, tangents, inputs, attrs)
-    if _registered(prim, BILINEAR):
+    if prim.bilinear:
         return _bilinear_jvp(prim, tangents, inputs, attrs)
-    if _registered(prim, ELEMENTWISE):
+    if prim.elementwise:
         return _elementwise_jvp(prim, tangents, outputs, inputs, attrs)
     return _double_vjp_jvp(prim, tangents, outputs, inputs, attrs)
 
@@ -287,4 +262,4 @@ def _convert_tangent(tangent: Any, primal: Any) -> Any:
     return ops.convert_to_tensor(tangent, dtype=primal.dtype)
 
 
-__all__ = ["ForwardAccumulator", "jvp_of", "LINEAR", "BILINEAR", "ELEMENTWISE"]
+__all__ = ["ForwardAccumulator", "jvp_of"]

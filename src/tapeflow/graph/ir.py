@@ -47,17 +47,20 @@ def is_internal(filename: str) -> bool:
         _INTERNAL[filename] = internal
     return internal
 
-# Ops whose effect is more than their outputs: never removed, merged, folded or reordered.
-SIDE_EFFECT_OPS = frozenset({"AssignVariableOp", "PrintV2", "If", "Case", "While"})
+def has_side_effect(op: Any) -> bool:
+    """Whether an op's effect is more than its outputs (assigning a variable, printing, a
+    branch or loop that does either): such ops are never removed, merged, folded or
+    reordered. `op` is a node's op: a Primitive, or the name of a built-in op."""
+    if isinstance(op, str):
+        return op == "AssignVariableOp"
+    return op.side_effect
 
 
 def is_nondeterministic(op: Any) -> bool:
     """True for ops that must run anew each time (random draws, reads, side effects)."""
-    name = op if isinstance(op, str) else op.name
-    if name in SIDE_EFFECT_OPS or name == "ReadVariableOp":
-        return True
-    prim = core.REGISTRY.get(name) if isinstance(op, str) else op
-    return bool(getattr(prim, "stateful", False))
+    if isinstance(op, str):
+        return op in ("AssignVariableOp", "ReadVariableOp")
+    return op.side_effect or op.stateful or op is core.READ_VARIABLE
 
 
 class OperatorNotAllowedInGraphError(TypeError):
@@ -462,4 +465,4 @@ def dtype_of(info: ValueInfo) -> str:
 
 
 __all__ = ["Graph", "Node", "ValueInfo", "SymbolicTensor", "tracing", "user_frame",
-           "OperatorNotAllowedInGraphError", "SIDE_EFFECT_OPS", "is_nondeterministic"]
+           "OperatorNotAllowedInGraphError", "has_side_effect", "is_nondeterministic"]

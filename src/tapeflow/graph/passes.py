@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from tapeflow.graph.ir import SIDE_EFFECT_OPS, Graph, is_nondeterministic
+from tapeflow.graph.ir import Graph, has_side_effect, is_nondeterministic
 
 
 def _substitute(graph: Graph, subst: dict) -> None:
@@ -24,7 +24,7 @@ def eliminate_dead_code(graph: Graph) -> int:
     live = set(graph.outputs)
     kept = []
     for node in reversed(graph.nodes):
-        if node.op_name in SIDE_EFFECT_OPS or any(v in live for v in node.outputs):
+        if has_side_effect(node.op) or any(v in live for v in node.outputs):
             kept.append(node)
             live.update(node.inputs)
     removed = len(graph.nodes) - len(kept)
@@ -50,9 +50,6 @@ def _frozen(value: Any) -> Any:
     return value
 
 
-_CONTROL_FLOW_WITH_SIDE_EFFECTS = SIDE_EFFECT_OPS - {"AssignVariableOp", "PrintV2"}
-
-
 def eliminate_common_subexpressions(graph: Graph) -> int:
     """Merges nodes that compute the same op on the same inputs with the same attributes.
 
@@ -72,7 +69,7 @@ def eliminate_common_subexpressions(graph: Graph) -> int:
             epoch[node.inputs[0]] = epoch.get(node.inputs[0], 0) + 1
             kept.append(node)
             continue
-        if name in _CONTROL_FLOW_WITH_SIDE_EFFECTS:
+        if has_side_effect(node.op):  # a branch or loop may assign any variable
             barriers += 1
             kept.append(node)
             continue

@@ -4,16 +4,15 @@ batching rules that let `jacobian` push a whole batch of cotangents through one 
 Batched VJPs. A batched cotangent has one extra leading axis (the batch of N cotangents). For
 each primitive the batched backward pass (`autodiff/batching.py`) asks `batched_vjp`, which
 
-1. uses a rule from `BATCHED_VJPS` (name -> `rule(g, ans, *inputs, **attrs)` where `g` carries
-   the leading batch axis), written here for ops whose plain rule reshapes, transposes,
-   reduces, splits or slices;
-2. else calls the plain VJP rule directly when the primitive's name is in `BATCH_SAFE`: rules
-   made of broadcasting elementwise ops and matmul already accept a leading batch axis;
-3. else (any other primitive, including custom gradients and primitives that other op
-   families add later) falls back to calling the plain rule once per batch row and stacking:
-   always correct, just slower. An op family opts in by adding its primitive's name to
-   `BATCH_SAFE` or a rule to `BATCHED_VJPS` (tests/autodiff/test_jacobian_registry.py then
-   checks it against the row-by-row loop).
+1. uses the primitive's batched rule (`Primitive.defbatch`: `rule(g, ans, *inputs, **attrs)`
+   where `g` carries the leading batch axis), written beside ops whose plain rule reshapes,
+   transposes, reduces, splits or slices;
+2. else calls the plain VJP rule directly when the primitive is `batch_safe`: rules made of
+   broadcasting elementwise ops and matmul already accept a leading batch axis;
+3. else (any other primitive, including custom gradients) falls back to calling the plain
+   rule once per batch row and stacking: always correct, just slower. A primitive opts in where
+   it is defined (tests/autodiff/test_jacobian_registry.py then checks it against the
+   row-by-row loop).
 """
 
 from __future__ import annotations
@@ -100,100 +99,11 @@ def batch_identity_seeds(target: Tensor, start: int, stop: int) -> Tensor:
 
 # -- batched VJP rules ---------------------------------------------------------------------------
 
-# Plain rules that accept a leading batch axis as written (broadcasting elementwise and matmul).
-BATCH_SAFE = {
-    "AddV2", "Sub", "Mul", "RealDiv", "FloorMod", "Maximum", "Minimum", "Atan2", "Pow", "Neg",
-    "Abs", "Sign", "Square", "Sqrt", "Rsqrt", "Reciprocal", "Exp", "Expm1", "Log", "Log1p",
-    "Sin", "Cos", "Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh", "Tanh", "Sigmoid", "Softplus",
-    "Erf", "SelectV2", "Cast", "Real", "Identity", "ReadVariableOp", "BroadcastTo", "MatMul",
-    # other families' elementwise and last-axis ops (checked by test_jacobian_registry.py)
-    "Relu", "ReluGrad", "Erfc", "Digamma", "Lgamma", "BesselI0e", "BesselI1e", "Xlogy", "Xdivy",
-    "Xlog1py", "Polygamma",
-}
-
-
-def _kept(x: Tensor, axis: Any) -> tuple:
-    shape = x._value.shape
-    if axis is None:
-        return (1,) * len(shape)
-    return tuple(1 if i in axis else d for i, d in enumerate(shape))
-
-
-def _batch(g: Tensor) -> int:
-    return g._value.shape[0]
-
-
-def _reduction_rule(plain: Callable) -> Callable:
-    # Reduction rules are `weights(x) * reshape(g, kept_shape)`: elementwise in g after the
-    # reshape, so the plain rule at a cotangent of ones gives the weights.
-    def rule(g: Tensor, ans: Tensor, x: Tensor, axis: Any, keepdims: bool) -> Tensor:
-        weights = plain(ones_like(ans), ans, x, axis=axis, keepdims=keepdims)
-        return weights * reshape(g, (_batch(g),) + _kept(x, axis))
-    return rule
-
-
-def _tile_rule(g: Tensor, ans: Tensor, x: Tensor, multiples: tuple) -> Tensor:
-    shape = x._value.shape
-    interleaved = tuple(v for pair in zip(multiples, shape) for v in pair)
-    return reduce_sum(reshape(g, (_batch(g),) + interleaved),
-                      axis=tuple(range(1, 2 * len(shape) + 1, 2)))
-
-
-def _slice_rule(g: Tensor, ans: Tensor, x: Tensor, key: tuple) -> Tensor:
-    from tapeflow.autodiff.core import bind
-    return bind(_array_ops._strided_slice_grad, (g,),
-                {"shape": (_batch(g),) + x._value.shape, "key": (slice(None),) + key})
-
-
-def _slice_grad_rule(g: Tensor, ans: Tensor, dy: Tensor, shape: tuple, key: tuple) -> Tensor:
-    from tapeflow.autodiff.core import bind
-    return bind(_array_ops._strided_slice, (g,), {"key": (slice(None),) + key})
-
-
-def _reduce_rules() -> dict:
-    from tapeflow.autodiff.core import REGISTRY
-    return {name: _reduction_rule(REGISTRY[name].vjp)
-            for name in ("Sum", "Mean", "Max", "Min", "Prod", "ReduceLogSumExp")
-            if name in REGISTRY}
-
-
-def _fill_rule(g: Tensor, ans: Tensor, value: Tensor, shape: tuple) -> Tensor:
-    # Fill's adjoint sums everything: per row, over all but the batch axis.
-    return reduce_sum(g, axis=tuple(range(1, g._value.ndim)))
-
-
-def _fill_grad_rule(gg: Tensor, ans: Tensor, g: Tensor) -> Tensor:
-    # FillGrad's adjoint fills: each row's scalar spread over g's shape.
-    shape = g._value.shape
-    return broadcast_to(reshape(gg, (_batch(gg),) + (1,) * len(shape)), (_batch(gg),) + shape)
-
-
-BATCHED_VJPS: dict = {
-    "Fill": _fill_rule,
-    "FillGrad": _fill_grad_rule,
-    "Reshape": lambda g, ans, x, shape: reshape(g, (_batch(g),) + x._value.shape),
-    "Transpose": lambda g, ans, x, perm: transpose(
-        g, (0,) + tuple(int(p) + 1 for p in np.argsort(perm))),
-    "ConcatV2": lambda g, ans, *xs, axis: tuple(
-        split(g, [x._value.shape[axis] for x in xs], axis=axis + 1)),
-    "Pack": lambda g, ans, *xs, axis: tuple(unstack(g, axis=axis + 1)),
-    "Unpack": lambda gs, ans, x, axis: stack(gs, axis=axis + 1),
-    "SplitV": lambda gs, ans, x, sizes, axis: concat(list(gs), axis=axis + 1),
-    "Tile": _tile_rule,
-    "StridedSlice": _slice_rule,
-    "StridedSliceGrad": _slice_grad_rule,
-    **_reduce_rules(),
-}
-
-
 def batched_vjp(prim: Any, g: Any, ans: Any, inputs: tuple, attrs: dict) -> tuple:
     """The input cotangents, each with the leading batch axis (None where there is none)."""
-    from tapeflow.autodiff.core import REGISTRY
-    registered = REGISTRY.get(prim.name) is prim
-    rule = BATCHED_VJPS.get(prim.name) if registered else None
-    if rule is not None:
-        grads = rule(g, ans, *inputs, **attrs)
-    elif registered and prim.name in BATCH_SAFE:
+    if prim.batch_vjp is not None:
+        grads = prim.batch_vjp(g, ans, *inputs, **attrs)
+    elif prim.batch_safe:
         grads = prim.vjp(g, ans, *inputs, **attrs)
     else:
         return _row_by_row(prim, g, ans, inputs, attrs)
@@ -203,7 +113,7 @@ def batched_vjp(prim: Any, g: Any, ans: Any, inputs: tuple, attrs: dict) -> tupl
 def _row_by_row(prim: Any, g: Any, ans: Any, inputs: tuple, attrs: dict) -> tuple:
     """The safe fallback: the plain rule once per batch row, results stacked."""
     gs = list(g) if prim.multiple_results else None
-    n = _batch(gs[0] if gs is not None else g)
+    n = (gs[0] if gs is not None else g)._value.shape[0]
     rows = []
     for i in range(n):
         gi = tuple(x[i] for x in gs) if gs is not None else g[i]
@@ -226,8 +136,8 @@ def _unbroadcast_row(c: Any, x: Tensor) -> Tensor:
 
 
 __all__ = ["unbroadcast", "batch_unbroadcast", "one_hot_seed", "batch_one_hot_seed",
-           "identity_seeds", "batch_identity_seeds", "batched_vjp", "BATCH_SAFE",
-           "BATCHED_VJPS", "add", "convert_to_tensor", "ones_like", "zeros_like", "zeros",
+           "identity_seeds", "batch_identity_seeds", "batched_vjp",
+           "add", "convert_to_tensor", "ones_like", "zeros_like", "zeros",
            "stack", "reshape", "broadcast_to", "reduce_sum", "concat", "transpose", "Tensor"]
 
 _backprop.install_support(sys.modules[__name__])

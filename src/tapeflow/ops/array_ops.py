@@ -53,7 +53,7 @@ def _axis(axis: Any, rank: int, op_name: str) -> int:
 
 # -- reshape -------------------------------------------------------------------------------------
 
-_reshape = Primitive("Reshape", lambda x, shape: np.reshape(x, shape)).defvjp(
+_reshape = Primitive("Reshape", lambda x, shape: np.reshape(x, shape), linear=True).defvjp(
     lambda g, ans, x, shape: reshape(g, x._value.shape))
 _reshape.lowering = lambda shape: f"np.reshape({{0}}, {shape!r})"
 
@@ -103,7 +103,7 @@ def _resolve_shape(in_shape: tuple, target: tuple) -> tuple:
 
 # -- transpose -----------------------------------------------------------------------------------
 
-_transpose = Primitive("Transpose", lambda x, perm: np.transpose(x, perm)).defvjp(
+_transpose = Primitive("Transpose", lambda x, perm: np.transpose(x, perm), linear=True).defvjp(
     lambda g, ans, x, perm: transpose(g, tuple(np.argsort(perm))))
 
 
@@ -186,7 +186,7 @@ def _concat_vjp(g: Tensor, ans: Tensor, *xs: Tensor, axis: int) -> tuple:
     return tuple(split(g, sizes, axis=axis))
 
 
-_concat = Primitive("ConcatV2", lambda *xs, axis: np.concatenate(xs, axis=axis)).defvjp(
+_concat = Primitive("ConcatV2", lambda *xs, axis: np.concatenate(xs, axis=axis), linear=True).defvjp(
     _concat_vjp)
 
 
@@ -247,7 +247,7 @@ def _stack_vjp(g: Tensor, ans: Tensor, *xs: Tensor, axis: int) -> tuple:
     return tuple(unstack(g, axis=axis))
 
 
-_stack = Primitive("Pack", lambda *xs, axis: np.stack(xs, axis=axis)).defvjp(_stack_vjp)
+_stack = Primitive("Pack", lambda *xs, axis: np.stack(xs, axis=axis), linear=True).defvjp(_stack_vjp)
 
 
 @reads_static
@@ -271,7 +271,7 @@ def _unstack_kernel(x: np.ndarray, axis: int) -> tuple:
     return tuple(np.moveaxis(x, axis, 0))
 
 
-_unstack = Primitive("Unpack", _unstack_kernel, multiple_results=True).defvjp(
+_unstack = Primitive("Unpack", _unstack_kernel, multiple_results=True, linear=True).defvjp(
     lambda gs, ans, x, axis: stack(gs, axis=axis))
 
 
@@ -291,7 +291,7 @@ def _split_kernel(x: np.ndarray, sizes: tuple, axis: int) -> tuple:
     return tuple(np.split(x, np.cumsum(sizes)[:-1], axis=axis))
 
 
-_split = Primitive("SplitV", _split_kernel, multiple_results=True).defvjp(
+_split = Primitive("SplitV", _split_kernel, multiple_results=True, linear=True).defvjp(
     lambda gs, ans, x, sizes, axis: concat(list(gs), axis=axis))
 
 
@@ -356,7 +356,7 @@ def _tile_vjp(g: Tensor, ans: Tensor, x: Tensor, multiples: tuple) -> Tensor:
     return reduce_sum(reshape(g, interleaved), axis=tuple(builtins.range(0, 2 * len(shape), 2)))
 
 
-_tile = Primitive("Tile", lambda x, multiples: np.tile(x, multiples)).defvjp(_tile_vjp)
+_tile = Primitive("Tile", lambda x, multiples: np.tile(x, multiples), linear=True).defvjp(_tile_vjp)
 
 
 @reads_static
@@ -377,7 +377,7 @@ def tile(input: Any, multiples: Any, name: Optional[str] = None) -> Tensor:  # n
     return bind(_tile, (x,), {"multiples": multiples})
 
 
-_broadcast_to = Primitive("BroadcastTo", lambda x, shape: np.broadcast_to(x, shape)).defvjp(
+_broadcast_to = Primitive("BroadcastTo", lambda x, shape: np.broadcast_to(x, shape), linear=True, batch_safe=True).defvjp(
     lambda g, ans, x, shape: g)  # the tape sums the cotangent back to x's shape
 _broadcast_to.lowering = lambda shape: f"np.broadcast_to({{0}}, {shape!r})"
 
@@ -533,10 +533,10 @@ def _slice_grad_kernel(g: np.ndarray, shape: tuple, key: tuple) -> np.ndarray:
     return out
 
 
-_strided_slice = Primitive("StridedSlice", lambda x, key: x[key]).defvjp(
+_strided_slice = Primitive("StridedSlice", lambda x, key: x[key], linear=True).defvjp(
     lambda g, ans, x, key: bind(_strided_slice_grad, (g,), {"shape": x._value.shape,
                                                              "key": key}))
-_strided_slice_grad = Primitive("StridedSliceGrad", _slice_grad_kernel).defvjp(
+_strided_slice_grad = Primitive("StridedSliceGrad", _slice_grad_kernel, linear=True).defvjp(
     lambda g, ans, dy, shape, key: bind(_strided_slice, (g,), {"key": key}))
 
 
@@ -1040,6 +1040,51 @@ def gather(params: Any, indices: Any, validate_indices: Any = None, axis: Any = 
     axis, batch_dims = _check_gather_args(x._value.shape, ind._value.shape, axis, batch_dims)
     return bind(_gather, (x, ind), {"axis": axis, "batch_dims": batch_dims})
 
+
+
+# -- batched VJP rules (vectorized jacobians: `g` has a leading batch axis) --------------------
+
+def _batch_size(g: Tensor) -> int:
+    return g._value.shape[0]
+
+
+def _tile_batch_vjp(g: Tensor, ans: Tensor, x: Tensor, multiples: tuple) -> Tensor:
+    from tapeflow.ops.reduce_ops import reduce_sum  # reduce_ops builds on this module
+    shape = x._value.shape
+    interleaved = tuple(v for pair in zip(multiples, shape) for v in pair)
+    return reduce_sum(reshape(g, (_batch_size(g),) + interleaved),
+                      axis=tuple(builtins.range(1, 2 * len(shape) + 1, 2)))
+
+
+def _fill_batch_vjp(g: Tensor, ans: Tensor, value: Tensor, shape: tuple) -> Tensor:
+    # Fill's adjoint sums everything: per row, over all but the batch axis.
+    from tapeflow.ops.reduce_ops import reduce_sum  # reduce_ops builds on this module
+    return reduce_sum(g, axis=tuple(builtins.range(1, g._value.ndim)))
+
+
+def _fill_grad_batch_vjp(gg: Tensor, ans: Tensor, g: Tensor) -> Tensor:
+    # FillGrad's adjoint fills: each row's scalar spread over g's shape.
+    shape = g._value.shape
+    rows = _batch_size(gg)
+    return broadcast_to(reshape(gg, (rows,) + (1,) * len(shape)), (rows,) + shape)
+
+
+_fill.defbatch(_fill_batch_vjp)
+_sum_all.defbatch(_fill_grad_batch_vjp)
+_reshape.defbatch(lambda g, ans, x, shape: reshape(g, (_batch_size(g),) + x._value.shape))
+_transpose.defbatch(lambda g, ans, x, perm: transpose(
+    g, (0,) + tuple(int(p) + 1 for p in np.argsort(perm))))
+_concat.defbatch(lambda g, ans, *xs, axis: tuple(
+    split(g, [x._value.shape[axis] for x in xs], axis=axis + 1)))
+_stack.defbatch(lambda g, ans, *xs, axis: tuple(unstack(g, axis=axis + 1)))
+_unstack.defbatch(lambda gs, ans, x, axis: stack(gs, axis=axis + 1))
+_split.defbatch(lambda gs, ans, x, sizes, axis: concat(list(gs), axis=axis + 1))
+_tile.defbatch(_tile_batch_vjp)
+_strided_slice.defbatch(lambda g, ans, x, key: bind(
+    _strided_slice_grad, (g,), {"shape": (_batch_size(g),) + x._value.shape,
+                                "key": (builtins.slice(None),) + key}))
+_strided_slice_grad.defbatch(lambda g, ans, dy, shape, key: bind(
+    _strided_slice, (g,), {"key": (builtins.slice(None),) + key}))
 
 __all__ = [
     "reshape", "transpose", "expand_dims", "squeeze", "concat", "stack", "unstack", "split",

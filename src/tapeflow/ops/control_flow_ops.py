@@ -28,7 +28,8 @@ from tapeflow.framework.tensor import Tensor, TensorLike
 from tapeflow.framework.variables import Variable
 from tapeflow.graph import passes
 from tapeflow.graph.compiler import Program, compile_graph, replay
-from tapeflow.graph.ir import SIDE_EFFECT_OPS, Graph, SymbolicTensor, is_nondeterministic, tracing
+from tapeflow.graph.ir import Graph, SymbolicTensor, has_side_effect, is_nondeterministic, \
+    tracing
 from tapeflow.ops._convert import convert_to_tensor
 from tapeflow.ops.math_ops import zeros_like
 
@@ -48,7 +49,7 @@ class _Branch:
 
     @property
     def stateful(self) -> bool:
-        return any(n.op_name in SIDE_EFFECT_OPS or getattr(n.op, "stateful", False)
+        return any(has_side_effect(n.op) or getattr(n.op, "stateful", False)
                    for n in self.graph.nodes)
 
     def run(self, leading: Sequence, captures: Sequence) -> list:
@@ -179,7 +180,7 @@ def _make_branch_prims(name: str, impl: Callable) -> tuple:
     # The stateful form runs branches with side effects (assignments, prints): graphs never
     # prune or merge it.
     stateless = Primitive("Stateless" + name, impl, multiple_results=True)
-    stateful = Primitive(name, impl, stateful=True, multiple_results=True)
+    stateful = Primitive(name, impl, stateful=True, side_effect=True, multiple_results=True)
     stateless.defvjp(_branch_vjp)
     stateful.defvjp(_branch_vjp)
     return stateless, stateful
@@ -375,7 +376,8 @@ def _while_vjp(gs: list, ans: tuple, *inputs: Tensor, cond_fn: _Branch, body: _B
 
 
 def _make_while(name: str, stateful: bool) -> Primitive:
-    prim = Primitive(name, _while_impl, stateful=stateful, multiple_results=True)
+    prim = Primitive(name, _while_impl, stateful=stateful, side_effect=stateful,
+                     multiple_results=True)
     return prim.defvjp(_while_vjp)
 
 
@@ -621,7 +623,7 @@ def _print_impl(*arrays: Any, template: tuple, sep: str, end: str, stream: str,
     return ()
 
 
-_PRINT = Primitive("PrintV2", _print_impl, multiple_results=True, differentiable=False)
+_PRINT = Primitive("PrintV2", _print_impl, multiple_results=True, differentiable=False, side_effect=True)
 
 
 def print(*inputs: Any, output_stream: Any = None, summarize: int = 3, sep: str = " ",  # noqa: A001

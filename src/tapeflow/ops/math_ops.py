@@ -104,12 +104,12 @@ def _bool_product(x: Any, y: Any) -> Tensor:
 # Binary rules are given per input, so the backward pass skips a constant operand's. The
 # hottest rules bind their primitives directly: the operands fit by construction, so the
 # wrappers' conversions and checks would be wasted on every backward pass.
-_add = Primitive("AddV2", np.add).defvjp(lambda g, ans, x, y: g, lambda g, ans, x, y: g)
-_sub = Primitive("Sub", np.subtract).defvjp(lambda g, ans, x, y: g,
+_add = Primitive("AddV2", np.add, linear=True, batch_safe=True).defvjp(lambda g, ans, x, y: g, lambda g, ans, x, y: g)
+_sub = Primitive("Sub", np.subtract, linear=True, batch_safe=True).defvjp(lambda g, ans, x, y: g,
                                             lambda g, ans, x, y: bind(_neg, (g,)))
-_mul = Primitive("Mul", np.multiply).defvjp(lambda g, ans, x, y: bind(_mul, (g, y)),
+_mul = Primitive("Mul", np.multiply, bilinear=True, batch_safe=True).defvjp(lambda g, ans, x, y: bind(_mul, (g, y)),
                                             lambda g, ans, x, y: bind(_mul, (g, x)))
-_div = Primitive("RealDiv", np.true_divide).defvjp(
+_div = Primitive("RealDiv", np.true_divide, elementwise=True, batch_safe=True).defvjp(
     lambda g, ans, x, y: bind(_div, (g, y)),
     lambda g, ans, x, y: bind(_div, (bind(_mul, (bind(_neg, (g,)), ans)), y)))
 def _divides_by_zero(x: np.ndarray, y: np.ndarray, op_name: str) -> bool:
@@ -150,7 +150,7 @@ def _floormod_kernel(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 _floordiv = Primitive("FloorDiv", _floordiv_kernel, differentiable=False)
-_floormod = Primitive("FloorMod", _floormod_kernel).defvjp(
+_floormod = Primitive("FloorMod", _floormod_kernel, elementwise=True, batch_safe=True).defvjp(
     lambda g, ans, x, y: g, lambda g, ans, x, y: negative(g) * floor(x / y))
 
 
@@ -177,13 +177,13 @@ def _truncatemod_kernel(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 # TensorFlow registers no gradient for either truncating op.
 _truncatediv = Primitive("TruncateDiv", _truncatediv_kernel, differentiable=False)
 _truncatemod = Primitive("TruncateMod", _truncatemod_kernel, differentiable=False)
-_maximum = Primitive("Maximum", np.maximum).defvjp(
+_maximum = Primitive("Maximum", np.maximum, elementwise=True, batch_safe=True).defvjp(
     lambda g, ans, x, y: where(x >= y, g, zeros_like(g)),
     lambda g, ans, x, y: where(x >= y, zeros_like(g), g))
-_minimum = Primitive("Minimum", np.minimum).defvjp(
+_minimum = Primitive("Minimum", np.minimum, elementwise=True, batch_safe=True).defvjp(
     lambda g, ans, x, y: where(x <= y, g, zeros_like(g)),
     lambda g, ans, x, y: where(x <= y, zeros_like(g), g))
-_atan2 = Primitive("Atan2", np.arctan2).defvjp(
+_atan2 = Primitive("Atan2", np.arctan2, elementwise=True, batch_safe=True).defvjp(
     lambda g, ans, y, x: g * x / (x * x + y * y),
     lambda g, ans, y, x: negative(g) * y / (x * x + y * y))
 
@@ -198,7 +198,7 @@ def _pow_vjp_y(g: Tensor, ans: Tensor, x: Tensor, y: Tensor) -> Tensor:
     return g * ans * log_x
 
 
-_pow = Primitive("Pow", np.power).defvjp(
+_pow = Primitive("Pow", np.power, elementwise=True, batch_safe=True).defvjp(
     lambda g, ans, x, y: g * y * pow(x, y - 1), _pow_vjp_y)
 
 add = _binary_op(_add, _NUMERIC + _STRING)  # strings concatenate; bools are refused
@@ -397,7 +397,7 @@ def _reciprocal_kernel(x: np.ndarray) -> np.ndarray:
 
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 
-_neg = Primitive("Neg", np.negative).defvjp(lambda g, ans, x: bind(_neg, (g,)))
+_neg = Primitive("Neg", np.negative, linear=True, batch_safe=True).defvjp(lambda g, ans, x: bind(_neg, (g,)))
 def _abs_vjp(g: Tensor, ans: Tensor, x: Tensor) -> Tensor:
     if not x.dtype.is_complex:
         return g * bind(_sign, (x,))
@@ -405,39 +405,39 @@ def _abs_vjp(g: Tensor, ans: Tensor, x: Tensor) -> Tensor:
     return divide_no_nan(cast(g, x.dtype) * conj(x), cast(ans, x.dtype))
 
 
-_abs = Primitive("Abs", np.abs).defvjp(_abs_vjp)
-_sign = Primitive("Sign", np.sign).defvjp(lambda g, ans, x: zeros_like(g))
+_abs = Primitive("Abs", np.abs, elementwise=True, batch_safe=True).defvjp(_abs_vjp)
+_sign = Primitive("Sign", np.sign, elementwise=True, batch_safe=True).defvjp(lambda g, ans, x: zeros_like(g))
 # 2 * g * x, as (g + g) * x: no scalar to convert, exactly g * 2x (doubling is exact), and a
 # constant g (a mean's seed, in a compiled backward pass) folds with its doubling.
-_square = Primitive("Square", np.square).defvjp(
+_square = Primitive("Square", np.square, elementwise=True, batch_safe=True).defvjp(
     lambda g, ans, x: bind(_mul, (bind(_add, (g, g)), x)))
-_sqrt = Primitive("Sqrt", np.sqrt).defvjp(lambda g, ans, x: g * 0.5 / ans)
-_rsqrt = Primitive("Rsqrt", _rsqrt_kernel).defvjp(
+_sqrt = Primitive("Sqrt", np.sqrt, elementwise=True, batch_safe=True).defvjp(lambda g, ans, x: g * 0.5 / ans)
+_rsqrt = Primitive("Rsqrt", _rsqrt_kernel, elementwise=True, batch_safe=True).defvjp(
     lambda g, ans, x: g * -0.5 * ans * ans * ans)
-_reciprocal = Primitive("Reciprocal", _reciprocal_kernel).defvjp(
+_reciprocal = Primitive("Reciprocal", _reciprocal_kernel, elementwise=True, batch_safe=True).defvjp(
     lambda g, ans, x: negative(g) * ans * ans)
-_exp = Primitive("Exp", np.exp).defvjp(lambda g, ans, x: g * ans)
-_expm1 = Primitive("Expm1", np.expm1).defvjp(lambda g, ans, x: g * (ans + 1))
-_log = Primitive("Log", np.log).defvjp(lambda g, ans, x: g / x)
-_log1p = Primitive("Log1p", np.log1p).defvjp(lambda g, ans, x: g / (x + 1))
-_sin = Primitive("Sin", np.sin).defvjp(lambda g, ans, x: g * cos(x))
-_cos = Primitive("Cos", np.cos).defvjp(lambda g, ans, x: negative(g) * sin(x))
-_tan = Primitive("Tan", np.tan).defvjp(lambda g, ans, x: g * (ans * ans + 1))
-_asin = Primitive("Asin", np.arcsin).defvjp(lambda g, ans, x: g * rsqrt(1 - x * x))
-_acos = Primitive("Acos", np.arccos).defvjp(
+_exp = Primitive("Exp", np.exp, elementwise=True, batch_safe=True).defvjp(lambda g, ans, x: g * ans)
+_expm1 = Primitive("Expm1", np.expm1, elementwise=True, batch_safe=True).defvjp(lambda g, ans, x: g * (ans + 1))
+_log = Primitive("Log", np.log, elementwise=True, batch_safe=True).defvjp(lambda g, ans, x: g / x)
+_log1p = Primitive("Log1p", np.log1p, elementwise=True, batch_safe=True).defvjp(lambda g, ans, x: g / (x + 1))
+_sin = Primitive("Sin", np.sin, elementwise=True, batch_safe=True).defvjp(lambda g, ans, x: g * cos(x))
+_cos = Primitive("Cos", np.cos, elementwise=True, batch_safe=True).defvjp(lambda g, ans, x: negative(g) * sin(x))
+_tan = Primitive("Tan", np.tan, elementwise=True, batch_safe=True).defvjp(lambda g, ans, x: g * (ans * ans + 1))
+_asin = Primitive("Asin", np.arcsin, elementwise=True, batch_safe=True).defvjp(lambda g, ans, x: g * rsqrt(1 - x * x))
+_acos = Primitive("Acos", np.arccos, elementwise=True, batch_safe=True).defvjp(
     lambda g, ans, x: negative(g) * rsqrt(1 - x * x))
-_atan = Primitive("Atan", np.arctan).defvjp(lambda g, ans, x: g / (x * x + 1))
-_sinh = Primitive("Sinh", np.sinh).defvjp(lambda g, ans, x: g * cosh(x))
-_cosh = Primitive("Cosh", np.cosh).defvjp(lambda g, ans, x: g * sinh(x))
+_atan = Primitive("Atan", np.arctan, elementwise=True, batch_safe=True).defvjp(lambda g, ans, x: g / (x * x + 1))
+_sinh = Primitive("Sinh", np.sinh, elementwise=True, batch_safe=True).defvjp(lambda g, ans, x: g * cosh(x))
+_cosh = Primitive("Cosh", np.cosh, elementwise=True, batch_safe=True).defvjp(lambda g, ans, x: g * sinh(x))
 _asinh = Primitive("Asinh", np.arcsinh).defvjp(lambda g, ans, x: g * rsqrt(x * x + 1))
 _acosh = Primitive("Acosh", np.arccosh).defvjp(lambda g, ans, x: g / sinh(ans))  # as TF
 _atanh = Primitive("Atanh", np.arctanh).defvjp(lambda g, ans, x: g / (1 - x * x))
-_tanh = Primitive("Tanh", np.tanh).defvjp(lambda g, ans, x: g * (1 - ans * ans))
-_sigmoid = Primitive("Sigmoid", _sigmoid_kernel).defvjp(
+_tanh = Primitive("Tanh", np.tanh, elementwise=True, batch_safe=True).defvjp(lambda g, ans, x: g * (1 - ans * ans))
+_sigmoid = Primitive("Sigmoid", _sigmoid_kernel, elementwise=True, batch_safe=True).defvjp(
     lambda g, ans, x: g * ans * (1 - ans))
-_softplus = Primitive("Softplus", lambda x: np.logaddexp(np.zeros((), x.dtype), x)) \
+_softplus = Primitive("Softplus", lambda x: np.logaddexp(np.zeros((), x.dtype), x), elementwise=True, batch_safe=True) \
     .defvjp(lambda g, ans, x: g * sigmoid(x))
-_erf = Primitive("Erf", _erf_kernel).defvjp(
+_erf = Primitive("Erf", _erf_kernel, elementwise=True, batch_safe=True).defvjp(
     lambda g, ans, x: g * _TWO_OVER_SQRT_PI * exp(negative(x * x)))
 # No gradient flows through rounding (TensorFlow registers none).
 _floor = Primitive("Floor", np.floor, differentiable=False)
@@ -541,7 +541,7 @@ for _fn, _doc in [
 
 # -- where, cast, identity, stop_gradient --------------------------------------------------------
 
-_select = Primitive("SelectV2", np.where).defvjp(
+_select = Primitive("SelectV2", np.where, elementwise=True, batch_safe=True).defvjp(
     lambda g, ans, c, x, y: None,
     lambda g, ans, c, x, y: where(c, g, zeros_like(g)),
     lambda g, ans, c, x, y: where(c, zeros_like(g), g))
@@ -576,7 +576,7 @@ def _cast_vjp(g: Tensor, ans: Tensor, x: Tensor) -> Any:
     return cast(g, x.dtype) if x.dtype.is_differentiable else None
 
 
-_cast = Primitive("Cast", lambda x, dtype: x.astype(dtype)).defvjp(
+_cast = Primitive("Cast", lambda x, dtype: x.astype(dtype), linear=True, batch_safe=True).defvjp(
     lambda g, ans, x, dtype: _cast_vjp(g, ans, x))
 _cast.lowering = lambda dtype: (f"{{0}}.astype('{np.dtype(dtype).str}')"
                                 if np.dtype(dtype).kind in "biufc" else None)
@@ -600,8 +600,8 @@ def cast(x: Any, dtype: Any, name: Optional[str] = None) -> Tensor:
     return bind(_cast, (x,), {"dtype": target._np})
 
 
-_real = Primitive("Real", np.real).defvjp(lambda g, ans, x: cast(g, x.dtype))
-_conj = Primitive("Conj", np.conj).defvjp(lambda g, ans, x: bind(_conj, (g,)))
+_real = Primitive("Real", np.real, linear=True, batch_safe=True).defvjp(lambda g, ans, x: cast(g, x.dtype))
+_conj = Primitive("Conj", np.conj, linear=True).defvjp(lambda g, ans, x: bind(_conj, (g,)))
 
 
 def real(input: Any, name: Optional[str] = None) -> Tensor:  # noqa: A002 - TF's name
@@ -635,7 +635,7 @@ def conj(x: Any, name: Optional[str] = None) -> Tensor:
         raise TypeError(f"Expected numeric or variant tensor, got dtype {x.dtype!r}.")
     return x
 
-_identity = Primitive("Identity", lambda x: x).defvjp(lambda g, ans, x: g)
+_identity = Primitive("Identity", lambda x: x, linear=True, batch_safe=True, sparse_pass_through=True).defvjp(lambda g, ans, x: g)
 _stop_gradient = Primitive("StopGradient", lambda x: x, differentiable=False)
 
 
@@ -657,7 +657,7 @@ def _zeros(shape: tuple, dtype: np.dtype) -> np.ndarray:
 
 
 _zeros_like = Primitive("ZerosLike", lambda x, dtype: _zeros(x.shape, dtype),
-                        differentiable=False)
+                        differentiable=False, linear=True)
 _ones_like = Primitive("OnesLike", lambda x, dtype: np.ones(x.shape, dtype),
                        differentiable=False)
 
@@ -733,7 +733,7 @@ def _matmul_vjp_b(g: Tensor, ans: Tensor, a: Tensor, b: Tensor, transpose_a: boo
     return _product(a, g, not transpose_a, False)
 
 
-_matmul = Primitive("MatMul", _matmul_kernel).defvjp(_matmul_vjp_a, _matmul_vjp_b)
+_matmul = Primitive("MatMul", _matmul_kernel, bilinear=True, batch_safe=True).defvjp(_matmul_vjp_a, _matmul_vjp_b)
 
 
 def _matmul_lowering(transpose_a: bool, transpose_b: bool) -> str:

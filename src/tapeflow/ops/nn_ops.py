@@ -42,11 +42,11 @@ def _relu_kernel(x: np.ndarray) -> np.ndarray:
 # mask is taken from the output: 0 at x == 0. It is linear in g and flat in y: y's cotangent is
 # zeros (not None, as TensorFlow's), so a nested tape's second derivative is zeros, not None;
 # they are shaped like gg, which keeps the rule batch-safe (a vectorized jacobian's leading axis).
-_relu_grad = Primitive("ReluGrad", lambda g, y: g * (y > 0)).defvjp(
+_relu_grad = Primitive("ReluGrad", lambda g, y: g * (y > 0), batch_safe=True).defvjp(
     lambda gg, ans, g, y: bind(_relu_grad, (gg, y)), lambda gg, ans, g, y: zeros_like(gg))
 _relu_grad.defjvp(lambda tangents, ans, g, y: None if tangents[0] is None
                   else bind(_relu_grad, (tangents[0], y)))
-_relu = Primitive("Relu", _relu_kernel).defvjp(lambda g, ans, x: bind(_relu_grad, (g, ans)))
+_relu = Primitive("Relu", _relu_kernel, elementwise=True, batch_safe=True).defvjp(lambda g, ans, x: bind(_relu_grad, (g, ans)))
 _relu.lowering = lambda: "np.maximum({0}, 0)"
 _relu_grad.lowering = lambda: "{0} * ({1} > 0)"
 

@@ -17,7 +17,7 @@ from tapeflow.ops._static import reads_static, static_value
 from tapeflow.ops.array_ops import broadcast_to_shape, fill_shape, reshape, reshape_to, transpose
 from tapeflow.ops.math_ops import (_zeros, abs as abs_, cast, conj, equal, exp, is_finite,
                                    not_equal, pow as pow_, real, reciprocal, sqrt, square,
-                                   stop_gradient, where, zeros_like)
+                                   stop_gradient, where, ones_like, zeros_like)
 
 
 def _axes(axis: Any, rank: int, op_name: str) -> Optional[tuple]:
@@ -146,10 +146,10 @@ def _mean_kernel(x: np.ndarray, axis: Any, keepdims: bool) -> np.ndarray:
     return np.mean(x, axis=axis, keepdims=keepdims).astype(x.dtype, copy=False)
 
 
-_sum = Primitive("Sum", _sum_kernel).defvjp(_sum_vjp)
+_sum = Primitive("Sum", _sum_kernel, linear=True).defvjp(_sum_vjp)
 _sum.lowering = lambda axis, keepdims: (
     f"np.add.reduce({{0}}, {axis!r}, {{0}}.dtype, None, {keepdims!r})")
-_mean = Primitive("Mean", _mean_kernel).defvjp(_mean_vjp)
+_mean = Primitive("Mean", _mean_kernel, linear=True).defvjp(_mean_vjp)
 def _extreme_kernel(reduce: Any, lowest: bool) -> Any:
     """np.max / np.min, but an empty reduction gives the identity (the dtype's lowest value
     for max, highest for min), as TensorFlow does, instead of NumPy's ValueError."""
@@ -176,6 +176,20 @@ _all = Primitive("All", lambda x, axis, keepdims: np.all(x, axis=axis, keepdims=
                  differentiable=False)
 _any = Primitive("Any", lambda x, axis, keepdims: np.any(x, axis=axis, keepdims=keepdims),
                  differentiable=False)
+
+
+def _batched_reduction_vjp(prim: Primitive) -> Any:
+    # Reduction rules are `weights(x) * reshape(g, kept_shape)`: elementwise in g after the
+    # reshape, so the plain rule at a cotangent of ones gives the weights.
+    def rule(g: Tensor, ans: Tensor, x: Tensor, axis: Any, keepdims: bool) -> Tensor:
+        weights = prim.vjp(ones_like(ans), ans, x, axis=axis, keepdims=keepdims)
+        rows = g._value.shape[0]
+        return weights * reshape(g, (rows,) + _kept_shape(x, axis))
+    return rule
+
+
+for _prim in (_sum, _mean, _max, _min, _prod, _logsumexp):
+    _prim.defbatch(_batched_reduction_vjp(_prim))
 
 reduce_sum = _reduction(_sum, "fciu")
 reduce_mean = _reduction(_mean, "fciu")
