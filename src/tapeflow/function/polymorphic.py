@@ -605,6 +605,10 @@ class Function:
         params = [p for p in self._signature.parameters.values()
                   if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
         names = [p.name for p in params[:len(self._input_signature)]]
+        varargs = [p.name for p in self._signature.parameters.values()
+                   if p.kind is p.VAR_POSITIONAL]
+        if varargs:  # signature entries past the named parameters fill `*args`, as args_0...
+            names += [f"{varargs[0]}_{i}" for i in range(len(self._input_signature) - len(names))]
         shown = "(" + ", ".join(f"{n}: {spec!r}" for n, spec in zip(
             names, self._input_signature)) + ")"
 

@@ -24,7 +24,7 @@ def _well(*shape):
 
 
 def _spd(a):
-    return tf.matmul(a, a, transpose_b=True) + tf.eye(a.shape[-1], dtype=tf.float64)
+    return tf.matmul(a, a, transpose_b=True) + tf.eye(tf.shape(a)[-1], dtype=tf.float64)
 
 
 def _sym(a):
