@@ -25,6 +25,7 @@ from typing import Any, Optional
 
 import numpy as np
 
+from tapeflow.autodiff.abstract import ShapedArray, dims_text, same_as_input
 from tapeflow.autodiff.core import Primitive, bind
 from tapeflow.framework import dtypes as _dtypes
 from tapeflow.framework.errors import InvalidArgumentError
@@ -152,14 +153,44 @@ def _categorical_kernel(logits: np.ndarray, num_samples: int, dtype: np.dtype,
     return np.minimum(out, z.shape[1] - 1)
 
 
+# -- shape rules: the shape is an attr, so known (dims may be None where it was partly known) --
+
+def _drawn(shape: tuple, dtype: np.dtype, key: Optional[tuple]) -> ShapedArray:
+    return ShapedArray(shape, dtype)
+
+
+def _scalar_bound(bound: ShapedArray, label: str, op_name: str) -> None:
+    if bound.shape is not None and len(bound.shape) != 0:
+        raise ValueError(f"{label} must be a scalar; got a tensor of shape "
+                         f"{dims_text(bound.shape)} for '{op_name}'")
+
+
+def _uniform_int_shape(low: ShapedArray, high: ShapedArray, shape: tuple,
+                       key: Optional[tuple]) -> ShapedArray:
+    _scalar_bound(low, "minval", "RandomUniformInt")
+    _scalar_bound(high, "maxval", "RandomUniformInt")
+    return ShapedArray(shape, low.dtype)
+
+
+def _categorical_shape(logits: ShapedArray, num_samples: int, dtype: np.dtype,
+                       key: Optional[tuple]) -> ShapedArray:
+    if logits.shape is not None and len(logits.shape) != 2:
+        raise ValueError(f"Shape must be rank 2 but is rank {len(logits.shape)} for "
+                         f"'Multinomial' with input shapes: {dims_text(logits.shape)}")
+    batch = None if logits.shape is None else logits.shape[0]
+    return ShapedArray((batch, num_samples), dtype)
+
+
 # Draws: no gradient, and a fresh result on every run (compiled graphs must not cache them).
 _DRAW = {"differentiable": False, "stateful": True}
-_normal = Primitive("RandomStandardNormal", _normal_kernel, **_DRAW)
-_truncated = Primitive("TruncatedNormal", _truncated_normal_kernel, **_DRAW)
-_uniform = Primitive("RandomUniform", _uniform_kernel, **_DRAW)
-_uniform_int = Primitive("RandomUniformInt", _uniform_int_kernel, **_DRAW)
-_shuffle = Primitive("RandomShuffle", _shuffle_kernel, **_DRAW)
-_categorical = Primitive("Multinomial", _categorical_kernel, **_DRAW)
+_normal = Primitive("RandomStandardNormal", _normal_kernel, shape_rule=_drawn, **_DRAW)
+_truncated = Primitive("TruncatedNormal", _truncated_normal_kernel, shape_rule=_drawn, **_DRAW)
+_uniform = Primitive("RandomUniform", _uniform_kernel, shape_rule=_drawn, **_DRAW)
+_uniform_int = Primitive("RandomUniformInt", _uniform_int_kernel, shape_rule=_uniform_int_shape,
+                         **_DRAW)
+_shuffle = Primitive("RandomShuffle", _shuffle_kernel, shape_rule=same_as_input, **_DRAW)
+_categorical = Primitive("Multinomial", _categorical_kernel, shape_rule=_categorical_shape,
+                         **_DRAW)
 
 
 # -- public ops ----------------------------------------------------------------------------------

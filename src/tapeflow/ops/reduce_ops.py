@@ -7,6 +7,7 @@ from typing import Any, Optional
 
 import numpy as np
 
+from tapeflow.autodiff.abstract import ShapedArray
 from tapeflow.autodiff.core import Primitive, bind, dims_text
 from tapeflow.framework import dtypes as _dtypes
 from tapeflow.framework.convert import cpp_name
@@ -43,6 +44,29 @@ def _axes(axis: Any, rank: int, op_name: str) -> Optional[tuple]:
                                        f"dimension: {a} [Op:{op_name}]")
         result.append(a)
     return tuple(sorted(result))
+
+
+def _reduced(op_name: str, dtype: Any = None) -> Any:
+    """The shape rule of a reduction: the input's dtype (or `dtype`), the reduced axes
+    dropped (kept as 1 with keepdims). An unknown rank stays unknown unless every axis goes."""
+    def rule(x: ShapedArray, axis: Optional[tuple], keepdims: bool) -> ShapedArray:
+        out_dtype = x.dtype if dtype is None else dtype
+        if x.shape is None:
+            return ShapedArray(() if axis is None and not keepdims else None, out_dtype)
+        rank = len(x.shape)
+        if axis is None:
+            axis = range(rank)
+        for a in axis:
+            if not -rank <= a < rank:
+                raise ValueError(f"Invalid reduction dimension {a} for input with {rank} "
+                                 f"dimensions. for '{op_name}' with input shapes: "
+                                 f"{dims_text(x.shape)}")
+        gone = {a % rank for a in axis}
+        if keepdims:
+            return ShapedArray(tuple(1 if i in gone else d for i, d in enumerate(x.shape)),
+                               out_dtype)
+        return ShapedArray(tuple(d for i, d in enumerate(x.shape) if i not in gone), out_dtype)
+    return rule
 
 
 def _kept_shape(x: Tensor, axis: Optional[tuple]) -> tuple:
@@ -146,10 +170,12 @@ def _mean_kernel(x: np.ndarray, axis: Any, keepdims: bool) -> np.ndarray:
     return np.mean(x, axis=axis, keepdims=keepdims).astype(x.dtype, copy=False)
 
 
-_sum = Primitive("Sum", _sum_kernel, linear=True).defvjp(_sum_vjp)
+_sum = Primitive("Sum", _sum_kernel, linear=True,
+                 shape_rule=_reduced("Sum")).defvjp(_sum_vjp)
 _sum.lowering = lambda axis, keepdims: (
     f"np.add.reduce({{0}}, {axis!r}, {{0}}.dtype, None, {keepdims!r})")
-_mean = Primitive("Mean", _mean_kernel, linear=True).defvjp(_mean_vjp)
+_mean = Primitive("Mean", _mean_kernel, linear=True,
+                  shape_rule=_reduced("Mean")).defvjp(_mean_vjp)
 def _extreme_kernel(reduce: Any, lowest: bool) -> Any:
     """np.max / np.min, but an empty reduction gives the identity (the dtype's lowest value
     for max, highest for min), as TensorFlow does, instead of NumPy's ValueError."""
@@ -166,16 +192,20 @@ def _extreme_kernel(reduce: Any, lowest: bool) -> Any:
     return kernel
 
 
-_max = Primitive("Max", _extreme_kernel(np.max, lowest=True)).defvjp(_extremum_vjp)
-_min = Primitive("Min", _extreme_kernel(np.min, lowest=False)).defvjp(_extremum_vjp)
+_max = Primitive("Max", _extreme_kernel(np.max, lowest=True),
+                 shape_rule=_reduced("Max")).defvjp(_extremum_vjp)
+_min = Primitive("Min", _extreme_kernel(np.min, lowest=False),
+                 shape_rule=_reduced("Min")).defvjp(_extremum_vjp)
 _prod = Primitive("Prod", lambda x, axis, keepdims: np.prod(x, axis=axis, keepdims=keepdims,
-                                                            dtype=x.dtype)).defvjp(_prod_vjp)
+                                                            dtype=x.dtype),
+                  shape_rule=_reduced("Prod")).defvjp(_prod_vjp)
 # log-sum-exp is a primitive for numerical stability (the max is subtracted before exp).
-_logsumexp = Primitive("ReduceLogSumExp", _logsumexp_kernel).defvjp(_logsumexp_vjp)
+_logsumexp = Primitive("ReduceLogSumExp", _logsumexp_kernel,
+                       shape_rule=_reduced("ReduceLogSumExp")).defvjp(_logsumexp_vjp)
 _all = Primitive("All", lambda x, axis, keepdims: np.all(x, axis=axis, keepdims=keepdims),
-                 differentiable=False)
+                 differentiable=False, shape_rule=_reduced("All", np.bool_))
 _any = Primitive("Any", lambda x, axis, keepdims: np.any(x, axis=axis, keepdims=keepdims),
-                 differentiable=False)
+                 differentiable=False, shape_rule=_reduced("Any", np.bool_))
 
 
 def _batched_reduction_vjp(prim: Primitive) -> Any:
@@ -265,8 +295,22 @@ def _arg_kernel(reduce: Any, is_max: bool) -> Any:
 _ARG_OUTPUT_TYPES = (np.int16, np.uint16, np.int32, np.int64)
 
 
+def _arg_reduced(op_name: str) -> Any:
+    """The shape rule of ArgMax / ArgMin: the input's shape without `axis`, in `dtype`."""
+    def rule(x: ShapedArray, axis: int, dtype: np.dtype) -> ShapedArray:
+        if x.shape is None:
+            return ShapedArray(None, dtype)
+        rank = len(x.shape)
+        if not -rank <= axis < rank:
+            raise ValueError(f"Dimension ({axis}) must be in the range [{-rank}, {rank}), where "
+                             f"{rank} is the number of dimensions in the input. for "
+                             f"'{op_name}' with input shapes: {dims_text(x.shape)}")
+        return ShapedArray(x.shape[:axis % rank] + x.shape[axis % rank + 1:], dtype)
+    return rule
+
+
 def _arg_reduction(tf_name: str, kernel: Any):
-    prim = Primitive(tf_name, kernel, differentiable=False)
+    prim = Primitive(tf_name, kernel, differentiable=False, shape_rule=_arg_reduced(tf_name))
 
     @reads_static
     def op(input: Any, axis: Any = None, output_type: Any = _dtypes.int64,  # noqa: A002
