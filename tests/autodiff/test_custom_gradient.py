@@ -111,3 +111,23 @@ def test_custom_gradient_checked_numerically():
     theoretical, numerical = tf.test.compute_gradient(
         softsign, [np.array([-1.5, 0.5, 2.0])], delta=1e-6)
     np.testing.assert_allclose(theoretical[0], numerical[0], atol=1e-6)
+
+
+def test_custom_gradient_inside_tf_function_computes_each_call():
+    # The outputs used to be fresh eager tensors holding the trace's values: every later call
+    # of the function returned the first call's numbers.
+    @tf.custom_gradient
+    def double(x):
+        return x * 2.0, lambda dy: dy * 3.0
+
+    @tf.function
+    def value_and_grad(x):
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = double(x)
+        return y, tape.gradient(y, x)
+
+    for x in (1.0, 5.0, -2.0):
+        y, g = value_and_grad(tf.constant(x))
+        assert float(y) == 2.0 * x
+        assert float(g) == 3.0

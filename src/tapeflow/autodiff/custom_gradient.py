@@ -6,10 +6,10 @@ import functools
 import inspect
 from typing import Any, Callable
 
-from tapeflow.autodiff.core import Primitive, record
+from tapeflow.autodiff.core import Primitive, bind
 from tapeflow.framework import nest
 from tapeflow.framework.context import context
-from tapeflow.framework.tensor import TensorLike, wrap
+from tapeflow.framework.tensor import TensorLike
 from tapeflow.framework.tensor_conversion import convert_to_tensor
 from tapeflow.framework.variables import Variable
 
@@ -71,21 +71,23 @@ def custom_gradient(f: Callable = None) -> Callable:
             # tapes hidden, so a variable read only inside it is seen here first.
             for variable in variables:
                 tape._watch_read(variable)
-        flat = nest.flatten(result)
-        # Fresh output tensors, so that backprop reaches f's inputs only through grad_fn.
-        outputs = tuple(wrap(convert_to_tensor(r)._value) for r in flat)
+        flat = [convert_to_tensor(r) for r in nest.flatten(result)]
+        # The outputs pass through one identity op whose gradient is grad_fn's: backprop
+        # reaches f's inputs only through grad_fn (the identity gives f's own ops none). As
+        # an op it is traced like any other, so it also works inside tf.function.
         prim = _custom_primitive(f.__name__, grad_fn, len(inputs), variables)
-        record(prim, tuple(inputs) + tuple(variables), {}, outputs if prim.multiple_results
-               else outputs[0])
+        outputs = bind(prim, (*flat, *inputs, *variables), {"n": len(flat)})
         return nest.pack_sequence_as(result, list(outputs))
 
     return wrapper
 
 
 def _custom_primitive(name: str, grad_fn: Callable, n_inputs: int, variables: list) -> Primitive:
-    prim = Primitive(name, None, multiple_results=True, register=False)
+    # Inputs: f's n results, then f's inputs and the variables it read; outputs: the results.
+    prim = Primitive(name, lambda *xs, n: xs[:n], multiple_results=True,
+                     shape_rule=lambda *avals, n: tuple(avals[:n]), register=False)
 
-    def vjp(out_grads: Any, outputs: Any, *inputs: Any) -> tuple:
+    def vjp(out_grads: Any, outputs: Any, *inputs: Any, n: int) -> tuple:
         if variables:
             input_grads, variable_grads = grad_fn(*out_grads, variables=variables)
         else:
@@ -95,7 +97,7 @@ def _custom_primitive(name: str, grad_fn: Callable, n_inputs: int, variables: li
         if len(input_grads) != n_inputs:
             raise ValueError(f"custom_gradient function expected to return {n_inputs} gradients,"
                              f" but returned {len(input_grads)} instead.")
-        return tuple(input_grads) + tuple(variable_grads)
+        return (None,) * n + tuple(input_grads) + tuple(variable_grads)
 
     prim.defvjp(vjp)
     return prim
