@@ -11,6 +11,8 @@ from typing import Any, Optional
 
 import numpy as np
 
+from tapeflow.autodiff.abstract import (Dims, ShapedArray, broadcast_dims, same_as_input,
+                                        same_shape)
 from tapeflow.autodiff.core import Primitive, bind, dims_text
 from tapeflow.framework import dtypes as _dtypes
 from tapeflow.framework.context import context
@@ -28,6 +30,88 @@ _SIGNED = "fci"          # TF's Neg, Sign, Pow: no unsigned integers
 _REAL = "fiu"            # TF's Maximum, Less, FloorMod, ...: no complex
 _ANY = "fciub"
 _STRING = "O"            # tapeflow's string tensors hold bytes objects
+
+
+# -- shape rules ---------------------------------------------------------------------------------
+
+def _unequal_dims(shapes: tuple) -> tuple:
+    """The first two known dims that cannot broadcast, scanning the aligned axes from the
+    outermost, as TensorFlow's broadcasting shape function does."""
+    rank = max(len(s) for s in shapes)
+    for axis in range(rank):
+        known = [s[axis - rank + len(s)] for s in shapes if axis - rank + len(s) >= 0]
+        known = [d for d in known if d is not None and d != 1]
+        for d in known[1:]:
+            if d != known[0]:
+                return known[0], d
+    raise AssertionError("the shapes broadcast")
+
+
+def _broadcast(op_name: str, avals: tuple, *shapes: Dims) -> Dims:
+    """`broadcast_dims(*shapes)`, failing with TF's shape-function error, which names the op
+    and the shapes of all its inputs (`avals`)."""
+    try:
+        return broadcast_dims(*shapes)
+    except ValueError:
+        a, b = _unequal_dims(shapes)
+        raise ValueError(f"Dimensions must be equal, but are {a} and {b} for "
+                         f"'{{{{node {op_name}}}}} = {op_name}' with input shapes: "
+                         f"{', '.join(dims_text(x.shape) for x in avals)}.") from None
+
+
+def _broadcasting(op_name: str, dtype: Any = None):
+    """The rule of the broadcasting op `op_name`: the broadcast shape, and `dtype` (the first
+    input's if None)."""
+    def rule(*avals: ShapedArray, **attrs: Any) -> ShapedArray:
+        shape = _broadcast(op_name, avals, *(x.shape for x in avals))
+        return ShapedArray(shape, avals[0].dtype if dtype is None else dtype)
+    return rule
+
+
+def _real_dtype(dtype: np.dtype) -> np.dtype:
+    """The dtype of a complex dtype's parts (Abs, Real, Imag); other dtypes stay."""
+    return np.finfo(dtype).dtype if dtype.kind == "c" else dtype
+
+
+_BOOL_SAME = same_shape(np.bool_)
+
+
+def _with_dtype_attr(x: ShapedArray, dtype: Any) -> ShapedArray:
+    """Cast, ZerosLike, OnesLike: the input's shape, in the `dtype` attribute."""
+    return ShapedArray(x.shape, dtype)
+
+
+def _select_rule(c: ShapedArray, x: ShapedArray, y: ShapedArray) -> ShapedArray:
+    # TF broadcasts the branches first, then the condition against them.
+    avals = (c, x, y)
+    branches = _broadcast("SelectV2", avals, x.shape, y.shape)
+    return ShapedArray(_broadcast("SelectV2", avals, c.shape, branches), x.dtype)
+
+
+def _where_rule(c: ShapedArray) -> ShapedArray:
+    # One row per true element: a count known only at run time.
+    return ShapedArray((None, c.ndim), np.int64)
+
+
+def _matmul_rule(a: ShapedArray, b: ShapedArray, transpose_a: bool,
+                 transpose_b: bool) -> ShapedArray:
+    if a.shape is None or b.shape is None:
+        return ShapedArray(None, a.dtype)
+    batched = a.ndim > 2 or b.ndim > 2  # tf.matmul's choice of op
+    op = "BatchMatMulV2" if batched else "MatMul"
+    shapes = f"with input shapes: {dims_text(a.shape)}, {dims_text(b.shape)}."
+    for x in (a, b):
+        if x.ndim < 2:
+            rank = "at least rank 2" if batched else "rank 2"
+            raise ValueError(f"Shape must be {rank} but is rank {x.ndim} for "
+                             f"'{{{{node MatMul}}}} = {op}' {shapes}")
+    rows, inner_a = (a.shape[-1], a.shape[-2]) if transpose_a else a.shape[-2:]
+    inner_b, cols = (b.shape[-1], b.shape[-2]) if transpose_b else b.shape[-2:]
+    if inner_a is not None and inner_b is not None and inner_a != inner_b:
+        raise ValueError(f"Dimensions must be equal, but are {inner_a} and {inner_b} for "
+                         f"'{{{{node MatMul}}}} = {op}' {shapes}")
+    batch = _broadcast(op, (a, b), a.shape[:-2], b.shape[:-2])
+    return ShapedArray(batch + (rows, cols), a.dtype)
 
 
 def _refuse(x: Tensor, allowed: str, no_kernel: str, op_name: str) -> None:
@@ -104,12 +188,12 @@ def _bool_product(x: Any, y: Any) -> Tensor:
 # Binary rules are given per input, so the backward pass skips a constant operand's. The
 # hottest rules bind their primitives directly: the operands fit by construction, so the
 # wrappers' conversions and checks would be wasted on every backward pass.
-_add = Primitive("AddV2", np.add, linear=True, batch_safe=True).defvjp(lambda g, ans, x, y: g, lambda g, ans, x, y: g)
-_sub = Primitive("Sub", np.subtract, linear=True, batch_safe=True).defvjp(lambda g, ans, x, y: g,
+_add = Primitive("AddV2", np.add, shape_rule=_broadcasting("AddV2"), linear=True, batch_safe=True).defvjp(lambda g, ans, x, y: g, lambda g, ans, x, y: g)
+_sub = Primitive("Sub", np.subtract, shape_rule=_broadcasting("Sub"), linear=True, batch_safe=True).defvjp(lambda g, ans, x, y: g,
                                             lambda g, ans, x, y: bind(_neg, (g,)))
-_mul = Primitive("Mul", np.multiply, bilinear=True, batch_safe=True).defvjp(lambda g, ans, x, y: bind(_mul, (g, y)),
+_mul = Primitive("Mul", np.multiply, shape_rule=_broadcasting("Mul"), bilinear=True, batch_safe=True).defvjp(lambda g, ans, x, y: bind(_mul, (g, y)),
                                             lambda g, ans, x, y: bind(_mul, (g, x)))
-_div = Primitive("RealDiv", np.true_divide, elementwise=True, batch_safe=True).defvjp(
+_div = Primitive("RealDiv", np.true_divide, shape_rule=_broadcasting("RealDiv"), elementwise=True, batch_safe=True).defvjp(
     lambda g, ans, x, y: bind(_div, (g, y)),
     lambda g, ans, x, y: bind(_div, (bind(_mul, (bind(_neg, (g,)), ans)), y)))
 def _divides_by_zero(x: np.ndarray, y: np.ndarray, op_name: str) -> bool:
@@ -149,8 +233,8 @@ def _floormod_kernel(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return np.where((rem != 0) & ((y < 0) != (rem < 0)), rem + y, rem)
 
 
-_floordiv = Primitive("FloorDiv", _floordiv_kernel, differentiable=False)
-_floormod = Primitive("FloorMod", _floormod_kernel, elementwise=True, batch_safe=True).defvjp(
+_floordiv = Primitive("FloorDiv", _floordiv_kernel, shape_rule=_broadcasting("FloorDiv"), differentiable=False)
+_floormod = Primitive("FloorMod", _floormod_kernel, shape_rule=_broadcasting("FloorMod"), elementwise=True, batch_safe=True).defvjp(
     lambda g, ans, x, y: g, lambda g, ans, x, y: negative(g) * floor(x / y))
 
 
@@ -175,15 +259,15 @@ def _truncatemod_kernel(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 # TensorFlow registers no gradient for either truncating op.
-_truncatediv = Primitive("TruncateDiv", _truncatediv_kernel, differentiable=False)
-_truncatemod = Primitive("TruncateMod", _truncatemod_kernel, differentiable=False)
-_maximum = Primitive("Maximum", np.maximum, elementwise=True, batch_safe=True).defvjp(
+_truncatediv = Primitive("TruncateDiv", _truncatediv_kernel, shape_rule=_broadcasting("TruncateDiv"), differentiable=False)
+_truncatemod = Primitive("TruncateMod", _truncatemod_kernel, shape_rule=_broadcasting("TruncateMod"), differentiable=False)
+_maximum = Primitive("Maximum", np.maximum, shape_rule=_broadcasting("Maximum"), elementwise=True, batch_safe=True).defvjp(
     lambda g, ans, x, y: where(x >= y, g, zeros_like(g)),
     lambda g, ans, x, y: where(x >= y, zeros_like(g), g))
-_minimum = Primitive("Minimum", np.minimum, elementwise=True, batch_safe=True).defvjp(
+_minimum = Primitive("Minimum", np.minimum, shape_rule=_broadcasting("Minimum"), elementwise=True, batch_safe=True).defvjp(
     lambda g, ans, x, y: where(x <= y, g, zeros_like(g)),
     lambda g, ans, x, y: where(x <= y, zeros_like(g), g))
-_atan2 = Primitive("Atan2", np.arctan2, elementwise=True, batch_safe=True).defvjp(
+_atan2 = Primitive("Atan2", np.arctan2, shape_rule=_broadcasting("Atan2"), elementwise=True, batch_safe=True).defvjp(
     lambda g, ans, y, x: g * x / (x * x + y * y),
     lambda g, ans, y, x: negative(g) * y / (x * x + y * y))
 
@@ -198,7 +282,7 @@ def _pow_vjp_y(g: Tensor, ans: Tensor, x: Tensor, y: Tensor) -> Tensor:
     return g * ans * log_x
 
 
-_pow = Primitive("Pow", np.power, elementwise=True, batch_safe=True).defvjp(
+_pow = Primitive("Pow", np.power, shape_rule=_broadcasting("Pow"), elementwise=True, batch_safe=True).defvjp(
     lambda g, ans, x, y: g * y * pow(x, y - 1), _pow_vjp_y)
 
 add = _binary_op(_add, _NUMERIC + _STRING)  # strings concatenate; bools are refused
@@ -332,7 +416,7 @@ def _squared_difference_complex_vjp(g: Tensor, x: Tensor, y: Tensor) -> Tensor:
 
 
 _squared_difference_complex = Primitive(
-    "SquaredDifference", _squared_difference_complex_kernel).defvjp(
+    "SquaredDifference", _squared_difference_complex_kernel, shape_rule=_broadcasting("SquaredDifference")).defvjp(
     lambda g, ans, x, y: _squared_difference_complex_vjp(g, x, y),
     lambda g, ans, x, y: bind(_neg, (_squared_difference_complex_vjp(g, x, y),)))
 
@@ -397,7 +481,7 @@ def _reciprocal_kernel(x: np.ndarray) -> np.ndarray:
 
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 
-_neg = Primitive("Neg", np.negative, linear=True, batch_safe=True).defvjp(lambda g, ans, x: bind(_neg, (g,)))
+_neg = Primitive("Neg", np.negative, shape_rule=same_as_input, linear=True, batch_safe=True).defvjp(lambda g, ans, x: bind(_neg, (g,)))
 def _abs_vjp(g: Tensor, ans: Tensor, x: Tensor) -> Tensor:
     if not x.dtype.is_complex:
         return g * bind(_sign, (x,))
@@ -405,44 +489,44 @@ def _abs_vjp(g: Tensor, ans: Tensor, x: Tensor) -> Tensor:
     return divide_no_nan(cast(g, x.dtype) * conj(x), cast(ans, x.dtype))
 
 
-_abs = Primitive("Abs", np.abs, elementwise=True, batch_safe=True).defvjp(_abs_vjp)
-_sign = Primitive("Sign", np.sign, elementwise=True, batch_safe=True).defvjp(lambda g, ans, x: zeros_like(g))
+_abs = Primitive("Abs", np.abs, shape_rule=same_shape(_real_dtype), elementwise=True, batch_safe=True).defvjp(_abs_vjp)
+_sign = Primitive("Sign", np.sign, shape_rule=same_as_input, elementwise=True, batch_safe=True).defvjp(lambda g, ans, x: zeros_like(g))
 # 2 * g * x, as (g + g) * x: no scalar to convert, exactly g * 2x (doubling is exact), and a
 # constant g (a mean's seed, in a compiled backward pass) folds with its doubling.
-_square = Primitive("Square", np.square, elementwise=True, batch_safe=True).defvjp(
+_square = Primitive("Square", np.square, shape_rule=same_as_input, elementwise=True, batch_safe=True).defvjp(
     lambda g, ans, x: bind(_mul, (bind(_add, (g, g)), x)))
-_sqrt = Primitive("Sqrt", np.sqrt, elementwise=True, batch_safe=True).defvjp(lambda g, ans, x: g * 0.5 / ans)
-_rsqrt = Primitive("Rsqrt", _rsqrt_kernel, elementwise=True, batch_safe=True).defvjp(
+_sqrt = Primitive("Sqrt", np.sqrt, shape_rule=same_as_input, elementwise=True, batch_safe=True).defvjp(lambda g, ans, x: g * 0.5 / ans)
+_rsqrt = Primitive("Rsqrt", _rsqrt_kernel, shape_rule=same_as_input, elementwise=True, batch_safe=True).defvjp(
     lambda g, ans, x: g * -0.5 * ans * ans * ans)
-_reciprocal = Primitive("Reciprocal", _reciprocal_kernel, elementwise=True, batch_safe=True).defvjp(
+_reciprocal = Primitive("Reciprocal", _reciprocal_kernel, shape_rule=same_as_input, elementwise=True, batch_safe=True).defvjp(
     lambda g, ans, x: negative(g) * ans * ans)
-_exp = Primitive("Exp", np.exp, elementwise=True, batch_safe=True).defvjp(lambda g, ans, x: g * ans)
-_expm1 = Primitive("Expm1", np.expm1, elementwise=True, batch_safe=True).defvjp(lambda g, ans, x: g * (ans + 1))
-_log = Primitive("Log", np.log, elementwise=True, batch_safe=True).defvjp(lambda g, ans, x: g / x)
-_log1p = Primitive("Log1p", np.log1p, elementwise=True, batch_safe=True).defvjp(lambda g, ans, x: g / (x + 1))
-_sin = Primitive("Sin", np.sin, elementwise=True, batch_safe=True).defvjp(lambda g, ans, x: g * cos(x))
-_cos = Primitive("Cos", np.cos, elementwise=True, batch_safe=True).defvjp(lambda g, ans, x: negative(g) * sin(x))
-_tan = Primitive("Tan", np.tan, elementwise=True, batch_safe=True).defvjp(lambda g, ans, x: g * (ans * ans + 1))
-_asin = Primitive("Asin", np.arcsin, elementwise=True, batch_safe=True).defvjp(lambda g, ans, x: g * rsqrt(1 - x * x))
-_acos = Primitive("Acos", np.arccos, elementwise=True, batch_safe=True).defvjp(
+_exp = Primitive("Exp", np.exp, shape_rule=same_as_input, elementwise=True, batch_safe=True).defvjp(lambda g, ans, x: g * ans)
+_expm1 = Primitive("Expm1", np.expm1, shape_rule=same_as_input, elementwise=True, batch_safe=True).defvjp(lambda g, ans, x: g * (ans + 1))
+_log = Primitive("Log", np.log, shape_rule=same_as_input, elementwise=True, batch_safe=True).defvjp(lambda g, ans, x: g / x)
+_log1p = Primitive("Log1p", np.log1p, shape_rule=same_as_input, elementwise=True, batch_safe=True).defvjp(lambda g, ans, x: g / (x + 1))
+_sin = Primitive("Sin", np.sin, shape_rule=same_as_input, elementwise=True, batch_safe=True).defvjp(lambda g, ans, x: g * cos(x))
+_cos = Primitive("Cos", np.cos, shape_rule=same_as_input, elementwise=True, batch_safe=True).defvjp(lambda g, ans, x: negative(g) * sin(x))
+_tan = Primitive("Tan", np.tan, shape_rule=same_as_input, elementwise=True, batch_safe=True).defvjp(lambda g, ans, x: g * (ans * ans + 1))
+_asin = Primitive("Asin", np.arcsin, shape_rule=same_as_input, elementwise=True, batch_safe=True).defvjp(lambda g, ans, x: g * rsqrt(1 - x * x))
+_acos = Primitive("Acos", np.arccos, shape_rule=same_as_input, elementwise=True, batch_safe=True).defvjp(
     lambda g, ans, x: negative(g) * rsqrt(1 - x * x))
-_atan = Primitive("Atan", np.arctan, elementwise=True, batch_safe=True).defvjp(lambda g, ans, x: g / (x * x + 1))
-_sinh = Primitive("Sinh", np.sinh, elementwise=True, batch_safe=True).defvjp(lambda g, ans, x: g * cosh(x))
-_cosh = Primitive("Cosh", np.cosh, elementwise=True, batch_safe=True).defvjp(lambda g, ans, x: g * sinh(x))
-_asinh = Primitive("Asinh", np.arcsinh).defvjp(lambda g, ans, x: g * rsqrt(x * x + 1))
-_acosh = Primitive("Acosh", np.arccosh).defvjp(lambda g, ans, x: g / sinh(ans))  # as TF
-_atanh = Primitive("Atanh", np.arctanh).defvjp(lambda g, ans, x: g / (1 - x * x))
-_tanh = Primitive("Tanh", np.tanh, elementwise=True, batch_safe=True).defvjp(lambda g, ans, x: g * (1 - ans * ans))
-_sigmoid = Primitive("Sigmoid", _sigmoid_kernel, elementwise=True, batch_safe=True).defvjp(
+_atan = Primitive("Atan", np.arctan, shape_rule=same_as_input, elementwise=True, batch_safe=True).defvjp(lambda g, ans, x: g / (x * x + 1))
+_sinh = Primitive("Sinh", np.sinh, shape_rule=same_as_input, elementwise=True, batch_safe=True).defvjp(lambda g, ans, x: g * cosh(x))
+_cosh = Primitive("Cosh", np.cosh, shape_rule=same_as_input, elementwise=True, batch_safe=True).defvjp(lambda g, ans, x: g * sinh(x))
+_asinh = Primitive("Asinh", np.arcsinh, shape_rule=same_as_input).defvjp(lambda g, ans, x: g * rsqrt(x * x + 1))
+_acosh = Primitive("Acosh", np.arccosh, shape_rule=same_as_input).defvjp(lambda g, ans, x: g / sinh(ans))  # as TF
+_atanh = Primitive("Atanh", np.arctanh, shape_rule=same_as_input).defvjp(lambda g, ans, x: g / (1 - x * x))
+_tanh = Primitive("Tanh", np.tanh, shape_rule=same_as_input, elementwise=True, batch_safe=True).defvjp(lambda g, ans, x: g * (1 - ans * ans))
+_sigmoid = Primitive("Sigmoid", _sigmoid_kernel, shape_rule=same_as_input, elementwise=True, batch_safe=True).defvjp(
     lambda g, ans, x: g * ans * (1 - ans))
-_softplus = Primitive("Softplus", lambda x: np.logaddexp(np.zeros((), x.dtype), x), elementwise=True, batch_safe=True) \
+_softplus = Primitive("Softplus", lambda x: np.logaddexp(np.zeros((), x.dtype), x), shape_rule=same_as_input, elementwise=True, batch_safe=True) \
     .defvjp(lambda g, ans, x: g * sigmoid(x))
-_erf = Primitive("Erf", _erf_kernel, elementwise=True, batch_safe=True).defvjp(
+_erf = Primitive("Erf", _erf_kernel, shape_rule=same_as_input, elementwise=True, batch_safe=True).defvjp(
     lambda g, ans, x: g * _TWO_OVER_SQRT_PI * exp(negative(x * x)))
 # No gradient flows through rounding (TensorFlow registers none).
-_floor = Primitive("Floor", np.floor, differentiable=False)
-_ceil = Primitive("Ceil", np.ceil, differentiable=False)
-_round = Primitive("Round", np.round, differentiable=False)
+_floor = Primitive("Floor", np.floor, shape_rule=same_as_input, differentiable=False)
+_ceil = Primitive("Ceil", np.ceil, shape_rule=same_as_input, differentiable=False)
+_round = Primitive("Round", np.round, shape_rule=same_as_input, differentiable=False)
 
 negative = _unary_op(_neg, _SIGNED)
 abs = _unary_op(_abs, _SIGNED)  # noqa: A001 - TensorFlow's name
@@ -504,8 +588,10 @@ for _fn, _doc in [
 
 # -- comparisons and logic (no gradients) --------------------------------------------------------
 
-def _comparison(tf_name: str, kernel: Any, allowed: str = _ANY):
-    prim = Primitive(tf_name, kernel, differentiable=False)
+def _comparison(tf_name: str, kernel: Any, allowed: str = _ANY, dtype: Any = np.bool_):
+    """A broadcasting op without gradient; its output is bool (`dtype`; None: its input's)."""
+    prim = Primitive(tf_name, kernel, shape_rule=_broadcasting(tf_name, dtype),
+                     differentiable=False)
     return _binary_op(prim, allowed)
 
 
@@ -518,14 +604,14 @@ greater_equal = _comparison("GreaterEqual", np.greater_equal, _REAL)
 logical_and = _comparison("LogicalAnd", np.logical_and, "b")
 logical_or = _comparison("LogicalOr", np.logical_or, "b")
 logical_xor = _comparison("LogicalXor", np.logical_xor, "b")
-bitwise_and = _comparison("BitwiseAnd", np.bitwise_and, "iu")
-bitwise_or = _comparison("BitwiseOr", np.bitwise_or, "iu")
-bitwise_xor = _comparison("BitwiseXor", np.bitwise_xor, "iu")
-logical_not = _unary_op(Primitive("LogicalNot", np.logical_not, differentiable=False), "b")
-invert = _unary_op(Primitive("Invert", np.invert, differentiable=False), "iu")
-is_nan = _unary_op(Primitive("IsNan", np.isnan, differentiable=False), "f")
-is_finite = _unary_op(Primitive("IsFinite", np.isfinite, differentiable=False), "f")
-is_inf = _unary_op(Primitive("IsInf", np.isinf, differentiable=False), "f")
+bitwise_and = _comparison("BitwiseAnd", np.bitwise_and, "iu", dtype=None)
+bitwise_or = _comparison("BitwiseOr", np.bitwise_or, "iu", dtype=None)
+bitwise_xor = _comparison("BitwiseXor", np.bitwise_xor, "iu", dtype=None)
+logical_not = _unary_op(Primitive("LogicalNot", np.logical_not, shape_rule=_BOOL_SAME, differentiable=False), "b")
+invert = _unary_op(Primitive("Invert", np.invert, shape_rule=same_as_input, differentiable=False), "iu")
+is_nan = _unary_op(Primitive("IsNan", np.isnan, shape_rule=_BOOL_SAME, differentiable=False), "f")
+is_finite = _unary_op(Primitive("IsFinite", np.isfinite, shape_rule=_BOOL_SAME, differentiable=False), "f")
+is_inf = _unary_op(Primitive("IsInf", np.isinf, shape_rule=_BOOL_SAME, differentiable=False), "f")
 for _fn, _doc in [
         (equal, "x == y elementwise."), (not_equal, "x != y elementwise."),
         (less, "x < y elementwise."), (less_equal, "x <= y elementwise."),
@@ -541,7 +627,7 @@ for _fn, _doc in [
 
 # -- where, cast, identity, stop_gradient --------------------------------------------------------
 
-_select = Primitive("SelectV2", np.where, elementwise=True, batch_safe=True).defvjp(
+_select = Primitive("SelectV2", np.where, shape_rule=_select_rule, elementwise=True, batch_safe=True).defvjp(
     lambda g, ans, c, x, y: None,
     lambda g, ans, c, x, y: where(c, g, zeros_like(g)),
     lambda g, ans, c, x, y: where(c, zeros_like(g), g))
@@ -569,14 +655,14 @@ def where(condition: Any, x: Any = None, y: Any = None, name: Optional[str] = No
 
 
 _where_indices = Primitive(
-    "Where", lambda c: np.argwhere(c).astype(np.int64), differentiable=False)
+    "Where", lambda c: np.argwhere(c).astype(np.int64), shape_rule=_where_rule, differentiable=False)
 
 
 def _cast_vjp(g: Tensor, ans: Tensor, x: Tensor) -> Any:
     return cast(g, x.dtype) if x.dtype.is_differentiable else None
 
 
-_cast = Primitive("Cast", lambda x, dtype: x.astype(dtype), linear=True, batch_safe=True).defvjp(
+_cast = Primitive("Cast", lambda x, dtype: x.astype(dtype), shape_rule=_with_dtype_attr, linear=True, batch_safe=True).defvjp(
     lambda g, ans, x, dtype: _cast_vjp(g, ans, x))
 _cast.lowering = lambda dtype: (f"{{0}}.astype('{np.dtype(dtype).str}')"
                                 if np.dtype(dtype).kind in "biufc" else None)
@@ -600,8 +686,8 @@ def cast(x: Any, dtype: Any, name: Optional[str] = None) -> Tensor:
     return bind(_cast, (x,), {"dtype": target._np})
 
 
-_real = Primitive("Real", np.real, linear=True, batch_safe=True).defvjp(lambda g, ans, x: cast(g, x.dtype))
-_conj = Primitive("Conj", np.conj, linear=True).defvjp(lambda g, ans, x: bind(_conj, (g,)))
+_real = Primitive("Real", np.real, shape_rule=same_shape(_real_dtype), linear=True, batch_safe=True).defvjp(lambda g, ans, x: cast(g, x.dtype))
+_conj = Primitive("Conj", np.conj, shape_rule=same_as_input, linear=True).defvjp(lambda g, ans, x: bind(_conj, (g,)))
 
 
 def real(input: Any, name: Optional[str] = None) -> Tensor:  # noqa: A002 - TF's name
@@ -613,7 +699,7 @@ def real(input: Any, name: Optional[str] = None) -> Tensor:  # noqa: A002 - TF's
 
 # The cotangent of z for y = imag(z) is -1j * g in the holomorphic form the backward pass
 # keeps (GradientTape gives TensorFlow's i * g: see tape._in_tf_convention).
-_imag = Primitive("Imag", np.imag).defvjp(
+_imag = Primitive("Imag", np.imag, shape_rule=same_shape(_real_dtype)).defvjp(
     lambda g, ans, x: multiply(cast(g, x.dtype), np.array(-1j, x._value.dtype)))
 _imag.defjvp(lambda tangents, ans, x: None if tangents[0] is None
              else bind(_imag, (tangents[0],)))
@@ -635,8 +721,8 @@ def conj(x: Any, name: Optional[str] = None) -> Tensor:
         raise TypeError(f"Expected numeric or variant tensor, got dtype {x.dtype!r}.")
     return x
 
-_identity = Primitive("Identity", lambda x: x, linear=True, batch_safe=True, sparse_pass_through=True).defvjp(lambda g, ans, x: g)
-_stop_gradient = Primitive("StopGradient", lambda x: x, differentiable=False)
+_identity = Primitive("Identity", lambda x: x, shape_rule=same_as_input, linear=True, batch_safe=True, sparse_pass_through=True).defvjp(lambda g, ans, x: g)
+_stop_gradient = Primitive("StopGradient", lambda x: x, shape_rule=same_as_input, differentiable=False)
 
 
 def identity(input: Any, name: Optional[str] = None) -> Tensor:  # noqa: A002 - TF's name
@@ -657,9 +743,9 @@ def _zeros(shape: tuple, dtype: np.dtype) -> np.ndarray:
 
 
 _zeros_like = Primitive("ZerosLike", lambda x, dtype: _zeros(x.shape, dtype),
-                        differentiable=False, linear=True)
+                        shape_rule=_with_dtype_attr, differentiable=False, linear=True)
 _ones_like = Primitive("OnesLike", lambda x, dtype: np.ones(x.shape, dtype),
-                       differentiable=False)
+                       shape_rule=_with_dtype_attr, differentiable=False)
 
 
 def _fill_lowering(fill: str):
@@ -733,7 +819,7 @@ def _matmul_vjp_b(g: Tensor, ans: Tensor, a: Tensor, b: Tensor, transpose_a: boo
     return _product(a, g, not transpose_a, False)
 
 
-_matmul = Primitive("MatMul", _matmul_kernel, bilinear=True, batch_safe=True).defvjp(_matmul_vjp_a, _matmul_vjp_b)
+_matmul = Primitive("MatMul", _matmul_kernel, shape_rule=_matmul_rule, bilinear=True, batch_safe=True).defvjp(_matmul_vjp_a, _matmul_vjp_b)
 
 
 def _matmul_lowering(transpose_a: bool, transpose_b: bool) -> str:

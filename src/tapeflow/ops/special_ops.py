@@ -9,13 +9,14 @@ from typing import Any, Optional
 
 import numpy as np
 
+from tapeflow.autodiff.abstract import same_as_input
 from tapeflow.autodiff.core import Primitive, bind
 from tapeflow.framework.convert import cpp_name
 from tapeflow.framework.errors import InvalidArgumentError
 from tapeflow.framework.tensor import Tensor
 from tapeflow.ops._convert import binary_operands, convert_to_tensor, require
-from tapeflow.ops.math_ops import (abs as abs_, cast, conj, exp, less, negative, not_equal,
-                                   ones_like, reciprocal, sign, where, zeros_like)
+from tapeflow.ops.math_ops import (_broadcasting, abs as abs_, cast, conj, exp, less, negative,
+                                   not_equal, ones_like, reciprocal, sign, where, zeros_like)
 
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 
@@ -82,12 +83,12 @@ def _bessel_i1e_vjp(g: Tensor, ans: Tensor, x: Tensor) -> Tensor:
     return g * where(less(abs_(x), tiny), zeros_like(x) + 0.5, slope)
 
 
-_lgamma = Primitive("Lgamma", _lgamma_kernel, elementwise=True, batch_safe=True).defvjp(lambda g, ans, x: g * digamma(x))
-_digamma = Primitive("Digamma", _digamma_kernel, elementwise=True, batch_safe=True).defvjp(
+_lgamma = Primitive("Lgamma", _lgamma_kernel, shape_rule=same_as_input, elementwise=True, batch_safe=True).defvjp(lambda g, ans, x: g * digamma(x))
+_digamma = Primitive("Digamma", _digamma_kernel, shape_rule=same_as_input, elementwise=True, batch_safe=True).defvjp(
     lambda g, ans, x: g * polygamma(ones_like(x), x))
-_polygamma = Primitive("Polygamma", _polygamma_kernel, elementwise=True, batch_safe=True).defvjp(
+_polygamma = Primitive("Polygamma", _polygamma_kernel, shape_rule=_broadcasting("Polygamma"), elementwise=True, batch_safe=True).defvjp(
     lambda g, ans, a, x: (None, g * polygamma(a + 1, x)))
-_erfc = Primitive("Erfc", _scipy("erfc"), elementwise=True, batch_safe=True).defvjp(
+_erfc = Primitive("Erfc", _scipy("erfc"), shape_rule=same_as_input, elementwise=True, batch_safe=True).defvjp(
     lambda g, ans, x: g * (-_TWO_OVER_SQRT_PI) * exp(-(x * x)))
 def _times(g: Tensor, partial: Tensor) -> Tensor:
     """TF's g * partial for the x*-family, whose rules do not conjugate the partial; in the
@@ -99,16 +100,16 @@ def _nonzero(x: Tensor) -> Tensor:
     return cast(not_equal(x, zeros_like(x)), x.dtype)
 
 
-_xlogy = Primitive("Xlogy", _xlogy_kernel, elementwise=True, batch_safe=True).defvjp(
+_xlogy = Primitive("Xlogy", _xlogy_kernel, shape_rule=_broadcasting("Xlogy"), elementwise=True, batch_safe=True).defvjp(
     lambda g, ans, x, y: (_times(g, xlogy(_nonzero(x), y)), _times(g, xdivy(x, y))))
-_xlog1py = Primitive("Xlog1py", _xlog1py_kernel, elementwise=True, batch_safe=True).defvjp(
+_xlog1py = Primitive("Xlog1py", _xlog1py_kernel, shape_rule=_broadcasting("Xlog1py"), elementwise=True, batch_safe=True).defvjp(
     lambda g, ans, x, y: (_times(g, xlog1py(_nonzero(x), y)), _times(g, xdivy(x, y + 1))))
-_xdivy = Primitive("Xdivy", _xdivy_kernel, elementwise=True, batch_safe=True).defvjp(  # xdivy(-x, y^2): +0 where x is 0, as TF
+_xdivy = Primitive("Xdivy", _xdivy_kernel, shape_rule=_broadcasting("Xdivy"), elementwise=True, batch_safe=True).defvjp(  # xdivy(-x, y^2): +0 where x is 0, as TF
     lambda g, ans, x, y: (_times(g, xdivy(_nonzero(x), y)),
                           _times(g, xdivy(negative(x), y * y))))
-_bessel_i0e = Primitive("BesselI0e", _scipy("i0e"), elementwise=True, batch_safe=True).defvjp(
+_bessel_i0e = Primitive("BesselI0e", _scipy("i0e"), shape_rule=same_as_input, elementwise=True, batch_safe=True).defvjp(
     lambda g, ans, x: g * (bessel_i1e(x) - sign(x) * ans))
-_bessel_i1e = Primitive("BesselI1e", _scipy("i1e"), elementwise=True, batch_safe=True).defvjp(_bessel_i1e_vjp)
+_bessel_i1e = Primitive("BesselI1e", _scipy("i1e"), shape_rule=same_as_input, elementwise=True, batch_safe=True).defvjp(_bessel_i1e_vjp)
 
 
 def _unary(prim: Primitive, doc: str):
