@@ -10,6 +10,7 @@ from typing import Any, Optional
 
 import numpy as np
 
+from tapeflow.autodiff.abstract import ShapedArray, same_as_input
 from tapeflow.autodiff.core import Primitive, bind, dims_text
 from tapeflow.framework import dtypes as _dtypes
 from tapeflow.framework.context import context
@@ -79,6 +80,97 @@ def _coords(indices: np.ndarray) -> tuple:
 
 
 
+# -- shape rules ---------------------------------------------------------------------------------
+
+def _match_dims(a: tuple, b: tuple, what: str, op_name: str) -> None:
+    """ValueError, as TF's shape functions, where dims `a` and `b` (of one rank) hold two
+    known dims that differ; `what` says which dims of which inputs."""
+    for i, (x, y) in enumerate(zip(a, b)):
+        if x is not None and y is not None and x != y:
+            raise ValueError(f"{what}: Dimension {i} in both shapes must be equal, but are {x} "
+                             f"and {y}. Shapes are {dims_text(a)} and {dims_text(b)}. for "
+                             f"'{{{{node {op_name}}}}}'")
+
+
+def _gather_nd_rule(params: ShapedArray, indices: ShapedArray) -> ShapedArray:
+    # indices.shape[:-1] + params.shape[depth:]; unknown rank without the depth or params rank.
+    if params.shape is None or not indices.shape or indices.shape[-1] is None:
+        return ShapedArray(None, params.dtype)
+    depth = indices.shape[-1]
+    if depth > len(params.shape):
+        raise ValueError(f"indices.shape[-1] must be <= params.rank, but saw indices shape: "
+                         f"{dims_text(indices.shape)} and params shape: "
+                         f"{dims_text(params.shape)} for '{{{{node GatherNd}}}}'")
+    return ShapedArray(indices.shape[:-1] + params.shape[depth:], params.dtype)
+
+
+def _check_scatter_shapes(indices: ShapedArray, updates: ShapedArray, shape: Any,
+                          op_name: str) -> None:
+    """TF's ScatterNdShapeHelper: updates.shape = indices.shape[:-1] + shape[depth:], where
+    the ranks and the depth are known (1-D indices: see _check_updates)."""
+    if indices.shape is None or updates.shape is None or shape is None or \
+            not indices.shape or indices.shape[-1] is None:
+        return
+    outer = len(indices.shape) - 1
+    inner = tuple(shape)[indices.shape[-1]:]
+    if outer + len(inner) != len(updates.shape):
+        return  # TF's kernel decides (1-D indices, rank errors)
+    _match_dims(indices.shape[:-1], updates.shape[:outer],
+                f"Dimensions [0,{outer}) of indices[shape={dims_text(indices.shape)}] must "
+                f"match dimensions [0,{outer}) of updates[shape={dims_text(updates.shape)}]",
+                op_name)
+    _match_dims(inner, updates.shape[outer:],
+                f"Dimensions [{indices.shape[-1]},{len(shape)}) of input[shape="
+                f"{dims_text(shape)}] must match dimensions [{outer},{len(updates.shape)}) of "
+                f"updates[shape={dims_text(updates.shape)}]", op_name)
+
+
+def _scatter_nd_rule(indices: ShapedArray, updates: ShapedArray, shape: tuple) -> ShapedArray:
+    _check_scatter_shapes(indices, updates, shape, "ScatterNd")
+    return ShapedArray(shape, updates.dtype)
+
+
+def _tensor_scatter_rule(op_name: str):
+    def rule(tensor: ShapedArray, indices: ShapedArray, updates: ShapedArray) -> ShapedArray:
+        _check_scatter_shapes(indices, updates, tensor.shape, op_name)
+        return ShapedArray(tensor.shape, tensor.dtype)
+    return rule
+
+
+def _segment_rule(op_name: str):
+    # [num_segments] + data.shape[ids.rank:]; num_segments None when only known at run time.
+    def rule(data: ShapedArray, ids: ShapedArray, num_segments: Optional[int],
+             sorted_ids: bool = False) -> ShapedArray:
+        if data.shape is None or ids.shape is None:
+            return ShapedArray(None, data.dtype)
+        lead = data.shape[:len(ids.shape)]
+        if len(lead) == len(ids.shape):
+            for d, i in zip(lead, ids.shape):
+                if d is not None and i is not None and d != i:
+                    raise ValueError(f"Dimensions must be equal, but are {d} and {i} for "
+                                     f"'{{{{node {op_name}}}}}' with input shapes: "
+                                     f"{dims_text(data.shape)}, {dims_text(ids.shape)}, [].")
+        return ShapedArray((num_segments,) + data.shape[len(ids.shape):], data.dtype)
+    return rule
+
+
+def _lower_bound_rule(sorted_sequence: ShapedArray, values: ShapedArray, side: str,
+                      dtype: np.dtype) -> ShapedArray:
+    return ShapedArray(values.shape, dtype)   # as TF's shape function: no check of the rows
+
+
+def _bincount_rule(arr: ShapedArray, weights: ShapedArray, size: int, binary_output: bool,
+                   dtype: Any) -> ShapedArray:
+    if arr.shape is None:
+        return ShapedArray(None, dtype)
+    return ShapedArray((arr.shape[0], size) if len(arr.shape) == 2 else (size,), dtype)
+
+
+def _histogram_rule(values: ShapedArray, value_range: ShapedArray, nbins: int,
+                    dtype: np.dtype) -> ShapedArray:
+    return ShapedArray((nbins,), dtype)
+
+
 # -- gather_nd / scatter_nd ----------------------------------------------------------------------
 
 # The kernels check the index bounds themselves: a traced graph runs them on indices its
@@ -103,10 +195,10 @@ def _scatter_kernel(indices: np.ndarray, updates: np.ndarray, shape: tuple) -> n
 
 # The gradient of a gather binds ScatterNd itself: TF's ScatterNd refuses 1-D indices (see
 # _check_updates), which would leave gathers by 1-D indices without a gradient.
-_gather_nd = Primitive("GatherNd", _gather_nd_kernel).defvjp(
+_gather_nd = Primitive("GatherNd", _gather_nd_kernel, shape_rule=_gather_nd_rule).defvjp(
     lambda g, ans, params, indices: (
         bind(_scatter_nd, (indices, g), {"shape": params._value.shape}), None))
-_scatter_nd = Primitive("ScatterNd", _scatter_kernel).defvjp(
+_scatter_nd = Primitive("ScatterNd", _scatter_kernel, shape_rule=_scatter_nd_rule).defvjp(
     lambda g, ans, indices, updates, shape: (None, _gather_rows(g, indices)))
 
 
@@ -226,11 +318,13 @@ def _add_kernel(tensor: np.ndarray, indices: np.ndarray, updates: np.ndarray) ->
     return out
 
 
-_scatter_update = Primitive("TensorScatterUpdate", _update_kernel).defvjp(
+_scatter_update = Primitive("TensorScatterUpdate", _update_kernel,
+                            shape_rule=_tensor_scatter_rule("TensorScatterUpdate")).defvjp(
     lambda g, ans, tensor, indices, updates: (
         tensor_scatter_nd_update(g, indices, zeros_like(updates)), None,
         _gather_rows(g, indices)))
-_scatter_add = Primitive("TensorScatterAdd", _add_kernel).defvjp(
+_scatter_add = Primitive("TensorScatterAdd", _add_kernel,
+                         shape_rule=_tensor_scatter_rule("TensorScatterAdd")).defvjp(
     lambda g, ans, tensor, indices, updates: (g, None, _gather_rows(g, indices)))
 
 
@@ -437,13 +531,15 @@ def _segment_extremum_vjp(g: Tensor, ans: Tensor, data: Tensor, ids: Tensor,
 
 _segment_sum = Primitive("UnsortedSegmentSum", _segment_kernel(
     lambda out, ids, data, _: np.add.at(out, ids, data), lambda t, s: 0,
-    "UnsortedSegmentSum")).defvjp(
+    "UnsortedSegmentSum"), shape_rule=_segment_rule("UnsortedSegmentSum")).defvjp(
     lambda g, ans, data, ids, num_segments, **_: (_gather_drop_negatives(g, ids), None))
 _segment_max = Primitive("UnsortedSegmentMax", _segment_kernel(
-    _extremum_at(np.maximum, np.fmax, -np.inf), _lowest, "UnsortedSegmentMax")).defvjp(
+    _extremum_at(np.maximum, np.fmax, -np.inf), _lowest, "UnsortedSegmentMax"),
+    shape_rule=_segment_rule("UnsortedSegmentMax")).defvjp(
     _segment_extremum_vjp)
 _segment_min = Primitive("UnsortedSegmentMin", _segment_kernel(
-    _extremum_at(np.minimum, np.fmin, np.inf), _highest, "UnsortedSegmentMin")).defvjp(
+    _extremum_at(np.minimum, np.fmin, np.inf), _highest, "UnsortedSegmentMin"),
+    shape_rule=_segment_rule("UnsortedSegmentMin")).defvjp(
     _segment_extremum_vjp)
 
 
@@ -533,7 +629,7 @@ def _segment_ids_check_kernel(ids: np.ndarray, num_segments: int, op_name: str) 
 # TensorFlow's Segment* kernels check their ids as they run; a traced graph runs this check
 # (there is no TensorFlow op of this name: it is tapeflow's run-time half of those kernels).
 _segment_ids_check = Primitive("SegmentIdsCheck", _segment_ids_check_kernel,
-                               differentiable=False)
+                               differentiable=False, shape_rule=same_as_input)
 
 
 def segment_sum(data: Any, segment_ids: Any, name: Optional[str] = None) -> Tensor:
@@ -604,7 +700,8 @@ def _searchsorted_kernel(sorted_sequence: np.ndarray, values: np.ndarray, side: 
     return first.reshape(values.shape).astype(dtype)
 
 
-_lower_bound = Primitive("LowerBound", _searchsorted_kernel, differentiable=False)
+_lower_bound = Primitive("LowerBound", _searchsorted_kernel, differentiable=False,
+                         shape_rule=_lower_bound_rule)
 
 
 def searchsorted(sorted_sequence: Any, values: Any, side: str = "left",
@@ -645,7 +742,8 @@ def _bincount_kernel(arr: np.ndarray, weights: np.ndarray, size: int,
 
 
 # TensorFlow registers no gradient for DenseBincount.
-_bincount = Primitive("DenseBincount", _bincount_kernel, differentiable=False)
+_bincount = Primitive("DenseBincount", _bincount_kernel, differentiable=False,
+                      shape_rule=_bincount_rule)
 
 
 def bincount(arr: Any, weights: Any = None, minlength: Any = None, maxlength: Any = None,
@@ -704,7 +802,8 @@ def _histogram_kernel(values: np.ndarray, value_range: np.ndarray, nbins: int,
     return np.bincount(bins.ravel(), minlength=nbins).astype(dtype)
 
 
-_histogram = Primitive("HistogramFixedWidth", _histogram_kernel, differentiable=False)
+_histogram = Primitive("HistogramFixedWidth", _histogram_kernel, differentiable=False,
+                       shape_rule=_histogram_rule)
 
 
 def histogram_fixed_width(values: Any, value_range: Any, nbins: Any = 100,

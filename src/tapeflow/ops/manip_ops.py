@@ -13,6 +13,7 @@ from typing import Any, Optional
 
 import numpy as np
 
+from tapeflow.autodiff.abstract import ShapedArray, dims_text, same_as_input
 from tapeflow.autodiff.core import Primitive, bind
 from tapeflow.framework import dtypes as _dtypes
 from tapeflow.framework.context import context
@@ -37,6 +38,58 @@ def _int_list(value: Any) -> list:
     return [int(v) for v in np.asarray(value).reshape(-1)]
 
 
+# -- shape rules ---------------------------------------------------------------------------------
+
+def _pad_rule(x: ShapedArray, value: ShapedArray, paddings: tuple) -> ShapedArray:
+    # Each dim grows by its paddings; an unknown rank is the paddings' (dims unknown, as TF).
+    if x.shape is None:
+        return ShapedArray((None,) * len(paddings), x.dtype)
+    if len(x.shape) != len(paddings):
+        raise ValueError(f"The first dimension of paddings must be the rank of inputs"
+                         f"[{len(paddings)},2] {dims_text(x.shape)} for '{{{{node PadV2}}}}'")
+    return ShapedArray(tuple(None if d is None else d + a + b
+                             for d, (a, b) in zip(x.shape, paddings)), x.dtype)
+
+
+def _top_k_rule(x: ShapedArray, descending: bool, dtype: np.dtype, k: Optional[int] = None,
+                sorted: bool = True) -> ShapedArray:  # noqa: A002 - TF's attribute name
+    # x.shape[:-1] + [k]; k None (a full sort) keeps the last dim. Indices only: the values
+    # are gathered by them.
+    if x.shape is None:
+        return ShapedArray(None, dtype)
+    if not x.shape:
+        raise ValueError(f"Shape must be at least rank 1 but is rank 0 for "
+                         f"'{{{{node TopKV2}}}}' with input shapes: [], [].")
+    n = x.shape[-1]
+    if k is not None and n is not None and n < k:
+        raise ValueError(f"input must have last dimension >= k = {k} but is {n} for "
+                         f"'{{{{node TopKV2}}}}' with input shapes: {dims_text(x.shape)}, [].")
+    return ShapedArray(x.shape[:-1] + (n if k is None else k,), dtype)
+
+
+def _unique_rule(x: ShapedArray, dtype: np.dtype) -> tuple:
+    # The distinct values and their counts are as many as the values say (None). The kernel
+    # flattens x for idx and takes y's rows from x's first axis (the wrapper passes 1-D x).
+    if x.shape is None:
+        return (ShapedArray(None, x.dtype), ShapedArray((None,), dtype),
+                ShapedArray((None,), dtype))
+    size = None if None in x.shape else int(np.prod(x.shape))
+    return (ShapedArray((None,) + x.shape[1:], x.dtype), ShapedArray((size,), dtype),
+            ShapedArray((None,), dtype))
+
+
+def _in_top_k_rule(predictions: ShapedArray, targets: ShapedArray, k: int) -> ShapedArray:
+    rows = None if predictions.shape is None else predictions.shape[0]
+    if targets.shape is not None:
+        t = targets.shape[0]
+        if rows is not None and t is not None and rows != t:
+            raise ValueError(f"Dimensions must be equal, but are {rows} and {t} for "
+                             f"'{{{{node InTopKV2}}}}' with input shapes: "
+                             f"{dims_text(predictions.shape)}, {dims_text(targets.shape)}, [].")
+        rows = t if rows is None else rows
+    return ShapedArray((rows,), np.bool_)
+
+
 # -- pad -----------------------------------------------------------------------------------------
 
 def _pad_kernel(x: np.ndarray, value: np.ndarray, paddings: tuple) -> np.ndarray:
@@ -49,7 +102,7 @@ def _pad_vjp(g: Tensor, ans: Tensor, x: Tensor, value: Tensor, paddings: tuple) 
     return slice_tensor(g, key), None
 
 
-_pad = Primitive("PadV2", _pad_kernel).defvjp(_pad_vjp)
+_pad = Primitive("PadV2", _pad_kernel, shape_rule=_pad_rule).defvjp(_pad_vjp)
 
 
 @reads_static
@@ -107,9 +160,11 @@ def _mirror_pad(x: Tensor, pads: tuple, reflect: bool) -> Tensor:
 
 # -- reverse / roll ------------------------------------------------------------------------------
 
-_reverse = Primitive("ReverseV2", lambda x, axis: np.flip(x, axis)).defvjp(
+_reverse = Primitive("ReverseV2", lambda x, axis: np.flip(x, axis),
+                     shape_rule=same_as_input).defvjp(
     lambda g, ans, x, axis: reverse(g, axis))
-_roll = Primitive("Roll", lambda x, shift, axis: np.roll(x, shift, axis)).defvjp(
+_roll = Primitive("Roll", lambda x, shift, axis: np.roll(x, shift, axis),
+                  shape_rule=same_as_input).defvjp(
     lambda g, ans, x, shift, axis: bind(_roll, (g,), {"shift": tuple(-s for s in shift),
                                                        "axis": axis}))
 
@@ -257,9 +312,10 @@ def _cumprod_vjp(g: Tensor, ans: Tensor, x: Tensor, axis: int, exclusive: bool,
     return divide_no_nan(cumsum(ans * g, axis, exclusive=exclusive, reverse=not reverse), x)
 
 
-_cumsum = Primitive("Cumsum", _cumulative(np.add)).defvjp(
+_cumsum = Primitive("Cumsum", _cumulative(np.add), shape_rule=same_as_input).defvjp(
     lambda g, ans, x, axis, exclusive, reverse: cumsum(g, axis, exclusive, not reverse))
-_cumprod = Primitive("Cumprod", _cumulative(np.multiply)).defvjp(_cumprod_vjp)
+_cumprod = Primitive("Cumprod", _cumulative(np.multiply),
+                     shape_rule=same_as_input).defvjp(_cumprod_vjp)
 _cumsum.defjvp(linear_jvp(_cumsum))
 
 
@@ -330,7 +386,8 @@ def _cumulative_logsumexp_vjp(g: Tensor, ans: Tensor, x: Tensor, axis: int, excl
     return pos - neg
 
 
-_cumulative_logsumexp = Primitive("CumulativeLogsumexp", _cumulative_logsumexp_kernel) \
+_cumulative_logsumexp = Primitive("CumulativeLogsumexp", _cumulative_logsumexp_kernel,
+                                  shape_rule=same_as_input) \
     .defvjp(_cumulative_logsumexp_vjp)
 
 
@@ -581,7 +638,7 @@ def _linear_insert(a: list, i: int, less: Any) -> None:
     a[i] = value
 
 
-_order = Primitive("TopKV2", _order_kernel, differentiable=False)
+_order = Primitive("TopKV2", _order_kernel, differentiable=False, shape_rule=_top_k_rule)
 
 
 def _direction(direction: str) -> bool:
@@ -664,7 +721,7 @@ def _unique_kernel(x: np.ndarray, dtype: np.dtype) -> tuple:
 
 
 _unique = Primitive("UniqueWithCounts", _unique_kernel, multiple_results=True,
-                    differentiable=False)
+                    differentiable=False, shape_rule=_unique_rule)
 
 
 def _unique_parts(x: Any, out_idx: Any, op_name: str) -> tuple:
@@ -703,7 +760,8 @@ def _in_top_k_kernel(predictions: np.ndarray, targets: np.ndarray, k: int) -> np
     return valid & np.isfinite(predictions).all(axis=1) & (above < k)
 
 
-_in_top_k = Primitive("InTopKV2", _in_top_k_kernel, differentiable=False)
+_in_top_k = Primitive("InTopKV2", _in_top_k_kernel, differentiable=False,
+                      shape_rule=_in_top_k_rule)
 
 
 @reads_static
