@@ -15,6 +15,7 @@ from typing import Any, Optional
 
 import numpy as np
 
+from tapeflow.autodiff.abstract import ShapedArray, broadcast_dims, same_as_input
 from tapeflow.autodiff.core import Primitive, bind, dims_text
 from tapeflow.framework import dtypes as _dtypes
 from tapeflow.framework.convert import mismatch_error
@@ -85,6 +86,215 @@ def _refuse_matrix(x: Tensor, op_name: str, half: Optional[str]) -> None:
 
 def _flag(value: bool) -> str:
     return "true" if value else "false"
+
+
+# -- shape rules ---------------------------------------------------------------------------------
+# After TensorFlow's linalg shape functions: a square op merges its last two dims (so one
+# known dim makes both known), and known dims that conflict raise TF's ValueError.
+
+def _unequal(op: str, a: int, b: int, *avals: ShapedArray) -> ValueError:
+    shapes = ", ".join(dims_text(x.shape) for x in avals)
+    return ValueError(f"Dimensions must be equal, but are {a} and {b} for '{{{{node {op}}}}} "
+                      f"= {op}[...]' with input shapes: {shapes}.")
+
+
+def _merge(op: str, a: Optional[int], b: Optional[int], *avals: ShapedArray) -> Optional[int]:
+    """Two dims that must be equal: the known one (TF's InferenceContext::Merge)."""
+    if a is not None and b is not None and a != b:
+        raise _unequal(op, a, b, *avals)
+    return b if a is None else a
+
+
+def _at_least(op: str, x: ShapedArray, rank: int, *avals: ShapedArray) -> None:
+    if x.shape is not None and len(x.shape) < rank:
+        shapes = ", ".join(dims_text(a.shape) for a in avals or (x,))
+        raise ValueError(f"Shape must be at least rank {rank} but is rank {len(x.shape)} for "
+                         f"'{{{{node {op}}}}} = {op}[...]' with input shapes: {shapes}.")
+
+
+def _square(op: str, x: ShapedArray, *avals: ShapedArray, cols_first: bool = False) -> tuple:
+    """(batch dims, n) of a batch of square matrices; (None, None) for an unknown rank.
+    `cols_first` names the dims in the order TF's determinant shape functions merge them."""
+    _at_least(op, x, 2, *avals or (x,))
+    if x.shape is None:
+        return None, None
+    rows, cols = x.shape[-2:]
+    n = _merge(op, cols, rows, *avals or (x,)) if cols_first else \
+        _merge(op, rows, cols, *avals or (x,))
+    return x.shape[:-2], n
+
+
+def _square_rule(op: str, cols_first: bool = False) -> Any:
+    """Square in, same shape out (Cholesky, MatrixInverse, MatrixExponential)."""
+    def rule(x: ShapedArray, **attrs: Any) -> ShapedArray:
+        batch, n = _square(op, x, cols_first=cols_first)
+        return ShapedArray(None if batch is None else batch + (n, n), x.dtype)
+    return rule
+
+
+def _det_rule(op: str) -> Any:
+    """Square in, the batch shape out (one result, or sign and log for LogMatrixDeterminant)."""
+    def rule(x: ShapedArray) -> Any:
+        batch, _ = _square(op, x, cols_first=True)
+        out = ShapedArray(batch, x.dtype)
+        return (out, out) if op == "LogMatrixDeterminant" else out
+    return rule
+
+
+def _solve_rule(a: ShapedArray, b: ShapedArray, adjoint: bool) -> ShapedArray:
+    # MatrixSolve's batch dims must be equal (no broadcasting), as TF's MatrixSolveShapeFn.
+    batch_a, n = _square("MatrixSolve", a, a, b)
+    _at_least("MatrixSolve", b, 2, a, b)
+    if batch_a is None or b.shape is None:
+        return ShapedArray(None, a.dtype)
+    batch_b = b.shape[:-2]
+    if len(batch_a) != len(batch_b):
+        raise ValueError(f"Shapes must be equal rank, but are {len(batch_a)} and "
+                         f"{len(batch_b)} for '{{{{node MatrixSolve}}}}' with input shapes: "
+                         f"{dims_text(a.shape)}, {dims_text(b.shape)}.")
+    for i, (x, y) in enumerate(zip(batch_a, batch_b)):
+        if x is not None and y is not None and x != y:
+            raise ValueError(f"Dimension {i} in both shapes must be equal, but are {x} and {y}. "
+                             f"Shapes are {dims_text(batch_a)} and {dims_text(batch_b)}. for "
+                             f"'{{{{node MatrixSolve}}}}' with input shapes: "
+                             f"{dims_text(a.shape)}, {dims_text(b.shape)}.")
+    batch = tuple(y if x is None else x for x, y in zip(batch_a, batch_b))
+    n = _merge("MatrixSolve", n, b.shape[-2], a, b)
+    return ShapedArray(batch + (n, b.shape[-1]), a.dtype)
+
+
+def _triangular_rule(a: ShapedArray, b: ShapedArray, lower: bool,
+                     adjoint: bool) -> ShapedArray:
+    # Batch dims broadcast here (TF's MatrixTriangularSolveShapeFn).
+    op = "MatrixTriangularSolve"
+    batch_a, n = _square(op, a, a, b)
+    _at_least(op, b, 2, a, b)
+    if batch_a is None or b.shape is None:
+        return ShapedArray(None, b.dtype)
+    for x, y in zip(reversed(batch_a), reversed(b.shape[:-2])):
+        if x not in (None, 1) and y not in (None, 1) and x != y:
+            raise _unequal(op, x, y, a, b)
+    n = _merge(op, n, b.shape[-2], a, b)
+    return ShapedArray(broadcast_dims(batch_a, b.shape[:-2]) + (n, b.shape[-1]), b.dtype)
+
+
+def _min_dim(m: Optional[int], n: Optional[int]) -> Optional[int]:
+    """min(m, n) over dims (TF's InferenceContext::Min: a known 0 wins over an unknown)."""
+    if m == 0 or n == 0:
+        return 0
+    return None if m is None or n is None else builtins.min(m, n)
+
+
+def _qr_rule(x: ShapedArray, full_matrices: bool) -> tuple:
+    _at_least("Qr", x, 2)
+    if x.shape is None:
+        return ShapedArray(None, x.dtype), ShapedArray(None, x.dtype)
+    batch, (m, n) = x.shape[:-2], x.shape[-2:]
+    cols = m if full_matrices else _min_dim(m, n)
+    return ShapedArray(batch + (m, cols), x.dtype), ShapedArray(batch + (cols, n), x.dtype)
+
+
+def _svd_rule(x: ShapedArray, full_matrices: bool) -> tuple:
+    _at_least("Svd", x, 2)
+    real = np.finfo(x.dtype).dtype   # s is real for complex inputs
+    if x.shape is None:
+        return ShapedArray(None, real), ShapedArray(None, x.dtype), ShapedArray(None, x.dtype)
+    batch, (m, n) = x.shape[:-2], x.shape[-2:]
+    p = _min_dim(m, n)
+    u_cols, v_cols = (m, n) if full_matrices else (p, p)
+    return (ShapedArray(batch + (p,), real), ShapedArray(batch + (m, u_cols), x.dtype),
+            ShapedArray(batch + (n, v_cols), x.dtype))
+
+
+def _eigh_rule(x: ShapedArray) -> tuple:
+    batch, n = _square("SelfAdjointEigV2", x)
+    if batch is None:
+        return ShapedArray(None, x.dtype), ShapedArray(None, x.dtype)
+    return ShapedArray(batch + (n,), x.dtype), ShapedArray(batch + (n, n), x.dtype)
+
+
+def _diag_part_rule(x: ShapedArray, k: int) -> ShapedArray:
+    _at_least("MatrixDiagPartV3", x, 2)
+    if x.shape is None:
+        return ShapedArray(None, x.dtype)
+    rows, cols = x.shape[-2:]
+    length = None
+    if rows is not None and cols is not None:
+        # The kernel takes an out-of-range k on an empty batch (as the wrapper lets it).
+        if x.is_fully_defined() and np.prod(x.shape) and not -rows < k < cols:
+            raise ValueError(f"lower_diag_index is out of bound. for '{{{{node "
+                             f"MatrixDiagPartV3}}}}' with input shapes: {dims_text(x.shape)} "
+                             f"and k = {k}")
+        length = builtins.max(builtins.min(rows + builtins.min(k, 0),
+                                           cols - builtins.max(k, 0)), 0)
+    return ShapedArray(x.shape[:-2] + (length,), x.dtype)
+
+
+def _diag_rule(d: ShapedArray, k: int, num_rows: int, num_cols: int) -> ShapedArray:
+    _at_least("MatrixDiagV3", d, 1)
+    if d.shape is None:
+        return ShapedArray(None, d.dtype)
+    problem = None if d.shape[-1] is None else _diag_size_problem(d.shape[-1], k, num_rows,
+                                                                  num_cols)
+    if problem is not None:
+        raise ValueError(f"{_DIAG_SIZE_ERRORS[problem][0]} for '{{{{node MatrixDiagV3}}}}' "
+                         f"with input shapes: {dims_text(d.shape)}, num_rows = {num_rows}, "
+                         f"num_cols = {num_cols}, k = {k}")
+    return ShapedArray(d.shape[:-1] + (num_rows, num_cols), d.dtype)
+
+
+# TF's texts, in its graph's shape function and in its kernel, for sizes that do not fit.
+_DIAG_SIZE_ERRORS = {
+    "rows": ("num_rows is too small", "The number of rows is too small."),
+    "cols": ("num_cols is too small.", "The number of columns is too small."),
+    "both": ("num_rows and num_cols are not consistent with lower_diag_index, "
+             "upper_diag_index, and the length of the given diagonals.",
+             "The number of rows or columns is not consistent with the specified d_lower, "
+             "d_upper, and diagonal."),
+}
+
+
+def _diag_size_problem(n: int, k: int, rows: int, cols: int) -> Optional[str]:
+    """Whether [rows, cols] matrices hold a length-n k-th diagonal exactly, as TF requires
+    (at least as big as the smallest that does, and as big in one of the two dims)."""
+    min_rows, min_cols = n + builtins.max(-k, 0), n + builtins.max(k, 0)
+    if rows < min_rows:
+        return "rows"
+    if cols < min_cols:
+        return "cols"
+    return "both" if rows != min_rows and cols != min_cols else None
+
+
+def _set_diag_rule(x: ShapedArray, d: ShapedArray, k: int) -> ShapedArray:
+    # The diagonal's batch dims fill unknown ones of the input (TF's MatrixSetDiagV2Shape).
+    op = "MatrixSetDiagV3"
+    _at_least(op, x, 2, x, d)
+    if d.shape is None:
+        return ShapedArray(x.shape, x.dtype)
+    if x.shape is None:
+        return ShapedArray(d.shape[:-1] + (None, None), x.dtype)
+    if len(d.shape) != len(x.shape) - 1:
+        raise ValueError(f"Shape must be rank {len(x.shape) - 1} but is rank {len(d.shape)} "
+                         f"for '{{{{node {op}}}}}' with input shapes: {dims_text(x.shape)}, "
+                         f"{dims_text(d.shape)}.")
+    batch = tuple(_merge(op, a, b, x, d) for a, b in zip(x.shape[:-2], d.shape[:-1]))
+    return ShapedArray(batch + x.shape[-2:], x.dtype)
+
+
+def _einsum_rule(*xs: ShapedArray, equation: str) -> ShapedArray:
+    """The equation comes spelled out (explicit output, ellipses as letters): each letter's
+    dim is the one its operands agree on."""
+    inputs, output = equation.split("->")
+    sizes: dict = {}
+    for sub, x in zip(inputs.split(","), xs):
+        if x.shape is None:
+            continue
+        if len(sub) != len(x.shape):
+            raise ValueError(f"Expected input to have rank {len(sub)} but got: {len(x.shape)} "
+                             f"for '{{{{node Einsum}}}}' with equation \"{equation}\"")
+        for c, d in zip(sub, x.shape):
+            sizes[c] = _merge("Einsum", sizes.get(c), d, *xs)
+    return ShapedArray(tuple(sizes.get(c) for c in output), xs[0].dtype)
 
 
 def matrix_transpose(a: Any, name: str = "matrix_transpose", conjugate: bool = False) -> Tensor:
@@ -172,7 +382,8 @@ def _solve_kernel(a: np.ndarray, b: np.ndarray, adjoint: bool) -> np.ndarray:
 
 
 _inverse = Primitive("MatrixInverse", _safe_linalg(
-    _inv_kernel, "Input is not invertible. [Op:MatrixInverse]")).defvjp(
+    _inv_kernel, "Input is not invertible. [Op:MatrixInverse]"),
+    shape_rule=_square_rule("MatrixInverse")).defvjp(
     lambda g, ans, x: -matmul(ans, matmul(g, ans, transpose_b=True), transpose_a=True))
 
 
@@ -202,7 +413,8 @@ def _solve_vjp(g: Tensor, ans: Tensor, a: Tensor, b: Tensor, adjoint: bool) -> t
 
 
 _solve = Primitive("MatrixSolve", _safe_linalg(
-    _solve_kernel, "Input matrix is not invertible. [Op:MatrixSolve]")).defvjp(_solve_vjp)
+    _solve_kernel, "Input matrix is not invertible. [Op:MatrixSolve]"),
+    shape_rule=_solve_rule).defvjp(_solve_vjp)
 
 
 def _det_vjp(g: Tensor, ans: Tensor, a: Tensor) -> Tensor:
@@ -264,9 +476,10 @@ def _slogdet_vjp(g: tuple, ans: tuple, a: Tensor) -> Tensor:
     return scale * inv(a, adjoint=True)
 
 
-_det = Primitive("MatrixDeterminant", _det_kernel).defvjp(_det_vjp)
-_slogdet = Primitive("LogMatrixDeterminant", _slogdet_kernel,
-                     multiple_results=True).defvjp(_slogdet_vjp)
+_det = Primitive("MatrixDeterminant", _det_kernel,
+                 shape_rule=_det_rule("MatrixDeterminant")).defvjp(_det_vjp)
+_slogdet = Primitive("LogMatrixDeterminant", _slogdet_kernel, multiple_results=True,
+                     shape_rule=_det_rule("LogMatrixDeterminant")).defvjp(_slogdet_vjp)
 
 
 def inv(input: Any, adjoint: bool = False, name: Optional[str] = None) -> Tensor:  # noqa: A002
@@ -353,7 +566,8 @@ def _cholesky_vjp(g: Tensor, ans: Tensor, x: Tensor) -> Tensor:
     return (grad_a + matrix_transpose(grad_a)) * 0.5
 
 
-_cholesky = Primitive("Cholesky", _cholesky_kernel).defvjp(_cholesky_vjp)
+_cholesky = Primitive("Cholesky", _cholesky_kernel,
+                      shape_rule=_square_rule("Cholesky")).defvjp(_cholesky_vjp)
 
 
 def cholesky(input: Any, name: Optional[str] = None) -> Tensor:  # noqa: A002
@@ -407,8 +621,8 @@ def _triangular_vjp(g: Tensor, ans: Tensor, a: Tensor, b: Tensor, lower: bool,
 
 
 _triangular = Primitive("MatrixTriangularSolve", _safe_linalg(
-    _triangular_kernel, "Input matrix is not invertible. [Op:MatrixTriangularSolve]")).defvjp(
-    _triangular_vjp)
+    _triangular_kernel, "Input matrix is not invertible. [Op:MatrixTriangularSolve]"),
+    shape_rule=_triangular_rule).defvjp(_triangular_vjp)
 
 
 def triangular_solve(matrix: Any, rhs: Any, lower: bool = True, adjoint: bool = False,
@@ -551,7 +765,7 @@ def _qr_vjp(g: tuple, ans: tuple, a: Tensor, full_matrices: bool) -> Tensor:
     return concat([dx, dy], axis=-1)
 
 
-_qr = Primitive("Qr", _qr_kernel, multiple_results=True).defvjp(_qr_vjp)
+_qr = Primitive("Qr", _qr_kernel, multiple_results=True, shape_rule=_qr_rule).defvjp(_qr_vjp)
 
 
 def qr(input: Any, full_matrices: bool = False, name: Optional[str] = None) -> Qr:  # noqa: A002
@@ -614,7 +828,7 @@ def _svd_vjp(g: tuple, ans: tuple, a: Tensor, full_matrices: bool) -> Tensor:
     return matrix_transpose(grad_a) if use_adjoint else grad_a
 
 
-_svd = Primitive("Svd", _svd_kernel, multiple_results=True).defvjp(_svd_vjp)
+_svd = Primitive("Svd", _svd_kernel, multiple_results=True, shape_rule=_svd_rule).defvjp(_svd_vjp)
 
 
 def svd(tensor: Any, full_matrices: bool = False, compute_uv: bool = True,
@@ -674,7 +888,8 @@ def _eigh_vjp(g: tuple, ans: tuple, a: Tensor) -> Tensor:
     return set_diag(grad_a, 0.5 * diag_part(grad_a))
 
 
-_eigh = Primitive("SelfAdjointEigV2", _eigh_kernel, multiple_results=True).defvjp(_eigh_vjp)
+_eigh = Primitive("SelfAdjointEigV2", _eigh_kernel, multiple_results=True,
+                  shape_rule=_eigh_rule).defvjp(_eigh_vjp)
 
 
 def eigh(tensor: Any, name: Optional[str] = None) -> tuple:
@@ -723,13 +938,14 @@ def _band_kernel(x: np.ndarray, lower: int, upper: int) -> np.ndarray:
     return np.where(keep, x, np.zeros((), x.dtype))
 
 
-_diag_part = Primitive("MatrixDiagPartV3", _diag_part_kernel).defvjp(
+_diag_part = Primitive("MatrixDiagPartV3", _diag_part_kernel,
+                       shape_rule=_diag_part_rule).defvjp(
     lambda g, ans, x, k: set_diag(zeros_like(x), g, k=k))
-_diag = Primitive("MatrixDiagV3", _diag_kernel).defvjp(
+_diag = Primitive("MatrixDiagV3", _diag_kernel, shape_rule=_diag_rule).defvjp(
     lambda g, ans, d, k, num_rows, num_cols: diag_part(g, k=k))
-_set_diag = Primitive("MatrixSetDiagV3", _set_diag_kernel).defvjp(
+_set_diag = Primitive("MatrixSetDiagV3", _set_diag_kernel, shape_rule=_set_diag_rule).defvjp(
     lambda g, ans, x, d, k: (set_diag(g, zeros_like(d), k=k), diag_part(g, k=k)))
-_band = Primitive("MatrixBandPart", _band_kernel).defvjp(
+_band = Primitive("MatrixBandPart", _band_kernel, shape_rule=same_as_input).defvjp(
     lambda g, ans, x, lower, upper: band_part(g, lower, upper))
 
 
@@ -780,6 +996,9 @@ def diag(diagonal: Any, name: str = "diag", k: Any = 0, num_rows: int = -1, num_
         rows = cols = n + builtins.abs(k)   # TensorFlow's default: the smallest square
     rows = rows if rows >= 0 else n + builtins.max(-k, 0)
     cols = cols if cols >= 0 else n + builtins.max(k, 0)
+    problem = _diag_size_problem(n, k, rows, cols)
+    if problem is not None:
+        raise InvalidArgumentError(f"{_DIAG_SIZE_ERRORS[problem][1]} [Op:MatrixDiagV3]")
     return bind(_diag, (d,), {"k": k, "num_rows": rows, "num_cols": cols})
 
 
@@ -900,7 +1119,7 @@ def _onto_diagonal(grad: Tensor, sub: str, shape: tuple, dtype: np.dtype) -> Ten
 
 
 _einsum = Primitive("Einsum", lambda *xs, equation: np.asarray(
-    np.einsum(equation, *xs, optimize=len(xs) > 2))).defvjp(_einsum_vjp)
+    np.einsum(equation, *xs, optimize=len(xs) > 2)), shape_rule=_einsum_rule).defvjp(_einsum_vjp)
 
 
 def _einsum_jvp(tangents: list, ans: Tensor, *xs: Tensor, equation: str) -> Tensor:
@@ -1041,7 +1260,8 @@ def _expm_vjp(g: Tensor, ans: Tensor, x: Tensor) -> Tensor:
     return slice_tensor(big, (Ellipsis, builtins.slice(None, n), builtins.slice(n, None)))
 
 
-_expm = Primitive("MatrixExponential", _expm_kernel).defvjp(_expm_vjp)
+_expm = Primitive("MatrixExponential", _expm_kernel,
+                  shape_rule=_square_rule("MatrixExponential")).defvjp(_expm_vjp)
 
 
 def expm(input: Any, name: Optional[str] = None) -> Tensor:  # noqa: A002
