@@ -9,6 +9,7 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
+from tapeflow.autodiff.abstract import Dims, ShapedArray
 from tapeflow.autodiff.core import Primitive, bind, dims_text
 from tapeflow.framework import dtypes as _dtypes
 from tapeflow.framework.context import context
@@ -51,9 +52,39 @@ def _axis(axis: Any, rank: int, op_name: str) -> int:
     return axis % rank if rank else 0
 
 
+def _shape_error(op: str, text: str, *shapes: Dims) -> ValueError:
+    """TensorFlow's shape-inference error: `text`, naming the op and its inputs' shapes."""
+    return ValueError(f"{text} for '{{{{node {op}}}}} = {op}[...]' with input shapes: "
+                      f"{', '.join(map(dims_text, shapes))}.")
+
+
+def _product(dims: Sequence[Optional[int]]) -> Optional[int]:
+    """The product of `dims`, None when one is unknown (0 when one is 0)."""
+    if 0 in dims:
+        return 0
+    return None if None in dims else int(np.prod(dims, dtype=np.int64))
+
+
 # -- reshape -------------------------------------------------------------------------------------
 
-_reshape = Primitive("Reshape", lambda x, shape: np.reshape(x, shape), linear=True).defvjp(
+def _reshape_rule(x: ShapedArray, shape: tuple) -> ShapedArray:
+    """`shape`, its -1 inferred when `x`'s element count is known (as TF's Reshape shape
+    function: unknown otherwise)."""
+    if x.is_fully_defined():
+        size = _product(x.shape)
+        rest = _product([d for d in shape if d != -1])
+        if -1 in shape and rest and size % rest:
+            raise _shape_error("Reshape", f"Dimension size must be evenly divisible by {rest} "
+                                          f"but is {size}", x.shape)
+        if -1 not in shape and rest != size:
+            raise _shape_error("Reshape", f"Cannot reshape a tensor with {size} elements to "
+                                          f"shape {dims_text(shape)} ({rest} elements)", x.shape)
+        return ShapedArray(_resolve_shape(x.shape, tuple(shape)), x.dtype)
+    return ShapedArray(tuple(None if d == -1 else d for d in shape), x.dtype)
+
+
+_reshape = Primitive("Reshape", lambda x, shape: np.reshape(x, shape), linear=True,
+                     shape_rule=_reshape_rule).defvjp(
     lambda g, ans, x, shape: reshape(g, x._value.shape))
 _reshape.lowering = lambda shape: f"np.reshape({{0}}, {shape!r})"
 
@@ -103,7 +134,17 @@ def _resolve_shape(in_shape: tuple, target: tuple) -> tuple:
 
 # -- transpose -----------------------------------------------------------------------------------
 
-_transpose = Primitive("Transpose", lambda x, perm: np.transpose(x, perm), linear=True).defvjp(
+def _transpose_rule(x: ShapedArray, perm: Sequence[int]) -> ShapedArray:
+    if x.shape is None:
+        return ShapedArray((None,) * len(perm), x.dtype)
+    if len(perm) != len(x.shape):
+        raise _shape_error("Transpose", f"Dimension must be {len(x.shape)} but is {len(perm)}",
+                           x.shape)
+    return ShapedArray(tuple(x.shape[p] for p in perm), x.dtype)
+
+
+_transpose = Primitive("Transpose", lambda x, perm: np.transpose(x, perm), linear=True,
+                       shape_rule=_transpose_rule).defvjp(
     lambda g, ans, x, perm: transpose(g, tuple(np.argsort(perm))))
 
 
@@ -186,8 +227,43 @@ def _concat_vjp(g: Tensor, ans: Tensor, *xs: Tensor, axis: int) -> tuple:
     return tuple(split(g, sizes, axis=axis))
 
 
-_concat = Primitive("ConcatV2", lambda *xs, axis: np.concatenate(xs, axis=axis), linear=True).defvjp(
-    _concat_vjp)
+def _merge_shapes(op: str, avals: Sequence[ShapedArray], rank_text: str,
+                  skip: Optional[int] = None) -> Dims:
+    """The one shape all `avals` have (unknown dims take the known ones, as TF's shape
+    Merge), axis `skip` aside; ValueError where ranks or known dims differ. `rank_text` is
+    the rank error's text, formatted with the two ranks."""
+    shapes = [a.shape for a in avals if a.shape is not None]
+    if not shapes:
+        return None
+    first, out = shapes[0], list(shapes[0])
+    for s in shapes[1:]:
+        if len(s) != len(first):
+            raise _shape_error(op, rank_text.format(len(first), len(s)),
+                               *(a.shape for a in avals))
+        for i, (a, b) in enumerate(zip(out, s)):
+            if i != skip and a is not None and b is not None and a != b:
+                # TF merges the dims before and after `skip` apart, and names them so.
+                part = builtins.slice(None, skip) if skip is None or i < skip else \
+                    builtins.slice(skip + 1, None)
+                raise _shape_error(op, f"Dimension {i - (part.start or 0)} in both shapes must "
+                                       f"be equal, but are {a} and {b}. Shapes are "
+                                       f"{dims_text(first[part])} and {dims_text(s[part])}.",
+                                   *(a.shape for a in avals))
+            if a is None:
+                out[i] = b
+    return tuple(out)
+
+
+def _concat_rule(*xs: ShapedArray, axis: int) -> ShapedArray:
+    shape = _merge_shapes("ConcatV2", xs, "Shape must be rank {} but is rank {}", skip=axis)
+    if shape is not None:
+        parts = [None if x.shape is None else x.shape[axis] for x in xs]
+        shape = shape[:axis] + (None if None in parts else sum(parts),) + shape[axis + 1:]
+    return ShapedArray(shape, xs[0].dtype)
+
+
+_concat = Primitive("ConcatV2", lambda *xs, axis: np.concatenate(xs, axis=axis), linear=True,
+                    shape_rule=_concat_rule).defvjp(_concat_vjp)
 
 
 def _same_dtype(values: list, op_name: str) -> list:
@@ -247,7 +323,15 @@ def _stack_vjp(g: Tensor, ans: Tensor, *xs: Tensor, axis: int) -> tuple:
     return tuple(unstack(g, axis=axis))
 
 
-_stack = Primitive("Pack", lambda *xs, axis: np.stack(xs, axis=axis), linear=True).defvjp(_stack_vjp)
+def _stack_rule(*xs: ShapedArray, axis: int) -> ShapedArray:
+    shape = _merge_shapes("Pack", xs, "Shapes must be equal rank, but are {} and {}")
+    if shape is None:
+        return ShapedArray(None, xs[0].dtype)
+    return ShapedArray(shape[:axis] + (len(xs),) + shape[axis:], xs[0].dtype)
+
+
+_stack = Primitive("Pack", lambda *xs, axis: np.stack(xs, axis=axis), linear=True,
+                   shape_rule=_stack_rule).defvjp(_stack_vjp)
 
 
 @reads_static
@@ -271,7 +355,19 @@ def _unstack_kernel(x: np.ndarray, axis: int) -> tuple:
     return tuple(np.moveaxis(x, axis, 0))
 
 
-_unstack = Primitive("Unpack", _unstack_kernel, multiple_results=True, linear=True).defvjp(
+def _unstack_rule(x: ShapedArray, axis: int, num: Optional[int] = None) -> tuple:
+    # One output per element of `axis` (or `num`, as TF's Unpack attribute, when the kernel
+    # is given one): where neither is known, TF's tf.unstack refuses too.
+    num = x.shape[axis] if num is None and x.shape is not None else num
+    if num is None:
+        raise ValueError(f"Cannot infer argument `num` from shape "
+                         f"{'<unknown>' if x.shape is None else x.shape}")
+    shape = None if x.shape is None else x.shape[:axis] + x.shape[axis + 1:]
+    return (ShapedArray(shape, x.dtype),) * num
+
+
+_unstack = Primitive("Unpack", _unstack_kernel, multiple_results=True, linear=True,
+                     shape_rule=_unstack_rule).defvjp(
     lambda gs, ans, x, axis: stack(gs, axis=axis))
 
 
@@ -291,7 +387,20 @@ def _split_kernel(x: np.ndarray, sizes: tuple, axis: int) -> tuple:
     return tuple(np.split(x, np.cumsum(sizes)[:-1], axis=axis))
 
 
-_split = Primitive("SplitV", _split_kernel, multiple_results=True, linear=True).defvjp(
+def _split_rule(x: ShapedArray, sizes: tuple, axis: int) -> tuple:
+    if x.shape is None:
+        return tuple(ShapedArray(None, x.dtype) for _ in sizes)
+    length, rest = x.shape[axis], sum(d for d in sizes if d != -1)
+    if length is not None and (rest > length if -1 in sizes else rest != length):
+        raise _shape_error("SplitV", f"can't split axis of size {length} into pieces of size "
+                                     f"[{','.join(map(str, sizes))}]", x.shape)
+    fill = None if length is None else length - rest   # the size of a -1 piece
+    return tuple(ShapedArray(x.shape[:axis] + (fill if d == -1 else d,) + x.shape[axis + 1:],
+                             x.dtype) for d in sizes)
+
+
+_split = Primitive("SplitV", _split_kernel, multiple_results=True, linear=True,
+                   shape_rule=_split_rule).defvjp(
     lambda gs, ans, x, sizes, axis: concat(list(gs), axis=axis))
 
 
@@ -356,7 +465,16 @@ def _tile_vjp(g: Tensor, ans: Tensor, x: Tensor, multiples: tuple) -> Tensor:
     return reduce_sum(reshape(g, interleaved), axis=tuple(builtins.range(0, 2 * len(shape), 2)))
 
 
-_tile = Primitive("Tile", lambda x, multiples: np.tile(x, multiples), linear=True).defvjp(_tile_vjp)
+def _tile_rule(x: ShapedArray, multiples: tuple) -> ShapedArray:
+    shape = (None,) * len(multiples) if x.shape is None else x.shape
+    if len(shape) != len(multiples):
+        raise _shape_error("Tile", f"Shape must be rank {len(multiples)} but is rank "
+                                   f"{len(shape)}", x.shape)
+    return ShapedArray(tuple(_product((d, m)) for d, m in zip(shape, multiples)), x.dtype)
+
+
+_tile = Primitive("Tile", lambda x, multiples: np.tile(x, multiples), linear=True,
+                  shape_rule=_tile_rule).defvjp(_tile_vjp)
 
 
 @reads_static
@@ -377,7 +495,20 @@ def tile(input: Any, multiples: Any, name: Optional[str] = None) -> Tensor:  # n
     return bind(_tile, (x,), {"multiples": multiples})
 
 
-_broadcast_to = Primitive("BroadcastTo", lambda x, shape: np.broadcast_to(x, shape), linear=True, batch_safe=True).defvjp(
+def _broadcast_to_rule(x: ShapedArray, shape: tuple) -> ShapedArray:
+    if x.shape is not None:
+        if len(x.shape) > len(shape):
+            raise _shape_error("BroadcastTo", f"Shape must be at most rank {len(shape)} but is "
+                                              f"rank {len(x.shape)}", x.shape)
+        for d, n in zip(x.shape[::-1], shape[::-1]):
+            if d not in (None, 1, n):
+                raise _shape_error("BroadcastTo", f"Dimensions must be equal, but are {d} "
+                                                  f"and {n}", x.shape)
+    return ShapedArray(shape, x.dtype)
+
+
+_broadcast_to = Primitive("BroadcastTo", lambda x, shape: np.broadcast_to(x, shape), linear=True,
+                          batch_safe=True, shape_rule=_broadcast_to_rule).defvjp(
     lambda g, ans, x, shape: g)  # the tape sums the cotangent back to x's shape
 _broadcast_to.lowering = lambda shape: f"np.broadcast_to({{0}}, {shape!r})"
 
@@ -533,10 +664,116 @@ def _slice_grad_kernel(g: np.ndarray, shape: tuple, key: tuple) -> np.ndarray:
     return out
 
 
-_strided_slice = Primitive("StridedSlice", lambda x, key: x[key], linear=True).defvjp(
+# -- the shape of x[key] ---------------------------------------------------------------------------
+
+# A key entry read only at run time (an int, or a slice bound, of DynamicStridedSlice).
+_RUN_TIME = object()
+
+
+def _is_index_array(item: Any) -> bool:
+    return isinstance(item, (list, np.ndarray))
+
+
+def _is_mask(item: Any) -> bool:
+    return _is_index_array(item) and np.asarray(item).dtype == np.bool_
+
+
+def _expand_key(key: tuple, shape: tuple) -> list:
+    """`key` as (slot, entry) pairs, slot being the entry's position in `key`: its Ellipsis
+    (or the trailing dims it leaves out) as full slices, and each boolean mask as the int
+    arrays of its nonzero() (NumPy's equivalence), checked against the known dims it covers."""
+    rank = len(shape)
+    if sum(1 for i in key if i is Ellipsis) > 1:
+        raise ValueError("Multiple ellipses in slice spec not allowed")
+    consumed = sum(np.ndim(i) if _is_mask(i) else 1 for i in key
+                   if i is not None and i is not Ellipsis)
+    if consumed > rank:
+        raise _shape_error("StridedSlice", f"Index out of range using input dim {rank}; input "
+                                           f"has only {rank} dims", shape)
+    at = next((n for n, i in enumerate(key) if i is Ellipsis), len(key))
+    fill = [(at, builtins.slice(None))] * (rank - consumed)
+    items, dim = [], 0
+    for slot, item in list(enumerate(key[:at])) + fill + [
+            (n, i) for n, i in enumerate(key) if n > at]:
+        if not _is_mask(item):
+            items.append((slot, item))
+            dim += item is not None
+            continue
+        mask = np.asarray(item)
+        covered = shape[dim:dim + mask.ndim]
+        if any(d is not None and d != n for d, n in zip(covered, mask.shape)):
+            raise _shape_error("StridedSlice", f"boolean index of shape {dims_text(mask.shape)} "
+                                               f"does not match dims {dims_text(covered)}",
+                               shape)
+        items.extend((slot, i) for i in np.nonzero(mask))
+        dim += mask.ndim
+    return items
+
+
+def _sliced_dims(shape: Dims, key: tuple) -> Dims:
+    """The dims of `x[key]`, x of `shape`, for NumPy keys of ints, slices, None, Ellipsis and
+    index arrays (entries `_RUN_TIME`: ints or slice bounds known only at run time)."""
+    if shape is None:
+        return None
+    items = _expand_key(key, shape)
+    fancy = any(_is_index_array(i) for _, i in items)
+    out, dim, indexed, at = [], 0, [], None
+    for slot, item in items:
+        if item is None:
+            out.append(1)
+            continue
+        size = shape[dim]
+        dim += 1
+        if isinstance(item, builtins.slice):
+            bounds = (item.start, item.stop, item.step)
+            out.append(None if size is None or _RUN_TIME in bounds else
+                       len(builtins.range(*item.indices(size))))
+        elif fancy:   # ints index as 0-d arrays among index arrays
+            indexed.append((slot, item, dim - 1))
+            at = len(out) if at is None else at
+        else:
+            _check_index(item, shape, dim - 1)
+    if indexed:
+        index_dims = np.broadcast_shapes(*(np.shape(i) for _, i, _ in indexed))
+        for _, item, d in indexed:   # NumPy checks no array when nothing is indexed
+            if 0 not in index_dims or not _is_index_array(item):
+                _check_index(item, shape, d)
+        # NumPy: the indexed dims replace adjacent index entries in place, else lead.
+        slots = sorted({slot for slot, _, _ in indexed})
+        at = at if slots == list(builtins.range(slots[0], slots[-1] + 1)) else 0
+        out[at:at] = index_dims
+    return tuple(out)
+
+
+def _check_index(item: Any, shape: tuple, dim: int) -> None:
+    """An int (or index array) must lie in [-size, size) where dim `dim`'s size is known."""
+    size = shape[dim]
+    if size is None or item is _RUN_TIME:
+        return
+    values = np.asarray(item)
+    bad = values[(values < -size) | (values >= size)]
+    if bad.size:
+        shown = int(bad.flat[0]) + size if bad.flat[0] < 0 else int(bad.flat[0])
+        raise _shape_error("StridedSlice", f"slice index {shown} of dimension {dim} out of "
+                                           f"bounds.", shape)
+
+
+def _strided_slice_rule(x: ShapedArray, key: tuple) -> ShapedArray:
+    return ShapedArray(_sliced_dims(x.shape, key), x.dtype)
+
+
+def _placed_rule(g: ShapedArray, *values: ShapedArray, shape: tuple,
+                 **attrs: Any) -> ShapedArray:
+    """The rule of slicing's adjoints: zeros of `shape` with `g` placed in them."""
+    return ShapedArray(shape, g.dtype)
+
+
+_strided_slice = Primitive("StridedSlice", lambda x, key: x[key], linear=True,
+                           shape_rule=_strided_slice_rule).defvjp(
     lambda g, ans, x, key: bind(_strided_slice_grad, (g,), {"shape": x._value.shape,
                                                              "key": key}))
-_strided_slice_grad = Primitive("StridedSliceGrad", _slice_grad_kernel, linear=True).defvjp(
+_strided_slice_grad = Primitive("StridedSliceGrad", _slice_grad_kernel, linear=True,
+                                shape_rule=_placed_rule).defvjp(
     lambda g, ans, dy, shape, key: bind(_strided_slice, (g,), {"key": key}))
 
 
@@ -567,13 +804,23 @@ def _dynamic_slice_grad_kernel(g: np.ndarray, *values: np.ndarray, shape: tuple,
     return _slice_grad_kernel(g, shape, _dynamic_key(template, values, shape))
 
 
+def _dynamic_slice_rule(x: ShapedArray, *values: ShapedArray, template: tuple) -> ShapedArray:
+    def entry(v: Any) -> Any:
+        return _RUN_TIME if isinstance(v, tuple) else v
+    key = tuple(builtins.slice(entry(i.start), entry(i.stop), entry(i.step))
+                if isinstance(i, builtins.slice) else entry(i) for i in template)
+    return ShapedArray(_sliced_dims(x.shape, key), x.dtype)
+
+
 _dynamic_slice = Primitive(
     "DynamicStridedSlice",
-    lambda x, *values, template: x[_dynamic_key(template, values, x.shape)]).defvjp(
+    lambda x, *values, template: x[_dynamic_key(template, values, x.shape)],
+    shape_rule=_dynamic_slice_rule).defvjp(
     lambda g, ans, x, *values, template: (bind(
         _dynamic_slice_grad, (g,) + values, {"shape": x._value.shape, "template": template}),
         *(None for _ in values)))
-_dynamic_slice_grad = Primitive("DynamicStridedSliceGrad", _dynamic_slice_grad_kernel).defvjp(
+_dynamic_slice_grad = Primitive("DynamicStridedSliceGrad", _dynamic_slice_grad_kernel,
+                                shape_rule=_placed_rule).defvjp(
     lambda g, ans, dy, *values, shape, template: (
         bind(_dynamic_slice, (g,) + values, {"template": template}), *(None for _ in values)))
 
@@ -748,10 +995,13 @@ def ones(shape: Any, dtype: Any = _dtypes.float32, name: Optional[str] = None) -
                         _dtypes.as_dtype(dtype)._np))
 
 
-_fill = Primitive("Fill", lambda value, shape: np.full(shape, value, value.dtype)).defvjp(
+_fill = Primitive("Fill", lambda value, shape: np.full(shape, value, value.dtype),
+                  shape_rule=lambda value, shape: ShapedArray(shape, value.dtype)).defvjp(
     lambda g, ans, value, shape: bind(_sum_all, (g,)))
-# The sum of every element, as Fill's adjoint (reduce_ops builds on this module).
-_sum_all = Primitive("FillGrad", lambda g: np.add.reduce(g, axis=None)).defvjp(
+# The sum of every element, as Fill's adjoint (reduce_ops builds on this module). NumPy's
+# sum widens small integers (int32 -> int64), so the dtype is the one np.add.reduce gives.
+_sum_all = Primitive("FillGrad", lambda g: np.add.reduce(g, axis=None), shape_rule=lambda g:
+                     ShapedArray((), np.add.reduce(np.zeros((0,), g.dtype)).dtype)).defvjp(
     lambda gg, ans, g: bind(_fill, (gg,), {"shape": g._value.shape}))
 _fill.lowering = lambda shape: f"np.full({shape!r}, {{0}})"
 
@@ -779,7 +1029,14 @@ def _one_hot_kernel(indices: np.ndarray, on: np.ndarray, off: np.ndarray, depth:
 
 
 # TensorFlow registers OneHot as not differentiable.
-_one_hot = Primitive("OneHot", _one_hot_kernel, differentiable=False)
+def _one_hot_rule(indices: ShapedArray, on: ShapedArray, off: ShapedArray, depth: int,
+                  axis: int) -> ShapedArray:
+    shape = None if indices.shape is None else \
+        indices.shape[:axis] + (depth,) + indices.shape[axis:]
+    return ShapedArray(shape, np.result_type(on.dtype, off.dtype))
+
+
+_one_hot = Primitive("OneHot", _one_hot_kernel, differentiable=False, shape_rule=_one_hot_rule)
 
 
 def _hinted(value: Any, dtype: Any) -> Tensor:
@@ -849,7 +1106,9 @@ def _range_kernel(start: np.ndarray, limit: np.ndarray, delta: np.ndarray) -> np
 
 
 # TensorFlow registers Range as not differentiable.
-_range = Primitive("Range", _range_kernel, differentiable=False)
+# Its length depends on the bounds' values: unknown until run time.
+_range = Primitive("Range", _range_kernel, differentiable=False,
+                   shape_rule=lambda start, limit, delta: ShapedArray((None,), start.dtype))
 
 # tf.range's dtype inference: the widest of its arguments' dtypes in this order.
 _RANGE_HIERARCHY = ("int32", "int64", "float16", "float32", "float64")
@@ -982,10 +1241,20 @@ def _gather_vjp(g: Tensor, ans: Tensor, params: Tensor, indices: Tensor, axis: i
                                              "batch_dims": batch_dims}), None
 
 
-_gather = Primitive("GatherV2", _gather_kernel).defvjp(_gather_vjp)
+def _gather_rule(params: ShapedArray, indices: ShapedArray, axis: int,
+                 batch_dims: int) -> ShapedArray:
+    # As the kernel: the batch dims come from params (TF's shape function does not check
+    # them against indices'; its kernel does).
+    if params.shape is None or indices.shape is None:
+        return ShapedArray(None, params.dtype)
+    return ShapedArray(params.shape[:axis] + indices.shape[batch_dims:] +
+                       params.shape[axis + 1:], params.dtype)
+
+
+_gather = Primitive("GatherV2", _gather_kernel, shape_rule=_gather_rule).defvjp(_gather_vjp)
 # The gather's VJP as a dense scatter-add (not a TensorFlow op); its own VJP is the gather,
 # so second derivatives through tf.gather work.
-_gather_grad = Primitive("GatherV2Grad", _gather_grad_kernel).defvjp(
+_gather_grad = Primitive("GatherV2Grad", _gather_grad_kernel, shape_rule=_placed_rule).defvjp(
     lambda g, ans, dy, indices, shape, axis, batch_dims: (
         bind(_gather, (g, indices), {"axis": axis, "batch_dims": batch_dims}), None))
 
