@@ -35,7 +35,7 @@ from tapeflow import dtypes, math, nn, random  # noqa: E402  (namespaces)
 from tapeflow.module import Module, name_scope  # noqa: E402
 
 newaxis = None
-__version__ = "0.1.0"
+from tapeflow._version import __version__  # noqa: E402
 
 # Heavier namespaces load on first use, so `import tapeflow` stays fast.
 _LAZY_SUBMODULES = {"keras", "train", "test"}

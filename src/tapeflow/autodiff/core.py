@@ -135,10 +135,9 @@ def primitive(name: str, **kwargs: Any) -> Callable[[Callable], Primitive]:
 
 # NumPy reports floating-point exceptions (x / 0, log(0), inf - inf) as RuntimeWarnings;
 # TensorFlow's kernels are silent. Kernels run through the thread's `run_kernel` (see
-# framework.context), whose NumPy error state ignores them. On NumPy 1.x that runner is a
-# plain call, and this filter (tapeflow's frames only, so a user's NumPy code still warns)
-# silences them unless the caller's filters turn warnings into errors (`-W error`): then the
-# kernel runs again under np.errstate (`rerun_kernel`).
+# framework.context), whose NumPy error state ignores them. Compiled programs run their
+# kernels inline: this filter (tapeflow's frames only, so a user's NumPy code still warns)
+# silences them there.
 warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"tapeflow(\.|$)")
 
 # What a NumPy kernel raises on bad input: bind turns these into TensorFlow's error classes.
@@ -170,7 +169,7 @@ def bind(prim: Primitive, inputs: Sequence[Any], attrs: dict = NO_ATTRS) -> Any:
                 raw = run(prim.impl, *[x._value for x in inputs])
         except KERNEL_ERRORS as exc:
             raise op_error(prim, inputs, exc) from None
-        except (RuntimeError, RuntimeWarning) as exc:
+        except RuntimeError as exc:
             try:
                 raw = rerun_kernel(prim.impl, [x._value for x in inputs], attrs, exc)
             except KERNEL_ERRORS as error:

@@ -13,11 +13,9 @@ from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
-# NumPy 2 keeps its floating-point error state in a context variable, so kernels run inside a
-# context of their own whose state ignores every error are silent (as TensorFlow's kernels
-# are) whatever warning filters a caller installs, at ~30 ns a call. NumPy 1.x keeps that
-# state per thread: there kernels are called directly (see `autodiff.core`'s fallback).
-_ERRSTATE_IN_CONTEXT = int(np.__version__.split(".")[0]) >= 2
+# NumPy (2 and later) keeps its floating-point error state in a context variable, so kernels
+# run inside a context of their own whose state ignores every error are silent (as
+# TensorFlow's kernels are) whatever warning filters a caller installs, at ~30 ns a call.
 
 
 def _is_reentry(exc: RuntimeError) -> bool:
@@ -28,11 +26,8 @@ def _is_reentry(exc: RuntimeError) -> bool:
 
 
 def rerun_kernel(fn: Callable, args: Sequence[Any], kwargs: dict, exc: Exception) -> Any:
-    """Runs a kernel whose quiet call did not run it: nested inside another kernel's quiet
-    call (already silent), or raised a RuntimeWarning (NumPy 1.x under `-W error`)."""
-    if isinstance(exc, RuntimeWarning):
-        with np.errstate(all="ignore"):
-            return fn(*args, **kwargs)
+    """Runs a kernel whose quiet call did not run it because it is nested inside another
+    kernel's quiet call (already silent); any other RuntimeError is the kernel's own."""
     if not _is_reentry(exc):
         raise exc
     return fn(*args, **kwargs)
@@ -43,18 +38,12 @@ def run_kernel(fn: Callable, *args: Any, **kwargs: Any) -> Any:
     also from inside another kernel."""
     try:
         return context.state.run_kernel(fn, *args, **kwargs)
-    except (RuntimeError, RuntimeWarning) as exc:
+    except RuntimeError as exc:
         return rerun_kernel(fn, args, kwargs, exc)
-
-
-def _call(fn: Callable, *args: Any, **kwargs: Any) -> Any:
-    return fn(*args, **kwargs)
 
 
 def _quiet_kernel_runner() -> Callable:
     """`run(fn, *args, **kwargs)`: calls `fn` with NumPy's floating-point errors ignored."""
-    if not _ERRSTATE_IN_CONTEXT:
-        return _call
     quiet = contextvars.Context()
     quiet.run(np.seterr, all="ignore")
     return quiet.run
