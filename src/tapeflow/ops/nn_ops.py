@@ -14,6 +14,8 @@ from typing import Any, Optional
 
 import numpy as np
 
+from tapeflow.autodiff.abstract import (Dims, ShapedArray, broadcast_dims, broadcasting,
+                                        dims_text, same_as_input)
 from tapeflow.autodiff.core import Primitive, bind, shape_text
 from tapeflow.framework import dtypes as _dtypes
 from tapeflow.framework.convert import cpp_name
@@ -32,6 +34,61 @@ from tapeflow.ops.reduce_ops import reduce_mean, reduce_sum
 _REAL = "fiu"
 
 
+# -- shape rules ---------------------------------------------------------------------------------
+# Activations keep their input's shape and dtype (`same_as_input`); their grad ops broadcast
+# (`broadcasting`: a vectorized jacobian's cotangent has a leading batch axis the features lack).
+
+def _shape_error(op_name: str, avals: tuple, text: str) -> ValueError:
+    """TensorFlow's shape-function error: `text`, the node and every input's static shape."""
+    shapes = ", ".join(dims_text(a.shape) for a in avals)
+    return ValueError(f"{text} for '{{{{node {op_name}}}}} = {op_name}' with input shapes: "
+                      f"{shapes}.")
+
+
+def _softmax_rule(op_name: str):
+    """Softmax and LogSoftmax: the input's shape and dtype; TF refuses a scalar."""
+    def rule(x: ShapedArray, axis: int) -> ShapedArray:
+        if x.ndim == 0:
+            raise _shape_error(op_name, (x,), "Shape must be at least rank 1 but is rank 0")
+        return ShapedArray(x.shape, x.dtype)
+    return rule
+
+
+def _merged(op_name: str, avals: tuple, a: Dims, b: Dims, broadcast: bool = False) -> Dims:
+    """TF's Merge of two static shapes (unknown dims take the other's), or with `broadcast`
+    NumPy broadcasting; known dims that conflict raise TF's error."""
+    if a is None or b is None:
+        return None if broadcast else (b if a is None else a)
+    if broadcast:
+        try:
+            return broadcast_dims(a, b)
+        except ValueError:
+            pass  # find the conflicting pair below, for the message
+    elif len(a) != len(b):
+        raise _shape_error(op_name, avals,
+                           f"Shapes must be equal rank, but are {len(a)} and {len(b)}")
+    for x, y in zip(reversed(a), reversed(b)):
+        if x is not None and y is not None and x != y and not (broadcast and 1 in (x, y)):
+            raise _shape_error(op_name, avals, f"Dimensions must be equal, but are {x} and {y}")
+    return tuple(y if x is None else x for x, y in zip(a, b))
+
+
+def _xent_rule(logits: ShapedArray, labels: ShapedArray, axis: int) -> ShapedArray:
+    """The loss: logits and labels broadcast (the kernel's NumPy arithmetic), `axis` summed."""
+    shape = _merged("SoftmaxCrossEntropyWithLogits", (logits, labels), logits.shape,
+                    labels.shape, broadcast=True)
+    return ShapedArray(None if shape is None else shape[:axis] + shape[axis + 1:], logits.dtype)
+
+
+def _sparse_xent_rule(logits: ShapedArray, labels: ShapedArray) -> ShapedArray:
+    """The loss is shaped like labels, which are logits' shape without the class axis."""
+    op_name, avals = "SparseSoftmaxCrossEntropyWithLogits", (logits, labels)
+    if logits.ndim == 0:
+        raise _shape_error(op_name, avals, "Shape must be at least rank 1 but is rank 0")
+    outer = None if logits.shape is None else logits.shape[:-1]
+    return ShapedArray(_merged(op_name, avals, outer, labels.shape), logits.dtype)
+
+
 # -- relu ----------------------------------------------------------------------------------------
 
 def _relu_kernel(x: np.ndarray) -> np.ndarray:
@@ -42,11 +99,13 @@ def _relu_kernel(x: np.ndarray) -> np.ndarray:
 # mask is taken from the output: 0 at x == 0. It is linear in g and flat in y: y's cotangent is
 # zeros (not None, as TensorFlow's), so a nested tape's second derivative is zeros, not None;
 # they are shaped like gg, which keeps the rule batch-safe (a vectorized jacobian's leading axis).
-_relu_grad = Primitive("ReluGrad", lambda g, y: g * (y > 0), batch_safe=True).defvjp(
+_relu_grad = Primitive("ReluGrad", lambda g, y: g * (y > 0), shape_rule=broadcasting,
+                       batch_safe=True).defvjp(
     lambda gg, ans, g, y: bind(_relu_grad, (gg, y)), lambda gg, ans, g, y: zeros_like(gg))
 _relu_grad.defjvp(lambda tangents, ans, g, y: None if tangents[0] is None
                   else bind(_relu_grad, (tangents[0], y)))
-_relu = Primitive("Relu", _relu_kernel, elementwise=True, batch_safe=True).defvjp(lambda g, ans, x: bind(_relu_grad, (g, ans)))
+_relu = Primitive("Relu", _relu_kernel, shape_rule=same_as_input, elementwise=True,
+                  batch_safe=True).defvjp(lambda g, ans, x: bind(_relu_grad, (g, ans)))
 _relu.lowering = lambda: "np.maximum({0}, 0)"
 _relu_grad.lowering = lambda: "{0} * ({1} > 0)"
 
@@ -65,9 +124,11 @@ def _relu6_kernel(x: np.ndarray) -> np.ndarray:
     return np.minimum(np.maximum(x, np.zeros((), x.dtype)), np.full((), 6, x.dtype))
 
 
-_relu6_grad = Primitive("Relu6Grad", lambda g, x: g * ((x > 0) & (x < 6))).defvjp(
+_relu6_grad = Primitive("Relu6Grad", lambda g, x: g * ((x > 0) & (x < 6)),
+                        shape_rule=broadcasting).defvjp(
     lambda gg, ans, g, x: bind(_relu6_grad, (gg, x)), lambda gg, ans, g, x: zeros_like(gg))
-_relu6 = Primitive("Relu6", _relu6_kernel).defvjp(lambda g, ans, x: bind(_relu6_grad, (g, x)))
+_relu6 = Primitive("Relu6", _relu6_kernel, shape_rule=same_as_input).defvjp(
+    lambda g, ans, x: bind(_relu6_grad, (g, x)))
 
 
 # alpha is a float32 attr in TensorFlow: the kernels use T(float32(alpha)), so float64
@@ -81,10 +142,11 @@ def _leaky_relu_grad_kernel(g: np.ndarray, x: np.ndarray, alpha: float) -> np.nd
     return np.where(x > 0, g, g * g.dtype.type(np.float32(alpha)))
 
 
-_leaky_relu_grad = Primitive("LeakyReluGrad", _leaky_relu_grad_kernel).defvjp(
+_leaky_relu_grad = Primitive("LeakyReluGrad", _leaky_relu_grad_kernel,
+                             shape_rule=broadcasting).defvjp(
     lambda gg, ans, g, x, alpha: bind(_leaky_relu_grad, (gg, x), {"alpha": alpha}),
     lambda gg, ans, g, x, alpha: zeros_like(gg))
-_leaky_relu = Primitive("LeakyRelu", _leaky_relu_kernel).defvjp(
+_leaky_relu = Primitive("LeakyRelu", _leaky_relu_kernel, shape_rule=same_as_input).defvjp(
     lambda g, ans, x, alpha: bind(_leaky_relu_grad, (g, x), {"alpha": alpha}))
 
 
@@ -107,10 +169,11 @@ def _elu_grad_kernel(g: np.ndarray, y: np.ndarray) -> np.ndarray:
     return np.where(y < 0, (y + np.ones((), y.dtype)) * g, g)
 
 
-_elu_grad = Primitive("EluGrad", _elu_grad_kernel).defvjp(
+_elu_grad = Primitive("EluGrad", _elu_grad_kernel, shape_rule=broadcasting).defvjp(
     lambda gg, ans, g, y: bind(_elu_grad, (gg, y)),
     lambda gg, ans, g, y: where(y < 0, gg * g, zeros_like(y)))
-_elu = Primitive("Elu", _elu_kernel).defvjp(lambda g, ans, x: bind(_elu_grad, (g, ans)))
+_elu = Primitive("Elu", _elu_kernel, shape_rule=same_as_input).defvjp(
+    lambda g, ans, x: bind(_elu_grad, (g, ans)))
 _elu.defjvp(lambda tangents, ans, x: bind(_elu_grad, (tangents[0], ans)))
 
 # TensorFlow's constants, rounded to the input dtype by the kernel.
@@ -129,10 +192,11 @@ def _selu_grad_kernel(g: np.ndarray, y: np.ndarray) -> np.ndarray:
     return np.where(y < 0, g * (y + t(_SELU_SCALE_ALPHA)), g * t(_SELU_SCALE))
 
 
-_selu_grad = Primitive("SeluGrad", _selu_grad_kernel).defvjp(
+_selu_grad = Primitive("SeluGrad", _selu_grad_kernel, shape_rule=broadcasting).defvjp(
     lambda gg, ans, g, y: bind(_selu_grad, (gg, y)),
     lambda gg, ans, g, y: where(y < 0, gg * g, zeros_like(y)))
-_selu = Primitive("Selu", _selu_kernel).defvjp(lambda g, ans, x: bind(_selu_grad, (g, ans)))
+_selu = Primitive("Selu", _selu_kernel, shape_rule=same_as_input).defvjp(
+    lambda g, ans, x: bind(_selu_grad, (g, ans)))
 _selu.defjvp(lambda tangents, ans, x: bind(_selu_grad, (tangents[0], ans)))
 
 
@@ -220,8 +284,10 @@ def _log_softmax_vjp(g: Tensor, ans: Tensor, x: Tensor, axis: int) -> Tensor:
 
 
 # Primitives for numerical stability (the max is subtracted before exp).
-_softmax = Primitive("Softmax", _softmax_kernel).defvjp(_softmax_vjp)
-_log_softmax = Primitive("LogSoftmax", _log_softmax_kernel).defvjp(_log_softmax_vjp)
+_softmax = Primitive("Softmax", _softmax_kernel,
+                     shape_rule=_softmax_rule("Softmax")).defvjp(_softmax_vjp)
+_log_softmax = Primitive("LogSoftmax", _log_softmax_kernel,
+                         shape_rule=_softmax_rule("LogSoftmax")).defvjp(_log_softmax_vjp)
 
 
 def _softmax_axis(x: Tensor, axis: Any, op_name: str) -> int:
@@ -292,7 +358,7 @@ def _softmax_xent_vjp(g: Tensor, ans: Tensor, logits: Tensor, labels: Tensor,
 
 # A primitive for numerical stability: log-softmax inside, softmax - labels as gradient.
 _softmax_xent = Primitive("SoftmaxCrossEntropyWithLogits",
-                          _softmax_xent_kernel).defvjp(_softmax_xent_vjp)
+                          _softmax_xent_kernel, shape_rule=_xent_rule).defvjp(_softmax_xent_vjp)
 
 
 def softmax_cross_entropy_with_logits(labels: Any, logits: Any, axis: int = -1,
@@ -387,7 +453,7 @@ def _sparse_xent_vjp(g: Tensor, ans: Tensor, logits: Tensor, labels: Tensor) -> 
 
 # A primitive for numerical stability, like the dense one; labels carry no gradient.
 _sparse_xent = Primitive("SparseSoftmaxCrossEntropyWithLogits",
-                         _sparse_xent_kernel).defvjp(_sparse_xent_vjp)
+                         _sparse_xent_kernel, shape_rule=_sparse_xent_rule).defvjp(_sparse_xent_vjp)
 
 
 def sparse_softmax_cross_entropy_with_logits(labels: Any = None, logits: Any = None,
@@ -427,7 +493,8 @@ def log_sigmoid(x: Any, name: Optional[str] = None) -> Tensor:
 
 # A primitive so that the gradient is TensorFlow's g / (1 + |x|)^2: 0 at +-inf, where the
 # quotient rule of the composite gives inf / inf = nan.
-_softsign = Primitive("Softsign", lambda x: x / (np.abs(x) + np.ones((), x.dtype))).defvjp(
+_softsign = Primitive("Softsign", lambda x: x / (np.abs(x) + np.ones((), x.dtype)),
+                      shape_rule=same_as_input).defvjp(
     lambda g, ans, x: g / square(abs_(x) + 1))
 
 
