@@ -22,6 +22,7 @@ from typing import Any, Optional
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
+from tapeflow.autodiff.abstract import ShapedArray, dims_text
 from tapeflow.autodiff.core import Primitive, bind
 from tapeflow.framework.errors import AbortedError, InvalidArgumentError
 from tapeflow.framework.tensor import Tensor
@@ -75,13 +76,19 @@ def _out_and_pads(size: int, k: int, stride: int, dilation: int, mode: Any,
         total = max((out - 1) * stride + eff - size, 0)
         return out, (total // 2, total - total // 2)
     before, after = (0, 0) if mode == "VALID" else mode
-    span = size + before + after - eff + stride
-    out = span // stride if span >= 0 else -(-span // stride)  # C++'s division truncates
+    out = _explicit_out(size + before + after, eff, stride)
     if out < 0:
         raise InvalidArgumentError(
             f"Computed output size would be negative: {out} [input_size: {size}, "
             f"effective_filter_size: {eff}, stride: {stride}] [Op:{op_name}]")
     return out, (before, after)
+
+
+def _explicit_out(padded: int, eff: int, stride: int) -> int:
+    """TensorFlow's output length for a padded length and an effective filter length (its
+    kernels' formula: C++'s division truncates, so it goes negative only below -stride)."""
+    span = padded - eff + stride
+    return span // stride if span >= 0 else -(-span // stride)
 
 
 def _geometry(in_hw: tuple, k_hw: tuple, strides: tuple, dilations: tuple, mode: Any,
@@ -90,6 +97,108 @@ def _geometry(in_hw: tuple, k_hw: tuple, strides: tuple, dilations: tuple, mode:
     (oh, ph), (ow, pw) = (_out_and_pads(in_hw[i], k_hw[i], strides[i], dilations[i], modes[i],
                                         op_name) for i in range(2))
     return (oh, ow), (ph, pw)
+
+
+# -- shape rules -------------------------------------------------------------------------------
+# The ops are NHWC and their attributes hold the resolved geometry: explicit `pads` for every
+# padding mode, so each output length is the explicit formula (`_explicit_out`), which gives
+# SAME's ceil(size / stride) too. A length whose size (or pads) is unknown is None. The errors
+# are TF's shape-function errors (ValueError).
+
+
+def _shape_error(op_name: str, avals: tuple, text: str) -> ValueError:
+    """TensorFlow's shape-function error: `text`, the node and every input's static shape."""
+    shapes = ", ".join(dims_text(a.shape) for a in avals)
+    return ValueError(f"{text} for '{{{{node {op_name}}}}} = {op_name}' with input shapes: "
+                      f"{shapes}.")
+
+
+def _rank4(op_name: str, avals: tuple, i: int) -> tuple:
+    """The dims of input `i`, which must be rank 4 (all unknown where the rank is)."""
+    shape = avals[i].shape
+    if shape is None:
+        return (None,) * 4
+    if len(shape) != 4:
+        raise _shape_error(op_name, avals, f"Shape must be rank 4 but is rank {len(shape)}")
+    return shape
+
+
+def _windowed(op_name: str, avals: tuple, in_hw: tuple, k_hw: tuple, strides: tuple,
+              dilations: tuple, pads: tuple) -> tuple:
+    """The (OH, OW) of a window op (convolution or pool) over the padded input."""
+    out = []
+    for size, k, stride, dilation, (before, after) in zip(in_hw, k_hw, strides, dilations,
+                                                          pads):
+        if None in (size, k, before, after):
+            out.append(None)
+            continue
+        eff, padded = (k - 1) * dilation + 1, size + before + after
+        length = _explicit_out(padded, eff, stride)
+        if length < 0:
+            raise _shape_error(op_name, avals, f"Negative dimension size caused by subtracting "
+                                               f"{eff} from {padded}")
+        out.append(length)
+    return tuple(out)
+
+
+def _conv2d_rule(x: ShapedArray, w: ShapedArray, strides: tuple, dilations: tuple,
+                 pads: tuple, out_hw: Any = None) -> ShapedArray:
+    """[N, OH, OW, C_out]; a grouped convolution's depths must divide as in TF."""
+    avals = (x, w)
+    n, h, width, depth = _rank4("Conv2D", avals, 0)
+    kh, kw, filter_depth, out_depth = _rank4("Conv2D", avals, 1)
+    if depth is not None and filter_depth:
+        if depth % filter_depth:
+            raise _shape_error("Conv2D", avals, f"Depth of input ({depth}) is not a multiple of "
+                                                f"input depth of filter ({filter_depth})")
+        groups = depth // filter_depth
+        if out_depth is not None and groups and out_depth % groups:
+            raise _shape_error("Conv2D", avals, f"Depth of output ({out_depth}) is not a "
+                                                f"multiple of the number of groups ({groups})")
+    oh, ow = _windowed("Conv2D", avals, (h, width), (kh, kw), strides, dilations, pads)
+    return ShapedArray((n, oh, ow, out_depth), x.dtype)
+
+
+def _backprop_input_rule(g: ShapedArray, w: ShapedArray, input_shape: tuple,
+                         **geometry: Any) -> ShapedArray:
+    """The input's shape (an attribute); the cotangent's depth is the filter's output depth."""
+    avals = (g, w)
+    depth = _rank4("Conv2DBackpropInput", avals, 0)[3]
+    filter_out = _rank4("Conv2DBackpropInput", avals, 1)[3]
+    if depth is not None and filter_out is not None and depth != filter_out:
+        raise _shape_error("Conv2DBackpropInput", avals,
+                           f"Dimensions must be equal, but are {depth} and {filter_out}")
+    return ShapedArray(input_shape, g.dtype)
+
+
+def _backprop_filter_rule(x: ShapedArray, g: ShapedArray, filter_shape: tuple,
+                          **geometry: Any) -> ShapedArray:
+    """The filter's shape (an attribute)."""
+    for i in (0, 1):
+        _rank4("Conv2DBackpropFilter", (x, g), i)
+    return ShapedArray(filter_shape, x.dtype)
+
+
+def _pool_rule(op_name: str, dtype_of: int = 0):
+    """MaxPool, AvgPool and MaxPoolGradGrad: [N, OH, OW, C] of input 0, in input
+    `dtype_of`'s dtype."""
+    def rule(*avals: ShapedArray, ksize: tuple, strides: tuple, pads: tuple,
+             out_hw: Any = None) -> ShapedArray:
+        n, h, w, c = _rank4(op_name, avals, 0)
+        oh, ow = _windowed(op_name, avals, (h, w), ksize, strides, (1, 1), pads)
+        return ShapedArray((n, oh, ow, c), avals[dtype_of].dtype)
+    return rule
+
+
+def _max_pool_grad_rule(x: ShapedArray, g: ShapedArray, **geometry: Any) -> ShapedArray:
+    """The cotangent of MaxPool's input: x's shape, g's dtype."""
+    return ShapedArray(_rank4("MaxPoolGrad", (x, g), 0), g.dtype)
+
+
+def _avg_pool_grad_rule(g: ShapedArray, input_shape: tuple, **geometry: Any) -> ShapedArray:
+    """The cotangent of AvgPool's input: its shape (an attribute), g's dtype."""
+    _rank4("AvgPoolGrad", (g,), 0)
+    return ShapedArray(input_shape, g.dtype)
 
 
 # -- NumPy kernels -------------------------------------------------------------------------------
@@ -259,9 +368,11 @@ def _backprop_filter_kernel(x, g, filter_shape, strides, dilations, pads, out_hw
     return _filter_dot(cols, g, groups).astype(x.dtype, copy=False)
 
 
-_conv2d = Primitive("Conv2D", _conv_kernel)
-_conv2d_backprop_input = Primitive("Conv2DBackpropInput", _backprop_input_kernel)
-_conv2d_backprop_filter = Primitive("Conv2DBackpropFilter", _backprop_filter_kernel)
+_conv2d = Primitive("Conv2D", _conv_kernel, shape_rule=_conv2d_rule)
+_conv2d_backprop_input = Primitive("Conv2DBackpropInput", _backprop_input_kernel,
+                                   shape_rule=_backprop_input_rule)
+_conv2d_backprop_filter = Primitive("Conv2DBackpropFilter", _backprop_filter_kernel,
+                                    shape_rule=_backprop_filter_rule)
 
 
 def _geom_attrs(attrs: dict) -> dict:
@@ -496,8 +607,9 @@ def _avg_pool_grad_kernel(g, input_shape, ksize, strides, pads, out_hw):
     return _scatter(cols, padded, pads, strides, (1, 1)).astype(g.dtype, copy=False)
 
 
-_avg_pool = Primitive("AvgPool", _avg_pool_kernel)
-_avg_pool_grad = Primitive("AvgPoolGrad", _avg_pool_grad_kernel)
+_avg_pool = Primitive("AvgPool", _avg_pool_kernel, shape_rule=_pool_rule("AvgPool"))
+_avg_pool_grad = Primitive("AvgPoolGrad", _avg_pool_grad_kernel,
+                           shape_rule=_avg_pool_grad_rule)
 _avg_pool.defvjp(lambda g, ans, x, **a: bind(_avg_pool_grad, (g,),
                                              {"input_shape": x._value.shape, **a}))
 _avg_pool_grad.defvjp(lambda c, ans, g, input_shape, **a: bind(_avg_pool, (c,), a))
@@ -569,9 +681,11 @@ def _max_pool_grad_grad_kernel(x, c, ksize, strides, pads, out_hw):
                                                                              copy=False)
 
 
-_max_pool = Primitive("MaxPool", _max_pool_kernel)
-_max_pool_grad = Primitive("MaxPoolGrad", _max_pool_grad_kernel)
-_max_pool_grad_grad = Primitive("MaxPoolGradGrad", _max_pool_grad_grad_kernel)
+_max_pool = Primitive("MaxPool", _max_pool_kernel, shape_rule=_pool_rule("MaxPool"))
+_max_pool_grad = Primitive("MaxPoolGrad", _max_pool_grad_kernel,
+                           shape_rule=_max_pool_grad_rule)
+_max_pool_grad_grad = Primitive("MaxPoolGradGrad", _max_pool_grad_grad_kernel,
+                                shape_rule=_pool_rule("MaxPoolGradGrad", dtype_of=1))
 # The routing is piecewise constant in x, so x's cotangent through the grad ops is zeros (not
 # None, as TensorFlow's: nested tapes give a zero second derivative).
 _max_pool.defvjp(lambda g, ans, x, **a: bind(_max_pool_grad, (x, g), a))
