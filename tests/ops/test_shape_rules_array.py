@@ -171,3 +171,15 @@ def test_unknown_dims_never_conflict():
     assert rule("Pack")(a((2, None)), a((2, 4)), axis=0) == a((2, 2, 4))
     assert rule("BroadcastTo")(a((None, 1)), shape=(2, 4)) == a((2, 4))
     assert rule("StridedSlice")(a((None, 3)), key=(5,)) == a((3,))
+
+
+def test_shape_attributes_of_traced_values_may_hold_unknown_dims():
+    # Derivative rules pass traced shapes on as attributes (reshape(g, x.shape)): an unknown
+    # target dim is inferred as a -1 would be, or stays unknown; it never conflicts.
+    assert rule("Reshape")(a((2,)), shape=(None,)) == a((2,))
+    assert rule("Reshape")(a((2, 3)), shape=(None, None)) == a((None, None))
+    assert rule("Reshape")(a((None, 3)), shape=(None, 3)) == a((None, 3))
+    assert rule("BroadcastTo")(a((3, 1)), shape=(2, None, None)) == a((2, 3, None))
+    assert rule("SplitV")(a((2, 5)), sizes=(None, 2), axis=1) == (a((2, None)), a((2, 2)))
+    assert rule("Fill")(a(()), shape=(None, 3)) == a((None, 3))
+    assert rule("StridedSliceGrad")(a((2,)), shape=(None, 3), key=(0,)) == a((None, 3))

@@ -58,6 +58,12 @@ def _shape_error(op: str, text: str, *shapes: Dims) -> ValueError:
                       f"{', '.join(map(dims_text, shapes))}.")
 
 
+def _sum_known(dims: Any) -> Optional[int]:
+    """The sum of `dims`, None when one is unknown."""
+    dims = list(dims)
+    return None if None in dims else sum(dims)
+
+
 def _product(dims: Sequence[Optional[int]]) -> Optional[int]:
     """The product of `dims`, None when one is unknown (0 when one is 0)."""
     if 0 in dims:
@@ -68,19 +74,21 @@ def _product(dims: Sequence[Optional[int]]) -> Optional[int]:
 # -- reshape -------------------------------------------------------------------------------------
 
 def _reshape_rule(x: ShapedArray, shape: tuple) -> ShapedArray:
-    """`shape`, its -1 inferred when `x`'s element count is known (as TF's Reshape shape
-    function: unknown otherwise)."""
-    if x.is_fully_defined():
-        size = _product(x.shape)
-        rest = _product([d for d in shape if d != -1])
-        if -1 in shape and rest and size % rest:
-            raise _shape_error("Reshape", f"Dimension size must be evenly divisible by {rest} "
-                                          f"but is {size}", x.shape)
-        if -1 not in shape and rest != size:
-            raise _shape_error("Reshape", f"Cannot reshape a tensor with {size} elements to "
-                                          f"shape {dims_text(shape)} ({rest} elements)", x.shape)
-        return ShapedArray(_resolve_shape(x.shape, tuple(shape)), x.dtype)
-    return ShapedArray(tuple(None if d == -1 else d for d in shape), x.dtype)
+    """`shape` (a traced one may hold unknown dims, None), its one -1 or unknown dim inferred
+    when `x`'s element count is known, as TF's Reshape shape function."""
+    target = tuple(None if d == -1 else d for d in shape)
+    unknown = target.count(None)
+    if not x.is_fully_defined() or unknown > 1:
+        return ShapedArray(target, x.dtype)
+    size, rest = _product(x.shape), _product([d for d in target if d is not None])
+    if unknown and rest and size % rest:
+        raise _shape_error("Reshape", f"Dimension size must be evenly divisible by {rest} "
+                                      f"but is {size}", x.shape)
+    if not unknown and rest != size:
+        raise _shape_error("Reshape", f"Cannot reshape a tensor with {size} elements to "
+                                      f"shape {dims_text(shape)} ({rest} elements)", x.shape)
+    return ShapedArray(_resolve_shape(x.shape, tuple(-1 if d is None else d for d in target)),
+                       x.dtype)
 
 
 _reshape = Primitive("Reshape", lambda x, shape: np.reshape(x, shape), linear=True,
@@ -257,8 +265,8 @@ def _merge_shapes(op: str, avals: Sequence[ShapedArray], rank_text: str,
 def _concat_rule(*xs: ShapedArray, axis: int) -> ShapedArray:
     shape = _merge_shapes("ConcatV2", xs, "Shape must be rank {} but is rank {}", skip=axis)
     if shape is not None:
-        parts = [None if x.shape is None else x.shape[axis] for x in xs]
-        shape = shape[:axis] + (None if None in parts else sum(parts),) + shape[axis + 1:]
+        parts = _sum_known(None if x.shape is None else x.shape[axis] for x in xs)
+        shape = shape[:axis] + (parts,) + shape[axis + 1:]
     return ShapedArray(shape, xs[0].dtype)
 
 
@@ -390,11 +398,12 @@ def _split_kernel(x: np.ndarray, sizes: tuple, axis: int) -> tuple:
 def _split_rule(x: ShapedArray, sizes: tuple, axis: int) -> tuple:
     if x.shape is None:
         return tuple(ShapedArray(None, x.dtype) for _ in sizes)
-    length, rest = x.shape[axis], sum(d for d in sizes if d != -1)
-    if length is not None and (rest > length if -1 in sizes else rest != length):
+    # A traced VJP's sizes may hold unknown ones (None).
+    length, rest = x.shape[axis], _sum_known(d for d in sizes if d != -1)
+    if None not in (length, rest) and (rest > length if -1 in sizes else rest != length):
         raise _shape_error("SplitV", f"can't split axis of size {length} into pieces of size "
                                      f"[{','.join(map(str, sizes))}]", x.shape)
-    fill = None if length is None else length - rest   # the size of a -1 piece
+    fill = None if None in (length, rest) else length - rest   # the size of a -1 piece
     return tuple(ShapedArray(x.shape[:axis] + (fill if d == -1 else d,) + x.shape[axis + 1:],
                              x.dtype) for d in sizes)
 
@@ -496,15 +505,19 @@ def tile(input: Any, multiples: Any, name: Optional[str] = None) -> Tensor:  # n
 
 
 def _broadcast_to_rule(x: ShapedArray, shape: tuple) -> ShapedArray:
-    if x.shape is not None:
-        if len(x.shape) > len(shape):
-            raise _shape_error("BroadcastTo", f"Shape must be at most rank {len(shape)} but is "
-                                              f"rank {len(x.shape)}", x.shape)
-        for d, n in zip(x.shape[::-1], shape[::-1]):
-            if d not in (None, 1, n):
-                raise _shape_error("BroadcastTo", f"Dimensions must be equal, but are {d} "
-                                                  f"and {n}", x.shape)
-    return ShapedArray(shape, x.dtype)
+    """`shape`; a traced one may hold unknown dims (None), which `x`'s dims > 1 then give."""
+    if x.shape is None:
+        return ShapedArray(shape, x.dtype)
+    if len(x.shape) > len(shape):
+        raise _shape_error("BroadcastTo", f"Shape must be at most rank {len(shape)} but is "
+                                          f"rank {len(x.shape)}", x.shape)
+    aligned = (None,) * (len(shape) - len(x.shape)) + x.shape
+    for d, n in zip(aligned, shape):
+        if n is not None and d not in (None, 1, n):
+            raise _shape_error("BroadcastTo", f"Dimensions must be equal, but are {d} "
+                                              f"and {n}", x.shape)
+    return ShapedArray(tuple(d if n is None and d != 1 else n for d, n in zip(aligned, shape)),
+                       x.dtype)
 
 
 _broadcast_to = Primitive("BroadcastTo", lambda x, shape: np.broadcast_to(x, shape), linear=True,
