@@ -58,9 +58,80 @@ class ShapedArray:
 
 
 def aval_of(value: Any) -> ShapedArray:
-    """The abstract value of a concrete array (or anything NumPy can take as one)."""
+    """The abstract value of a concrete array (or anything NumPy can take as one), or of an
+    `AbstractArray`."""
+    if type(value) is AbstractArray:
+        return ShapedArray(value.shape, value.dtype)
     value = np.asarray(value)
     return ShapedArray(value.shape, value.dtype)
+
+
+class AbstractValueError(TypeError):
+    """Code asked a traced tensor for a value (or a dim) that is known only at run time."""
+
+
+class AbstractArray:
+    """What a traced tensor holds in place of a value when the trace does not know it: its
+    static `shape` (None dims where unknown) and `dtype`, and nothing else.
+
+    Op wrappers read `x._value.dtype` and `x._value.shape` for static checks; those work, with
+    None for unknown dims. Anything that needs the value itself (`np.asarray`, arithmetic,
+    `.size` with unknown dims) raises AbstractValueError instead of guessing, so an op that
+    would bake a trace-time value into the graph fails loudly.
+    """
+
+    __slots__ = ("shape", "dtype")
+
+    def __init__(self, shape: Dims, dtype: Any) -> None:
+        self.shape = shape
+        self.dtype = np.dtype(dtype)
+
+    def is_fully_defined(self) -> bool:
+        """Whether the rank and every dim are known."""
+        return self.shape is not None and None not in self.shape
+
+    def _unknown(self, what: str) -> AbstractValueError:
+        return AbstractValueError(
+            f"{what} of a traced tensor of shape {dims_text(self.shape)} and dtype "
+            f"{self.dtype.name} is known only when the graph runs")
+
+    @property
+    def ndim(self) -> int:
+        if self.shape is None:
+            raise self._unknown("The rank")
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        if self.shape is None or None in self.shape:
+            raise self._unknown("The size")
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    def __len__(self) -> int:
+        if not self.shape or self.shape[0] is None:
+            raise self._unknown("The length")
+        return self.shape[0]
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        raise self._unknown("The value")
+
+    def __bool__(self) -> bool:
+        raise self._unknown("The truth value")
+
+    def __getitem__(self, key: Any) -> Any:
+        raise self._unknown("An element")
+
+    def __iter__(self) -> Any:
+        raise self._unknown("The elements")
+
+    def __repr__(self) -> str:
+        return f"AbstractArray({dims_text(self.shape)}, {self.dtype.name})"
+
+
+def has_static_shape(value: Any) -> bool:
+    """Whether a tensor's value (`t._value`: an array, or a traced AbstractArray) has a shape
+    known now, so derivative rules may bake it into attributes."""
+    return type(value) is not AbstractArray or value.is_fully_defined()
 
 
 def dims_text(shape: Dims) -> str:
@@ -141,6 +212,6 @@ def apply_rule(rule: Callable, inputs: Sequence[ShapedArray], attrs: dict) -> An
     return tuple(out) if isinstance(out, list) else out
 
 
-__all__ = ["ShapedArray", "aval_of", "dims_text", "broadcast_dims", "same_as_input",
+__all__ = ["ShapedArray", "AbstractArray", "AbstractValueError", "aval_of", "has_static_shape", "dims_text", "broadcast_dims", "same_as_input",
            "same_shape", "broadcasting", "broadcasting_to", "unknown_shape", "known_dims",
            "apply_rule"]

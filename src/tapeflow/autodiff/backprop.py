@@ -14,6 +14,7 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
+from tapeflow.autodiff.abstract import has_static_shape
 from tapeflow.autodiff.core import READ_VARIABLE
 from tapeflow.framework.context import context
 from tapeflow.framework.indexed_slices import IndexedSlices
@@ -81,7 +82,9 @@ def seed_cotangents(targets: list, seeds: Optional[list], live: set) -> dict:
         if key not in live:
             continue
         if seeds is None:
-            seed = wrap(np.ones(target._value.shape, target._value.dtype))
+            value = target._value
+            seed = wrap(np.ones(value.shape, value.dtype)) if has_static_shape(value) else \
+                support().ones_like(target)   # traced with unknown dims: ones as it runs
         else:
             seed = seeds[index]
             if seed is None:
@@ -184,6 +187,10 @@ def fit_to_input(g: Any, x: Any) -> Any:
     ops = support()
     if not isinstance(g, TensorLike):
         g = ops.convert_to_tensor(g, dtype=x.dtype)
+    if not (has_static_shape(g._value) and has_static_shape(x._value)):
+        # Traced with unknown dims: equal static shapes may still differ as the graph runs
+        # ([None] against [None] can be 5 against 1), so the sum is decided then.
+        return ops.unbroadcast_like(g, x)
     if g._value.shape != x._value.shape:
         g = ops.unbroadcast(g, x._value.shape)
     return g

@@ -246,9 +246,6 @@ class ConcreteFunction:
         self._output_structure = output_structure    # leaves: vid ints or Python values
         self.structured_input_signature = input_structure
         self.pass_stats = pass_stats
-        self._example_shapes = [graph.values[v].example.shape if isinstance(
-            graph.values[v].example, np.ndarray) else () for v in graph.inputs]
-        self._specialized: dict = {}   # input shapes -> ConcreteFunction, for relaxed dims
         self._arg_variables: list = []  # the variable arguments it was traced with, flattened
         self._rebound: dict = {}       # other variable arguments -> ConcreteFunction
         self._bind_program()
@@ -346,9 +343,6 @@ class ConcreteFunction:
                 with concrete._guard:
                     flat = replay(concrete.graph, list(tensors))
         else:
-            shapes = [t._value.shape for t in tensors]
-            if shapes != concrete._example_shapes:
-                concrete = concrete._specialize(tensors, shapes)
             arrays = [t._value for t in tensors]
             if concrete._guard is None:
                 flat = [wrap(a) for a in concrete._program(arrays)]
@@ -387,7 +381,7 @@ class ConcreteFunction:
         bound._bind_program()
         bound._trace_args = (names, values, specs)
         bound._arg_variables = list(variables)
-        bound._specialized, bound._rebound = {}, {}
+        bound._rebound = {}
         return bound
 
     def _pack(self, flat: list) -> Any:
@@ -397,16 +391,6 @@ class ConcreteFunction:
         it = iter(flat)
         return nest.map_structure(lambda leaf: _unpack_leaf(leaf, lambda o: next(it)),
                                   structure)
-
-    def _specialize(self, tensors: list, shapes: list) -> "ConcreteFunction":
-        # Ops bake example shapes into attributes and constants (gradient seeds, tf.shape),
-        # so a signature with None dims gets one program per concrete shape, traced silently.
-        key = tuple(shapes)
-        concrete = self._specialized.get(key)
-        if concrete is None:
-            concrete = self._function._silent_retrace(self, tensors)
-            self._specialized[key] = concrete
-        return concrete
 
 
 _REBOUND_LIMIT = 16   # variable sets kept compiled per concrete function
@@ -781,12 +765,8 @@ def _specs_from_pattern(pattern: Any) -> list:
 
 def _placeholder_for(graph: Graph, leaf: Any, spec: Optional[TensorSpec],
                      name: str) -> SymbolicTensor:
-    if isinstance(leaf, TensorSpec):
-        shape = leaf.shape
-        dims = [2 if d is None else d for d in (shape.as_list() if shape.rank is not None
-                                                else [])]
-        example = np.ones(dims, leaf.dtype._np)
-        return graph.placeholder(example if dims else example[()], name, shape)
+    if isinstance(leaf, TensorSpec):  # traced from the signature alone: abstract
+        return graph.placeholder(None, name, leaf.shape, dtype=leaf.dtype._np)
     example = leaf._value
     # A symbolic argument (a nested tf.function's caller is tracing) keeps its None dims.
     shape = spec.shape if spec is not None else leaf.shape

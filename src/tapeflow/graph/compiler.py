@@ -22,6 +22,7 @@ from typing import Any, Callable
 import numpy as np
 
 from tapeflow.autodiff import core
+from tapeflow.autodiff.abstract import same_as_input
 from tapeflow.autodiff.backprop import support
 from tapeflow.framework.context import context
 from tapeflow.framework.errors import InvalidArgumentError, OpError
@@ -267,10 +268,11 @@ def replay(graph: Graph, inputs: list, skip_side_effects: bool = False) -> list:
 # walk gives an output without a cotangent zeros once any has one), and its float constants
 # through a link to that identity, so a rule capturing a constant reaches it too.
 _CALL_INPUTS = core.Primitive("CallInputs", lambda *xs: xs, multiple_results=True,
-                              register=False)
+                              shape_rule=lambda *xs: xs, register=False)
 _CALL_INPUTS.defvjp(lambda gs, ans, *xs: tuple(gs))
 _CALL_INPUTS.defjvp(lambda tangents, ans, *xs: tuple(tangents))
-_CALL_CONSTANT = core.Primitive("CallConstant", lambda c, x: c, register=False)
+_CALL_CONSTANT = core.Primitive("CallConstant", lambda c, x: c, shape_rule=same_as_input,
+                                register=False)
 _CALL_CONSTANT.defvjp(lambda g, ans, c, x: (None, _zeros_like(x)))
 _CALL_CONSTANT.defjvp(lambda tangents, ans, c, x: None)
 

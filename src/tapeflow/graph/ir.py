@@ -1,10 +1,17 @@
 """The graph IR that `tf.function` traces into, and the symbolic tensors that build it.
 
-A trace runs the user's Python function once with `SymbolicTensor`s: Tensors that carry an
-example value (computed eagerly, so every op's validation runs unchanged and shapes and dtypes
-are known) plus the id of the graph value they stand for. `autodiff.core.bind` hands every op
-to `Graph.bind` while a trace is active, which appends a `Node` and returns symbolic outputs;
-tapes still record those ops, so a `tape.gradient` inside the function lands in the graph too.
+A trace runs the user's Python function once with `SymbolicTensor`s: Tensors that stand for
+a graph value. `autodiff.core.bind` hands every op to `Graph.bind` while a trace is active,
+which appends a `Node` and returns symbolic outputs; tapes still record those ops, so a
+`tape.gradient` inside the function lands in the graph too.
+
+Every value has a static shape (None dims where unknown) and a dtype, from the primitive's
+shape rule (`Primitive.shape_rule`, abstract evaluation). A value whose shape is fully known
+and whose inputs are all known also has an example: the kernel's result on the inputs'
+examples (constants, variables, and the arguments of the call that traced), so validation
+runs as eagerly. Any other value is abstract: its tensor holds an `AbstractArray` (shape and
+dtype only), and the graph holds for every size its unknown dims take when it runs. Values
+whose shape depends on data (boolean_mask, unique, where) are abstract for that reason.
 
 The IR is a list of nodes in execution order: op (a Primitive, or the name of one of the few
 built-in ops below), input value ids, attributes and output value ids. Values are described by
@@ -26,6 +33,7 @@ from typing import Any, Iterator, Optional
 import numpy as np
 
 from tapeflow.autodiff import core
+from tapeflow.autodiff.abstract import AbstractArray, ShapedArray, aval_of
 from tapeflow.framework import dtypes as _dtypes
 from tapeflow.framework.context import context
 from tapeflow.framework.tensor import Tensor, TensorLike, wrap
@@ -108,14 +116,29 @@ class ValueInfo:
     __slots__ = ("vid", "kind", "name", "example", "shape", "dtype", "producer")
 
     def __init__(self, vid: int, kind: str, name: str, example: Any, shape: TensorShape,
-                 producer: Optional["Node"] = None) -> None:
+                 producer: Optional["Node"] = None, dtype: Any = None) -> None:
         self.vid = vid
         self.kind = kind            # "input", "const", "var" or "op"
         self.name = name            # TensorFlow-style tensor name, e.g. "MatMul_1:0"
-        self.example = example      # the value seen while tracing (a Variable for "var")
-        self.shape = shape          # static shape; None dims where inputs were relaxed
-        self.dtype = None if kind == "var" else np.asarray(example).dtype
+        self.example = example      # the value seen while tracing (a Variable for "var"),
+                                    # or None for an abstract value
+        self.shape = shape          # static shape; None dims where unknown
+        self.dtype = None if kind == "var" else np.asarray(example).dtype if dtype is None \
+            else np.dtype(dtype)
         self.producer = producer
+
+    @property
+    def aval(self) -> ShapedArray:
+        """The value's static shape and dtype."""
+        return ShapedArray(None if self.shape.rank is None else tuple(self.shape.dims),
+                           self.dtype)
+
+    def stand_in(self) -> Any:
+        """What a tensor for this value holds: the example, or an AbstractArray."""
+        if self.example is not None:
+            return self.example
+        return AbstractArray(None if self.shape.rank is None else tuple(self.shape.dims),
+                             self.dtype)
 
 
 class Node:
@@ -239,24 +262,34 @@ class Graph:
         return base if count == 0 else f"{base}_{count}"
 
     def _new_value(self, kind: str, base: str, example: Any, shape: Any = None,
-                   producer: Optional[Node] = None, index: int = 0) -> int:
+                   producer: Optional[Node] = None, index: int = 0, dtype: Any = None) -> int:
         vid = len(self.values)
         if shape is None:
             shape = TensorShape(np.shape(example)) if kind != "var" else TensorShape(None)
-        self.values.append(ValueInfo(vid, kind, f"{base}:{index}", example, shape, producer))
+        self.values.append(ValueInfo(vid, kind, f"{base}:{index}", example, shape, producer,
+                                     dtype))
         return vid
 
     def symbolic(self, vid: int) -> SymbolicTensor:
         """A tensor standing for value `vid`."""
         t = object.__new__(SymbolicTensor)
-        t._value = self.values[vid].example
+        t._value = self.values[vid].stand_in()
         t._graph = self
         t._vid = vid
         return t
 
-    def placeholder(self, example: Any, name: str, shape: Any = None) -> SymbolicTensor:
-        """A new function input with the given example value and static shape."""
-        vid = self._new_value("input", self._unique(name), example, shape)
+    def placeholder(self, example: Any, name: str, shape: Any = None,
+                    dtype: Any = None) -> SymbolicTensor:
+        """A new function input with the given static shape. It keeps `example` (the value
+        of the call being traced) only when `shape` is fully known; with unknown dims (or no
+        example: a trace from a signature) it is abstract, of `dtype`."""
+        if type(example) is AbstractArray:
+            dtype, shape = example.dtype, example.shape if shape is None else shape
+            example = None
+        shape = TensorShape(np.shape(example)) if shape is None else TensorShape(shape)
+        if example is not None and not shape.is_fully_defined():
+            dtype, example = np.asarray(example).dtype, None
+        vid = self._new_value("input", self._unique(name), example, shape, dtype=dtype)
         self.inputs.append(vid)
         return self.symbolic(vid)
 
@@ -283,10 +316,15 @@ class Graph:
                     f"An op inside tf.function is being passed the symbolic tensor {outer}, "
                     f"which belongs to another tf.function's trace; pass it as an argument "
                     f"instead.")
-            example = outer._value
-            vid = self._new_value("input", self._unique("capture"), example,
-                                  getattr(outer, "shape", None) if not isinstance(
-                                      outer, Variable) else None)
+            if isinstance(outer, Variable):
+                vid = self._new_value("input", self._unique("capture"), outer._value)
+            else:
+                info = outer._graph.values[outer._vid] if isinstance(outer, SymbolicTensor) \
+                    else None
+                vid = self._new_value("input", self._unique("capture"),
+                                      None if info is None else info.example,
+                                      info.shape if info is not None else None,
+                                      dtype=None if info is None else info.dtype)
             self._capture_ids[id(outer)] = vid
             self.captures.append((outer, vid))
         return vid
@@ -303,57 +341,64 @@ class Graph:
 
     # -- ops ------------------------------------------------------------------------------------
     def add_node(self, op: Any, inputs: list, attrs: dict, examples: list,
-                 base: Optional[str] = None) -> list:
-        """Appends a node whose outputs have the given example values; returns their vids."""
+                 base: Optional[str] = None, avals: Optional[list] = None) -> list:
+        """Appends a node whose outputs have the given example values (None for abstract
+        ones, described by `avals`); returns their vids."""
         name = self._unique(base or (op if isinstance(op, str) else op.name))
         frame, backward = _caller()
         node = Node(op, inputs, attrs, [], name, frame_location(frame),
                     "backward" if backward else self.phase)
-        node.outputs = [self._new_value("op", name, example, producer=node, index=i)
-                        for i, example in enumerate(examples)]
+        node.outputs = [
+            self._new_value("op", name, example, producer=node, index=i) if avals is None
+            else self._new_value("op", name, example, _static_shape(avals[i]), producer=node,
+                                 index=i, dtype=avals[i].dtype)
+            for i, example in enumerate(examples)]
         self.nodes.append(node)
         return node.outputs
 
     def bind(self, prim: Any, inputs: Any, attrs: dict) -> Any:
-        """Traces one op: computes its example outputs and records a node (core.bind's hook)."""
+        """Traces one op (core.bind's hook): its outputs' static shapes and dtypes come from
+        the primitive's shape rule; where every input has an example, the kernel runs on them
+        (validating as eagerly) and gives the outputs' examples, kept for the outputs whose
+        shape the rule knows fully."""
         if prim is core.READ_VARIABLE and isinstance(inputs[0], Variable):
             return self.read_variable(inputs[0])
         vids = [self.value_id(x) for x in inputs]
-        examples = [self.values[v].example for v in vids]
-        try:
-            raw = core.run_kernel(prim.impl, *examples, **attrs)
-        except core.KERNEL_ERRORS as exc:
-            raise core.op_error(prim, [wrap(e) for e in examples], exc) from None
-        outs = self.add_node(prim, vids, attrs, list(raw) if prim.multiple_results else [raw])
-        if any(None in self.values[v].shape.as_list() for v in vids
-               if self.values[v].shape.rank):
-            self._relax_outputs(prim, vids, attrs, outs)
+        infos = [self.values[v] for v in vids]
+        examples = [info.example for info in infos]
+        concrete = all(e is not None for e in examples)
+        raw = None
+        if concrete:
+            try:
+                raw = core.run_kernel(prim.impl, *examples, **attrs)
+            except core.KERNEL_ERRORS as exc:
+                raise core.op_error(prim, [wrap(e) for e in examples], exc) from None
+            raw = list(raw) if prim.multiple_results else [raw]
+        avals = self._output_avals(prim, infos, attrs, raw)
+        if raw is None:
+            raw = [None] * len(avals)
+        else:
+            raw = [r if a.is_fully_defined() else None for r, a in zip(raw, avals)]
+        outs = self.add_node(prim, vids, attrs, raw, avals=avals)
         if prim.multiple_results:
             return tuple(self.symbolic(v) for v in outs)
         return self.symbolic(outs[0])
 
-    def _relax_outputs(self, prim: Any, vids: list, attrs: dict, outs: list) -> None:
-        """Static shapes for the outputs of an op whose inputs have None dims, as TensorFlow's
-        shape inference gives: an output dim is None when it changes as those inputs' None
-        dims grow by one (found by running the kernel once more on such probe inputs)."""
-        if is_nondeterministic(prim):
-            return      # a second run would draw random numbers or repeat a side effect
-        probes = []
-        for v in vids:
-            info = self.values[v]
-            example = np.asarray(info.example)
-            dims = info.shape.as_list() if info.shape.rank else []
-            grown = tuple(n + 1 if d is None else n for n, d in zip(example.shape, dims))
-            probes.append(np.resize(example, grown) if None in dims else info.example)
+    def _output_avals(self, prim: Any, infos: list, attrs: dict, raw: Optional[list]) -> list:
+        """The outputs' static shapes and dtypes, from the shape rule (from the kernel's
+        results when the primitive has no rule and every input is concrete)."""
+        rule = prim.shape_rule
+        if rule is None:
+            if raw is None:
+                raise NotImplementedError(
+                    f"{prim.name} has no shape rule, so tapeflow cannot trace it on inputs of "
+                    f"unknown shape ({', '.join(str(i.shape) for i in infos)})")
+            return [aval_of(r) for r in raw]
         try:
-            got = core.run_kernel(prim.impl, *probes, **attrs)
-        except Exception:  # noqa: BLE001 - the kernel needs the exact shapes: keep them
-            return
-        for vid, probe in zip(outs, list(got) if prim.multiple_results else [got]):
-            info = self.values[vid]
-            old, new = np.shape(info.example), np.shape(probe)
-            if len(old) == len(new) and old != new:
-                info.shape = TensorShape([a if a == b else None for a, b in zip(old, new)])
+            out = rule(*[info.aval for info in infos], **attrs)
+        except ValueError as exc:
+            raise ValueError(f"{exc} [Op:{prim.name}]") from None
+        return list(out) if prim.multiple_results else [out]
 
     # -- variables ------------------------------------------------------------------------------
     def _vid_of_read(self, variable: Variable) -> int:
@@ -366,8 +411,9 @@ class Graph:
             # A branch or loop body reads the value its parent op is given as an input.
             return self.symbolic(self._capture(variable))
         example = self._var_examples.get(key, variable._value)
+        aval = ShapedArray(np.shape(variable._value), variable._value.dtype)
         (vid,) = self.add_node("ReadVariableOp", [self.var_handle(variable)], {}, [example],
-                               base="ReadVariableOp")
+                               base="ReadVariableOp", avals=[aval])
         return self.symbolic(vid)
 
     def read_live(self, variable_ids: set) -> None:
@@ -426,6 +472,10 @@ class Graph:
 
     def __repr__(self) -> str:
         return f"<tapeflow Graph {self.name!r}: {len(self.nodes)} nodes>"
+
+
+def _static_shape(aval: ShapedArray) -> TensorShape:
+    return TensorShape(None if aval.shape is None else list(aval.shape))
 
 
 def dry_values() -> dict:

@@ -30,7 +30,7 @@ from tapeflow.ops.array_ops import broadcast_to, concat, reshape, reshape_to, sp
     transpose, unstack, zeros
 from tapeflow.ops.math_ops import add, conj, ones_like, zeros_like  # noqa: F401 - conj: support().conj
 from tapeflow.ops.indexed_slices_ops import aggregate  # noqa: F401 - support().aggregate
-from tapeflow.ops.reduce_ops import reduce_sum, sum_over
+from tapeflow.ops.reduce_ops import reduce_sum, sum_over, unbroadcast_like  # noqa: F401
 
 
 def unbroadcast(g: Tensor, shape: tuple) -> Tensor:
@@ -137,7 +137,7 @@ def _unbroadcast_row(c: Any, x: Tensor) -> Tensor:
 
 __all__ = ["unbroadcast", "batch_unbroadcast", "one_hot_seed", "batch_one_hot_seed",
            "identity_seeds", "batch_identity_seeds", "batched_vjp",
-           "add", "convert_to_tensor", "ones_like", "zeros_like", "zeros",
+           "unbroadcast_like", "add", "convert_to_tensor", "ones_like", "zeros_like", "zeros",
            "stack", "reshape", "broadcast_to", "reduce_sum", "concat", "transpose", "Tensor"]
 
 _backprop.install_support(sys.modules[__name__])

@@ -21,6 +21,7 @@ from typing import Any, Callable, TypeVar
 
 import numpy as np
 
+from tapeflow.autodiff.abstract import ShapedArray, same_as_input
 from tapeflow.autodiff.core import Primitive, bind, dims_text
 from tapeflow.framework import nest
 from tapeflow.framework.context import context
@@ -41,7 +42,18 @@ def _ensure_shape_kernel(x: np.ndarray, shape: tuple, note: str) -> np.ndarray:
     return x
 
 
-ensure_shape_prim = Primitive("EnsureShape", _ensure_shape_kernel).defvjp(
+def _ensure_shape_rule(x: ShapedArray, shape: tuple, note: str) -> ShapedArray:
+    if x.shape is None:
+        return ShapedArray(shape, x.dtype)
+    if len(x.shape) != len(shape) or any(a is not None and b is not None and a != b
+                                         for a, b in zip(x.shape, shape)):
+        raise ValueError(f"Shape of tensor input {dims_text(x.shape)} is not compatible "
+                         f"with expected shape {dims_text(shape)}.{note}")
+    return ShapedArray([a if b is None else b for a, b in zip(x.shape, shape)], x.dtype)
+
+
+ensure_shape_prim = Primitive("EnsureShape", _ensure_shape_kernel,
+                              shape_rule=_ensure_shape_rule).defvjp(
     lambda g, ans, x, shape, note: g)
 
 
@@ -74,7 +86,8 @@ def _value_check_kernel(x: np.ndarray, arg: np.ndarray, expected: Any, note: str
 # `x` passed through, after checking that `arg` (read by an op wrapper at trace time as an
 # attribute: a shift, a band width) still has its traced value. No TensorFlow op has this
 # name: TensorFlow takes such arguments as run-time inputs, tapeflow's kernels as attributes.
-_value_check = Primitive("TracedValueCheck", _value_check_kernel).defvjp(
+_value_check = Primitive("TracedValueCheck", _value_check_kernel,
+                         shape_rule=same_as_input).defvjp(
     lambda g, ans, x, arg, expected, note: (g, None))
 
 

@@ -20,6 +20,7 @@ from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 
+from tapeflow.autodiff.abstract import ShapedArray, same_as_input
 from tapeflow.autodiff.core import Primitive, bind
 from tapeflow.framework import nest
 from tapeflow.framework.context import context
@@ -176,11 +177,28 @@ def _fixed_at_trace(graph: Any, vid: int) -> bool:
     return True
 
 
+def _merged(avals: Sequence[ShapedArray]) -> ShapedArray:
+    """The most specific shape every one of `avals` fits (as TF merges branch outputs)."""
+    shapes = [a.shape for a in avals]
+    first = shapes[0]
+    if first is None or any(s is None or len(s) != len(first) for s in shapes):
+        return ShapedArray(None, avals[0].dtype)
+    return ShapedArray([d if all(s[i] == d for s in shapes) else None
+                        for i, d in enumerate(first)], avals[0].dtype)
+
+
+def _branches_rule(selector: ShapedArray, *captures: ShapedArray, branches: tuple) -> tuple:
+    per_branch = [[b.graph.values[v].aval for v in b.graph.outputs] for b in branches]
+    return tuple(_merged(outs) for outs in zip(*per_branch))
+
+
 def _make_branch_prims(name: str, impl: Callable) -> tuple:
     # The stateful form runs branches with side effects (assignments, prints): graphs never
     # prune or merge it.
-    stateless = Primitive("Stateless" + name, impl, multiple_results=True)
-    stateful = Primitive(name, impl, stateful=True, side_effect=True, multiple_results=True)
+    stateless = Primitive("Stateless" + name, impl, multiple_results=True,
+                          shape_rule=_branches_rule)
+    stateful = Primitive(name, impl, stateful=True, side_effect=True, multiple_results=True,
+                         shape_rule=_branches_rule)
     stateless.defvjp(_branch_vjp)
     stateful.defvjp(_branch_vjp)
     return stateless, stateful
@@ -375,19 +393,32 @@ def _while_vjp(gs: list, ans: tuple, *inputs: Tensor, cond_fn: _Branch, body: _B
     return (*g_vars, *([None] if limited else []), *cap_grads)
 
 
+def _while_rule(*inputs: ShapedArray, cond_fn: _Branch, body: _Branch, n_vars: int,
+                limited: bool, history: bool) -> tuple:
+    # The loop variables keep their shape invariants (the body's placeholders); the trip
+    # count; one history stack per loop variable (empty when not recorded).
+    state = [body.graph.values[v].aval for v in body.graph.inputs[:n_vars]]
+    stacks = [ShapedArray(None if a.shape is None else (None, *a.shape), a.dtype)
+              if history else ShapedArray((0,), a.dtype) for a in state]
+    return (*state, ShapedArray((), np.int32), *stacks)
+
+
 def _make_while(name: str, stateful: bool) -> Primitive:
     prim = Primitive(name, _while_impl, stateful=stateful, side_effect=stateful,
-                     multiple_results=True)
+                     multiple_results=True, shape_rule=_while_rule)
     return prim.defvjp(_while_vjp)
 
 
 _STATELESS_WHILE = _make_while("StatelessWhile", False)
 _WHILE = _make_while("While", True)
 
-_HISTORY_GET = Primitive("TensorListGetItem", lambda stack, i: stack[int(i)])
+_HISTORY_GET = Primitive(
+    "TensorListGetItem", lambda stack, i: stack[int(i)],
+    shape_rule=lambda stack, i: ShapedArray(None if stack.shape is None else stack.shape[1:],
+                                            stack.dtype))
 _HISTORY_SET = Primitive(
     "TensorListSetItem",
-    lambda like, i, g: _put(like, int(i), g))
+    lambda like, i, g: _put(like, int(i), g), shape_rule=same_as_input)
 _HISTORY_GET.defvjp(lambda g, ans, stack, i: (bind(_HISTORY_SET, (stack, i, g)), None))
 _HISTORY_SET.defvjp(lambda g, ans, like, i, item: (None, None, bind(_HISTORY_GET, (g, i))))
 
@@ -623,7 +654,8 @@ def _print_impl(*arrays: Any, template: tuple, sep: str, end: str, stream: str,
     return ()
 
 
-_PRINT = Primitive("PrintV2", _print_impl, multiple_results=True, differentiable=False, side_effect=True)
+_PRINT = Primitive("PrintV2", _print_impl, multiple_results=True, differentiable=False,
+                   side_effect=True, shape_rule=lambda *inputs, **attrs: ())
 
 
 def print(*inputs: Any, output_stream: Any = None, summarize: int = 3, sep: str = " ",  # noqa: A001

@@ -7,7 +7,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from tapeflow.autodiff.abstract import ShapedArray
+from tapeflow.autodiff.abstract import ShapedArray, has_static_shape
 from tapeflow.autodiff.core import Primitive, bind, dims_text
 from tapeflow.framework import dtypes as _dtypes
 from tapeflow.framework.convert import cpp_name
@@ -94,14 +94,80 @@ def _reduction(prim: Primitive, allowed: str, no_axes_is_identity: bool = True):
 
 
 def _sum_vjp(g: Tensor, ans: Tensor, x: Tensor, axis: Any, keepdims: bool) -> Tensor:
+    if not has_static_shape(x._value):
+        return spread_like(g, x, axis, keepdims)
     if axis is None and g._value.size == 1:  # a sum of everything (a loss): one fill
         return fill_shape(reshape_to(g, ()), x._value.shape)
     return broadcast_to_shape(reshape_to(g, _kept_shape(x, axis)), x._value.shape)
 
 
 def _mean_vjp(g: Tensor, ans: Tensor, x: Tensor, axis: Any, keepdims: bool) -> Tensor:
+    if not has_static_shape(x._value):
+        return bind(_mean_grad, (g, x), {"axis": axis, "keepdims": keepdims})
     count = x._value.size // max(ans._value.size, 1) if x._value.size else 1
     return _sum_vjp(g / count, ans, x, axis, keepdims)  # scale the small side
+
+
+# -- reductions' adjoints over shapes known only at run time (traces with unknown dims) ----------
+# A reduction's gradient spreads the cotangent back over the reduced axes. With x's shape known
+# when tracing, that is a reshape and a broadcast with the shape baked in; otherwise these ops
+# take x itself as an input and read its shape when they run. No TensorFlow op has these
+# names: TF builds the same from Shape, Reshape and BroadcastTo on shape tensors.
+
+def _spread_kernel(g: np.ndarray, x: np.ndarray, axis: Any, keepdims: bool) -> np.ndarray:
+    if not keepdims:
+        g = np.reshape(g, (1,) * x.ndim) if axis is None else np.expand_dims(g, axis)
+    return np.broadcast_to(g, x.shape)
+
+
+def _mean_grad_kernel(g: np.ndarray, x: np.ndarray, axis: Any, keepdims: bool) -> np.ndarray:
+    count = x.size // max(g.size, 1) if x.size else 1
+    return _spread_kernel(g, x, axis, keepdims) / np.asarray(count, g.dtype)
+
+
+def _like_x(g: ShapedArray, x: ShapedArray, **attrs: Any) -> ShapedArray:
+    return ShapedArray(x.shape, g.dtype)
+
+
+_spread = Primitive("SumGrad", _spread_kernel, shape_rule=_like_x)
+_spread.defvjp(lambda gg, ans, g, x, axis, keepdims: (
+    bind(_sum, (gg,), {"axis": axis, "keepdims": keepdims}), None))
+_mean_grad = Primitive("MeanGrad", _mean_grad_kernel, shape_rule=_like_x)
+_mean_grad.defvjp(lambda gg, ans, g, x, axis, keepdims: (
+    bind(_mean, (gg,), {"axis": axis, "keepdims": keepdims}), None))
+
+
+def spread_like(g: Tensor, x: Tensor, axis: Optional[tuple], keepdims: bool) -> Tensor:
+    """`g`, the result of reducing `x` over `axis` (non-negative axes, or None for all),
+    broadcast back to `x`'s shape as the graph runs."""
+    return bind(_spread, (g, x), {"axis": axis, "keepdims": keepdims})
+
+
+def _unbroadcast_kernel(g: np.ndarray, like: np.ndarray) -> np.ndarray:
+    if g.shape == like.shape:
+        return g
+    lead = g.ndim - like.ndim
+    axes = tuple(range(lead)) + tuple(lead + i for i, d in enumerate(like.shape)
+                                      if d == 1 and g.shape[lead + i] != 1)
+    return np.add.reduce(g, axis=axes).reshape(like.shape)
+
+
+# The cotangent of a broadcast input, summed back to that input's run-time shape (the
+# central unbroadcast, `fit_to_input`, where shapes are unknown when tracing), and its adjoint.
+_unbroadcast_like = Primitive("UnbroadcastLike", _unbroadcast_kernel,
+                              shape_rule=lambda g, like: ShapedArray(like.shape, g.dtype))
+_broadcast_like = Primitive("BroadcastLike", lambda x, like: np.broadcast_to(x, like.shape),
+                            shape_rule=lambda x, like: ShapedArray(like.shape, x.dtype))
+_unbroadcast_like.defvjp(lambda g, ans, x, like: (bind(_broadcast_like, (g, x)), None))
+_broadcast_like.defvjp(lambda g, ans, x, like: (bind(_unbroadcast_like, (g, x)), None))
+_unbroadcast_like.defjvp(lambda tangents, ans, x, like: bind(_unbroadcast_like,
+                                                             (tangents[0], like)))
+_broadcast_like.defjvp(lambda tangents, ans, x, like: bind(_broadcast_like, (tangents[0], like)))
+
+
+def unbroadcast_like(g: Tensor, like: Any) -> Tensor:
+    """`g` summed over the axes broadcasting added to `like`'s shape, as the graph runs."""
+    return bind(_unbroadcast_like, (g, like))
 
 
 def sum_over(x: Tensor, axes: tuple, keepdims: bool = False) -> Tensor:
@@ -111,6 +177,10 @@ def sum_over(x: Tensor, axes: tuple, keepdims: bool = False) -> Tensor:
 
 def _extremum_vjp(g: Tensor, ans: Tensor, x: Tensor, axis: Any, keepdims: bool) -> Tensor:
     # Ties share the gradient equally, as TensorFlow's Max/Min gradient does.
+    if not has_static_shape(x._value):
+        mask = cast(equal(x, spread_like(ans, x, axis, keepdims)), x.dtype)
+        count = reduce_sum(mask, axis=axis, keepdims=True)
+        return mask * spread_like(g, x, axis, keepdims) / spread_like(count, x, axis, True)
     kept = _kept_shape(x, axis)
     mask = cast(equal(x, reshape_to(ans, kept)), x.dtype)
     count = reduce_sum(mask, axis=axis, keepdims=True)
@@ -122,6 +192,8 @@ def _prod_vjp(g: Tensor, ans: Tensor, x: Tensor, axis: Any, keepdims: bool) -> T
     # both ends (exact with zeros), over the reduced axes moved first and flattened. Built
     # from Cumprod, so its derivatives are TF's too (zeros, not None, for one element).
     from tapeflow.ops.manip_ops import cumprod
+    if not has_static_shape(x._value):
+        return _prod_vjp_unknown_shape(g, x, axis, keepdims, cumprod)
     shape = x._value.shape
     rank = len(shape)
     axes = tuple(range(rank)) if axis is None else axis
@@ -134,6 +206,24 @@ def _prod_vjp(g: Tensor, ans: Tensor, x: Tensor, axis: Any, keepdims: bool) -> T
     grad = reshape(others, moved._value.shape)
     grad = transpose(grad, tuple(np.argsort(perm))) if rank else grad
     return reshape_to(g, _kept_shape(x, axis)) * grad
+
+
+def _prod_vjp_unknown_shape(g: Tensor, x: Tensor, axis: Any, keepdims: bool,
+                            cumprod: Any) -> Tensor:
+    axes = tuple(range(x._value.ndim)) if axis is None else axis
+    return spread_like(g, x, axis, keepdims) * _product_of_others(x, axes, cumprod)
+
+
+def _product_of_others(x: Tensor, axes: tuple, cumprod: Any) -> Tensor:
+    """For each element, the product of the other elements of its block over `axes`, with
+    no division (exact with zeros): along the first axis, the exclusive products from both
+    ends; times, recursively, the product of the other lines of the block."""
+    first, rest = axes[0], axes[1:]
+    along = cumprod(x, first, exclusive=True) * cumprod(x, first, exclusive=True, reverse=True)
+    if not rest:
+        return along
+    lines = bind(_prod, (x,), {"axis": (first,), "keepdims": True})
+    return along * _product_of_others(lines, rest, cumprod)
 
 
 def _logsumexp_kernel(x: np.ndarray, axis: Any, keepdims: bool) -> np.ndarray:
@@ -151,6 +241,8 @@ def _logsumexp_vjp(g: Tensor, ans: Tensor, x: Tensor, axis: Any, keepdims: bool)
     peak = stop_gradient(where(is_finite(peak), peak, zeros_like(peak)))
     shifted = exp(x - peak)
     total = sum_over(shifted, tuple(range(x._value.ndim)) if axis is None else axis, True)
+    if not has_static_shape(x._value):
+        return spread_like(g, x, axis, keepdims) * reciprocal(total) * shifted
     return reshape_to(g, _kept_shape(x, axis)) * reciprocal(total) * shifted
 
 

@@ -6,6 +6,7 @@ Max/Min points have no ties; Prod includes a zero entry (its gradient must not d
 import numpy as np
 
 import tapeflow as tf
+from tapeflow.autodiff.core import REGISTRY, bind
 
 _rng = np.random.default_rng(4321)
 
@@ -45,4 +46,18 @@ SAMPLES = {
                         (lambda x: tf.reduce_logsumexp(x, axis=1), [_u(-2, 2, 3, 4)]),
                         (lambda x: tf.reduce_logsumexp(x * x, axis=0, keepdims=True),
                          [_u(-2, 2, 3, 4)])],
+    # The adjoints used where shapes are known only when a traced graph runs: `x` (second
+    # input) only gives its shape.
+    "SumGrad": [(lambda g: bind(REGISTRY["SumGrad"], (g * g, tf.zeros([2, 3, 2], tf.float64)),
+                                {"axis": (0, 2), "keepdims": False}), [_u(-1, 1, 3)]),
+                (lambda g: bind(REGISTRY["SumGrad"], (tf.sin(g), tf.zeros([2, 3], tf.float64)),
+                                {"axis": None, "keepdims": False}), [_u(-1, 1)])],
+    "MeanGrad": [(lambda g: bind(REGISTRY["MeanGrad"], (g * g, tf.zeros([2, 3], tf.float64)),
+                                 {"axis": (1,), "keepdims": True}), [_u(-1, 1, 2, 1)])],
+    "UnbroadcastLike": [(lambda g: bind(REGISTRY["UnbroadcastLike"],
+                                        (g * g, tf.zeros([3, 1], tf.float64))),
+                         [_u(-1, 1, 2, 3, 4)])],
+    "BroadcastLike": [(lambda x: bind(REGISTRY["BroadcastLike"],
+                                      (x * x, tf.zeros([2, 3, 4], tf.float64))),
+                       [_u(-1, 1, 3, 1)])],
 }
