@@ -21,7 +21,7 @@ from typing import Any, Callable, TypeVar
 
 import numpy as np
 
-from tapeflow.autodiff.abstract import ShapedArray, same_as_input
+from tapeflow.autodiff.abstract import AbstractValueError, ShapedArray, same_as_input
 from tapeflow.autodiff.core import Primitive, bind, dims_text
 from tapeflow.framework import nest
 from tapeflow.framework.context import context
@@ -153,7 +153,14 @@ def static_value(arg: Any, note: str, read: Callable[[Any], Any] = _identity) ->
     if not isinstance(arg, (TensorLike, list, tuple)):
         return read(arg)      # the common case, kept short: a Python int, None, a TensorShape
     checks: list = []
-    value = read(_plain(arg, note, checks))
+    try:
+        plain = _plain(arg, note, checks)
+    except AbstractValueError:
+        raise NotImplementedError(
+            f"{note} is a tensor whose value is known only when the traced graph runs; this "
+            f"op of tapeflow needs it while tracing. Pass a Python value (or a constant) "
+            f"instead.") from None
+    value = read(plain)
     if checks and context.graph is not None:
         scopes = _scopes()
         if not scopes:  # a wrapper that reads a static argument must be decorated

@@ -9,7 +9,7 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
-from tapeflow.autodiff.abstract import Dims, ShapedArray
+from tapeflow.autodiff.abstract import Dims, ShapedArray, has_static_shape
 from tapeflow.autodiff.core import Primitive, bind, dims_text
 from tapeflow.framework import dtypes as _dtypes
 from tapeflow.framework.context import context
@@ -943,21 +943,42 @@ def _check_slice(shape: tuple, begin: tuple, size: tuple) -> None:
 
 # -- shape queries -------------------------------------------------------------------------------
 
+# Where the trace knows the shape, these queries are constants (as TF folds them); where it
+# does not, they are ops that read it as the graph runs.
+_shape = Primitive(
+    "Shape", lambda x, dtype: np.array(x.shape, dtype), differentiable=False,
+    shape_rule=lambda x, dtype: ShapedArray((None if x.shape is None else len(x.shape),),
+                                            dtype))
+_size = Primitive("Size", lambda x, dtype: np.array(x.size, dtype), differentiable=False,
+                  shape_rule=lambda x, dtype: ShapedArray((), dtype))
+_rank = Primitive("Rank", lambda x: np.array(x.ndim, np.int32), differentiable=False,
+                  shape_rule=lambda x: ShapedArray((), np.int32))
+
+
 def shape(input: Any, out_type: Any = _dtypes.int32, name: Optional[str] = None) -> Tensor:  # noqa: A002
     """The shape as a 1-D integer tensor."""
     x = convert_to_tensor(input)
-    return wrap(np.array(x._value.shape, dtype=_dtypes.as_dtype(out_type)._np))
+    dtype = _dtypes.as_dtype(out_type)._np
+    if not has_static_shape(x._value):
+        return bind(_shape, (x,), {"dtype": dtype})
+    return wrap(np.array(x._value.shape, dtype=dtype))
 
 
 def size(input: Any, out_type: Any = _dtypes.int32, name: Optional[str] = None) -> Tensor:  # noqa: A002
     """The number of elements, as a scalar integer tensor."""
     x = convert_to_tensor(input)
-    return wrap(np.array(x._value.size, dtype=_dtypes.as_dtype(out_type)._np))
+    dtype = _dtypes.as_dtype(out_type)._np
+    if not has_static_shape(x._value):
+        return bind(_size, (x,), {"dtype": dtype})
+    return wrap(np.array(x._value.size, dtype=dtype))
 
 
 def rank(input: Any, name: Optional[str] = None) -> Tensor:  # noqa: A002
     """The number of dimensions, as a scalar int32 tensor."""
-    return wrap(np.array(convert_to_tensor(input)._value.ndim, dtype=np.int32))
+    x = convert_to_tensor(input)
+    if x._value.shape is None:
+        return bind(_rank, (x,))
+    return wrap(np.array(x._value.ndim, dtype=np.int32))
 
 
 # -- creation ------------------------------------------------------------------------------------

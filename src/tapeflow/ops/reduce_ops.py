@@ -165,6 +165,11 @@ _unbroadcast_like.defjvp(lambda tangents, ans, x, like: bind(_unbroadcast_like,
 _broadcast_like.defjvp(lambda tangents, ans, x, like: bind(_broadcast_like, (tangents[0], like)))
 
 
+def broadcast_like(x: Tensor, like: Any) -> Tensor:
+    """`x` broadcast to `like`'s shape, as the graph runs."""
+    return bind(_broadcast_like, (x, like))
+
+
 def unbroadcast_like(g: Tensor, like: Any) -> Tensor:
     """`g` summed over the axes broadcasting added to `like`'s shape, as the graph runs."""
     return bind(_unbroadcast_like, (g, like))
