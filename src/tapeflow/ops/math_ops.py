@@ -893,6 +893,8 @@ def _check_matmul_dtype(a: Tensor, b: Tensor, transpose_a: bool, transpose_b: bo
 
 
 def _check_matmul_shapes(sa: tuple, sb: tuple, transpose_a: bool, transpose_b: bool) -> None:
+    if sa is None or sb is None or None in sa or None in sb:
+        return  # traced with unknown dims: the shape rule checks the known ones
     for index, shape in enumerate((sa, sb)):
         if len(shape) < 2:
             raise InvalidArgumentError(f"In[{index}] ndims must be >= 2: {len(shape)} "
