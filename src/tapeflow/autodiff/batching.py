@@ -29,12 +29,10 @@ def backprop_batched(nodes: list, target: Any, seeds: Any, sources: list) -> lis
     def fit(g: Any, x: Any) -> Any:
         if not isinstance(g, ops.Tensor):
             g = ops.convert_to_tensor(g, dtype=x.dtype)
-        if g._value.shape != (n,) + x._value.shape:
-            g = ops.batch_unbroadcast(g, x._value.shape)
-        return g
+        return ops.batch_fit(g, x, n)
 
     def missing_output(o: Any) -> Any:
-        return ops.zeros((n,) + o._value.shape, o.dtype)
+        return ops.batch_zeros(n, o)
 
     return walk(needed, reads, live, {id(target): seeds}, sources, missing_output, run_rules,
                 fit)

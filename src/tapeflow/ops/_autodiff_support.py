@@ -23,6 +23,7 @@ from typing import Any, Callable
 import numpy as np
 
 from tapeflow.autodiff import backprop as _backprop
+from tapeflow.autodiff.abstract import has_static_shape
 from tapeflow.framework.tensor import Tensor, wrap
 from tapeflow.ops import array_ops as _array_ops
 from tapeflow.ops._convert import convert_to_tensor
@@ -47,6 +48,23 @@ def unbroadcast(g: Tensor, shape: tuple) -> Tensor:
 
 
 _BROADCAST_AXES: dict = {}  # (cotangent shape, input shape) -> the axes to sum
+
+
+def batch_zeros(n: int, like: Tensor) -> Tensor:
+    """Zeros shaped `(n,) + like.shape`; where the trace does not know that shape, an op that
+    reads it as the graph runs."""
+    if has_static_shape(like._value):
+        return zeros((n,) + like._value.shape, like.dtype)
+    return _array_ops.tile(stack([zeros_like(like)]), [n] + [1] * like._value.ndim)
+
+
+def batch_fit(g: Tensor, x: Tensor, n: int) -> Tensor:
+    """A batched cotangent `g` summed to `(n,) + x.shape` (undoing broadcasting)."""
+    if not (has_static_shape(g._value) and has_static_shape(x._value)):
+        return unbroadcast_like(g, batch_zeros(n, x))
+    if g._value.shape != (n,) + x._value.shape:
+        g = batch_unbroadcast(g, x._value.shape)
+    return g
 
 
 def batch_unbroadcast(g: Tensor, shape: tuple) -> Tensor:
@@ -135,7 +153,8 @@ def _unbroadcast_row(c: Any, x: Tensor) -> Tensor:
     return c if c._value.shape == x._value.shape else unbroadcast(c, x._value.shape)
 
 
-__all__ = ["unbroadcast", "batch_unbroadcast", "one_hot_seed", "batch_one_hot_seed",
+__all__ = ["unbroadcast", "batch_unbroadcast", "batch_zeros", "batch_fit", "one_hot_seed",
+           "batch_one_hot_seed",
            "identity_seeds", "batch_identity_seeds", "batched_vjp",
            "unbroadcast_like", "add", "convert_to_tensor", "ones_like", "zeros_like", "zeros",
            "stack", "reshape", "broadcast_to", "reduce_sum", "concat", "transpose", "Tensor"]
