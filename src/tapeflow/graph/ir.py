@@ -113,7 +113,7 @@ def location_text(location: tuple) -> str:
 class ValueInfo:
     """What the graph knows about one value: where it comes from, its example and shape."""
 
-    __slots__ = ("vid", "kind", "name", "example", "shape", "dtype", "producer")
+    __slots__ = ("vid", "kind", "name", "example", "shape", "dtype", "producer", "fixed")
 
     def __init__(self, vid: int, kind: str, name: str, example: Any, shape: TensorShape,
                  producer: Optional["Node"] = None, dtype: Any = None) -> None:
@@ -126,6 +126,10 @@ class ValueInfo:
         self.dtype = None if kind == "var" else np.asarray(example).dtype if dtype is None \
             else np.dtype(dtype)
         self.producer = producer
+        # The value is the same on every run: a constant, or a deterministic op of such values
+        # (its example is then its value, and its shape is known even where a rule, seeing
+        # shapes only, could not tell: the length of a tf.range of Python numbers).
+        self.fixed = kind == "const"
 
     @property
     def aval(self) -> ShapedArray:
@@ -374,12 +378,18 @@ class Graph:
             except core.KERNEL_ERRORS as exc:
                 raise core.op_error(prim, [wrap(e) for e in examples], exc) from None
             raw = list(raw) if prim.multiple_results else [raw]
-        avals = self._output_avals(prim, infos, attrs, raw)
+        fixed = concrete and all(info.fixed for info in infos) and \
+            not is_nondeterministic(prim)
+        avals = [aval_of(r) for r in raw] if fixed else \
+            self._output_avals(prim, infos, attrs, raw)
         if raw is None:
             raw = [None] * len(avals)
         else:
             raw = [r if a.is_fully_defined() else None for r, a in zip(raw, avals)]
         outs = self.add_node(prim, vids, attrs, raw, avals=avals)
+        if fixed:
+            for v in outs:
+                self.values[v].fixed = True
         if prim.multiple_results:
             return tuple(self.symbolic(v) for v in outs)
         return self.symbolic(outs[0])

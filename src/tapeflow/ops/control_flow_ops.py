@@ -29,7 +29,7 @@ from tapeflow.framework.tensor import Tensor, TensorLike
 from tapeflow.framework.variables import Variable
 from tapeflow.graph import passes
 from tapeflow.graph.compiler import Program, compile_graph, replay
-from tapeflow.graph.ir import Graph, SymbolicTensor, has_side_effect, is_nondeterministic, \
+from tapeflow.graph.ir import Graph, SymbolicTensor, has_side_effect, \
     tracing
 from tapeflow.ops._convert import convert_to_tensor
 from tapeflow.ops.math_ops import zeros_like
@@ -159,22 +159,7 @@ def _known_zero(g: Tensor) -> bool:
     if any(id(g) in tape._tracked for tape in context.tapes) or \
             any(id(g) in acc._tangents for acc in context.accumulators):
         return False   # a watched zero (forward mode's double-VJP dummy) is a variable
-    return (not _is_traced(g) or _fixed_at_trace(g._graph, g._vid)) and not np.any(g._value)
-
-
-def _fixed_at_trace(graph: Any, vid: int) -> bool:
-    """True when a graph value depends on constants only (its example is its value)."""
-    pending, seen = [vid], set()
-    while pending:
-        info = graph.values[pending.pop()]
-        if info.kind == "const" or info.vid in seen:
-            continue
-        node = info.producer
-        if info.kind != "op" or node is None or is_nondeterministic(node.op):
-            return False
-        seen.add(info.vid)
-        pending.extend(node.inputs)
-    return True
+    return (not _is_traced(g) or g._graph.values[g._vid].fixed) and not np.any(g._value)
 
 
 def _merged(avals: Sequence[ShapedArray]) -> ShapedArray:
