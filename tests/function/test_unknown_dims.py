@@ -1,0 +1,79 @@
+"""tf.function with unknown dims: one trace holds for every size, as in TensorFlow.
+
+The expected numbers were printed by TF 2.21 for the same programs.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import tapeflow as tf
+
+
+def _training_step():
+    w = tf.Variable(tf.ones([3, 2]))
+    traced_shapes = []
+
+    @tf.function(input_signature=[tf.TensorSpec([None, 3])])
+    def step(x):
+        traced_shapes.append(x.shape)          # a Python side effect: runs when tracing only
+        with tf.GradientTape() as tape:
+            y = tf.nn.relu(tf.matmul(x, w) + 1.0)
+            loss = tf.reduce_mean(tf.square(y))
+        w.assign_sub(0.1 * tape.gradient(loss, w))
+        return loss
+
+    return w, step, traced_shapes
+
+
+def test_a_signature_with_none_dims_traces_once_for_every_batch_size():
+    w, step, traced_shapes = _training_step()
+    losses = [float(step(tf.ones([n, 3]) * 0.5)) for n in (1, 7, 64)]
+    np.testing.assert_allclose(losses, [6.25, 5.3476562, 4.5755877], rtol=1e-6)   # TF 2.21
+    np.testing.assert_allclose(w.numpy(), np.full((3, 2), 0.6524218916893005), rtol=1e-6)
+    assert traced_shapes == [tf.TensorShape([None, 3])]
+    assert step.experimental_get_tracing_count() == 1
+
+
+def test_the_trace_matches_eager_execution_at_each_size():
+    w_traced, step, _ = _training_step()
+    w_eager = tf.Variable(tf.ones([3, 2]))
+    rng = np.random.default_rng(7)
+    for n in (5, 1, 12):
+        x = tf.constant(rng.normal(size=(n, 3)).astype(np.float32))
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_mean(tf.square(tf.nn.relu(tf.matmul(x, w_eager) + 1.0)))
+        w_eager.assign_sub(0.1 * tape.gradient(loss, w_eager))
+        np.testing.assert_allclose(float(step(x)), float(loss), rtol=1e-6)
+    np.testing.assert_allclose(w_traced.numpy(), w_eager.numpy(), rtol=1e-6)
+
+
+def test_a_concrete_function_from_the_signature_alone_runs_for_other_sizes():
+    f = tf.function(lambda x: tf.reduce_sum(x * x, axis=1, keepdims=True) / tf.cast(
+        tf.shape(x)[1], tf.float32), input_signature=[tf.TensorSpec([None, None])])
+    concrete = f.get_concrete_function()
+    assert concrete.outputs[0].shape == tf.TensorShape([None, 1])
+    for shape in ((1, 1), (4, 3), (2, 9)):
+        x = np.arange(np.prod(shape), dtype=np.float32).reshape(shape)
+        np.testing.assert_allclose(concrete(tf.constant(x)).numpy(),
+                                   (x * x).sum(axis=1, keepdims=True) / shape[1], rtol=1e-6)
+
+
+def test_reduce_retracing_relaxes_after_the_second_shape_as_tf():
+    runs = []
+
+    @tf.function(reduce_retracing=True)
+    def f(x):
+        runs.append(1)
+        return tf.reduce_sum(x, axis=1)
+
+    for n in (1, 7, 64, 3):
+        assert f(tf.ones([n, 3])).shape == (n,)
+    assert len(runs) == 2 and f.experimental_get_tracing_count() == 2   # TF 2.21: 2 and 2
+
+
+def test_a_call_outside_the_signature_is_refused():
+    _, step, _ = _training_step()
+    with pytest.raises(TypeError):
+        step(tf.ones([2, 4]))
