@@ -84,6 +84,13 @@ def _weights(y) -> tf.Tensor:
     return tf.constant(np.random.default_rng(0).uniform(0.5, 1.5, size=np.shape(y)))
 
 
+def _value_weights(y) -> tf.Tensor:
+    """Weights for a sum of `y` (in [0.5, 1.5], outside the gradient) from its values, so
+    that eager and traced runs agree also where the trace knows y's shape only at run time
+    (unique, where, ...)."""
+    return tf.stop_gradient(1.0 + 0.5 * tf.sin(3.0 * y))
+
+
 @pytest.mark.parametrize("case", list(_cases()))
 def test_sample_value_and_gradients_traced_equal_eager(case):
     first = [tf.constant(x) for x in case.inputs]
@@ -238,7 +245,7 @@ def test_value_dependent_op_traced_equals_eager(name):
         with tf.GradientTape() as tape:
             tape.watch([args[i] for i in floats])
             outs = [o for o in _flat(f(*args)) if o.dtype.is_floating]
-            y = tf.add_n([tf.reduce_sum(o * _weights(o)) for o in outs])
+            y = tf.add_n([tf.reduce_sum(o * _value_weights(o)) for o in outs])
         grads = tape.gradient(y, [args[i] for i in floats])
         return [tf.zeros_like(args[i]) if g is None else tf.convert_to_tensor(g)
                 for i, g in zip(floats, grads)]
@@ -261,13 +268,6 @@ SHAPE_CHANGING = {
                      "boolean_mask"),
     "bool_index": (lambda x, m: x[m] * 2.0, [_F, np.array([True, False, True])],
                    [_F, np.array([True, True, True])], "boolean_mask"),
-    "where_one_arg": (lambda x: tf.where(x > 0.5), [_F], [2 * _F], "where"),
-    "unique": (lambda x: tf.unique(x).y, [np.array([3, 1, 3, 2])], [np.array([1, 1, 1, 1])],
-               "Unique"),
-    "repeat_tensor_counts": (lambda x, r: tf.repeat(x, r, axis=0),
-                             [_F, np.array([2, 1, 1])], [_F, np.array([2, 2, 1])], "repeat"),
-    "segment_sum": (lambda x, i: tf.math.segment_sum(x, i), [_F, np.array([0, 0, 2])],
-                    [_F, np.array([0, 0, 1])], "SegmentSum"),
     "roll": (lambda x, s: tf.roll(x, s, axis=1), [_F, np.array(1)], [_F, np.array(2)],
              "Roll: shift"),
     "band_part": (lambda x, lo: tf.linalg.band_part(x, lo, 0), [_F[:, :3], np.array(1)],
@@ -285,6 +285,92 @@ def test_value_dependent_shape_change_raises_clearly_in_graph(name):
     assert words in str(info.value)
     # Eagerly the op just works on the second inputs.
     f(*_as_constants(second))
+
+
+# -- ops whose output SIZE depends on values: one graph for every size ---------------------------
+#
+# As in TensorFlow, a traced graph computes such sizes when it runs (unique, where, repeat by
+# tensor counts, top_k by a tensor k, segment counts from the ids, bincount's length): called
+# again with values that give other sizes, it equals eager execution, traced once.
+# name -> (function, a list of input sets: the first traces, every one is run).
+
+_W = np.array([[0.4, -1.0, 2.0], [1.5, 0.3, -0.7]])
+
+COUNT_CHANGING = {
+    "unique": (lambda x: tf.unique(x).y, [[np.array([3, 1, 3, 2])], [np.array([1, 1, 1, 1])],
+                                          [np.array([4, 3, 2, 1])]]),
+    "unique_idx": (lambda x: tuple(tf.unique(x)), [[np.array([3., 1., 3., 2.])],
+                                                   [np.array([5., 5., 5., 5.])]]),
+    "unique_with_counts": (lambda x: tuple(tf.unique_with_counts(x)),
+                           [[np.array([3, 1, 3, 2])], [np.array([7, 7, 1, 7])],
+                            [np.array([0, 1, 2, 3])]]),
+    "unique_then_reduce": (lambda x: tf.reduce_sum(tf.unique(x).y * 2.0),
+                           [[np.array([3., 1., 3., 2.])], [np.array([1., 1., 1., 1.])]]),
+    "where_one_arg": (lambda x: tf.where(x > 0.5), [[_F], [2 * _F], [_F - 5.0]]),
+    "where_one_arg_then_gather": (lambda x: tf.gather_nd(x, tf.where(x > 0.5)) * 2.0,
+                                  [[_F], [2 * _F], [_F - 5.0]]),
+    "repeat_tensor_counts": (lambda x, r: tf.repeat(x, r, axis=0),
+                             [[_F, np.array([2, 1, 1])], [_F, np.array([2, 2, 1])],
+                              [_G, np.array([0, 0, 0])], [_G, np.array([0, 4, 1])]]),
+    "repeat_tensor_count_scalar": (lambda x, r: tf.repeat(x, r, axis=1),
+                                   [[_F, np.array(2)], [_G, np.array(3)], [_F, np.array(0)]]),
+    "top_k_tensor_k": (lambda x, k: tuple(tf.math.top_k(x, k=k)),
+                       [[_V, np.array(2)], [_V, np.array(1)], [_W, np.array(3)],
+                        [_W, np.array(0)]]),
+    "segment_sum": (lambda x, i: tf.math.segment_sum(x, i),
+                    [[_F, np.array([0, 0, 2])], [_F, np.array([0, 0, 1])],
+                     [_G, np.array([1, 3, 4])]]),
+    "segment_mean": (lambda x, i: tf.math.segment_mean(x, i),
+                     [[_F, np.array([0, 1, 1])], [_G, np.array([0, 0, 3])]]),
+    "segment_max": (lambda x, i: tf.math.segment_max(x, i),
+                    [[_F, np.array([0, 1, 2])], [_G, np.array([2, 2, 4])]]),
+    "segment_min": (lambda x, i: tf.math.segment_min(x, i),
+                    [[_F, np.array([0, 0, 2])], [_G, np.array([0, 0, 0])]]),
+    "bincount": (lambda a: tf.math.bincount(a), [[np.array([0, 1, 1], np.int32)],
+                                                 [np.array([4, 0, 4], np.int32)],
+                                                 [np.array([0, 0, 0], np.int32)]]),
+    "bincount_weights_minlength": (lambda a, w: tf.math.bincount(a, w, minlength=3),
+                                   [[np.array([0, 1, 1], np.int32), _F[0, :3]],
+                                    [np.array([5, 0, 5], np.int32), _G[0, :3]]]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(COUNT_CHANGING))
+def test_value_dependent_size_traced_equals_eager(name):
+    f, input_sets = COUNT_CHANGING[name]
+    traced = tf.function(f)
+    shapes = set()
+    for inputs in input_sets:
+        args = _as_constants(inputs)
+        expected = _flat(f(*args))
+        actual = _flat(traced(*args))
+        assert len(actual) == len(expected)
+        for i, (a, e) in enumerate(zip(actual, expected)):
+            _close(a, e, f"{name}: output {i} on inputs {inputs}")
+        shapes.add(tuple(tuple(e.shape) for e in expected))
+    assert traced.experimental_get_tracing_count() == 1
+    assert len(shapes) > 1, f"{name}: the inputs do not change the output sizes"
+
+    # Gradients w.r.t. float inputs, taken inside the graph, equal eager's.
+    floats = [i for i, x in enumerate(_as_constants(input_sets[0])) if x.dtype.is_floating]
+    if not floats or not any(o.dtype.is_floating for o in _flat(f(*_as_constants(input_sets[0])))):
+        return
+
+    def value_and_gradient(*args):
+        with tf.GradientTape() as tape:
+            tape.watch([args[i] for i in floats])
+            outs = [o for o in _flat(f(*args)) if o.dtype.is_floating]
+            y = tf.add_n([tf.reduce_sum(o * _value_weights(o)) for o in outs])
+        grads = tape.gradient(y, [args[i] for i in floats])
+        return [tf.zeros_like(args[i]) if g is None else tf.convert_to_tensor(g)
+                for i, g in zip(floats, grads)]
+
+    graph_vg = tf.function(value_and_gradient)
+    for inputs in input_sets:
+        args = _as_constants(inputs)
+        for i, (a, e) in enumerate(zip(graph_vg(*args), value_and_gradient(*args))):
+            _close(a, e, f"{name}: in-graph gradient of float input {i} on {inputs}")
+    assert graph_vg.experimental_get_tracing_count() == 1
 
 
 # -- indices given as tensors: read when the graph runs ------------------------------------------
@@ -381,8 +467,6 @@ STATIC_ARGUMENTS = {
             [_V, np.array([[1, 0], [1, 0]])], "Pad: paddings"),
     "one_hot_depth": (lambda i, d: tf.one_hot(i, d), [_IDS, np.array(3)],
                       [_IDS, np.array(4)], "OneHot: depth"),
-    "top_k": (lambda x, k: tf.math.top_k(x, k=k).values, [_V, np.array(2)],
-              [_V, np.array(1)], "TopKV2: k"),
     "gather_axis": (lambda x, a: tf.gather(x, [0, 1], axis=a), [_F, np.array(1)],
                     [_F, np.array(0)], "GatherV2: axis"),
     "cumsum_axis": (lambda x, a: tf.math.cumsum(x, axis=a), [_V, np.array(0)],
