@@ -326,6 +326,19 @@ COUNT_CHANGING = {
                     [[_F, np.array([0, 1, 2])], [_G, np.array([2, 2, 4])]]),
     "segment_min": (lambda x, i: tf.math.segment_min(x, i),
                     [[_F, np.array([0, 0, 2])], [_G, np.array([0, 0, 0])]]),
+    # TF takes these as run-time inputs (ScatterNd's shape, UnsortedSegment*'s num_segments).
+    "scatter_nd_tensor_shape": (lambda i, s: tf.scatter_nd(i, tf.ones([2]), s),
+                                [[np.array([[0], [1]]), np.array([3])],
+                                 [np.array([[2], [1]]), np.array([4])]]),
+    "unsorted_segment_sum_tensor_num": (
+        lambda x, n: tf.math.unsorted_segment_sum(x, [0, 1], n),
+        [[_V, np.array(2)], [_V, np.array(3)], [2 * _V, np.array(5)]]),
+    "unsorted_segment_max_tensor_num": (
+        lambda x, n: tf.math.unsorted_segment_max(x, [1, 0], n),
+        [[_V, np.array(2)], [_V, np.array(4)]]),
+    "unsorted_segment_mean_tensor_num": (
+        lambda x, n: tf.math.unsorted_segment_mean(x, [1, 1], n),
+        [[_V, np.array(2)], [_V, np.array(3)]]),
     "bincount": (lambda a: tf.math.bincount(a), [[np.array([0, 1, 1], np.int32)],
                                                  [np.array([4, 0, 4], np.int32)],
                                                  [np.array([0, 0, 0], np.int32)]]),
@@ -502,11 +515,6 @@ STATIC_ARGUMENTS = {
                    "Pack: axis"),
     "reverse_axis": (lambda x, a: tf.reverse(x, a), [_V, np.array([0])],
                      [_V, np.array([1])], "ReverseV2: axis"),
-    "scatter_nd_shape": (lambda i, s: tf.scatter_nd(i, tf.ones([2]), s),
-                         [np.array([[0], [1]]), np.array([3])],
-                         [np.array([[0], [1]]), np.array([4])], "ScatterNd: shape"),
-    "unsorted_segment_num": (lambda x, n: tf.math.unsorted_segment_sum(x, [0, 1], n),
-                             [_V, np.array(2)], [_V, np.array(3)], "num_segments"),
     "eye_rows": (lambda n: tf.eye(n), [np.array(2)], [np.array(3)], "eye: num_rows"),
     "diag_part_k": (lambda x, k: tf.linalg.diag_part(x, k=k), [_F[:, :3], np.array(1)],
                     [_F[:, :3], np.array(0)], "MatrixDiag: k"),
