@@ -294,6 +294,7 @@ def test_value_dependent_shape_change_raises_clearly_in_graph(name):
 # again with values that give other sizes, it equals eager execution, traced once.
 # name -> (function, a list of input sets: the first traces, every one is run).
 
+_U = np.arange(6.0).reshape(2, 3)
 _W = np.array([[0.4, -1.0, 2.0], [1.5, 0.3, -0.7]])
 
 COUNT_CHANGING = {
@@ -315,7 +316,7 @@ COUNT_CHANGING = {
     "repeat_tensor_count_scalar": (lambda x, r: tf.repeat(x, r, axis=1),
                                    [[_F, np.array(2)], [_G, np.array(3)], [_F, np.array(0)]]),
     "top_k_tensor_k": (lambda x, k: tuple(tf.math.top_k(x, k=k)),
-                       [[_V, np.array(2)], [_V, np.array(1)], [_W, np.array(3)],
+                       [[_U, np.array(2)], [_U, np.array(1)], [_W, np.array(3)],
                         [_W, np.array(0)]]),
     "segment_sum": (lambda x, i: tf.math.segment_sum(x, i),
                     [[_F, np.array([0, 0, 2])], [_F, np.array([0, 0, 1])],
@@ -332,13 +333,13 @@ COUNT_CHANGING = {
                                  [np.array([[2], [1]]), np.array([4])]]),
     "unsorted_segment_sum_tensor_num": (
         lambda x, n: tf.math.unsorted_segment_sum(x, [0, 1], n),
-        [[_V, np.array(2)], [_V, np.array(3)], [2 * _V, np.array(5)]]),
+        [[_U, np.array(2)], [_U, np.array(3)], [2 * _U, np.array(5)]]),
     "unsorted_segment_max_tensor_num": (
         lambda x, n: tf.math.unsorted_segment_max(x, [1, 0], n),
-        [[_V, np.array(2)], [_V, np.array(4)]]),
+        [[_U, np.array(2)], [_U, np.array(4)]]),
     "unsorted_segment_mean_tensor_num": (
         lambda x, n: tf.math.unsorted_segment_mean(x, [1, 1], n),
-        [[_V, np.array(2)], [_V, np.array(3)]]),
+        [[_U, np.array(2)], [_U, np.array(3)]]),
     "bincount": (lambda a: tf.math.bincount(a), [[np.array([0, 1, 1], np.int32)],
                                                  [np.array([4, 0, 4], np.int32)],
                                                  [np.array([0, 0, 0], np.int32)]]),
