@@ -22,12 +22,12 @@ from typing import Any, Optional
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from tapeflow.autodiff.abstract import ShapedArray, dims_text
+from tapeflow.autodiff.abstract import ShapedArray, dims_text, has_static_shape
 from tapeflow.autodiff.core import Primitive, bind
 from tapeflow.framework.errors import AbortedError, InvalidArgumentError
 from tapeflow.framework.tensor import Tensor
 from tapeflow.ops._convert import convert_to_tensor, require
-from tapeflow.ops.array_ops import reshape, squeeze, transpose
+from tapeflow.ops.array_ops import expand_dims, reshape, shape, squeeze, transpose
 from tapeflow.ops.manip_ops import pad
 from tapeflow.ops.math_ops import zeros_like
 
@@ -93,10 +93,25 @@ def _explicit_out(padded: int, eff: int, stride: int) -> int:
 
 def _geometry(in_hw: tuple, k_hw: tuple, strides: tuple, dilations: tuple, mode: Any,
               op_name: str) -> tuple:
+    """(out_hw, pads) for the op's attributes. Where a size is unknown while tracing, out_hw is
+    None and pads hold the padding as far as it is known ("SAME" depends on the sizes): the
+    kernel works the rest out when it runs (`_run_time_geometry`)."""
+    if None in in_hw or None in k_hw:
+        if mode == "SAME":
+            return None, mode
+        return None, ((0, 0), (0, 0)) if mode == "VALID" else mode  # explicit: ((t, b), (l, r))
     modes = (mode, mode) if isinstance(mode, str) else mode
     (oh, ph), (ow, pw) = (_out_and_pads(in_hw[i], k_hw[i], strides[i], dilations[i], modes[i],
                                         op_name) for i in range(2))
     return (oh, ow), (ph, pw)
+
+
+def _run_time_geometry(in_hw: tuple, k_hw: tuple, strides: tuple, dilations: tuple,
+                       pads: Any, op_name: str) -> tuple:
+    """A kernel's (pads, out_hw) where the trace left them to run time (out_hw None), with the
+    errors the wrapper raises eagerly."""
+    out_hw, pads = _geometry(in_hw, k_hw, strides, dilations, pads, op_name)
+    return pads, out_hw
 
 
 # -- shape rules -------------------------------------------------------------------------------
@@ -126,6 +141,9 @@ def _rank4(op_name: str, avals: tuple, i: int) -> tuple:
 def _windowed(op_name: str, avals: tuple, in_hw: tuple, k_hw: tuple, strides: tuple,
               dilations: tuple, pads: tuple) -> tuple:
     """The (OH, OW) of a window op (convolution or pool) over the padded input."""
+    if pads == "SAME":  # pads known only as the graph runs: SAME gives ceil(size / stride)
+        return tuple(None if size is None else -(-size // stride)
+                     for size, stride in zip(in_hw, strides))
     out = []
     for size, k, stride, dilation, (before, after) in zip(in_hw, k_hw, strides, dilations,
                                                           pads):
@@ -159,9 +177,10 @@ def _conv2d_rule(x: ShapedArray, w: ShapedArray, strides: tuple, dilations: tupl
     return ShapedArray((n, oh, ow, out_depth), x.dtype)
 
 
-def _backprop_input_rule(g: ShapedArray, w: ShapedArray, input_shape: tuple,
-                         **geometry: Any) -> ShapedArray:
-    """The input's shape (an attribute); the cotangent's depth is the filter's output depth."""
+def _backprop_input_rule(g: ShapedArray, w: ShapedArray, *sizes: ShapedArray,
+                         input_shape: tuple, **geometry: Any) -> ShapedArray:
+    """The input's shape (an attribute, its unknown dims read from `sizes` as the graph
+    runs); the cotangent's depth is the filter's output depth."""
     avals = (g, w)
     depth = _rank4("Conv2DBackpropInput", avals, 0)[3]
     filter_out = _rank4("Conv2DBackpropInput", avals, 1)[3]
@@ -171,9 +190,10 @@ def _backprop_input_rule(g: ShapedArray, w: ShapedArray, input_shape: tuple,
     return ShapedArray(input_shape, g.dtype)
 
 
-def _backprop_filter_rule(x: ShapedArray, g: ShapedArray, filter_shape: tuple,
-                          **geometry: Any) -> ShapedArray:
-    """The filter's shape (an attribute)."""
+def _backprop_filter_rule(x: ShapedArray, g: ShapedArray, *sizes: ShapedArray,
+                          filter_shape: tuple, **geometry: Any) -> ShapedArray:
+    """The filter's shape (an attribute, its unknown dims read from `sizes` as the graph
+    runs)."""
     for i in (0, 1):
         _rank4("Conv2DBackpropFilter", (x, g), i)
     return ShapedArray(filter_shape, x.dtype)
@@ -195,8 +215,10 @@ def _max_pool_grad_rule(x: ShapedArray, g: ShapedArray, **geometry: Any) -> Shap
     return ShapedArray(_rank4("MaxPoolGrad", (x, g), 0), g.dtype)
 
 
-def _avg_pool_grad_rule(g: ShapedArray, input_shape: tuple, **geometry: Any) -> ShapedArray:
-    """The cotangent of AvgPool's input: its shape (an attribute), g's dtype."""
+def _avg_pool_grad_rule(g: ShapedArray, *sizes: ShapedArray, input_shape: tuple,
+                        **geometry: Any) -> ShapedArray:
+    """The cotangent of AvgPool's input: its shape (an attribute, its unknown dims read from
+    `sizes` as the graph runs), g's dtype."""
     _rank4("AvgPoolGrad", (g,), 0)
     return ShapedArray(input_shape, g.dtype)
 
@@ -242,6 +264,17 @@ def _groups(in_depth: int, filter_depth: int) -> int:
     """Grouped convolution: the input channels split into in_depth / filter_depth groups,
     each convolved with its own slice of the output channels (TF's Conv2D)."""
     return in_depth // filter_depth
+
+
+def _check_groups(depth: int, filter_depth: int, out_depth: int) -> None:
+    """TensorFlow's Conv2D errors for depths that do not split into groups."""
+    if depth % filter_depth:
+        raise InvalidArgumentError(f"input depth must be evenly divisible by filter depth: "
+                                   f"{depth} vs {filter_depth} [Op:Conv2D]")
+    if out_depth % (depth // filter_depth):  # a grouped convolution splits the outputs too
+        raise InvalidArgumentError(f"output depth must be evenly divisible by number of "
+                                   f"groups: {out_depth} vs {depth // filter_depth} "
+                                   f"[Op:Conv2D]")
 
 
 def _grouped_dot(cols: np.ndarray, w: np.ndarray, groups: int) -> np.ndarray:
@@ -314,6 +347,11 @@ def _widened_if_nonfinite(kernel):
 
 @_widened_if_nonfinite
 def _conv_kernel(x, w, strides, dilations, pads, out_hw):
+    if out_hw is None:  # traced with unknown sizes: the wrapper's checks run here
+        if w.shape[2]:
+            _check_groups(x.shape[3], w.shape[2], w.shape[3])
+        pads, out_hw = _run_time_geometry(x.shape[1:3], w.shape[:2], strides, dilations, pads,
+                                          "Conv2D")
     if 0 in out_hw or x.size == 0 or w.size == 0:
         return np.zeros((x.shape[0],) + tuple(out_hw) + (w.shape[3],), np.result_type(x, w))
     groups = _groups(x.shape[3], w.shape[2])
@@ -324,7 +362,12 @@ def _conv_kernel(x, w, strides, dilations, pads, out_hw):
 
 
 @_widened_if_nonfinite
-def _backprop_input_kernel(g, w, input_shape, strides, dilations, pads, out_hw):
+def _backprop_input_kernel(g, w, *sizes, input_shape, strides, dilations, pads, out_hw):
+    if sizes:
+        input_shape = tuple(int(d) for d in sizes[0])
+    if out_hw is None:
+        pads, out_hw = _run_time_geometry(input_shape[1:3], w.shape[:2], strides, dilations,
+                                          pads, "Conv2DBackpropInput")
     if g.size == 0 or w.size == 0:
         return np.zeros(input_shape, g.dtype)
     groups = _groups(input_shape[3], w.shape[2])
@@ -353,7 +396,12 @@ def _filter_dot(xs: np.ndarray, g: np.ndarray, groups: int) -> np.ndarray:
 
 
 @_widened_if_nonfinite
-def _backprop_filter_kernel(x, g, filter_shape, strides, dilations, pads, out_hw):
+def _backprop_filter_kernel(x, g, *sizes, filter_shape, strides, dilations, pads, out_hw):
+    if sizes:
+        filter_shape = tuple(int(d) for d in sizes[0])
+    if out_hw is None:
+        pads, out_hw = _run_time_geometry(x.shape[1:3], filter_shape[:2], strides, dilations,
+                                          pads, "Conv2DBackpropFilter")
     if 0 in out_hw or x.size == 0 or 0 in filter_shape:
         return np.zeros(filter_shape, x.dtype)
     groups = _groups(x.shape[3], filter_shape[2])
@@ -379,16 +427,28 @@ def _geom_attrs(attrs: dict) -> dict:
     return {k: attrs[k] for k in ("strides", "dilations", "pads", "out_hw")}
 
 
+def _shaped_as(prim: Primitive, inputs: tuple, like: Tensor, name: str, attrs: dict) -> Tensor:
+    """`prim` (a backprop op) whose output has `like`'s shape: an attribute `name`, and where
+    the trace does not know it all, also `like`'s run-time shape as a last input."""
+    if has_static_shape(like._value):
+        return bind(prim, inputs, {name: like._value.shape, **attrs})
+    return bind(prim, inputs + (shape(like),), {name: like._value.shape, **attrs})
+
+
+def _no_sizes(sizes: tuple) -> tuple:
+    return (None,) * len(sizes)  # the run-time shape input has no cotangent
+
+
 # <c, conv(x, w)> is bilinear: each rule is one of the three ops with the roles swapped.
 _conv2d.defvjp(lambda g, ans, x, w, **a: (
-    bind(_conv2d_backprop_input, (g, w), {"input_shape": x._value.shape, **a}),
-    bind(_conv2d_backprop_filter, (x, g), {"filter_shape": w._value.shape, **a})))
-_conv2d_backprop_input.defvjp(lambda c, ans, g, w, input_shape, **a: (
+    _shaped_as(_conv2d_backprop_input, (g, w), x, "input_shape", a),
+    _shaped_as(_conv2d_backprop_filter, (x, g), w, "filter_shape", a)))
+_conv2d_backprop_input.defvjp(lambda c, ans, g, w, *sizes, input_shape, **a: (
     bind(_conv2d, (c, w), a),
-    bind(_conv2d_backprop_filter, (c, g), {"filter_shape": w._value.shape, **a})))
-_conv2d_backprop_filter.defvjp(lambda c, ans, x, g, filter_shape, **a: (
-    bind(_conv2d_backprop_input, (g, c), {"input_shape": x._value.shape, **a}),
-    bind(_conv2d, (x, c), a)))
+    _shaped_as(_conv2d_backprop_filter, (c, g), w, "filter_shape", a)) + _no_sizes(sizes))
+_conv2d_backprop_filter.defvjp(lambda c, ans, x, g, *sizes, filter_shape, **a: (
+    _shaped_as(_conv2d_backprop_input, (g, c), x, "input_shape", a),
+    bind(_conv2d, (x, c), a)) + _no_sizes(sizes))
 
 
 def _check_rank(t: Tensor, rank: int, what: str, op_name: str) -> None:
@@ -436,13 +496,8 @@ def conv2d(input: Any, filters: Any, strides: Any, padding: Any,  # noqa: A002 -
     if 0 in w._value.shape:
         _empty_filter_error(w, "Conv2D")
     depth, (filter_depth, out_depth) = x._value.shape[3], w._value.shape[2:]
-    if depth % filter_depth:
-        raise InvalidArgumentError(f"input depth must be evenly divisible by filter depth: "
-                                   f"{depth} vs {filter_depth} [Op:Conv2D]")
-    if out_depth % (depth // filter_depth):  # a grouped convolution splits the outputs too
-        raise InvalidArgumentError(f"output depth must be evenly divisible by number of "
-                                   f"groups: {out_depth} vs {depth // filter_depth} "
-                                   f"[Op:Conv2D]")
+    if None not in (depth, filter_depth, out_depth):  # else the kernel checks (`_groups`)
+        _check_groups(depth, filter_depth, out_depth)
     return _bind_conv2d(x, w, strides, padding, dilations, "Conv2D")
 
 
@@ -485,9 +540,12 @@ def conv1d(input: Any, filters: Any, stride: Any, padding: Any,  # noqa: A002 - 
     dil = 1 if dilations is None else (dilations if isinstance(dilations, (int, np.integer))
                                        else list(dilations)[-2 if len(list(dilations)) == 3
                                                             else 0])
-    n, width, c = x._value.shape
-    y = conv2d(reshape(x, (n, 1, width, c)), reshape(w, (1,) + w._value.shape), (1, stride),
-               padding, dilations=(1, dil))
+    if has_static_shape(x._value) and has_static_shape(w._value):
+        n, width, c = x._value.shape
+        x, w = reshape(x, (n, 1, width, c)), reshape(w, (1,) + w._value.shape)
+    else:
+        x, w = expand_dims(x, 1), expand_dims(w, 0)
+    y = conv2d(x, w, (1, stride), padding, dilations=(1, dil))
     return squeeze(y, axis=1)
 
 
@@ -532,14 +590,18 @@ def depthwise_conv2d(input: Any, filter: Any, strides: Any, padding: Any,  # noq
     _check_rank(x, 4, "input", "DepthwiseConv2dNative")
     _check_rank(w, 4, "filter", "DepthwiseConv2dNative")
     kh, kw, c, m = w._value.shape
-    if x._value.shape[3] != c:
+    if x._value.shape[3] != c and None not in (x._value.shape[3], c):
         raise InvalidArgumentError(f"input and filter must have the same depth: "
                                    f"{x._value.shape[3]} vs {c} [Op:DepthwiseConv2dNative]")
     if 0 in w._value.shape:
         _empty_filter_error(w, "DepthwiseConv2dNative")
     strides = _pair(strides, "strides", "DepthwiseConv2dNative")
     rate = _pair(1 if dilations is None else dilations, "dilations", "DepthwiseConv2dNative")
-    grouped = reshape(w, (kh, kw, 1, c * m))
+    if None in w._value.shape:  # the trace does not know the filter: its shape as it runs
+        sizes = shape(w)
+        grouped = reshape(w, [sizes[0], sizes[1], 1, -1])
+    else:
+        grouped = reshape(w, (kh, kw, 1, c * m))
     if rate != (1, 1):
         return _depthwise_with_space_to_batch(x, grouped, strides, padding, rate)
     return _bind_conv2d(x, grouped, strides, padding, None, "DepthwiseConv2dNative")
@@ -592,13 +654,21 @@ def _pool_counts(shape: tuple, k_hw, strides, pads, out_hw) -> np.ndarray:
 
 
 def _avg_pool_kernel(x, ksize, strides, pads, out_hw):
+    if out_hw is None:
+        pads, out_hw = _run_time_geometry(x.shape[1:3], ksize, strides, (1, 1), pads,
+                                          "AvgPool")
     if 0 in out_hw:
         return np.zeros((x.shape[0],) + tuple(out_hw) + (x.shape[3],), x.dtype)
     sums = _patches(_pad(x, pads), ksize, out_hw, strides, (1, 1)).sum(axis=(3, 4))
     return (sums / _pool_counts(x.shape, ksize, strides, pads, out_hw)).astype(x.dtype)
 
 
-def _avg_pool_grad_kernel(g, input_shape, ksize, strides, pads, out_hw):
+def _avg_pool_grad_kernel(g, *sizes, input_shape, ksize, strides, pads, out_hw):
+    if sizes:
+        input_shape = tuple(int(d) for d in sizes[0])
+    if out_hw is None:
+        pads, out_hw = _run_time_geometry(input_shape[1:3], ksize, strides, (1, 1), pads,
+                                          "AvgPoolGrad")
     # The counts are float64: cast back, or a float32 gradient would come out float64.
     g = (g / _pool_counts(input_shape, ksize, strides, pads, out_hw)).astype(g.dtype, copy=False)
     cols = np.broadcast_to(g[:, :, :, None, None, :], g.shape[:3] + tuple(ksize) + g.shape[3:])
@@ -610,9 +680,9 @@ def _avg_pool_grad_kernel(g, input_shape, ksize, strides, pads, out_hw):
 _avg_pool = Primitive("AvgPool", _avg_pool_kernel, shape_rule=_pool_rule("AvgPool"))
 _avg_pool_grad = Primitive("AvgPoolGrad", _avg_pool_grad_kernel,
                            shape_rule=_avg_pool_grad_rule)
-_avg_pool.defvjp(lambda g, ans, x, **a: bind(_avg_pool_grad, (g,),
-                                             {"input_shape": x._value.shape, **a}))
-_avg_pool_grad.defvjp(lambda c, ans, g, input_shape, **a: bind(_avg_pool, (c,), a))
+_avg_pool.defvjp(lambda g, ans, x, **a: _shaped_as(_avg_pool_grad, (g,), x, "input_shape", a))
+_avg_pool_grad.defvjp(lambda c, ans, g, *sizes, input_shape, **a: (
+    (bind(_avg_pool, (c,), a),) + _no_sizes(sizes)))
 
 
 def _argmax_cols(x, ksize, strides, pads, out_hw) -> np.ndarray:
@@ -649,6 +719,12 @@ def _argmax_scan(cols, shape, ksize, strides, pads) -> np.ndarray:
 def _max_pool_kernel(x, ksize, strides, pads, out_hw):
     """TensorFlow's MaxPool: the max of each window's non-nan inputs, starting from the
     lowest finite value (so -inf and all-nan windows give it, never -inf or nan)."""
+    if out_hw is None:
+        pads, out_hw = _run_time_geometry(x.shape[1:3], ksize, strides, (1, 1), pads,
+                                          "MaxPool")
+        if 0 in out_hw and x.size and x.dtype == np.float32 and \
+                _onednn_refuses(x.shape[1:3], ksize, strides, pads, out_hw):
+            raise _onednn_empty_pool_error()
     if 0 in out_hw:
         return np.zeros((x.shape[0],) + tuple(out_hw) + (x.shape[3],), x.dtype)
     if x.dtype.kind in "iu":  # TF's integer MaxPool: padding is the dtype's least value
@@ -664,6 +740,9 @@ def _max_pool_kernel(x, ksize, strides, pads, out_hw):
 
 def _max_pool_grad_kernel(x, g, ksize, strides, pads, out_hw):
     """Routes each output's cotangent to its window's argmax (scatter-add)."""
+    if out_hw is None:
+        pads, out_hw = _run_time_geometry(x.shape[1:3], ksize, strides, (1, 1), pads,
+                                          "MaxPoolGrad")
     arg = _argmax_cols(x, ksize, strides, pads, out_hw)
     onehot = (arg[..., None] == np.arange(ksize[0] * ksize[1])).astype(g.dtype)
     cols = (onehot * g[..., None]).reshape(g.shape + tuple(ksize)).transpose(0, 1, 2, 4, 5, 3)
@@ -673,6 +752,9 @@ def _max_pool_grad_kernel(x, g, ksize, strides, pads, out_hw):
 
 def _max_pool_grad_grad_kernel(x, c, ksize, strides, pads, out_hw):
     """Gathers `c` (shaped like x) at each window's argmax: the transpose of MaxPoolGrad."""
+    if out_hw is None:
+        pads, out_hw = _run_time_geometry(x.shape[1:3], ksize, strides, (1, 1), pads,
+                                          "MaxPoolGradGrad")
     arg = _argmax_cols(x, ksize, strides, pads, out_hw)
     cols = _patches(_pad(c, pads), ksize, out_hw, strides, (1, 1))
     n, oh, ow, kh, kw, ch = cols.shape
@@ -709,7 +791,7 @@ def _pool(prim: Primitive, input: Any, ksize: Any, strides: Any, padding: Any,  
     strides = _pair(strides, "strides", op_name)
     out_hw, pads = _geometry(x._value.shape[1:3], ksize, strides, (1, 1),
                              _padding_mode(padding, op_name), op_name)
-    if op_name == "MaxPool" and 0 in out_hw and x._value.size and \
+    if op_name == "MaxPool" and out_hw is not None and 0 in out_hw and x._value.size and \
             x._value.dtype == np.float32 and _onednn_refuses(x._value.shape[1:3], ksize,
                                                               strides, pads, out_hw):
         raise _onednn_empty_pool_error()

@@ -15,7 +15,7 @@ from typing import Any, Optional
 import numpy as np
 
 from tapeflow.autodiff.abstract import (Dims, ShapedArray, broadcast_dims, broadcasting,
-                                        dims_text, same_as_input)
+                                        dims_text, has_static_shape, same_as_input)
 from tapeflow.autodiff.core import Primitive, bind, shape_text
 from tapeflow.framework import dtypes as _dtypes
 from tapeflow.framework.convert import cpp_name
@@ -29,7 +29,9 @@ from tapeflow.ops.math_ops import abs as abs_
 from tapeflow.ops.math_ops import (cast, conj, exp, log1p, maximum, negative, rsqrt, sigmoid,
                                    softplus, square, squared_difference, stop_gradient, tanh,
                                    where, zeros_like)
-from tapeflow.ops.reduce_ops import reduce_mean, reduce_sum
+from tapeflow.ops.manip_ops import cumsum
+from tapeflow.ops.math_ops import equal, ones_like
+from tapeflow.ops.reduce_ops import reduce_mean, reduce_sum, spread_like
 
 _REAL = "fiu"
 
@@ -345,6 +347,8 @@ def sigmoid_cross_entropy_with_logits(labels: Any = None, logits: Any = None,
 def _softmax_xent_kernel(logits: np.ndarray, labels: np.ndarray, axis: int) -> np.ndarray:
     # TensorFlow's kernel: sum(labels * (log(sum(exp(shifted))) - shifted)), so a zero label
     # on a -inf logit is 0 * inf = nan and an empty class axis gives +0, as in TF.
+    if labels.shape != logits.shape:  # only from a trace with unknown dims (eager broadcasts)
+        _check_run_time_xent_shapes(logits.shape, labels.shape, axis)
     shifted = logits - np.max(logits, axis=axis, keepdims=True, initial=-np.inf)
     log_sum = np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))
     return np.sum(labels * (log_sum - shifted), axis=axis)
@@ -352,7 +356,8 @@ def _softmax_xent_kernel(logits: np.ndarray, labels: np.ndarray, axis: int) -> n
 
 def _softmax_xent_vjp(g: Tensor, ans: Tensor, logits: Tensor, labels: Tensor,
                       axis: int) -> tuple:
-    g = expand_dims(g, axis)
+    g = expand_dims(g, axis) if has_static_shape(g._value) else \
+        spread_like(g, logits, (axis,), False)  # broadcast along the classes as the graph runs
     return g * (softmax(logits, axis=axis) - labels), g * negative(log_softmax(logits, axis=axis))
 
 
@@ -375,11 +380,54 @@ def softmax_cross_entropy_with_logits(labels: Any, logits: Any, axis: int = -1,
         logits = cast(logits, _dtypes.float32)
     labels = cast(convert_to_tensor(labels, dtype_hint=logits.dtype), logits.dtype)
     axis = _xent_axis(-1 if axis is None else int(axis), logits._value.ndim)
-    if labels._value.shape == logits._value.shape:
+    if labels._value.shape == logits._value.shape:  # unknown dims too: the kernel checks
         loss = bind(_softmax_xent, (logits, labels), {"axis": axis})
-    else:
+    elif has_static_shape(labels._value) and has_static_shape(logits._value):
         loss = _flattened_xent(labels, logits, axis)
+    else:
+        loss = _xent_of_unknown_dims(labels, logits, axis)
     return cast(loss, out_dtype)
+
+
+def _xent_of_unknown_dims(labels: Tensor, logits: Tensor, axis: int) -> Tensor:
+    """The traced loss where some dims are known only when the graph runs: labels of
+    logits' rank go to the kernel, which checks their run-time shapes as TensorFlow's
+    flattened op would (the shape rule refuses known dims that cannot broadcast)."""
+    if labels._value.shape is None or len(labels._value.shape) != len(logits._value.shape):
+        raise NotImplementedError(
+            f"softmax_cross_entropy_with_logits: labels of shape {labels.shape} for logits of "
+            f"shape {logits.shape}: inside tf.function with dims unknown until the graph "
+            f"runs, tapeflow needs labels of the logits' rank")
+    return bind(_softmax_xent, (logits, labels), {"axis": axis})
+
+
+def _check_run_time_xent_shapes(logits: tuple, labels: tuple, axis: int) -> None:
+    """TensorFlow's checks of labels and logits flattened to [outer, classes] (class axis
+    last), for arrays the kernel gets unlike each other. It pairs the rows of the two
+    matrices, which NumPy's broadcasting does too where labels' outer dims are all 1 or
+    all logits'; labels that TF would reshape into logits' rows are refused."""
+    def flat(shape: tuple) -> tuple:
+        outer = shape[:axis] + shape[axis + 1:]
+        return int(np.prod(outer, dtype=np.int64)), shape[axis]
+
+    (rows, classes), (label_rows, label_classes) = flat(logits), flat(labels)
+    if label_rows not in (rows, 1) and rows != 1 or \
+            label_classes not in (classes, 1) and classes != 1:
+        raise InvalidArgumentError(
+            f"logits and labels must be broadcastable: logits_size=[{rows},{classes}] "
+            f"labels_size=[{label_rows},{label_classes}] [Op:SoftmaxCrossEntropyWithLogits]")
+    if label_rows > rows:
+        raise InvalidArgumentError(f"Input to reshape is a tensor with {label_rows} values, "
+                                   f"but the requested shape has {rows} [Op:Reshape]")
+    outer = logits[:axis] + logits[axis + 1:]
+    label_outer = labels[:axis] + labels[axis + 1:]
+    if label_rows != 1 and label_outer != outer:
+        raise InvalidArgumentError(
+            f"softmax_cross_entropy_with_logits: labels of shape {list(labels)} for logits of "
+            f"shape {list(logits)} pair up only as TensorFlow's reshape to [{rows},"
+            f"{label_classes}] does, which tapeflow does not follow inside tf.function with "
+            f"unknown dims: pass labels shaped like the logits "
+            f"[Op:SoftmaxCrossEntropyWithLogits]")
 
 
 def _xent_axis(axis: int, rank: int) -> int:
@@ -433,6 +481,8 @@ def _flattened_xent(labels: Tensor, logits: Tensor, axis: int) -> Tensor:
 
 
 def _sparse_xent_kernel(logits: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    if labels.shape != logits.shape[:-1] or not logits.shape[-1]:
+        _check_run_time_sparse_shapes(logits.shape, labels.shape)
     depth = logits.shape[-1]
     bad = (labels < 0) | (labels >= depth)
     if np.any(bad):
@@ -446,9 +496,35 @@ def _sparse_xent_kernel(logits: np.ndarray, labels: np.ndarray) -> np.ndarray:
     return -picked[..., 0]
 
 
+def _check_run_time_sparse_shapes(logits: tuple, labels: tuple) -> None:
+    """TensorFlow's run-time errors where a trace left the shapes unknown (eagerly, the
+    wrapper raises first): rank-2 logits are checked by the kernel, others by an
+    assert_equal of the shapes before the flattening."""
+    if labels != logits[:-1]:
+        if len(logits) == 2:
+            raise InvalidArgumentError(
+                f"logits and labels must have the same first dimension, got logits shape "
+                f"{dims_text(logits)} and labels shape {dims_text(labels)} "
+                f"[Op:SparseSoftmaxCrossEntropyWithLogits]")
+        raise InvalidArgumentError(
+            f"assertion failed: [Condition x == y did not hold element-wise:] [x "
+            f"(SparseSoftmaxCrossEntropyWithLogits/Shape_1:0) = ] "
+            f"[{' '.join(map(str, labels))}] [y (SparseSoftmaxCrossEntropyWithLogits/"
+            f"strided_slice:0) = ] [{' '.join(map(str, logits[:-1]))}] [Op:AssertEqual]")
+    rows = int(np.prod(labels, dtype=np.int64))
+    raise InvalidArgumentError(f"Must have at least one class, but got logits shape "
+                               f"[{rows},0] [Op:SparseSoftmaxCrossEntropyWithLogits]")
+
+
 def _sparse_xent_vjp(g: Tensor, ans: Tensor, logits: Tensor, labels: Tensor) -> tuple:
-    target = one_hot(labels, logits._value.shape[-1], dtype=logits.dtype)
-    return expand_dims(g, -1) * (softmax(logits) - target), None
+    if has_static_shape(logits._value):
+        target = one_hot(labels, logits._value.shape[-1], dtype=logits.dtype)
+        return expand_dims(g, -1) * (softmax(logits) - target), None
+    # The depth is known only as the graph runs: one-hot as labels == 0, 1, ..., depth - 1.
+    classes = cumsum(ones_like(logits, dtype=labels.dtype), axis=-1) - 1
+    target = cast(equal(expand_dims(labels, -1), classes), logits.dtype)
+    last = len(logits._value.shape) - 1
+    return spread_like(g, logits, (last,), False) * (softmax(logits) - target), None
 
 
 # A primitive for numerical stability, like the dense one; labels carry no gradient.
@@ -469,9 +545,7 @@ def sparse_softmax_cross_entropy_with_logits(labels: Any = None, logits: Any = N
                                    f"[Op:SparseSoftmaxCrossEntropyWithLogits]")
     require(logits, "f", "SparseSoftmaxCrossEntropyWithLogits")
     if logits._value.ndim == 0 or labels._value.shape != logits._value.shape[:-1]:
-        raise ValueError(f"`labels.shape` must equal `logits.shape` except for the last "
-                         f"dimension. Received: labels.shape={labels.shape} and "
-                         f"logits.shape={logits.shape}")
+        _check_sparse_shapes(labels, logits)
     if logits._value.ndim and logits._value.shape[-1] == 0:
         raise InvalidArgumentError(f"Must have at least one class, but got logits shape "
                                    f"[{labels._value.size},0] "
@@ -480,6 +554,21 @@ def sparse_softmax_cross_entropy_with_logits(labels: Any = None, logits: Any = N
     if out_dtype == _dtypes.float16:
         logits = cast(logits, _dtypes.float32)
     return cast(bind(_sparse_xent, (logits, labels)), out_dtype)
+
+
+def _check_sparse_shapes(labels: Tensor, logits: Tensor) -> None:
+    """TensorFlow's static checks where labels' shape is not logits' without the last dim:
+    a rank that does not fit and known dims that differ raise; dims unknown until the graph
+    runs pass (TF's is_compatible_with), and the kernel checks them."""
+    outer, dims = logits._value.shape[:-1], labels._value.shape
+    if logits._value.ndim and len(dims) != len(outer):
+        raise ValueError(f"`labels.shape.rank` must equal `logits.shape.rank - 1`. Received: "
+                         f"labels.shape={labels.shape} of rank {len(dims)} and "
+                         f"logits.shape={logits.shape} of rank {len(outer) + 1}")
+    if not logits._value.ndim or any(a is not None and b is not None and a != b for a, b in zip(dims, outer)):
+        raise ValueError(f"`labels.shape` must equal `logits.shape` except for the last "
+                         f"dimension. Received: labels.shape={labels.shape} and "
+                         f"logits.shape={logits.shape}")
 
 
 # -- normalization, dropout, embeddings (composites) ---------------------------------------------
