@@ -305,7 +305,7 @@ COUNT_CHANGING = {
     "unique_with_counts": (lambda x: tuple(tf.unique_with_counts(x)),
                            [[np.array([3, 1, 3, 2])], [np.array([7, 7, 1, 7])],
                             [np.array([0, 1, 2, 3])]]),
-    "unique_then_reduce": (lambda x: tf.reduce_sum(tf.unique(x).y * 2.0),
+    "unique_then_reduce": (lambda x: tf.unique(x).y * tf.reduce_sum(tf.unique(x).y),
                            [[np.array([3., 1., 3., 2.])], [np.array([1., 1., 1., 1.])]]),
     "where_one_arg": (lambda x: tf.where(x > 0.5), [[_F], [2 * _F], [_F - 5.0]]),
     "where_one_arg_then_gather": (lambda x: tf.gather_nd(x, tf.where(x > 0.5)) * 2.0,
