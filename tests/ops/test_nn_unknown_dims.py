@@ -167,3 +167,22 @@ def test_sparse_softmax_cross_entropy_static_shape_errors():
                                          r"logits.shape=\(4, None\)"):
         tf.function(tf.nn.sparse_softmax_cross_entropy_with_logits).get_concrete_function(
             tf.TensorSpec([3], tf.int32), tf.TensorSpec([4, None], tf.float64))
+
+
+
+def test_conv2d_transpose_with_a_traced_output_shape():
+    # TF reads output_shape as the graph runs: one trace serves every size. From x's
+    # [n, 4, 3, 4]: [n, 7, 6, 2] (SAME, stride 2: 7 rows give 4, 6 columns give 3).
+    w = tf.constant(_rng.standard_normal((3, 3, 2, 4)))
+
+    def f(x):
+        out_shape = tf.shape(x) * tf.constant([1, 2, 2, 0]) + tf.constant([0, -1, 0, 2])
+        return tf.nn.conv2d_transpose(x, w, out_shape, 2, "SAME") ** 2
+    _assert_traced_matches_eager(f, [_ANY4], [(_rng.standard_normal((n, 4, 3, 4)),)
+                                              for n in (1, 3)])
+    # A cotangent that a conv2d to output_shape would not give: the eager error, as it runs.
+    traced = tf.function(lambda x, s: tf.nn.conv2d_transpose(x, w, s, 2, "SAME"),
+                         input_signature=[_ANY4, tf.TensorSpec([4], tf.int32)])
+    with pytest.raises(InvalidArgumentError, match=r"Conv2DBackpropInput: input shape "
+                                                   r"\[1, 4, 3, 4\] does not match filter"):
+        traced(tf.ones((1, 4, 3, 4), tf.float64), tf.constant([1, 9, 6, 2]))

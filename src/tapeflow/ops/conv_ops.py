@@ -27,6 +27,7 @@ from tapeflow.autodiff.core import Primitive, bind
 from tapeflow.framework.errors import AbortedError, InvalidArgumentError
 from tapeflow.framework.tensor import Tensor
 from tapeflow.ops._convert import convert_to_tensor, require
+from tapeflow.ops._static import is_traced
 from tapeflow.ops.array_ops import expand_dims, reshape, shape, squeeze, transpose
 from tapeflow.ops.manip_ops import pad
 from tapeflow.ops.math_ops import zeros_like
@@ -364,10 +365,13 @@ def _conv_kernel(x, w, strides, dilations, pads, out_hw):
 @_widened_if_nonfinite
 def _backprop_input_kernel(g, w, *sizes, input_shape, strides, dilations, pads, out_hw):
     if sizes:
-        input_shape = tuple(int(d) for d in sizes[0])
+        input_shape = _run_time_shape(g.shape, w.shape, sizes[0], input_shape)
     if out_hw is None:
         pads, out_hw = _run_time_geometry(input_shape[1:3], w.shape[:2], strides, dilations,
                                           pads, "Conv2DBackpropInput")
+        if tuple(g.shape[1:3]) != out_hw or g.shape[3] != w.shape[3] or \
+                input_shape[3] % w.shape[2]:
+            _transpose_shape_error(g.shape, w.shape, input_shape)
     if g.size == 0 or w.size == 0:
         return np.zeros(input_shape, g.dtype)
     groups = _groups(input_shape[3], w.shape[2])
@@ -381,6 +385,14 @@ def _backprop_input_kernel(g, w, *sizes, input_shape, strides, dilations, pads, 
     padded = (input_shape[0], input_shape[1] + sum(pads[0]), input_shape[2] + sum(pads[1]),
               input_shape[3])
     return _scatter(cols, padded, pads, strides, dilations).astype(g.dtype, copy=False)
+
+
+def _run_time_shape(g: tuple, w: tuple, sizes: np.ndarray, pattern: tuple) -> tuple:
+    """The input's shape read as the graph runs; it must have the dims the trace knew."""
+    shape = tuple(int(d) for d in sizes)
+    if len(shape) != 4 or any(p is not None and p != d for p, d in zip(pattern, shape)):
+        _transpose_shape_error(g, w, shape)
+    return shape
 
 
 def _filter_dot(xs: np.ndarray, g: np.ndarray, groups: int) -> np.ndarray:
@@ -557,8 +569,14 @@ def conv2d_transpose(input: Any, filters: Any, output_shape: Any,  # noqa: A002 
     g, w = _conv_operands(input, filters, "Conv2DBackpropInput")
     _check_rank(g, 4, "input", "Conv2DBackpropInput")
     _check_rank(w, 4, "filter", "Conv2DBackpropInput")
-    out_shape = tuple(int(d) for d in np.asarray(
-        output_shape._value if hasattr(output_shape, "_value") else output_shape).reshape(-1))
+    if is_traced(output_shape):  # read as the graph runs, as TF's input_sizes
+        sizes = (convert_to_tensor(output_shape),)
+        out_shape = (None, None, None, w._value.shape[2])  # the depth the filter gives
+    else:
+        sizes = ()
+        out_shape = tuple(int(d) for d in np.asarray(
+            output_shape._value if hasattr(output_shape, "_value") else output_shape
+        ).reshape(-1))
     strides = _pair(strides, "strides", "Conv2DBackpropInput")
     dilations = _pair(1 if dilations is None else dilations, "dilations",
                       "Conv2DBackpropInput")
@@ -569,15 +587,27 @@ def conv2d_transpose(input: Any, filters: Any, output_shape: Any,  # noqa: A002 
     out_hw, pads = _geometry(out_shape[1:3], w._value.shape[:2], strides, dilations,
                              _padding_mode(padding, "Conv2DBackpropInput"),
                              "Conv2DBackpropInput")
-    if tuple(g._value.shape[1:3]) != out_hw or g._value.shape[3] != w._value.shape[3] or \
-            out_shape[3] != w._value.shape[2]:
-        raise InvalidArgumentError(
-            f"Conv2DBackpropInput: input shape {list(g._value.shape)} does not match filter "
-            f"{list(w._value.shape)} and output_shape {list(out_shape)} "
-            f"[Op:Conv2DBackpropInput]")
-    return bind(_conv2d_backprop_input, (g, w), {
+    _check_transpose_shapes(g._value.shape, w._value.shape, out_shape, out_hw or (None, None))
+    return bind(_conv2d_backprop_input, (g, w) + sizes, {
         "input_shape": out_shape, "strides": strides, "dilations": dilations, "pads": pads,
         "out_hw": out_hw})
+
+
+def _check_transpose_shapes(g: tuple, w: tuple, out_shape: tuple, out_hw: tuple) -> None:
+    """conv2d_transpose's operands must be what a conv2d to `out_shape` would give (dims
+    unknown while tracing are checked by the kernel, or by NumPy, when the graph runs)."""
+    def differ(a: Optional[int], b: Optional[int]) -> bool:
+        return a is not None and b is not None and a != b
+
+    if differ(g[1], out_hw[0]) or differ(g[2], out_hw[1]) or differ(g[3], w[3]) or \
+            differ(out_shape[3], w[2]):
+        _transpose_shape_error(g, w, out_shape)
+
+
+def _transpose_shape_error(g: tuple, w: tuple, out_shape: tuple) -> None:
+    raise InvalidArgumentError(
+        f"Conv2DBackpropInput: input shape {list(g)} does not match filter {list(w)} and "
+        f"output_shape {list(out_shape)} [Op:Conv2DBackpropInput]")
 
 
 def depthwise_conv2d(input: Any, filter: Any, strides: Any, padding: Any,  # noqa: A002
