@@ -10,7 +10,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from tapeflow.autodiff.abstract import ShapedArray, same_as_input
+from tapeflow.autodiff.abstract import AbstractArray, ShapedArray, has_static_shape, same_as_input
 from tapeflow.autodiff.core import Primitive, bind, dims_text
 from tapeflow.framework import dtypes as _dtypes
 from tapeflow.framework.context import context
@@ -18,11 +18,11 @@ from tapeflow.framework.errors import InvalidArgumentError, NotFoundError
 from tapeflow.framework.convert import cpp_name
 from tapeflow.framework.tensor import Tensor, wrap
 from tapeflow.ops._convert import convert_to_tensor, require
-from tapeflow.ops._static import (ensure_shape_prim, reads_static, static_value,
-                                  traced_shape_guard)
+from tapeflow.ops._static import ensure_shape_prim, is_traced, reads_static, static_value
 from tapeflow.ops.array_ops import _shape_tuple, concat, reshape, stack, transpose
+from tapeflow.ops.array_ops import shape as _shape_of
 from tapeflow.ops.math_ops import (_where_indices, cast, equal, greater, greater_equal,
-                                   logical_and, maximum, where, zeros_like)
+                                   logical_and, maximum, minimum, ones_like, where, zeros_like)
 
 
 def linear_jvp(prim: Primitive):
@@ -79,6 +79,46 @@ def _coords(indices: np.ndarray) -> tuple:
     return tuple(np.moveaxis(indices, -1, 0))
 
 
+# -- checks that a traced graph runs where its trace cannot ---------------------------------------
+#
+# Eagerly (and where a trace knows the shapes) an op wrapper checks its operands before it binds
+# the op. Where the shapes or values are known only when the graph runs, the wrapper binds
+# RuntimeCheck instead: `x` passed through after `check(x, *operands, **params)` (one of
+# _RUN_CHECKS) has raised TF's error, if any, on the real arrays. No TensorFlow op has this name:
+# TF's kernels check their inputs as they run, tapeflow's wrappers check them before.
+
+_RUN_CHECKS: dict = {}
+
+
+def _run_check_kernel(x: np.ndarray, *operands: np.ndarray, check: str, **params: Any
+                      ) -> np.ndarray:
+    _RUN_CHECKS[check](x, *operands, **params)
+    return x
+
+
+_run_check = Primitive("RuntimeCheck", _run_check_kernel, shape_rule=same_as_input).defvjp(
+    lambda g, ans, x, *operands, **attrs: (g,) + (None,) * len(operands))
+_run_check.defjvp(lambda tangents, ans, x, *operands, **attrs: tangents[0])
+
+
+def checked(x: Tensor, operands: tuple, check: str, **params: Any) -> Tensor:
+    """`x`, after the run-time check `check` of `x` and `operands` (see _RUN_CHECKS)."""
+    return bind(_run_check, (x,) + tuple(operands), dict(params, check=check))
+
+
+def _known(value: Any) -> bool:
+    """Whether a tensor's value is known now (eagerly, or a trace's example)."""
+    return type(value) is not AbstractArray
+
+
+def _expand_trailing(t: Tensor, count: int) -> Tensor:
+    """`t` with `count` axes of size 1 appended (shapes known now or only at run time)."""
+    if has_static_shape(t._value):
+        return reshape(t, t._value.shape + (1,) * count) if count else t
+    return t[(Ellipsis,) + (None,) * count] if count else t
+
+
+
 
 # -- shape rules ---------------------------------------------------------------------------------
 
@@ -125,7 +165,12 @@ def _check_scatter_shapes(indices: ShapedArray, updates: ShapedArray, shape: Any
                 f"updates[shape={dims_text(updates.shape)}]", op_name)
 
 
-def _scatter_nd_rule(indices: ShapedArray, updates: ShapedArray, shape: tuple) -> ShapedArray:
+def _scatter_nd_rule(indices: ShapedArray, updates: ShapedArray, *shape_input: ShapedArray,
+                     shape: Optional[tuple]) -> ShapedArray:
+    if shape is None:  # given as a 1-D tensor: its length is the rank
+        dims = shape_input[0].shape
+        rank = None if dims is None or dims[0] is None else dims[0]
+        return ShapedArray(None if rank is None else (None,) * rank, updates.dtype)
     _check_scatter_shapes(indices, updates, shape, "ScatterNd")
     return ShapedArray(shape, updates.dtype)
 
@@ -139,8 +184,8 @@ def _tensor_scatter_rule(op_name: str):
 
 def _segment_rule(op_name: str):
     # [num_segments] + data.shape[ids.rank:]; num_segments None when only known at run time.
-    def rule(data: ShapedArray, ids: ShapedArray, num_segments: Optional[int],
-             sorted_ids: bool = False) -> ShapedArray:
+    def rule(data: ShapedArray, ids: ShapedArray, *count: ShapedArray,
+             num_segments: Optional[int], sorted_ids: bool = False) -> ShapedArray:
         if data.shape is None or ids.shape is None:
             return ShapedArray(None, data.dtype)
         lead = data.shape[:len(ids.shape)]
@@ -159,8 +204,8 @@ def _lower_bound_rule(sorted_sequence: ShapedArray, values: ShapedArray, side: s
     return ShapedArray(values.shape, dtype)   # as TF's shape function: no check of the rows
 
 
-def _bincount_rule(arr: ShapedArray, weights: ShapedArray, size: int, binary_output: bool,
-                   dtype: Any) -> ShapedArray:
+def _bincount_rule(arr: ShapedArray, weights: ShapedArray, *size_input: ShapedArray,
+                   size: Optional[int], binary_output: bool, dtype: Any) -> ShapedArray:
     if arr.shape is None:
         return ShapedArray(None, dtype)
     return ShapedArray((arr.shape[0], size) if len(arr.shape) == 2 else (size,), dtype)
@@ -176,6 +221,15 @@ def _histogram_rule(values: ShapedArray, value_range: ShapedArray, nbins: int,
 # The kernels check the index bounds themselves: a traced graph runs them on indices its
 # trace never saw (negative ones would otherwise wrap around silently).
 
+def _check_gather_nd(params: np.ndarray, indices: np.ndarray) -> None:
+    """gather_nd's checks of its operands' shapes, in TF's order (the kernel checks bounds)."""
+    _check_depth(indices, 0, "GatherNd")
+    if not params.size and np.prod(indices.shape[:-1]):
+        raise InvalidArgumentError(
+            f"Requested more than 0 entries, but params is empty.  Params shape: "
+            f"{dims_text(params.shape)} [Op:GatherNd]")
+
+
 def _gather_nd_kernel(params: np.ndarray, indices: np.ndarray) -> np.ndarray:
     _check_nd_indices(indices, params.shape, "GatherNd", "param shape")
     if not indices.shape[-1]:  # empty index rows address the whole of params
@@ -183,7 +237,10 @@ def _gather_nd_kernel(params: np.ndarray, indices: np.ndarray) -> np.ndarray:
     return params[_coords(indices)]
 
 
-def _scatter_kernel(indices: np.ndarray, updates: np.ndarray, shape: tuple) -> np.ndarray:
+def _scatter_kernel(indices: np.ndarray, updates: np.ndarray, *shape_input: np.ndarray,
+                    shape: Optional[tuple]) -> np.ndarray:
+    if shape is None:  # the shape is an input: a tensor known when the graph runs
+        shape = tuple(int(d) for d in shape_input[0])
     _check_nd_indices(indices, shape, "ScatterNd", "shape")
     if not indices.shape[-1]:  # the gradient of a gather by empty rows: every row adds up
         rows = int(np.prod(indices.shape[:-1]))
@@ -195,11 +252,18 @@ def _scatter_kernel(indices: np.ndarray, updates: np.ndarray, shape: tuple) -> n
 
 # The gradient of a gather binds ScatterNd itself: TF's ScatterNd refuses 1-D indices (see
 # _check_updates), which would leave gathers by 1-D indices without a gradient.
-_gather_nd = Primitive("GatherNd", _gather_nd_kernel, shape_rule=_gather_nd_rule).defvjp(
-    lambda g, ans, params, indices: (
-        bind(_scatter_nd, (indices, g), {"shape": params._value.shape}), None))
+def _gather_nd_vjp(g: Tensor, ans: Tensor, params: Tensor, indices: Tensor) -> tuple:
+    if has_static_shape(params._value):
+        return bind(_scatter_nd, (indices, g), {"shape": params._value.shape}), None
+    # params' shape is known only when the graph runs: ScatterNd takes it as an input.
+    return bind(_scatter_nd, (indices, g, _shape_of(params, out_type=_dtypes.int64)),
+                {"shape": None}), None
+
+
+_gather_nd = Primitive("GatherNd", _gather_nd_kernel,
+                       shape_rule=_gather_nd_rule).defvjp(_gather_nd_vjp)
 _scatter_nd = Primitive("ScatterNd", _scatter_kernel, shape_rule=_scatter_nd_rule).defvjp(
-    lambda g, ans, indices, updates, shape: (None, _gather_rows(g, indices)))
+    lambda g, ans, indices, updates, *shape_input, shape: (None, _gather_rows(g, indices)))
 
 
 def _gather_rows(params: Tensor, indices: Tensor) -> Tensor:
@@ -220,11 +284,10 @@ def gather_nd(params: Any, indices: Any, batch_dims: int = 0, name: Optional[str
         raise InvalidArgumentError("indices must be at least a vector [Op:GatherNd]")
     if params._value.ndim == 0:
         raise InvalidArgumentError("params must be at least a vector [Op:GatherNd]")
-    _check_depth(indices._value, 0, "GatherNd")
-    if not params._value.size and np.prod(indices._value.shape[:-1]):
-        raise InvalidArgumentError(
-            f"Requested more than 0 entries, but params is empty.  Params shape: "
-            f"{dims_text(params._value.shape)} [Op:GatherNd]")
+    if has_static_shape(params._value) and has_static_shape(indices._value):
+        _check_gather_nd(params._value, indices._value)
+    else:  # shapes known only when the graph runs
+        params = checked(params, (indices,), "gather_nd")
     return bind(_gather_nd, (params, indices))  # the kernel checks the bounds
 
 
@@ -241,6 +304,8 @@ def _check_depth(indices: np.ndarray, low: int, op_name: str) -> None:
 def _batched_gather_nd(params: Tensor, indices: Tensor, batch_dims: int) -> Tensor:
     # Prefix each index row with its batch coordinates, then gather without batch axes.
     idx = indices._value
+    if not has_static_shape(idx):
+        return gather_nd(params, concat([_batch_coords(indices, batch_dims), indices], axis=-1))
     batch_shape = idx.shape[:batch_dims]
     grids = np.meshgrid(*[np.arange(d) for d in batch_shape], indexing="ij")
     prefix = np.stack([np.broadcast_to(
@@ -250,13 +315,32 @@ def _batched_gather_nd(params: Tensor, indices: Tensor, batch_dims: int) -> Tens
     return gather_nd(params, concat([wrap(prefix), indices], axis=-1))
 
 
+def _batch_coords(indices: Tensor, batch_dims: int) -> Tensor:
+    """[..., batch_dims]: each index row's coordinates in the batch axes, from the run-time
+    shape of `indices` (rank known)."""
+    from tapeflow.ops.array_ops import range as range_
+    rank = indices._value.ndim
+    sizes = _shape_of(indices, out_type=_dtypes.int64)
+    rows = zeros_like(cast(indices[..., 0], _dtypes.int64))
+    grids = [rows + reshape(range_(sizes[b]), (1,) * b + (-1,) + (1,) * (rank - 2 - b))
+             for b in range(batch_dims)]
+    return cast(stack(grids, axis=-1), indices.dtype)
+
+
 @reads_static
 def scatter_nd(indices: Any, updates: Any, shape: Any, name: Optional[str] = None) -> Tensor:
     """A zero tensor of `shape` with `updates` added at `indices` (duplicates add up)."""
     indices = _int_tensor(indices, "ScatterNd")
     updates = convert_to_tensor(updates)
+    if is_traced(shape):  # a run-time input, as in TF: the graph reads it when it runs
+        shape = cast(reshape(shape, (-1,)), _dtypes.int64)
+        updates = checked(updates, (indices, shape), "scatter_nd", op_name="ScatterNd")
+        return bind(_scatter_nd, (indices, updates, shape), {"shape": None})
     shape = static_value(shape, "ScatterNd: shape", _shape_tuple)
-    _check_scatter(indices._value, updates._value.shape, shape, "ScatterNd")
+    if _known(indices._value) and has_static_shape(updates._value):
+        _check_scatter(indices._value, updates._value.shape, shape, "ScatterNd")
+    else:
+        updates = checked(updates, (indices,), "scatter_nd", op_name="ScatterNd", shape=shape)
     return bind(_scatter_nd, (indices, updates), {"shape": shape})
 
 
@@ -341,7 +425,11 @@ def _tensor_scatter(prim: Primitive, doc: str):
                                 f"= TensorScatterAdd[T=DT_BOOL, Tindices=DT_"
                                 f"{indices.dtype.name.upper()}] [Op:TensorScatterAdd]")
         updates = convert_to_tensor(updates, dtype=tensor.dtype)
-        _check_scatter(indices._value, updates._value.shape, tensor._value.shape, prim.name)
+        if has_static_shape(tensor._value) and _known(indices._value) and \
+                has_static_shape(updates._value):
+            _check_scatter(indices._value, updates._value.shape, tensor._value.shape, prim.name)
+        else:  # shapes known only when the graph runs
+            updates = checked(updates, (indices, tensor), "tensor_scatter", op_name=prim.name)
         return bind(prim, (tensor, indices, updates))
     op.__doc__ = doc
     return op
@@ -358,7 +446,7 @@ def gather_axis(x: Tensor, indices: Any, axis: int) -> Tensor:
     values may change from call to call of a traced graph); differentiable in `x` through
     GatherNd. (The shared helper for boolean_mask, repeat, sort, ...)"""
     if isinstance(indices, Tensor):
-        coords = reshape(cast(indices, _dtypes.int64), indices._value.shape + (1,))
+        coords = _expand_trailing(cast(indices, _dtypes.int64), 1)
     else:
         coords = wrap(np.asarray(indices)[..., None].astype(np.int64))
     return _gather_coords(x, coords, axis)
@@ -379,6 +467,8 @@ def _gather_coords(x: Tensor, coords: Tensor, axis: int) -> Tensor:
 def take_along_axis(x: Tensor, indices: Any, axis: int) -> Tensor:
     """NumPy's take_along_axis, differentiable in `x` (a GatherNd with full coordinates).
     `indices` may be an array or a tensor (its values are read at run time, not at trace)."""
+    if isinstance(indices, Tensor) and not has_static_shape(indices._value):
+        return _gather_rows(x, _full_coords(indices, axis))
     grids = list(np.meshgrid(*[np.arange(d) for d in np.shape(indices._value if isinstance(
         indices, Tensor) else indices)], indexing="ij"))
     if not isinstance(indices, Tensor):
@@ -387,6 +477,19 @@ def take_along_axis(x: Tensor, indices: Any, axis: int) -> Tensor:
     parts = [wrap(g.astype(np.int64)) for g in grids]
     parts[axis] = cast(indices, _dtypes.int64)
     return _gather_rows(x, stack(parts, axis=-1))
+
+
+def _full_coords(indices: Tensor, axis: int) -> Tensor:
+    """[..., rank] int64 coordinates: `indices` along `axis`, each position's own index along
+    the other axes, from the run-time shape of `indices` (rank known)."""
+    from tapeflow.ops.array_ops import range as range_
+    rank = indices._value.ndim
+    sizes = _shape_of(indices, out_type=_dtypes.int64)
+    zeros = zeros_like(cast(indices, _dtypes.int64))
+    parts = [cast(indices, _dtypes.int64) if i == axis else
+             zeros + reshape(range_(sizes[i]), (1,) * i + (-1,) + (1,) * (rank - 1 - i))
+             for i in range(rank)]
+    return stack(parts, axis=-1)
 
 
 # -- boolean_mask --------------------------------------------------------------------------------
@@ -404,10 +507,11 @@ def boolean_mask(tensor: Any, mask: Any, axis: Optional[int] = None,
     axis = 0 if axis is None else static_value(axis, "boolean_mask: axis", int)
     shape = tensor._value.shape
     covered = shape[axis:axis + m.ndim]  # Python's slice, as TF's: an axis out of range
-    if tuple(covered) != m.shape:        # (or -1 for a 1-D mask) covers nothing
-        raise ValueError(f"Shapes {tuple(covered)} and {m.shape} are incompatible")
+    if tuple(covered) != m.shape and not _compatible(covered, m.shape):  # (or -1 for a 1-D
+        raise ValueError(f"Shapes {tuple(covered)} and {m.shape} are incompatible")  # mask)
     start = axis % len(shape)
-    flat = reshape(tensor, shape[:start] + (-1,) + shape[start + m.ndim:])
+    # (A 1-D mask collapses nothing: reshape would return the tensor itself.)
+    flat = tensor if m.ndim == 1 else reshape(tensor, _collapsed(shape, start, m.shape))
     # TF then gathers along `axis` of the collapsed tensor: a negative axis counts from its
     # end, which (for a mask of rank 2 or more) is not the collapsed axis.
     if axis + flat._value.ndim < 0:
@@ -423,8 +527,30 @@ def boolean_mask(tensor: Any, mask: Any, axis: Optional[int] = None,
         return gather_axis(flat, positions, axis)
     # Traced: the positions are computed when the graph runs (Where), not read at trace.
     flat_mask = reshape(cast(mask, _dtypes.bool), (-1,))
-    coords = traced_shape_guard(bind(_where_indices, (flat_mask,)), "boolean_mask")
-    return _gather_coords(flat, coords, axis)
+    return _gather_coords(flat, bind(_where_indices, (flat_mask,)), axis)
+
+
+def _compatible(dims: tuple, other: tuple) -> bool:
+    """Whether two static shapes (None dims unknown) of one rank can be equal."""
+    return len(dims) == len(other) and all(a is None or b is None or a == b
+                                           for a, b in zip(dims, other))
+
+
+def _collapsed(shape: tuple, start: int, mask_shape: tuple) -> tuple:
+    """A reshape target that collapses the dims `start ..` a mask of `mask_shape` covers
+    into one; an unknown dim is the one inferred (-1)."""
+    n = len(mask_shape)
+    if None not in shape and None not in mask_shape:
+        return shape[:start] + (-1,) + shape[start + n:]
+    size = -1 if None in mask_shape else int(np.prod(mask_shape))
+    target = tuple(-1 if d is None else d for d in shape[:start]) + (size,) + \
+        tuple(-1 if d is None else d for d in shape[start + n:])
+    if target.count(-1) > 1:
+        raise NotImplementedError(
+            f"boolean_mask of a tensor of shape {dims_text(shape)} by a mask of shape "
+            f"{dims_text(mask_shape)}: tapeflow needs all but one of the collapsed tensor's "
+            f"dims known while tracing")
+    return target
 
 
 # -- segment reductions --------------------------------------------------------------------------
@@ -438,8 +564,10 @@ def _check_segment_ids(ids: np.ndarray, n: int, op_name: str) -> None:
 
 
 def _segment_kernel(combine: Any, fill: Any, op_name: str):
-    def kernel(data: np.ndarray, ids: np.ndarray, num_segments: int,
-               sorted_ids: bool = False) -> np.ndarray:
+    def kernel(data: np.ndarray, ids: np.ndarray, *count: np.ndarray,
+               num_segments: Optional[int], sorted_ids: bool = False) -> np.ndarray:
+        if num_segments is None:  # an input: a tensor known when the graph runs
+            num_segments = _segment_count(count[0], op_name)
         out = np.full((num_segments,) + data.shape[ids.ndim:], fill(data.dtype, sorted_ids),
                       data.dtype)
         if not data.size:  # TF checks the ids only when there is data to reduce
@@ -509,22 +637,22 @@ def _extremum_at(ufunc: Any, skip_nan: Any, identity: float):
 def _gather_drop_negatives(g: Tensor, ids: Tensor) -> Tensor:
     # Rows of g by segment id; ids below zero (dropped by the forward op) get zeros.
     valid = greater_equal(ids, zeros_like(ids))
-    gathered = _gather_rows(g, reshape(maximum(ids, zeros_like(ids)), ids._value.shape + (1,)))
-    extra = gathered._value.ndim - ids._value.ndim
-    valid = reshape(valid, ids._value.shape + (1,) * extra)
+    gathered = _gather_rows(g, _expand_trailing(maximum(ids, zeros_like(ids)), 1))
+    valid = _expand_trailing(valid, gathered._value.ndim - ids._value.ndim)
     # Eagerly the select is skipped when no id is negative; a traced graph cannot know.
     if context.graph is None and np.all(ids._value >= 0):
         return gathered
     return where(valid, gathered, zeros_like(gathered))
 
 
-def _segment_extremum_vjp(g: Tensor, ans: Tensor, data: Tensor, ids: Tensor,
-                          num_segments: int, **_: Any) -> tuple:
+def _segment_extremum_vjp(g: Tensor, ans: Tensor, data: Tensor, ids: Tensor, *count: Tensor,
+                          num_segments: Optional[int], **_: Any) -> tuple:
     # Ties share the gradient equally, as in TensorFlow's _UnsortedSegmentMinOrMaxGrad.
     selected = logical_and(equal(data, _gather_drop_negatives(ans, ids)),
-                           reshape(greater_equal(ids, zeros_like(ids)),
-                                   ids._value.shape + (1,) * (data._value.ndim - ids._value.ndim)))
-    count = unsorted_segment_sum(cast(selected, g.dtype), ids, num_segments)
+                           _expand_trailing(greater_equal(ids, zeros_like(ids)),
+                                            data._value.ndim - ids._value.ndim))
+    n = count[0] if num_segments is None else num_segments
+    count = unsorted_segment_sum(cast(selected, g.dtype), ids, n)
     share = _gather_drop_negatives(g / maximum(count, count * 0 + 1), ids)
     return where(selected, share, zeros_like(share)), None
 
@@ -532,7 +660,7 @@ def _segment_extremum_vjp(g: Tensor, ans: Tensor, data: Tensor, ids: Tensor,
 _segment_sum = Primitive("UnsortedSegmentSum", _segment_kernel(
     lambda out, ids, data, _: np.add.at(out, ids, data), lambda t, s: 0,
     "UnsortedSegmentSum"), shape_rule=_segment_rule("UnsortedSegmentSum")).defvjp(
-    lambda g, ans, data, ids, num_segments, **_: (_gather_drop_negatives(g, ids), None))
+    lambda g, ans, data, ids, *_, **__: (_gather_drop_negatives(g, ids), None))
 _segment_max = Primitive("UnsortedSegmentMax", _segment_kernel(
     _extremum_at(np.maximum, np.fmax, -np.inf), _lowest, "UnsortedSegmentMax"),
     shape_rule=_segment_rule("UnsortedSegmentMax")).defvjp(
@@ -546,10 +674,33 @@ _segment_min = Primitive("UnsortedSegmentMin", _segment_kernel(
 _segment_sum.defjvp(linear_jvp(_segment_sum))
 
 
+def _segment_count(n: np.ndarray, op_name: str) -> int:
+    """A num_segments tensor's value, with the checks of TF's kernels."""
+    if np.ndim(n):
+        raise InvalidArgumentError(f"num_segments should be a scalar, not shape "
+                                   f"{dims_text(np.shape(n))} [Op:{op_name}]")
+    if n < 0:
+        raise InvalidArgumentError(f"Input num_segments == {int(n)} must not be negative. "
+                                   f"[Op:{op_name}]")
+    return int(n)
+
+
+def _check_segment_shapes(data: np.ndarray, ids: np.ndarray, op_name: str) -> None:
+    if data.shape[:ids.ndim] != ids.shape:
+        raise InvalidArgumentError(f"data.shape = {dims_text(data.shape)} does not start with "
+                                   f"segment_ids.shape = {dims_text(ids.shape)} [Op:{op_name}]")
+
+
 def _segment_operands(data: Any, segment_ids: Any, num_segments: Any, op_name: str) -> tuple:
+    """(data, ids, n): n is an int, or a traced scalar tensor that the graph reads when it
+    runs (TF's num_segments is a run-time input)."""
     data = convert_to_tensor(data)
     ids = _int_tensor(segment_ids, op_name)
-    n = static_value(num_segments, f"{op_name}: num_segments", int)
+    n = num_segments if is_traced(num_segments) else \
+        static_value(num_segments, f"{op_name}: num_segments", int)
+    if type(n) is not int or not (has_static_shape(data._value) and _known(ids._value)):
+        # The kernel checks the ids against n when the graph runs; the shapes, here.
+        return checked(data, (ids,), "segment_shapes", op_name=op_name), ids, n
     shape, ids_shape = data._value.shape, ids._value.shape
     if shape[:len(ids_shape)] != ids_shape:
         raise InvalidArgumentError(f"data.shape = {dims_text(shape)} does not start with "
@@ -563,8 +714,11 @@ def _reduce_segments(prim: Primitive, allowed: str, data: Any, segment_ids: Any,
                      num_segments: Any, sorted_ids: bool = False) -> Tensor:
     data, ids, n = _segment_operands(data, segment_ids, num_segments, prim.name)
     require(data, allowed, prim.name)
-    attrs = {"num_segments": n, "sorted_ids": True} if sorted_ids else {"num_segments": n}
-    return bind(prim, (data, ids), attrs)
+    if type(n) is int:
+        attrs = {"num_segments": n, "sorted_ids": True} if sorted_ids else {"num_segments": n}
+        return bind(prim, (data, ids), attrs)
+    attrs = {"num_segments": None, "sorted_ids": True} if sorted_ids else {"num_segments": None}
+    return bind(prim, (data, ids, n), attrs)
 
 
 def _unsorted(prim: Primitive, allowed: str, doc: str):
@@ -594,42 +748,38 @@ def unsorted_segment_mean(data: Any, segment_ids: Any, num_segments: Any,
     return unsorted_segment_sum(data, ids, n) / _segment_counts(data, ids, n, data.dtype)
 
 
-def _segment_counts(data: Tensor, ids: Tensor, n: int, dtype: Any) -> Tensor:
-    """Rows per segment (at least 1), in `dtype`, shaped to divide the segment sums."""
-    ones = wrap(np.ones(ids._value.shape, dtype._np))
-    count = unsorted_segment_sum(ones, ids, n)
-    return reshape(maximum(count, count * 0 + 1),
-                   (n,) + (1,) * (data._value.ndim - ids._value.ndim))
+def _segment_counts(data: Tensor, ids: Tensor, n: Any, dtype: Any) -> Tensor:
+    """Rows per segment (at least 1), in `dtype`, shaped to divide the segment sums (`n` an
+    int, or a tensor read at run time)."""
+    if type(n) is int and has_static_shape(ids._value):
+        ones = wrap(np.ones(ids._value.shape, dtype._np))
+        count = unsorted_segment_sum(ones, ids, n)
+        return reshape(maximum(count, count * 0 + 1),
+                       (n,) + (1,) * (data._value.ndim - ids._value.ndim))
+    count = unsorted_segment_sum(ones_like(ids, dtype=dtype), ids, n)
+    return _expand_trailing(maximum(count, count * 0 + 1), data._value.ndim - ids._value.ndim)
 
 
 def _sorted_segments(segment_ids: Any, op_name: str) -> tuple:
+    """(ids, n): the number of segments, ids[-1] + 1, is an int, or for ids a traced graph
+    reads when it runs, a tensor computed then (TF's Segment* kernels size their outputs so)."""
     ids = _int_tensor(segment_ids, op_name)
     v = ids._value
     if v.ndim != 1:
         raise InvalidArgumentError(f"segment_ids should be a vector [Op:{op_name}]")
+    if is_traced(ids):
+        from tapeflow.ops.reduce_ops import reduce_max
+        ids = checked(ids, (), "increasing_ids")
+        last = reduce_max(concat([cast(wrap(np.array([-1])), ids.dtype), ids], axis=0))
+        return ids, last + cast(wrap(np.array(1)), ids.dtype)
     if v.size and (np.any(np.diff(v) < 0) or v[0] < 0):
         raise InvalidArgumentError(f"segment ids are not increasing [Op:{op_name}]")
-    n = int(v[-1]) + 1 if v.size else 0
-    if context.graph is not None:  # the checks above saw the trace's ids only
-        ids = bind(_segment_ids_check, (ids,), {"num_segments": n, "op_name": op_name})
-    return ids, n
+    return ids, int(v[-1]) + 1 if v.size else 0
 
 
-def _segment_ids_check_kernel(ids: np.ndarray, num_segments: int, op_name: str) -> np.ndarray:
+def _check_increasing(ids: np.ndarray) -> None:
     if ids.size and (np.any(np.diff(ids) < 0) or ids[0] < 0):
         raise InvalidArgumentError("segment ids are not increasing")
-    n = int(ids[-1]) + 1 if ids.size else 0
-    if n != num_segments:
-        raise InvalidArgumentError(
-            f"{op_name}: segment_ids[-1] + 1 = {n}, but the function was traced with "
-            f"{num_segments} segments; tapeflow's tf.function keeps the traced output shape.")
-    return ids
-
-
-# TensorFlow's Segment* kernels check their ids as they run; a traced graph runs this check
-# (there is no TensorFlow op of this name: it is tapeflow's run-time half of those kernels).
-_segment_ids_check = Primitive("SegmentIdsCheck", _segment_ids_check_kernel,
-                               differentiable=False, shape_rule=same_as_input)
 
 
 def segment_sum(data: Any, segment_ids: Any, name: Optional[str] = None) -> Tensor:
@@ -664,10 +814,10 @@ def segment_min(data: Any, segment_ids: Any, name: Optional[str] = None) -> Tens
     return _zero_empty(out, ids, n)
 
 
-def _zero_empty(out: Tensor, ids: Tensor, n: int) -> Tensor:
+def _zero_empty(out: Tensor, ids: Tensor, n: Any) -> Tensor:
     if context.graph is not None:  # which segments are empty is known only at run time
-        count = unsorted_segment_sum(wrap(np.ones(ids._value.shape, np.int32)), ids, n)
-        mask = reshape(greater(count, zeros_like(count)), (n,) + (1,) * (out._value.ndim - 1))
+        count = unsorted_segment_sum(ones_like(ids, dtype=_dtypes.int32), ids, n)
+        mask = _expand_trailing(greater(count, zeros_like(count)), out._value.ndim - 1)
         return where(mask, out, zeros_like(out))
     present = np.zeros(n, bool)
     present[ids._value] = True
@@ -727,8 +877,10 @@ def searchsorted(sorted_sequence: Any, values: Any, side: str = "left",
 
 
 # Top-level names (the segment ops are in tf.math only).
-def _bincount_kernel(arr: np.ndarray, weights: np.ndarray, size: int,
-                    binary_output: bool, dtype: Any) -> np.ndarray:
+def _bincount_kernel(arr: np.ndarray, weights: np.ndarray, *size_input: np.ndarray,
+                     size: Optional[int], binary_output: bool, dtype: Any) -> np.ndarray:
+    if size is None:  # an input: computed from arr's values when the graph runs
+        size = max(int(size_input[0]), 0)
     if arr.size and arr.min() < 0:
         raise InvalidArgumentError("Input arr must be non-negative! [Op:DenseBincount]")
     rows = arr if arr.ndim == 2 else arr.reshape(1, -1)
@@ -764,28 +916,52 @@ def bincount(arr: Any, weights: Any = None, minlength: Any = None, maxlength: An
     if axis not in (0, -1):
         raise ValueError(f"Unsupported value for argument axis={axis}. Only 0 and -1 are "
                          f"currently supported.")
-    values = arr._value
-    size = int(values.max()) + 1 if values.size else 0
-    if minlength is not None:
-        size = max(size, int(np.asarray(getattr(minlength, "_value", minlength))))
-    if maxlength is not None:
-        size = min(size, int(np.asarray(getattr(maxlength, "_value", maxlength))))
+    traced = is_traced(arr)  # the length is then computed from arr when the graph runs
+    if not traced:
+        values = arr._value
+        size = int(values.max()) + 1 if values.size else 0
+        if minlength is not None:
+            size = max(size, int(np.asarray(getattr(minlength, "_value", minlength))))
+        if maxlength is not None:
+            size = min(size, int(np.asarray(getattr(maxlength, "_value", maxlength))))
     if axis == 0:
         arr = reshape(arr, [-1])
         weights = None if weights is None else reshape(weights, [-1])
     out_type = _dtypes.as_dtype(dtype) if weights is None else weights.dtype
     if weights is None:
         weights = wrap(np.zeros((0,), out_type._np))
-    elif weights._value.size and weights._value.shape != arr._value.shape:
+    elif not (has_static_shape(weights._value) and has_static_shape(arr._value)):
+        weights = checked(weights, (arr,), "bincount_weights")
+    else:
+        _check_bincount_weights(weights._value, arr._value)
+    require(weights, "fi", "DenseBincount")
+    attrs = {"binary_output": bool(binary_output), "dtype": out_type._np}
+    if traced:
+        return bind(_bincount, (arr, weights, _bincount_size(arr, minlength, maxlength)),
+                    dict(attrs, size=None))
+    return bind(_bincount, (arr, weights), dict(attrs, size=max(size, 0)))
+
+
+def _check_bincount_weights(weights: np.ndarray, arr: np.ndarray) -> None:
+    if weights.size and weights.shape != arr.shape:
         raise InvalidArgumentError(
             "`weights` must be the same shape as `arr` or a length-0 `Tensor`, in which case "
             "it acts as all weights equal to 1. Received arr.shape "
-            f"{list(arr._value.shape)} and weights.shape {list(weights._value.shape)} "
+            f"{list(arr.shape)} and weights.shape {list(weights.shape)} "
             "[Op:DenseBincount]")
-    require(weights, "fi", "DenseBincount")
-    return bind(_bincount, (arr, weights), {"size": max(size, 0),
-                                            "binary_output": bool(binary_output),
-                                            "dtype": out_type._np})
+
+
+def _bincount_size(arr: Tensor, minlength: Any, maxlength: Any) -> Tensor:
+    """max(arr) + 1 (0 for an empty arr), at least minlength, at most maxlength, as ops."""
+    from tapeflow.ops.reduce_ops import reduce_max
+    flat = reshape(arr, (-1,))
+    size = reduce_max(concat([cast(wrap(np.array([-1])), arr.dtype), flat], axis=0)) + \
+        cast(wrap(np.array(1)), arr.dtype)
+    if minlength is not None:
+        size = maximum(size, cast(convert_to_tensor(minlength), arr.dtype))
+    if maxlength is not None:
+        size = minimum(size, cast(convert_to_tensor(maxlength), arr.dtype))
+    return size
 
 
 def _histogram_kernel(values: np.ndarray, value_range: np.ndarray, nbins: int,
@@ -842,3 +1018,16 @@ def histogram_fixed_width(values: Any, value_range: Any, nbins: Any = 100,
 
 __all__ = ["gather_nd", "scatter_nd", "tensor_scatter_nd_update", "tensor_scatter_nd_add",
            "boolean_mask", "searchsorted", "ensure_shape", "histogram_fixed_width"]
+
+
+_RUN_CHECKS.update({
+    "gather_nd": _check_gather_nd,
+    "scatter_nd": lambda updates, indices, *shape_input, op_name, shape=None: _check_scatter(
+        indices, updates.shape, tuple(int(d) for d in shape_input[0]) if shape is None
+        else shape, op_name),
+    "tensor_scatter": lambda updates, indices, tensor, op_name: _check_scatter(
+        indices, updates.shape, tensor.shape, op_name),
+    "segment_shapes": _check_segment_shapes,
+    "increasing_ids": _check_increasing,
+    "bincount_weights": _check_bincount_weights,
+})

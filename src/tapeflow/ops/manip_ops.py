@@ -13,19 +13,18 @@ from typing import Any, Optional
 
 import numpy as np
 
-from tapeflow.autodiff.abstract import ShapedArray, dims_text, same_as_input
+from tapeflow.autodiff.abstract import ShapedArray, dims_text, has_static_shape, same_as_input
 from tapeflow.autodiff.core import Primitive, bind
 from tapeflow.framework import dtypes as _dtypes
-from tapeflow.framework.context import context
 from tapeflow.framework.errors import InvalidArgumentError, NotFoundError
 from tapeflow.framework.convert import check_dtype, mismatch_error
 from tapeflow.framework.tensor import Tensor, TensorLike
 from tapeflow.ops._convert import convert_to_tensor, require
 from tapeflow.ops.array_ops import broadcast_to, concat, reshape, slice_tensor, transpose
-from tapeflow.ops._static import reads_static, static_value, traced_shape_guard
-from tapeflow.ops.index_ops import (EIGEN_PACKET, gather_axis, linear_jvp, searchsorted,
-                                    take_along_axis)
-from tapeflow.ops.math_ops import cast, divide_no_nan
+from tapeflow.ops._static import is_traced, reads_static, static_value
+from tapeflow.ops.index_ops import (_RUN_CHECKS, EIGEN_PACKET, checked, gather_axis, linear_jvp,
+                                    searchsorted, take_along_axis)
+from tapeflow.ops.math_ops import cast, divide_no_nan, maximum
 
 TopKV2 = collections.namedtuple("TopKV2", ["values", "indices"])
 Unique = collections.namedtuple("Unique", ["y", "idx"])
@@ -51,10 +50,10 @@ def _pad_rule(x: ShapedArray, value: ShapedArray, paddings: tuple) -> ShapedArra
                              for d, (a, b) in zip(x.shape, paddings)), x.dtype)
 
 
-def _top_k_rule(x: ShapedArray, descending: bool, dtype: np.dtype, k: Optional[int] = None,
-                sorted: bool = True) -> ShapedArray:  # noqa: A002 - TF's attribute name
-    # x.shape[:-1] + [k]; k None (a full sort) keeps the last dim. Indices only: the values
-    # are gathered by them.
+def _top_k_rule(x: ShapedArray, *k_input: ShapedArray, descending: bool, dtype: np.dtype,
+                k: Optional[int] = None, sorted: bool = True) -> ShapedArray:  # noqa: A002
+    # x.shape[:-1] + [k]; k None (a full sort) keeps the last dim, a k input (known at run
+    # time) makes it unknown. Indices only: the values are gathered by them.
     if x.shape is None:
         return ShapedArray(None, dtype)
     if not x.shape:
@@ -64,7 +63,7 @@ def _top_k_rule(x: ShapedArray, descending: bool, dtype: np.dtype, k: Optional[i
     if k is not None and n is not None and n < k:
         raise ValueError(f"input must have last dimension >= k = {k} but is {n} for "
                          f"'{{{{node TopKV2}}}}' with input shapes: {dims_text(x.shape)}, [].")
-    return ShapedArray(x.shape[:-1] + (n if k is None else k,), dtype)
+    return ShapedArray(x.shape[:-1] + (None if k_input else n if k is None else k,), dtype)
 
 
 def _unique_rule(x: ShapedArray, dtype: np.dtype) -> tuple:
@@ -97,6 +96,9 @@ def _pad_kernel(x: np.ndarray, value: np.ndarray, paddings: tuple) -> np.ndarray
 
 
 def _pad_vjp(g: Tensor, ans: Tensor, x: Tensor, value: Tensor, paddings: tuple) -> tuple:
+    if not has_static_shape(x._value):  # the same slices, counted from the ends
+        return slice_tensor(g, tuple(builtins.slice(before, -after or None)
+                                     for before, after in paddings)), None
     key = tuple(builtins.slice(before, before + d)
                 for (before, _), d in zip(paddings, x._value.shape))
     return slice_tensor(g, key), None
@@ -136,13 +138,12 @@ def pad(tensor: Any, paddings: Any, mode: str = "CONSTANT", constant_values: Any
 
 def _mirror_pad(x: Tensor, pads: tuple, reflect: bool) -> Tensor:
     offset = 1 if reflect else 0
+    if not has_static_shape(x._value):  # sizes known only when the graph runs: checked then
+        x = checked(x, (), "mirror_pad", paddings=pads, reflect=reflect)
     for axis, (before, after) in enumerate(pads):
         dim = x._value.shape[axis]
-        if before > dim - offset or after > dim - offset:
-            relation = "less than" if reflect else "no greater than"
-            raise InvalidArgumentError(
-                f"paddings must be {relation} the dimension size: {before}, {after} not "
-                f"{relation} {dim} [Op:MirrorPad]")
+        if dim is not None:
+            _check_mirror_axis(dim, before, after, reflect)
         if not before and not after:
             continue
         lead = (builtins.slice(None),) * axis
@@ -151,11 +152,29 @@ def _mirror_pad(x: Tensor, pads: tuple, reflect: bool) -> Tensor:
             parts.append(reverse(slice_tensor(x, lead + (builtins.slice(offset, offset + before),)),
                                  [axis]))
         parts.append(x)
-        if after:
-            parts.append(reverse(slice_tensor(
-                x, lead + (builtins.slice(dim - offset - after, dim - offset),)), [axis]))
+        if after:  # (counted from the end where the dim is unknown)
+            end = builtins.slice(dim - offset - after, dim - offset) if dim is not None else \
+                builtins.slice(-offset - after, -offset or None)
+            parts.append(reverse(slice_tensor(x, lead + (end,)), [axis]))
         x = concat(parts, axis=axis)
     return x
+
+
+def _check_mirror_axis(dim: int, before: int, after: int, reflect: bool) -> None:
+    offset = 1 if reflect else 0
+    if before > dim - offset or after > dim - offset:
+        relation = "less than" if reflect else "no greater than"
+        raise InvalidArgumentError(
+            f"paddings must be {relation} the dimension size: {before}, {after} not "
+            f"{relation} {dim} [Op:MirrorPad]")
+
+
+def _check_mirror_pad(x: np.ndarray, paddings: tuple, reflect: bool) -> None:
+    for dim, (before, after) in zip(x.shape, paddings):
+        _check_mirror_axis(dim, before, after, reflect)
+
+
+_RUN_CHECKS["mirror_pad"] = _check_mirror_pad
 
 
 # -- reverse / roll ------------------------------------------------------------------------------
@@ -188,8 +207,8 @@ def reverse(tensor: Any, axis: Any, name: Optional[str] = None) -> Tensor:
     """`tensor` with the order of elements along each axis in `axis` reversed."""
     x = convert_to_tensor(tensor)
     axis = static_value(axis, "ReverseV2: axis")
-    if not x._value.ndim or not x._value.size:  # TF returns these as they are, whatever
-        return bind(_reverse, (x,), {"axis": ()})  # the axes
+    if not x._value.ndim or has_static_shape(x._value) and not x._value.size:  # TF returns
+        return bind(_reverse, (x,), {"axis": ()})  # these as they are, whatever the axes
     return bind(_reverse, (x,), {"axis": _axes(axis, x._value.ndim, "ReverseV2")})
 
 
@@ -258,8 +277,11 @@ def repeat(input: Any, repeats: Any, axis: Optional[int] = None,  # noqa: A002
     dim = x._value.shape[axis]
     if counts._value.ndim > 1:
         raise ValueError(f"Shape {tuple(counts._value.shape)} must have rank at most 1")
-    if counts._value.ndim == 1 and counts._value.size not in (1, dim):
-        raise ValueError(f"Dimensions {dim} and {counts._value.size} are not compatible")
+    length = counts._value.shape[0] if counts._value.ndim == 1 else 1
+    if length is not None and dim is not None and length not in (1, dim):
+        raise ValueError(f"Dimensions {dim} and {length} are not compatible")
+    if is_traced(counts) or dim is None:  # the graph reads the counts (and dim) as it runs
+        return gather_axis(x, _traced_repeat_positions(counts, x, axis), axis)
     counts = np.asarray(counts._value).reshape(-1)
     if counts.size == 1:
         if counts[0] < 0:   # TensorFlow tiles a scalar count
@@ -274,21 +296,30 @@ def repeat(input: Any, repeats: Any, axis: Optional[int] = None,  # noqa: A002
         raise ValueError(f"Tensor's shape {tuple(result)} is not compatible with supplied "
                          f"shape {tuple(shape)}.")
     counts = np.maximum(counts, 0)   # a negative count in a vector repeats nothing
-    if context.graph is not None and isinstance(repeats, Tensor):
-        return gather_axis(x, _traced_repeat_positions(repeats, dim), axis)
     return gather_axis(x, np.repeat(np.arange(dim), counts), axis)
 
 
-def _traced_repeat_positions(repeats: Tensor, dim: int) -> Tensor:
+def _traced_repeat_positions(repeats: Tensor, x: Tensor, axis: int) -> Tensor:
     # np.repeat(arange(dim), repeats) from tensors, so that a traced graph reads the counts
     # when it runs: output position p comes from the first slot whose running count exceeds p.
-    from tapeflow.ops.array_ops import range as range_
+    from tapeflow.ops.array_ops import range as range_, shape
     from tapeflow.ops.reduce_ops import reduce_sum
-    counts = broadcast_to(reshape(cast(repeats, _dtypes.int64), (-1,)), (dim,))
+    counts = checked(reshape(cast(repeats, _dtypes.int64), (-1,)), (), "repeat_counts")
+    slots = range_(shape(x, out_type=_dtypes.int64)[axis])  # broadcasts a single count
+    counts = maximum(counts, counts * 0) + slots * 0
     ends = cumsum(counts)
-    positions = traced_shape_guard(range_(reduce_sum(counts), dtype=_dtypes.int64), "repeat")
-    return reshape(searchsorted(reshape(ends, (1, dim)), reshape(positions, (1, -1)),
-                                side="right"), (-1,))
+    positions = range_(reduce_sum(counts), dtype=_dtypes.int64)
+    return searchsorted(ends[None], positions[None], side="right")[0]
+
+
+def _check_repeat_counts(counts: np.ndarray) -> None:
+    if counts.size == 1 and counts[0] < 0:   # TensorFlow tiles a single count
+        raise InvalidArgumentError(f"Expected multiples[1] >= 0, but got {counts[0]} "
+                                   f"[Op:Tile]")
+
+
+_RUN_CHECKS["repeat_counts"] = _check_repeat_counts
+_RUN_CHECKS["top_k"] = lambda x, k: _check_k(k, x.shape[-1])
 
 
 # -- cumulative sums and products ----------------------------------------------------------------
@@ -458,12 +489,15 @@ def shape_n(input: Any, out_type: Any = _dtypes.int32,  # noqa: A002 - TF's name
 
 # -- sort, argsort, top_k, unique ----------------------------------------------------------------
 
-def _order_kernel(x: np.ndarray, descending: bool, dtype: np.dtype, k: Optional[int] = None,
-                  sorted: bool = True) -> np.ndarray:  # noqa: A002 - TF's attribute name
-    """The indices of TF's TopKV2 along the last axis (`k` of them, all by default); an
-    ascending order is TF's descending order of -x. Ties keep their original order. Rows
-    whose order TF's algorithm leaves to its steps (NaNs, an unsorted top k) replay them."""
+def _order_kernel(x: np.ndarray, *k_input: np.ndarray, descending: bool, dtype: np.dtype,
+                  k: Optional[int] = None, sorted: bool = True) -> np.ndarray:  # noqa: A002
+    """The indices of TF's TopKV2 along the last axis (`k` of them, all by default, or a
+    `k` input read as the graph runs); an ascending order is TF's descending order of -x.
+    Ties keep their original order. Rows whose order TF's algorithm leaves to its steps
+    (NaNs, an unsorted top k) replay them."""
     n = x.shape[-1]
+    if k_input:
+        k = _check_k(k_input[0], n)
     k = n if k is None else k
     rows = x.reshape(int(np.prod(x.shape[:-1])), n)
     out = np.argsort(_flipped(rows) if descending else rows, axis=-1, kind="stable")[:, :k]
@@ -641,6 +675,20 @@ def _linear_insert(a: list, i: int, less: Any) -> None:
 _order = Primitive("TopKV2", _order_kernel, differentiable=False, shape_rule=_top_k_rule)
 
 
+def _check_k(k: Any, n: int) -> int:
+    """TopKV2's checks of `k` against a last dim of `n`; `k` as an int."""
+    if np.ndim(k):
+        raise InvalidArgumentError(f"k must be scalar, got shape {dims_text(np.shape(k))} "
+                                   f"[Op:TopKV2]")
+    k = int(k)
+    if k < 0:
+        raise InvalidArgumentError(f"Need k >= 0, got {k} [Op:TopKV2]")
+    if k > n:
+        raise InvalidArgumentError(f"input must have at least k columns. Had {n}, needed {k} "
+                                   f"[Op:TopKV2]")
+    return k
+
+
 def _direction(direction: str) -> bool:
     if direction not in ("ASCENDING", "DESCENDING"):
         raise ValueError(f"Argument `direction` should be one of ASCENDING, DESCENDING. "
@@ -693,17 +741,26 @@ def top_k(input: Any, k: int = 1, sorted: bool = True, index_type: Any = _dtypes
     with `sorted=False`, in the order TF's heap leaves them)."""
     x = convert_to_tensor(input)
     require(x, "fiu", "TopKV2")
+    attrs = {"descending": True, "sorted": bool(sorted),
+             "dtype": _dtypes.as_dtype(index_type)._np}
+    if is_traced(k):  # a run-time input, as in TF: the graph reads it when it runs
+        if x._value.ndim == 0:
+            raise InvalidArgumentError("input must be >= 1-D, got shape [] [Op:TopKV2]")
+        indices = bind(_order, (x, k), attrs)
+        return TopKV2(values=take_along_axis(x, indices, x._value.ndim - 1), indices=indices)
     k = static_value(k, "TopKV2: k", int)
     if x._value.ndim == 0:
         raise InvalidArgumentError("input must be >= 1-D, got shape [] [Op:TopKV2]")
     n = x._value.shape[-1]
     if k < 0:
         raise InvalidArgumentError(f"Need k >= 0, got {k} [Op:TopKV2]")
-    if k > n:
+    if n is None:  # the last dim is known only when the graph runs
+        x = checked(x, (), "top_k", k=k)
+    elif k > n:
         raise InvalidArgumentError(f"input must have at least k columns. Had {n}, needed {k} "
                                    f"[Op:TopKV2]")
-    indices = bind(_order, (x,), {"descending": True, "k": k, "sorted": bool(sorted),
-                                  "dtype": _dtypes.as_dtype(index_type)._np})
+    attrs["k"] = k
+    indices = bind(_order, (x,), attrs)
     values = take_along_axis(x, indices, x._value.ndim - 1)
     return TopKV2(values=values, indices=indices)
 
@@ -732,8 +789,7 @@ def _unique_parts(x: Any, out_idx: Any, op_name: str) -> tuple:
                             f"{_dtypes.as_dtype(out_idx).name.upper()}] [Op:{op_name}]")
     if x._value.ndim != 1:
         raise InvalidArgumentError(f"unique expects a 1D vector. [Op:{op_name}]")
-    y, idx, count = bind(_unique, (x,), {"dtype": _dtypes.as_dtype(out_idx)._np})
-    return traced_shape_guard(y, op_name), idx, traced_shape_guard(count, op_name)
+    return bind(_unique, (x,), {"dtype": _dtypes.as_dtype(out_idx)._np})
 
 
 def unique(x: Any, out_idx: Any = _dtypes.int32, name: Optional[str] = None) -> Unique:

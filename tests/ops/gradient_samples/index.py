@@ -39,7 +39,10 @@ SAMPLES = {
         (lambda d: tf.math.segment_min(d, np.array([0, 0, 1, 1, 1])),
          [np.array([0.1, -0.5, 0.9, -0.3, 0.4])])],
     "EnsureShape": [(lambda x: tf.ensure_shape(tf.sin(x) * x, [None, 3]), [_u(-1, 1, 2, 3)])],
-    # Bound directly: eagerly the wrappers skip this run-time check of traced graphs.
+    # Bound directly: eagerly the wrappers skip these run-time checks of traced graphs.
+    "RuntimeCheck": [(lambda d: bind(REGISTRY["RuntimeCheck"], (tf.sin(d), tf.constant(_IDS)),
+                                     {"check": "segment_shapes",
+                                      "op_name": "UnsortedSegmentSum"}), [_u(-1, 1, 5, 2)])],
     "TracedValueCheck": [(lambda x: bind(REGISTRY["TracedValueCheck"], (x * x, tf.constant(2)),
                                          {"expected": 2, "note": "shift"}), [_u(-1, 1, 3)])],
 }
