@@ -321,10 +321,10 @@ def _batch_coords(indices: Tensor, batch_dims: int) -> Tensor:
     from tapeflow.ops.array_ops import range as range_
     rank = indices._value.ndim
     sizes = _shape_of(indices, out_type=_dtypes.int64)
-    rows = zeros_like(cast(indices[..., 0], _dtypes.int64))
-    grids = [rows + reshape(range_(sizes[b]), (1,) * b + (-1,) + (1,) * (rank - 2 - b))
+    rows = zeros_like(cast(indices[..., :1], _dtypes.int64))   # [..., 1]
+    grids = [rows + reshape(range_(sizes[b]), (1,) * b + (-1,) + (1,) * (rank - 1 - b))
              for b in range(batch_dims)]
-    return cast(stack(grids, axis=-1), indices.dtype)
+    return cast(concat(grids, axis=-1), indices.dtype)
 
 
 @reads_static
@@ -698,6 +698,8 @@ def _segment_operands(data: Any, segment_ids: Any, num_segments: Any, op_name: s
     ids = _int_tensor(segment_ids, op_name)
     n = num_segments if is_traced(num_segments) else \
         static_value(num_segments, f"{op_name}: num_segments", int)
+    if type(n) is int and n < 0:
+        _segment_count(n, op_name)  # raises TF's error
     if type(n) is not int or not (has_static_shape(data._value) and _known(ids._value)):
         # The kernel checks the ids against n when the graph runs; the shapes, here.
         return checked(data, (ids,), "segment_shapes", op_name=op_name), ids, n
