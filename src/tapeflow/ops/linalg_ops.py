@@ -15,19 +15,24 @@ from typing import Any, Optional
 
 import numpy as np
 
-from tapeflow.autodiff.abstract import ShapedArray, broadcast_dims, same_as_input
+from tapeflow.autodiff.abstract import (ShapedArray, broadcast_dims, has_static_shape,
+                                        same_as_input)
 from tapeflow.autodiff.core import Primitive, bind, dims_text
 from tapeflow.framework import dtypes as _dtypes
 from tapeflow.framework.convert import mismatch_error
+from tapeflow.framework.context import context
 from tapeflow.framework.errors import InvalidArgumentError, NotFoundError
 from tapeflow.framework.tensor import Tensor, TensorLike, wrap
 from tapeflow.ops._convert import binary_operands, convert_to_tensor, require
-from tapeflow.ops.array_ops import (broadcast_to, concat, expand_dims, reshape, slice_tensor,
-                                    squeeze, transpose)
-from tapeflow.ops.math_ops import abs, cast, conj, log, matmul, sqrt, where, zeros_like
+from tapeflow.ops.array_ops import range as arange
+from tapeflow.ops.array_ops import shape as shape_of
+from tapeflow.ops.array_ops import (broadcast_to, concat, expand_dims, gather, reshape,
+                                    slice_tensor, squeeze, transpose)
+from tapeflow.ops.math_ops import (abs, cast, conj, log, matmul, maximum, ones_like, sqrt, where,
+                                   zeros_like)
 from tapeflow.ops.reduce_ops import norm as _vector_norm
 from tapeflow.ops.reduce_ops import reduce_max, reduce_sum
-from tapeflow.ops._static import reads_static, static_value
+from tapeflow.ops._static import is_traced, reads_static, static_value
 from tapeflow.ops.index_ops import linear_jvp
 
 LogMatrixDeterminant = collections.namedtuple("LogMatrixDeterminant",
@@ -66,12 +71,24 @@ def _matrix(x: Any, op_name: str, square: bool = True, half: Optional[str] = Non
     if kind not in "fc" or (half is not None and x._value.dtype == np.float16):
         _refuse_matrix(x, op_name, half)
     shape = x._value.shape
+    if shape is None:
+        return x   # an unknown rank: the shape rule and the kernel check it
     if len(shape) < 2:
         raise InvalidArgumentError(f"Input tensor 0 must have rank >= 2, got {len(shape)} "
                                    f"[Op:{op_name}]")
-    if square and shape[-1] != shape[-2]:
+    # An unknown dim (a traced value) is left to the kernel, as the graph runs.
+    if square and shape[-1] != shape[-2] and None not in shape[-2:]:
         raise InvalidArgumentError(f"Input matrix must be square. [Op:{op_name}]")
     return x
+
+
+def _check_square(x: np.ndarray, op_name: str) -> None:
+    """A kernel's own test of `_matrix`'s (for inputs whose dims the trace did not know)."""
+    if x.ndim < 2:
+        raise InvalidArgumentError(f"Input tensor 0 must have rank >= 2, got {x.ndim} "
+                                   f"[Op:{op_name}]")
+    if x.shape[-1] != x.shape[-2]:
+        raise InvalidArgumentError(f"Input matrix must be square. [Op:{op_name}]")
 
 
 def _refuse_matrix(x: Tensor, op_name: str, half: Optional[str]) -> None:
@@ -240,7 +257,9 @@ def _diag_rule(d: ShapedArray, k: int, num_rows: int, num_cols: int) -> ShapedAr
         raise ValueError(f"{_DIAG_SIZE_ERRORS[problem][0]} for '{{{{node MatrixDiagV3}}}}' "
                          f"with input shapes: {dims_text(d.shape)}, num_rows = {num_rows}, "
                          f"num_cols = {num_cols}, k = {k}")
-    return ShapedArray(d.shape[:-1] + (num_rows, num_cols), d.dtype)
+    # Sizes left to the kernel (-1, for a diagonal of unknown length) are unknown.
+    return ShapedArray(d.shape[:-1] + (num_rows if num_rows >= 0 else None,
+                                       num_cols if num_cols >= 0 else None), d.dtype)
 
 
 # TF's texts, in its graph's shape function and in its kernel, for sizes that do not fit.
@@ -281,7 +300,7 @@ def _set_diag_rule(x: ShapedArray, d: ShapedArray, k: int) -> ShapedArray:
     return ShapedArray(batch + x.shape[-2:], x.dtype)
 
 
-def _einsum_rule(*xs: ShapedArray, equation: str) -> ShapedArray:
+def _einsum_rule(*xs: ShapedArray, equation: str, check_dims: bool = False) -> ShapedArray:
     """The equation comes spelled out (explicit output, ellipses as letters): each letter's
     dim is the one its operands agree on."""
     inputs, output = equation.split("->")
@@ -314,6 +333,9 @@ def adjoint(matrix: Any, name: Optional[str] = None) -> Tensor:
 
 
 def _eye_like(x: Tensor) -> Tensor:
+    """Identity matrices shaped and typed as the batch of square matrices `x`."""
+    if not has_static_shape(x._value):   # sized as the graph runs
+        return set_diag(zeros_like(x), ones_like(diag_part(x)))
     n = x._value.shape[-1]
     return wrap(np.broadcast_to(np.eye(n, dtype=x._value.dtype), x._value.shape).copy())
 
@@ -330,17 +352,47 @@ def eye(num_rows: Any, num_columns: Any = None, batch_shape: Any = None,
             isinstance(v, numbers.Integral) for v in (num_rows, cols)):
         raise TypeError(f"Arguments `num_rows` and `num_columns` must be positive integer "
                         f"values. Received: num_rows={num_rows}, num_columns={cols}")
+    np_dtype = _dtypes.as_dtype(dtype)._np
+    if context.graph is not None and any(is_traced(v) for v in (num_rows, cols, batch_shape)):
+        return _traced_eye(num_rows, cols, batch_shape, np_dtype)
     rows = static_value(num_rows, "eye: num_rows", int)
     cols = static_value(cols, "eye: num_columns", int)
     batch = () if batch_shape is None else tuple(int(d) for d in np.asarray(
         static_value(batch_shape, "eye: batch_shape")).reshape(-1))
+    return wrap(_eye_array(rows, cols, batch, np_dtype))
+
+
+def _eye_array(rows: int, cols: int, batch: tuple, dtype: np.dtype) -> np.ndarray:
     # TensorFlow fills the diagonal's shape first, then the matrix's: the first negative
     # size met is the one its Fill error names.
     for d in batch + (min(rows, cols), rows, cols):
         if d < 0:
             raise InvalidArgumentError(f"Dimension {d} must be >= 0 [Op:Fill]")
-    matrix = np.eye(rows, cols, dtype=_dtypes.as_dtype(dtype)._np)
-    return wrap(np.broadcast_to(matrix, batch + (rows, cols)).copy() if batch else matrix)
+    matrix = np.eye(rows, cols, dtype=dtype)
+    return np.broadcast_to(matrix, batch + (rows, cols)).copy() if batch else matrix
+
+
+def _eye_rule(rows: ShapedArray, cols: ShapedArray, batch: ShapedArray,
+              dtype: np.dtype) -> ShapedArray:
+    if batch.shape is None or len(batch.shape) != 1 or batch.shape[0] is None:
+        return ShapedArray(None, dtype)
+    return ShapedArray((None,) * (batch.shape[0] + 2), dtype)
+
+
+# tf.eye with sizes that are traced tensors: they are inputs, read as the graph runs (TF
+# builds it from Fill and MatrixDiag ops over those inputs; no TF op has this name).
+_eye = Primitive("Eye", lambda rows, cols, batch, dtype: _eye_array(
+    int(rows), int(cols), tuple(int(d) for d in np.reshape(batch, -1)), dtype),
+    differentiable=False, shape_rule=_eye_rule)
+
+
+def _traced_eye(rows: Any, cols: Any, batch: Any, dtype: np.dtype) -> Tensor:
+    sizes = [convert_to_tensor(v) for v in (rows, cols)]
+    batch = convert_to_tensor([] if batch is None else batch, dtype=_dtypes.int32)
+    for t in sizes + [batch]:
+        if t._value.dtype.kind not in "iu":
+            raise TypeError(f"eye: sizes must be integer tensors, got {t.dtype.name}")
+    return bind(_eye, (sizes[0], sizes[1], batch), {"dtype": dtype})
 
 
 # -- inverse, solve, determinants ----------------------------------------------------------------
@@ -356,6 +408,7 @@ def _safe_linalg(kernel: Any, message: str):
 
 
 def _inv_kernel(x: np.ndarray) -> np.ndarray:
+    _check_square(x, "MatrixInverse")
     # float16 (which LAPACK lacks) is inverted in float32 and rounded, matching TF's values.
     wide = x.astype(np.float32) if x.dtype == np.float16 else x
     if not np.isfinite(wide).all():
@@ -376,6 +429,8 @@ def _check_pivots(x: np.ndarray) -> None:
 
 
 def _solve_kernel(a: np.ndarray, b: np.ndarray, adjoint: bool) -> np.ndarray:
+    _check_square(a, "MatrixSolve")
+    _check_solve_shapes(a.shape, b.shape)
     if adjoint:
         a = np.swapaxes(a, -1, -2).conj()
     return np.linalg.solve(a, b).astype(a.dtype, copy=False)
@@ -420,11 +475,18 @@ _solve = Primitive("MatrixSolve", _safe_linalg(
 def _det_vjp(g: Tensor, ans: Tensor, a: Tensor) -> Tensor:
     # TF's rule inverts the adjoint (an LU of a^H): on badly scaled matrices that is
     # accurate where transposing inv(a) is not.
-    scale = reshape(g * ans, ans._value.shape + (1, 1))
-    return scale * inv(_conj_if_complex(a), adjoint=True)
+    return _per_matrix_scale(g * ans) * inv(_conj_if_complex(a), adjoint=True)
+
+
+def _per_matrix_scale(x: Tensor) -> Tensor:
+    """A batch of scalars as [..., 1, 1], to scale each matrix of the batch."""
+    if has_static_shape(x._value):
+        return reshape(x, x._value.shape + (1, 1))
+    return slice_tensor(x, (Ellipsis, None, None))
 
 
 def _det_kernel(x: np.ndarray) -> np.ndarray:
+    _check_square(x, "MatrixDeterminant")
     if np.isfinite(x).all():
         return np.asarray(np.linalg.det(x)).astype(x.dtype)
     return np.asarray(_per_det(x)).astype(x.dtype)
@@ -463,6 +525,7 @@ def _eigen_lu(m: np.ndarray) -> tuple:
 
 
 def _slogdet_kernel(x: np.ndarray) -> tuple:
+    _check_square(x, "LogMatrixDeterminant")
     sign, logdet = np.linalg.slogdet(x)
     # TensorFlow's sign multiplies the signs of U's diagonal: NaN there makes it NaN too
     # (LAPACK's leaves it +-1).
@@ -472,8 +535,7 @@ def _slogdet_kernel(x: np.ndarray) -> tuple:
 
 def _slogdet_vjp(g: tuple, ans: tuple, a: Tensor) -> Tensor:
     _real_gradient_only(g, "LogMatrixDeterminant")
-    scale = reshape(g[1], ans[1]._value.shape + (1, 1))
-    return scale * inv(a, adjoint=True)
+    return _per_matrix_scale(g[1]) * inv(a, adjoint=True)
 
 
 _det = Primitive("MatrixDeterminant", _det_kernel,
@@ -490,16 +552,20 @@ def inv(input: Any, adjoint: bool = False, name: Optional[str] = None) -> Tensor
     return bind(_inverse, (x,))
 
 
+def _check_solve_shapes(a: tuple, b: tuple) -> None:
+    """MatrixSolve's tests of its operands' shapes, in its kernel (so they hold for sizes a
+    trace does not know)."""
+    if len(b) < 2 or b[-2] != a[-1]:
+        raise InvalidArgumentError("Input matrix and rhs are incompatible. [Op:MatrixSolve]")
+    if a[:-2] != b[:-2]:
+        raise InvalidArgumentError(f"Input matrix and rhs must have the same batch shape: "
+                                   f"{dims_text(a)} vs. {dims_text(b)} [Op:MatrixSolve]")
+
+
 def solve(matrix: Any, rhs: Any, adjoint: bool = False, name: Optional[str] = None) -> Tensor:
     """X with `matrix @ X = rhs` (or `adjoint(matrix) @ X = rhs`), batched."""
     a = _matrix(matrix, "MatrixSolve", half=f"MatrixSolve[T=DT_HALF, adjoint={_flag(adjoint)}]")
     a, b = binary_operands(a, rhs, "MatrixSolve")  # TF's error on a dtype mismatch
-    if b._value.ndim < 2 or b._value.shape[-2] != a._value.shape[-1]:
-        raise InvalidArgumentError("Input matrix and rhs are incompatible. [Op:MatrixSolve]")
-    if a._value.shape[:-2] != b._value.shape[:-2]:
-        raise InvalidArgumentError(f"Input matrix and rhs must have the same batch shape: "
-                                   f"{dims_text(a._value.shape)} vs. {dims_text(b._value.shape)} "
-                                   f"[Op:MatrixSolve]")
     return bind(_solve, (a, b), {"adjoint": bool(adjoint)})
 
 
@@ -525,6 +591,7 @@ def logdet(matrix: Any, name: Optional[str] = None) -> Tensor:
 # -- Cholesky and triangular solves --------------------------------------------------------------
 
 def _cholesky_kernel(x: np.ndarray) -> np.ndarray:
+    _check_square(x, "Cholesky")
     # TensorFlow returns NaNs (no error) for matrices that are not positive definite.
     if np.isfinite(x).all():
         try:
@@ -581,6 +648,10 @@ def _triangle(a: np.ndarray, lower: bool) -> np.ndarray:
 
 
 def _triangular_kernel(a: np.ndarray, b: np.ndarray, lower: bool, adjoint: bool) -> np.ndarray:
+    _check_square(a, "MatrixTriangularSolve")
+    _check_triangular_shapes(a.shape, b.shape)
+    if a.shape[:-2] != b.shape[:-2]:   # batch dims broadcast (the wrapper's, where it knew them)
+        b = np.broadcast_to(b, np.broadcast_shapes(a.shape[:-2], b.shape[:-2]) + b.shape[-2:])
     t = _triangle(a, lower)
     if adjoint:
         t = np.swapaxes(t, -1, -2).conj()
@@ -625,19 +696,24 @@ _triangular = Primitive("MatrixTriangularSolve", _safe_linalg(
     shape_rule=_triangular_rule).defvjp(_triangular_vjp)
 
 
+def _check_triangular_shapes(a: tuple, b: tuple) -> None:
+    if len(b) < 2 or b[-2] != a[-1]:
+        raise InvalidArgumentError(f"Input matrix and rhs are incompatible: {dims_text(a)} vs. "
+                                   f"{dims_text(b)} [Op:MatrixTriangularSolve]")
+
+
 def triangular_solve(matrix: Any, rhs: Any, lower: bool = True, adjoint: bool = False,
                      name: Optional[str] = None) -> Tensor:
     """X with `T @ X = rhs`, T the lower (or upper) triangle of `matrix`; batch axes broadcast."""
     a = _matrix(matrix, "MatrixTriangularSolve", half=f"MatrixTriangularSolve[T=DT_HALF, "
                 f"adjoint={_flag(adjoint)}, lower={_flag(lower)}]")
     a, b = binary_operands(a, rhs, "MatrixTriangularSolve")
-    if b._value.ndim < 2 or b._value.shape[-2] != a._value.shape[-1]:
-        raise InvalidArgumentError(f"Input matrix and rhs are incompatible: "
-                                   f"{dims_text(a._value.shape)} vs. {dims_text(b._value.shape)} "
-                                   f"[Op:MatrixTriangularSolve]")
-    batch = np.broadcast_shapes(a._value.shape[:-2], b._value.shape[:-2])
-    if b._value.shape[:-2] != batch:
-        b = broadcast_to(b, batch + b._value.shape[-2:])
+    if has_static_shape(a._value) and has_static_shape(b._value):
+        _check_triangular_shapes(a._value.shape, b._value.shape)
+        batch = np.broadcast_shapes(a._value.shape[:-2], b._value.shape[:-2])
+        if b._value.shape[:-2] != batch:
+            b = broadcast_to(b, batch + b._value.shape[-2:])
+    # Else the kernel checks the shapes and broadcasts the batch as the graph runs.
     return bind(_triangular, (a, b), {"lower": bool(lower), "adjoint": bool(adjoint)})
 
 
@@ -749,6 +825,11 @@ def _qr_vjp(g: tuple, ans: tuple, a: Tensor, full_matrices: bool) -> Tensor:
     dq, dr = g
     q, r = ans
     m, n = a._value.shape[-2:]
+    if m is None or n is None:
+        if full_matrices:
+            raise NotImplementedError(f"QrGrad not implemented with dynamic shapes. Received "
+                                      f"r.shape: {r.shape}")
+        return _qr_grad_any(a, q, r, dq, dr)
     if m > n and full_matrices:
         raise NotImplementedError(f"QrGrad not implemented when nrows > ncols and "
                                   f"full_matrices is true. Received r.shape={list(r.shape)} "
@@ -763,6 +844,22 @@ def _qr_vjp(g: tuple, ans: tuple, a: Tensor, full_matrices: bool) -> Tensor:
     dy = matmul(q, dv)
     dx = _qr_grad_deep(q, u, dq + matmul(y, dv, adjoint_b=True), du)
     return concat([dx, dy], axis=-1)
+
+
+def _columns(x: Tensor, start: Any, stop: Any) -> Tensor:
+    """x[..., start:stop] for bounds that are run-time scalars."""
+    return gather(x, arange(start, stop), axis=-1)
+
+
+def _qr_grad_any(a: Tensor, q: Tensor, r: Tensor, dq: Tensor, dr: Tensor) -> Tensor:
+    """The reduced QR's gradient where the trace does not know whether `a` is deep or wide:
+    the wide case's partition at k = rows of r (= min(m, n)) is the deep case when k = n (y
+    and dv have no columns), so one program holds for both, with the same numbers."""
+    k, n = shape_of(r)[-2], shape_of(a)[-1]
+    y, dv = _columns(a, k, n), _columns(dr, k, n)
+    dx = _qr_grad_deep(q, _columns(r, 0, k), dq + matmul(y, dv, adjoint_b=True),
+                       _columns(dr, 0, k))
+    return concat([dx, matmul(q, dv)], axis=-1)
 
 
 _qr = Primitive("Qr", _qr_kernel, multiple_results=True, shape_rule=_qr_rule).defvjp(_qr_vjp)
@@ -788,6 +885,20 @@ def _svd_kernel(x: np.ndarray, full_matrices: bool) -> tuple:
             np.swapaxes(vh, -1, -2).astype(dtype, copy=True))
 
 
+def _expand(x: Tensor, axis: int) -> Tensor:
+    """expand_dims(x, axis) for axis -1 or -2; where x's shape is not static, by slicing
+    with a new axis (which needs no shape)."""
+    if has_static_shape(x._value):
+        return expand_dims(x, axis)
+    every = builtins.slice(None)
+    return slice_tensor(x, (Ellipsis, None, every) if axis == -2 else (Ellipsis, None))
+
+
+def _pairwise_difference(x: Tensor) -> Tensor:
+    """d[..., i, j] = x[..., j] - x[..., i] over the last axis of `x`."""
+    return _expand(x, -2) - _expand(x, -1)
+
+
 def _safe_reciprocal(x: Tensor, epsilon: float = 1e-20) -> Tensor:
     return x * (1.0 / (x * x + epsilon))
 
@@ -797,6 +908,11 @@ def _svd_vjp(g: tuple, ans: tuple, a: Tensor, full_matrices: bool) -> Tensor:
     grad_s, grad_u, grad_v = g
     s, u, v = ans
     m, n = a._value.shape[-2:]
+    if m is None or n is None:
+        if full_matrices:
+            raise NotImplementedError("SVD gradient has not been implemented for input with "
+                                      "unknown inner matrix shape.")
+        return _svd_grad_thin(s, u, v, grad_s, grad_u, grad_v)
     use_adjoint = m > n
     if use_adjoint:
         m, n = n, m
@@ -807,7 +923,7 @@ def _svd_vjp(g: tuple, ans: tuple, a: Tensor, full_matrices: bool) -> Tensor:
                                   f"full_matrices is True. Received: m={m} and n={n}.")
     s_mat = diag(s)
     s2 = s * s
-    f = set_diag(_safe_reciprocal(expand_dims(s2, -2) - expand_dims(s2, -1)), zeros_like(s))
+    f = set_diag(_safe_reciprocal(_pairwise_difference(s2)), zeros_like(s))
     s_inv_mat = diag(_safe_reciprocal(s))
     cols = (Ellipsis, builtins.slice(None), builtins.slice(None, m))
     v1, grad_v1 = slice_tensor(v, cols), slice_tensor(grad_v, cols)
@@ -828,6 +944,26 @@ def _svd_vjp(g: tuple, ans: tuple, a: Tensor, full_matrices: bool) -> Tensor:
     return matrix_transpose(grad_a) if use_adjoint else grad_a
 
 
+def _svd_grad_thin(s: Tensor, u: Tensor, v: Tensor, grad_s: Tensor, grad_u: Tensor,
+                   grad_v: Tensor) -> Tensor:
+    """The thin SVD's gradient for any m and n, for traces that do not know which is larger:
+    `_svd_vjp`'s terms with both projections, (I - v v^T) and (I - u u^T); the one for the
+    square factor vanishes (which one, only the run-time sizes tell)."""
+    s_mat, s_inv_mat = diag(s), diag(_safe_reciprocal(s))
+    s2 = s * s
+    f = set_diag(_safe_reciprocal(_pairwise_difference(s2)), zeros_like(s))
+    f_u = f * matmul(u, grad_u, adjoint_a=True)
+    f_v = f * matmul(v, grad_v, adjoint_a=True)
+    term1_nouv = (diag(grad_s) + matmul(f_u + matrix_transpose(f_u), s_mat) +
+                  matmul(s_mat, f_v + matrix_transpose(f_v)))
+    grad_a = matmul(u, matmul(term1_nouv, v, adjoint_b=True))
+    gvt = matrix_transpose(grad_v)
+    grad_a = grad_a + matmul(matmul(u, s_inv_mat), gvt - matmul(matmul(gvt, v), v,
+                                                                adjoint_b=True))
+    gu_perp = grad_u - matmul(u, matmul(u, grad_u, adjoint_a=True))
+    return grad_a + matmul(matmul(gu_perp, s_inv_mat), v, adjoint_b=True)
+
+
 _svd = Primitive("Svd", _svd_kernel, multiple_results=True, shape_rule=_svd_rule).defvjp(_svd_vjp)
 
 
@@ -843,6 +979,7 @@ def svd(tensor: Any, full_matrices: bool = False, compute_uv: bool = True,
 
 
 def _eigh_kernel(x: np.ndarray) -> tuple:
+    _check_square(x, "SelfAdjointEigV2")
     # Only the lower triangle is read, as in TensorFlow.
     if not np.isfinite(x).all() and not np.isfinite(np.tril(x)).all():
         return _eigh_nonfinite(x)
@@ -880,7 +1017,7 @@ def _eigh_vjp(g: tuple, ans: tuple, a: Tensor) -> Tensor:
     _real_gradient_only(g, "SelfAdjointEigV2")
     grad_e, grad_v = g
     e, v = ans
-    f = set_diag(_safe_reciprocal(expand_dims(e, -2) - expand_dims(e, -1)), zeros_like(e))
+    f = set_diag(_safe_reciprocal(_pairwise_difference(e)), zeros_like(e))
     grad_a = matmul(v, matmul(diag(grad_e) + f * matmul(v, grad_v, adjoint_a=True), v,
                               adjoint_b=True))
     # The op reads the lower triangle only: fold the gradient onto it.
@@ -915,24 +1052,61 @@ def _diag_index(shape: tuple, k: int) -> tuple:
     return (Ellipsis, i + start_r, i + start_c)
 
 
+# The kernels test their inputs' sizes (the wrappers cannot where a trace leaves dims unknown).
+
 def _diag_part_kernel(x: np.ndarray, k: int) -> np.ndarray:
+    _check_matrix_rank(x, "MatrixDiagPartV3")
+    rows, cols = x.shape[-2:]
+    if x.size and not -rows < k < cols:
+        raise InvalidArgumentError(f"lower_diag_index is out of bound: {k}. It must be between "
+                                   f"{-rows} and {cols} [Op:MatrixDiagPartV3]")
     return x[_diag_index(x.shape, k)].copy()
 
 
+def _diag_sizes(n: int, k: int, rows: int, cols: int) -> tuple:
+    """MatrixDiagV3's matrix size for a length-n k-th diagonal, given num_rows and num_cols
+    (-1: the smallest that holds it)."""
+    if rows < 0 and cols < 0:
+        rows = cols = n + builtins.abs(k)   # TensorFlow's default: the smallest square
+    rows = rows if rows >= 0 else n + builtins.max(-k, 0)
+    cols = cols if cols >= 0 else n + builtins.max(k, 0)
+    problem = _diag_size_problem(n, k, rows, cols)
+    if problem is not None:
+        raise InvalidArgumentError(f"{_DIAG_SIZE_ERRORS[problem][1]} [Op:MatrixDiagV3]")
+    return rows, cols
+
+
 def _diag_kernel(d: np.ndarray, k: int, num_rows: int, num_cols: int) -> np.ndarray:
+    if d.ndim < 1:
+        raise InvalidArgumentError(f"diagonal must be at least 1-dim, received shape: "
+                                   f"{dims_text(d.shape)} [Op:MatrixDiagV3]")
+    num_rows, num_cols = _diag_sizes(d.shape[-1], k, num_rows, num_cols)
     out = np.zeros(d.shape[:-1] + (num_rows, num_cols), d.dtype)
     out[_diag_index(out.shape, k)] = d
     return out
 
 
 def _set_diag_kernel(x: np.ndarray, d: np.ndarray, k: int) -> np.ndarray:
+    _check_matrix_rank(x, "MatrixSetDiagV3")
+    index = _diag_index(x.shape, k)
+    expected = x.shape[:-2] + (len(index[1]),)
+    if d.shape != expected:
+        raise InvalidArgumentError(f"diagonal must have shape {dims_text(expected)}, got "
+                                   f"{dims_text(d.shape)} [Op:MatrixSetDiagV3]")
     out = x.copy()
-    out[_diag_index(x.shape, k)] = d
+    out[index] = d
     return out
 
 
 def _band_kernel(x: np.ndarray, lower: int, upper: int) -> np.ndarray:
+    _check_matrix_rank(x, "MatrixBandPart")
     rows, cols = x.shape[-2:]
+    if lower > rows:
+        raise InvalidArgumentError(f"num_lower must be negative or less or equal to number of "
+                                   f"rows ({rows}) got: {lower} [Op:MatrixBandPart]")
+    if upper > cols:
+        raise InvalidArgumentError(f"num_upper must be negative or less or equal to number of "
+                                   f"columns ({cols}) got: {upper} [Op:MatrixBandPart]")
     offset = np.arange(cols)[None, :] - np.arange(rows)[:, None]   # j - i
     keep = ((lower < 0) | (-offset <= lower)) & ((upper < 0) | (offset <= upper))
     return np.where(keep, x, np.zeros((), x.dtype))
@@ -965,19 +1139,22 @@ def diag_part(input: Any, name: str = "diag_part", k: Any = 0,  # noqa: A002
               padding_value: Any = 0, align: str = "RIGHT_LEFT") -> Tensor:
     """The k-th diagonal of each matrix (k > 0 above the main diagonal)."""
     x, k = _at_least_matrix(input, "MatrixDiagPartV3"), _offset(k)
-    rows, cols = x._value.shape[-2:]
-    if x._value.size and not -rows < k < cols:
-        raise InvalidArgumentError(f"lower_diag_index is out of bound: {k}. It must be between "
-                                   f"{-rows} and {cols} [Op:MatrixDiagPartV3]")
     return bind(_diag_part, (x,), {"k": k})
 
 
 def _at_least_matrix(input: Any, op_name: str) -> Tensor:  # noqa: A002
     x = convert_to_tensor(input)
-    if x._value.ndim < 2:
+    if x._value.shape is not None and len(x._value.shape) < 2:
         raise InvalidArgumentError(f"input must be at least 2-dim, received shape: "
                                    f"{dims_text(x._value.shape)} [Op:{op_name}]")
     return x
+
+
+def _check_matrix_rank(x: np.ndarray, op_name: str) -> None:
+    """`_at_least_matrix`'s test in a kernel, for an input whose rank a trace did not know."""
+    if x.ndim < 2:
+        raise InvalidArgumentError(f"input must be at least 2-dim, received shape: "
+                                   f"{dims_text(x.shape)} [Op:{op_name}]")
 
 
 @reads_static
@@ -985,20 +1162,15 @@ def diag(diagonal: Any, name: str = "diag", k: Any = 0, num_rows: int = -1, num_
          padding_value: Any = 0, align: str = "RIGHT_LEFT") -> Tensor:
     """Matrices with `diagonal` (last axis) on their k-th diagonal and zeros elsewhere."""
     d = convert_to_tensor(diagonal)
-    if d._value.ndim < 1:
+    if d._value.shape == ():
         raise InvalidArgumentError("diagonal must be at least 1-dim, received shape: [] "
                                    "[Op:MatrixDiagV3]")
     k = _offset(k)
-    n = d._value.shape[-1]
     rows = static_value(num_rows, "MatrixDiag: num_rows", int)
     cols = static_value(num_cols, "MatrixDiag: num_cols", int)
-    if rows < 0 and cols < 0:
-        rows = cols = n + builtins.abs(k)   # TensorFlow's default: the smallest square
-    rows = rows if rows >= 0 else n + builtins.max(-k, 0)
-    cols = cols if cols >= 0 else n + builtins.max(k, 0)
-    problem = _diag_size_problem(n, k, rows, cols)
-    if problem is not None:
-        raise InvalidArgumentError(f"{_DIAG_SIZE_ERRORS[problem][1]} [Op:MatrixDiagV3]")
+    n = None if d._value.shape is None else d._value.shape[-1]
+    if n is not None:   # else the kernel sizes the matrices (and checks them) as it runs
+        rows, cols = _diag_sizes(n, k, rows, cols)
     return bind(_diag, (d,), {"k": k, "num_rows": rows, "num_cols": cols})
 
 
@@ -1008,12 +1180,7 @@ def set_diag(input: Any, diagonal: Any, name: str = "set_diag", k: Any = 0,  # n
     """A copy of each matrix with its k-th diagonal replaced by `diagonal`."""
     x = _at_least_matrix(input, "MatrixSetDiagV3")
     d = convert_to_tensor(diagonal, dtype=x.dtype)
-    k = _offset(k)
-    expected = x._value.shape[:-2] + (len(_diag_index(x._value.shape, k)[1]),)
-    if d._value.shape != expected:
-        raise InvalidArgumentError(f"diagonal must have shape {dims_text(expected)}, got "
-                                   f"{dims_text(d._value.shape)} [Op:MatrixSetDiagV3]")
-    return bind(_set_diag, (x, d), {"k": k})
+    return bind(_set_diag, (x, d), {"k": _offset(k)})
 
 
 @reads_static
@@ -1023,13 +1190,6 @@ def band_part(input: Any, num_lower: Any, num_upper: Any, name: Optional[str] = 
     x = _at_least_matrix(input, "MatrixBandPart")
     lower = static_value(num_lower, "MatrixBandPart: num_lower", int)
     upper = static_value(num_upper, "MatrixBandPart: num_upper", int)
-    rows, cols = x._value.shape[-2:]
-    if lower > rows:
-        raise InvalidArgumentError(f"num_lower must be negative or less or equal to number of "
-                                   f"rows ({rows}) got: {lower} [Op:MatrixBandPart]")
-    if upper > cols:
-        raise InvalidArgumentError(f"num_upper must be negative or less or equal to number of "
-                                   f"columns ({cols}) got: {upper} [Op:MatrixBandPart]")
     return bind(_band, (x,), {"lower": lower, "upper": upper})
 
 
@@ -1077,7 +1237,8 @@ def _check_matmul_dtype(x: Tensor, batched: bool, transpose_a: bool = False) -> 
                                f"[Op:{name}]")
 
 
-def _einsum_vjp(g: Tensor, ans: Tensor, *xs: Tensor, equation: str) -> tuple:
+def _einsum_vjp(g: Tensor, ans: Tensor, *xs: Tensor, equation: str,
+                check_dims: bool = False) -> tuple:
     inputs, output = equation.split("->")
     subs = inputs.split(",")
     grads = []
@@ -1092,6 +1253,9 @@ def _einsum_vjp(g: Tensor, ans: Tensor, *xs: Tensor, equation: str) -> tuple:
         operands = [g] + [xs[j] for j in range(len(xs)) if j != k]
         grad = bind(_einsum, tuple(operands),
                     {"equation": ",".join([output] + others) + "->" + kept})
+        if not has_static_shape(x._value):
+            grads.append(_onto_operand(grad, kept, sub, x))
+            continue
         if kept != unique:
             # Indices summed in this operand alone: the gradient is constant along them.
             grad = reshape(grad, tuple(sizes[c] if c in seen else 1 for c in unique))
@@ -1118,11 +1282,39 @@ def _onto_diagonal(grad: Tensor, sub: str, shape: tuple, dtype: np.dtype) -> Ten
     return spread * wrap(mask.astype(dtype))
 
 
-_einsum = Primitive("Einsum", lambda *xs, equation: np.asarray(
-    np.einsum(equation, *xs, optimize=len(xs) > 2)), shape_rule=_einsum_rule).defvjp(_einsum_vjp)
+def _onto_operand(grad: Tensor, kept: str, sub: str, x: Tensor) -> Tensor:
+    """`grad` (indexed by the letters `kept`) as the cotangent of the operand `x` (indexed by
+    `sub`), sized as the graph runs: constant along the letters summed in `x` alone (a
+    product with ones shaped as `x`, its letters made distinct), zero off the diagonals that
+    repeated letters name (a product with an identity matrix tying each repeat to the
+    letter's first axis). Only ones and zeros multiply: the numbers of `_onto_diagonal`."""
+    fresh = iter(c for c in string.ascii_letters if c not in sub)
+    spelled, ties, eyes = [], [], []
+    for axis, c in enumerate(sub):
+        if c in spelled:
+            letter = next(fresh)
+            ties.append(c + letter)
+            eyes.append(eye(shape_of(x)[axis], dtype=x.dtype))
+            c = letter
+        spelled.append(c)
+    spelled = "".join(spelled)
+    equation = ",".join([kept, spelled] + ties) + "->" + spelled
+    return bind(_einsum, (grad, ones_like(x)) + tuple(eyes), {"equation": equation})
 
 
-def _einsum_jvp(tangents: list, ans: Tensor, *xs: Tensor, equation: str) -> Tensor:
+def _einsum_kernel(*xs: np.ndarray, equation: str, check_dims: bool = False) -> np.ndarray:
+    # `check_dims`: the wrapper's test of the dims, for inputs a trace did not know (NumPy
+    # would broadcast a dim of 1 against any other).
+    if check_dims:
+        _check_einsum_dims(equation, [x.shape for x in xs])
+    return np.asarray(np.einsum(equation, *xs, optimize=len(xs) > 2))
+
+
+_einsum = Primitive("Einsum", _einsum_kernel, shape_rule=_einsum_rule).defvjp(_einsum_vjp)
+
+
+def _einsum_jvp(tangents: list, ans: Tensor, *xs: Tensor, equation: str,
+                check_dims: bool = False) -> Tensor:
     # Multilinear: one term per operand that carries a tangent.
     out = None
     for i, t in enumerate(tangents):
@@ -1169,8 +1361,12 @@ def einsum(equation: str, *inputs: Any, **kwargs: Any) -> Tensor:
     if tensors and tensors[0]._value.dtype.kind not in "fc" and \
             tensors[0]._value.dtype not in (np.int32, np.int64):
         _refuse_einsum(equation, tensors)
-    eq = _normalize_equation(equation, [t._value.shape for t in tensors])
-    _check_einsum_dims(eq, tensors)
+    shapes = [t._value.shape for t in tensors]
+    eq = _normalize_equation(equation, shapes)
+    _check_einsum_dims(eq, shapes)
+    if context.graph is not None and any(None in s for s in shapes):
+        # The kernel checks the dims that the trace does not know.
+        return bind(_einsum, tuple(tensors), {"equation": eq, "check_dims": True})
     return bind(_einsum, tuple(tensors), {"equation": eq})
 
 
@@ -1187,15 +1383,16 @@ def _refuse_einsum(equation: str, tensors: list) -> None:
                         f"\"{equation}\"] [Op:Einsum]")
 
 
-def _check_einsum_dims(eq: str, tensors: list) -> None:
+def _check_einsum_dims(eq: str, shapes: list) -> None:
+    """TF's errors for operands whose ranks or dims disagree with the equation (unknown
+    dims, None, are left to the kernel)."""
     sizes: dict = {}
-    for sub, t in zip(eq.split("->")[0].split(","), tensors):
-        shape = t._value.shape
+    for sub, shape in zip(eq.split("->")[0].split(","), shapes):
         if len(sub) != len(shape):
             raise InvalidArgumentError(f"Expected input to have rank {len(sub)} but got: "
                                        f"{len(shape)} [Op:Einsum]")
         for axis, (c, d) in enumerate(zip(sub, shape)):
-            if sizes.setdefault(c, d) != d:
+            if d is not None and sizes.setdefault(c, d) != d:
                 raise InvalidArgumentError(f"Expected dimension {sizes[c]} at axis {axis} of "
                                            f"the input shaped {dims_text(shape)} but got dimension "
                                            f"{d} [Op:Einsum]")
@@ -1241,6 +1438,10 @@ def _check_tensordot_axes(axes: list, rank: int) -> None:
 
 def _expm_kernel(x: np.ndarray) -> np.ndarray:
     from scipy import linalg
+    _check_square(x, "MatrixExponential")
+    if x.dtype == np.float16 and x.size and np.isfinite(x).all():
+        # The wrapper's refusal, for a traced input it could not test.
+        _refuse_matrix(wrap(x), "MatrixSolve", "MatrixSolve[T=DT_HALF, adjoint=false]")
     if not np.isfinite(x).all():
         # TensorFlow's expm (Pade and squarings over the whole batch) is all NaN then.
         return np.full(x.shape, np.nan, x.dtype)
@@ -1257,6 +1458,9 @@ def _expm_vjp(g: Tensor, ans: Tensor, x: Tensor) -> Tensor:
     top = concat([at, g], axis=-1)
     bottom = concat([zeros_like(at), at], axis=-1)
     big = bind(_expm, (concat([top, bottom], axis=-2),))
+    if n is None:   # the block's bounds, as the graph runs
+        n = shape_of(x)[-1]
+        return _columns(matrix_transpose(_columns(matrix_transpose(big), 0, n)), n, 2 * n)
     return slice_tensor(big, (Ellipsis, builtins.slice(None, n), builtins.slice(n, None)))
 
 
@@ -1275,7 +1479,8 @@ def expm(input: Any, name: Optional[str] = None) -> Tensor:  # noqa: A002
                                        f"int8, int16, int32, int64 [Op:Abs]")
         raise ValueError(f"tf.linalg.expm does not support matrices of type {x.dtype!r}")
     x = _matrix(x, "MatrixExponential")
-    if x._value.dtype == np.float16 and x._value.size and np.isfinite(x._value).all():
+    if x._value.dtype == np.float16 and has_static_shape(x._value) and x._value.size and \
+            np.isfinite(x._value).all():
         # TF's Pade step solves with MatrixSolve, which has no float16 kernel; a batch
         # holding inf/NaN skips it (all NaN, computed below).
         _refuse_matrix(x, "MatrixSolve", "MatrixSolve[T=DT_HALF, adjoint=false]")
@@ -1292,17 +1497,30 @@ def lstsq(matrix: Any, rhs: Any, l2_regularizer: float = 0.0, fast: bool = True,
         raise IndexError("tuple index out of range")   # TF's lstsq reads matrix.shape[-2]
     a = _matrix(matrix, "MatrixSolveLs", square=False)
     a, b = binary_operands(a, rhs, "MatMul")  # TF's fast path fails in its MatMul
-    if b._value.ndim < 2 or b._value.shape[-2] != a._value.shape[-2]:
+    a_shape, b_shape = a._value.shape, b._value.shape
+    if len(b_shape) < 2 or (b_shape[-2] != a_shape[-2] and None not in (b_shape[-2],
+                                                                        a_shape[-2])):
         raise InvalidArgumentError(f"Input matrix and rhs are incompatible: "
-                                   f"{dims_text(a._value.shape)} vs. {dims_text(b._value.shape)} "
+                                   f"{dims_text(a_shape)} vs. {dims_text(b_shape)} "
                                    f"[Op:MatrixSolveLs]")
-    m, n = a._value.shape[-2:]
+    m, n = a_shape[-2:]
     reg = float(l2_regularizer)
-    if m >= n:
-        gram = matmul(a, a, adjoint_a=True)
-        if reg:
-            gram = gram + reg * _eye_like(gram)
-        return cholesky_solve(cholesky(gram), matmul(a, b, adjoint_a=True))
+    if m is None or n is None:   # as TF's lstsq: the branch is taken as the graph runs
+        from tapeflow.ops.control_flow_ops import cond
+        dims = shape_of(a)
+        return cond(dims[-2] >= dims[-1], lambda: _overdetermined(a, b, reg),
+                    lambda: _underdetermined(a, b, reg))
+    return _overdetermined(a, b, reg) if m >= n else _underdetermined(a, b, reg)
+
+
+def _overdetermined(a: Tensor, b: Tensor, reg: float) -> Tensor:
+    gram = matmul(a, a, adjoint_a=True)
+    if reg:
+        gram = gram + reg * _eye_like(gram)
+    return cholesky_solve(cholesky(gram), matmul(a, b, adjoint_a=True))
+
+
+def _underdetermined(a: Tensor, b: Tensor, reg: float) -> Tensor:
     gram = matmul(a, a, adjoint_b=True)
     if reg:
         gram = gram + reg * _eye_like(gram)
@@ -1318,14 +1536,17 @@ def pinv(a: Any, rcond: Optional[float] = None, validate_args: bool = False,
         raise TypeError(f"Input `a` must have `float`-like `dtype` (saw {a.dtype.name}).")
     a = _matrix(a, "pinv", square=False)
     m, n = a._value.shape[-2:]
-    if rcond is None:
-        rcond = 10.0 * builtins.max(m, n) * float(np.finfo(a._value.dtype).eps)
+    eps = float(np.finfo(a._value.dtype).eps)
+    if rcond is None and None in (m, n):   # the sizes as the graph runs
+        rcond = 10.0 * eps * cast(reduce_max(shape_of(a)[-2:]), a.dtype)
+    elif rcond is None:
+        rcond = 10.0 * builtins.max(m, n) * eps
     s, u, v = svd(a, full_matrices=False)
     cutoff = rcond * reduce_max(s, axis=-1, keepdims=True)
     big = s > cutoff
     safe = where(big, s, zeros_like(s) + 1)
     s_inv = where(big, 1.0 / safe, zeros_like(s))
-    return matmul(v * expand_dims(s_inv, -2), u, adjoint_b=True)
+    return matmul(v * _expand(s_inv, -2), u, adjoint_b=True)
 
 
 def norm(tensor: Any, ord: Any = "euclidean", axis: Any = None,  # noqa: A002
@@ -1370,7 +1591,10 @@ def _matrix_norm(x: Tensor, ord: Any, axes: list, keepdims: bool) -> Tensor:  # 
                                        f"[Op:Transpose]")
         moved = transpose(x, tuple(rest) + (row, col))
         s = svd(moved, compute_uv=False)
-        out = reduce_max(s, axis=-1)
+        out = reduce_max(s, axis=-1)   # over the other axes, in order
+        if not has_static_shape(x._value):   # sized as the graph runs: new axes of 1
+            return slice_tensor(out, tuple(None if i in (row, col) else builtins.slice(None)
+                                           for i in range(rank))) if keepdims else out
         out = reshape(out, tuple(1 if i in (row, col) else d
                                  for i, d in enumerate(x._value.shape)))
     else:
