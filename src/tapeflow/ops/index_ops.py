@@ -322,8 +322,7 @@ def _batch_coords(indices: Tensor, batch_dims: int) -> Tensor:
     rank = indices._value.ndim
     sizes = _shape_of(indices, out_type=_dtypes.int64)
     rows = zeros_like(cast(indices[..., :1], _dtypes.int64))   # [..., 1]
-    grids = [rows + reshape(range_(sizes[b]), (1,) * b + (-1,) + (1,) * (rank - 1 - b))
-             for b in range(batch_dims)]
+    grids = [rows + _along(range_(sizes[b]), b, rank) for b in range(batch_dims)]
     return cast(concat(grids, axis=-1), indices.dtype)
 
 
@@ -333,7 +332,7 @@ def scatter_nd(indices: Any, updates: Any, shape: Any, name: Optional[str] = Non
     indices = _int_tensor(indices, "ScatterNd")
     updates = convert_to_tensor(updates)
     if is_traced(shape):  # a run-time input, as in TF: the graph reads it when it runs
-        shape = cast(reshape(shape, (-1,)), _dtypes.int64)
+        shape = cast(shape if shape._value.ndim == 1 else reshape(shape, (-1,)), _dtypes.int64)
         updates = checked(updates, (indices, shape), "scatter_nd", op_name="ScatterNd")
         return bind(_scatter_nd, (indices, updates, shape), {"shape": None})
     shape = static_value(shape, "ScatterNd: shape", _shape_tuple)
@@ -487,9 +486,13 @@ def _full_coords(indices: Tensor, axis: int) -> Tensor:
     sizes = _shape_of(indices, out_type=_dtypes.int64)
     zeros = zeros_like(cast(indices, _dtypes.int64))
     parts = [cast(indices, _dtypes.int64) if i == axis else
-             zeros + reshape(range_(sizes[i]), (1,) * i + (-1,) + (1,) * (rank - 1 - i))
-             for i in range(rank)]
+             zeros + _along(range_(sizes[i]), i, rank) for i in range(rank)]
     return stack(parts, axis=-1)
+
+
+def _along(v: Tensor, axis: int, rank: int) -> Tensor:
+    """A vector `v` as a rank-`rank` tensor whose only axis of size > 1 is `axis`."""
+    return v[(None,) * axis + (slice(None),) + (None,) * (rank - 1 - axis)]
 
 
 # -- boolean_mask --------------------------------------------------------------------------------
@@ -926,9 +929,10 @@ def bincount(arr: Any, weights: Any = None, minlength: Any = None, maxlength: An
             size = max(size, int(np.asarray(getattr(minlength, "_value", minlength))))
         if maxlength is not None:
             size = min(size, int(np.asarray(getattr(maxlength, "_value", maxlength))))
-    if axis == 0:
-        arr = reshape(arr, [-1])
-        weights = None if weights is None else reshape(weights, [-1])
+    if axis == 0:  # flattened (a vector is one already)
+        arr = arr if arr._value.ndim == 1 else reshape(arr, [-1])
+        if weights is not None and weights._value.ndim != 1:
+            weights = reshape(weights, [-1])
     out_type = _dtypes.as_dtype(dtype) if weights is None else weights.dtype
     if weights is None:
         weights = wrap(np.zeros((0,), out_type._np))
@@ -956,7 +960,7 @@ def _check_bincount_weights(weights: np.ndarray, arr: np.ndarray) -> None:
 def _bincount_size(arr: Tensor, minlength: Any, maxlength: Any) -> Tensor:
     """max(arr) + 1 (0 for an empty arr), at least minlength, at most maxlength, as ops."""
     from tapeflow.ops.reduce_ops import reduce_max
-    flat = reshape(arr, (-1,))
+    flat = arr if arr._value.ndim == 1 else reshape(arr, (-1,))
     size = reduce_max(concat([cast(wrap(np.array([-1])), arr.dtype), flat], axis=0)) + \
         cast(wrap(np.array(1)), arr.dtype)
     if minlength is not None:

@@ -304,7 +304,8 @@ def _traced_repeat_positions(repeats: Tensor, x: Tensor, axis: int) -> Tensor:
     # when it runs: output position p comes from the first slot whose running count exceeds p.
     from tapeflow.ops.array_ops import range as range_, shape
     from tapeflow.ops.reduce_ops import reduce_sum
-    counts = checked(reshape(cast(repeats, _dtypes.int64), (-1,)), (), "repeat_counts")
+    counts = cast(repeats, _dtypes.int64)
+    counts = checked(counts if counts._value.ndim else counts[None], (), "repeat_counts")
     slots = range_(shape(x, out_type=_dtypes.int64)[axis])  # broadcasts a single count
     counts = maximum(counts, counts * 0) + slots * 0
     ends = cumsum(counts)
