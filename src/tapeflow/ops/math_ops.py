@@ -22,7 +22,6 @@ from tapeflow.framework.errors import (InternalError, InvalidArgumentError, NotF
 from tapeflow.framework.indexed_slices import IndexedSlices
 from tapeflow.framework.tensor import Tensor, TensorLike
 from tapeflow.ops._convert import binary_operands, convert_to_tensor, require
-from tapeflow.ops._static import traced_shape_guard
 
 _FLOAT = "fc"            # NumPy dtype kinds: floating and complex
 _NUMERIC = "fciu"
@@ -643,7 +642,7 @@ def where(condition: Any, x: Any = None, y: Any = None, name: Optional[str] = No
         if not 1 <= condition._value.ndim <= 8:  # TF's Where kernel handles ranks 1 to 8
             raise InvalidArgumentError(f"WhereOp : Unhandled input dimensions: "
                                        f"{condition._value.ndim} [Op:Where]")
-        return traced_shape_guard(bind(_where_indices, (condition,)), "where")
+        return bind(_where_indices, (condition,))
     if x is None or y is None:
         raise ValueError("x and y must both be non-None or both be None.")
     if condition._value.dtype.kind != "b":
