@@ -19,7 +19,7 @@ from tapeflow.framework.tensor import Tensor, TensorLike, wrap
 from tapeflow.framework.tensor_shape import TensorShape
 from tapeflow.framework.convert import constant_value, cpp_name, mismatch_error
 from tapeflow.ops._convert import convert_to_tensor
-from tapeflow.ops._static import reads_static, reject_traced, static_value, traced_shape_guard
+from tapeflow.ops._static import is_traced, reads_static, reject_traced, static_value
 from tapeflow.ops.math_ops import cast, conj
 
 
@@ -73,9 +73,12 @@ def _product(dims: Sequence[Optional[int]]) -> Optional[int]:
 
 # -- reshape -------------------------------------------------------------------------------------
 
-def _reshape_rule(x: ShapedArray, shape: tuple) -> ShapedArray:
-    """`shape` (a traced one may hold unknown dims, None), its one -1 or unknown dim inferred
-    when `x`'s element count is known, as TF's Reshape shape function."""
+def _reshape_rule(x: ShapedArray, *dims: ShapedArray, shape: Dims) -> ShapedArray:
+    """`shape` (a traced one may hold unknown dims, None, or be None: unknown rank), its one
+    -1 or unknown dim inferred when `x`'s element count is known, as TF's Reshape shape
+    function. `dims`: the run-time shape, when given (its values are the unknowns)."""
+    if shape is None:
+        return ShapedArray(None, x.dtype)
     target = tuple(None if d == -1 else d for d in shape)
     unknown = target.count(None)
     if not x.is_fully_defined() or unknown > 1:
@@ -91,20 +94,88 @@ def _reshape_rule(x: ShapedArray, shape: tuple) -> ShapedArray:
                        x.dtype)
 
 
-_reshape = Primitive("Reshape", lambda x, shape: np.reshape(x, shape), linear=True,
-                     shape_rule=_reshape_rule).defvjp(
-    lambda g, ans, x, shape: reshape(g, x._value.shape))
-_reshape.lowering = lambda shape: f"np.reshape({{0}}, {shape!r})"
+def _reshape_kernel(x: np.ndarray, *dims: np.ndarray, shape: Dims) -> np.ndarray:
+    """`x` in `shape`, or in the run-time shape `dims[0]` when given (a traced shape
+    argument). A shape that was not checked when tracing (one with a -1, or an `x` of unknown
+    shape) is checked here, with TF's messages."""
+    if dims:
+        shape = tuple(int(d) for d in dims[0])
+    try:
+        return np.reshape(x, shape)
+    except ValueError:   # TF's error; or a -1 next to a zero size, which TF infers
+        return np.reshape(x, _resolve_shape(x.shape, shape))
+
+
+def _reshape_vjp(g: Tensor, ans: Tensor, x: Tensor, *dims: Tensor, shape: Dims) -> Any:
+    gx = reshape(g, x._value.shape if has_static_shape(x._value) else _shape_of(x))
+    return (gx, None) if dims else gx
+
+
+_reshape = Primitive("Reshape", _reshape_kernel, linear=True,
+                     shape_rule=_reshape_rule).defvjp(_reshape_vjp)
+# Inlined where the shape is a checked constant (a traced or unchecked one runs the kernel).
+_reshape.lowering = lambda shape: f"np.reshape({{0}}, {shape!r})" if shape is not None and \
+    all(d is not None and d >= 0 for d in shape) else None
+
+
+def _shape_of(x: Tensor) -> Tensor:
+    """`x`'s shape as the graph runs (the Shape op), for rules where it is not static."""
+    return bind(_shape, (x,), {"dtype": np.dtype(np.int32)})
+
+
+def _traced_dims(arg: Any) -> Optional[tuple]:
+    """Under a trace, a shape argument (a 1-D int tensor, or a list whose items may be scalar
+    tensors) that holds a traced tensor, as (pattern, tensor): the static dims (ints, None
+    where read only when the graph runs; None for an unknown length) and the int tensor to
+    read when the graph runs. None where `arg` holds no traced tensor (it is then static)."""
+    if is_traced(arg):
+        t = arg
+        if t.dtype.name not in ("int32", "int64"):
+            raise TypeError(f"Value for attr 'Tshape' of {t.dtype.name} is not in the list of "
+                            f"allowed values: int32, int64")
+        static = t._value.shape
+        if static is not None and len(static) > 1:
+            raise ValueError(f"Shape must be rank 1 but is rank {len(static)}")
+        if static is not None and len(static) == 0:
+            t = reshape(t, [1])
+            static = (1,)
+        return (None if static is None or static[0] is None else (None,) * static[0]), t
+    if not isinstance(arg, (list, tuple)) or not any(is_traced(a) for a in arg):
+        return None
+    pattern = tuple(None if is_traced(a) else int(np.asarray(getattr(a, "_value", a)))
+                    for a in arg)
+    dtype = next(a.dtype for a in arg if is_traced(a))   # Python ints take the tensors'
+    return pattern, stack([a if is_traced(a) else convert_to_tensor(d, dtype=dtype)
+                           for a, d in zip(arg, pattern)])
 
 
 @reads_static
 def reshape(tensor: Any, shape: Any, name: Optional[str] = None) -> Tensor:
     """The same elements in a new shape; one dimension may be -1 (inferred)."""
     x = convert_to_tensor(tensor)
+    if context.graph is not None:
+        traced = _traced_dims(shape)
+        if traced is not None:   # read when the graph runs, as TF's shape input
+            return bind(_reshape, (x, traced[1]), {"shape": traced[0]})
     target = static_value(shape, "Reshape: shape", _shape_tuple)
     if x._value.shape == target:
         return x
+    if not has_static_shape(x._value):   # -1 and the element count checked when it runs
+        return bind(_reshape, (x,), {"shape": _checked_dims(target)})
     return bind(_reshape, (x,), {"shape": _resolve_shape(x._value.shape, target)})
+
+
+def _checked_dims(target: tuple) -> tuple:
+    """`target`'s checks that need no input shape (TF's Reshape kernel's order)."""
+    for d, size in enumerate(target):
+        if size < -1:
+            raise InvalidArgumentError(f"Size {d} must be non-negative, not {size} "
+                                       f"[Op:Reshape]")
+    if target.count(-1) > 1:
+        first = target.index(-1)
+        raise InvalidArgumentError(f"Only one input size may be -1, not both {first} and "
+                                   f"{target.index(-1, first + 1)} [Op:Reshape]")
+    return target
 
 
 def _resolve_shape(in_shape: tuple, target: tuple) -> tuple:
@@ -232,7 +303,18 @@ def squeeze(input: Any, axis: Any = None, name: Optional[str] = None) -> Tensor:
 
 def _concat_vjp(g: Tensor, ans: Tensor, *xs: Tensor, axis: int) -> tuple:
     sizes = [x._value.shape[axis] for x in xs]
+    if None in sizes:   # the pieces' sizes as the graph runs
+        return tuple(bind(_split, (g, stack([_shape_of(x)[axis] for x in xs])),
+                          {"sizes": tuple(sizes), "axis": axis}))
     return tuple(split(g, sizes, axis=axis))
+
+
+def _concat_kernel(*xs: np.ndarray, axis: int) -> np.ndarray:
+    try:
+        return np.concatenate(xs, axis=axis)
+    except ValueError:   # shapes that tracing did not know: TF's message
+        _check_concat_shapes([x.shape for x in xs], axis)
+        raise
 
 
 def _merge_shapes(op: str, avals: Sequence[ShapedArray], rank_text: str,
@@ -270,7 +352,7 @@ def _concat_rule(*xs: ShapedArray, axis: int) -> ShapedArray:
     return ShapedArray(shape, xs[0].dtype)
 
 
-_concat = Primitive("ConcatV2", lambda *xs, axis: np.concatenate(xs, axis=axis), linear=True,
+_concat = Primitive("ConcatV2", _concat_kernel, linear=True,
                     shape_rule=_concat_rule).defvjp(_concat_vjp)
 
 
@@ -321,14 +403,34 @@ def _check_concat_shapes(shapes: list, axis: int) -> None:
                                        f"shape[0] = {dims_text(first)} vs. shape[{index}] = "
                                        f"{dims_text(s)} [Op:ConcatV2]")
         for dim, (a, b) in enumerate(zip(first, s)):
-            if dim != axis and a != b:
+            if dim != axis and a != b and a is not None and b is not None:
                 raise InvalidArgumentError(f"ConcatOp : Dimension {dim} in both shapes must be "
                                            f"equal: shape[0] = {dims_text(first)} vs. "
                                            f"shape[{index}] = {dims_text(s)} [Op:ConcatV2]")
 
 
 def _stack_vjp(g: Tensor, ans: Tensor, *xs: Tensor, axis: int) -> tuple:
-    return tuple(unstack(g, axis=axis))
+    return tuple(unstack(g, num=len(xs), axis=axis))
+
+
+def _compatible_dims(a: Dims, b: Dims) -> bool:
+    """Whether two static shapes can be one (unknown dims match anything; the kernel then
+    checks)."""
+    return a is None or b is None or (len(a) == len(b) and all(
+        d is None or e is None or d == e for d, e in zip(a, b)))
+
+
+def _stack_kernel(*xs: np.ndarray, axis: int) -> np.ndarray:
+    try:
+        return np.stack(xs, axis=axis)
+    except ValueError:   # shapes that tracing did not know: TF's message
+        for index, x in enumerate(xs):
+            if x.shape != xs[0].shape:
+                raise InvalidArgumentError(
+                    f"Shapes of all inputs must match: values[0].shape = "
+                    f"{list(xs[0].shape)} != values[{index}].shape = {list(x.shape)} "
+                    f"[Op:Pack]") from None
+        raise
 
 
 def _stack_rule(*xs: ShapedArray, axis: int) -> ShapedArray:
@@ -338,7 +440,7 @@ def _stack_rule(*xs: ShapedArray, axis: int) -> ShapedArray:
     return ShapedArray(shape[:axis] + (len(xs),) + shape[axis:], xs[0].dtype)
 
 
-_stack = Primitive("Pack", lambda *xs, axis: np.stack(xs, axis=axis), linear=True,
+_stack = Primitive("Pack", _stack_kernel, linear=True,
                    shape_rule=_stack_rule).defvjp(_stack_vjp)
 
 
@@ -351,7 +453,8 @@ def stack(values: Sequence[Any], axis: int = 0, name: str = "stack") -> Tensor:
     rank = tensors[0]._value.ndim
     axis = _python_axis(static_value(axis, "Pack: axis", int), rank + 1)
     for index, t in enumerate(tensors):
-        if t._value.shape != tensors[0]._value.shape:
+        if t._value.shape != tensors[0]._value.shape and not _compatible_dims(
+                t._value.shape, tensors[0]._value.shape):
             raise InvalidArgumentError(
                 f"Shapes of all inputs must match: values[0].shape = "
                 f"{list(tensors[0]._value.shape)} != values[{index}].shape = "
@@ -359,24 +462,25 @@ def stack(values: Sequence[Any], axis: int = 0, name: str = "stack") -> Tensor:
     return bind(_stack, tuple(tensors), {"axis": axis})
 
 
-def _unstack_kernel(x: np.ndarray, axis: int) -> tuple:
+def _unstack_kernel(x: np.ndarray, axis: int, num: int) -> tuple:
+    if x.shape[axis] != num:   # `num` is the static count of outputs (the graph's)
+        raise InvalidArgumentError(f"Input shape axis {axis} must equal {num}, got shape "
+                                   f"{dims_text(x.shape)} [Op:Unpack]")
     return tuple(np.moveaxis(x, axis, 0))
 
 
-def _unstack_rule(x: ShapedArray, axis: int, num: Optional[int] = None) -> tuple:
-    # One output per element of `axis` (or `num`, as TF's Unpack attribute, when the kernel
-    # is given one): where neither is known, TF's tf.unstack refuses too.
-    num = x.shape[axis] if num is None and x.shape is not None else num
-    if num is None:
-        raise ValueError(f"Cannot infer argument `num` from shape "
-                         f"{'<unknown>' if x.shape is None else x.shape}")
+def _unstack_rule(x: ShapedArray, axis: int, num: int) -> tuple:
+    # One output per element of `axis`: `num`, TF's Unpack attribute.
+    if x.shape is not None and x.shape[axis] not in (None, num):
+        raise _shape_error("Unpack", f"Dimension must be {num} but is {x.shape[axis]}",
+                           x.shape)
     shape = None if x.shape is None else x.shape[:axis] + x.shape[axis + 1:]
     return (ShapedArray(shape, x.dtype),) * num
 
 
 _unstack = Primitive("Unpack", _unstack_kernel, multiple_results=True, linear=True,
                      shape_rule=_unstack_rule).defvjp(
-    lambda gs, ans, x, axis: stack(gs, axis=axis))
+    lambda gs, ans, x, axis, num: stack(gs, axis=axis))
 
 
 def unstack(value: Any, num: Optional[int] = None, axis: int = 0,
@@ -385,17 +489,28 @@ def unstack(value: Any, num: Optional[int] = None, axis: int = 0,
     x = convert_to_tensor(value)
     rank = x._value.ndim
     axis = _python_axis(axis, rank, low=-rank if rank else 0)
-    if num is not None and num != x._value.shape[axis]:
+    length = x._value.shape[axis]
+    if num is None and length is None:   # TF's tf.unstack refuses too
+        raise ValueError(f"Cannot infer argument `num` from shape "
+                         f"{TensorShape(x._value.shape)}")
+    if num is not None and length is not None and num != length:
         raise InvalidArgumentError(f"Input shape axis {axis} must equal {num}, got shape "
                                    f"{dims_text(x._value.shape)} [Op:Unpack]")
-    return list(bind(_unstack, (x,), {"axis": axis}))
+    return list(bind(_unstack, (x,), {"axis": axis, "num": length if num is None else num}))
 
 
-def _split_kernel(x: np.ndarray, sizes: tuple, axis: int) -> tuple:
+def _split_kernel(x: np.ndarray, *given: np.ndarray, sizes: tuple, axis: int) -> tuple:
+    """`x` cut into pieces of `sizes` along `axis`. Where tracing did not know the axis's
+    length, the sizes are checked here: `given[0]`, the size_splits (a -1 among them), or
+    `len(sizes)` equal pieces where `sizes` are all unknown (tf.split(x, n))."""
+    if given:
+        sizes = _resolve_split([int(d) for d in given[0]], x.shape[axis])
+    elif None in sizes:
+        sizes = _even_split(len(sizes), x.shape[axis], axis)
     return tuple(np.split(x, np.cumsum(sizes)[:-1], axis=axis))
 
 
-def _split_rule(x: ShapedArray, sizes: tuple, axis: int) -> tuple:
+def _split_rule(x: ShapedArray, *given: ShapedArray, sizes: tuple, axis: int) -> tuple:
     if x.shape is None:
         return tuple(ShapedArray(None, x.dtype) for _ in sizes)
     # A traced VJP's sizes may hold unknown ones (None).
@@ -408,9 +523,50 @@ def _split_rule(x: ShapedArray, sizes: tuple, axis: int) -> tuple:
                              x.dtype) for d in sizes)
 
 
+def _split_vjp(gs: tuple, ans: tuple, x: Tensor, *given: Tensor, sizes: tuple,
+               axis: int) -> Any:
+    gx = concat(list(gs), axis=axis)
+    return (gx, None) if given else gx
+
+
 _split = Primitive("SplitV", _split_kernel, multiple_results=True, linear=True,
-                   shape_rule=_split_rule).defvjp(
-    lambda gs, ans, x, sizes, axis: concat(list(gs), axis=axis))
+                   shape_rule=_split_rule).defvjp(_split_vjp)
+
+
+def _even_split(n: int, length: int, axis: int) -> tuple:
+    """tf.split(x, n)'s sizes, checked as TF's Split kernel checks them."""
+    if n <= 0 or length % n:
+        raise InvalidArgumentError(f"Number of ways to split should evenly divide the "
+                                   f"split dimension, but got split_dim {axis} (size = "
+                                   f"{length}) and num_split {n} [Op:Split]")
+    return (length // n,) * n
+
+
+def _check_split_sizes(sizes: list) -> None:
+    """The SplitV checks that need no input length."""
+    if sizes.count(-1) > 1:
+        raise InvalidArgumentError("There can only be one -1 in the input. [Op:SplitV]")
+    for i, d in enumerate(sizes):
+        if d < -1:
+            raise InvalidArgumentError(f"Split size at index {i} must be >= 0. Got: {d} "
+                                       f"[Op:SplitV]")
+
+
+def _resolve_split(sizes: list, length: int) -> tuple:
+    """The size_splits of SplitV with its -1 filled in, checked as TF's kernel checks them."""
+    if len(sizes) == 1 and sizes[0] != length:
+        raise InvalidArgumentError(f"If there is only one output, it must have the same "
+                                   f"size as the input. Input size: {length} output size: "
+                                   f"{sizes[0]} [Op:SplitV]")
+    _check_split_sizes(sizes)
+    if sizes.count(-1) == 1:
+        sizes[sizes.index(-1)] = length - (sum(sizes) + 1)
+    if sum(sizes) != length or min(sizes, default=0) < 0:
+        raise InvalidArgumentError(f"Determined shape must either match input shape along "
+                                   f"split_dim exactly if fully specified, or be less than "
+                                   f"the size of the input along split_dim if not fully "
+                                   f"specified.  Got: {sum(sizes)} [Op:SplitV]")
+    return tuple(sizes)
 
 
 @reads_static
@@ -423,31 +579,17 @@ def split(value: Any, num_or_size_splits: Any, axis: int = 0, num: Optional[int]
     length = x._value.shape[axis]
     if isinstance(num_or_size_splits, (int, np.integer)):
         n = int(num_or_size_splits)
-        if n <= 0 or length % n:
-            raise InvalidArgumentError(f"Number of ways to split should evenly divide the "
-                                       f"split dimension, but got split_dim {axis} (size = "
-                                       f"{length}) and num_split {n} [Op:Split]")
-        sizes = (length // n,) * n
+        if length is None and n > 0:   # the pieces' size is known when the graph runs
+            return list(bind(_split, (x,), {"sizes": (None,) * n, "axis": axis}))
+        sizes = _even_split(n, length, axis)
     else:
         sizes = _split_sizes(num_or_size_splits)
-        if len(sizes) == 1 and sizes[0] != length:
-            raise InvalidArgumentError(f"If there is only one output, it must have the same "
-                                       f"size as the input. Input size: {length} output size: "
-                                       f"{sizes[0]} [Op:SplitV]")
-        if sizes.count(-1) > 1:
-            raise InvalidArgumentError("There can only be one -1 in the input. [Op:SplitV]")
-        for i, d in enumerate(sizes):
-            if d < -1:
-                raise InvalidArgumentError(f"Split size at index {i} must be >= 0. Got: {d} "
-                                           f"[Op:SplitV]")
-        if sizes.count(-1) == 1:
-            sizes[sizes.index(-1)] = length - (sum(sizes) + 1)
-        if sum(sizes) != length or min(sizes, default=0) < 0:
-            raise InvalidArgumentError(f"Determined shape must either match input shape along "
-                                       f"split_dim exactly if fully specified, or be less than "
-                                       f"the size of the input along split_dim if not fully "
-                                       f"specified.  Got: {sum(sizes)} [Op:SplitV]")
-        sizes = tuple(sizes)
+        if length is None:   # the sum (and a -1) checked when the graph runs
+            _check_split_sizes(sizes)
+            return list(bind(_split, (x, wrap(np.array(sizes, np.int64))),
+                             {"sizes": tuple(None if d == -1 else d for d in sizes),
+                              "axis": axis}))
+        sizes = _resolve_split(sizes, length)
     return list(bind(_split, (x,), {"sizes": sizes, "axis": axis}))
 
 
@@ -470,6 +612,9 @@ def _tile_vjp(g: Tensor, ans: Tensor, x: Tensor, multiples: tuple) -> Tensor:
     # View the gradient as [m0, d0, m1, d1, ...] and sum over the repeat axes.
     shape = x._value.shape
     interleaved = tuple(v for pair in zip(multiples, shape) for v in pair)
+    if None in shape:   # x's dims as the graph runs
+        interleaved = reshape(stack([wrap(np.array(multiples, np.int32)), _shape_of(x)],
+                                    axis=1), [-1])
     from tapeflow.ops.reduce_ops import reduce_sum  # reduce_ops builds on this module
     return reduce_sum(reshape(g, interleaved), axis=tuple(builtins.range(0, 2 * len(shape), 2)))
 
@@ -520,7 +665,25 @@ def _broadcast_to_rule(x: ShapedArray, shape: tuple) -> ShapedArray:
                        x.dtype)
 
 
-_broadcast_to = Primitive("BroadcastTo", lambda x, shape: np.broadcast_to(x, shape), linear=True,
+def _check_broadcast_to(in_shape: tuple, shape: tuple) -> None:
+    try:
+        if np.broadcast_shapes(in_shape, shape) != shape:
+            raise ValueError
+    except ValueError:
+        raise InvalidArgumentError(f"Unable to broadcast tensor of shape "
+                                   f"{list(in_shape)} to tensor of shape {list(shape)} "
+                                   f"[Op:BroadcastTo]") from None
+
+
+def _broadcast_to_kernel(x: np.ndarray, shape: tuple) -> np.ndarray:
+    try:
+        return np.broadcast_to(x, shape)
+    except ValueError:   # a shape tracing did not know: TF's message
+        _check_broadcast_to(x.shape, shape)
+        raise
+
+
+_broadcast_to = Primitive("BroadcastTo", _broadcast_to_kernel, linear=True,
                           batch_safe=True, shape_rule=_broadcast_to_rule).defvjp(
     lambda g, ans, x, shape: g)  # the tape sums the cotangent back to x's shape
 _broadcast_to.lowering = lambda shape: f"np.broadcast_to({{0}}, {shape!r})"
@@ -531,14 +694,12 @@ def broadcast_to(input: Any, shape: Any, name: Optional[str] = None) -> Tensor: 
     """`input` broadcast to `shape` with NumPy's rules."""
     x = convert_to_tensor(input)
     shape = static_value(shape, "BroadcastTo: shape", _shape_tuple)
-    try:
-        if np.broadcast_shapes(x._value.shape, shape) != shape:
-            raise ValueError
-    except ValueError:
-        raise InvalidArgumentError(f"Unable to broadcast tensor of shape "
-                                   f"{list(x._value.shape)} to tensor of shape {list(shape)} "
-                                   f"[Op:BroadcastTo]") from None
+    if not has_static_shape(x._value):   # the rule checks the known dims, the kernel all
+        return bind(_broadcast_to, (x,), {"shape": shape})
+    _check_broadcast_to(x._value.shape, shape)
     return bind(_broadcast_to, (x,), {"shape": shape})
+
+
 
 
 # Unchecked forms for derivative rules, whose shapes are right by construction: they skip
@@ -664,17 +825,36 @@ def _check_bounds(items: list, shape: tuple) -> None:
     else:
         dims = list(builtins.range(len(real)))
     for dim, item in zip(dims, real):
-        if isinstance(item, int) and not -shape[dim] <= item < shape[dim]:
+        if isinstance(item, int) and shape[dim] is not None and \
+                not -shape[dim] <= item < shape[dim]:
             # TensorFlow reports a negative index after adding the dimension's size.
             shown = item + shape[dim] if item < 0 else item
             raise InvalidArgumentError(f"slice index {shown} of dimension {dim} out of bounds. "
                                        f"[Op:StridedSlice]")
 
 
-def _slice_grad_kernel(g: np.ndarray, shape: tuple, key: tuple) -> np.ndarray:
-    out = np.zeros(shape, g.dtype)
+def _slice_grad_kernel(g: np.ndarray, *dims: np.ndarray, shape: tuple,
+                       key: tuple) -> np.ndarray:
+    # `dims`: the sliced tensor's shape as the graph runs, where tracing did not know it.
+    out = np.zeros(tuple(dims[0]) if dims else shape, g.dtype)
     out[key] = g
     return out
+
+
+def _strided_slice_kernel(x: np.ndarray, key: tuple) -> np.ndarray:
+    try:
+        return x[key]
+    except IndexError:   # an int index into a dim tracing did not know: TF's message
+        _check_bounds(list(key), x.shape)
+        raise
+
+
+def _placed(g: Tensor, x: Tensor, prim: Primitive, inputs: tuple, attrs: dict) -> Tensor:
+    """`prim` (an adjoint that places `g` in zeros of `x`'s shape) bound with x's static
+    shape, or where unknown with its run-time shape as the last input."""
+    if has_static_shape(x._value):
+        return bind(prim, (g,) + inputs, {"shape": x._value.shape, **attrs})
+    return bind(prim, (g,) + inputs + (_shape_of(x),), {"shape": x._value.shape, **attrs})
 
 
 # -- the shape of x[key] ---------------------------------------------------------------------------
@@ -781,13 +961,19 @@ def _placed_rule(g: ShapedArray, *values: ShapedArray, shape: tuple,
     return ShapedArray(shape, g.dtype)
 
 
-_strided_slice = Primitive("StridedSlice", lambda x, key: x[key], linear=True,
+_strided_slice = Primitive("StridedSlice", _strided_slice_kernel, linear=True,
                            shape_rule=_strided_slice_rule).defvjp(
-    lambda g, ans, x, key: bind(_strided_slice_grad, (g,), {"shape": x._value.shape,
-                                                             "key": key}))
+    lambda g, ans, x, key: _placed(g, x, _strided_slice_grad, (), {"key": key}))
+
+
+def _strided_slice_grad_vjp(g: Tensor, ans: Tensor, dy: Tensor, *dims: Tensor, shape: tuple,
+                            key: tuple) -> Any:
+    gy = bind(_strided_slice, (g,), {"key": key})
+    return (gy, None) if dims else gy
+
+
 _strided_slice_grad = Primitive("StridedSliceGrad", _slice_grad_kernel, linear=True,
-                                shape_rule=_placed_rule).defvjp(
-    lambda g, ans, dy, shape, key: bind(_strided_slice, (g,), {"key": key}))
+                                shape_rule=_placed_rule).defvjp(_strided_slice_grad_vjp)
 
 
 # -- indices given as tensors under tf.function ----------------------------------------------------
@@ -812,9 +998,11 @@ def _dynamic_key(template: tuple, values: tuple, shape: tuple) -> tuple:
     return key
 
 
-def _dynamic_slice_grad_kernel(g: np.ndarray, *values: np.ndarray, shape: tuple,
+def _dynamic_slice_grad_kernel(g: np.ndarray, *values: np.ndarray, shape: Dims,
                                template: tuple) -> np.ndarray:
-    return _slice_grad_kernel(g, shape, _dynamic_key(template, values, shape))
+    if shape is None or None in shape:   # the last input: the shape as the graph runs
+        shape, values = tuple(values[-1]), values[:-1]
+    return _slice_grad_kernel(g, shape=shape, key=_dynamic_key(template, values, shape))
 
 
 def _dynamic_slice_rule(x: ShapedArray, *values: ShapedArray, template: tuple) -> ShapedArray:
@@ -829,13 +1017,20 @@ _dynamic_slice = Primitive(
     "DynamicStridedSlice",
     lambda x, *values, template: x[_dynamic_key(template, values, x.shape)],
     shape_rule=_dynamic_slice_rule).defvjp(
-    lambda g, ans, x, *values, template: (bind(
-        _dynamic_slice_grad, (g,) + values, {"shape": x._value.shape, "template": template}),
+    lambda g, ans, x, *values, template: (
+        _placed(g, x, _dynamic_slice_grad, values, {"template": template}),
         *(None for _ in values)))
+
+
+def _dynamic_slice_grad_vjp(g: Tensor, ans: Tensor, dy: Tensor, *values: Tensor, shape: Dims,
+                            template: tuple) -> tuple:
+    indices = values if shape is not None and None not in shape else values[:-1]
+    return (bind(_dynamic_slice, (g,) + indices, {"template": template}),
+            *(None for _ in values))
+
+
 _dynamic_slice_grad = Primitive("DynamicStridedSliceGrad", _dynamic_slice_grad_kernel,
-                                shape_rule=_placed_rule).defvjp(
-    lambda g, ans, dy, *values, shape, template: (
-        bind(_dynamic_slice, (g,) + values, {"template": template}), *(None for _ in values)))
+                                shape_rule=_placed_rule).defvjp(_dynamic_slice_grad_vjp)
 
 
 def _traced_key(key: Any) -> Optional[tuple]:
@@ -906,12 +1101,8 @@ def slice_tensor(tensor: Any, key: Any) -> Tensor:
     if traced is None:
         return bind(_strided_slice, (x,), {"key": key})
     template, tensors = traced
-    out = bind(_dynamic_slice, (x,) + tuple(tensors), {"template": template})
-    # An int index keeps the shape; a tensor slice bound may change it: checked at run time.
-    if any(isinstance(i, builtins.slice) and
-           any(isinstance(v, tuple) for v in (i.start, i.stop, i.step)) for i in template):
-        out = traced_shape_guard(out, "a slice with tensor bounds")
-    return out
+    # A tensor slice bound makes its dim unknown (the rule's None): the graph holds for all.
+    return bind(_dynamic_slice, (x,) + tuple(tensors), {"template": template})
 
 
 @reads_static
@@ -1010,6 +1201,8 @@ def constant(value: Any, dtype: Any = None, shape: Any = None, name: str = "Cons
 @reads_static
 def zeros(shape: Any, dtype: Any = _dtypes.float32, name: Optional[str] = None) -> Tensor:
     """A tensor of zeros."""
+    if context.graph is not None and _traced_dims(shape) is not None:
+        return fill(shape, convert_to_tensor(0, dtype=dtype))   # a traced shape, read as it runs
     return wrap(np.zeros(_dims(static_value(shape, "Zeros: shape", _shape_tuple)),
                          _dtypes.as_dtype(dtype)._np))
 
@@ -1025,19 +1218,34 @@ def _dims(shape: tuple) -> tuple:
 @reads_static
 def ones(shape: Any, dtype: Any = _dtypes.float32, name: Optional[str] = None) -> Tensor:
     """A tensor of ones."""
+    if context.graph is not None and _traced_dims(shape) is not None:
+        return fill(shape, convert_to_tensor(1, dtype=dtype))   # a traced shape, read as it runs
     return wrap(np.ones(_dims(static_value(shape, "Ones: shape", _shape_tuple)),
                         _dtypes.as_dtype(dtype)._np))
 
 
-_fill = Primitive("Fill", lambda value, shape: np.full(shape, value, value.dtype),
-                  shape_rule=lambda value, shape: ShapedArray(shape, value.dtype)).defvjp(
-    lambda g, ans, value, shape: bind(_sum_all, (g,)))
+def _fill_kernel(value: np.ndarray, *dims: np.ndarray, shape: Dims) -> np.ndarray:
+    # `dims`: a traced dims argument, read (and checked) as the graph runs.
+    if dims:
+        shape = _dims(tuple(int(d) for d in dims[0]))
+    return np.full(shape, value, value.dtype)
+
+
+def _fill_vjp(g: Tensor, ans: Tensor, value: Tensor, *dims: Tensor, shape: Dims) -> Any:
+    gv = bind(_sum_all, (g,))
+    return (gv, None) if dims else gv
+
+
+_fill = Primitive("Fill", _fill_kernel, shape_rule=lambda value, *dims, shape: ShapedArray(
+    shape, value.dtype)).defvjp(_fill_vjp)
 # The sum of every element, as Fill's adjoint (reduce_ops builds on this module). NumPy's
 # sum widens small integers (int32 -> int64), so the dtype is the one np.add.reduce gives.
 _sum_all = Primitive("FillGrad", lambda g: np.add.reduce(g, axis=None), shape_rule=lambda g:
                      ShapedArray((), np.add.reduce(np.zeros((0,), g.dtype)).dtype)).defvjp(
-    lambda gg, ans, g: bind(_fill, (gg,), {"shape": g._value.shape}))
-_fill.lowering = lambda shape: f"np.full({shape!r}, {{0}})"
+    lambda gg, ans, g: bind(_fill, (gg,), {"shape": g._value.shape}) if
+    has_static_shape(g._value) else bind(_fill, (gg, _shape_of(g)), {"shape": g._value.shape}))
+_fill.lowering = lambda shape: None if shape is None or None in shape else \
+    f"np.full({shape!r}, {{0}})"
 
 
 @reads_static
@@ -1048,6 +1256,10 @@ def fill(dims: Any, value: Any, name: Optional[str] = None) -> Tensor:
     if v._value.ndim != 0:
         raise InvalidArgumentError(f"value must be a scalar, got shape {list(v._value.shape)} "
                                    f"[Op:Fill]")
+    if context.graph is not None:
+        traced = _traced_dims(dims)
+        if traced is not None:   # read when the graph runs, as TF's dims input
+            return bind(_fill, (v, traced[1]), {"shape": traced[0]})
     return bind(_fill, (v,), {"shape": _dims(static_value(dims, "Fill: dims", _shape_tuple))})
 
 
@@ -1168,8 +1380,8 @@ def range(start: Any, limit: Any = None, delta: Any = 1, dtype: Any = None,  # n
         if a._value.ndim != 0:
             raise InvalidArgumentError(f"start must be a scalar, not shape "
                                        f"{list(a._value.shape)} [Op:Range]")
-    # The kernel reads the arguments at run time; a traced graph keeps the traced length.
-    return traced_shape_guard(bind(_range, tuple(args)), "range")
+    # The kernel reads the arguments when the graph runs (the rule's length is unknown).
+    return bind(_range, tuple(args))
 
 
 @reads_static
@@ -1228,6 +1440,7 @@ def _gather_kernel(params: np.ndarray, indices: np.ndarray, axis: int,
     _check_gather_indices(indices, params.shape[axis])
     if batch_dims == 0:
         return np.take(params, indices, axis=axis)
+    _check_batch_dims(params.shape, indices.shape, batch_dims)   # dims tracing did not know
     view, ind_view, out_shape = _gather_layout(params.shape, indices.shape, axis, batch_dims)
     p = params.reshape(view)
     ind = indices.reshape(ind_view)
@@ -1236,8 +1449,10 @@ def _gather_kernel(params: np.ndarray, indices: np.ndarray, axis: int,
     return out.reshape(out_shape)
 
 
-def _gather_grad_kernel(g: np.ndarray, indices: np.ndarray, shape: tuple, axis: int,
-                        batch_dims: int) -> np.ndarray:
+def _gather_grad_kernel(g: np.ndarray, indices: np.ndarray, *dims: np.ndarray, shape: Dims,
+                        axis: int, batch_dims: int) -> np.ndarray:
+    # `dims`: params' shape as the graph runs, where tracing did not know it.
+    shape = tuple(int(d) for d in dims[0]) if dims else shape
     view, ind_view, _ = _gather_layout(shape, indices.shape, axis, batch_dims)
     out = np.zeros(view, g.dtype)
     ind = indices.reshape(ind_view)
@@ -1257,9 +1472,14 @@ def _check_gather_indices(indices: np.ndarray, limit: int) -> None:
                                    f"[0, {limit}) [Op:GatherV2]")
 
 
-def _gather_slices(g: Tensor, indices: Tensor, params_shape: tuple) -> IndexedSlices:
-    """The gradient of an axis-0 gather of a `params_shape` tensor at `indices`, given the
-    cotangent `g` of its output: `g`'s rows at the flattened indices, as TF's _GatherV2Grad."""
+def _gather_slices(g: Tensor, indices: Tensor, params: Tensor) -> IndexedSlices:
+    """The gradient of an axis-0 gather of `params` at `indices`, given the cotangent `g` of
+    its output: `g`'s rows at the flattened indices, as TF's _GatherV2Grad."""
+    params_shape = params._value.shape
+    if not (has_static_shape(params._value) and has_static_shape(indices._value)):
+        dense_shape = _shape_of(params)   # the shapes as the graph runs
+        values = reshape(g, concat([wrap(np.array([-1], np.int32)), dense_shape[1:]], 0))
+        return IndexedSlices(values, reshape(indices, [-1]), dense_shape)
     n = int(np.prod(indices._value.shape, dtype=np.int64))
     values = reshape(g, (n,) + tuple(params_shape[1:]))
     flat = reshape(indices, (n,))
@@ -1270,9 +1490,9 @@ def _gather_vjp(g: Tensor, ans: Tensor, params: Tensor, indices: Tensor, axis: i
                 batch_dims: int) -> tuple:
     # As TF's _GatherV2Grad: an axis-0 gather's gradient is IndexedSlices, others are dense.
     if axis == 0 and batch_dims == 0:
-        return _gather_slices(g, indices, params._value.shape), None
-    return bind(_gather_grad, (g, indices), {"shape": params._value.shape, "axis": axis,
-                                             "batch_dims": batch_dims}), None
+        return _gather_slices(g, indices, params), None
+    return _placed(g, params, _gather_grad, (indices,),
+                   {"axis": axis, "batch_dims": batch_dims}), None
 
 
 def _gather_rule(params: ShapedArray, indices: ShapedArray, axis: int,
@@ -1289,8 +1509,9 @@ _gather = Primitive("GatherV2", _gather_kernel, shape_rule=_gather_rule).defvjp(
 # The gather's VJP as a dense scatter-add (not a TensorFlow op); its own VJP is the gather,
 # so second derivatives through tf.gather work.
 _gather_grad = Primitive("GatherV2Grad", _gather_grad_kernel, shape_rule=_placed_rule).defvjp(
-    lambda g, ans, dy, indices, shape, axis, batch_dims: (
-        bind(_gather, (g, indices), {"axis": axis, "batch_dims": batch_dims}), None))
+    lambda g, ans, dy, indices, *dims, shape, axis, batch_dims: (
+        bind(_gather, (g, indices), {"axis": axis, "batch_dims": batch_dims}), None,
+        *(None for _ in dims)))
 
 def _check_gather_args(shape: tuple, ind_shape: tuple, axis: int, batch_dims: int) -> tuple:
     """`axis` and `batch_dims` made non-negative, checked in the order (and with the
@@ -1316,11 +1537,16 @@ def _check_gather_args(shape: tuple, ind_shape: tuple, axis: int, batch_dims: in
     if axis < batch_dims:
         raise InvalidArgumentError(f"batch_dims ({batch_dims}) must be less than or equal to "
                                    f"axis ({axis}). [Op:GatherV2]")
+    _check_batch_dims(shape, ind_shape, batch_dims)
+    return axis, batch_dims
+
+
+def _check_batch_dims(shape: tuple, ind_shape: tuple, batch_dims: int) -> None:
+    """params' and indices' batch dims must be equal (where known)."""
     for d in builtins.range(batch_dims):
-        if shape[d] != ind_shape[d]:
+        if shape[d] != ind_shape[d] and shape[d] is not None and ind_shape[d] is not None:
             raise InvalidArgumentError(f"params.shape[{d}]: {shape[d]} should be equal to "
                                        f"indices.shape[{d}]: {ind_shape[d]} [Op:GatherV2]")
-    return axis, batch_dims
 
 
 @reads_static
@@ -1372,21 +1598,21 @@ def _fill_grad_batch_vjp(gg: Tensor, ans: Tensor, g: Tensor) -> Tensor:
     return broadcast_to(reshape(gg, (rows,) + (1,) * len(shape)), (rows,) + shape)
 
 
-_fill.defbatch(_fill_batch_vjp)
+_fill.defbatch(lambda g, ans, value, *dims, shape: _fill_batch_vjp(g, ans, value, shape))
 _sum_all.defbatch(_fill_grad_batch_vjp)
-_reshape.defbatch(lambda g, ans, x, shape: reshape(g, (_batch_size(g),) + x._value.shape))
+_reshape.defbatch(lambda g, ans, x, *dims, shape: reshape(g, (_batch_size(g),) + x._value.shape))
 _transpose.defbatch(lambda g, ans, x, perm: transpose(
     g, (0,) + tuple(int(p) + 1 for p in np.argsort(perm))))
 _concat.defbatch(lambda g, ans, *xs, axis: tuple(
     split(g, [x._value.shape[axis] for x in xs], axis=axis + 1)))
 _stack.defbatch(lambda g, ans, *xs, axis: tuple(unstack(g, axis=axis + 1)))
-_unstack.defbatch(lambda gs, ans, x, axis: stack(gs, axis=axis + 1))
-_split.defbatch(lambda gs, ans, x, sizes, axis: concat(list(gs), axis=axis + 1))
+_unstack.defbatch(lambda gs, ans, x, axis, num: stack(gs, axis=axis + 1))
+_split.defbatch(lambda gs, ans, x, *given, sizes, axis: concat(list(gs), axis=axis + 1))
 _tile.defbatch(_tile_batch_vjp)
 _strided_slice.defbatch(lambda g, ans, x, key: bind(
     _strided_slice_grad, (g,), {"shape": (_batch_size(g),) + x._value.shape,
                                 "key": (builtins.slice(None),) + key}))
-_strided_slice_grad.defbatch(lambda g, ans, dy, shape, key: bind(
+_strided_slice_grad.defbatch(lambda g, ans, dy, *dims, shape, key: bind(
     _strided_slice, (g,), {"key": (builtins.slice(None),) + key}))
 
 __all__ = [

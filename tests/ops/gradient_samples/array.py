@@ -83,8 +83,9 @@ SAMPLES = {
                  (lambda a, b: tf.concat([a * b, tf.sin(b)], axis=-1), [_u(2, 2), _u(2, 2)])],
     "Pack": [(lambda a, b: tf.square(tf.stack([a, b])), [_u(3), _u(3)]),
              (lambda a, b: tf.stack([a * b, b], axis=1), [_u(2, 2), _u(2, 2)])],
-    "Unpack": [(lambda x: tf.unstack(x)[1] * tf.unstack(x)[0], [_u(2, 3)]),
-               (lambda x: tf.square(tf.unstack(x, axis=1)[2]), [_u(2, 3)])],
+    # `num` given, as TF needs it where the axis's size is unknown (a None dim).
+    "Unpack": [(lambda x: tf.unstack(x, num=2)[1] * tf.unstack(x, num=2)[0], [_u(2, 3)]),
+               (lambda x: tf.square(tf.unstack(x, num=3, axis=1)[2]), [_u(2, 3)])],
     "SplitV": [(lambda x: tf.split(x, 2, axis=1)[0] * tf.split(x, 2, axis=1)[1], [_u(2, 4)]),
                (lambda x: tf.square(tf.split(x, [1, -1])[1]), [_u(3, 2)])],
     "Tile": [(lambda x: tf.square(tf.tile(x, [2, 3])), [_u(2, 2)]),
