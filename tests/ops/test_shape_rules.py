@@ -87,6 +87,12 @@ def _run_recorded(case) -> list:
     return calls
 
 
+# Primitives whose output sizes depend on input VALUES (a mask's count, a run-time slice
+# bound, a tensor `k`): on known shapes their rule gives None for those dims, which must fit.
+VALUE_DEPENDENT = {"Where", "UniqueWithCounts", "DynamicStridedSlice", "Range",
+                   "While", "StatelessWhile"}   # a loop's history has its trip count
+
+
 @pytest.mark.parametrize("case", CASES)
 def test_rules_agree_with_kernels(case):
     calls = _run_recorded(case)
@@ -96,7 +102,13 @@ def test_rules_agree_with_kernels(case):
             continue  # reported by test_every_primitive_has_a_shape_rule
         avals = [aval_of(a) for a in args]
         expected = _outputs(prim, out)
-        assert _rule_outputs(prim, avals, attrs) == expected, (
+        got = _rule_outputs(prim, avals, attrs)
+        if prim.name in VALUE_DEPENDENT:
+            assert all(_compatible(r, e) for r, e in zip(got, expected)), (
+                f"{prim.name}: the rule on {avals} {attrs} gives {got}, which does not fit "
+                f"the kernel's {expected}")
+            continue
+        assert got == expected, (
             f"{prim.name}: the rule on {avals} {attrs} disagrees with the kernel's {expected}")
         unknown = [ShapedArray((None,) * a.ndim, a.dtype) for a in avals]
         relaxed = _rule_outputs(prim, unknown, attrs)

@@ -326,6 +326,14 @@ class ConcreteFunction:
             if t._value.dtype != self.graph.values[vid].dtype:
                 raise mismatch_error(f"__inference_{self.graph.name}", i,
                                      _dtypes.from_numpy(self.graph.values[vid].dtype), t.dtype)
+            expected = self.graph.values[vid].shape
+            if not expected.is_compatible_with(t._value.shape):
+                # TF would run its graph anyway; this one may hold the traced sizes in its
+                # attributes, so a call outside them is refused rather than guessed at.
+                raise TypeError(f"{self.graph.name}: argument {i} has shape "
+                                f"{TensorShape(t._value.shape)}, but this ConcreteFunction was "
+                                f"traced for {expected}; trace another with "
+                                f"get_concrete_function or call the tf.function itself.")
             tensors.append(t)
         return self._call_flat(tensors + [_as_tensor(x) for x in leaves[len(tensors):]],
                                variables)
