@@ -26,6 +26,7 @@ from tapeflow.framework import nest
 from tapeflow.framework.context import context
 from tapeflow.framework.errors import InvalidArgumentError
 from tapeflow.framework.tensor import Tensor, TensorLike
+from tapeflow.framework.tensor_shape import TensorShape
 from tapeflow.framework.variables import Variable
 from tapeflow.graph import passes
 from tapeflow.graph.compiler import Program, compile_graph, replay
@@ -318,10 +319,23 @@ def _while_impl(*inputs: Any, cond_fn: _Branch, body: _Branch, n_vars: int, limi
                 record.append(value)
         state = body.run(state, captures)
         count += 1
-    stacks = [np.stack(record) if record else np.zeros((0,) + np.shape(v), np.asarray(v).dtype)
-              for record, v in zip(trail, inputs[:n_vars])] if history else \
+    stacks = [_history(record, v, index) for index, (record, v) in
+              enumerate(zip(trail, inputs[:n_vars]))] if history else \
         [np.zeros((0,), np.asarray(v).dtype) for v in inputs[:n_vars]]
     return (*state, np.int32(count), *stacks)
+
+
+def _history(record: list, first: Any, index: int) -> np.ndarray:
+    """One loop variable's values at the start of each iteration, stacked (for the VJP)."""
+    if not record:
+        return np.zeros((0,) + np.shape(first), np.asarray(first).dtype)
+    shapes = {np.shape(v) for v in record}
+    if len(shapes) > 1:
+        raise InvalidArgumentError(
+            f"tf.while_loop: loop variable {index} changes shape between iterations "
+            f"({', '.join(str(list(s)) for s in sorted(shapes))}); tapeflow cannot yet "
+            f"differentiate such a loop. [Op:While]")
+    return np.stack(record)
 
 
 def _while_vjp(gs: list, ans: tuple, *inputs: Tensor, cond_fn: _Branch, body: _Branch,
@@ -484,7 +498,6 @@ def _iteration_limit(maximum_iterations: Any) -> Optional[Tensor]:
 
 def _shape_invariants(shape_invariants: Any, structure: Any, flat: list) -> list:
     """One static shape per flat loop variable: its invariant, or its own shape."""
-    from tapeflow.framework.tensor_shape import TensorShape
     if shape_invariants is None:
         return [x.shape for x in flat]
     shapes = [shape_invariants] if not isinstance(structure, (list, tuple)) or \
@@ -516,7 +529,6 @@ def _less_specific(shape: Any, invariant: Any) -> bool:
 
 def _check_loop_outputs(flat: list, outs: list, invariants: list) -> None:
     """The body keeps each loop variable's dtype, and its shape within the invariant."""
-    from tapeflow.framework.tensor_shape import TensorShape
     for before, after, invariant in zip(flat, outs, invariants):
         if before.dtype != after.dtype:
             name = _loop_var_name(before)
@@ -529,16 +541,6 @@ def _check_loop_outputs(flat: list, outs: list, invariants: list) -> None:
                              f"iteration. To allow the shape to vary across iterations, use "
                              f"the `shape_invariants` argument of tf.while_loop to specify a "
                              f"less-specific shape.")
-        if np.shape(after._value) != np.shape(before._value):
-            # A traced graph keeps the shapes of its trace (in attributes and in the loop's
-            # history), so a body that changes a shape cannot be compiled once for all.
-            raise NotImplementedError(
-                f"Loop var `{_loop_var_name(before)}` enters the loop with shape "
-                f"{TensorShape(np.shape(before._value))} and has shape "
-                f"{TensorShape(np.shape(after._value))} after one "
-                f"iteration: shape_invariants {invariant} allow it, but tapeflow's "
-                f"tf.while_loop inside tf.function needs loop variables to keep their "
-                f"shapes. Run the loop eagerly, or keep the shape (pad to a fixed size).")
 
 
 def _lone(result: Any, structure: Any) -> bool:
