@@ -294,6 +294,7 @@ _U = np.arange(6.0).reshape(2, 3)
 _W = np.array([[0.4, -1.0, 2.0], [1.5, 0.3, -0.7]])
 
 COUNT_CHANGING = {
+    "eye_rows": (lambda n: tf.eye(n), [[np.array(2)], [np.array(3)], [np.array(0)]]),
     "unique": (lambda x: tf.unique(x).y, [[np.array([3, 1, 3, 2])], [np.array([1, 1, 1, 1])],
                                           [np.array([4, 3, 2, 1])]]),
     "unique_idx": (lambda x: tuple(tf.unique(x)), [[np.array([3., 1., 3., 2.])],
@@ -553,7 +554,6 @@ STATIC_ARGUMENTS = {
                    "Pack: axis"),
     "reverse_axis": (lambda x, a: tf.reverse(x, a), [_V, np.array([0])],
                      [_V, np.array([1])], "ReverseV2: axis"),
-    "eye_rows": (lambda n: tf.eye(n), [np.array(2)], [np.array(3)], "eye: num_rows"),
     "diag_part_k": (lambda x, k: tf.linalg.diag_part(x, k=k), [_F[:, :3], np.array(1)],
                     [_F[:, :3], np.array(0)], "MatrixDiag: k"),
     "diag_num_rows": (lambda d, n: tf.linalg.diag(d, num_rows=n, num_cols=3), [_V[0],

@@ -126,9 +126,11 @@ def _scopes() -> list:
 
 def _plain(arg: Any, note: str, checks: list) -> Any:
     """`arg` with tensors (itself, or the items of a list/tuple) replaced by their values;
-    the traced ones are noted in `checks`."""
+    the traced ones whose value may change from run to run are noted in `checks` (one
+    computed from constants only cannot)."""
     if isinstance(arg, TensorLike):
-        if isinstance(arg, Tensor):
+        graph = getattr(arg, "_graph", None)
+        if graph is not None and not graph.values[arg._vid].fixed:
             checks.append((arg, note))
         return np.asarray(arg._value)
     if isinstance(arg, (list, tuple)) and any(isinstance(a, TensorLike) for a in arg):
