@@ -73,7 +73,8 @@ def _product(dims: Sequence[Optional[int]]) -> Optional[int]:
 
 # -- reshape -------------------------------------------------------------------------------------
 
-def _reshape_rule(x: ShapedArray, *dims: ShapedArray, shape: Dims) -> ShapedArray:
+def _reshape_rule(x: ShapedArray, *dims: ShapedArray, shape: Dims,
+                  unchecked: bool = False) -> ShapedArray:
     """`shape` (a traced one may hold unknown dims, None, or be None: unknown rank), its one
     -1 or unknown dim inferred when `x`'s element count is known, as TF's Reshape shape
     function. `dims`: the run-time shape, when given (its values are the unknowns)."""
@@ -94,10 +95,11 @@ def _reshape_rule(x: ShapedArray, *dims: ShapedArray, shape: Dims) -> ShapedArra
                        x.dtype)
 
 
-def _reshape_kernel(x: np.ndarray, *dims: np.ndarray, shape: Dims) -> np.ndarray:
+def _reshape_kernel(x: np.ndarray, *dims: np.ndarray, shape: Dims,
+                    unchecked: bool = False) -> np.ndarray:
     """`x` in `shape`, or in the run-time shape `dims[0]` when given (a traced shape
-    argument). A shape that was not checked when tracing (one with a -1, or an `x` of unknown
-    shape) is checked here, with TF's messages."""
+    argument). A shape that was not checked when tracing (`unchecked`: `x`'s shape was
+    unknown) is checked here, with TF's messages."""
     if dims:
         shape = tuple(int(d) for d in dims[0])
     try:
@@ -106,7 +108,8 @@ def _reshape_kernel(x: np.ndarray, *dims: np.ndarray, shape: Dims) -> np.ndarray
         return np.reshape(x, _resolve_shape(x.shape, shape))
 
 
-def _reshape_vjp(g: Tensor, ans: Tensor, x: Tensor, *dims: Tensor, shape: Dims) -> Any:
+def _reshape_vjp(g: Tensor, ans: Tensor, x: Tensor, *dims: Tensor, shape: Dims,
+                 unchecked: bool = False) -> Any:
     gx = reshape(g, x._value.shape if has_static_shape(x._value) else _shape_of(x))
     return (gx, None) if dims else gx
 
@@ -114,7 +117,8 @@ def _reshape_vjp(g: Tensor, ans: Tensor, x: Tensor, *dims: Tensor, shape: Dims) 
 _reshape = Primitive("Reshape", _reshape_kernel, linear=True,
                      shape_rule=_reshape_rule).defvjp(_reshape_vjp)
 # Inlined where the shape is a checked constant (a traced or unchecked one runs the kernel).
-_reshape.lowering = lambda shape: f"np.reshape({{0}}, {shape!r})" if shape is not None and \
+_reshape.lowering = lambda shape, unchecked=False: f"np.reshape({{0}}, {shape!r})" if \
+    not unchecked and shape is not None and \
     all(d is not None and d >= 0 for d in shape) else None
 
 
@@ -161,7 +165,7 @@ def reshape(tensor: Any, shape: Any, name: Optional[str] = None) -> Tensor:
     if x._value.shape == target:
         return x
     if not has_static_shape(x._value):   # -1 and the element count checked when it runs
-        return bind(_reshape, (x,), {"shape": _checked_dims(target)})
+        return bind(_reshape, (x,), {"shape": _checked_dims(target), "unchecked": True})
     return bind(_reshape, (x,), {"shape": _resolve_shape(x._value.shape, target)})
 
 
@@ -649,7 +653,7 @@ def tile(input: Any, multiples: Any, name: Optional[str] = None) -> Tensor:  # n
     return bind(_tile, (x,), {"multiples": multiples})
 
 
-def _broadcast_to_rule(x: ShapedArray, shape: tuple) -> ShapedArray:
+def _broadcast_to_rule(x: ShapedArray, shape: tuple, unchecked: bool = False) -> ShapedArray:
     """`shape`; a traced one may hold unknown dims (None), which `x`'s dims > 1 then give."""
     if x.shape is None:
         return ShapedArray(shape, x.dtype)
@@ -675,7 +679,7 @@ def _check_broadcast_to(in_shape: tuple, shape: tuple) -> None:
                                    f"[Op:BroadcastTo]") from None
 
 
-def _broadcast_to_kernel(x: np.ndarray, shape: tuple) -> np.ndarray:
+def _broadcast_to_kernel(x: np.ndarray, shape: tuple, unchecked: bool = False) -> np.ndarray:
     try:
         return np.broadcast_to(x, shape)
     except ValueError:   # a shape tracing did not know: TF's message
@@ -685,8 +689,10 @@ def _broadcast_to_kernel(x: np.ndarray, shape: tuple) -> np.ndarray:
 
 _broadcast_to = Primitive("BroadcastTo", _broadcast_to_kernel, linear=True,
                           batch_safe=True, shape_rule=_broadcast_to_rule).defvjp(
-    lambda g, ans, x, shape: g)  # the tape sums the cotangent back to x's shape
-_broadcast_to.lowering = lambda shape: f"np.broadcast_to({{0}}, {shape!r})"
+    lambda g, ans, x, shape, unchecked=False: g)  # the tape sums the cotangent back to x's shape
+# Inlined where the wrapper checked the shapes (`unchecked`: the kernel checks them).
+_broadcast_to.lowering = lambda shape, unchecked=False: None if unchecked else \
+    f"np.broadcast_to({{0}}, {shape!r})"
 
 
 @reads_static
@@ -695,7 +701,7 @@ def broadcast_to(input: Any, shape: Any, name: Optional[str] = None) -> Tensor: 
     x = convert_to_tensor(input)
     shape = static_value(shape, "BroadcastTo: shape", _shape_tuple)
     if not has_static_shape(x._value):   # the rule checks the known dims, the kernel all
-        return bind(_broadcast_to, (x,), {"shape": shape})
+        return bind(_broadcast_to, (x,), {"shape": shape, "unchecked": True})
     _check_broadcast_to(x._value.shape, shape)
     return bind(_broadcast_to, (x,), {"shape": shape})
 
@@ -1600,7 +1606,8 @@ def _fill_grad_batch_vjp(gg: Tensor, ans: Tensor, g: Tensor) -> Tensor:
 
 _fill.defbatch(lambda g, ans, value, *dims, shape: _fill_batch_vjp(g, ans, value, shape))
 _sum_all.defbatch(_fill_grad_batch_vjp)
-_reshape.defbatch(lambda g, ans, x, *dims, shape: reshape(g, (_batch_size(g),) + x._value.shape))
+_reshape.defbatch(lambda g, ans, x, *dims, shape, unchecked=False: reshape(
+    g, (_batch_size(g),) + x._value.shape))
 _transpose.defbatch(lambda g, ans, x, perm: transpose(
     g, (0,) + tuple(int(p) + 1 for p in np.argsort(perm))))
 _concat.defbatch(lambda g, ans, *xs, axis: tuple(
