@@ -127,3 +127,12 @@ def test_broadcast_to_an_incompatible_shape_raises_when_it_runs():
     with pytest.raises(tf.errors.InvalidArgumentError, match="BroadcastTo"):
         traced(tf.zeros([2], F64))
     np.testing.assert_array_equal(traced(tf.ones([3], F64)).numpy(), np.ones((2, 3)))
+
+
+def test_expand_dims_and_squeeze_of_unknown_dims():
+    _traced_once(lambda x: tf.squeeze(tf.expand_dims(x, 1), [1]) * tf.expand_dims(x, -1)[..., 0],
+                 [_spec(None, None)], [[np.ones((2, 3))], [np.arange(4.0).reshape(4, 1)]])
+    squeezed = tf.function(lambda x: tf.squeeze(x, [0]), input_signature=[_spec(None, None)])
+    assert squeezed(tf.ones([1, 3], F64)).shape == (3,)
+    with pytest.raises(tf.errors.InvalidArgumentError):   # a dim of 2 is not squeezed away
+        squeezed(tf.ones([2, 3], F64))

@@ -277,7 +277,9 @@ def expand_dims(input: Any, axis: int, name: Optional[str] = None) -> Tensor:  #
                                    f"dimensions. [Op:ExpandDims]")
     axis = axis % (rank + 1)
     shape = x._value.shape
-    return reshape(x, shape[:axis] + (1,) + shape[axis:])
+    return _reshape_dims(x, shape[:axis] + (1,) + shape[axis:],
+                         list(builtins.range(axis)) + [None] +
+                         list(builtins.range(axis, rank)))
 
 
 @reads_static
@@ -289,6 +291,10 @@ def squeeze(input: Any, axis: Any = None, name: Optional[str] = None) -> Tensor:
     if axis is not None:
         axis = static_value(axis, "Squeeze: axis", lambda a: np.asarray(a).reshape(-1).tolist())
     if not axis:  # None or empty: TF squeezes every dimension of size 1
+        if None in shape:   # then TF's output rank is unknown
+            raise NotImplementedError(f"tf.squeeze without `axis` of a tensor of shape "
+                                      f"{dims_text(shape)}: tapeflow needs the axes to squeeze "
+                                      f"where dims are unknown; pass `axis`")
         axes = {i for i, d in enumerate(shape) if d == 1}
     else:
         for a in axis:
@@ -297,10 +303,26 @@ def squeeze(input: Any, axis: Any = None, name: Optional[str] = None) -> Tensor:
                                            f"{rank} dimensions. [Op:Squeeze]")
         axes = {a % rank for a in axis}
         for a in axes:
-            if shape[a] != 1:
+            if shape[a] not in (1, None):
                 raise InvalidArgumentError(f"Can not squeeze dim[{a}], expected a dimension of "
                                            f"1, got {shape[a]} [Op:Squeeze]")
-    return reshape(x, tuple(d for i, d in enumerate(shape) if i not in axes))
+    kept = [i for i in builtins.range(rank) if i not in axes]
+    # A squeezed dim known only at run time must be 1 then: the reshape's count checks it.
+    return _reshape_dims(x, tuple(shape[i] for i in kept), kept,
+                         exact=any(shape[a] is None for a in axes))
+
+
+def _reshape_dims(x: Tensor, dims: tuple, source: list, exact: bool = False) -> Tensor:
+    """`x` reshaped to `dims`, where `source[i]` is the dim of `x` that output dim i is (None
+    for a new 1): with unknown dims, their sizes are read as the graph runs (always, when
+    `exact`: no -1 may absorb a dim of x that is left out)."""
+    if None not in dims and not exact:
+        return reshape(x, dims)
+    if dims.count(None) == 1 and not exact:
+        return reshape(x, tuple(-1 if d is None else d for d in dims))
+    run_time = _shape_of(x)
+    parts = stack([wrap(np.int32(1)) if i is None else run_time[i] for i in source])
+    return bind(_reshape, (x, parts), {"shape": dims})
 
 
 # -- concat / stack / split ----------------------------------------------------------------------
