@@ -495,8 +495,14 @@ def _unstack_kernel(x: np.ndarray, axis: int, num: int) -> tuple:
     return tuple(np.moveaxis(x, axis, 0))
 
 
-def _unstack_rule(x: ShapedArray, axis: int, num: int) -> tuple:
-    # One output per element of `axis`: `num`, TF's Unpack attribute.
+def _unstack_rule(x: ShapedArray, axis: int, num: Optional[int] = None) -> tuple:
+    # One output per element of `axis`: `num`, TF's Unpack attribute (tf.unstack always
+    # gives it); without it, the axis's static size, which TF's tf.unstack needs then.
+    if num is None:
+        num = None if x.shape is None else x.shape[axis]
+        if num is None:
+            raise ValueError(f"Cannot infer argument `num` from shape "
+                             f"{'<unknown>' if x.shape is None else x.shape}")
     if x.shape is not None and x.shape[axis] not in (None, num):
         raise _shape_error("Unpack", f"Dimension must be {num} but is {x.shape[axis]}",
                            x.shape)
