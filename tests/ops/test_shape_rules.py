@@ -1,4 +1,4 @@
-"""Every primitive's shape-and-dtype rule (see `tapeflow.autodiff.abstract`).
+"""Every primitive's shape-and-dtype rule (see `tapeflow.framework.abstract`).
 
 A rule is what tracing trusts for the static shapes of traced values, so it must agree with
 the kernel: for every kernel call that the gradient samples make (of the sample's primitive
@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 import tapeflow as tf
-from tapeflow.autodiff.abstract import ShapedArray, aval_of
+from tapeflow.framework.abstract import ShapedArray, aval_of
 from tapeflow.autodiff.core import REGISTRY
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))

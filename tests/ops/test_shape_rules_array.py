@@ -6,7 +6,7 @@ reject. Expected shapes and messages are TF 2.21's, read from `tf.function` trac
 import numpy as np
 import pytest
 
-from tapeflow.autodiff.abstract import ShapedArray
+from tapeflow.framework.abstract import ShapedArray
 from tapeflow.autodiff.core import REGISTRY
 import tapeflow.ops.array_ops  # noqa: F401 - registers the primitives
 

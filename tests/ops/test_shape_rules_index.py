@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import tapeflow  # noqa: F401 - registers every primitive
-from tapeflow.autodiff.abstract import ShapedArray
+from tapeflow.framework.abstract import ShapedArray
 from tapeflow.autodiff.core import REGISTRY
 
 F32, I32, I64 = np.dtype(np.float32), np.dtype(np.int32), np.dtype(np.int64)

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import tapeflow as tf
-from tapeflow.autodiff.abstract import ShapedArray
+from tapeflow.framework.abstract import ShapedArray
 from tapeflow.autodiff.core import REGISTRY
 
 F32, C64 = np.float32, np.complex64

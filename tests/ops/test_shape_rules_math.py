@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import tapeflow  # noqa: F401 - registers every primitive
-from tapeflow.autodiff.abstract import ShapedArray
+from tapeflow.framework.abstract import ShapedArray
 from tapeflow.autodiff.core import REGISTRY
 
 F32, F64, C64, C128 = np.float32, np.float64, np.complex64, np.complex128

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import tapeflow as tf
-from tapeflow.autodiff.abstract import ShapedArray
+from tapeflow.framework.abstract import ShapedArray
 from tapeflow.ops import conv_ops as c
 from tapeflow.ops import nn_ops as nn
 

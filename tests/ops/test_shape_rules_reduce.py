@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import tapeflow as tf
-from tapeflow.autodiff.abstract import ShapedArray, aval_of
+from tapeflow.framework.abstract import ShapedArray, aval_of
 from tapeflow.autodiff.core import REGISTRY, Primitive
 from tapeflow.ops import random_ops, reduce_ops
 

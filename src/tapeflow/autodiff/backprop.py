@@ -14,7 +14,7 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
-from tapeflow.autodiff.abstract import has_static_shape
+from tapeflow.framework.abstract import has_static_shape
 from tapeflow.autodiff.core import READ_VARIABLE
 from tapeflow.framework.context import context
 from tapeflow.framework.indexed_slices import IndexedSlices

@@ -12,7 +12,7 @@ from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 
-from tapeflow.autodiff.abstract import dims_text, same_as_input
+from tapeflow.framework.abstract import dims_text, same_as_input
 from tapeflow.framework import variables as _variables
 from tapeflow.framework.context import rerun_kernel, context, run_kernel
 from tapeflow.framework.errors import InvalidArgumentError, OpError

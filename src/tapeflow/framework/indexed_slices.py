@@ -21,6 +21,7 @@ from typing import Any, Optional
 
 import numpy as np
 
+from tapeflow.framework.abstract import AbstractArray
 from tapeflow.framework import dtypes as _dtypes
 from tapeflow.framework.tensor import Tensor
 from tapeflow.framework.tensor_shape import TensorShape
@@ -72,6 +73,8 @@ class IndexedSlices:
         """The dense tensor's static shape (unknown without a `dense_shape`)."""
         if self._dense_shape is None:
             return TensorShape(None)
+        if type(self._dense_shape._value) is AbstractArray:  # traced: rows known when it runs
+            return TensorShape([None]).concatenate(self._values.shape[1:])
         return TensorShape([int(d) for d in np.asarray(self._dense_shape._value)])
 
     @property

@@ -22,7 +22,7 @@ from typing import Any, Callable
 import numpy as np
 
 from tapeflow.autodiff import core
-from tapeflow.autodiff.abstract import same_as_input
+from tapeflow.framework.abstract import same_as_input
 from tapeflow.autodiff.backprop import support
 from tapeflow.framework.context import context
 from tapeflow.framework.errors import InvalidArgumentError, OpError

@@ -33,7 +33,7 @@ from typing import Any, Iterator, Optional
 import numpy as np
 
 from tapeflow.autodiff import core
-from tapeflow.autodiff.abstract import AbstractArray, ShapedArray, aval_of
+from tapeflow.framework.abstract import AbstractArray, ShapedArray, aval_of
 from tapeflow.framework import dtypes as _dtypes
 from tapeflow.framework.context import context
 from tapeflow.framework.tensor import Tensor, TensorLike, wrap

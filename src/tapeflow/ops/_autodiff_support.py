@@ -23,7 +23,7 @@ from typing import Any, Callable
 import numpy as np
 
 from tapeflow.autodiff import backprop as _backprop
-from tapeflow.autodiff.abstract import has_static_shape
+from tapeflow.framework.abstract import has_static_shape
 from tapeflow.framework.tensor import Tensor, wrap
 from tapeflow.ops import array_ops as _array_ops
 from tapeflow.ops._convert import convert_to_tensor

@@ -21,7 +21,7 @@ from typing import Any, Callable, TypeVar
 
 import numpy as np
 
-from tapeflow.autodiff.abstract import AbstractValueError, ShapedArray, same_as_input
+from tapeflow.framework.abstract import AbstractValueError, ShapedArray, same_as_input
 from tapeflow.autodiff.core import Primitive, bind, dims_text
 from tapeflow.framework import nest
 from tapeflow.framework.context import context

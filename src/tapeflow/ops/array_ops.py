@@ -9,7 +9,7 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
-from tapeflow.autodiff.abstract import Dims, ShapedArray, has_static_shape
+from tapeflow.framework.abstract import Dims, ShapedArray, has_static_shape
 from tapeflow.autodiff.core import Primitive, bind, dims_text
 from tapeflow.framework import dtypes as _dtypes
 from tapeflow.framework.context import context

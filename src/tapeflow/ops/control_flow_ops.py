@@ -20,7 +20,7 @@ from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 
-from tapeflow.autodiff.abstract import ShapedArray, same_as_input
+from tapeflow.framework.abstract import ShapedArray, same_as_input
 from tapeflow.autodiff.core import Primitive, bind
 from tapeflow.framework import nest
 from tapeflow.framework.context import context

@@ -22,7 +22,7 @@ from typing import Any, Optional
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from tapeflow.autodiff.abstract import ShapedArray, dims_text, has_static_shape
+from tapeflow.framework.abstract import ShapedArray, dims_text, has_static_shape
 from tapeflow.autodiff.core import Primitive, bind
 from tapeflow.framework.errors import AbortedError, InvalidArgumentError
 from tapeflow.framework.tensor import Tensor

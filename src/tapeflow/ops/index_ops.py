@@ -10,7 +10,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from tapeflow.autodiff.abstract import AbstractArray, ShapedArray, has_static_shape, same_as_input
+from tapeflow.framework.abstract import AbstractArray, ShapedArray, has_static_shape, same_as_input
 from tapeflow.autodiff.core import Primitive, bind, dims_text
 from tapeflow.framework import dtypes as _dtypes
 from tapeflow.framework.context import context

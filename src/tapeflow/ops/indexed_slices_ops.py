@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from tapeflow.framework import dtypes as _dtypes
+from tapeflow.framework.abstract import AbstractArray
 from tapeflow.framework.indexed_slices import IndexedSlices
 from tapeflow.framework.tensor import Tensor
 from tapeflow.ops import array_ops, math_ops
@@ -30,7 +31,11 @@ def dense(slices: IndexedSlices, dtype: Any = None) -> Tensor:
     if slices._dense_shape is None:
         raise ValueError(f"Tensor conversion requested for IndexedSlices for argument "
                          f"`value` without dense_shape: {slices}")
-    rows = int(np.asarray(slices._dense_shape._value).reshape(-1)[0])
+    dense_shape = slices._dense_shape
+    if type(dense_shape._value) is AbstractArray:  # traced: the row count is read as it runs
+        rows = dense_shape[0]
+    else:
+        rows = int(np.asarray(dense_shape._value).reshape(-1)[0])
     return unsorted_segment_sum(slices._values, slices._indices, rows)
 
 

@@ -15,7 +15,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from tapeflow.autodiff.abstract import (ShapedArray, broadcast_dims, has_static_shape,
+from tapeflow.framework.abstract import (ShapedArray, broadcast_dims, has_static_shape,
                                         same_as_input)
 from tapeflow.autodiff.core import Primitive, bind, dims_text
 from tapeflow.framework import dtypes as _dtypes

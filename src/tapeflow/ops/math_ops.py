@@ -11,7 +11,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from tapeflow.autodiff.abstract import (Dims, ShapedArray, broadcast_dims, same_as_input,
+from tapeflow.framework.abstract import (Dims, ShapedArray, broadcast_dims, same_as_input,
                                         same_shape)
 from tapeflow.autodiff.core import Primitive, bind, dims_text
 from tapeflow.framework import dtypes as _dtypes

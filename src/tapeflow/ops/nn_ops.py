@@ -14,7 +14,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from tapeflow.autodiff.abstract import (Dims, ShapedArray, broadcast_dims, broadcasting,
+from tapeflow.framework.abstract import (Dims, ShapedArray, broadcast_dims, broadcasting,
                                         dims_text, has_static_shape, same_as_input)
 from tapeflow.autodiff.core import Primitive, bind, shape_text
 from tapeflow.framework import dtypes as _dtypes

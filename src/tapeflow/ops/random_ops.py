@@ -25,7 +25,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from tapeflow.autodiff.abstract import ShapedArray, dims_text, same_as_input
+from tapeflow.framework.abstract import ShapedArray, dims_text, same_as_input
 from tapeflow.autodiff.core import Primitive, bind
 from tapeflow.framework import dtypes as _dtypes
 from tapeflow.framework.errors import InvalidArgumentError

@@ -7,7 +7,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from tapeflow.autodiff.abstract import ShapedArray, has_static_shape
+from tapeflow.framework.abstract import ShapedArray, has_static_shape
 from tapeflow.autodiff.core import Primitive, bind, dims_text
 from tapeflow.framework import dtypes as _dtypes
 from tapeflow.framework.convert import cpp_name

@@ -9,7 +9,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from tapeflow.autodiff.abstract import same_as_input
+from tapeflow.framework.abstract import same_as_input
 from tapeflow.autodiff.core import Primitive, bind
 from tapeflow.framework.convert import cpp_name
 from tapeflow.framework.errors import InvalidArgumentError
