@@ -9,8 +9,8 @@ just the value; under a trace, the wrapper's outputs are passed through a check
 (`TracedValueCheck`) that the argument still has the value the function was traced with, so a
 different value raises a clear InvalidArgumentError instead of giving wrong numbers.
 
-`traced_shape_guard` is the same idea for output SHAPES that depend on input values
-(boolean_mask, where, unique): a traced graph keeps the shapes of its trace.
+Output SHAPES that depend on input values (boolean_mask, where, unique) need no such check:
+tracing gives them unknown dims, and the graph computes them as it runs.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from tapeflow.framework.tensor import Tensor, TensorLike
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-# -- EnsureShape: the check behind tf.ensure_shape and traced_shape_guard --------------------------
+# -- EnsureShape: the check behind tf.ensure_shape --------------------------
 
 def _ensure_shape_kernel(x: np.ndarray, shape: tuple, note: str) -> np.ndarray:
     if len(shape) != np.ndim(x) or any(d is not None and d != s
@@ -55,21 +55,6 @@ def _ensure_shape_rule(x: ShapedArray, shape: tuple, note: str) -> ShapedArray:
 ensure_shape_prim = Primitive("EnsureShape", _ensure_shape_kernel,
                               shape_rule=_ensure_shape_rule).defvjp(
     lambda g, ans, x, shape, note: g)
-
-
-def traced_shape_guard(t: Tensor, what: str) -> Tensor:
-    """Under tf.function, `t` checked at run time to keep the shape it had when traced.
-
-    The output shape of `what` (boolean_mask, where, unique, ...) depends on input VALUES,
-    but a traced graph keeps the shapes of its trace (in attributes, gradient seeds,
-    tf.shape constants): a run with a different count fails with a clear error here instead
-    of computing wrong numbers further on. Eagerly, `t` is returned as it is.
-    """
-    if context.graph is None:
-        return t
-    note = (f" {what} has a data-dependent output shape; tapeflow's tf.function keeps the "
-            f"shape the function was traced with ({dims_text(np.shape(t._value))}).")
-    return bind(ensure_shape_prim, (t,), {"shape": np.shape(t._value), "note": note})
 
 
 # -- TracedValueCheck: a static argument keeps its traced value ------------------------------------
