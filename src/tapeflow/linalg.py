@@ -1,14 +1,6 @@
 """`tf.linalg`: matrix products, solves, factorizations, determinants, diagonals and norms."""
 
-from tapeflow.ops.linalg_ops import (adjoint, band_part, cholesky, cholesky_solve, det,
-                                     diag, diag_part, eigh, eigvalsh, einsum, expm, eye, inv,
-                                     logdet, lstsq, matrix_transpose, matvec, norm, pinv, qr,
-                                     set_diag, slogdet, solve, svd, tensordot, trace,
-                                     triangular_solve)
-from tapeflow.ops.math_ops import matmul
-from tapeflow.ops.clip_ops import global_norm
+import tapeflow.ops  # noqa: F401 - the op families declare their public names on import
+from tapeflow.framework.exports import populate as _populate
 
-__all__ = ["adjoint", "band_part", "cholesky", "cholesky_solve", "det", "diag", "diag_part", "eigh",
-           "eigvalsh", "einsum", "expm", "eye", "inv", "logdet", "lstsq", "matrix_transpose",
-           "matvec", "norm", "pinv", "qr", "set_diag", "slogdet", "solve", "svd", "tensordot",
-           "trace", "triangular_solve", "matmul", "global_norm"]
+_populate(globals(), "linalg")

@@ -1,6 +1,6 @@
 """`tf.random`: seeding and random tensors."""
 
-from tapeflow.ops.random_ops import (categorical, normal, set_seed, shuffle,
-                                     truncated_normal, uniform)
+import tapeflow.ops  # noqa: F401 - the op families declare their public names on import
+from tapeflow.framework.exports import populate as _populate
 
-__all__ = ["categorical", "normal", "set_seed", "shuffle", "truncated_normal", "uniform"]
+_populate(globals(), "random")

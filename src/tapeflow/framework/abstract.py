@@ -212,6 +212,7 @@ def apply_rule(rule: Callable, inputs: Sequence[ShapedArray], attrs: dict) -> An
     return tuple(out) if isinstance(out, list) else out
 
 
-__all__ = ["ShapedArray", "AbstractArray", "AbstractValueError", "aval_of", "has_static_shape", "dims_text", "broadcast_dims", "same_as_input",
+__all__ = ["ShapedArray", "AbstractArray", "AbstractValueError", "aval_of", "has_static_shape",
+           "dims_text", "broadcast_dims", "same_as_input",
            "same_shape", "broadcasting", "broadcasting_to", "unknown_shape", "known_dims",
            "apply_rule"]

@@ -358,4 +358,5 @@ def mismatch_error(op_name: str, index: int, expected: _dtypes.DType,
         f"{kind(expected)} tensor but is a {kind(got)} tensor [Op:{op_name}]")
 
 
-__all__ = ["constant_value", "check_dtype", "mismatch_error", "cpp_name", "register_tensor_conversion_function"]
+__all__ = ["constant_value", "check_dtype", "mismatch_error", "cpp_name",
+           "register_tensor_conversion_function"]

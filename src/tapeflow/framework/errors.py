@@ -26,12 +26,15 @@ def _make(name: str, doc: str) -> type:
 CancelledError = _make("CancelledError", "An operation was cancelled.")
 UnknownError = _make("UnknownError", "An unknown error occurred.")
 InvalidArgumentError = _make("InvalidArgumentError", "An operation received an invalid argument.")
-DeadlineExceededError = _make("DeadlineExceededError", "A deadline expired before the operation finished.")
+DeadlineExceededError = _make("DeadlineExceededError",
+                              "A deadline expired before the operation finished.")
 NotFoundError = _make("NotFoundError", "A requested entity (a file, say) was not found.")
-AlreadyExistsError = _make("AlreadyExistsError", "An entity that an operation tried to create already exists.")
+AlreadyExistsError = _make("AlreadyExistsError",
+                           "An entity that an operation tried to create already exists.")
 PermissionDeniedError = _make("PermissionDeniedError", "The caller may not run the operation.")
 ResourceExhaustedError = _make("ResourceExhaustedError", "Some resource has been exhausted.")
-FailedPreconditionError = _make("FailedPreconditionError", "The system is not in a state to run the operation.")
+FailedPreconditionError = _make("FailedPreconditionError",
+                                "The system is not in a state to run the operation.")
 AbortedError = _make("AbortedError", "The operation was aborted.")
 OutOfRangeError = _make("OutOfRangeError", "An operation iterated past the valid input range.")
 UnimplementedError = _make("UnimplementedError", "The operation is not implemented.")

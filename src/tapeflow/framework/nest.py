@@ -61,7 +61,8 @@ def _rebuild(structure: Any, leaves: Iterable) -> Any:
     return type(structure)(items)
 
 
-def pack_sequence_as(structure: Any, flat_sequence: Iterable, expand_composites: bool = False) -> Any:
+def pack_sequence_as(structure: Any, flat_sequence: Iterable,
+                     expand_composites: bool = False) -> Any:
     """Rebuilds `structure`'s shape with the leaves of `flat_sequence`."""
     flat = list(flat_sequence)
     if type(structure) is list and _is_flat(structure):

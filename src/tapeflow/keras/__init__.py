@@ -20,5 +20,6 @@ def __getattr__(name: str):
         return module
     raise AttributeError(f"module 'tapeflow.keras' has no attribute {name!r}")
 
-__all__ = ["activations", "backend", "initializers", "layers", "Input", "InputLayer", "InputSpec", "Layer",
+__all__ = ["activations", "backend", "initializers", "layers", "Input", "InputLayer", "InputSpec",
+           "Layer",
            "KerasTensor", "Functional", "Model", "Sequential", "models", "Variable"]

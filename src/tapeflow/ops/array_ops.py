@@ -18,6 +18,7 @@ from tapeflow.framework.indexed_slices import IndexedSlices
 from tapeflow.framework.tensor import Tensor, TensorLike, wrap
 from tapeflow.framework.tensor_shape import TensorShape
 from tapeflow.framework.convert import constant_value, cpp_name, mismatch_error
+from tapeflow.framework.exports import tf_export
 from tapeflow.ops._convert import convert_to_tensor
 from tapeflow.ops._static import is_traced, reads_static, reject_traced, static_value
 from tapeflow.ops.math_ops import cast, conj
@@ -153,6 +154,7 @@ def _traced_dims(arg: Any) -> Optional[tuple]:
                            for a, d in zip(arg, pattern)])
 
 
+@tf_export("reshape")
 @reads_static
 def reshape(tensor: Any, shape: Any, name: Optional[str] = None) -> Tensor:
     """The same elements in a new shape; one dimension may be -1 (inferred)."""
@@ -231,6 +233,7 @@ _transpose = Primitive("Transpose", lambda x, perm: np.transpose(x, perm), linea
     lambda g, ans, x, perm: transpose(g, tuple(np.argsort(perm))))
 
 
+@tf_export("transpose")
 @reads_static
 def transpose(a: Any, perm: Optional[Sequence[int]] = None, conjugate: bool = False,
               name: Optional[str] = None) -> Tensor:
@@ -266,6 +269,7 @@ def _check_perm(perm: np.ndarray, rank: int) -> tuple:
     return fixed
 
 
+@tf_export("expand_dims")
 @reads_static
 def expand_dims(input: Any, axis: int, name: Optional[str] = None) -> Tensor:  # noqa: A002
     """Inserts a dimension of size 1 at `axis`."""
@@ -282,6 +286,7 @@ def expand_dims(input: Any, axis: int, name: Optional[str] = None) -> Tensor:  #
                          list(builtins.range(axis, rank)))
 
 
+@tf_export("squeeze")
 @reads_static
 def squeeze(input: Any, axis: Any = None, name: Optional[str] = None) -> Tensor:  # noqa: A002
     """Removes dimensions of size 1 (all of them, or those in `axis`)."""
@@ -395,6 +400,7 @@ def _same_dtype(values: list, op_name: str) -> list:
     return tensors
 
 
+@tf_export("concat")
 @reads_static
 def concat(values: Sequence[Any], axis: int, name: str = "concat") -> Tensor:
     """Joins tensors along an existing axis."""
@@ -470,6 +476,7 @@ _stack = Primitive("Pack", _stack_kernel, linear=True,
                    shape_rule=_stack_rule).defvjp(_stack_vjp)
 
 
+@tf_export("stack")
 @reads_static
 def stack(values: Sequence[Any], axis: int = 0, name: str = "stack") -> Tensor:
     """Joins tensors of one shape along a new axis."""
@@ -515,6 +522,7 @@ _unstack = Primitive("Unpack", _unstack_kernel, multiple_results=True, linear=Tr
     lambda gs, ans, x, axis, num: stack(gs, axis=axis))
 
 
+@tf_export("unstack")
 def unstack(value: Any, num: Optional[int] = None, axis: int = 0,
             name: str = "unstack") -> list:
     """Splits a tensor into a list of tensors along `axis` (removing it)."""
@@ -601,6 +609,7 @@ def _resolve_split(sizes: list, length: int) -> tuple:
     return tuple(sizes)
 
 
+@tf_export("split")
 @reads_static
 def split(value: Any, num_or_size_splits: Any, axis: int = 0, num: Optional[int] = None,
           name: str = "split") -> list:
@@ -663,6 +672,7 @@ _tile = Primitive("Tile", lambda x, multiples: np.tile(x, multiples), linear=Tru
                   shape_rule=_tile_rule).defvjp(_tile_vjp)
 
 
+@tf_export("tile")
 @reads_static
 def tile(input: Any, multiples: Any, name: Optional[str] = None) -> Tensor:  # noqa: A002
     """Repeats the tensor `multiples[i]` times along axis i."""
@@ -723,6 +733,7 @@ _broadcast_to.lowering = lambda shape, unchecked=False: None if unchecked else \
     f"np.broadcast_to({{0}}, {shape!r})"
 
 
+@tf_export("broadcast_to")
 @reads_static
 def broadcast_to(input: Any, shape: Any, name: Optional[str] = None) -> Tensor:  # noqa: A002
     """`input` broadcast to `shape` with NumPy's rules."""
@@ -1083,6 +1094,7 @@ def _traced_key(key: Any) -> Optional[tuple]:
     return (template, tensors) if tensors else None
 
 
+@tf_export("strided_slice")
 def strided_slice(input_: Any, begin: Any, end: Any, strides: Any = None, begin_mask: int = 0,
                   end_mask: int = 0, ellipsis_mask: int = 0, new_axis_mask: int = 0,
                   shrink_axis_mask: int = 0, var: Any = None, name: Optional[str] = None
@@ -1139,6 +1151,7 @@ def slice_tensor(tensor: Any, key: Any) -> Tensor:
     return bind(_dynamic_slice, (x,) + tuple(tensors), {"template": template})
 
 
+@tf_export("slice")
 @reads_static
 def slice(input_: Any, begin: Any, size: Any, name: Optional[str] = None) -> Tensor:  # noqa: A001
     """The block of `size` starting at `begin` (a size of -1 takes the rest)."""
@@ -1180,6 +1193,7 @@ _rank = Primitive("Rank", lambda x: np.array(x.ndim, np.int32), differentiable=F
                   shape_rule=lambda x: ShapedArray((), np.int32))
 
 
+@tf_export("shape")
 def shape(input: Any, out_type: Any = _dtypes.int32, name: Optional[str] = None) -> Tensor:  # noqa: A002
     """The shape as a 1-D integer tensor."""
     x = convert_to_tensor(input)
@@ -1189,6 +1203,7 @@ def shape(input: Any, out_type: Any = _dtypes.int32, name: Optional[str] = None)
     return wrap(np.array(x._value.shape, dtype=dtype))
 
 
+@tf_export("size")
 def size(input: Any, out_type: Any = _dtypes.int32, name: Optional[str] = None) -> Tensor:  # noqa: A002
     """The number of elements, as a scalar integer tensor."""
     x = convert_to_tensor(input)
@@ -1198,6 +1213,7 @@ def size(input: Any, out_type: Any = _dtypes.int32, name: Optional[str] = None) 
     return wrap(np.array(x._value.size, dtype=dtype))
 
 
+@tf_export("rank")
 def rank(input: Any, name: Optional[str] = None) -> Tensor:  # noqa: A002
     """The number of dimensions, as a scalar int32 tensor."""
     x = convert_to_tensor(input)
@@ -1208,6 +1224,7 @@ def rank(input: Any, name: Optional[str] = None) -> Tensor:  # noqa: A002
 
 # -- creation ------------------------------------------------------------------------------------
 
+@tf_export("constant")
 def constant(value: Any, dtype: Any = None, shape: Any = None, name: str = "Const") -> Tensor:
     """A tensor holding `value` (broadcast to `shape` when given). Inside tf.function,
     `value` may not be a tensor of the function (TypeError, as in TensorFlow)."""
@@ -1232,6 +1249,7 @@ def constant(value: Any, dtype: Any = None, shape: Any = None, name: str = "Cons
     return result
 
 
+@tf_export("zeros")
 @reads_static
 def zeros(shape: Any, dtype: Any = _dtypes.float32, name: Optional[str] = None) -> Tensor:
     """A tensor of zeros."""
@@ -1249,6 +1267,7 @@ def _dims(shape: tuple) -> tuple:
     return shape
 
 
+@tf_export("ones")
 @reads_static
 def ones(shape: Any, dtype: Any = _dtypes.float32, name: Optional[str] = None) -> Tensor:
     """A tensor of ones."""
@@ -1282,6 +1301,7 @@ _fill.lowering = lambda shape: None if shape is None or None in shape else \
     f"np.full({shape!r}, {{0}})"
 
 
+@tf_export("fill")
 @reads_static
 def fill(dims: Any, value: Any, name: Optional[str] = None) -> Tensor:
     """A tensor of shape `dims` filled with the scalar `value` (its dtype follows `value`);
@@ -1327,6 +1347,7 @@ def _hinted(value: Any, dtype: Any) -> Tensor:
     return convert_to_tensor(value, dtype_hint=dtype)
 
 
+@tf_export("one_hot")
 @reads_static
 def one_hot(indices: Any, depth: int, on_value: Any = None, off_value: Any = None,
             axis: Optional[int] = None, dtype: Any = None, name: Optional[str] = None) -> Tensor:
@@ -1394,6 +1415,7 @@ _range = Primitive("Range", _range_kernel, differentiable=False,
 _RANGE_HIERARCHY = ("int32", "int64", "float16", "float32", "float64")
 
 
+@tf_export("range")
 def range(start: Any, limit: Any = None, delta: Any = 1, dtype: Any = None,  # noqa: A001
           name: str = "range") -> Tensor:
     """The numbers start, start + delta, ... up to (not including) `limit`, like
@@ -1418,6 +1440,7 @@ def range(start: Any, limit: Any = None, delta: Any = 1, dtype: Any = None,  # n
     return bind(_range, tuple(args))
 
 
+@tf_export("linspace")
 @reads_static
 def linspace(start: Any, stop: Any, num: Any, name: Optional[str] = None,
              axis: int = 0) -> Tensor:
@@ -1583,6 +1606,7 @@ def _check_batch_dims(shape: tuple, ind_shape: tuple, batch_dims: int) -> None:
                                        f"indices.shape[{d}]: {ind_shape[d]} [Op:GatherV2]")
 
 
+@tf_export("gather")
 @reads_static
 def gather(params: Any, indices: Any, validate_indices: Any = None, axis: Any = None,
            batch_dims: int = 0, name: Optional[str] = None) -> Tensor:
@@ -1649,10 +1673,3 @@ _strided_slice.defbatch(lambda g, ans, x, key: bind(
                                 "key": (builtins.slice(None),) + key}))
 _strided_slice_grad.defbatch(lambda g, ans, dy, *dims, shape, key: bind(
     _strided_slice, (g,), {"key": (builtins.slice(None),) + key}))
-
-__all__ = [
-    "reshape", "transpose", "expand_dims", "squeeze", "concat", "stack", "unstack", "split",
-    "tile", "broadcast_to", "slice", "strided_slice", "shape", "size", "rank", "constant", "zeros",
-    "ones", "fill",
-    "one_hot", "range", "linspace", "gather",
-]

@@ -14,12 +14,14 @@ from tapeflow.framework.dtypes import DType
 from tapeflow.framework.errors import InvalidArgumentError
 from tapeflow.framework.indexed_slices import IndexedSlices
 from tapeflow.framework.tensor import Tensor, TensorLike
+from tapeflow.framework.exports import tf_export
 from tapeflow.ops._convert import convert_to_tensor
 from tapeflow.ops.array_ops import stack
 from tapeflow.ops.math_ops import cast, identity, maximum, minimum, ones_like, sqrt, where
 from tapeflow.ops.reduce_ops import reduce_sum
 
 
+@tf_export("clip_by_value")
 def clip_by_value(t: Any, clip_value_min: Any, clip_value_max: Any,
                   name: Optional[str] = None) -> Tensor:
     """`t` with values below `clip_value_min` raised to it and values above
@@ -54,6 +56,7 @@ def _same_shape(values: Tensor, result: Tensor) -> None:
         raise ValueError(f"Shapes {values.shape} and {result.shape} are incompatible")
 
 
+@tf_export("clip_by_norm")
 def clip_by_norm(t: Any, clip_norm: Any, axes: Any = None, name: Optional[str] = None) -> Tensor:
     """`t * clip_norm / max(l2norm(t), clip_norm)`: rescaled so its L2 norm (over `axes`,
     all axes by default) is at most `clip_norm`; a negative `clip_norm` counts as 0.
@@ -83,6 +86,7 @@ def _tensor_list(t_list: Any) -> list:
         t.values if isinstance(t, IndexedSlices) else t) for t in t_list]
 
 
+@tf_export("linalg.global_norm")
 def global_norm(t_list: Sequence[Any], name: Optional[str] = None) -> Tensor:
     """sqrt(sum of squares of every element of every tensor in `t_list`); None entries are
     skipped. All tensors must share one dtype."""
@@ -97,6 +101,7 @@ def global_norm(t_list: Sequence[Any], name: Optional[str] = None) -> Tensor:
     return sqrt(half_squared_norm * 2.0)
 
 
+@tf_export("clip_by_global_norm")
 def clip_by_global_norm(t_list: Sequence[Any], clip_norm: Any, use_norm: Any = None,
                         name: Optional[str] = None) -> tuple:
     """Scales every tensor of `t_list` by `clip_norm / max(global_norm, clip_norm)`.
@@ -118,4 +123,3 @@ def clip_by_global_norm(t_list: Sequence[Any], clip_norm: Any, use_norm: Any = N
 
 
 # Top level in TensorFlow; global_norm lives in tf.linalg only.
-__all__ = ["clip_by_value", "clip_by_norm", "clip_by_global_norm"]

@@ -28,6 +28,7 @@ from tapeflow.framework.errors import InvalidArgumentError
 from tapeflow.framework.tensor import Tensor, TensorLike
 from tapeflow.framework.tensor_shape import TensorShape
 from tapeflow.framework.variables import Variable
+from tapeflow.framework.exports import tf_export
 from tapeflow.graph import passes
 from tapeflow.graph.compiler import Program, compile_graph, replay
 from tapeflow.graph.ir import Graph, SymbolicTensor, has_side_effect, \
@@ -224,6 +225,7 @@ def _traced_select(selector: Tensor, fns: Sequence[Callable], kind: str) -> Any:
     return nest.pack_sequence_as(traced[0][1], list(outs))
 
 
+@tf_export("cond")
 def cond(pred: Any, true_fn: Optional[Callable] = None, false_fn: Optional[Callable] = None,
          name: Optional[str] = None) -> Any:
     """`true_fn()` if `pred` else `false_fn()`; inside tf.function, a traced branch op."""
@@ -245,6 +247,7 @@ def cond(pred: Any, true_fn: Optional[Callable] = None, false_fn: Optional[Calla
     return true_fn() if bool(pred) else false_fn()
 
 
+@tf_export("switch_case")
 def switch_case(branch_index: Any, branch_fns: Any, default: Optional[Callable] = None,
                 name: Optional[str] = None) -> Any:
     """Runs `branch_fns[branch_index]` (`default`, or the last branch, when out of range)."""
@@ -271,6 +274,7 @@ def switch_case(branch_index: Any, branch_fns: Any, default: Optional[Callable] 
     return fns[i]() if 0 <= i < len(fns) else fns[-1]()
 
 
+@tf_export("case")
 def case(pred_fn_pairs: Any, default: Optional[Callable] = None, exclusive: bool = False,
          strict: bool = False, name: str = "case") -> Any:
     """Runs the function paired with the first true predicate (else `default`)."""
@@ -428,6 +432,7 @@ def _put(like: np.ndarray, i: int, g: Any) -> np.ndarray:
     return out
 
 
+@tf_export("while_loop")
 def while_loop(cond: Callable, body: Callable, loop_vars: Any, shape_invariants: Any = None,
                parallel_iterations: int = 10, back_prop: bool = True, swap_memory: bool = False,
                maximum_iterations: Any = None, name: Optional[str] = None) -> Any:
@@ -645,6 +650,7 @@ _PRINT = Primitive("PrintV2", _print_impl, multiple_results=True, differentiable
                    side_effect=True, shape_rule=lambda *inputs, **attrs: ())
 
 
+@tf_export("print")
 def print(*inputs: Any, output_stream: Any = None, summarize: int = 3, sep: str = " ",  # noqa: A001
           end: str = "\n", name: Optional[str] = None) -> None:
     """Prints tensors and Python values, on every call (also inside tf.function), to
@@ -692,6 +698,3 @@ def _print_template(inputs: Sequence, sep: str) -> tuple:
     for piece in pieces[1:]:
         template += [None, piece]
     return tuple(p for p in template if p != ""), tensors
-
-
-__all__ = ["cond", "case", "switch_case", "while_loop", "print"]

@@ -26,6 +26,7 @@ from tapeflow.framework.abstract import ShapedArray, dims_text, has_static_shape
 from tapeflow.autodiff.core import Primitive, bind
 from tapeflow.framework.errors import AbortedError, InvalidArgumentError
 from tapeflow.framework.tensor import Tensor
+from tapeflow.framework.exports import tf_export
 from tapeflow.ops._convert import convert_to_tensor, require
 from tapeflow.ops._static import is_traced
 from tapeflow.ops.array_ops import expand_dims, reshape, shape, squeeze, transpose
@@ -490,6 +491,7 @@ def _conv_operands(x: Any, w: Any, op_name: str, int32: bool = True) -> tuple:
     return x, w
 
 
+@tf_export("nn.conv2d")
 def conv2d(input: Any, filters: Any, strides: Any, padding: Any,  # noqa: A002 - TF's name
            data_format: str = "NHWC", dilations: Any = None,
            name: Optional[str] = None) -> Tensor:
@@ -538,6 +540,7 @@ def _empty_filter_error(w: Tensor, op_name: str) -> None:
                                    f"[Op:{op_name}]")
 
 
+@tf_export("nn.conv1d")
 def conv1d(input: Any, filters: Any, stride: Any, padding: Any,  # noqa: A002 - TF's name
            data_format: str = "NWC", dilations: Any = None,
            name: Optional[str] = None) -> Tensor:
@@ -561,6 +564,7 @@ def conv1d(input: Any, filters: Any, stride: Any, padding: Any,  # noqa: A002 - 
     return squeeze(y, axis=1)
 
 
+@tf_export("nn.conv2d_transpose")
 def conv2d_transpose(input: Any, filters: Any, output_shape: Any,  # noqa: A002 - TF's name
                      strides: Any, padding: Any = "SAME", data_format: str = "NHWC",
                      dilations: Any = None, name: Optional[str] = None) -> Tensor:
@@ -610,6 +614,7 @@ def _transpose_shape_error(g: tuple, w: tuple, out_shape: tuple) -> None:
         f"output_shape {list(out_shape)} [Op:Conv2DBackpropInput]")
 
 
+@tf_export("nn.depthwise_conv2d")
 def depthwise_conv2d(input: Any, filter: Any, strides: Any, padding: Any,  # noqa: A002
                      data_format: Optional[str] = None, dilations: Any = None,
                      name: Optional[str] = None) -> Tensor:
@@ -863,12 +868,14 @@ def _onednn_empty_pool_error() -> AbortedError:
         "tensorflow/core/kernels/mkl/mkl_maxpooling_op.cc:211 [Op:MaxPool]")
 
 
+@tf_export("nn.max_pool2d")
 def max_pool2d(input: Any, ksize: Any, strides: Any, padding: Any,  # noqa: A002 - TF's name
                data_format: str = "NHWC", name: Optional[str] = None) -> Tensor:
     """Max over `ksize` windows of NHWC `input`; SAME padding never wins the max."""
     return _pool(_max_pool, input, ksize, strides, padding, data_format, "MaxPool")
 
 
+@tf_export("nn.avg_pool2d")
 def avg_pool2d(input: Any, ksize: Any, strides: Any, padding: Any,  # noqa: A002 - TF's name
                data_format: str = "NHWC", name: Optional[str] = None) -> Tensor:
     """Mean over `ksize` windows of NHWC `input`; with SAME padding, the mean of the real
@@ -876,6 +883,7 @@ def avg_pool2d(input: Any, ksize: Any, strides: Any, padding: Any,  # noqa: A002
     return _pool(_avg_pool, input, ksize, strides, padding, data_format, "AvgPool")
 
 
+@tf_export("nn.max_pool")
 def max_pool(input: Any, ksize: Any, strides: Any, padding: Any,  # noqa: A002
              data_format: Optional[str] = None, name: Optional[str] = None) -> Tensor:
     """`tf.nn.max_pool`: the input's rank picks the pool (3: 1-D NWC, 4: 2-D NHWC)."""
@@ -883,6 +891,7 @@ def max_pool(input: Any, ksize: Any, strides: Any, padding: Any,  # noqa: A002
     return pool(input, ksize, strides, padding, data_format, name)
 
 
+@tf_export("nn.avg_pool")
 def avg_pool(input: Any, ksize: Any, strides: Any, padding: Any,  # noqa: A002
              data_format: Optional[str] = None, name: Optional[str] = None) -> Tensor:
     """`tf.nn.avg_pool`: the input's rank picks the pool (3: 1-D NWC, 4: 2-D NHWC)."""
@@ -931,18 +940,21 @@ def _single(value: Any, name: str, op_name: str) -> int:
                      f"{len(values)}")
 
 
+@tf_export("nn.max_pool1d")
 def max_pool1d(input: Any, ksize: Any, strides: Any, padding: Any,  # noqa: A002 - TF's name
                data_format: str = "NWC", name: Optional[str] = None) -> Tensor:
     """Max over `ksize` windows along the W axis of NWC `input`."""
     return _pool1d(max_pool2d, input, ksize, strides, padding, data_format, "MaxPool")
 
 
+@tf_export("nn.avg_pool1d")
 def avg_pool1d(input: Any, ksize: Any, strides: Any, padding: Any,  # noqa: A002 - TF's name
                data_format: str = "NWC", name: Optional[str] = None) -> Tensor:
     """Mean over `ksize` windows along the W axis of NWC `input` (SAME: of the real inputs)."""
     return _pool1d(avg_pool2d, input, ksize, strides, padding, data_format, "AvgPool")
 
 
+@tf_export("nn.convolution")
 def convolution(input: Any, filters: Any, strides: Any = None,  # noqa: A002 - TF's name
                 padding: str = "VALID", data_format: Optional[str] = None,
                 dilations: Any = None, name: Optional[str] = None) -> Tensor:
@@ -1001,7 +1013,3 @@ def _check_dilated_channels(x: Tensor, w: Tensor, spatial: int) -> None:
                          f"number of output filters. Received: input.shape={x.shape} with "
                          f"{depth} channels and filters.shape={w.shape} with {filter_depth} "
                          f"output filters.")
-
-
-__all__ = ["conv1d", "conv2d", "conv2d_transpose", "depthwise_conv2d", "convolution",
-           "max_pool2d", "avg_pool2d", "max_pool", "avg_pool", "max_pool1d", "avg_pool1d"]

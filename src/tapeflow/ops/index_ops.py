@@ -17,6 +17,7 @@ from tapeflow.framework.context import context
 from tapeflow.framework.errors import InvalidArgumentError, NotFoundError
 from tapeflow.framework.convert import cpp_name
 from tapeflow.framework.tensor import Tensor, wrap
+from tapeflow.framework.exports import tf_export
 from tapeflow.ops._convert import convert_to_tensor, require
 from tapeflow.ops._static import ensure_shape_prim, is_traced, reads_static, static_value
 from tapeflow.ops.array_ops import _shape_tuple, concat, reshape, stack, transpose
@@ -63,6 +64,7 @@ def _check_nd_indices(indices: np.ndarray, shape: tuple, op_name: str, what: str
 
 # -- ensure_shape, and the guard of ops whose output shape depends on values ---------------------
 
+@tf_export("ensure_shape")
 def ensure_shape(x: Any, shape: Any, name: Optional[str] = None) -> Tensor:
     """`x` itself, after checking that its shape is compatible with `shape` (None dims match
     anything); raises InvalidArgumentError otherwise, also when a traced graph runs."""
@@ -272,6 +274,7 @@ def _gather_rows(params: Tensor, indices: Tensor) -> Tensor:
     return bind(_gather_nd, (params, indices))
 
 
+@tf_export("gather_nd")
 def gather_nd(params: Any, indices: Any, batch_dims: int = 0, name: Optional[str] = None) -> Tensor:
     """Slices of `params` addressed by the last axis of `indices`: the result has shape
     `indices.shape[:-1] + params.shape[indices.shape[-1]:]`. With `batch_dims`, the leading
@@ -326,6 +329,7 @@ def _batch_coords(indices: Tensor, batch_dims: int) -> Tensor:
     return cast(concat(grids, axis=-1), indices.dtype)
 
 
+@tf_export("scatter_nd")
 @reads_static
 def scatter_nd(indices: Any, updates: Any, shape: Any, name: Optional[str] = None) -> Tensor:
     """A zero tensor of `shape` with `updates` added at `indices` (duplicates add up)."""
@@ -434,10 +438,10 @@ def _tensor_scatter(prim: Primitive, doc: str):
     return op
 
 
-tensor_scatter_nd_update = _tensor_scatter(
-    _scatter_update, "A copy of `tensor` with the slices at `indices` replaced by `updates`.")
-tensor_scatter_nd_add = _tensor_scatter(
-    _scatter_add, "A copy of `tensor` with `updates` added at `indices` (duplicates add up).")
+tensor_scatter_nd_update = tf_export("tensor_scatter_nd_update")(_tensor_scatter(
+    _scatter_update, "A copy of `tensor` with the slices at `indices` replaced by `updates`."))
+tensor_scatter_nd_add = tf_export("tensor_scatter_nd_add")(_tensor_scatter(
+    _scatter_add, "A copy of `tensor` with `updates` added at `indices` (duplicates add up)."))
 
 
 def gather_axis(x: Tensor, indices: Any, axis: int) -> Tensor:
@@ -497,6 +501,7 @@ def _along(v: Tensor, axis: int, rank: int) -> Tensor:
 
 # -- boolean_mask --------------------------------------------------------------------------------
 
+@tf_export("boolean_mask")
 @reads_static
 def boolean_mask(tensor: Any, mask: Any, axis: Optional[int] = None,
                  name: str = "boolean_mask") -> Tensor:
@@ -734,17 +739,18 @@ def _unsorted(prim: Primitive, allowed: str, doc: str):
     return op
 
 
-unsorted_segment_sum = _unsorted(
+unsorted_segment_sum = tf_export("math.unsorted_segment_sum")(_unsorted(
     _segment_sum, "fciu", "Sums of the rows of `data` by `segment_ids` into `num_segments` "
-    "rows; negative ids are dropped and empty segments are 0.")
-unsorted_segment_max = _unsorted(
+    "rows; negative ids are dropped and empty segments are 0."))
+unsorted_segment_max = tf_export("math.unsorted_segment_max")(_unsorted(
     _segment_max, "fiu", "Maxima of the rows of `data` by `segment_ids`; empty segments hold "
-    "the dtype's lowest value.")
-unsorted_segment_min = _unsorted(
+    "the dtype's lowest value."))
+unsorted_segment_min = tf_export("math.unsorted_segment_min")(_unsorted(
     _segment_min, "fiu", "Minima of the rows of `data` by `segment_ids`; empty segments hold "
-    "the dtype's highest value.")
+    "the dtype's highest value."))
 
 
+@tf_export("math.unsorted_segment_mean")
 @reads_static
 def unsorted_segment_mean(data: Any, segment_ids: Any, num_segments: Any,
                           name: Optional[str] = None) -> Tensor:
@@ -787,12 +793,14 @@ def _check_increasing(ids: np.ndarray) -> None:
         raise InvalidArgumentError("segment ids are not increasing")
 
 
+@tf_export("math.segment_sum")
 def segment_sum(data: Any, segment_ids: Any, name: Optional[str] = None) -> Tensor:
     """Sums of the rows of `data` by sorted `segment_ids` (ids[-1] + 1 segments)."""
     ids, n = _sorted_segments(segment_ids, "SegmentSum")
     return unsorted_segment_sum(data, ids, n)
 
 
+@tf_export("math.segment_mean")
 def segment_mean(data: Any, segment_ids: Any, name: Optional[str] = None) -> Tensor:
     """Means of the rows of `data` by sorted `segment_ids`."""
     ids, n = _sorted_segments(segment_ids, "SegmentMean")
@@ -805,6 +813,7 @@ def segment_mean(data: Any, segment_ids: Any, name: Optional[str] = None) -> Ten
     return cast(out, data.dtype) if data.dtype != out.dtype else out
 
 
+@tf_export("math.segment_max")
 def segment_max(data: Any, segment_ids: Any, name: Optional[str] = None) -> Tensor:
     """Maxima of the rows of `data` by sorted `segment_ids`; empty segments are 0."""
     ids, n = _sorted_segments(segment_ids, "SegmentMax")
@@ -812,6 +821,7 @@ def segment_max(data: Any, segment_ids: Any, name: Optional[str] = None) -> Tens
     return _zero_empty(out, ids, n)
 
 
+@tf_export("math.segment_min")
 def segment_min(data: Any, segment_ids: Any, name: Optional[str] = None) -> Tensor:
     """Minima of the rows of `data` by sorted `segment_ids`; empty segments are 0."""
     ids, n = _sorted_segments(segment_ids, "SegmentMin")
@@ -859,6 +869,7 @@ _lower_bound = Primitive("LowerBound", _searchsorted_kernel, differentiable=Fals
                          shape_rule=_lower_bound_rule)
 
 
+@tf_export("searchsorted")
 def searchsorted(sorted_sequence: Any, values: Any, side: str = "left",
                  out_type: Any = _dtypes.int32, name: Optional[str] = None) -> Tensor:
     """For each of `values` (last axis), the index in the matching row of `sorted_sequence`
@@ -903,6 +914,7 @@ _bincount = Primitive("DenseBincount", _bincount_kernel, differentiable=False,
                       shape_rule=_bincount_rule)
 
 
+@tf_export("math.bincount")
 def bincount(arr: Any, weights: Any = None, minlength: Any = None, maxlength: Any = None,
              dtype: Any = _dtypes.int32, name: Optional[str] = None, axis: Any = None,
              binary_output: bool = False) -> Tensor:
@@ -988,6 +1000,7 @@ _histogram = Primitive("HistogramFixedWidth", _histogram_kernel, differentiable=
                        shape_rule=_histogram_rule)
 
 
+@tf_export("histogram_fixed_width")
 def histogram_fixed_width(values: Any, value_range: Any, nbins: Any = 100,
                           dtype: Any = _dtypes.int32, name: Optional[str] = None) -> Tensor:
     """Counts of `values` in `nbins` equal bins spanning `value_range` ([lo, hi]); values
@@ -1022,8 +1035,6 @@ def histogram_fixed_width(values: Any, value_range: Any, nbins: Any = 100,
                 {"nbins": bins, "dtype": _dtypes.as_dtype(dtype)._np})
 
 
-__all__ = ["gather_nd", "scatter_nd", "tensor_scatter_nd_update", "tensor_scatter_nd_add",
-           "boolean_mask", "searchsorted", "ensure_shape", "histogram_fixed_width"]
 
 
 _RUN_CHECKS.update({

@@ -58,5 +58,3 @@ def aggregate(a: Any, b: Any) -> Any:
 
 IndexedSlices._dense = dense
 IndexedSlices.__neg__ = _negative
-
-__all__ = ["dense", "densify", "aggregate"]

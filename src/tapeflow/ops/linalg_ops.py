@@ -23,6 +23,7 @@ from tapeflow.framework.convert import mismatch_error
 from tapeflow.framework.context import context
 from tapeflow.framework.errors import InvalidArgumentError, NotFoundError
 from tapeflow.framework.tensor import Tensor, TensorLike, wrap
+from tapeflow.framework.exports import tf_export
 from tapeflow.ops._convert import binary_operands, convert_to_tensor, require
 from tapeflow.ops.array_ops import range as arange
 from tapeflow.ops.array_ops import shape as shape_of
@@ -316,6 +317,7 @@ def _einsum_rule(*xs: ShapedArray, equation: str, check_dims: bool = False) -> S
     return ShapedArray(tuple(sizes.get(c) for c in output), xs[0].dtype)
 
 
+@tf_export("linalg.matrix_transpose")
 def matrix_transpose(a: Any, name: str = "matrix_transpose", conjugate: bool = False) -> Tensor:
     """Swaps the last two axes."""
     a = convert_to_tensor(a)
@@ -327,6 +329,7 @@ def matrix_transpose(a: Any, name: str = "matrix_transpose", conjugate: bool = F
     return conj(swapped) if conjugate and a._value.dtype.kind == "c" else swapped
 
 
+@tf_export("linalg.adjoint")
 def adjoint(matrix: Any, name: Optional[str] = None) -> Tensor:
     """The conjugate transpose of each matrix (the transpose for real ones)."""
     return matrix_transpose(matrix, conjugate=True)
@@ -340,6 +343,7 @@ def _eye_like(x: Tensor) -> Tensor:
     return wrap(np.broadcast_to(np.eye(n, dtype=x._value.dtype), x._value.shape).copy())
 
 
+@tf_export("linalg.eye", "eye")
 @reads_static
 def eye(num_rows: Any, num_columns: Any = None, batch_shape: Any = None,
         dtype: Any = _dtypes.float32, name: Optional[str] = None) -> Tensor:
@@ -544,6 +548,7 @@ _slogdet = Primitive("LogMatrixDeterminant", _slogdet_kernel, multiple_results=T
                      shape_rule=_det_rule("LogMatrixDeterminant")).defvjp(_slogdet_vjp)
 
 
+@tf_export("linalg.inv")
 def inv(input: Any, adjoint: bool = False, name: Optional[str] = None) -> Tensor:  # noqa: A002
     """The inverse of each square matrix (of its adjoint when `adjoint`)."""
     x = _matrix(input, "MatrixInverse")
@@ -562,6 +567,7 @@ def _check_solve_shapes(a: tuple, b: tuple) -> None:
                                    f"{dims_text(a)} vs. {dims_text(b)} [Op:MatrixSolve]")
 
 
+@tf_export("linalg.solve")
 def solve(matrix: Any, rhs: Any, adjoint: bool = False, name: Optional[str] = None) -> Tensor:
     """X with `matrix @ X = rhs` (or `adjoint(matrix) @ X = rhs`), batched."""
     a = _matrix(matrix, "MatrixSolve", half=f"MatrixSolve[T=DT_HALF, adjoint={_flag(adjoint)}]")
@@ -569,12 +575,14 @@ def solve(matrix: Any, rhs: Any, adjoint: bool = False, name: Optional[str] = No
     return bind(_solve, (a, b), {"adjoint": bool(adjoint)})
 
 
+@tf_export("linalg.det")
 def det(input: Any, name: Optional[str] = None) -> Tensor:  # noqa: A002
     """The determinant of each square matrix."""
     return bind(_det, (_matrix(input, "MatrixDeterminant",
                                half="MatrixDeterminant[T=DT_HALF]"),))
 
 
+@tf_export("linalg.slogdet")
 def slogdet(input: Any, name: Optional[str] = None) -> LogMatrixDeterminant:  # noqa: A002
     """(sign, log |det|) of each square matrix; stable where det over/underflows."""
     sign, logdet = bind(_slogdet, (_matrix(input, "LogMatrixDeterminant",
@@ -582,6 +590,7 @@ def slogdet(input: Any, name: Optional[str] = None) -> LogMatrixDeterminant:  # 
     return LogMatrixDeterminant(sign, logdet)
 
 
+@tf_export("linalg.logdet")
 def logdet(matrix: Any, name: Optional[str] = None) -> Tensor:
     """log det of each Hermitian positive definite matrix (via its Cholesky factor)."""
     chol = cholesky(matrix)
@@ -637,6 +646,7 @@ _cholesky = Primitive("Cholesky", _cholesky_kernel,
                       shape_rule=_square_rule("Cholesky")).defvjp(_cholesky_vjp)
 
 
+@tf_export("linalg.cholesky")
 def cholesky(input: Any, name: Optional[str] = None) -> Tensor:  # noqa: A002
     """The lower Cholesky factor L (L @ L^T = input) of each positive definite matrix; only
     the lower triangle of the input is read."""
@@ -702,6 +712,7 @@ def _check_triangular_shapes(a: tuple, b: tuple) -> None:
                                    f"{dims_text(b)} [Op:MatrixTriangularSolve]")
 
 
+@tf_export("linalg.triangular_solve")
 def triangular_solve(matrix: Any, rhs: Any, lower: bool = True, adjoint: bool = False,
                      name: Optional[str] = None) -> Tensor:
     """X with `T @ X = rhs`, T the lower (or upper) triangle of `matrix`; batch axes broadcast."""
@@ -717,6 +728,7 @@ def triangular_solve(matrix: Any, rhs: Any, lower: bool = True, adjoint: bool = 
     return bind(_triangular, (a, b), {"lower": bool(lower), "adjoint": bool(adjoint)})
 
 
+@tf_export("linalg.cholesky_solve")
 def cholesky_solve(chol: Any, rhs: Any, name: Optional[str] = None) -> Tensor:
     """X with `A @ X = rhs`, given the Cholesky factor `chol` of A."""
     y = triangular_solve(chol, rhs, lower=True, adjoint=False)
@@ -865,6 +877,7 @@ def _qr_grad_any(a: Tensor, q: Tensor, r: Tensor, dq: Tensor, dr: Tensor) -> Ten
 _qr = Primitive("Qr", _qr_kernel, multiple_results=True, shape_rule=_qr_rule).defvjp(_qr_vjp)
 
 
+@tf_export("linalg.qr")
 def qr(input: Any, full_matrices: bool = False, name: Optional[str] = None) -> Qr:  # noqa: A002
     """The QR factorization (q orthonormal, r upper triangular) of each matrix."""
     x = _matrix(input, "Qr", square=False)
@@ -967,6 +980,7 @@ def _svd_grad_thin(s: Tensor, u: Tensor, v: Tensor, grad_s: Tensor, grad_u: Tens
 _svd = Primitive("Svd", _svd_kernel, multiple_results=True, shape_rule=_svd_rule).defvjp(_svd_vjp)
 
 
+@tf_export("linalg.svd")
 def svd(tensor: Any, full_matrices: bool = False, compute_uv: bool = True,
         name: Optional[str] = None) -> Any:
     """Singular values `s` (descending) of each matrix and, with `compute_uv`, the singular
@@ -1029,6 +1043,7 @@ _eigh = Primitive("SelfAdjointEigV2", _eigh_kernel, multiple_results=True,
                   shape_rule=_eigh_rule).defvjp(_eigh_vjp)
 
 
+@tf_export("linalg.eigh")
 def eigh(tensor: Any, name: Optional[str] = None) -> tuple:
     """Eigenvalues (ascending) and eigenvectors (columns) of each self-adjoint matrix:
     `(e, v)`."""
@@ -1036,6 +1051,7 @@ def eigh(tensor: Any, name: Optional[str] = None) -> tuple:
                                 half="SelfAdjointEigV2[T=DT_HALF, compute_v=true]"),))
 
 
+@tf_export("linalg.eigvalsh")
 def eigvalsh(tensor: Any, name: Optional[str] = None) -> Tensor:
     """The eigenvalues (ascending) of each self-adjoint matrix."""
     return bind(_eigh, (_matrix(tensor, "SelfAdjointEigV2",
@@ -1134,6 +1150,7 @@ def _offset(k: Any) -> int:
     return int(k[0])
 
 
+@tf_export("linalg.diag_part")
 @reads_static
 def diag_part(input: Any, name: str = "diag_part", k: Any = 0,  # noqa: A002
               padding_value: Any = 0, align: str = "RIGHT_LEFT") -> Tensor:
@@ -1157,6 +1174,7 @@ def _check_matrix_rank(x: np.ndarray, op_name: str) -> None:
                                    f"{dims_text(x.shape)} [Op:{op_name}]")
 
 
+@tf_export("linalg.diag")
 @reads_static
 def diag(diagonal: Any, name: str = "diag", k: Any = 0, num_rows: int = -1, num_cols: int = -1,
          padding_value: Any = 0, align: str = "RIGHT_LEFT") -> Tensor:
@@ -1174,6 +1192,7 @@ def diag(diagonal: Any, name: str = "diag", k: Any = 0, num_rows: int = -1, num_
     return bind(_diag, (d,), {"k": k, "num_rows": rows, "num_cols": cols})
 
 
+@tf_export("linalg.set_diag")
 @reads_static
 def set_diag(input: Any, diagonal: Any, name: str = "set_diag", k: Any = 0,  # noqa: A002
              align: str = "RIGHT_LEFT") -> Tensor:
@@ -1183,6 +1202,7 @@ def set_diag(input: Any, diagonal: Any, name: str = "set_diag", k: Any = 0,  # n
     return bind(_set_diag, (x, d), {"k": _offset(k)})
 
 
+@tf_export("linalg.band_part")
 @reads_static
 def band_part(input: Any, num_lower: Any, num_upper: Any, name: Optional[str] = None) -> Tensor:  # noqa: A002
     """Each matrix with everything outside the band zeroed: `num_lower` subdiagonals and
@@ -1193,6 +1213,7 @@ def band_part(input: Any, num_lower: Any, num_upper: Any, name: Optional[str] = 
     return bind(_band, (x,), {"lower": lower, "upper": upper})
 
 
+@tf_export("linalg.trace")
 def trace(x: Any, name: Optional[str] = None) -> Tensor:
     """The sum of the main diagonal of each matrix."""
     return reduce_sum(diag_part(x), axis=-1)
@@ -1200,6 +1221,7 @@ def trace(x: Any, name: Optional[str] = None) -> Tensor:
 
 # -- products: matvec, einsum, tensordot ---------------------------------------------------------
 
+@tf_export("linalg.matvec")
 def matvec(a: Any, b: Any, transpose_a: bool = False, adjoint_a: bool = False,
            a_is_sparse: bool = False, b_is_sparse: bool = False,
            name: Optional[str] = None) -> Tensor:
@@ -1352,6 +1374,7 @@ def _normalize_equation(equation: str, shapes: list) -> str:
     return ",".join(spelled) + "->" + output
 
 
+@tf_export("linalg.einsum", "einsum")
 def einsum(equation: str, *inputs: Any, **kwargs: Any) -> Tensor:
     """Tensor contraction by Einstein summation, e.g. `einsum('ij,jk->ik', a, b)`."""
     tensors = [convert_to_tensor(x) for x in inputs]
@@ -1398,6 +1421,7 @@ def _check_einsum_dims(eq: str, shapes: list) -> None:
                                            f"{d} [Op:Einsum]")
 
 
+@tf_export("linalg.tensordot", "tensordot")
 def tensordot(a: Any, b: Any, axes: Any, name: Optional[str] = None) -> Tensor:
     """Sums the products of `a` and `b` over the given axes (an int N: the last N of `a`
     with the first N of `b`; or two lists of axes)."""
@@ -1468,6 +1492,7 @@ _expm = Primitive("MatrixExponential", _expm_kernel,
                   shape_rule=_square_rule("MatrixExponential")).defvjp(_expm_vjp)
 
 
+@tf_export("linalg.expm")
 def expm(input: Any, name: Optional[str] = None) -> Tensor:  # noqa: A002
     """The matrix exponential of each square matrix."""
     x = convert_to_tensor(input)
@@ -1489,6 +1514,7 @@ def expm(input: Any, name: Optional[str] = None) -> Tensor:  # noqa: A002
 
 # -- least squares, pseudo-inverse, norms --------------------------------------------------------
 
+@tf_export("linalg.lstsq")
 def lstsq(matrix: Any, rhs: Any, l2_regularizer: float = 0.0, fast: bool = True,
           name: Optional[str] = None) -> Tensor:
     """The (optionally L2-regularized) least-squares solution X of `matrix @ X = rhs`, by the
@@ -1527,6 +1553,7 @@ def _underdetermined(a: Tensor, b: Tensor, reg: float) -> Tensor:
     return matmul(a, cholesky_solve(cholesky(gram), b), adjoint_a=True)
 
 
+@tf_export("linalg.pinv")
 def pinv(a: Any, rcond: Optional[float] = None, validate_args: bool = False,
          name: Optional[str] = None) -> Tensor:
     """The Moore-Penrose pseudo-inverse of each matrix, from its SVD; singular values below
@@ -1549,6 +1576,7 @@ def pinv(a: Any, rcond: Optional[float] = None, validate_args: bool = False,
     return matmul(v * _expand(s_inv, -2), u, adjoint_b=True)
 
 
+@tf_export("linalg.norm", "norm", "norm")
 def norm(tensor: Any, ord: Any = "euclidean", axis: Any = None,  # noqa: A002
          keepdims: Optional[bool] = None, name: Optional[str] = None) -> Tensor:
     """Vector norms (over one axis, or all) and matrix norms (over two axes: 'fro' /
@@ -1603,6 +1631,7 @@ def _matrix_norm(x: Tensor, ord: Any, axes: list, keepdims: bool) -> Tensor:  # 
     return out if keepdims else squeeze(out, axis=[row, col])
 
 
+@tf_export("math.reduce_euclidean_norm")
 def reduce_euclidean_norm(input_tensor: Any, axis: Any = None, keepdims: bool = False,
                           name: Optional[str] = None) -> Tensor:
     """sqrt(sum(x ** 2)) over `axis`; integer inputs give an integer (truncated) result."""
@@ -1615,4 +1644,3 @@ def reduce_euclidean_norm(input_tensor: Any, axis: Any = None, keepdims: bool = 
 
 
 # Top-level names (the rest are in tf.linalg / tf.math).
-__all__ = ["eye", "einsum", "tensordot", "norm"]

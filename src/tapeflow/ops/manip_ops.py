@@ -19,6 +19,7 @@ from tapeflow.framework import dtypes as _dtypes
 from tapeflow.framework.errors import InvalidArgumentError, NotFoundError
 from tapeflow.framework.convert import check_dtype, mismatch_error
 from tapeflow.framework.tensor import Tensor, TensorLike
+from tapeflow.framework.exports import tf_export
 from tapeflow.ops._convert import convert_to_tensor, require
 from tapeflow.ops.array_ops import broadcast_to, concat, reshape, slice_tensor, transpose
 from tapeflow.ops._static import is_traced, reads_static, static_value
@@ -107,6 +108,7 @@ def _pad_vjp(g: Tensor, ans: Tensor, x: Tensor, value: Tensor, paddings: tuple) 
 _pad = Primitive("PadV2", _pad_kernel, shape_rule=_pad_rule).defvjp(_pad_vjp)
 
 
+@tf_export("pad")
 @reads_static
 def pad(tensor: Any, paddings: Any, mode: str = "CONSTANT", constant_values: Any = 0,
         name: Optional[str] = None) -> Tensor:
@@ -202,6 +204,7 @@ def _axes(axis: Any, rank: int, op_name: str) -> tuple:
     return tuple(out)
 
 
+@tf_export("reverse")
 @reads_static
 def reverse(tensor: Any, axis: Any, name: Optional[str] = None) -> Tensor:
     """`tensor` with the order of elements along each axis in `axis` reversed."""
@@ -212,6 +215,7 @@ def reverse(tensor: Any, axis: Any, name: Optional[str] = None) -> Tensor:
     return bind(_reverse, (x,), {"axis": _axes(axis, x._value.ndim, "ReverseV2")})
 
 
+@tf_export("roll")
 @reads_static
 def roll(input: Any, shift: Any, axis: Any, name: Optional[str] = None) -> Tensor:  # noqa: A002
     """Elements shifted cyclically by `shift` along `axis` (lists shift several axes)."""
@@ -229,6 +233,7 @@ def roll(input: Any, shift: Any, axis: Any, name: Optional[str] = None) -> Tenso
 
 # -- meshgrid / repeat ---------------------------------------------------------------------------
 
+@tf_export("meshgrid")
 def meshgrid(*args: Any, **kwargs: Any) -> list:
     """Coordinate grids from 1-D tensors; `indexing='xy'` (default) swaps the first two
     output axes, as NumPy's meshgrid does."""
@@ -255,6 +260,7 @@ def meshgrid(*args: Any, **kwargs: Any) -> list:
     return grids
 
 
+@tf_export("repeat")
 def repeat(input: Any, repeats: Any, axis: Optional[int] = None,  # noqa: A002
            name: Optional[str] = None) -> Tensor:
     """Each element (or slice along `axis`) repeated `repeats` times; with `axis` None the
@@ -368,10 +374,12 @@ def _scan(prim: Primitive, doc: str):
     return op
 
 
-cumsum = _scan(_cumsum, "Running sums along `axis`; `exclusive` leaves each element out, "
-                        "`reverse` runs from the end.")
-cumprod = _scan(_cumprod, "Running products along `axis`; `exclusive` leaves each element "
-                          "out, `reverse` runs from the end.")
+cumsum = tf_export("math.cumsum", "cumsum")(_scan(_cumsum,
+                                                  "Running sums along `axis`; `exclusive` leaves each element out, "
+                        "`reverse` runs from the end."))
+cumprod = tf_export("math.cumprod")(_scan(_cumprod,
+                                          "Running products along `axis`; `exclusive` leaves each element "
+                          "out, `reverse` runs from the end."))
 
 
 def _cumulative_logsumexp_kernel(x: np.ndarray, axis: int, exclusive: bool,
@@ -440,6 +448,7 @@ _cumulative_logsumexp.defjvp(_cumulative_logsumexp_jvp)
 _cumulative_logsumexp_op = _scan(_cumulative_logsumexp, "")
 
 
+@tf_export("math.cumulative_logsumexp")
 def cumulative_logsumexp(x: Any, axis: int = 0, exclusive: bool = False, reverse: bool = False,
                          name: Optional[str] = None) -> Tensor:
     """Running log(sum(exp(x))) along `axis`, computed stably; `exclusive` leaves each element
@@ -451,6 +460,7 @@ def cumulative_logsumexp(x: Any, axis: int = 0, exclusive: bool = False, reverse
 
 # -- sequence_mask, shape_n ----------------------------------------------------------------------
 
+@tf_export("sequence_mask")
 def sequence_mask(lengths: Any, maxlen: Any = None, dtype: Any = _dtypes.bool,
                   name: Optional[str] = None) -> Tensor:
     """A mask of shape `lengths.shape + [maxlen]`: True at positions below each length
@@ -472,6 +482,7 @@ def sequence_mask(lengths: Any, maxlen: Any = None, dtype: Any = _dtypes.bool,
     return result if target == _dtypes.bool else cast(result, target)
 
 
+@tf_export("shape_n")
 def shape_n(input: Any, out_type: Any = _dtypes.int32,  # noqa: A002 - TF's name
             name: Optional[str] = None) -> list:
     """The shapes of a list of tensors (of one dtype, as TF's ShapeN), each a 1-D `out_type`
@@ -708,6 +719,7 @@ def _move_last(x: Tensor, axis: int) -> int:
     return axis % rank
 
 
+@tf_export("argsort")
 def argsort(values: Any, axis: int = -1, direction: str = "ASCENDING", stable: bool = False,
             name: Optional[str] = None) -> Tensor:
     """The int32 indices that sort `values` along `axis` (ties keep their order)."""
@@ -724,6 +736,7 @@ def argsort(values: Any, axis: int = -1, direction: str = "ASCENDING", stable: b
     return transpose(order, perm) if axis != last else order
 
 
+@tf_export("sort")
 def sort(values: Any, axis: int = -1, direction: str = "ASCENDING",
          name: Optional[str] = None) -> Tensor:
     """`values` sorted along `axis`; gradients flow back to the original positions."""
@@ -735,6 +748,7 @@ def sort(values: Any, axis: int = -1, direction: str = "ASCENDING",
     return take_along_axis(x, order, axis)
 
 
+@tf_export("math.top_k", "nn.top_k")
 @reads_static
 def top_k(input: Any, k: int = 1, sorted: bool = True, index_type: Any = _dtypes.int32,  # noqa: A002
           name: Optional[str] = None) -> TopKV2:
@@ -793,6 +807,7 @@ def _unique_parts(x: Any, out_idx: Any, op_name: str) -> tuple:
     return bind(_unique, (x,), {"dtype": _dtypes.as_dtype(out_idx)._np})
 
 
+@tf_export("unique")
 def unique(x: Any, out_idx: Any = _dtypes.int32, name: Optional[str] = None) -> Unique:
     """The distinct elements of a 1-D tensor in order of first appearance, and for each
     element the index of its value in that list."""
@@ -800,6 +815,7 @@ def unique(x: Any, out_idx: Any = _dtypes.int32, name: Optional[str] = None) -> 
     return Unique(y=y, idx=idx)
 
 
+@tf_export("unique_with_counts")
 def unique_with_counts(x: Any, out_idx: Any = _dtypes.int32,
                        name: Optional[str] = None) -> UniqueWithCounts:
     """`unique`, plus how often each distinct value occurs."""
@@ -821,6 +837,7 @@ _in_top_k = Primitive("InTopKV2", _in_top_k_kernel, differentiable=False,
                       shape_rule=_in_top_k_rule)
 
 
+@tf_export("math.in_top_k", "nn.in_top_k")
 @reads_static
 def in_top_k(targets: Any, predictions: Any, k: Any, name: Optional[str] = None) -> Tensor:
     """Whether each target class is among the `k` largest predictions of its row (ties at the
@@ -853,7 +870,3 @@ def _float32_predictions(predictions: Any, targets: Any) -> Tensor:
             check_dtype(predictions, _dtypes.float32)
         raise mismatch_error("InTopKV2", 0, _dtypes.float32, predictions.dtype)
     return predictions
-
-
-__all__ = ["pad", "reverse", "roll", "meshgrid", "repeat", "cumsum", "sequence_mask", "shape_n", "sort", "argsort", "unique",
-           "unique_with_counts"]

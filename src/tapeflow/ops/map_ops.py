@@ -11,9 +11,11 @@ from tapeflow.framework import nest
 from tapeflow.framework.context import context
 from tapeflow.framework.tensor import TensorLike
 from tapeflow.framework.tensor_conversion import convert_to_tensor
+from tapeflow.framework.exports import tf_export
 from tapeflow.ops import array_ops
 
 
+@tf_export("vectorized_map")
 def vectorized_map(fn: Callable, elems: Any, fallback_to_while_loop: bool = True,
                    warn: bool = True) -> Any:
     """`fn` applied to each example (slice along axis 0) of `elems`, results stacked.
@@ -57,6 +59,7 @@ class _TapesHidden:
         context.refresh()
 
 
+@tf_export("recompute_grad")
 def recompute_grad(f: Callable) -> Callable:
     """Wraps `f` so that its forward pass is recomputed during backprop instead of stored.
 
@@ -85,6 +88,3 @@ def recompute_grad(f: Callable) -> Callable:
         return recomputed(*args)
 
     return wrapper
-
-
-__all__ = ["vectorized_map", "recompute_grad"]

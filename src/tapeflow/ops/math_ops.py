@@ -21,6 +21,7 @@ from tapeflow.framework.errors import (InternalError, InvalidArgumentError, NotF
                                        UnimplementedError)
 from tapeflow.framework.indexed_slices import IndexedSlices
 from tapeflow.framework.tensor import Tensor, TensorLike
+from tapeflow.framework.exports import tf_export
 from tapeflow.ops._convert import binary_operands, convert_to_tensor, require
 
 _FLOAT = "fc"            # NumPy dtype kinds: floating and complex
@@ -187,12 +188,16 @@ def _bool_product(x: Any, y: Any) -> Tensor:
 # Binary rules are given per input, so the backward pass skips a constant operand's. The
 # hottest rules bind their primitives directly: the operands fit by construction, so the
 # wrappers' conversions and checks would be wasted on every backward pass.
-_add = Primitive("AddV2", np.add, shape_rule=_broadcasting("AddV2"), linear=True, batch_safe=True).defvjp(lambda g, ans, x, y: g, lambda g, ans, x, y: g)
-_sub = Primitive("Sub", np.subtract, shape_rule=_broadcasting("Sub"), linear=True, batch_safe=True).defvjp(lambda g, ans, x, y: g,
-                                            lambda g, ans, x, y: bind(_neg, (g,)))
-_mul = Primitive("Mul", np.multiply, shape_rule=_broadcasting("Mul"), bilinear=True, batch_safe=True).defvjp(lambda g, ans, x, y: bind(_mul, (g, y)),
-                                            lambda g, ans, x, y: bind(_mul, (g, x)))
-_div = Primitive("RealDiv", np.true_divide, shape_rule=_broadcasting("RealDiv"), elementwise=True, batch_safe=True).defvjp(
+_add = Primitive("AddV2", np.add, shape_rule=_broadcasting("AddV2"), linear=True,
+                 batch_safe=True).defvjp(lambda g, ans, x, y: g, lambda g, ans, x, y: g)
+_sub = Primitive("Sub", np.subtract, shape_rule=_broadcasting("Sub"), linear=True,
+                 batch_safe=True).defvjp(lambda g, ans, x, y: g,
+                                         lambda g, ans, x, y: bind(_neg, (g,)))
+_mul = Primitive("Mul", np.multiply, shape_rule=_broadcasting("Mul"), bilinear=True,
+                 batch_safe=True).defvjp(lambda g, ans, x, y: bind(_mul, (g, y)),
+                                         lambda g, ans, x, y: bind(_mul, (g, x)))
+_div = Primitive("RealDiv", np.true_divide, shape_rule=_broadcasting("RealDiv"), elementwise=True,
+                 batch_safe=True).defvjp(
     lambda g, ans, x, y: bind(_div, (g, y)),
     lambda g, ans, x, y: bind(_div, (bind(_mul, (bind(_neg, (g,)), ans)), y)))
 def _divides_by_zero(x: np.ndarray, y: np.ndarray, op_name: str) -> bool:
@@ -232,8 +237,10 @@ def _floormod_kernel(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return np.where((rem != 0) & ((y < 0) != (rem < 0)), rem + y, rem)
 
 
-_floordiv = Primitive("FloorDiv", _floordiv_kernel, shape_rule=_broadcasting("FloorDiv"), differentiable=False)
-_floormod = Primitive("FloorMod", _floormod_kernel, shape_rule=_broadcasting("FloorMod"), elementwise=True, batch_safe=True).defvjp(
+_floordiv = Primitive("FloorDiv", _floordiv_kernel, shape_rule=_broadcasting("FloorDiv"),
+                      differentiable=False)
+_floormod = Primitive("FloorMod", _floormod_kernel, shape_rule=_broadcasting("FloorMod"),
+                      elementwise=True, batch_safe=True).defvjp(
     lambda g, ans, x, y: g, lambda g, ans, x, y: negative(g) * floor(x / y))
 
 
@@ -258,15 +265,20 @@ def _truncatemod_kernel(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 # TensorFlow registers no gradient for either truncating op.
-_truncatediv = Primitive("TruncateDiv", _truncatediv_kernel, shape_rule=_broadcasting("TruncateDiv"), differentiable=False)
-_truncatemod = Primitive("TruncateMod", _truncatemod_kernel, shape_rule=_broadcasting("TruncateMod"), differentiable=False)
-_maximum = Primitive("Maximum", np.maximum, shape_rule=_broadcasting("Maximum"), elementwise=True, batch_safe=True).defvjp(
+_truncatediv = Primitive("TruncateDiv", _truncatediv_kernel,
+                         shape_rule=_broadcasting("TruncateDiv"), differentiable=False)
+_truncatemod = Primitive("TruncateMod", _truncatemod_kernel,
+                         shape_rule=_broadcasting("TruncateMod"), differentiable=False)
+_maximum = Primitive("Maximum", np.maximum, shape_rule=_broadcasting("Maximum"), elementwise=True,
+                     batch_safe=True).defvjp(
     lambda g, ans, x, y: where(x >= y, g, zeros_like(g)),
     lambda g, ans, x, y: where(x >= y, zeros_like(g), g))
-_minimum = Primitive("Minimum", np.minimum, shape_rule=_broadcasting("Minimum"), elementwise=True, batch_safe=True).defvjp(
+_minimum = Primitive("Minimum", np.minimum, shape_rule=_broadcasting("Minimum"), elementwise=True,
+                     batch_safe=True).defvjp(
     lambda g, ans, x, y: where(x <= y, g, zeros_like(g)),
     lambda g, ans, x, y: where(x <= y, zeros_like(g), g))
-_atan2 = Primitive("Atan2", np.arctan2, shape_rule=_broadcasting("Atan2"), elementwise=True, batch_safe=True).defvjp(
+_atan2 = Primitive("Atan2", np.arctan2, shape_rule=_broadcasting("Atan2"), elementwise=True,
+                   batch_safe=True).defvjp(
     lambda g, ans, y, x: g * x / (x * x + y * y),
     lambda g, ans, y, x: negative(g) * y / (x * x + y * y))
 
@@ -281,27 +293,32 @@ def _pow_vjp_y(g: Tensor, ans: Tensor, x: Tensor, y: Tensor) -> Tensor:
     return g * ans * log_x
 
 
-_pow = Primitive("Pow", np.power, shape_rule=_broadcasting("Pow"), elementwise=True, batch_safe=True).defvjp(
+_pow = Primitive("Pow", np.power, shape_rule=_broadcasting("Pow"), elementwise=True,
+                 batch_safe=True).defvjp(
     lambda g, ans, x, y: g * y * pow(x, y - 1), _pow_vjp_y)
 
-add = _binary_op(_add, _NUMERIC + _STRING)  # strings concatenate; bools are refused
-subtract = _binary_op(_sub)
-multiply = _binary_op(_mul)
-maximum = _binary_op(_maximum, _REAL)
-minimum = _binary_op(_minimum, _REAL)
-floordiv = floor_div = _binary_op(_floordiv, _REAL, no_kernel="c")
-floormod = mod = _binary_op(_floormod, _REAL)
+add = tf_export("math.add", "add")(
+    _binary_op(_add, _NUMERIC + _STRING))  # strings concatenate; bools are refused
+subtract = tf_export("math.subtract", "subtract")(_binary_op(_sub))
+multiply = tf_export("math.multiply", "multiply")(_binary_op(_mul))
+maximum = tf_export("math.maximum", "maximum")(_binary_op(_maximum, _REAL))
+minimum = tf_export("math.minimum", "minimum")(_binary_op(_minimum, _REAL))
+floordiv = floor_div = tf_export("math.floordiv", "floor_div", "floordiv")(
+    _binary_op(_floordiv, _REAL, no_kernel="c"))
+floormod = mod = tf_export("math.floormod", "math.mod", "floormod", "mod")(
+    _binary_op(_floormod, _REAL))
 # The Python operators of these (operators.py), with TF's fallbacks.
 add_operator = _binary_op(_add, _NUMERIC + _STRING, reflected="__radd__")
 subtract_operator = _binary_op(_sub, reflected="__rsub__")
 multiply_operator = _binary_op(_mul, reflected="__rmul__")
 floordiv_operator = _binary_op(_floordiv, _REAL, no_kernel="c", reflected="__rfloordiv__")
 floormod_operator = _binary_op(_floormod, _REAL, reflected="__rmod__")
-atan2 = _binary_op(_atan2, "f")
-truncatediv = _binary_op(_truncatediv, _REAL, no_kernel="c")
+atan2 = tf_export("math.atan2", "atan2")(_binary_op(_atan2, "f"))
+truncatediv = tf_export("truncatediv")(_binary_op(_truncatediv, _REAL, no_kernel="c"))
 _truncatemod_op = _binary_op(_truncatemod, _REAL)
 
 
+@tf_export("truncatemod")
 def truncatemod(x: Any, y: Any, name: Optional[str] = None) -> Tensor:
     """The remainder of truncating division, with the sign of x (C's fmod)."""
     x, y = binary_operands(x, y, "TruncateMod")
@@ -323,7 +340,7 @@ truncatediv.__doc__ = "x / y elementwise, rounded toward zero (C semantics)."
 atan2.__doc__ = "The angle of the point (x, y): arctan(y / x) in the right quadrant."
 
 
-pow = _binary_op(_pow, _SIGNED)  # noqa: A001 - TensorFlow's name
+pow = tf_export("math.pow", "pow")(_binary_op(_pow, _SIGNED))  # noqa: A001 - TensorFlow's name
 pow.__doc__ = "x ** y elementwise."
 pow_operator = _binary_op(_pow, _SIGNED, reflected="__rpow__")
 
@@ -357,7 +374,7 @@ def _divide_op(reflected: Optional[str] = None):
     return divide
 
 
-divide = _divide_op()
+divide = tf_export("math.divide", "math.truediv", "divide", "truediv")(_divide_op())
 divide_operator = _divide_op("__rtruediv__")
 
 
@@ -366,6 +383,7 @@ divide_operator = _divide_op("__rtruediv__")
 truediv = divide
 
 
+@tf_export("math.divide_no_nan", "divide_no_nan")
 def divide_no_nan(x: Any, y: Any, name: Optional[str] = None) -> Tensor:
     """x / y, and 0 where y is 0."""
     x, y = binary_operands(x, y, "DivNoNan")
@@ -376,6 +394,7 @@ def divide_no_nan(x: Any, y: Any, name: Optional[str] = None) -> Tensor:
 
 # polyval lives only in tf.math (tapeflow/math.py), so it stays out of this star-exported
 # __all__, as count_nonzero, bincount and cumulative_logsumexp stay out of theirs.
+@tf_export("math.polyval")
 def polyval(coeffs: list, x: Any, name: Optional[str] = None) -> Tensor:
     """The polynomial coeffs[0] * x**(n-1) + ... + coeffs[n-1] at `x`, by Horner's rule."""
     if not isinstance(coeffs, (list, tuple)):
@@ -391,6 +410,7 @@ def polyval(coeffs: list, x: Any, name: Optional[str] = None) -> Tensor:
     return p
 
 
+@tf_export("math.squared_difference", "squared_difference")
 def squared_difference(x: Any, y: Any, name: Optional[str] = None) -> Tensor:
     """(x - y) ** 2 elementwise (floats, int32, int64 and complex, as TF's kernel)."""
     x, y = binary_operands(x, y, "SquaredDifference")
@@ -420,6 +440,7 @@ _squared_difference_complex = Primitive(
     lambda g, ans, x, y: bind(_neg, (_squared_difference_complex_vjp(g, x, y),)))
 
 
+@tf_export("math.add_n", "add_n")
 def add_n(inputs: list, name: Optional[str] = None) -> Tensor:
     """The elementwise sum of a list of tensors of one shape and dtype (no broadcasting)."""
     if not inputs:
@@ -480,7 +501,8 @@ def _reciprocal_kernel(x: np.ndarray) -> np.ndarray:
 
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 
-_neg = Primitive("Neg", np.negative, shape_rule=same_as_input, linear=True, batch_safe=True).defvjp(lambda g, ans, x: bind(_neg, (g,)))
+_neg = Primitive("Neg", np.negative, shape_rule=same_as_input, linear=True,
+                 batch_safe=True).defvjp(lambda g, ans, x: bind(_neg, (g,)))
 def _abs_vjp(g: Tensor, ans: Tensor, x: Tensor) -> Tensor:
     if not x.dtype.is_complex:
         return g * bind(_sign, (x,))
@@ -488,50 +510,76 @@ def _abs_vjp(g: Tensor, ans: Tensor, x: Tensor) -> Tensor:
     return divide_no_nan(cast(g, x.dtype) * conj(x), cast(ans, x.dtype))
 
 
-_abs = Primitive("Abs", np.abs, shape_rule=same_shape(_real_dtype), elementwise=True, batch_safe=True).defvjp(_abs_vjp)
-_sign = Primitive("Sign", np.sign, shape_rule=same_as_input, elementwise=True, batch_safe=True).defvjp(lambda g, ans, x: zeros_like(g))
+_abs = Primitive("Abs", np.abs, shape_rule=same_shape(_real_dtype), elementwise=True,
+                 batch_safe=True).defvjp(_abs_vjp)
+_sign = Primitive("Sign", np.sign, shape_rule=same_as_input, elementwise=True,
+                  batch_safe=True).defvjp(lambda g, ans, x: zeros_like(g))
 # 2 * g * x, as (g + g) * x: no scalar to convert, exactly g * 2x (doubling is exact), and a
 # constant g (a mean's seed, in a compiled backward pass) folds with its doubling.
-_square = Primitive("Square", np.square, shape_rule=same_as_input, elementwise=True, batch_safe=True).defvjp(
+_square = Primitive("Square", np.square, shape_rule=same_as_input, elementwise=True,
+                    batch_safe=True).defvjp(
     lambda g, ans, x: bind(_mul, (bind(_add, (g, g)), x)))
-_sqrt = Primitive("Sqrt", np.sqrt, shape_rule=same_as_input, elementwise=True, batch_safe=True).defvjp(lambda g, ans, x: g * 0.5 / ans)
-_rsqrt = Primitive("Rsqrt", _rsqrt_kernel, shape_rule=same_as_input, elementwise=True, batch_safe=True).defvjp(
+_sqrt = Primitive("Sqrt", np.sqrt, shape_rule=same_as_input, elementwise=True,
+                  batch_safe=True).defvjp(lambda g, ans, x: g * 0.5 / ans)
+_rsqrt = Primitive("Rsqrt", _rsqrt_kernel, shape_rule=same_as_input, elementwise=True,
+                   batch_safe=True).defvjp(
     lambda g, ans, x: g * -0.5 * ans * ans * ans)
-_reciprocal = Primitive("Reciprocal", _reciprocal_kernel, shape_rule=same_as_input, elementwise=True, batch_safe=True).defvjp(
+_reciprocal = Primitive("Reciprocal", _reciprocal_kernel, shape_rule=same_as_input,
+                        elementwise=True, batch_safe=True).defvjp(
     lambda g, ans, x: negative(g) * ans * ans)
-_exp = Primitive("Exp", np.exp, shape_rule=same_as_input, elementwise=True, batch_safe=True).defvjp(lambda g, ans, x: g * ans)
-_expm1 = Primitive("Expm1", np.expm1, shape_rule=same_as_input, elementwise=True, batch_safe=True).defvjp(lambda g, ans, x: g * (ans + 1))
-_log = Primitive("Log", np.log, shape_rule=same_as_input, elementwise=True, batch_safe=True).defvjp(lambda g, ans, x: g / x)
-_log1p = Primitive("Log1p", np.log1p, shape_rule=same_as_input, elementwise=True, batch_safe=True).defvjp(lambda g, ans, x: g / (x + 1))
-_sin = Primitive("Sin", np.sin, shape_rule=same_as_input, elementwise=True, batch_safe=True).defvjp(lambda g, ans, x: g * cos(x))
-_cos = Primitive("Cos", np.cos, shape_rule=same_as_input, elementwise=True, batch_safe=True).defvjp(lambda g, ans, x: negative(g) * sin(x))
-_tan = Primitive("Tan", np.tan, shape_rule=same_as_input, elementwise=True, batch_safe=True).defvjp(lambda g, ans, x: g * (ans * ans + 1))
-_asin = Primitive("Asin", np.arcsin, shape_rule=same_as_input, elementwise=True, batch_safe=True).defvjp(lambda g, ans, x: g * rsqrt(1 - x * x))
-_acos = Primitive("Acos", np.arccos, shape_rule=same_as_input, elementwise=True, batch_safe=True).defvjp(
+_exp = Primitive("Exp", np.exp, shape_rule=same_as_input, elementwise=True,
+                 batch_safe=True).defvjp(lambda g, ans, x: g * ans)
+_expm1 = Primitive("Expm1", np.expm1, shape_rule=same_as_input, elementwise=True,
+                   batch_safe=True).defvjp(lambda g, ans, x: g * (ans + 1))
+_log = Primitive("Log", np.log, shape_rule=same_as_input, elementwise=True,
+                 batch_safe=True).defvjp(lambda g, ans, x: g / x)
+_log1p = Primitive("Log1p", np.log1p, shape_rule=same_as_input, elementwise=True,
+                   batch_safe=True).defvjp(lambda g, ans, x: g / (x + 1))
+_sin = Primitive("Sin", np.sin, shape_rule=same_as_input, elementwise=True,
+                 batch_safe=True).defvjp(lambda g, ans, x: g * cos(x))
+_cos = Primitive("Cos", np.cos, shape_rule=same_as_input, elementwise=True,
+                 batch_safe=True).defvjp(lambda g, ans, x: negative(g) * sin(x))
+_tan = Primitive("Tan", np.tan, shape_rule=same_as_input, elementwise=True,
+                 batch_safe=True).defvjp(lambda g, ans, x: g * (ans * ans + 1))
+_asin = Primitive("Asin", np.arcsin, shape_rule=same_as_input, elementwise=True,
+                  batch_safe=True).defvjp(lambda g, ans, x: g * rsqrt(1 - x * x))
+_acos = Primitive("Acos", np.arccos, shape_rule=same_as_input, elementwise=True,
+                  batch_safe=True).defvjp(
     lambda g, ans, x: negative(g) * rsqrt(1 - x * x))
-_atan = Primitive("Atan", np.arctan, shape_rule=same_as_input, elementwise=True, batch_safe=True).defvjp(lambda g, ans, x: g / (x * x + 1))
-_sinh = Primitive("Sinh", np.sinh, shape_rule=same_as_input, elementwise=True, batch_safe=True).defvjp(lambda g, ans, x: g * cosh(x))
-_cosh = Primitive("Cosh", np.cosh, shape_rule=same_as_input, elementwise=True, batch_safe=True).defvjp(lambda g, ans, x: g * sinh(x))
-_asinh = Primitive("Asinh", np.arcsinh, shape_rule=same_as_input).defvjp(lambda g, ans, x: g * rsqrt(x * x + 1))
-_acosh = Primitive("Acosh", np.arccosh, shape_rule=same_as_input).defvjp(lambda g, ans, x: g / sinh(ans))  # as TF
-_atanh = Primitive("Atanh", np.arctanh, shape_rule=same_as_input).defvjp(lambda g, ans, x: g / (1 - x * x))
-_tanh = Primitive("Tanh", np.tanh, shape_rule=same_as_input, elementwise=True, batch_safe=True).defvjp(lambda g, ans, x: g * (1 - ans * ans))
-_sigmoid = Primitive("Sigmoid", _sigmoid_kernel, shape_rule=same_as_input, elementwise=True, batch_safe=True).defvjp(
+_atan = Primitive("Atan", np.arctan, shape_rule=same_as_input, elementwise=True,
+                  batch_safe=True).defvjp(lambda g, ans, x: g / (x * x + 1))
+_sinh = Primitive("Sinh", np.sinh, shape_rule=same_as_input, elementwise=True,
+                  batch_safe=True).defvjp(lambda g, ans, x: g * cosh(x))
+_cosh = Primitive("Cosh", np.cosh, shape_rule=same_as_input, elementwise=True,
+                  batch_safe=True).defvjp(lambda g, ans, x: g * sinh(x))
+_asinh = Primitive("Asinh", np.arcsinh, shape_rule=same_as_input).defvjp(lambda g, ans,
+                                                                         x: g * rsqrt(x * x + 1))
+_acosh = Primitive("Acosh", np.arccosh, shape_rule=same_as_input).defvjp(lambda g, ans,
+                                                                         x: g / sinh(ans))  # as TF
+_atanh = Primitive("Atanh", np.arctanh, shape_rule=same_as_input).defvjp(lambda g, ans,
+                                                                         x: g / (1 - x * x))
+_tanh = Primitive("Tanh", np.tanh, shape_rule=same_as_input, elementwise=True,
+                  batch_safe=True).defvjp(lambda g, ans, x: g * (1 - ans * ans))
+_sigmoid = Primitive("Sigmoid", _sigmoid_kernel, shape_rule=same_as_input, elementwise=True,
+                     batch_safe=True).defvjp(
     lambda g, ans, x: g * ans * (1 - ans))
-_softplus = Primitive("Softplus", lambda x: np.logaddexp(np.zeros((), x.dtype), x), shape_rule=same_as_input, elementwise=True, batch_safe=True) \
+_softplus = Primitive("Softplus", lambda x: np.logaddexp(np.zeros((), x.dtype), x),
+                      shape_rule=same_as_input, elementwise=True, batch_safe=True) \
     .defvjp(lambda g, ans, x: g * sigmoid(x))
-_erf = Primitive("Erf", _erf_kernel, shape_rule=same_as_input, elementwise=True, batch_safe=True).defvjp(
+_erf = Primitive("Erf", _erf_kernel, shape_rule=same_as_input, elementwise=True,
+                 batch_safe=True).defvjp(
     lambda g, ans, x: g * _TWO_OVER_SQRT_PI * exp(negative(x * x)))
 # No gradient flows through rounding (TensorFlow registers none).
 _floor = Primitive("Floor", np.floor, shape_rule=same_as_input, differentiable=False)
 _ceil = Primitive("Ceil", np.ceil, shape_rule=same_as_input, differentiable=False)
 _round = Primitive("Round", np.round, shape_rule=same_as_input, differentiable=False)
 
-negative = _unary_op(_neg, _SIGNED)
-abs = _unary_op(_abs, _SIGNED)  # noqa: A001 - TensorFlow's name
+negative = tf_export("math.negative", "negative")(_unary_op(_neg, _SIGNED))
+abs = tf_export("math.abs", "abs")(_unary_op(_abs, _SIGNED))  # noqa: A001 - TensorFlow's name
 _real_sign = _unary_op(_sign, _SIGNED)
 
 
+@tf_export("math.sign", "sign")
 def sign(x: Any, name: Optional[str] = None) -> Tensor:
     """-1, 0 or 1 by the sign of x (its gradient is zero); x / |x| for complex x, built as
     TF builds it, so its gradient is TF's."""
@@ -539,32 +587,34 @@ def sign(x: Any, name: Optional[str] = None) -> Tensor:
     if x._value.dtype.kind == "c":
         return divide_no_nan(x, cast(abs(x), x.dtype))
     return _real_sign(x)
-square = _unary_op(_square, _NUMERIC)
-sqrt = _unary_op(_sqrt, _FLOAT)
-rsqrt = _unary_op(_rsqrt, _FLOAT)
-reciprocal = _unary_op(_reciprocal, _FLOAT, no_kernel="i")
-exp = _unary_op(_exp, _FLOAT)
-expm1 = _unary_op(_expm1, _FLOAT)
-log = _unary_op(_log, _FLOAT)
-log1p = _unary_op(_log1p, _FLOAT)
-sin = _unary_op(_sin, _FLOAT)
-cos = _unary_op(_cos, _FLOAT)
-tan = _unary_op(_tan, _FLOAT)
-asin = _unary_op(_asin, _FLOAT)
-acos = _unary_op(_acos, _FLOAT)
-atan = _unary_op(_atan, _FLOAT)
-sinh = _unary_op(_sinh, _FLOAT)
-cosh = _unary_op(_cosh, _FLOAT)
-tanh = _unary_op(_tanh, _FLOAT)
-asinh = _unary_op(_asinh, _FLOAT)
-acosh = _unary_op(_acosh, _FLOAT)
-atanh = _unary_op(_atanh, _FLOAT)
-sigmoid = _unary_op(_sigmoid, _FLOAT)
-softplus = _unary_op(_softplus, "f")
-erf = _unary_op(_erf, "f")
-floor = _unary_op(_floor, "f")
-ceil = _unary_op(_ceil, "f")
-round = _unary_op(_round, _REAL, no_kernel="c")  # noqa: A001 - TensorFlow's name
+square = tf_export("math.square", "square")(_unary_op(_square, _NUMERIC))
+sqrt = tf_export("math.sqrt", "sqrt")(_unary_op(_sqrt, _FLOAT))
+rsqrt = tf_export("math.rsqrt", "rsqrt")(_unary_op(_rsqrt, _FLOAT))
+reciprocal = tf_export("math.reciprocal", "reciprocal")(
+    _unary_op(_reciprocal, _FLOAT, no_kernel="i"))
+exp = tf_export("math.exp", "exp")(_unary_op(_exp, _FLOAT))
+expm1 = tf_export("math.expm1", "expm1")(_unary_op(_expm1, _FLOAT))
+log = tf_export("math.log", "log")(_unary_op(_log, _FLOAT))
+log1p = tf_export("math.log1p", "log1p")(_unary_op(_log1p, _FLOAT))
+sin = tf_export("math.sin", "sin")(_unary_op(_sin, _FLOAT))
+cos = tf_export("math.cos", "cos")(_unary_op(_cos, _FLOAT))
+tan = tf_export("math.tan", "tan")(_unary_op(_tan, _FLOAT))
+asin = tf_export("math.asin", "asin")(_unary_op(_asin, _FLOAT))
+acos = tf_export("math.acos", "acos")(_unary_op(_acos, _FLOAT))
+atan = tf_export("math.atan", "atan")(_unary_op(_atan, _FLOAT))
+sinh = tf_export("math.sinh", "sinh")(_unary_op(_sinh, _FLOAT))
+cosh = tf_export("math.cosh", "cosh")(_unary_op(_cosh, _FLOAT))
+tanh = tf_export("math.tanh", "nn.tanh", "tanh")(_unary_op(_tanh, _FLOAT))
+asinh = tf_export("math.asinh", "asinh")(_unary_op(_asinh, _FLOAT))
+acosh = tf_export("math.acosh", "acosh")(_unary_op(_acosh, _FLOAT))
+atanh = tf_export("math.atanh", "atanh")(_unary_op(_atanh, _FLOAT))
+sigmoid = tf_export("math.sigmoid", "nn.sigmoid", "sigmoid")(_unary_op(_sigmoid, _FLOAT))
+softplus = tf_export("math.softplus", "nn.softplus", "softplus")(_unary_op(_softplus, "f"))
+erf = tf_export("math.erf", "erf")(_unary_op(_erf, "f"))
+floor = tf_export("math.floor", "floor")(_unary_op(_floor, "f"))
+ceil = tf_export("math.ceil", "ceil")(_unary_op(_ceil, "f"))
+round = tf_export("math.round", "round")(
+    _unary_op(_round, _REAL, no_kernel="c"))  # noqa: A001 - TensorFlow's name
 
 for _fn, _doc in [
         (negative, "-x elementwise."), (abs, "|x| elementwise."),
@@ -577,7 +627,8 @@ for _fn, _doc in [
         (sinh, "The hyperbolic sine of x."), (cosh, "The hyperbolic cosine of x."),
         (tanh, "The hyperbolic tangent of x."), (asinh, "The inverse hyperbolic sine of x."),
         (acosh, "The inverse hyperbolic cosine of x (NaN below 1)."),
-        (atanh, "The inverse hyperbolic tangent of x (NaN outside [-1, 1])."), (sigmoid, "1 / (1 + exp(-x))."),
+        (atanh, "The inverse hyperbolic tangent of x (NaN outside [-1, 1])."), (sigmoid,
+                                                                                "1 / (1 + exp(-x))."),
         (softplus, "log(1 + exp(x)), computed stably."), (erf, "The Gauss error function."),
         (floor, "The largest integer not above x (no gradient)."),
         (ceil, "The smallest integer not below x (no gradient)."),
@@ -594,23 +645,35 @@ def _comparison(tf_name: str, kernel: Any, allowed: str = _ANY, dtype: Any = np.
     return _binary_op(prim, allowed)
 
 
-equal = _comparison("Equal", np.equal, _ANY + _STRING)
-not_equal = _comparison("NotEqual", np.not_equal, _ANY + _STRING)
-less = _comparison("Less", np.less, _REAL)
-less_equal = _comparison("LessEqual", np.less_equal, _REAL)
-greater = _comparison("Greater", np.greater, _REAL)
-greater_equal = _comparison("GreaterEqual", np.greater_equal, _REAL)
-logical_and = _comparison("LogicalAnd", np.logical_and, "b")
-logical_or = _comparison("LogicalOr", np.logical_or, "b")
-logical_xor = _comparison("LogicalXor", np.logical_xor, "b")
-bitwise_and = _comparison("BitwiseAnd", np.bitwise_and, "iu", dtype=None)
-bitwise_or = _comparison("BitwiseOr", np.bitwise_or, "iu", dtype=None)
-bitwise_xor = _comparison("BitwiseXor", np.bitwise_xor, "iu", dtype=None)
-logical_not = _unary_op(Primitive("LogicalNot", np.logical_not, shape_rule=_BOOL_SAME, differentiable=False), "b")
-invert = _unary_op(Primitive("Invert", np.invert, shape_rule=same_as_input, differentiable=False), "iu")
-is_nan = _unary_op(Primitive("IsNan", np.isnan, shape_rule=_BOOL_SAME, differentiable=False), "f")
-is_finite = _unary_op(Primitive("IsFinite", np.isfinite, shape_rule=_BOOL_SAME, differentiable=False), "f")
-is_inf = _unary_op(Primitive("IsInf", np.isinf, shape_rule=_BOOL_SAME, differentiable=False), "f")
+equal = tf_export("math.equal", "equal")(_comparison("Equal", np.equal, _ANY + _STRING))
+not_equal = tf_export("math.not_equal", "not_equal")(
+    _comparison("NotEqual", np.not_equal, _ANY + _STRING))
+less = tf_export("math.less", "less")(_comparison("Less", np.less, _REAL))
+less_equal = tf_export("math.less_equal", "less_equal")(
+    _comparison("LessEqual", np.less_equal, _REAL))
+greater = tf_export("math.greater", "greater")(_comparison("Greater", np.greater, _REAL))
+greater_equal = tf_export("math.greater_equal", "greater_equal")(
+    _comparison("GreaterEqual", np.greater_equal, _REAL))
+logical_and = tf_export("math.logical_and", "logical_and")(
+    _comparison("LogicalAnd", np.logical_and, "b"))
+logical_or = tf_export("math.logical_or", "logical_or")(
+    _comparison("LogicalOr", np.logical_or, "b"))
+logical_xor = tf_export("math.logical_xor", "logical_xor")(
+    _comparison("LogicalXor", np.logical_xor, "b"))
+bitwise_and = tf_export("bitwise_and")(_comparison("BitwiseAnd", np.bitwise_and, "iu", dtype=None))
+bitwise_or = tf_export("bitwise_or")(_comparison("BitwiseOr", np.bitwise_or, "iu", dtype=None))
+bitwise_xor = tf_export("bitwise_xor")(_comparison("BitwiseXor", np.bitwise_xor, "iu", dtype=None))
+logical_not = tf_export("math.logical_not", "logical_not")(
+    _unary_op(Primitive("LogicalNot", np.logical_not, shape_rule=_BOOL_SAME, differentiable=False),
+              "b"))
+invert = tf_export("math.invert", "invert")(
+    _unary_op(Primitive("Invert", np.invert, shape_rule=same_as_input, differentiable=False), "iu"))
+is_nan = tf_export("math.is_nan", "is_nan")(
+    _unary_op(Primitive("IsNan", np.isnan, shape_rule=_BOOL_SAME, differentiable=False), "f"))
+is_finite = tf_export("math.is_finite", "is_finite")(
+    _unary_op(Primitive("IsFinite", np.isfinite, shape_rule=_BOOL_SAME, differentiable=False), "f"))
+is_inf = tf_export("math.is_inf", "is_inf")(
+    _unary_op(Primitive("IsInf", np.isinf, shape_rule=_BOOL_SAME, differentiable=False), "f"))
 for _fn, _doc in [
         (equal, "x == y elementwise."), (not_equal, "x != y elementwise."),
         (less, "x < y elementwise."), (less_equal, "x <= y elementwise."),
@@ -626,12 +689,14 @@ for _fn, _doc in [
 
 # -- where, cast, identity, stop_gradient --------------------------------------------------------
 
-_select = Primitive("SelectV2", np.where, shape_rule=_select_rule, elementwise=True, batch_safe=True).defvjp(
+_select = Primitive("SelectV2", np.where, shape_rule=_select_rule, elementwise=True,
+                    batch_safe=True).defvjp(
     lambda g, ans, c, x, y: None,
     lambda g, ans, c, x, y: where(c, g, zeros_like(g)),
     lambda g, ans, c, x, y: where(c, zeros_like(g), g))
 
 
+@tf_export("where")
 def where(condition: Any, x: Any = None, y: Any = None, name: Optional[str] = None) -> Tensor:
     """Elements of `x` where `condition` holds and of `y` elsewhere (broadcasting).
 
@@ -661,12 +726,14 @@ def _cast_vjp(g: Tensor, ans: Tensor, x: Tensor) -> Any:
     return cast(g, x.dtype) if x.dtype.is_differentiable else None
 
 
-_cast = Primitive("Cast", lambda x, dtype: x.astype(dtype), shape_rule=_with_dtype_attr, linear=True, batch_safe=True).defvjp(
+_cast = Primitive("Cast", lambda x, dtype: x.astype(dtype), shape_rule=_with_dtype_attr,
+                  linear=True, batch_safe=True).defvjp(
     lambda g, ans, x, dtype: _cast_vjp(g, ans, x))
 _cast.lowering = lambda dtype: (f"{{0}}.astype('{np.dtype(dtype).str}')"
                                 if np.dtype(dtype).kind in "biufc" else None)
 
 
+@tf_export("cast")
 def cast(x: Any, dtype: Any, name: Optional[str] = None) -> Tensor:
     """`x` converted to `dtype` (floats to integers truncate toward zero); IndexedSlices stay
     IndexedSlices, their values cast."""
@@ -685,10 +752,14 @@ def cast(x: Any, dtype: Any, name: Optional[str] = None) -> Tensor:
     return bind(_cast, (x,), {"dtype": target._np})
 
 
-_real = Primitive("Real", np.real, shape_rule=same_shape(_real_dtype), linear=True, batch_safe=True).defvjp(lambda g, ans, x: cast(g, x.dtype))
-_conj = Primitive("Conj", np.conj, shape_rule=same_as_input, linear=True).defvjp(lambda g, ans, x: bind(_conj, (g,)))
+_real = Primitive("Real", np.real, shape_rule=same_shape(_real_dtype), linear=True,
+                  batch_safe=True).defvjp(lambda g, ans, x: cast(g, x.dtype))
+_conj = Primitive("Conj", np.conj, shape_rule=same_as_input, linear=True).defvjp(lambda g, ans,
+                                                                                 x: bind(_conj, (g,
+                                                                                                 )))
 
 
+@tf_export("math.real")
 def real(input: Any, name: Optional[str] = None) -> Tensor:  # noqa: A002 - TF's name
     """The real part of a complex tensor (in its real dtype); real tensors come back as
     they are."""
@@ -704,12 +775,14 @@ _imag.defjvp(lambda tangents, ans, x: None if tangents[0] is None
              else bind(_imag, (tangents[0],)))
 
 
+@tf_export("math.imag")
 def imag(input: Any, name: Optional[str] = None) -> Tensor:  # noqa: A002 - TF's name
     """The imaginary part of a complex tensor (in its real dtype); zeros for real tensors."""
     x = convert_to_tensor(input)
     return bind(_imag, (x,)) if x._value.dtype.kind == "c" else zeros_like(x)
 
 
+@tf_export("math.conj")
 def conj(x: Any, name: Optional[str] = None) -> Tensor:
     """The complex conjugate; real numbers come back as they are (no op, as in TF)."""
     x = convert_to_tensor(x)
@@ -720,15 +793,19 @@ def conj(x: Any, name: Optional[str] = None) -> Tensor:
         raise TypeError(f"Expected numeric or variant tensor, got dtype {x.dtype!r}.")
     return x
 
-_identity = Primitive("Identity", lambda x: x, shape_rule=same_as_input, linear=True, batch_safe=True, sparse_pass_through=True).defvjp(lambda g, ans, x: g)
-_stop_gradient = Primitive("StopGradient", lambda x: x, shape_rule=same_as_input, differentiable=False)
+_identity = Primitive("Identity", lambda x: x, shape_rule=same_as_input, linear=True,
+                      batch_safe=True, sparse_pass_through=True).defvjp(lambda g, ans, x: g)
+_stop_gradient = Primitive("StopGradient", lambda x: x, shape_rule=same_as_input,
+                           differentiable=False)
 
 
+@tf_export("identity")
 def identity(input: Any, name: Optional[str] = None) -> Tensor:  # noqa: A002 - TF's name
     """The same value as a new tensor; gradients pass through."""
     return bind(_identity, (convert_to_tensor(input),))
 
 
+@tf_export("stop_gradient")
 def stop_gradient(input: Any, name: Optional[str] = None) -> Tensor:  # noqa: A002
     """The same value, but no gradient flows back through it."""
     return bind(_stop_gradient, (convert_to_tensor(input),))
@@ -757,6 +834,7 @@ _zeros_like.lowering = _fill_lowering("zeros")
 _ones_like.lowering = _fill_lowering("ones")
 
 
+@tf_export("zeros_like")
 def zeros_like(input: Any, dtype: Any = None, name: Optional[str] = None) -> Tensor:  # noqa: A002
     """Zeros of `input`'s shape (and dtype, unless `dtype` is given); empty strings for
     a string dtype."""
@@ -767,6 +845,7 @@ def zeros_like(input: Any, dtype: Any = None, name: Optional[str] = None) -> Ten
     return Tensor(_zeros(x._value.shape, np_type))
 
 
+@tf_export("ones_like")
 def ones_like(input: Any, dtype: Any = None, name: Optional[str] = None) -> Tensor:  # noqa: A002
     """Ones of `input`'s shape (and dtype, unless `dtype` is given); strings have no one."""
     x = convert_to_tensor(input)
@@ -818,7 +897,8 @@ def _matmul_vjp_b(g: Tensor, ans: Tensor, a: Tensor, b: Tensor, transpose_a: boo
     return _product(a, g, not transpose_a, False)
 
 
-_matmul = Primitive("MatMul", _matmul_kernel, shape_rule=_matmul_rule, bilinear=True, batch_safe=True).defvjp(_matmul_vjp_a, _matmul_vjp_b)
+_matmul = Primitive("MatMul", _matmul_kernel, shape_rule=_matmul_rule, bilinear=True,
+                    batch_safe=True).defvjp(_matmul_vjp_a, _matmul_vjp_b)
 
 
 def _matmul_lowering(transpose_a: bool, transpose_b: bool) -> str:
@@ -832,6 +912,7 @@ def _matmul_lowering(transpose_a: bool, transpose_b: bool) -> str:
 _matmul.lowering = _matmul_lowering
 
 
+@tf_export("linalg.matmul", "matmul")
 def matmul(a: Any, b: Any, transpose_a: bool = False, transpose_b: bool = False,
            adjoint_a: bool = False, adjoint_b: bool = False, a_is_sparse: bool = False,
            b_is_sparse: bool = False, output_type: Any = None, grad_a: bool = False,
@@ -911,15 +992,3 @@ def _check_matmul_shapes(sa: tuple, sb: tuple, transpose_a: bool, transpose_b: b
         raise InvalidArgumentError(
             f"In[0] and In[1] must have compatible batch dimensions: {dims_text(sa)} vs. "
             f"{dims_text(sb)} [Op:BatchMatMulV2]") from None
-
-
-__all__ = [
-    "add", "subtract", "multiply", "divide", "truediv", "divide_no_nan", "floordiv", "floor_div",
-    "floormod", "mod", "truncatediv", "truncatemod", "pow", "maximum", "minimum", "atan2", "squared_difference", "add_n",
-    "negative", "abs", "sign", "square", "sqrt", "rsqrt", "reciprocal", "exp", "expm1", "log",
-    "log1p", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "sigmoid",
-    "softplus", "erf", "floor", "ceil", "round", "equal", "not_equal", "less", "less_equal",
-    "greater", "greater_equal", "logical_and", "logical_or", "logical_xor", "logical_not",
-    "bitwise_and", "bitwise_or", "bitwise_xor", "invert", "is_nan", "is_finite", "is_inf",
-    "where", "cast", "identity", "stop_gradient", "zeros_like", "ones_like", "matmul",
-]

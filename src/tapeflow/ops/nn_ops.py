@@ -21,6 +21,7 @@ from tapeflow.framework import dtypes as _dtypes
 from tapeflow.framework.convert import cpp_name
 from tapeflow.framework.errors import AbortedError, InvalidArgumentError
 from tapeflow.framework.tensor import Tensor, TensorLike
+from tapeflow.framework.exports import tf_export
 from tapeflow.ops._convert import convert_to_tensor, require
 from tapeflow.ops._static import reads_static, static_value
 from tapeflow.ops.array_ops import (broadcast_to, expand_dims, gather, one_hot, reshape,
@@ -112,6 +113,7 @@ _relu.lowering = lambda: "np.maximum({0}, 0)"
 _relu_grad.lowering = lambda: "{0} * ({1} > 0)"
 
 
+@tf_export("nn.relu")
 def relu(features: Any, name: Optional[str] = None) -> Tensor:
     """max(features, 0) elementwise; the gradient is 0 at 0."""
     x = convert_to_tensor(features)
@@ -152,6 +154,7 @@ _leaky_relu = Primitive("LeakyRelu", _leaky_relu_kernel, shape_rule=same_as_inpu
     lambda g, ans, x, alpha: bind(_leaky_relu_grad, (g, x), {"alpha": alpha}))
 
 
+@tf_export("nn.relu6")
 def relu6(features: Any, name: Optional[str] = None) -> Tensor:
     """min(max(features, 0), 6); the gradient is 1 strictly between 0 and 6, else 0."""
     x = convert_to_tensor(features)
@@ -202,6 +205,7 @@ _selu = Primitive("Selu", _selu_kernel, shape_rule=same_as_input).defvjp(
 _selu.defjvp(lambda tangents, ans, x: bind(_selu_grad, (tangents[0], ans)))
 
 
+@tf_export("nn.elu")
 def elu(features: Any, name: Optional[str] = None) -> Tensor:
     """x where x >= 0, exp(x) - 1 where x < 0."""
     x = convert_to_tensor(features)
@@ -209,6 +213,7 @@ def elu(features: Any, name: Optional[str] = None) -> Tensor:
     return bind(_elu, (x,))
 
 
+@tf_export("nn.selu")
 def selu(features: Any, name: Optional[str] = None) -> Tensor:
     """scale * x where x >= 0, scale * alpha * (exp(x) - 1) where x < 0 (Klambauer et al.)."""
     x = convert_to_tensor(features)
@@ -216,6 +221,7 @@ def selu(features: Any, name: Optional[str] = None) -> Tensor:
     return bind(_selu, (x,))
 
 
+@tf_export("nn.leaky_relu")
 def leaky_relu(features: Any, alpha: float = 0.2, name: Optional[str] = None) -> Tensor:
     """x where x > 0, alpha * x elsewhere. Integer inputs are computed in float32."""
     x = convert_to_tensor(features)
@@ -227,6 +233,7 @@ def leaky_relu(features: Any, alpha: float = 0.2, name: Optional[str] = None) ->
     return bind(_leaky_relu, (x,), {"alpha": float(alpha)})
 
 
+@tf_export("nn.gelu")
 def gelu(features: Any, approximate: bool = False, name: Optional[str] = None) -> Tensor:
     """The Gaussian error linear unit x * P(X <= x) for X ~ N(0, 1); with `approximate`,
     the tanh approximation. Same formulas as TensorFlow's."""
@@ -241,6 +248,7 @@ def gelu(features: Any, approximate: bool = False, name: Optional[str] = None) -
     return 0.5 * x * erfc(negative(x) * 0.7071067811865476)
 
 
+@tf_export("nn.silu", "nn.swish")
 def silu(features: Any, beta: Any = 1.0) -> Tensor:
     """x * sigmoid(beta * x) (SiLU, also called swish)."""
     x = convert_to_tensor(features)
@@ -313,6 +321,7 @@ def _softmax_rank_error(x: Tensor, op_name: str) -> None:
                                f"[Op:{op_name}]")
 
 
+@tf_export("nn.softmax")
 def softmax(logits: Any, axis: Optional[int] = None, name: Optional[str] = None) -> Tensor:
     """exp(logits) / sum(exp(logits)) along `axis` (default the last), computed stably."""
     x = convert_to_tensor(logits)
@@ -320,6 +329,7 @@ def softmax(logits: Any, axis: Optional[int] = None, name: Optional[str] = None)
     return bind(_softmax, (x,), {"axis": _softmax_axis(x, axis, "Softmax")})
 
 
+@tf_export("nn.log_softmax")
 def log_softmax(logits: Any, axis: Optional[int] = None, name: Optional[str] = None) -> Tensor:
     """logits - log(sum(exp(logits))) along `axis` (default the last), computed stably."""
     x = convert_to_tensor(logits)
@@ -329,6 +339,7 @@ def log_softmax(logits: Any, axis: Optional[int] = None, name: Optional[str] = N
 
 # -- cross-entropies -----------------------------------------------------------------------------
 
+@tf_export("nn.sigmoid_cross_entropy_with_logits")
 def sigmoid_cross_entropy_with_logits(labels: Any = None, logits: Any = None,
                                       name: Optional[str] = None) -> Tensor:
     """The elementwise logistic loss -z log(sigmoid(x)) - (1 - z) log(1 - sigmoid(x)),
@@ -366,6 +377,7 @@ _softmax_xent = Primitive("SoftmaxCrossEntropyWithLogits",
                           _softmax_xent_kernel, shape_rule=_xent_rule).defvjp(_softmax_xent_vjp)
 
 
+@tf_export("nn.softmax_cross_entropy_with_logits")
 def softmax_cross_entropy_with_logits(labels: Any, logits: Any, axis: int = -1,
                                       name: Optional[str] = None) -> Tensor:
     """-sum(labels * log_softmax(logits)) along `axis`; gradients flow to both inputs.
@@ -532,6 +544,7 @@ _sparse_xent = Primitive("SparseSoftmaxCrossEntropyWithLogits",
                          _sparse_xent_kernel, shape_rule=_sparse_xent_rule).defvjp(_sparse_xent_vjp)
 
 
+@tf_export("nn.sparse_softmax_cross_entropy_with_logits")
 def sparse_softmax_cross_entropy_with_logits(labels: Any = None, logits: Any = None,
                                              name: Optional[str] = None) -> Tensor:
     """-log_softmax(logits)[..., labels]: the cross-entropy against integer class labels
@@ -565,7 +578,8 @@ def _check_sparse_shapes(labels: Tensor, logits: Tensor) -> None:
         raise ValueError(f"`labels.shape.rank` must equal `logits.shape.rank - 1`. Received: "
                          f"labels.shape={labels.shape} of rank {len(dims)} and "
                          f"logits.shape={logits.shape} of rank {len(outer) + 1}")
-    if not logits._value.ndim or any(a is not None and b is not None and a != b for a, b in zip(dims, outer)):
+    if not logits._value.ndim or any(a is not None and b is not None and a != b for a,
+                                     b in zip(dims, outer)):
         raise ValueError(f"`labels.shape` must equal `logits.shape` except for the last "
                          f"dimension. Received: labels.shape={labels.shape} and "
                          f"logits.shape={logits.shape}")
@@ -573,6 +587,7 @@ def _check_sparse_shapes(labels: Tensor, logits: Tensor) -> None:
 
 # -- normalization, dropout, embeddings (composites) ---------------------------------------------
 
+@tf_export("math.log_sigmoid")
 def log_sigmoid(x: Any, name: Optional[str] = None) -> Tensor:
     """log(sigmoid(x)), computed stably as -softplus(-x) (`tf.math.log_sigmoid`; TensorFlow
     has no tf.nn.log_sigmoid)."""
@@ -587,6 +602,7 @@ _softsign = Primitive("Softsign", lambda x: x / (np.abs(x) + np.ones((), x.dtype
     lambda g, ans, x: g / square(abs_(x) + 1))
 
 
+@tf_export("nn.softsign")
 def softsign(features: Any, name: Optional[str] = None) -> Tensor:
     """features / (1 + |features|)."""
     x = convert_to_tensor(features)
@@ -594,6 +610,7 @@ def softsign(features: Any, name: Optional[str] = None) -> Tensor:
     return bind(_softsign, (x,))
 
 
+@tf_export("nn.l2_loss")
 def l2_loss(t: Any, name: Optional[str] = None) -> Tensor:
     """sum(t ** 2) / 2."""
     x = convert_to_tensor(t)
@@ -601,6 +618,7 @@ def l2_loss(t: Any, name: Optional[str] = None) -> Tensor:
     return reduce_sum(x * x) / 2
 
 
+@tf_export("nn.bias_add")
 def bias_add(value: Any, bias: Any, data_format: Optional[str] = None,
              name: Optional[str] = None) -> Tensor:
     """`value + bias` with the 1-D `bias` along the channel axis: the last one, or axis 1
@@ -624,6 +642,7 @@ def bias_add(value: Any, bias: Any, data_format: Optional[str] = None,
     return x + b
 
 
+@tf_export("nn.moments")
 def moments(x: Any, axes: Any, shift: Any = None, keepdims: bool = False,
             name: Optional[str] = None) -> tuple:
     """(mean, variance) of `x` over `axes`; the variance treats the mean as a constant
@@ -648,6 +667,7 @@ def _squared_deviation(y: Tensor, mean: Tensor) -> Tensor:
     return squared_difference(y, mean)
 
 
+@tf_export("nn.batch_normalization")
 def batch_normalization(x: Any, mean: Any, variance: Any, offset: Any, scale: Any,
                         variance_epsilon: float, name: Optional[str] = None) -> Tensor:
     """(x - mean) * scale / sqrt(variance + epsilon) + offset, in TensorFlow's order of
@@ -660,6 +680,7 @@ def batch_normalization(x: Any, mean: Any, variance: Any, offset: Any, scale: An
     return x * cast(inv, x.dtype) + cast(shift, x.dtype)
 
 
+@tf_export("nn.l2_normalize")
 def l2_normalize(x: Any, axis: Any = None, epsilon: float = 1e-12,
                  name: Optional[str] = None, dim: Any = None) -> Tensor:
     """x / sqrt(max(sum(x ** 2, axis), epsilon))."""
@@ -669,6 +690,7 @@ def l2_normalize(x: Any, axis: Any = None, epsilon: float = 1e-12,
     return x * rsqrt(maximum(square_sum, epsilon))
 
 
+@tf_export("nn.dropout")
 @reads_static
 def dropout(x: Any, rate: Any, noise_shape: Any = None, seed: Optional[int] = None,
             name: Optional[str] = None) -> Tensor:
@@ -693,7 +715,8 @@ def dropout(x: Any, rate: Any, noise_shape: Any = None, seed: Optional[int] = No
         rate = cast(convert_to_tensor(rate), x.dtype)
         kept = x / (1 - rate)
     shape = x._value.shape if noise_shape is None else tuple(
-        d if n is None else int(n) for n, d in zip(_noise_dims(static_value(noise_shape, "dropout: noise_shape")),
+        d if n is None else int(n) for n, d in zip(_noise_dims(static_value(noise_shape,
+                                                                            "dropout: noise_shape")),
                                               x._value.shape))
     keep_mask = uniform(shape, dtype=x.dtype, seed=seed) >= rate
     return where(keep_mask, kept, 0)
@@ -705,6 +728,7 @@ def _noise_dims(noise_shape: Any) -> list:
     return list(noise_shape.as_list() if hasattr(noise_shape, "as_list") else noise_shape)
 
 
+@tf_export("nn.embedding_lookup")
 def embedding_lookup(params: Any, ids: Any, max_norm: Optional[float] = None,
                      name: Optional[str] = None) -> Tensor:
     """Rows of `params` at `ids` (a gather on axis 0); with `max_norm`, rows whose L2 norm
@@ -716,11 +740,3 @@ def embedding_lookup(params: Any, ids: Any, max_norm: Optional[float] = None,
     from tapeflow.ops.clip_ops import clip_by_norm  # clip_ops builds on this module's layer
     axes = tuple(builtins.range(convert_to_tensor(ids)._value.ndim, rows._value.ndim))
     return clip_by_norm(rows, max_norm, axes=axes)
-
-
-__all__ = [
-    "relu", "relu6", "elu", "selu", "leaky_relu", "gelu", "silu", "swish", "softmax",
-    "log_softmax", "sigmoid_cross_entropy_with_logits", "softmax_cross_entropy_with_logits",
-    "sparse_softmax_cross_entropy_with_logits", "log_sigmoid", "softsign", "l2_loss", "bias_add",
-    "moments", "batch_normalization", "l2_normalize", "dropout", "embedding_lookup",
-]

@@ -30,6 +30,7 @@ from tapeflow.autodiff.core import Primitive, bind
 from tapeflow.framework import dtypes as _dtypes
 from tapeflow.framework.errors import InvalidArgumentError
 from tapeflow.framework.tensor import Tensor, TensorLike
+from tapeflow.framework.exports import tf_export
 from tapeflow.ops._convert import convert_to_tensor
 from tapeflow.ops._static import reads_static, static_value
 from tapeflow.ops.array_ops import _shape_tuple
@@ -80,6 +81,7 @@ class _SeedState:
 _STATE = _SeedState()
 
 
+@tf_export("random.set_seed")
 def set_seed(seed: Optional[int]) -> None:
     """Sets the global random seed (None clears it) and restarts every seeded stream."""
     with _STATE.lock:
@@ -223,6 +225,7 @@ def _operand(value: Any, dtype: _dtypes.DType, label: str) -> Tensor:
     return t
 
 
+@tf_export("random.normal")
 @reads_static
 def normal(shape: Any, mean: Any = 0.0, stddev: Any = 1.0, dtype: Any = _dtypes.float32,
            seed: Optional[int] = None, name: Optional[str] = None) -> Tensor:
@@ -234,6 +237,7 @@ def normal(shape: Any, mean: Any = 0.0, stddev: Any = 1.0, dtype: Any = _dtypes.
     return _scaled(draw, stddev, mean, dtype)
 
 
+@tf_export("random.truncated_normal")
 @reads_static
 def truncated_normal(shape: Any, mean: Any = 0.0, stddev: Any = 1.0,
                      dtype: Any = _dtypes.float32, seed: Optional[int] = None,
@@ -250,6 +254,7 @@ def truncated_normal(shape: Any, mean: Any = 0.0, stddev: Any = 1.0,
 _UNIFORM_TYPES = ("float16", "float32", "float64", "int32", "int64")
 
 
+@tf_export("random.uniform")
 @reads_static
 def uniform(shape: Any, minval: Any = 0, maxval: Any = None, dtype: Any = _dtypes.float32,
             seed: Optional[int] = None, name: Optional[str] = None) -> Tensor:
@@ -277,12 +282,14 @@ def uniform(shape: Any, minval: Any = 0, maxval: Any = None, dtype: Any = _dtype
     return _scaled(draw, maxval - minval, minval, dtype)
 
 
+@tf_export("random.shuffle")
 def shuffle(value: Any, seed: Optional[int] = None, name: Optional[str] = None) -> Tensor:
     """`value` with its first dimension randomly permuted."""
     x = convert_to_tensor(value)
     return bind(_shuffle, (x,), {"key": _STATE.key(seed)})
 
 
+@tf_export("random.categorical")
 @reads_static
 def categorical(logits: Any, num_samples: int, dtype: Any = None, seed: Optional[int] = None,
                 name: Optional[str] = None) -> Tensor:
@@ -301,6 +308,3 @@ def categorical(logits: Any, num_samples: int, dtype: Any = None, seed: Optional
     out_type = _dtypes.int64 if dtype is None else _dtypes.as_dtype(dtype)
     return bind(_categorical, (x,), {"num_samples": num, "dtype": out_type._np,
                                      "key": _STATE.key(seed)})
-
-
-__all__ = ["set_seed", "normal", "uniform", "truncated_normal", "shuffle", "categorical"]

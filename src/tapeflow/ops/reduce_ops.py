@@ -13,6 +13,7 @@ from tapeflow.framework import dtypes as _dtypes
 from tapeflow.framework.convert import cpp_name
 from tapeflow.framework.errors import InvalidArgumentError
 from tapeflow.framework.tensor import Tensor, TensorLike
+from tapeflow.framework.exports import tf_export
 from tapeflow.ops._convert import convert_to_tensor, require
 from tapeflow.ops._static import reads_static, static_value
 from tapeflow.ops.array_ops import broadcast_to_shape, fill_shape, reshape, reshape_to, transpose
@@ -318,14 +319,16 @@ def _batched_reduction_vjp(prim: Primitive) -> Any:
 for _prim in (_sum, _mean, _max, _min, _prod, _logsumexp):
     _prim.defbatch(_batched_reduction_vjp(_prim))
 
-reduce_sum = _reduction(_sum, "fciu")
-reduce_mean = _reduction(_mean, "fciu")
-reduce_max = _reduction(_max, "fiu")
-reduce_min = _reduction(_min, "fiu")
-reduce_prod = _reduction(_prod, "fciu", no_axes_is_identity=False)
-reduce_logsumexp = _reduction(_logsumexp, "f", no_axes_is_identity=False)
-reduce_all = _reduction(_all, "b")
-reduce_any = _reduction(_any, "b")
+reduce_sum = tf_export("math.reduce_sum", "reduce_sum")(_reduction(_sum, "fciu"))
+reduce_mean = tf_export("math.reduce_mean", "reduce_mean")(_reduction(_mean, "fciu"))
+reduce_max = tf_export("math.reduce_max", "reduce_max")(_reduction(_max, "fiu"))
+reduce_min = tf_export("math.reduce_min", "reduce_min")(_reduction(_min, "fiu"))
+reduce_prod = tf_export("math.reduce_prod", "reduce_prod")(
+    _reduction(_prod, "fciu", no_axes_is_identity=False))
+reduce_logsumexp = tf_export("math.reduce_logsumexp", "reduce_logsumexp")(
+    _reduction(_logsumexp, "f", no_axes_is_identity=False))
+reduce_all = tf_export("math.reduce_all", "reduce_all")(_reduction(_all, "b"))
+reduce_any = tf_export("math.reduce_any", "reduce_any")(_reduction(_any, "b"))
 reduce_sum.__doc__ = "The sum over `axis` (all axes when None)."
 reduce_mean.__doc__ = "The mean over `axis` (integer inputs give an integer mean)."
 reduce_max.__doc__ = "The maximum over `axis`; ties share the gradient."
@@ -336,6 +339,7 @@ reduce_all.__doc__ = "Logical AND over `axis`."
 reduce_any.__doc__ = "Logical OR over `axis`."
 
 
+@tf_export("math.reduce_variance", "reduce_variance")
 def reduce_variance(input_tensor: Any, axis: Any = None, keepdims: bool = False,
                     name: Optional[str] = None) -> Tensor:
     """The population variance over `axis`."""
@@ -350,12 +354,14 @@ def reduce_variance(input_tensor: Any, axis: Any = None, keepdims: bool = False,
     return reduce_mean(squared, axis=axis, keepdims=keepdims)
 
 
+@tf_export("math.reduce_std", "reduce_std")
 def reduce_std(input_tensor: Any, axis: Any = None, keepdims: bool = False,
                name: Optional[str] = None) -> Tensor:
     """The population standard deviation over `axis`."""
     return sqrt(reduce_variance(input_tensor, axis=axis, keepdims=keepdims))
 
 
+@tf_export("math.count_nonzero")
 def count_nonzero(input: Any, axis: Any = None, keepdims: Any = None,  # noqa: A002 - TF's name
                   dtype: Any = _dtypes.int64, name: Optional[str] = None) -> Tensor:
     """The number of nonzero elements over `axis` (all axes when None), as `dtype`; strings
@@ -433,8 +439,10 @@ def _arg_reduction(tf_name: str, kernel: Any):
     return op
 
 
-argmax = _arg_reduction("ArgMax", _arg_kernel(np.argmax, is_max=True))
-argmin = _arg_reduction("ArgMin", _arg_kernel(np.argmin, is_max=False))
+argmax = tf_export("math.argmax", "argmax")(
+    _arg_reduction("ArgMax", _arg_kernel(np.argmax, is_max=True)))
+argmin = tf_export("math.argmin", "argmin")(
+    _arg_reduction("ArgMin", _arg_kernel(np.argmin, is_max=False)))
 argmax.__doc__ = "The index of the largest value along `axis` (default 0)."
 argmin.__doc__ = "The index of the smallest value along `axis` (default 0)."
 
@@ -456,8 +464,3 @@ def norm(tensor: Any, ord: Any = "euclidean", axis: Any = None, keepdims: Option
         p = float(ord)
         return pow_(reduce_sum(pow_(abs_(x), p), axis=axis, keepdims=keepdims), 1.0 / p)
     raise ValueError(f"'ord' must be a supported vector norm, got {ord}")
-
-
-__all__ = ["reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod",
-           "reduce_logsumexp", "reduce_all", "reduce_any", "reduce_variance", "reduce_std",
-           "argmax", "argmin", "norm"]

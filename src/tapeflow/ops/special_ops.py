@@ -14,6 +14,7 @@ from tapeflow.autodiff.core import Primitive, bind
 from tapeflow.framework.convert import cpp_name
 from tapeflow.framework.errors import InvalidArgumentError
 from tapeflow.framework.tensor import Tensor
+from tapeflow.framework.exports import tf_export
 from tapeflow.ops._convert import binary_operands, convert_to_tensor, require
 from tapeflow.ops.math_ops import (_broadcasting, abs as abs_, cast, conj, exp, less, negative,
                                    not_equal, ones_like, reciprocal, sign, where, zeros_like)
@@ -83,12 +84,16 @@ def _bessel_i1e_vjp(g: Tensor, ans: Tensor, x: Tensor) -> Tensor:
     return g * where(less(abs_(x), tiny), zeros_like(x) + 0.5, slope)
 
 
-_lgamma = Primitive("Lgamma", _lgamma_kernel, shape_rule=same_as_input, elementwise=True, batch_safe=True).defvjp(lambda g, ans, x: g * digamma(x))
-_digamma = Primitive("Digamma", _digamma_kernel, shape_rule=same_as_input, elementwise=True, batch_safe=True).defvjp(
+_lgamma = Primitive("Lgamma", _lgamma_kernel, shape_rule=same_as_input, elementwise=True,
+                    batch_safe=True).defvjp(lambda g, ans, x: g * digamma(x))
+_digamma = Primitive("Digamma", _digamma_kernel, shape_rule=same_as_input, elementwise=True,
+                     batch_safe=True).defvjp(
     lambda g, ans, x: g * polygamma(ones_like(x), x))
-_polygamma = Primitive("Polygamma", _polygamma_kernel, shape_rule=_broadcasting("Polygamma"), elementwise=True, batch_safe=True).defvjp(
+_polygamma = Primitive("Polygamma", _polygamma_kernel, shape_rule=_broadcasting("Polygamma"),
+                       elementwise=True, batch_safe=True).defvjp(
     lambda g, ans, a, x: (None, g * polygamma(a + 1, x)))
-_erfc = Primitive("Erfc", _scipy("erfc"), shape_rule=same_as_input, elementwise=True, batch_safe=True).defvjp(
+_erfc = Primitive("Erfc", _scipy("erfc"), shape_rule=same_as_input, elementwise=True,
+                  batch_safe=True).defvjp(
     lambda g, ans, x: g * (-_TWO_OVER_SQRT_PI) * exp(-(x * x)))
 def _times(g: Tensor, partial: Tensor) -> Tensor:
     """TF's g * partial for the x*-family, whose rules do not conjugate the partial; in the
@@ -100,16 +105,21 @@ def _nonzero(x: Tensor) -> Tensor:
     return cast(not_equal(x, zeros_like(x)), x.dtype)
 
 
-_xlogy = Primitive("Xlogy", _xlogy_kernel, shape_rule=_broadcasting("Xlogy"), elementwise=True, batch_safe=True).defvjp(
+_xlogy = Primitive("Xlogy", _xlogy_kernel, shape_rule=_broadcasting("Xlogy"), elementwise=True,
+                   batch_safe=True).defvjp(
     lambda g, ans, x, y: (_times(g, xlogy(_nonzero(x), y)), _times(g, xdivy(x, y))))
-_xlog1py = Primitive("Xlog1py", _xlog1py_kernel, shape_rule=_broadcasting("Xlog1py"), elementwise=True, batch_safe=True).defvjp(
+_xlog1py = Primitive("Xlog1py", _xlog1py_kernel, shape_rule=_broadcasting("Xlog1py"),
+                     elementwise=True, batch_safe=True).defvjp(
     lambda g, ans, x, y: (_times(g, xlog1py(_nonzero(x), y)), _times(g, xdivy(x, y + 1))))
-_xdivy = Primitive("Xdivy", _xdivy_kernel, shape_rule=_broadcasting("Xdivy"), elementwise=True, batch_safe=True).defvjp(  # xdivy(-x, y^2): +0 where x is 0, as TF
+_xdivy = Primitive("Xdivy", _xdivy_kernel, shape_rule=_broadcasting("Xdivy"), elementwise=True,
+                   batch_safe=True).defvjp(  # xdivy(-x, y^2): +0 where x is 0, as TF
     lambda g, ans, x, y: (_times(g, xdivy(_nonzero(x), y)),
                           _times(g, xdivy(negative(x), y * y))))
-_bessel_i0e = Primitive("BesselI0e", _scipy("i0e"), shape_rule=same_as_input, elementwise=True, batch_safe=True).defvjp(
+_bessel_i0e = Primitive("BesselI0e", _scipy("i0e"), shape_rule=same_as_input, elementwise=True,
+                        batch_safe=True).defvjp(
     lambda g, ans, x: g * (bessel_i1e(x) - sign(x) * ans))
-_bessel_i1e = Primitive("BesselI1e", _scipy("i1e"), shape_rule=same_as_input, elementwise=True, batch_safe=True).defvjp(_bessel_i1e_vjp)
+_bessel_i1e = Primitive("BesselI1e", _scipy("i1e"), shape_rule=same_as_input, elementwise=True,
+                        batch_safe=True).defvjp(_bessel_i1e_vjp)
 
 
 def _unary(prim: Primitive, doc: str):
@@ -131,6 +141,7 @@ def _binary(prim: Primitive, doc: str, allowed: str = "fc"):
     return op
 
 
+@tf_export("math.polygamma")
 def polygamma(a: Any, x: Any, name: Optional[str] = None) -> Tensor:
     """The a-th derivative of digamma at x (a a whole number, given as a float of x's dtype;
     NaN elsewhere; no gradient for a). float32 and float64 only, as in TF."""
@@ -141,16 +152,21 @@ def polygamma(a: Any, x: Any, name: Optional[str] = None) -> Tensor:
     return bind(_polygamma, (a, x))
 
 
-lgamma = _unary(_lgamma, "log |Gamma(x)| elementwise; its derivative is digamma.")
-digamma = _unary(_digamma, "The derivative of lgamma: Gamma'(x) / Gamma(x).")
-erfc = _unary(_erfc, "The complementary error function 1 - erf(x), accurate for large x.")
-bessel_i0e = _unary(_bessel_i0e, "exp(-|x|) I0(x), the scaled modified Bessel function of "
-                                 "order 0.")
-bessel_i1e = _unary(_bessel_i1e, "exp(-|x|) I1(x), the scaled modified Bessel function of "
-                                 "order 1.")
-xlogy = _binary(_xlogy, "x * log(y), and 0 where x is 0 (even where y is 0).")
-xlog1py = _binary(_xlog1py, "x * log1p(y), and 0 where x is 0.")
-xdivy = _binary(_xdivy, "x / y, and 0 where x is 0.")
+lgamma = tf_export("math.lgamma")(
+    _unary(_lgamma, "log |Gamma(x)| elementwise; its derivative is digamma."))
+digamma = tf_export("math.digamma")(
+    _unary(_digamma, "The derivative of lgamma: Gamma'(x) / Gamma(x)."))
+erfc = tf_export("math.erfc")(
+    _unary(_erfc, "The complementary error function 1 - erf(x), accurate for large x."))
+bessel_i0e = tf_export("math.bessel_i0e")(_unary(_bessel_i0e,
+                                                 "exp(-|x|) I0(x), the scaled modified Bessel function of "
+                                 "order 0."))
+bessel_i1e = tf_export("math.bessel_i1e")(_unary(_bessel_i1e,
+                                                 "exp(-|x|) I1(x), the scaled modified Bessel function of "
+                                 "order 1."))
+xlogy = tf_export("math.xlogy")(
+    _binary(_xlogy, "x * log(y), and 0 where x is 0 (even where y is 0)."))
+xlog1py = tf_export("math.xlog1py")(_binary(_xlog1py, "x * log1p(y), and 0 where x is 0."))
+xdivy = tf_export("math.xdivy")(_binary(_xdivy, "x / y, and 0 where x is 0."))
 
 # TensorFlow exports these in tf.math only.
-__all__: list = []

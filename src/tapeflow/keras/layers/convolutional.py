@@ -309,7 +309,8 @@ MaxPool2D, AvgPool2D, MaxPool1D, AvgPool1D = (MaxPooling2D, AveragePooling2D, Ma
 GlobalAvgPool2D, GlobalMaxPool2D = GlobalAveragePooling2D, GlobalMaxPooling2D
 Convolution2D, Convolution1D, Convolution2DTranspose = Conv2D, Conv1D, Conv2DTranspose
 
-__all__ = ["Conv1D", "Conv2D", "Conv2DTranspose", "DepthwiseConv2D", "Convolution2DTranspose", "MaxPooling1D", "MaxPooling2D", "AveragePooling1D",
+__all__ = ["Conv1D", "Conv2D", "Conv2DTranspose", "DepthwiseConv2D", "Convolution2DTranspose",
+           "MaxPooling1D", "MaxPooling2D", "AveragePooling1D",
            "AveragePooling2D", "GlobalAveragePooling1D", "GlobalAveragePooling2D",
            "GlobalMaxPooling1D", "GlobalMaxPooling2D", "MaxPool2D", "AvgPool2D", "MaxPool1D",
            "AvgPool1D", "GlobalAvgPool2D", "GlobalMaxPool2D", "Convolution2D", "Convolution1D"]
