@@ -151,7 +151,7 @@ def scalar_chain_fn():
     def run() -> None:
         with tf.GradientTape() as tape:
             y = x
-            for i in range(50):
+            for _ in range(50):
                 y = tf.sin(y) * 1.01 + y * 0.5 - 0.1 * y * y
                 # 4 binary ops + 1 unary = ~5 ops per round; 50 rounds ≈ 200+ ops
         tape.gradient(y, x)

@@ -2,8 +2,8 @@
 
 Needs the optional extra: `pip install scikit-learn` (tapeflow itself does not depend on it).
 Run: `PYTHONPATH=src python3 examples/train_digits.py`. It prints Keras-style progress, then
-the test accuracy and the training time; it reaches about 98% test accuracy (0.9833 on the 360 held-out digits) in under two
-seconds on one CPU core.
+the test accuracy and the training time; it reaches about 98% test accuracy (0.9833 on the
+360 held-out digits) in under two seconds on one CPU core.
 """
 
 import sys

@@ -56,7 +56,7 @@ def test_vectorized_jacobian_of_gradient(case):
         pytest.skip(f"{case.primitive}: second order not defined for this case")
     args = [tf.constant(x) for x in case.inputs]
     weights = tf.constant(np.random.default_rng(0).uniform(
-        0.5, 1.5, size=np.shape(np.asarray(case.f(*args))))) 
+        0.5, 1.5, size=np.shape(np.asarray(case.f(*args)))))
 
     def gradient(*xs):
         with tf.GradientTape() as inner:

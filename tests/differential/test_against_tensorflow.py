@@ -186,7 +186,7 @@ def test_fixture_covers_every_op(outcome):
     assert not missing, f"re-record the fixture: no cases for {sorted(missing)}"
     if AWAITING_FIXTURE & recorded:
         warnings.warn(f"AWAITING_FIXTURE entries the fixture covers (remove them): "
-                      f"{sorted(AWAITING_FIXTURE & recorded)}")
+                      f"{sorted(AWAITING_FIXTURE & recorded)}", stacklevel=2)
 
 
 def test_no_unknown_difference(outcome):
@@ -195,7 +195,8 @@ def test_no_unknown_difference(outcome):
     seen = {(d["op"], d["kind"]) for d in diffs}
     stale = sorted(k for k in KNOWN_DIFFERENCES if k not in seen and k[1] != "hang")
     if stale:
-        warnings.warn(f"KNOWN_DIFFERENCES entries that no longer occur (remove them): {stale}")
+        warnings.warn(f"KNOWN_DIFFERENCES entries that no longer occur (remove them): {stale}",
+                      stacklevel=2)
     by = collections.Counter((d["op"], d["kind"]) for d in unknown)
     assert not unknown, (f"{len(unknown)} cases differ from TF 2.21 in {len(by)} (op, kind) "
                          f"pairs:\n" + "\n".join(_reproducer(d) for d in unknown))

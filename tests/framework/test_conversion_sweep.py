@@ -155,8 +155,7 @@ def test_python_bools_meeting_small_integer_and_complex64_tensors():
         False & tf.constant(3, tf.int16)
     with pytest.raises(TypeError, match="^Cannot convert True to EagerTensor of dtype complex64$"):
         True - tf.constant(1 + 1j, tf.complex64)
-    with pytest.raises(TypeError,
-                       match=r"^Cannot convert \[False\] to EagerTensor of dtype int16$"):
+    with pytest.raises(TypeError, match=r"^Cannot convert \[False\] to EagerTensor of dtype int16$"):
         [False] * tf.constant(-1, tf.int16)
     with pytest.raises(tf.errors.InvalidArgumentError, match="expected to be a uint32 tensor "
                                                              "but is a bool tensor"):

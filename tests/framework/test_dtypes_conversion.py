@@ -124,8 +124,7 @@ def _operand(name):
     """A fresh operand by its short name: T tensor, V variable, A NumPy array, S NumPy
     scalar, L list (i ints, f floats, m mixed), then int/float/bool Python numbers."""
     return {
-        "Tf32": lambda: tf.constant([1.5, 2.0]), "Tf64": lambda: tf.constant([1.5, 2.0],
-                                                                             tf.float64),
+        "Tf32": lambda: tf.constant([1.5, 2.0]), "Tf64": lambda: tf.constant([1.5, 2.0], tf.float64),
         "Ti32": lambda: tf.constant([3, 2]), "Ti64": lambda: tf.constant([3, 2], tf.int64),
         "Vf32": lambda: tf.Variable([1.5, 2.0]), "Vi32": lambda: tf.Variable([3, 2]),
         "Af64": lambda: np.array([1.5, 2.0]), "Af32": lambda: np.array([1.5, 2.0], np.float32),
@@ -370,8 +369,7 @@ def test_numpy_operand_keeps_its_dtype_over_a_python_number():
 def test_division_of_mismatched_dtypes_raises_type_error():
     # TF's truediv checks dtypes in Python: TypeError, not the kernel's InvalidArgumentError.
     f32, i32 = tf.constant([1.0, 2.0]), tf.constant([1, 2])
-    for x, y in [(f32, i32), (f32, tf.constant([1.0], tf.float64)), (i32, tf.constant([1],
-                                                                                      tf.int64)),
+    for x, y in [(f32, i32), (f32, tf.constant([1.0], tf.float64)), (i32, tf.constant([1], tf.int64)),
                  (tf.Variable([1.0]), tf.constant([1.0], tf.float64))]:
         with pytest.raises(TypeError, match=r"`x` and `y` must have the same dtype, got tf\."):
             x / y
@@ -405,9 +403,9 @@ def test_tensor_equality_with_values_that_do_not_convert_raises():
     x = tf.constant([1.5, 2.0])
     assert (x == None) is False and (x != None) is True  # noqa: E711 - TF's special case
     with pytest.raises(TypeError, match="Cannot convert 'a' to EagerTensor of dtype float"):
-        x == "a"
+        x == "a"  # noqa: B015 - the comparison itself raises
     with pytest.raises(ValueError, match="Attempt to convert a value"):
-        x == object()
+        x == object()  # noqa: B015 - the comparison itself raises
     # Shapes that do not broadcast compare unequal (TF's incompatible_shape_error=False).
     assert (x == tf.constant([1.0, 2.0, 3.0])).numpy() is np.False_
     assert (x != tf.constant([1.0, 2.0, 3.0])).numpy() is np.True_

@@ -86,7 +86,7 @@ def test_variable_has_no_len():
 
 def test_initial_value_is_unavailable_eagerly_as_in_tensorflow():
     with pytest.raises(RuntimeError, match="not supported when eager execution is enabled"):
-        tf.Variable(1.0).initial_value
+        tf.Variable(1.0).initial_value  # noqa: B018 - reading the attribute raises
 
 
 def test_variable_scatter_methods_match_tf():

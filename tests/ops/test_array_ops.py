@@ -432,8 +432,7 @@ def test_one_hot_fills_with_converted_0_and_1():
 
 
 def test_linspace_incompatible_shapes_are_an_invalid_argument():
-    with pytest.raises(tf.errors.InvalidArgumentError,
-                       match=r"Incompatible shapes: \[2,2\] vs. \[3\]"):
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"Incompatible shapes: \[2,2\] vs. \[3\]"):
         tf.linspace(tf.constant([[1., 2.], [3., 4.]]), tf.constant([1., 2., 3.]), 3)
 
 
@@ -446,8 +445,7 @@ def test_gather_with_batch_dims_over_empty_batches():
 def test_gather_checks_no_index_when_the_result_is_empty():
     assert tf.gather(tf.zeros([3, 0]), [5]).shape == (1, 0)
     assert tf.gather(tf.zeros([1, 3, 0]), [[-1]], axis=1, batch_dims=1).shape == (1, 1, 0)
-    with pytest.raises(tf.errors.InvalidArgumentError,
-                       match=r"indices\[0\] = 0 is not in \[0, 0\)"):
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"indices\[0\] = 0 is not in \[0, 0\)"):
         tf.gather(tf.zeros([0, 2]), [0])
 
 

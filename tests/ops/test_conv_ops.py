@@ -476,8 +476,7 @@ def test_generic_pools_of_a_rank_3_input_pool_1d():
 
 
 def test_avg_pool_takes_no_explicit_padding():
-    for pool, x, pads in ((tf.nn.avg_pool2d, tf.ones([1, 4, 4, 1]), [[0, 0], [1, 1], [1, 1], [0,
-                                                                                              0]]),
+    for pool, x, pads in ((tf.nn.avg_pool2d, tf.ones([1, 4, 4, 1]), [[0, 0], [1, 1], [1, 1], [0, 0]]),
                           (tf.nn.avg_pool1d, tf.ones([1, 4, 1]), [[0, 0], [1, 1], [0, 0]])):
         with pytest.raises(TypeError, match=r"^Expected string for argument 'padding' not "):
             pool(x, 2, 2, pads)

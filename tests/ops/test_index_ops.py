@@ -27,11 +27,9 @@ def test_gather_nd_gradient_adds_repeated_rows():
 
 
 def test_scatter_nd_and_tensor_scatter():
-    assert tf.scatter_nd([[1], [3]], tf.constant([1., 2.]), [5]).numpy().tolist() == [0., 1., 0.,
-                                                                                      2., 0.]
+    assert tf.scatter_nd([[1], [3]], tf.constant([1., 2.]), [5]).numpy().tolist() == [0., 1., 0., 2., 0.]
     assert tf.tensor_scatter_nd_update(P, [[0, 0]], [9.]).numpy().tolist() == [[9., 2.], [3., 4.]]
-    assert tf.tensor_scatter_nd_add(P, [[0, 0], [0, 0]], [9., 1.]).numpy().tolist() == [[11., 2.],
-                                                                                        [3., 4.]]
+    assert tf.tensor_scatter_nd_add(P, [[0, 0], [0, 0]], [9., 1.]).numpy().tolist() == [[11., 2.], [3., 4.]]
     with pytest.raises(tf.errors.InvalidArgumentError,
                        match=r"indices\[1\] = \[7\] does not index into shape \[5\] \[Op:ScatterNd\]"):
         tf.scatter_nd([[1], [7]], tf.constant([1., 2.]), [5])
@@ -42,8 +40,7 @@ def test_tensor_scatter_update_gradient_zeroes_replaced_entries():
     u = tf.constant([5.], tf.float64)
     with tf.GradientTape() as tape:
         tape.watch([t, u])
-        y = tf.tensor_scatter_nd_update(t, [[0, 1]], u) * tf.constant([[1., 2.], [3., 4.]],
-                                                                      tf.float64)
+        y = tf.tensor_scatter_nd_update(t, [[0, 1]], u) * tf.constant([[1., 2.], [3., 4.]], tf.float64)
     gt, gu = tape.gradient(y, [t, u])
     assert gt.numpy().tolist() == [[1., 0.], [3., 4.]]
     assert gu.numpy().tolist() == [2.]
@@ -54,8 +51,7 @@ def test_boolean_mask():
     assert tf.boolean_mask(P, [True, False], axis=1).numpy().tolist() == [[1.], [3.]]
     with pytest.raises(ValueError, match=r"Shapes \(2,\) and \(3,\) are incompatible"):
         tf.boolean_mask(P, [True, False, True])
-    np.testing.assert_allclose(grad(lambda x: tf.boolean_mask(x, [True, False, True]) * 2, [1., 2.,
-                                                                                            3.]),
+    np.testing.assert_allclose(grad(lambda x: tf.boolean_mask(x, [True, False, True]) * 2, [1., 2., 3.]),
                                [2., 0., 2.])
 
 
@@ -65,15 +61,13 @@ def test_segment_reductions():
     assert tf.math.unsorted_segment_sum(data, [1, -1, 2], 4).numpy().tolist() == [0., 1., 3., 0.]
     assert tf.math.unsorted_segment_mean(data, [1, 1, 2], 4).numpy().tolist() == [0., 1.5, 3., 0.]
     lowest = float(np.finfo(np.float32).min)
-    assert tf.math.unsorted_segment_max(data, [1, 1, 2], 4).numpy().tolist() == [lowest, 2., 3.,
-                                                                                 lowest]
+    assert tf.math.unsorted_segment_max(data, [1, 1, 2], 4).numpy().tolist() == [lowest, 2., 3., lowest]
     ints = tf.math.unsorted_segment_min(tf.constant([1, 2, 3]), [1, 1, 2], 4)
     assert ints.dtype == tf.int32 and ints.numpy().tolist() == [2147483647, 1, 3, 2147483647]
 
 
 def test_segment_errors():
-    with pytest.raises(tf.errors.InvalidArgumentError,
-                       match=r"segment ids are not increasing \[Op:SegmentSum\]"):
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"segment ids are not increasing \[Op:SegmentSum\]"):
         tf.math.segment_sum(tf.constant([1., 2., 3.]), [1, 0, 2])
     with pytest.raises(tf.errors.InvalidArgumentError,
                        match=r"segment_ids\[1\] = 5 is out of range \[0, 4\) \[Op:UnsortedSegmentSum\]"):
@@ -81,11 +75,9 @@ def test_segment_errors():
 
 
 def test_segment_gradients_match_tensorflow():
-    np.testing.assert_allclose(grad(lambda x: tf.math.unsorted_segment_max(x, [0, 0, 1], 2), [1.,
-                                                                                              2., 3.]),
+    np.testing.assert_allclose(grad(lambda x: tf.math.unsorted_segment_max(x, [0, 0, 1], 2), [1., 2., 3.]),
                                [0., 1., 1.])
-    np.testing.assert_allclose(grad(lambda x: tf.math.unsorted_segment_mean(x, [0, 0, 1], 2), [1.,
-                                                                                               2., 3.]),
+    np.testing.assert_allclose(grad(lambda x: tf.math.unsorted_segment_mean(x, [0, 0, 1], 2), [1., 2., 3.]),
                                [0.5, 0.5, 1.])
 
 
@@ -107,8 +99,7 @@ def test_one_argument_where_gives_int64_coordinates():
 def test_reduce_euclidean_norm():
     ints = tf.math.reduce_euclidean_norm(tf.constant([[3, 4], [5, 12]]), axis=1)
     assert ints.dtype == tf.int32 and ints.numpy().tolist() == [5, 13]
-    np.testing.assert_allclose(tf.math.reduce_euclidean_norm(tf.constant([[3., 4], [5,
-                                                                                    12]])).numpy(),
+    np.testing.assert_allclose(tf.math.reduce_euclidean_norm(tf.constant([[3., 4], [5, 12]])).numpy(),
                                13.928389, rtol=1e-6)
 
 
@@ -165,10 +156,9 @@ def test_scatters_refuse_what_tensorflow_refuses(call):
 
 
 def test_scatters_accept_row_indices_and_empty_updates():
-    assert tf.tensor_scatter_nd_update(tf.zeros([3]), [[0], [2]], [1., 2.]).numpy().tolist() == [1.,
-                                                                                                 0., 2.]
-    assert tf.tensor_scatter_nd_add(tf.zeros([3]), tf.zeros([0, 1], tf.int32),
-                                    tf.zeros([0])).numpy().tolist() == [0.] * 3
+    assert tf.tensor_scatter_nd_update(tf.zeros([3]), [[0], [2]], [1., 2.]).numpy().tolist() == [1., 0., 2.]
+    empty = tf.tensor_scatter_nd_add(tf.zeros([3]), tf.zeros([0, 1], tf.int32), tf.zeros([0]))
+    assert empty.numpy().tolist() == [0.] * 3
     assert tf.scatter_nd(tf.zeros([1, 7], tf.int32), [1.], [1] * 7).shape == (1,) * 7
 
 
@@ -186,8 +176,7 @@ def test_gather_nd_edge_shapes_and_1d_index_gradient():
 def test_unsorted_segment_ids_are_checked_only_when_there_is_data():
     out = tf.math.unsorted_segment_max(tf.zeros([2, 0]), [0, 5], 2)
     assert out.shape == (2, 0)
-    with pytest.raises(tf.errors.InvalidArgumentError,
-                       match=r"segment_ids\[0\] = 0 is out of range \[0, 0\)"):
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"segment_ids\[0\] = 0 is out of range \[0, 0\)"):
         tf.math.unsorted_segment_sum([1., 2.], [0, 1], 0)
     with pytest.raises(tf.errors.InvalidArgumentError, match=r"segment_ids\[1\] = 5"):
         tf.math.unsorted_segment_mean(tf.zeros([2, 0]), [0, 5], 2)  # its count has data
@@ -199,22 +188,16 @@ def test_segment_extrema_follow_tensorflows_nan_and_inf_rules():
     # A NaN is taken, and replaced by the next value of its segment.
     out = tf.math.unsorted_segment_max([nan, 5., 2., 1., nan, 3.], [0, 1, 0, 1, 1, 0], 2)
     np.testing.assert_array_equal(out.numpy(), [3., nan])
-    np.testing.assert_array_equal(tf.math.unsorted_segment_max([nan, -inf], [0, 0], 1).numpy(),
-                                  [-inf])
+    np.testing.assert_array_equal(tf.math.unsorted_segment_max([nan, -inf], [0, 0], 1).numpy(), [-inf])
     np.testing.assert_array_equal(
         tf.math.unsorted_segment_min([[nan, 5.], [2., nan], [1., 3.]], [0, 0, 1], 2).numpy(),
         [[2., nan], [1., 3.]])
-    np.testing.assert_array_equal(tf.math.segment_min([nan, 1., nan, 2., 3.], [0, 0, 0, 0,
-                                                                               1]).numpy(), [2.,
-                                                                                             3.])
+    np.testing.assert_array_equal(tf.math.segment_min([nan, 1., nan, 2., 3.], [0, 0, 0, 0, 1]).numpy(), [2., 3.])
     # The unsorted ops start from the dtype's finite extreme, the sorted ones from +-inf.
-    np.testing.assert_array_equal(tf.math.unsorted_segment_min([inf, inf], [0, 0], 1).numpy(),
-                                  [big])
+    np.testing.assert_array_equal(tf.math.unsorted_segment_min([inf, inf], [0, 0], 1).numpy(), [big])
     np.testing.assert_array_equal(tf.math.segment_min([inf, inf, 1.], [0, 0, 1]).numpy(), [inf, 1.])
-    np.testing.assert_array_equal(tf.math.segment_max([-inf, -inf, 1.], [0, 0, 1]).numpy(), [-inf,
-                                                                                             1.])
-    np.testing.assert_array_equal(tf.math.segment_min([inf, -inf, 1.], [0, 1, 3]).numpy(), [inf,
-                                                                                            -inf, 0., 1.])
+    np.testing.assert_array_equal(tf.math.segment_max([-inf, -inf, 1.], [0, 0, 1]).numpy(), [-inf, 1.])
+    np.testing.assert_array_equal(tf.math.segment_min([inf, -inf, 1.], [0, 1, 3]).numpy(), [inf, -inf, 0., 1.])
 
 
 def test_boolean_mask_axis_slices_like_python():
@@ -228,8 +211,7 @@ def test_boolean_mask_axis_slices_like_python():
 def test_searchsorted_nan_empty_and_dtypes():
     nan = np.nan
     assert tf.searchsorted([[1., 2., 3.]], [[nan, 2., 5.]]).numpy().tolist() == [[0, 1, 3]]
-    assert tf.searchsorted([[1., 2., 3.]], [[nan, 2., 5.]], side="right").numpy().tolist() == [[3,
-                                                                                                2, 3]]
+    assert tf.searchsorted([[1., 2., 3.]], [[nan, 2., 5.]], side="right").numpy().tolist() == [[3, 2, 3]]
     assert tf.searchsorted([[1., nan, 3.]], [[0., 2., 5.]]).numpy().tolist() == [[0, 1, 1]]
     assert tf.searchsorted(tf.constant([[1., 2.]]), tf.zeros([1, 0])).shape == (1, 0)
     assert tf.searchsorted(tf.zeros([1, 0]), tf.constant([[1., 2.]])).numpy().tolist() == [[0, 0]]
@@ -256,14 +238,11 @@ def test_boolean_mask_negative_axis_gathers_along_the_collapsed_tensors_axis():
     # TF reshapes to [3, 9, 3], then gathers along axis -3 of that: axis 0 (of size 3).
     x = tf.reshape(tf.range(81), [3, 3, 3, 3])
     m = tf.constant([[False, True, False], [True, False, True], [False, False, True]])
-    with pytest.raises(tf.errors.InvalidArgumentError,
-                       match=r"indices\[1\] = 3 is not in \[0, 3\)"):
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"indices\[1\] = 3 is not in \[0, 3\)"):
         tf.boolean_mask(x, m, axis=-3)
-    with pytest.raises(tf.errors.InvalidArgumentError,
-                       match="Shape must be at least rank 4 but is rank 3"):
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Shape must be at least rank 4 but is rank 3"):
         tf.boolean_mask(x, m, axis=-4)
-    assert tf.boolean_mask(x, m, axis=1).numpy().reshape(-1)[:8].tolist() == [3, 4, 5, 9, 10, 11,
-                                                                              15, 16]
+    assert tf.boolean_mask(x, m, axis=1).numpy().reshape(-1)[:8].tolist() == [3, 4, 5, 9, 10, 11, 15, 16]
 
 
 def test_sorted_segment_extrema_skip_nans_in_whole_packets():
@@ -287,8 +266,7 @@ def test_sorted_segment_extrema_skip_nans_in_whole_packets():
 def test_tensor_scatter_add_has_no_bool_kernel():
     with pytest.raises(tf.errors.NotFoundError, match="TensorScatterAdd"):
         tf.tensor_scatter_nd_add([[True, False]], [[0]], [[True, True]])
-    assert tf.tensor_scatter_nd_update([[True, False]], [[0]], [[False,
-                                                                 True]]).numpy().tolist() == [[False, True]]
+    assert tf.tensor_scatter_nd_update([[True, False]], [[0]], [[False, True]]).numpy().tolist() == [[False, True]]
 
 
 def test_histogram_fixed_width_counts_as_tensorflow():

@@ -16,21 +16,16 @@ R = [[1., 2., 3.], [4., 5., 6.]]
 
 def test_inverse_solve_and_their_errors():
     np.testing.assert_allclose(tf.linalg.inv(A).numpy(), np.linalg.inv(A), rtol=1e-6)
-    np.testing.assert_allclose(tf.linalg.solve(A, [[1.], [2.]]).numpy(), np.linalg.solve(A, [[1.],
-                                                                                             [2.]]), rtol=1e-6)
-    with pytest.raises(tf.errors.InvalidArgumentError,
-                       match=r"Input is not invertible. \[Op:MatrixInverse\]"):
+    np.testing.assert_allclose(tf.linalg.solve(A, [[1.], [2.]]).numpy(), np.linalg.solve(A, [[1.], [2.]]), rtol=1e-6)
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"Input is not invertible. \[Op:MatrixInverse\]"):
         tf.linalg.inv(S)
-    with pytest.raises(tf.errors.InvalidArgumentError,
-                       match=r"Input matrix must be square. \[Op:MatrixInverse\]"):
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"Input matrix must be square. \[Op:MatrixInverse\]"):
         tf.linalg.inv(R)
-    with pytest.raises(tf.errors.InvalidArgumentError,
-                       match=r"Input matrix is not invertible. \[Op:MatrixSolve\]"):
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"Input matrix is not invertible. \[Op:MatrixSolve\]"):
         tf.linalg.solve(S, [[1.], [2.]])
     with pytest.raises(tf.errors.InvalidArgumentError, match=r"incompatible. \[Op:MatrixSolve\]"):
         tf.linalg.solve(A, [[1.], [2.], [3.]])
-    with pytest.raises(tf.errors.InvalidArgumentError,
-                       match=r"of int32 is not in the list of allowed values"):
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"of int32 is not in the list of allowed values"):
         tf.linalg.inv([[1, 2], [3, 4]])
 
 
@@ -47,22 +42,18 @@ def test_cholesky_family():
     spd = [[2., 1.], [1., 2.]]
     chol = tf.linalg.cholesky(spd)
     np.testing.assert_allclose(chol.numpy(), np.linalg.cholesky(spd), rtol=1e-6)
-    np.testing.assert_allclose(tf.linalg.cholesky_solve(chol, [[1.], [2.]]).numpy(), [[0.], [1.]],
-                               atol=1e-6)
+    np.testing.assert_allclose(tf.linalg.cholesky_solve(chol, [[1.], [2.]]).numpy(), [[0.], [1.]], atol=1e-6)
     # Not positive definite: NaNs in the lower triangle, no error (as TensorFlow).
     bad = tf.linalg.cholesky([[1., 2.], [2., 1.]]).numpy()
     assert np.isnan(bad[1, 0]) and bad[0, 1] == 0
     np.testing.assert_allclose(
-        grad(lambda x: tf.linalg.cholesky(x) * tf.constant([[1., 0], [2., 3.]], tf.float64), [[4.,
-                                                                                               2.], [2., 3.]]),
+        grad(lambda x: tf.linalg.cholesky(x) * tf.constant([[1., 0], [2., 3.]], tf.float64), [[4., 2.], [2., 3.]]),
         [[0.265165, -0.03033], [-0.03033, 1.06066]], atol=1e-6)
 
 
 def test_triangular_solve_reads_one_triangle():
-    np.testing.assert_allclose(tf.linalg.triangular_solve(A, [[1.], [2.]], lower=True).numpy(),
-                               [[0.25], [0.5]])
-    np.testing.assert_allclose(tf.linalg.triangular_solve(A, [[1.], [2.]], lower=False,
-                                                          adjoint=True).numpy(),
+    np.testing.assert_allclose(tf.linalg.triangular_solve(A, [[1.], [2.]], lower=True).numpy(), [[0.25], [0.5]])
+    np.testing.assert_allclose(tf.linalg.triangular_solve(A, [[1.], [2.]], lower=False, adjoint=True).numpy(),
                                [[0.25], [0.5833333]], rtol=1e-6)
 
 
@@ -78,28 +69,24 @@ def test_factorization_structures():
     np.testing.assert_allclose((u.numpy() * s.numpy()) @ v.numpy().T, R, atol=1e-5)
     e, vec = tf.linalg.eigh(A)       # reads the lower triangle only: [[4, 2], [2, 3]]
     np.testing.assert_allclose(e.numpy(), [1.4384472, 5.5615525], rtol=1e-6)
-    np.testing.assert_allclose(np.abs(vec.numpy()), [[0.6154122, 0.78820544], [0.78820544,
-                                                                               0.6154122]], rtol=1e-5)
+    np.testing.assert_allclose(np.abs(vec.numpy()), [[0.6154122, 0.78820544], [0.78820544, 0.6154122]], rtol=1e-5)
 
 
 def test_factorization_gradients_match_tensorflow():
     np.testing.assert_allclose(
-        grad(lambda x: tf.linalg.eigh(x)[0] * tf.constant([1., 2.], tf.float64), [[2., 1.], [0.5,
-                                                                                             3.]]),
+        grad(lambda x: tf.linalg.eigh(x)[0] * tf.constant([1., 2.], tf.float64), [[2., 1.], [0.5, 3.]]),
         [[1.146447, 0.], [0.707107, 1.853553]], atol=1e-6)
     np.testing.assert_allclose(
         grad(lambda x: tf.linalg.svd(x, compute_uv=False), [[2., 1., 0.], [0.5, 3., 1.]]),
         [[0.982308, 0.135413, -0.12936], [-0.081866, 0.931766, 0.353709]], atol=1e-6)
     np.testing.assert_allclose(grad(tf.linalg.expm, [[0.1, 0.2], [0.3, 0.4]]),
                                [[1.451349, 1.724646], [1.583682, 1.874241]], atol=1e-6)
-    np.testing.assert_allclose(grad(tf.linalg.pinv, R), [[-0.166667, 0., 0.166667], [0.166667, 0.,
-                                                                                     -0.166667]],
+    np.testing.assert_allclose(grad(tf.linalg.pinv, R), [[-0.166667, 0., 0.166667], [0.166667, 0., -0.166667]],
                                atol=1e-6)
 
 
 def test_diagonals_and_bands():
-    assert tf.linalg.diag([1., 2.], k=1).numpy().tolist() == [[0., 1., 0.], [0., 0., 2.], [0., 0.,
-                                                                                           0.]]
+    assert tf.linalg.diag([1., 2.], k=1).numpy().tolist() == [[0., 1., 0.], [0., 0., 2.], [0., 0., 0.]]
     assert tf.linalg.diag([[1., 2.], [3., 4.]]).shape == (2, 2, 2)
     assert tf.linalg.diag_part(R).numpy().tolist() == [1., 5.]
     assert tf.linalg.diag_part(R, k=1).numpy().tolist() == [2., 6.]
@@ -118,14 +105,11 @@ def test_norms():
     assert wide.shape == (1, 1) and float(wide[0, 0]) == 15.
     with pytest.raises(ValueError, match="'ord' must be a supported vector norm, got fro"):
         tf.linalg.norm(R, ord="fro", axis=1)
-    with pytest.raises(ValueError,
-                       match=r"supported matrix norm in \['euclidean', 'fro', 1, 2, inf\], got nuc"):
+    with pytest.raises(ValueError, match=r"supported matrix norm in \['euclidean', 'fro', 1, 2, inf\], got nuc"):
         tf.linalg.norm(R, ord="nuc", axis=[0, 1])
-    with pytest.raises(ValueError,
-                       match="'axis' must be None, an integer, or a tuple of 2 unique integers"):
+    with pytest.raises(ValueError, match="'axis' must be None, an integer, or a tuple of 2 unique integers"):
         tf.norm(R, axis=[0, 1, 2])
-    np.testing.assert_allclose(grad(lambda x: tf.linalg.norm(x, ord=1, axis=[0, 1]), [[1., -2.],
-                                                                                      [3., 0.5]]),
+    np.testing.assert_allclose(grad(lambda x: tf.linalg.norm(x, ord=1, axis=[0, 1]), [[1., -2.], [3., 0.5]]),
                                [[1., 0.], [1., 0.]])
 
 
@@ -139,8 +123,7 @@ def test_products():
                        match=r"Expected dimension 3 at axis 1 of the input shaped \[2,2\] but got dimension 2"):
         tf.einsum("ij,kj->ik", R, A)
     np.testing.assert_allclose(
-        grad(lambda x: tf.einsum("ij,j->i", x, tf.constant([1., 2.], tf.float64)), [[1., 2.], [3.,
-                                                                                               4.]]),
+        grad(lambda x: tf.einsum("ij,j->i", x, tf.constant([1., 2.], tf.float64)), [[1., 2.], [3., 4.]]),
         [[1., 2.], [1., 2.]])
     assert tf.linalg.matmul is tf.matmul
 
@@ -188,8 +171,7 @@ _NONFINITE_CODE = r"""
 import json, numpy as np, tapeflow as tf
 f32, nan, inf = np.float32, np.nan, np.inf
 def out(r):
-    return [np.asarray(t).tolist() for t in r] if isinstance(r, (tuple,
-                                                                 list)) else np.asarray(r).tolist()
+    return [np.asarray(t).tolist() for t in r] if isinstance(r, (tuple, list)) else np.asarray(r).tolist()
 a_inf = np.array([[1., inf, 0], [3., 4., 1], [0, 1, 2]], f32)
 print(json.dumps({
     "svd_s": out(tf.linalg.svd(a_inf, compute_uv=False)),
@@ -308,7 +290,7 @@ def test_einsum_gradient_through_a_repeated_index():
             ("iij->ij", x3, [[[0, 2], [0, 0]], [[0, 0], [12, 14]]]),
             ("iij->j", x3, [[[12, 16], [0, 0]], [[0, 0], [12, 16]]]),
             ("iji->j", x3, [[[10, 0], [18, 0]], [[0, 10], [0, 18]]])]:
-        np.testing.assert_allclose(grad(lambda v: tf.reduce_sum(tf.einsum(eq, v) ** 2), value),
+        np.testing.assert_allclose(grad(lambda v, eq=eq: tf.reduce_sum(tf.einsum(eq, v) ** 2), value),
                                    want, err_msg=eq)
     w = tf.constant(np.arange(6.).reshape(2, 3))
     with tf.GradientTape() as outer:
@@ -331,16 +313,13 @@ H = np.array([[2., 0.5], [0.5, 3.]], np.float16)
     (tf.linalg.det, "MatrixDeterminant[T=DT_HALF]"),
     (lambda x: tf.linalg.solve(x, x, adjoint=True), "MatrixSolve[T=DT_HALF, adjoint=true]"),
     (tf.linalg.cholesky, "Cholesky[T=DT_HALF]"), (tf.linalg.logdet, "Cholesky[T=DT_HALF]"),
-    (lambda x: tf.linalg.cholesky_solve(x, x),
-     "MatrixTriangularSolve[T=DT_HALF, adjoint=false, lower=true]"),
+    (lambda x: tf.linalg.cholesky_solve(x, x), "MatrixTriangularSolve[T=DT_HALF, adjoint=false, lower=true]"),
     (lambda x: tf.linalg.triangular_solve(x, x, lower=False, adjoint=True),
      "MatrixTriangularSolve[T=DT_HALF, adjoint=true, lower=false]"),
     (tf.linalg.svd, "Svd[T=DT_HALF, compute_uv=true, full_matrices=false]"),
-    (lambda x: tf.linalg.svd(x, compute_uv=False),
-     "Svd[T=DT_HALF, compute_uv=false, full_matrices=false]"),
+    (lambda x: tf.linalg.svd(x, compute_uv=False), "Svd[T=DT_HALF, compute_uv=false, full_matrices=false]"),
     (tf.linalg.pinv, "Svd[T=DT_HALF, compute_uv=true, full_matrices=false]"),
-    (lambda x: tf.norm(x, ord=2, axis=[0, 1]),
-     "Svd[T=DT_HALF, compute_uv=false, full_matrices=false]"),
+    (lambda x: tf.norm(x, ord=2, axis=[0, 1]), "Svd[T=DT_HALF, compute_uv=false, full_matrices=false]"),
     (tf.linalg.eigh, "SelfAdjointEigV2[T=DT_HALF, compute_v=true]"),
     (tf.linalg.eigvalsh, "SelfAdjointEigV2[T=DT_HALF, compute_v=false]"),
     (tf.linalg.slogdet, "LogMatrixDeterminant[T=DT_HALF]"),
@@ -370,8 +349,7 @@ def test_float16_inv_and_qr_as_tf():
     np.testing.assert_allclose(r.numpy(), [[-3.162, -4.43], [0., -0.629]], atol=2e-3)
     # Eigen's QR runs in half precision: the column norm overflows, as in TF.
     q, r = tf.linalg.qr(tf.constant([[6e4, 6e4], [6e4, 1.]], tf.float16))
-    assert np.isnan(q.numpy()).all() and r.numpy()[0, 0] == -np.inf and np.isnan(r.numpy()[:,
-                                                                                           1]).all()
+    assert np.isnan(q.numpy()).all() and r.numpy()[0, 0] == -np.inf and np.isnan(r.numpy()[:, 1]).all()
     x = tf.constant([[1., 2.], [3., 4.]], tf.float16)
     with tf.GradientTape() as tape:
         tape.watch(x)
@@ -413,16 +391,13 @@ def test_int16_batched_matvec_is_computed():
 
 
 def test_tensordot_and_einsum_dtypes_without_kernel():
-    with pytest.raises(tf.errors.InvalidArgumentError,
-                       match=r"int16 is not in the list.*\[Op:MatMul\]"):
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"int16 is not in the list.*\[Op:MatMul\]"):
         tf.tensordot(tf.ones([2, 2], tf.int16), tf.ones([2, 2], tf.int16), 1)
     with pytest.raises(tf.errors.NotFoundError, match=re.escape("MatMul[T=DT_UINT8")):
         tf.tensordot(tf.ones([2], tf.uint8), tf.ones([2], tf.uint8), 0)
-    with pytest.raises(tf.errors.NotFoundError,
-                       match=re.escape('Einsum[N=1, T=DT_UINT8, equation="ii->"]')):
+    with pytest.raises(tf.errors.NotFoundError, match=re.escape('Einsum[N=1, T=DT_UINT8, equation="ii->"]')):
         tf.einsum("ii", tf.ones([2, 2], tf.uint8))
-    assert tf.einsum("ij,jk->ik", tf.ones([2, 2], tf.int64), tf.ones([2, 2],
-                                                                     tf.int64)).dtype == tf.int64
+    assert tf.einsum("ij,jk->ik", tf.ones([2, 2], tf.int64), tf.ones([2, 2], tf.int64)).dtype == tf.int64
 
 
 def test_complex_adjoints_conjugate():
@@ -432,8 +407,7 @@ def test_complex_adjoints_conjugate():
     np.testing.assert_array_equal(tf.linalg.matrix_transpose(x, conjugate=True).numpy(), xh)
     np.testing.assert_allclose(tf.linalg.inv(x, adjoint=True).numpy(),
                                [[0.5 + 0.25j, -0.25], [0.75j, 0.25 - 0.5j]], atol=1e-6)
-    np.testing.assert_allclose(tf.linalg.matvec(x, tf.constant([1 + 1j, 2], tf.complex64),
-                                                adjoint_a=True).numpy(),
+    np.testing.assert_allclose(tf.linalg.matvec(x, tf.constant([1 + 1j, 2], tf.complex64), adjoint_a=True).numpy(),
                                xh @ np.array([1 + 1j, 2]), atol=1e-6)
 
 
@@ -450,19 +424,15 @@ def test_rank_errors_of_lstsq_band_part_set_diag():
 
 def test_matrix_norm_bad_axes_raise_as_tf():
     x = tf.constant([[3., 4.]])
-    with pytest.raises(tf.errors.InvalidArgumentError,
-                       match=r"Invalid reduction dimension \(2 .*\[Op:Sum\]"):
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"Invalid reduction dimension \(2 .*\[Op:Sum\]"):
         tf.norm(x, axis=[0, 2])
-    with pytest.raises(tf.errors.InvalidArgumentError,
-                       match=r"Invalid reduction dimension \(2 .*\[Op:Max\]"):
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"Invalid reduction dimension \(2 .*\[Op:Max\]"):
         tf.norm(x, ord=1, axis=[0, 2])
-    with pytest.raises(tf.errors.InvalidArgumentError,
-                       match=r"transpose expects a vector of size 2"):
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"transpose expects a vector of size 2"):
         tf.norm(x, ord=2, axis=[0, 5])   # computed a value before
     with pytest.raises(tf.errors.InvalidArgumentError, match="duplicate dimension: 0"):
         tf.norm(x, axis=[0, -2])
-    np.testing.assert_allclose(tf.norm(tf.constant(np.arange(12.).reshape(2, 2, 3)), ord=2, axis=[0,
-                                                                                                  -1]).numpy(),
+    np.testing.assert_allclose(tf.norm(tf.constant(np.arange(12.).reshape(2, 2, 3)), ord=2, axis=[0, -1]).numpy(),
                                [12.35250541, 18.74527381])
     with pytest.raises(TypeError, match="Expected numeric or variant tensor, got dtype tf.bool."):
         tf.norm(tf.constant([True, False]))
@@ -470,8 +440,7 @@ def test_matrix_norm_bad_axes_raise_as_tf():
 
 def test_det_of_nonfinite_matrix_by_eigen_lu():
     # TF 2.21: NaN (LAPACK's LU gave -inf).
-    m = [[-1.9107631, np.inf, 1.161658], [-1.2458849, -1.1203731, 1e30], [0.44423324, 0.19951594,
-                                                                          -0.34401536]]
+    m = [[-1.9107631, np.inf, 1.161658], [-1.2458849, -1.1203731, 1e30], [0.44423324, 0.19951594, -0.34401536]]
     assert np.isnan(tf.linalg.det(tf.constant(m, tf.float32)).numpy())
 
 
@@ -479,11 +448,9 @@ def test_det_gradient_inverts_the_adjoint():
     # A badly scaled matrix: TF 2.21's gradient (det * inv(a^T)) row 1, accurate (mpmath agrees).
     a = np.array([[1e-7, 1.7531887062546041, 0.036037103043222593, 1e-30],
                   [1e30, 0.18936307284131215, 0.76903543811995612, 1e300],
-                  [-0.18636671407497007, 1.0955706039171524, 2.4609019010723894,
-                   2.4639288656666443],
+                  [-0.18636671407497007, 1.0955706039171524, 2.4609019010723894, 2.4639288656666443],
                   [0.46740058981870641, 1e-30, -0.76916811549545594, -0.25791033991336532]])
-    np.testing.assert_allclose(grad(tf.linalg.det, a)[1], [-2.220048003, 0.03976980456,
-                                                           -1.934776781, 1.746796443],
+    np.testing.assert_allclose(grad(tf.linalg.det, a)[1], [-2.220048003, 0.03976980456, -1.934776781, 1.746796443],
                                rtol=1e-6)
 
 
@@ -494,10 +461,8 @@ def test_eigh_of_nonfinite_matrices_as_tf():
     np.testing.assert_array_equal(v.numpy(), [np.eye(2), np.eye(2)])
     e, v = tf.linalg.eigh(tf.constant([[-inf]]))
     assert e.numpy().tolist() == [-inf] and v.numpy().tolist() == [[1.]]
-    for bad in ([[np.nan, 1.], [1., 2.]], [[1., 0.5], [inf, 2.]], [[1., 2., 3.], [2., inf, 1.], [3.,
-                                                                                                 1., 2.]]):
-        with pytest.raises(tf.errors.InvalidArgumentError,
-                           match="Self-adjoint eigen decomposition was not successful"):
+    for bad in ([[np.nan, 1.], [1., 2.]], [[1., 0.5], [inf, 2.]], [[1., 2., 3.], [2., inf, 1.], [3., 1., 2.]]):
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Self-adjoint eigen decomposition was not successful"):
             tf.linalg.eigvalsh(tf.constant(bad))
 
 

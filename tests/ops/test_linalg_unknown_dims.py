@@ -68,7 +68,8 @@ def test_eye_of_a_traced_size_follows_the_value():
 
 
 def test_eye_of_a_traced_shape_with_columns_and_batch():
-    f = lambda a: tf.eye(tf.shape(a)[0], tf.shape(a)[1], batch_shape=[2], dtype=tf.float64)
+    def f(a):
+        return tf.eye(tf.shape(a)[0], tf.shape(a)[1], batch_shape=[2], dtype=tf.float64)
     traced = tf.function(f, input_signature=_unknown(2))
     for shape in ((2, 3), (4, 1)):
         got = traced(tf.constant(np.ones(shape))).numpy()
@@ -93,9 +94,9 @@ def test_solve_checks_batches_as_it_runs_instead_of_broadcasting():
 
 
 def test_diagonals_and_bands_of_unknown_sizes():
-    f = lambda d, a: (tf.linalg.diag(d), tf.linalg.diag(d, k=1), tf.linalg.diag_part(a, k=-1),
-                      tf.linalg.set_diag(a, tf.linalg.diag_part(a) * 2.0),
-                      tf.linalg.band_part(a, 1, 0))
+    def f(d, a):
+        return (tf.linalg.diag(d), tf.linalg.diag(d, k=1), tf.linalg.diag_part(a, k=-1),
+                tf.linalg.set_diag(a, tf.linalg.diag_part(a) * 2.0), tf.linalg.band_part(a, 1, 0))
     _assert_traced_equals_eager(f, _unknown(1, 2), [np.arange(1.0, 3.0), np.ones((2, 3))],
                                 [np.arange(1.0, 5.0), np.ones((4, 2))])
 
@@ -161,7 +162,8 @@ def test_expm_lstsq_pinv_norm_of_unknown_sizes():
     f = _value_and_grads(lambda a: tf.linalg.expm(a * 0.3))
     _assert_traced_equals_eager(f, _unknown(2), [_rng.uniform(-1, 1, (2, 2))],
                                 [_rng.uniform(-1, 1, (3, 3))])
-    g = lambda a, b: (tf.linalg.lstsq(a, b), tf.linalg.pinv(a),
-                      tf.linalg.norm(a, ord=2, axis=[-2, -1], keepdims=True))
+    def g(a, b):
+        return (tf.linalg.lstsq(a, b), tf.linalg.pinv(a),
+                tf.linalg.norm(a, ord=2, axis=[-2, -1], keepdims=True))
     _assert_traced_equals_eager(g, _unknown(2, 2), [_rng.uniform(-1, 1, (4, 2)), np.ones((4, 1))],
                                 [_rng.uniform(-1, 1, (2, 3)), np.ones((2, 2))])

@@ -34,47 +34,38 @@ def test_pad_errors():
 
 
 def test_pad_gradients_fold_mirrored_entries_back():
-    np.testing.assert_allclose(grad(lambda x: tf.pad(x, [[2, 1]], "REFLECT"), [1., 2., 3.]), [1.,
-                                                                                              3., 2.])
+    np.testing.assert_allclose(grad(lambda x: tf.pad(x, [[2, 1]], "REFLECT"), [1., 2., 3.]), [1., 3., 2.])
     np.testing.assert_allclose(grad(lambda x: tf.pad(x, [[1, 1]]), [1., 2.]), [1., 1.])
 
 
 def test_reverse_and_roll():
     assert tf.reverse(X, [1]).numpy().tolist() == [[3., 2., 1.], [6., 5., 4.]]
-    with pytest.raises(tf.errors.InvalidArgumentError,
-                       match=r"'axis'\[0\] = 2 is out of valid range"):
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"'axis'\[0\] = 2 is out of valid range"):
         tf.reverse(X, [2])
     assert tf.roll(X, shift=[1, -1], axis=[0, 1]).numpy().tolist() == [[5., 6., 4.], [2., 3., 1.]]
-    np.testing.assert_allclose(grad(lambda x: tf.roll(x, 1, 0) * tf.constant([1., 2., 3.],
-                                                                             tf.float64),
+    np.testing.assert_allclose(grad(lambda x: tf.roll(x, 1, 0) * tf.constant([1., 2., 3.], tf.float64),
                                      [1., 2., 3.]), [2., 3., 1.])
 
 
 def test_meshgrid_indexing():
     gx, gy = tf.meshgrid([1, 2, 3], [4, 5])
-    assert gx.numpy().tolist() == [[1, 2, 3], [1, 2, 3]] and gy.numpy().tolist() == [[4, 4, 4], [5,
-                                                                                                 5, 5]]
+    assert gx.numpy().tolist() == [[1, 2, 3], [1, 2, 3]] and gy.numpy().tolist() == [[4, 4, 4], [5, 5, 5]]
     ix, iy = tf.meshgrid([1, 2, 3], [4, 5], indexing="ij")
     assert ix.shape == (3, 2) and iy.numpy().tolist() == [[4, 5], [4, 5], [4, 5]]
 
 
 def test_repeat():
     assert tf.repeat(X, 2).numpy().tolist() == [1., 1., 2., 2., 3., 3., 4., 4., 5., 5., 6., 6.]
-    assert tf.repeat(X, [1, 2], axis=0).numpy().tolist() == [[1., 2., 3.], [4., 5., 6.], [4., 5.,
-                                                                                          6.]]
+    assert tf.repeat(X, [1, 2], axis=0).numpy().tolist() == [[1., 2., 3.], [4., 5., 6.], [4., 5., 6.]]
     assert tf.repeat(X, [1, 2, 0], axis=1).numpy().tolist() == [[1., 2., 2.], [4., 5., 5.]]
 
 
 def test_cumsum_cumprod():
-    assert tf.math.cumsum(X, axis=1, exclusive=True, reverse=True).numpy().tolist() == [[5., 3.,
-                                                                                         0.], [11.,
-                                                                                               6., 0.]]
-    assert tf.math.cumprod(X, axis=1, exclusive=True).numpy().tolist() == [[1., 1., 2.], [1., 4.,
-                                                                                          20.]]
+    assert tf.math.cumsum(X, axis=1, exclusive=True, reverse=True).numpy().tolist() == [[5., 3., 0.], [11., 6., 0.]]
+    assert tf.math.cumprod(X, axis=1, exclusive=True).numpy().tolist() == [[1., 1., 2.], [1., 4., 20.]]
     ints = tf.cumsum([1, 2, 3])
     assert ints.dtype == tf.int32 and ints.numpy().tolist() == [1, 3, 6]
-    np.testing.assert_allclose(grad(lambda x: tf.math.cumprod(x, exclusive=True, reverse=True), [2.,
-                                                                                                 3., 4.]),
+    np.testing.assert_allclose(grad(lambda x: tf.math.cumprod(x, exclusive=True, reverse=True), [2., 3., 4.]),
                                [0., 4., 4.])
 
 
@@ -86,8 +77,7 @@ def test_sort_argsort_top_k():
     values, indices = tf.math.top_k([3., 1., 2., 3.], k=2)
     assert values.numpy().tolist() == [3., 3.] and indices.numpy().tolist() == [0, 3]
     assert indices.dtype == tf.int32
-    with pytest.raises(ValueError,
-                       match="Argument `direction` should be one of ASCENDING, DESCENDING"):
+    with pytest.raises(ValueError, match="Argument `direction` should be one of ASCENDING, DESCENDING"):
         tf.sort([1.], direction="X")
     with pytest.raises(tf.errors.InvalidArgumentError,
                        match=r"input must have at least k columns. Had 4, needed 7 \[Op:TopKV2\]"):
@@ -95,23 +85,19 @@ def test_sort_argsort_top_k():
 
 
 def test_sort_and_top_k_gradients_go_to_the_original_positions():
-    np.testing.assert_allclose(grad(lambda x: tf.sort(x) * tf.constant([1., 2., 3.], tf.float64),
-                                    [3., 1., 2.]),
+    np.testing.assert_allclose(grad(lambda x: tf.sort(x) * tf.constant([1., 2., 3.], tf.float64), [3., 1., 2.]),
                                [3., 1., 2.])
-    np.testing.assert_allclose(grad(lambda x: tf.math.top_k(x, 2).values * tf.constant([1., 2.],
-                                                                                       tf.float64),
+    np.testing.assert_allclose(grad(lambda x: tf.math.top_k(x, 2).values * tf.constant([1., 2.], tf.float64),
                                      [3., 1., 2.]), [1., 0., 2.])
 
 
 def test_unique():
     y, idx = tf.unique([1, 1, 2, 4, 4, 4, 7, 8, 8])
-    assert y.numpy().tolist() == [1, 2, 4, 7, 8] and idx.numpy().tolist() == [0, 0, 1, 2, 2, 2, 3,
-                                                                              4, 4]
+    assert y.numpy().tolist() == [1, 2, 4, 7, 8] and idx.numpy().tolist() == [0, 0, 1, 2, 2, 2, 3, 4, 4]
     y, idx, count = tf.unique_with_counts([3, 1, 3])
     assert y.numpy().tolist() == [3, 1] and idx.numpy().tolist() == [0, 1, 0]
     assert count.numpy().tolist() == [2, 1]
-    with pytest.raises(tf.errors.InvalidArgumentError,
-                       match=r"unique expects a 1D vector. \[Op:Unique\]"):
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"unique expects a 1D vector. \[Op:Unique\]"):
         tf.unique([[1, 1]])
 
 
@@ -218,8 +204,7 @@ NAN = np.nan
 
 
 def _same(got, expected):
-    np.testing.assert_array_equal(np.asarray(got.numpy(), np.float64), np.asarray(expected,
-                                                                                  np.float64))
+    np.testing.assert_array_equal(np.asarray(got.numpy(), np.float64), np.asarray(expected, np.float64))
 
 
 def test_reverse_of_a_scalar_ignores_the_axes():
@@ -273,11 +258,9 @@ def test_cumulative_logsumexp_steps_over_nan_as_tensorflow():
 
 
 def test_sort_and_argsort_axis_errors_are_tensorflows():
-    with pytest.raises(tf.errors.InvalidArgumentError,
-                       match="slice index 2 of dimension 0 out of bounds"):
+    with pytest.raises(tf.errors.InvalidArgumentError, match="slice index 2 of dimension 0 out of bounds"):
         tf.sort(tf.constant([[1., 2.]]), axis=2)
-    with pytest.raises(tf.errors.InvalidArgumentError,
-                       match="slice index -1 of dimension 0 out of bounds"):
+    with pytest.raises(tf.errors.InvalidArgumentError, match="slice index -1 of dimension 0 out of bounds"):
         tf.argsort(tf.constant(1.))
 
 
@@ -294,8 +277,7 @@ def test_sort_top_k_place_nans_where_tensorflows_std_sort_leaves_them():
         [11, 4, 6, 2, 10, 0, 9, 18, 8, 3, 5, 17, 12, 15, 14, 16, 13, 19, 7, 1]
     top = tf.math.top_k([1., NAN, 3., NAN, 2., 5.], 3)
     assert top.indices.numpy().tolist() == [1, 5, 2]
-    assert tf.math.top_k([1., NAN, 3., NAN, 2., 5.], 3,
-                         sorted=False).indices.numpy().tolist() == [2, 1, 5]
+    assert tf.math.top_k([1., NAN, 3., NAN, 2., 5.], 3, sorted=False).indices.numpy().tolist() == [2, 1, 5]
 
 
 def test_top_k_of_one_takes_eigens_maximum():
@@ -303,8 +285,7 @@ def test_top_k_of_one_takes_eigens_maximum():
     assert tf.math.top_k([1., 3., NAN], 1).indices.numpy().tolist() == [0]
     assert tf.math.top_k([NAN, 1., 3.], 1).indices.numpy().tolist() == [2]
     assert tf.math.top_k([1., 2, 3, 4, 5, 6, 7, NAN], 1).indices.numpy().tolist() == [6]
-    assert tf.math.top_k(tf.constant([1., 2, 3, NAN], tf.float64),
-                         1).indices.numpy().tolist() == [2]
+    assert tf.math.top_k(tf.constant([1., 2, 3, NAN], tf.float64), 1).indices.numpy().tolist() == [2]
     assert tf.math.top_k([NAN, -np.inf], 1).indices.numpy().tolist() == [1]
 
 
@@ -312,10 +293,8 @@ def test_top_k_unsorted_keeps_tensorflows_heap_order():
     x = [1., 5., 3., 2., 4.]
     assert tf.math.top_k(x, 3, sorted=False).indices.numpy().tolist() == [2, 1, 4]
     assert tf.math.top_k(x, 2, sorted=False).indices.numpy().tolist() == [4, 1]
-    assert tf.math.top_k([0., 3, 2, 1, 4, 5, 6], 4, sorted=False).indices.numpy().tolist() == [1, 5,
-                                                                                               4, 6]
-    assert tf.math.top_k(tf.constant([6, 4, 5, 0, 1, 2, 3]), 5,
-                         sorted=False).indices.numpy().tolist() \
+    assert tf.math.top_k([0., 3, 2, 1, 4, 5, 6], 4, sorted=False).indices.numpy().tolist() == [1, 5, 4, 6]
+    assert tf.math.top_k(tf.constant([6, 4, 5, 0, 1, 2, 3]), 5, sorted=False).indices.numpy().tolist() \
         == [5, 6, 0, 2, 1]
 
 
@@ -330,8 +309,7 @@ def test_unique_keeps_each_nan_and_refuses_complex():
 
 def test_in_top_k_takes_float32_predictions_only():
     p64 = tf.constant([[1., 2.]], tf.float64)
-    with pytest.raises(tf.errors.InvalidArgumentError,
-                       match="expected to be a float tensor but is a double"):
+    with pytest.raises(tf.errors.InvalidArgumentError, match="expected to be a float tensor but is a double"):
         tf.math.in_top_k(tf.constant([0]), p64, 1)
     with pytest.raises(ValueError, match="requested dtype float32 for Tensor with dtype float64"):
         tf.math.in_top_k([0], p64, 1)  # TF's slow path, for a Python list of targets
@@ -349,8 +327,7 @@ def test_sorts_of_an_empty_axis():
 
 
 def test_repeat_keeps_tensorflows_static_shape_error_for_an_empty_first_axis():
-    with pytest.raises(ValueError,
-                       match=r"Tensor's shape \(0, 4\) is not compatible with supplied shape \(0, 0\)"):
+    with pytest.raises(ValueError, match=r"Tensor's shape \(0, 4\) is not compatible with supplied shape \(0, 0\)"):
         tf.repeat(tf.zeros([0, 2], tf.int32), [1, 3], axis=1)
     assert tf.repeat(tf.zeros([0, 2], tf.int32), 2, axis=1).shape == (0, 4)
 

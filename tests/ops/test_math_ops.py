@@ -51,12 +51,9 @@ def test_truncatediv_truncatemod_round_toward_zero():
     assert tf.truncatediv(a, b).numpy().tolist() == [-3, -3, 3, 3, 2]
     assert tf.truncatemod(a, b).numpy().tolist() == [-1, 1, -1, 1, 0]
     assert tf.truncatediv(a, b).dtype == tf.int32
-    assert tf.truncatediv(tf.constant([-7.5, 7.]), tf.constant([2., -2.])).numpy().tolist() == [-3,
-                                                                                                -3]
-    assert tf.truncatemod(tf.constant([-7.5, 7.]), tf.constant([2.,
-                                                                -2.])).numpy().tolist() == [-1.5, 1]
-    assert tf.truncatediv(tf.constant([7], tf.uint8), tf.constant([2],
-                                                                  tf.uint8)).numpy().tolist() == [3]
+    assert tf.truncatediv(tf.constant([-7.5, 7.]), tf.constant([2., -2.])).numpy().tolist() == [-3, -3]
+    assert tf.truncatemod(tf.constant([-7.5, 7.]), tf.constant([2., -2.])).numpy().tolist() == [-1.5, 1]
+    assert tf.truncatediv(tf.constant([7], tf.uint8), tf.constant([2], tf.uint8)).numpy().tolist() == [3]
     with pytest.raises(tf.errors.InternalError, match=r"\[Op:TruncateDiv\]"):
         tf.truncatediv(tf.constant([1]), tf.constant([0]))
     with pytest.raises(tf.errors.InvalidArgumentError, match=r"bool.*\[Op:TruncateMod\]"):
@@ -201,8 +198,7 @@ def test_conj_and_real():
 
 # -- round 2 of the differential sweep (TF 2.21's answers, measured with it) ---------------------
 
-@pytest.mark.parametrize("fn, op", [(tf.truncatediv, "TruncateDiv"), (tf.truncatemod,
-                                                                      "TruncateMod"),
+@pytest.mark.parametrize("fn, op", [(tf.truncatediv, "TruncateDiv"), (tf.truncatemod, "TruncateMod"),
                                     (tf.math.floordiv, "FloorDiv"), (tf.math.floormod, "FloorMod")])
 def test_shape_mismatch_is_reported_before_a_zero_divisor(fn, op):
     # TF checks the broadcast first: InvalidArgumentError, not the divisor's error.

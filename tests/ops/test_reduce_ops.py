@@ -195,7 +195,7 @@ def test_reduce_prod_second_derivative_matches_tensorflow():
     for x, zeros in [(np.array([3.], np.float32), [0.]), (np.array(3., np.float32), 0.),
                      (np.array([[3.], [2.]], np.float32), [[0.], [0.]]),
                      (np.zeros([0], np.float32), [])]:
-        d1, d2 = _second_derivative(lambda t: tf.reduce_prod(t, axis=-1 if x.ndim == 2 else None),
+        d1, d2 = _second_derivative(lambda t, x=x: tf.reduce_prod(t, axis=-1 if x.ndim == 2 else None),
                                     x)
         assert d2 is not None and d2.numpy().tolist() == zeros
     d1, d2 = _second_derivative(lambda t: tf.reduce_prod(t, axis=0, keepdims=True),

@@ -9,27 +9,20 @@ from _support import grads
 
 def test_values_match_tensorflow():
     x = tf.constant([0.5, 1.5, 3.0])
-    np.testing.assert_allclose(tf.math.lgamma(x).numpy(), [0.5723649, -0.12078224, 0.6931472],
-                               rtol=1e-6)
-    np.testing.assert_allclose(tf.math.digamma(x).numpy(), [-1.96351, 0.03648997, 0.9227843],
-                               rtol=1e-6)
-    np.testing.assert_allclose(tf.math.erfc(x).numpy(), [4.7950011e-01, 3.3894852e-02,
-                                                         2.2090497e-05], rtol=1e-6)
-    np.testing.assert_allclose(tf.math.bessel_i0e(x).numpy(), [0.64503527, 0.3674336, 0.24300036],
-                               rtol=1e-6)
-    np.testing.assert_allclose(tf.math.bessel_i1e(x).numpy(), [0.1564208, 0.21903938, 0.19682671],
-                               rtol=1e-6)
+    np.testing.assert_allclose(tf.math.lgamma(x).numpy(), [0.5723649, -0.12078224, 0.6931472], rtol=1e-6)
+    np.testing.assert_allclose(tf.math.digamma(x).numpy(), [-1.96351, 0.03648997, 0.9227843], rtol=1e-6)
+    np.testing.assert_allclose(tf.math.erfc(x).numpy(), [4.7950011e-01, 3.3894852e-02, 2.2090497e-05], rtol=1e-6)
+    np.testing.assert_allclose(tf.math.bessel_i0e(x).numpy(), [0.64503527, 0.3674336, 0.24300036], rtol=1e-6)
+    np.testing.assert_allclose(tf.math.bessel_i1e(x).numpy(), [0.1564208, 0.21903938, 0.19682671], rtol=1e-6)
     assert tf.math.lgamma(x).dtype == tf.float32
 
 
 def test_x_times_log_ops_are_zero_where_x_is_zero():
     xlogy = tf.math.xlogy(tf.constant([0., 1., 2.]), tf.constant([0., 2., 3.]))
     np.testing.assert_allclose(xlogy.numpy(), [0., 0.6931472, 2.1972246], rtol=1e-6)
-    np.testing.assert_allclose(tf.math.xlog1py(tf.constant([0., 1.]), tf.constant([-1.,
-                                                                                   1.])).numpy(),
+    np.testing.assert_allclose(tf.math.xlog1py(tf.constant([0., 1.]), tf.constant([-1., 1.])).numpy(),
                                [0., 0.693147], rtol=1e-5)
-    np.testing.assert_allclose(tf.math.xdivy(tf.constant([0., 1.]), tf.constant([0., 4.])).numpy(),
-                               [0., 0.25])
+    np.testing.assert_allclose(tf.math.xdivy(tf.constant([0., 1.]), tf.constant([0., 4.])).numpy(), [0., 0.25])
 
 
 def test_polygamma():
@@ -131,8 +124,7 @@ def test_bessel_i1e_gradient_at_subnormal_inputs_is_one_half(values, dtype):
 
 
 @pytest.mark.parametrize("f, gx, gy", [
-    (tf.math.xlogy, [0.720932 - 1.604937j, 0.489957 - 1.446919j], [-2.6 + 1.8j,
-                                                                   1.058824 + 0.235294j]),
+    (tf.math.xlogy, [0.720932 - 1.604937j, 0.489957 - 1.446919j], [-2.6 + 1.8j, 1.058824 + 0.235294j]),
     (tf.math.xdivy, [0.2 + 1.4j, -0.235294 - 0.941176j], [2.48 + 1.36j, -0.525952 + 0.013841j])])
 def test_complex_x_family_gradients_match_tensorflow(f, gx, gy):
     # TF 2.21's rules multiply g by the partial without conjugating it.

@@ -329,8 +329,7 @@ def test_gather_is_numpy(data):
                             label="indices shape")
     size = shape[axis]
     assume(size > 0 or 0 in index_shape)  # nothing to gather from an empty axis
-    indices = data.draw(hnp.arrays(np.int32, index_shape, elements=st.integers(0, max(size - 1,
-                                                                                      0))),
+    indices = data.draw(hnp.arrays(np.int32, index_shape, elements=st.integers(0, max(size - 1, 0))),
                         label="indices")
     _check_layout(lambda a: tf.gather(a[0], indices, axis=axis),
                   lambda x: np.take(x[0], indices, axis=axis),

@@ -58,7 +58,8 @@ def _signature(rec: dict) -> str:
 def cmd_record_fixture(a) -> None:
     """Pick a representative subset of a TF results file: per op, round-robin over signatures."""
     _, recs = compare.load_records(a.ref)
-    by_op: dict[str, dict[str, list]] = collections.defaultdict(lambda: collections.defaultdict(list))
+    by_op: dict[str, dict[str,
+                          list]] = collections.defaultdict(lambda: collections.defaultdict(list))
     for r in recs:
         if "hang" not in r:
             by_op[r["op"]][_signature(r)].append(r)

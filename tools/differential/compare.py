@@ -118,7 +118,8 @@ def classify(ref: dict, got: dict) -> tuple[str, str] | None:
             # traced: TF builds the backward function when the call runs under a tape
             return "grad_where_tf_raises", f"TF raised {ref['error'][0]}: {ref['error'][1][:150]}"
         if "error" not in got:
-            return "accepted_what_tf_rejects", f"TF raised {ref['error'][0]}: {ref['error'][1][:150]}"
+            return ("accepted_what_tf_rejects",
+                    f"TF raised {ref['error'][0]}: {ref['error'][1][:150]}")
         if "error" not in ref:
             return "rejected_what_tf_accepts", f"{got['error'][0]}: {got['error'][1][:150]}"
         if ref["error"][0] != got["error"][0]:
@@ -134,7 +135,8 @@ def classify(ref: dict, got: dict) -> tuple[str, str] | None:
         err = key + "_error"
         if err in ref or err in got:
             if err not in got:
-                return "grad_where_tf_raises", f"{key}: TF raised {ref[err][0]}: {ref[err][1][:150]}"
+                return ("grad_where_tf_raises",
+                        f"{key}: TF raised {ref[err][0]}: {ref[err][1][:150]}")
             if err not in ref:
                 return "grad_error", f"{key}: {got[err][0]}: {got[err][1][:150]}"
             break  # both raised: nothing further to compare
@@ -178,7 +180,8 @@ def summary(diffs: list[dict], total: int, top: int = 40) -> str:
     lines.append(f"top {top} ops:")
     for op, ds in sorted(by_op.items(), key=lambda kv: -len(kv[1]))[:top]:
         kinds = collections.Counter(d["kind"] for d in ds)
-        lines.append(f"  {op:45s} {len(ds):4d}  " + ", ".join(f"{k} {n}" for k, n in kinds.most_common()))
+        lines.append(f"  {op:45s} {len(ds):4d}  " + ", ".join(f"{k} {n}" for k,
+                                                              n in kinds.most_common()))
         lines.append(f"      e.g. #{ds[0]['id']} {ds[0]['kind']}: {ds[0]['detail'][:160]}")
     return "\n".join(lines)
 
@@ -202,7 +205,8 @@ def summary_counts(diffs: list[dict], total: int, meta: dict) -> dict:
     return {"seed": meta.get("seed"), "traced": bool(meta.get("traced")), "cases": total,
             "differ": len(real), "informational": len(diffs) - len(real),
             "by_kind": {k: by_kind[k] for k in KINDS if by_kind[k]},
-            "by_op": {op: dict(c) for op, c in sorted(by_op.items(), key=lambda kv: -sum(kv[1].values()))}}
+            "by_op": {op: dict(c) for op, c in sorted(by_op.items(),
+                                                      key=lambda kv: -sum(kv[1].values()))}}
 
 
 def _check_same_cases(ref_meta: dict, got_meta: dict, ref: list, got: list) -> None:

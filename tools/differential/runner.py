@@ -378,7 +378,8 @@ def run_cases(backend: str, cases: list[dict], workers: int = 2, limit_s: float 
     stamp = f"{os.getpid()}_{int(time.time())}"
     log = open(os.path.join(tmpdir, f"differential_{backend}_{stamp}.stderr.log"), "w")
     shards = [_Shard(python, backend, cases[k::workers],
-                     os.path.join(tmpdir, f"differential_{backend}_{stamp}_{k}.jsonl"), limit_s, log,
+                     os.path.join(tmpdir,
+                                  f"differential_{backend}_{stamp}_{k}.jsonl"), limit_s, log,
                      traced_mode)
               for k in range(workers)]
     threads = [threading.Thread(target=s.run, daemon=True) for s in shards]

@@ -132,7 +132,8 @@ def _walk(needed: list, live: set, grads: dict, run_rules: Optional[Callable], f
             out_grads = [_take(grads, id(o), keep) for o in outs]
             if all(g is None for g in out_grads):
                 continue
-            out_grads = tuple(missing_output(o) if g is None else g._dense() if type(g) is IndexedSlices else g
+            out_grads = tuple(missing_output(o) if g is None else
+                              g._dense() if type(g) is IndexedSlices else g
                               for g, o in zip(out_grads, outs))
         else:
             key = id(outs)

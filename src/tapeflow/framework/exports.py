@@ -11,7 +11,7 @@ no list of names is kept in step by hand.
 
 from __future__ import annotations
 
-from typing import Any, Callable, TypeVar
+from typing import Callable, TypeVar
 
 T = TypeVar("T")
 

@@ -21,5 +21,4 @@ def __getattr__(name: str):
     raise AttributeError(f"module 'tapeflow.keras' has no attribute {name!r}")
 
 __all__ = ["activations", "backend", "initializers", "layers", "Input", "InputLayer", "InputSpec",
-           "Layer",
-           "KerasTensor", "Functional", "Model", "Sequential", "models", "Variable"]
+           "Layer", "KerasTensor", "Functional", "Model", "Sequential", "models", "Variable"]

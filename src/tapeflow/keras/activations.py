@@ -31,8 +31,8 @@ def relu(x: Any, negative_slope: float = 0.0, max_value: Optional[float] = None,
     else:
         x = nn_ops.relu(x)
     if clip_max:
-        x = clip_ops.clip_by_value(x, math_ops.cast(0.0, x.dtype), math_ops.cast(max_value,
-                                                                                 x.dtype))
+        x = clip_ops.clip_by_value(x, math_ops.cast(0.0, x.dtype),
+                                   math_ops.cast(max_value, x.dtype))
     if negative_slope != 0.0:
         x = x - negative_slope * negative_part
     return x

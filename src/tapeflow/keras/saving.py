@@ -50,7 +50,7 @@ def load_weights(model: Any, filepath: str, skip_mismatch: bool = False) -> None
     """Assigns the weights saved by `save_weights` to `model.weights`, in order."""
     filepath = _check_name(filepath)
     arrays = _format.read_arrays(filepath)
-    saved = sorted((int(k.split("/")[1]) for k in arrays if k.startswith("weights/")))
+    saved = sorted(int(k.split("/")[1]) for k in arrays if k.startswith("weights/"))
     variables = _weights(model)
     if len(saved) != len(variables):
         raise ValueError(f"Weights file {filepath} holds {len(saved)} weights but the model "

@@ -3,7 +3,9 @@
 from tapeflow.ops import array_ops, math_ops, operators, reduce_ops
 from tapeflow.ops import clip_ops, nn_ops, random_ops
 from tapeflow.ops import index_ops, linalg_ops, manip_ops, special_ops, variable_ops
-from tapeflow.ops import _autodiff_support, control_flow_ops, conv_ops, indexed_slices_ops
+# _autodiff_support registers the backward pass's ops with autodiff when imported.
+from tapeflow.ops import _autodiff_support  # noqa: F401
+from tapeflow.ops import control_flow_ops, conv_ops, indexed_slices_ops
 from tapeflow.ops import map_ops
 
 __all__ = ["array_ops", "math_ops", "operators", "reduce_ops", "clip_ops", "nn_ops", "random_ops",

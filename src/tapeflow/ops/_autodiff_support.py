@@ -18,7 +18,7 @@ each primitive the batched backward pass (`autodiff/batching.py`) asks `batched_
 from __future__ import annotations
 
 import sys
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -27,8 +27,8 @@ from tapeflow.framework.abstract import has_static_shape
 from tapeflow.framework.tensor import Tensor, wrap
 from tapeflow.ops import array_ops as _array_ops
 from tapeflow.ops._convert import convert_to_tensor
-from tapeflow.ops.array_ops import broadcast_to, concat, reshape, reshape_to, split, stack, \
-    transpose, unstack, zeros
+from tapeflow.ops.array_ops import broadcast_to, concat, reshape, reshape_to, stack, \
+    transpose, zeros
 from tapeflow.ops.math_ops import add, conj, ones_like, zeros_like  # noqa: F401 - conj: support().conj
 from tapeflow.ops.indexed_slices_ops import aggregate  # noqa: F401 - support().aggregate
 from tapeflow.ops.reduce_ops import reduce_sum, sum_over, unbroadcast_like  # noqa: F401

@@ -97,7 +97,7 @@ def reject_traced(value: Any) -> None:
         raise TypeError("Expected any non-tensor type, but got a tensor instead.")
 
 
-# -- reading static arguments -----------------------------------------------------------------------
+# -- reading static arguments ------------------------------------------------------------------
 
 _state = threading.local()   # .scopes: one list of pending (tensor, note) checks per open wrapper
 

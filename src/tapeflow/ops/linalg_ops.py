@@ -29,7 +29,7 @@ from tapeflow.ops.array_ops import range as arange
 from tapeflow.ops.array_ops import shape as shape_of
 from tapeflow.ops.array_ops import (broadcast_to, concat, expand_dims, gather, reshape,
                                     slice_tensor, squeeze, transpose)
-from tapeflow.ops.math_ops import (abs, cast, conj, log, matmul, maximum, ones_like, sqrt, where,
+from tapeflow.ops.math_ops import (abs, cast, conj, log, matmul, ones_like, sqrt, where,
                                    zeros_like)
 from tapeflow.ops.reduce_ops import norm as _vector_norm
 from tapeflow.ops.reduce_ops import reduce_max, reduce_sum

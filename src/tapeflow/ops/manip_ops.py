@@ -58,8 +58,8 @@ def _top_k_rule(x: ShapedArray, *k_input: ShapedArray, descending: bool, dtype: 
     if x.shape is None:
         return ShapedArray(None, dtype)
     if not x.shape:
-        raise ValueError(f"Shape must be at least rank 1 but is rank 0 for "
-                         f"'{{{{node TopKV2}}}}' with input shapes: [], [].")
+        raise ValueError("Shape must be at least rank 1 but is rank 0 for "
+                         "'{{node TopKV2}}' with input shapes: [], [].")
     n = x.shape[-1]
     if k is not None and n is not None and n < k:
         raise ValueError(f"input must have last dimension >= k = {k} but is {n} for "
@@ -374,12 +374,12 @@ def _scan(prim: Primitive, doc: str):
     return op
 
 
-cumsum = tf_export("math.cumsum", "cumsum")(_scan(_cumsum,
-                                                  "Running sums along `axis`; `exclusive` leaves each element out, "
-                        "`reverse` runs from the end."))
-cumprod = tf_export("math.cumprod")(_scan(_cumprod,
-                                          "Running products along `axis`; `exclusive` leaves each element "
-                          "out, `reverse` runs from the end."))
+cumsum = tf_export("math.cumsum", "cumsum")(_scan(
+    _cumsum, "Running sums along `axis`; `exclusive` leaves each element out, `reverse` runs "
+             "from the end."))
+cumprod = tf_export("math.cumprod")(_scan(
+    _cumprod, "Running products along `axis`; `exclusive` leaves each element out, `reverse` "
+              "runs from the end."))
 
 
 def _cumulative_logsumexp_kernel(x: np.ndarray, axis: int, exclusive: bool,

@@ -435,7 +435,8 @@ def _squared_difference_complex_vjp(g: Tensor, x: Tensor, y: Tensor) -> Tensor:
 
 
 _squared_difference_complex = Primitive(
-    "SquaredDifference", _squared_difference_complex_kernel, shape_rule=_broadcasting("SquaredDifference")).defvjp(
+    "SquaredDifference", _squared_difference_complex_kernel,
+    shape_rule=_broadcasting("SquaredDifference")).defvjp(
     lambda g, ans, x, y: _squared_difference_complex_vjp(g, x, y),
     lambda g, ans, x, y: bind(_neg, (_squared_difference_complex_vjp(g, x, y),)))
 
@@ -552,12 +553,12 @@ _sinh = Primitive("Sinh", np.sinh, shape_rule=same_as_input, elementwise=True,
                   batch_safe=True).defvjp(lambda g, ans, x: g * cosh(x))
 _cosh = Primitive("Cosh", np.cosh, shape_rule=same_as_input, elementwise=True,
                   batch_safe=True).defvjp(lambda g, ans, x: g * sinh(x))
-_asinh = Primitive("Asinh", np.arcsinh, shape_rule=same_as_input).defvjp(lambda g, ans,
-                                                                         x: g * rsqrt(x * x + 1))
-_acosh = Primitive("Acosh", np.arccosh, shape_rule=same_as_input).defvjp(lambda g, ans,
-                                                                         x: g / sinh(ans))  # as TF
-_atanh = Primitive("Atanh", np.arctanh, shape_rule=same_as_input).defvjp(lambda g, ans,
-                                                                         x: g / (1 - x * x))
+_asinh = Primitive("Asinh", np.arcsinh, shape_rule=same_as_input).defvjp(
+    lambda g, ans, x: g * rsqrt(x * x + 1))
+_acosh = Primitive("Acosh", np.arccosh, shape_rule=same_as_input).defvjp(
+    lambda g, ans, x: g / sinh(ans))  # as TF
+_atanh = Primitive("Atanh", np.arctanh, shape_rule=same_as_input).defvjp(
+    lambda g, ans, x: g / (1 - x * x))
 _tanh = Primitive("Tanh", np.tanh, shape_rule=same_as_input, elementwise=True,
                   batch_safe=True).defvjp(lambda g, ans, x: g * (1 - ans * ans))
 _sigmoid = Primitive("Sigmoid", _sigmoid_kernel, shape_rule=same_as_input, elementwise=True,
@@ -627,8 +628,8 @@ for _fn, _doc in [
         (sinh, "The hyperbolic sine of x."), (cosh, "The hyperbolic cosine of x."),
         (tanh, "The hyperbolic tangent of x."), (asinh, "The inverse hyperbolic sine of x."),
         (acosh, "The inverse hyperbolic cosine of x (NaN below 1)."),
-        (atanh, "The inverse hyperbolic tangent of x (NaN outside [-1, 1])."), (sigmoid,
-                                                                                "1 / (1 + exp(-x))."),
+        (atanh, "The inverse hyperbolic tangent of x (NaN outside [-1, 1])."),
+        (sigmoid, "1 / (1 + exp(-x))."),
         (softplus, "log(1 + exp(x)), computed stably."), (erf, "The Gauss error function."),
         (floor, "The largest integer not above x (no gradient)."),
         (ceil, "The smallest integer not below x (no gradient)."),
@@ -719,7 +720,8 @@ def where(condition: Any, x: Any = None, y: Any = None, name: Optional[str] = No
 
 
 _where_indices = Primitive(
-    "Where", lambda c: np.argwhere(c).astype(np.int64), shape_rule=_where_rule, differentiable=False)
+    "Where", lambda c: np.argwhere(c).astype(np.int64), shape_rule=_where_rule,
+    differentiable=False)
 
 
 def _cast_vjp(g: Tensor, ans: Tensor, x: Tensor) -> Any:
@@ -754,9 +756,8 @@ def cast(x: Any, dtype: Any, name: Optional[str] = None) -> Tensor:
 
 _real = Primitive("Real", np.real, shape_rule=same_shape(_real_dtype), linear=True,
                   batch_safe=True).defvjp(lambda g, ans, x: cast(g, x.dtype))
-_conj = Primitive("Conj", np.conj, shape_rule=same_as_input, linear=True).defvjp(lambda g, ans,
-                                                                                 x: bind(_conj, (g,
-                                                                                                 )))
+_conj = Primitive("Conj", np.conj, shape_rule=same_as_input, linear=True).defvjp(
+    lambda g, ans, x: bind(_conj, (g,)))
 
 
 @tf_export("math.real")

@@ -715,9 +715,9 @@ def dropout(x: Any, rate: Any, noise_shape: Any = None, seed: Optional[int] = No
         rate = cast(convert_to_tensor(rate), x.dtype)
         kept = x / (1 - rate)
     shape = x._value.shape if noise_shape is None else tuple(
-        d if n is None else int(n) for n, d in zip(_noise_dims(static_value(noise_shape,
-                                                                            "dropout: noise_shape")),
-                                              x._value.shape))
+        d if n is None else int(n)
+        for n, d in zip(_noise_dims(static_value(noise_shape, "dropout: noise_shape")),
+                        x._value.shape))
     keep_mask = uniform(shape, dtype=x.dtype, seed=seed) >= rate
     return where(keep_mask, kept, 0)
 

@@ -158,12 +158,10 @@ digamma = tf_export("math.digamma")(
     _unary(_digamma, "The derivative of lgamma: Gamma'(x) / Gamma(x)."))
 erfc = tf_export("math.erfc")(
     _unary(_erfc, "The complementary error function 1 - erf(x), accurate for large x."))
-bessel_i0e = tf_export("math.bessel_i0e")(_unary(_bessel_i0e,
-                                                 "exp(-|x|) I0(x), the scaled modified Bessel function of "
-                                 "order 0."))
-bessel_i1e = tf_export("math.bessel_i1e")(_unary(_bessel_i1e,
-                                                 "exp(-|x|) I1(x), the scaled modified Bessel function of "
-                                 "order 1."))
+bessel_i0e = tf_export("math.bessel_i0e")(_unary(
+    _bessel_i0e, "exp(-|x|) I0(x), the scaled modified Bessel function of order 0."))
+bessel_i1e = tf_export("math.bessel_i1e")(_unary(
+    _bessel_i1e, "exp(-|x|) I1(x), the scaled modified Bessel function of order 1."))
 xlogy = tf_export("math.xlogy")(
     _binary(_xlogy, "x * log(y), and 0 where x is 0 (even where y is 0)."))
 xlog1py = tf_export("math.xlog1py")(_binary(_xlog1py, "x * log1p(y), and 0 where x is 0."))

@@ -1,12 +1,12 @@
 """tapeflow's checkpoint file format: a NumPy `.npz` archive of named arrays, no pickle.
 
 Layout: one array per saved value, keyed by its path ('model/0', 'optimizer/3', ...), plus
-'__format__' (a string array holding FORMAT) and '__keys__' (the saved keys,
-                                                             a manifest). Reading uses `np.load(allow_pickle=False)`, so a
-file can never run code. Writing goes to a temporary file in the same directory that is
-flushed, fsync'ed and renamed over the target with `os.replace` (atomic on POSIX): a crash
-mid-write leaves the previous file intact, and its temporary (`.<name>.npz.tmp-<pid>-<token>`)
-is removed by a later write of the same prefix once it is stale (see `_is_stale`).
+'__format__' (a string array holding FORMAT) and '__keys__' (the saved keys, a manifest).
+Reading uses `np.load(allow_pickle=False)`, so a file can never run code. Writing goes to a
+temporary file in the same directory that is flushed, fsync'ed and renamed over the target
+with `os.replace` (atomic on POSIX): a crash mid-write leaves the previous file intact, and its
+temporary (`.<name>.npz.tmp-<pid>-<token>`) is removed by a later write of the same prefix once
+it is stale (see `_is_stale`).
 """
 
 from __future__ import annotations

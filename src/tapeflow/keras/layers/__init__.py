@@ -14,7 +14,7 @@ from tapeflow.keras.layers import convolutional as _convolutional
 from tapeflow.keras.layers import merging as _merging
 
 __all__ = ["Layer", "KerasTensor", "InputSpec", "Input", "InputLayer", "Activation", "Dense",
-           "Dropout",
-           "Embedding", "Flatten", "Lambda", "Reshape", "BatchNormalization", "LayerNormalization"]
+           "Dropout", "Embedding", "Flatten", "Lambda", "Reshape", "BatchNormalization",
+           "LayerNormalization"]
 __all__ += _convolutional.__all__
 __all__ += _merging.__all__

@@ -48,7 +48,8 @@ class Optimizer:
                  gradient_accumulation_steps: Optional[int] = None,
                  name: Optional[str] = None, **kwargs: Any) -> None:
         if kwargs.pop("decay", None) is not None:
-            warnings.warn("Argument `decay` is no longer supported and will be ignored.")
+            warnings.warn("Argument `decay` is no longer supported and will be ignored.",
+                          stacklevel=2)
         if kwargs:
             raise ValueError(f"Argument(s) not recognized: {kwargs}")
         if use_ema or gradient_accumulation_steps:
@@ -260,7 +261,8 @@ class Optimizer:
             missing = [_variable_label(v) for g, v in zip(grads, variables) if g is None]
             warnings.warn(
                 f"Gradients do not exist for variables {missing} when minimizing the loss. "
-                "If using `model.compile()`, did you forget to provide a `loss` argument?")
+                "If using `model.compile()`, did you forget to provide a `loss` argument?",
+                stacklevel=2)
         return [g for g, _ in kept], [v for _, v in kept]
 
     def _clip_gradients(self, grads: list) -> list:

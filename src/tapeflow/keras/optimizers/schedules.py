@@ -19,7 +19,8 @@ class LearningRateSchedule:
 
     def __call__(self, step: Any) -> Tensor:
         raise NotImplementedError(
-            f"Learning rate schedule '{self.__class__.__name__}' must override `__call__(self, step)`.")
+            f"Learning rate schedule '{self.__class__.__name__}' must override "
+            f"`__call__(self, step)`.")
 
     def get_config(self) -> dict:
         raise NotImplementedError(
