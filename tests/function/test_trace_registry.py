@@ -84,6 +84,20 @@ def _weights(y) -> tf.Tensor:
     return tf.constant(np.random.default_rng(0).uniform(0.5, 1.5, size=np.shape(y)))
 
 
+def _weighted_gradients(f, floats):
+    """args -> the gradients of a value-weighted sum of f's float outputs w.r.t. the float
+    inputs at positions `floats` (zeros where unconnected)."""
+    def value_and_gradient(*args):
+        with tf.GradientTape() as tape:
+            tape.watch([args[i] for i in floats])
+            outs = [o for o in _flat(f(*args)) if o.dtype.is_floating]
+            y = tf.add_n([tf.reduce_sum(o * _value_weights(o)) for o in outs])
+        grads = tape.gradient(y, [args[i] for i in floats])
+        return [tf.zeros_like(args[i]) if g is None else tf.convert_to_tensor(g)
+                for i, g in zip(floats, grads)]
+    return value_and_gradient
+
+
 def _value_weights(y) -> tf.Tensor:
     """Weights for a sum of `y` (in [0.5, 1.5], outside the gradient) from its values, so
     that eager and traced runs agree also where the trace knows y's shape only at run time
@@ -241,14 +255,7 @@ def test_value_dependent_op_traced_equals_eager(name):
     if not any(o.dtype.is_floating for o in expected) or not floats:
         return
 
-    def value_and_gradient(*args):
-        with tf.GradientTape() as tape:
-            tape.watch([args[i] for i in floats])
-            outs = [o for o in _flat(f(*args)) if o.dtype.is_floating]
-            y = tf.add_n([tf.reduce_sum(o * _value_weights(o)) for o in outs])
-        grads = tape.gradient(y, [args[i] for i in floats])
-        return [tf.zeros_like(args[i]) if g is None else tf.convert_to_tensor(g)
-                for i, g in zip(floats, grads)]
+    value_and_gradient = _weighted_gradients(f, floats)
 
     graph_vg = tf.function(value_and_gradient)
     graph_vg(*_as_constants(first))
@@ -417,14 +424,7 @@ def test_value_dependent_size_traced_equals_eager(name):
     if not floats or not any(o.dtype.is_floating for o in _flat(f(*_as_constants(input_sets[0])))):
         return
 
-    def value_and_gradient(*args):
-        with tf.GradientTape() as tape:
-            tape.watch([args[i] for i in floats])
-            outs = [o for o in _flat(f(*args)) if o.dtype.is_floating]
-            y = tf.add_n([tf.reduce_sum(o * _value_weights(o)) for o in outs])
-        grads = tape.gradient(y, [args[i] for i in floats])
-        return [tf.zeros_like(args[i]) if g is None else tf.convert_to_tensor(g)
-                for i, g in zip(floats, grads)]
+    value_and_gradient = _weighted_gradients(f, floats)
 
     graph_vg = tf.function(value_and_gradient)
     for inputs in input_sets:

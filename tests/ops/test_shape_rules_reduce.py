@@ -3,7 +3,8 @@ gradient samples reach: unknown dims and ranks, dims known only at run time, the
 non-float and non-differentiable ops, and TensorFlow's shape-function errors. Expected
 shapes and messages are TensorFlow 2.21's, from tf.function traces with tf.TensorSpec."""
 
-import contextlib
+import os
+import sys
 
 import numpy as np
 import pytest
@@ -12,6 +13,9 @@ import tapeflow as tf
 from tapeflow.framework.abstract import ShapedArray, aval_of
 from tapeflow.autodiff.core import REGISTRY, Primitive
 from tapeflow.ops import random_ops, reduce_ops
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from test_shape_rules import kernel_calls  # noqa: E402
 
 F32 = np.dtype(np.float32)
 SUM = reduce_ops._sum.shape_rule
@@ -87,23 +91,6 @@ def test_uniform_int_bounds_must_be_scalars():
         rule(ShapedArray((2,), i32), ShapedArray((), i32), shape=(2, 3), key=None)
 
 
-@contextlib.contextmanager
-def _recorded(*prims):
-    calls = []
-    saved = [p.impl for p in prims]
-    for prim, kernel in zip(prims, saved):
-        def recording(*args, _prim=prim, _kernel=kernel, **attrs):
-            out = _kernel(*args, **attrs)
-            calls.append((_prim, args, attrs, out))
-            return out
-        prim.impl = recording
-    try:
-        yield calls
-    finally:
-        for prim, kernel in zip(prims, saved):
-            prim.impl = kernel
-
-
 def _programs():
     """Calls the gradient samples do not make: draws, integer and bool reductions."""
     ints = tf.constant([[3, 1, 2], [0, 5, 4]], tf.int32)
@@ -127,7 +114,7 @@ def _programs():
 def test_rules_agree_with_kernels_beyond_the_samples():
     prims = [p for module in (reduce_ops, random_ops) for p in vars(module).values()
              if isinstance(p, Primitive)] + [REGISTRY["ArgMax"], REGISTRY["ArgMin"]]
-    with _recorded(*prims) as calls:
+    with kernel_calls(*prims) as calls:
         _programs()
     assert {p.name for p, *_ in calls} >= {"RandomStandardNormal", "TruncatedNormal",
                                            "RandomUniform", "RandomUniformInt", "RandomShuffle",
