@@ -135,3 +135,14 @@ def test_expand_dims_and_squeeze_of_unknown_dims():
     assert squeezed(tf.ones([1, 3], F64)).shape == (3,)
     with pytest.raises(tf.errors.InvalidArgumentError):   # a dim of 2 is not squeezed away
         squeezed(tf.ones([2, 3], F64))
+
+
+def test_ones_and_zeros_of_a_traced_shape_keep_any_dtype():
+    # TF 2.21: tf.ones(shape, tf.bool) inside tf.function is True everywhere (the fill value
+    # is the dtype's one, not the Python number 1 converted).
+    f = tf.function(lambda s: (tf.ones(s, dtype=tf.bool), tf.zeros(s, dtype=tf.bool)),
+                    input_signature=[tf.TensorSpec([None], tf.int32)])
+    for shape in ([], [2], [1, 3]):
+        ones, zeros = f(tf.constant(shape, tf.int32))
+        assert ones.dtype == tf.bool and ones.numpy().tolist() == np.ones(shape, bool).tolist()
+        assert zeros.numpy().tolist() == np.zeros(shape, bool).tolist()

@@ -1254,7 +1254,8 @@ def constant(value: Any, dtype: Any = None, shape: Any = None, name: str = "Cons
 def zeros(shape: Any, dtype: Any = _dtypes.float32, name: Optional[str] = None) -> Tensor:
     """A tensor of zeros."""
     if context.graph is not None and _traced_dims(shape) is not None:
-        return fill(shape, convert_to_tensor(0, dtype=dtype))   # a traced shape, read as it runs
+        # a traced shape, read as it runs; the zero of any dtype, as np.zeros gives eagerly
+        return fill(shape, wrap(np.zeros((), _dtypes.as_dtype(dtype)._np)))
     return wrap(np.zeros(_dims(static_value(shape, "Zeros: shape", _shape_tuple)),
                          _dtypes.as_dtype(dtype)._np))
 
@@ -1272,7 +1273,8 @@ def _dims(shape: tuple) -> tuple:
 def ones(shape: Any, dtype: Any = _dtypes.float32, name: Optional[str] = None) -> Tensor:
     """A tensor of ones."""
     if context.graph is not None and _traced_dims(shape) is not None:
-        return fill(shape, convert_to_tensor(1, dtype=dtype))   # a traced shape, read as it runs
+        # a traced shape, read as it runs; the one of any dtype (True for bool), as eagerly
+        return fill(shape, wrap(np.ones((), _dtypes.as_dtype(dtype)._np)))
     return wrap(np.ones(_dims(static_value(shape, "Ones: shape", _shape_tuple)),
                         _dtypes.as_dtype(dtype)._np))
 
