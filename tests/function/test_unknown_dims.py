@@ -77,3 +77,26 @@ def test_a_call_outside_the_signature_is_refused():
     _, step, _ = _training_step()
     with pytest.raises(TypeError):
         step(tf.ones([2, 4]))
+
+
+def test_data_dependent_sizes_hold_for_other_values_in_one_trace():
+    runs = []
+
+    @tf.function
+    def f(x, mask, k):
+        runs.append(1)
+        picked = tf.boolean_mask(x, mask)
+        values, _ = tf.math.top_k(x, k=k)
+        return picked, tf.unique(tf.cast(x, tf.int32)).y, values, tf.reduce_sum(picked * 2.0)
+
+    cases = [([3., 1., 3., 2.], [True, False, True, True], 2),
+             ([5., 4., 5., 5.], [False, False, False, True], 3),
+             ([1., 2., 3., 4.], [True, True, True, True], 1)]
+    for x, mask, k in cases:
+        picked, unique, top, total = f(tf.constant(x), tf.constant(mask), tf.constant(k))
+        want = np.array(x)[np.array(mask)]
+        assert picked.numpy().tolist() == want.tolist()
+        assert unique.numpy().tolist() == list(dict.fromkeys(int(v) for v in x))
+        assert top.numpy().tolist() == sorted(x, reverse=True)[:k]
+        assert float(total) == 2.0 * want.sum()
+    assert len(runs) == 1 and f.experimental_get_tracing_count() == 1
