@@ -36,6 +36,7 @@ from tapeflow.autodiff import core
 from tapeflow.framework.abstract import AbstractArray, ShapedArray, aval_of
 from tapeflow.framework import dtypes as _dtypes
 from tapeflow.framework.context import context
+from tapeflow.framework.errors import InternalError
 from tapeflow.framework.tensor import Tensor, TensorLike, wrap
 from tapeflow.framework.tensor_shape import TensorShape
 from tapeflow.framework.variables import Variable
@@ -285,13 +286,15 @@ class Graph:
     def placeholder(self, example: Any, name: str, shape: Any = None,
                     dtype: Any = None) -> SymbolicTensor:
         """A new function input with the given static shape. It keeps `example` (the value
-        of the call being traced) only when `shape` is fully known; with unknown dims (or no
-        example: a trace from a signature) it is abstract, of `dtype`."""
+        of the call being traced) only when `shape` is fully known and is the example's;
+        otherwise (unknown dims, a loop invariant other than the value's shape, no example: a
+        trace from a signature) it is abstract, of `dtype`."""
         if type(example) is AbstractArray:
             dtype, shape = example.dtype, example.shape if shape is None else shape
             example = None
         shape = TensorShape(np.shape(example)) if shape is None else TensorShape(shape)
-        if example is not None and not shape.is_fully_defined():
+        if example is not None and (not shape.is_fully_defined()
+                                    or tuple(shape.dims) != np.shape(example)):
             dtype, example = np.asarray(example).dtype, None
         vid = self._new_value("input", self._unique(name), example, shape, dtype=dtype)
         self.inputs.append(vid)
@@ -385,6 +388,11 @@ class Graph:
         if raw is None:
             raw = [None] * len(avals)
         else:
+            for r, a in zip(raw, avals):
+                if a.is_fully_defined() and np.shape(r) != a.shape:
+                    # The graph would hold a shape its kernel does not make: refuse loudly.
+                    raise InternalError(f"{prim.name}: the shape rule gives {a}, the kernel "
+                                        f"{np.shape(r)} [Op:{prim.name}]")
             raw = [r if a.is_fully_defined() else None for r, a in zip(raw, avals)]
         outs = self.add_node(prim, vids, attrs, raw, avals=avals)
         if fixed:
