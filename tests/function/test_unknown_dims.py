@@ -100,3 +100,30 @@ def test_data_dependent_sizes_hold_for_other_values_in_one_trace():
         assert top.numpy().tolist() == sorted(x, reverse=True)[:k]
         assert float(total) == 2.0 * want.sum()
     assert len(runs) == 1 and f.experimental_get_tracing_count() == 1
+
+
+@pytest.mark.parametrize("reduce", [tf.reduce_sum, tf.reduce_mean, tf.reduce_max,
+                                    tf.reduce_logsumexp, tf.reduce_prod])
+@pytest.mark.parametrize("axis", [None, -1, 0])
+def test_reductions_of_unknown_rank_hold_for_every_rank(reduce, axis):
+    def value_and_grad(x):
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = reduce(tf.sin(x), axis=axis)
+        return y, tape.gradient(y, x)
+
+    traced = tf.function(value_and_grad, input_signature=[tf.TensorSpec(None, tf.float64)])
+    rng = np.random.default_rng(3)
+    for shape in ((4,), (2, 3), (2, 1, 3)):
+        x = tf.constant(rng.uniform(0.2, 1.2, shape))
+        for got, want in zip(traced(x), value_and_grad(x)):
+            np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12)
+    assert traced.experimental_get_tracing_count() == 1
+
+
+def test_a_reduction_axis_outside_the_run_time_rank_raises():
+    f = tf.function(lambda x: tf.reduce_sum(x, axis=2),
+                    input_signature=[tf.TensorSpec(None, tf.float32)])
+    assert f(tf.ones([1, 2, 3])).numpy().tolist() == [[3.0, 3.0]]
+    with pytest.raises(tf.errors.InvalidArgumentError):
+        f(tf.ones([2, 3]))

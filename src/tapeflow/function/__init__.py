@@ -6,7 +6,6 @@ from typing import Any
 
 from tapeflow.framework import variables as _variables
 from tapeflow.framework.context import context as _context
-from tapeflow.graph import backward as _backward  # noqa: F401 - installs its hook
 from tapeflow.graph.ir import Graph, OperatorNotAllowedInGraphError, SymbolicTensor
 from tapeflow.function.polymorphic import ConcreteFunction, Function, TensorSpec, function
 

@@ -363,8 +363,11 @@ def _scan(prim: Primitive, doc: str):
            name: Optional[str] = None) -> Tensor:
         x = convert_to_tensor(x)
         require(x, "fciu", prim.name)
-        rank = x._value.ndim
         a = static_value(axis, f"{prim.name}: axis", int)
+        if x._value.shape is None:  # traced with unknown rank: the kernel checks the axis
+            return bind(prim, (x,), {"axis": a, "exclusive": bool(exclusive),
+                                     "reverse": bool(reverse)})
+        rank = x._value.ndim
         if not -rank <= a < rank:
             raise InvalidArgumentError(f"Expected scan axis in the range [{-rank}, {rank}), "
                                        f"but got {a} [Op:{prim.name}]")

@@ -17,6 +17,7 @@ from tapeflow.framework.exports import tf_export
 from tapeflow.ops._convert import convert_to_tensor, require
 from tapeflow.ops._static import reads_static, static_value
 from tapeflow.ops.array_ops import broadcast_to_shape, fill_shape, reshape, reshape_to, transpose
+from tapeflow.ops.array_ops import shape as shape_of
 from tapeflow.ops.math_ops import (_zeros, abs as abs_, cast, conj, equal, exp, is_finite,
                                    not_equal, pow as pow_, real, reciprocal, sqrt, square,
                                    stop_gradient, where, ones_like, zeros_like)
@@ -45,6 +46,20 @@ def _axes(axis: Any, rank: int, op_name: str) -> Optional[tuple]:
                                        f"dimension: {a} [Op:{op_name}]")
         result.append(a)
     return tuple(sorted(result))
+
+
+def _unranked_axes(axis: Any) -> Optional[tuple]:
+    """`axis` for an input of unknown rank (traced): the ints as given, negative ones too;
+    the kernel, seeing the rank, checks them as it runs."""
+    if axis is None:
+        return None
+    if isinstance(axis, (TensorLike, np.ndarray)):
+        axis = np.asarray(getattr(axis, "_value", axis)).tolist()
+    axes = tuple(int(a) for a in (axis if isinstance(axis, (list, tuple)) else [axis]))
+    if len(set(axes)) != len(axes):
+        raise InvalidArgumentError(f"Invalid reduction arguments: Axes contains duplicate "
+                                   f"dimension: {axes}")
+    return axes
 
 
 def _reduced(op_name: str, dtype: Any = None) -> Any:
@@ -87,7 +102,9 @@ def _reduction(prim: Primitive, allowed: str, no_axes_is_identity: bool = True):
            name: Optional[str] = None) -> Tensor:
         x = convert_to_tensor(input_tensor)
         require(x, allowed, prim.name)
-        axes = _axes(static_value(axis, f"{prim.name}: axis"), x._value.ndim, prim.name)
+        axis = static_value(axis, f"{prim.name}: axis")
+        axes = _axes(axis, x._value.ndim, prim.name) if x._value.shape is not None else \
+            _unranked_axes(axis)
         if axes == () and no_axes_is_identity:
             return x
         return bind(prim, (x,), {"axis": axes, "keepdims": bool(keepdims)})
@@ -199,6 +216,9 @@ def _prod_vjp(g: Tensor, ans: Tensor, x: Tensor, axis: Any, keepdims: bool) -> T
     # from Cumprod, so its derivatives are TF's too (zeros, not None, for one element).
     from tapeflow.ops.manip_ops import cumprod
     if not has_static_shape(x._value):
+        if axis is None and x._value.shape is None:   # unknown rank: over the flattened x
+            others = _product_of_others(reshape(x, [-1]), (0,), cumprod)
+            return spread_like(g, x, axis, keepdims) * reshape(others, shape_of(x))
         return _prod_vjp_unknown_shape(g, x, axis, keepdims, cumprod)
     shape = x._value.shape
     rank = len(shape)
@@ -246,9 +266,10 @@ def _logsumexp_vjp(g: Tensor, ans: Tensor, x: Tensor, axis: Any, keepdims: bool)
     peak = bind(_max, (x,), {"axis": axis, "keepdims": True})
     peak = stop_gradient(where(is_finite(peak), peak, zeros_like(peak)))
     shifted = exp(x - peak)
-    total = sum_over(shifted, tuple(range(x._value.ndim)) if axis is None else axis, True)
     if not has_static_shape(x._value):
+        total = bind(_sum, (shifted,), {"axis": axis, "keepdims": True})
         return spread_like(g, x, axis, keepdims) * reciprocal(total) * shifted
+    total = sum_over(shifted, tuple(range(x._value.ndim)) if axis is None else axis, True)
     return reshape_to(g, _kept_shape(x, axis)) * reciprocal(total) * shifted
 
 
