@@ -127,3 +127,27 @@ def test_a_reduction_axis_outside_the_run_time_rank_raises():
     assert f(tf.ones([1, 2, 3])).numpy().tolist() == [[3.0, 3.0]]
     with pytest.raises(tf.errors.InvalidArgumentError):
         f(tf.ones([2, 3]))
+
+
+def test_matmul_of_unknown_rank_checks_ranks_as_the_graph_runs():
+    def value_and_grads(a, b, c):
+        with tf.GradientTape() as tape:
+            tape.watch([a, b, c])
+            y = tf.reduce_sum(tf.sin(tf.matmul(a, b, transpose_b=True)) + a @ c)
+        return y, tape.gradient(y, [a, b, c])
+
+    spec = tf.TensorSpec(None, tf.float64)
+    traced = tf.function(value_and_grads, input_signature=[spec, spec, spec])
+    rng = np.random.default_rng(4)
+    for sa in ((2, 3), (5, 2, 3)):
+        a, b, c = (tf.constant(rng.normal(size=s)) for s in (sa, (4, 3), (3, 4)))
+        (y, grads), (want_y, want_grads) = traced(a, b, c), value_and_grads(a, b, c)
+        np.testing.assert_allclose(y.numpy(), want_y.numpy(), rtol=1e-12)
+        for got, want in zip(grads, want_grads):
+            np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12)
+    # TF's kernel errors, met only when the graph runs.
+    ones = tf.ones([3, 4], tf.float64)
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"In\[0\] ndims must be >= 2: 1"):
+        traced(tf.ones([3], tf.float64), tf.ones([4, 3], tf.float64), ones)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Matrix size-incompatible"):
+        traced(tf.ones([2, 3], tf.float64), tf.ones([4, 2], tf.float64), ones)

@@ -94,7 +94,7 @@ def _where_rule(c: ShapedArray) -> ShapedArray:
 
 
 def _matmul_rule(a: ShapedArray, b: ShapedArray, transpose_a: bool,
-                 transpose_b: bool) -> ShapedArray:
+                 transpose_b: bool, unranked: bool = False) -> ShapedArray:
     if a.shape is None or b.shape is None:
         return ShapedArray(None, a.dtype)
     batched = a.ndim > 2 or b.ndim > 2  # tf.matmul's choice of op
@@ -869,7 +869,10 @@ def _refuse_string_ones(x: Tensor, np_type: np.dtype) -> None:
 
 # -- matmul --------------------------------------------------------------------------------------
 
-def _matmul_kernel(a: np.ndarray, b: np.ndarray, transpose_a: bool, transpose_b: bool):
+def _matmul_kernel(a: np.ndarray, b: np.ndarray, transpose_a: bool, transpose_b: bool,
+                   unranked: bool = False):
+    if unranked:  # traced with an unknown rank: the checks the wrapper makes, made here
+        _check_matmul_shapes(a.shape, b.shape, transpose_a, transpose_b)
     if transpose_a:
         a = a.swapaxes(-1, -2)  # the method: np.swapaxes' wrapper costs more than the view
     if transpose_b:
@@ -885,14 +888,14 @@ def _product(a: Tensor, b: Tensor, transpose_a: bool, transpose_b: bool) -> Tens
 
 
 def _matmul_vjp_a(g: Tensor, ans: Tensor, a: Tensor, b: Tensor, transpose_a: bool,
-                  transpose_b: bool) -> Tensor:
+                  transpose_b: bool, unranked: bool = False) -> Tensor:
     if transpose_a:
         return _product(b, g, transpose_b, True)
     return _product(g, b, False, not transpose_b)
 
 
 def _matmul_vjp_b(g: Tensor, ans: Tensor, a: Tensor, b: Tensor, transpose_a: bool,
-                  transpose_b: bool) -> Tensor:
+                  transpose_b: bool, unranked: bool = False) -> Tensor:
     if transpose_b:
         return _product(g, a, True, transpose_a)
     return _product(a, g, not transpose_a, False)
@@ -902,7 +905,9 @@ _matmul = Primitive("MatMul", _matmul_kernel, shape_rule=_matmul_rule, bilinear=
                     batch_safe=True).defvjp(_matmul_vjp_a, _matmul_vjp_b)
 
 
-def _matmul_lowering(transpose_a: bool, transpose_b: bool) -> str:
+def _matmul_lowering(transpose_a: bool, transpose_b: bool, unranked: bool = False) -> Any:
+    if unranked:
+        return None   # the kernel, which checks the ranks
     a, b = ("{0}.T" if transpose_a else "{0}"), ("{1}.T" if transpose_b else "{1}")
     batched_a = "{0}.swapaxes(-1, -2)" if transpose_a else "{0}"
     batched_b = "{1}.swapaxes(-1, -2)" if transpose_b else "{1}"
@@ -929,6 +934,9 @@ def matmul(a: Any, b: Any, transpose_a: bool = False, transpose_b: bool = False,
     if a._value.dtype.kind not in "fc":
         _check_matmul_dtype(a, b, transpose_a, transpose_b)
     sa, sb = a._value.shape, b._value.shape
+    if sa is None or sb is None:   # traced with an unknown rank: the kernel checks as it runs
+        return bind(_matmul, (a, b), {"transpose_a": transpose_a, "transpose_b": transpose_b,
+                                      "unranked": True})
     if len(sa) != 2 or len(sb) != 2 or \
             (sa[0] if transpose_a else sa[1]) != (sb[1] if transpose_b else sb[0]):
         _check_matmul_shapes(sa, sb, transpose_a, transpose_b)  # all but fitting matrices
@@ -942,6 +950,9 @@ def matmul_operator(x: Any, y: Any) -> Tensor:
         if a._value.dtype.kind not in "fc":
             _check_matmul_dtype(a, b, False, False)
         sa, sb = a._value.shape, b._value.shape
+        if sa is None or sb is None:   # traced with an unknown rank: checked as it runs
+            return bind(_matmul, (a, b), {"transpose_a": False, "transpose_b": False,
+                                          "unranked": True})
         if len(sa) != 2 or len(sb) != 2 or sa[1] != sb[0]:
             _check_matmul_shapes(sa, sb, False, False)
         return bind(_matmul, (a, b), {"transpose_a": False, "transpose_b": False})
