@@ -151,3 +151,21 @@ def test_matmul_of_unknown_rank_checks_ranks_as_the_graph_runs():
         traced(tf.ones([3], tf.float64), tf.ones([4, 3], tf.float64), ones)
     with pytest.raises(tf.errors.InvalidArgumentError, match="Matrix size-incompatible"):
         traced(tf.ones([2, 3], tf.float64), tf.ones([4, 2], tf.float64), ones)
+
+
+@pytest.mark.parametrize("op", [tf.nn.softmax, tf.nn.log_softmax])
+def test_softmax_of_unknown_rank_holds_for_every_rank(op):
+    def value_and_grad(x):
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = tf.reduce_sum(op(x) * tf.cos(x))
+        return y, tape.gradient(y, x)
+
+    traced = tf.function(value_and_grad, input_signature=[tf.TensorSpec(None, tf.float64)])
+    rng = np.random.default_rng(6)
+    for shape in ((5,), (2, 3), (2, 1, 4)):
+        x = tf.constant(rng.normal(size=shape))
+        for got, want in zip(traced(x), value_and_grad(x)):
+            np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="logits must have >= 1 dimension"):
+        traced(tf.constant(1.0, tf.float64))

@@ -50,7 +50,7 @@ def _shape_error(op_name: str, avals: tuple, text: str) -> ValueError:
 
 def _softmax_rule(op_name: str):
     """Softmax and LogSoftmax: the input's shape and dtype; TF refuses a scalar."""
-    def rule(x: ShapedArray, axis: int) -> ShapedArray:
+    def rule(x: ShapedArray, axis: int, unranked: bool = False) -> ShapedArray:
         if x.ndim == 0:
             raise _shape_error(op_name, (x,), "Shape must be at least rank 1 but is rank 0")
         return ShapedArray(x.shape, x.dtype)
@@ -263,7 +263,9 @@ swish = silu
 
 # -- softmax -------------------------------------------------------------------------------------
 
-def _softmax_kernel(x: np.ndarray, axis: int) -> np.ndarray:
+def _softmax_kernel(x: np.ndarray, axis: int, unranked: bool = False) -> np.ndarray:
+    if unranked:   # traced with an unknown rank: the wrapper's checks, made as it runs
+        axis = _softmax_axis(x, axis, "Softmax")
     e = np.exp(x - np.max(x, axis=axis, keepdims=True, initial=-np.inf))  # initial: empty x
     total = np.sum(e, axis=axis, keepdims=True)
     if x.dtype == np.float32 and np.isnan(total).any():  # the rare case: a check on the sums
@@ -280,16 +282,19 @@ def _onednn_softmax(x: np.ndarray, axis: int) -> np.ndarray:
     return e / np.sum(e, axis=axis, keepdims=True)
 
 
-def _log_softmax_kernel(x: np.ndarray, axis: int) -> np.ndarray:
+def _log_softmax_kernel(x: np.ndarray, axis: int, unranked: bool = False) -> np.ndarray:
+    if unranked:
+        axis = _softmax_axis(x, axis, "LogSoftmax")
     shifted = x - np.max(x, axis=axis, keepdims=True, initial=-np.inf)  # initial: empty x
     return shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))
 
 
-def _softmax_vjp(g: Tensor, ans: Tensor, x: Tensor, axis: int) -> Tensor:
+def _softmax_vjp(g: Tensor, ans: Tensor, x: Tensor, axis: int, unranked: bool = False) -> Tensor:
     return ans * (g - reduce_sum(g * ans, axis=axis, keepdims=True))
 
 
-def _log_softmax_vjp(g: Tensor, ans: Tensor, x: Tensor, axis: int) -> Tensor:
+def _log_softmax_vjp(g: Tensor, ans: Tensor, x: Tensor, axis: int,
+                     unranked: bool = False) -> Tensor:
     return g - reduce_sum(g, axis=axis, keepdims=True) * exp(ans)
 
 
@@ -300,9 +305,11 @@ _log_softmax = Primitive("LogSoftmax", _log_softmax_kernel,
                          shape_rule=_softmax_rule("LogSoftmax")).defvjp(_log_softmax_vjp)
 
 
-def _softmax_axis(x: Tensor, axis: Any, op_name: str) -> int:
-    rank = x._value.ndim
-    if rank == 0 or (rank > 5 and op_name == "Softmax" and x._value.dtype == np.float32):
+def _softmax_axis(x: Any, axis: Any, op_name: str) -> int:
+    """The softmax axis of `x` (a tensor, or the kernel's array), checked as TF does."""
+    value = getattr(x, "_value", x)
+    rank = value.ndim
+    if rank == 0 or (rank > 5 and op_name == "Softmax" and value.dtype == np.float32):
         _softmax_rank_error(x, op_name)
     axis = -1 if axis is None else int(axis)
     if not -rank <= axis < rank:
@@ -315,7 +322,7 @@ def _softmax_axis(x: Tensor, axis: Any, op_name: str) -> int:
 def _softmax_rank_error(x: Tensor, op_name: str) -> None:
     """TensorFlow's CPU errors: float32 Softmax runs oneDNN (ranks 1 to 5, AbortedError),
     the other kernels refuse a scalar with InvalidArgumentError."""
-    if op_name == "Softmax" and x._value.dtype == np.float32:
+    if op_name == "Softmax" and getattr(x, "_value", x).dtype == np.float32:
         raise AbortedError(f"Input dims must be <= 5 and >=1 [Op:{op_name}]")
     raise InvalidArgumentError(f"logits must have >= 1 dimension, got {shape_text(x)} "
                                f"[Op:{op_name}]")
@@ -326,6 +333,8 @@ def softmax(logits: Any, axis: Optional[int] = None, name: Optional[str] = None)
     """exp(logits) / sum(exp(logits)) along `axis` (default the last), computed stably."""
     x = convert_to_tensor(logits)
     require(x, "f", "Softmax")
+    if x._value.shape is None:   # traced with an unknown rank: the kernel checks the axis
+        return bind(_softmax, (x,), {"axis": -1 if axis is None else int(axis), "unranked": True})
     return bind(_softmax, (x,), {"axis": _softmax_axis(x, axis, "Softmax")})
 
 
@@ -334,6 +343,9 @@ def log_softmax(logits: Any, axis: Optional[int] = None, name: Optional[str] = N
     """logits - log(sum(exp(logits))) along `axis` (default the last), computed stably."""
     x = convert_to_tensor(logits)
     require(x, "f", "LogSoftmax")
+    if x._value.shape is None:   # traced with an unknown rank: the kernel checks the axis
+        return bind(_log_softmax, (x,), {"axis": -1 if axis is None else int(axis),
+                                         "unranked": True})
     return bind(_log_softmax, (x,), {"axis": _softmax_axis(x, axis, "LogSoftmax")})
 
 
