@@ -23,9 +23,10 @@ from tapeflow.ops.math_ops import (_zeros, abs as abs_, cast, conj, equal, exp, 
                                    stop_gradient, where, ones_like, zeros_like)
 
 
-def _axes(axis: Any, rank: int, op_name: str) -> Optional[tuple]:
+def _axes(axis: Any, rank: Optional[int], op_name: str) -> Optional[tuple]:
     """`axis` (None, an int, a list or an int tensor) as a sorted tuple of non-negative axes;
-    None means all axes."""
+    None means all axes. With `rank` None (traced, unknown rank) the axes stay as given,
+    negative ones too: the kernel, seeing the rank, checks them as the graph runs."""
     if axis is None:
         return None
     if isinstance(axis, (TensorLike, np.ndarray)):
@@ -37,29 +38,16 @@ def _axes(axis: Any, rank: int, op_name: str) -> Optional[tuple]:
         if isinstance(a, float):
             raise TypeError(f"Cannot convert {a!r} to EagerTensor of dtype int32")
         a = int(a)
-        if not -rank <= a < rank:  # a scalar has no axis at all
-            raise InvalidArgumentError(f"Invalid reduction dimension ({a} for input with {rank} "
-                                       f"dimension(s) [Op:{op_name}]")
-        a %= rank
+        if rank is not None:
+            if not -rank <= a < rank:  # a scalar has no axis at all
+                raise InvalidArgumentError(f"Invalid reduction dimension ({a} for input with "
+                                           f"{rank} dimension(s) [Op:{op_name}]")
+            a %= rank
         if a in result:
             raise InvalidArgumentError(f"Invalid reduction arguments: Axes contains duplicate "
                                        f"dimension: {a} [Op:{op_name}]")
         result.append(a)
     return tuple(sorted(result))
-
-
-def _unranked_axes(axis: Any) -> Optional[tuple]:
-    """`axis` for an input of unknown rank (traced): the ints as given, negative ones too;
-    the kernel, seeing the rank, checks them as it runs."""
-    if axis is None:
-        return None
-    if isinstance(axis, (TensorLike, np.ndarray)):
-        axis = np.asarray(getattr(axis, "_value", axis)).tolist()
-    axes = tuple(int(a) for a in (axis if isinstance(axis, (list, tuple)) else [axis]))
-    if len(set(axes)) != len(axes):
-        raise InvalidArgumentError(f"Invalid reduction arguments: Axes contains duplicate "
-                                   f"dimension: {axes}")
-    return axes
 
 
 def _reduced(op_name: str, dtype: Any = None) -> Any:
@@ -102,9 +90,9 @@ def _reduction(prim: Primitive, allowed: str, no_axes_is_identity: bool = True):
            name: Optional[str] = None) -> Tensor:
         x = convert_to_tensor(input_tensor)
         require(x, allowed, prim.name)
-        axis = static_value(axis, f"{prim.name}: axis")
-        axes = _axes(axis, x._value.ndim, prim.name) if x._value.shape is not None else \
-            _unranked_axes(axis)
+        shape = x._value.shape
+        axes = _axes(static_value(axis, f"{prim.name}: axis"),
+                     None if shape is None else len(shape), prim.name)
         if axes == () and no_axes_is_identity:
             return x
         return bind(prim, (x,), {"axis": axes, "keepdims": bool(keepdims)})
