@@ -33,7 +33,7 @@ CASES = [pytest.param(case, id=f"{name}-{case.origin[:-3]}-{index}")
 @pytest.mark.parametrize("name", sorted(REGISTRY))
 def test_every_primitive_has_a_shape_rule(name):
     assert REGISTRY[name].shape_rule is not None, (
-        f"primitive {name} declares no shape rule (Primitive(..., shape_rule=) or defshape)")
+        f"primitive {name} declares no shape rule (Primitive(..., shape_rule=...))")
 
 
 @contextlib.contextmanager

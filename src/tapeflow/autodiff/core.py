@@ -38,8 +38,8 @@ class Primitive:
       side_effect: True for ops whose effect is more than their outputs (printing, running
         branches that assign variables): compiled graphs never remove, merge or reorder them.
       shape_rule: `rule(*avals, **attrs)` from input `ShapedArray`s to the output's (a tuple
-        for `multiple_results`); see `autodiff.abstract`. Tracing gives values their static
-        shapes with it. Also settable with `defshape`.
+        for `multiple_results`); see `framework.abstract`. Tracing gives values their static
+        shapes with it; every primitive declares one (tests/ops/test_shape_rules.py).
       linear: the output is linear in the inputs that carry tangents (forward mode pushes
         tangents through the op itself).
       bilinear: linear in each input separately (Mul, MatMul).
@@ -108,11 +108,6 @@ class Primitive:
     def defjvp(self, rule: Callable) -> "Primitive":
         """Sets the forward-mode rule `jvp(tangents, ans, *inputs, **attrs)`."""
         self.jvp = rule
-        return self
-
-    def defshape(self, rule: Callable) -> "Primitive":
-        """Sets the shape-and-dtype rule `rule(*avals, **attrs)` (see `autodiff.abstract`)."""
-        self.shape_rule = rule
         return self
 
     def defbatch(self, rule: Callable) -> "Primitive":

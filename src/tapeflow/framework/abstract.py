@@ -141,6 +141,13 @@ def dims_text(shape: Dims) -> str:
     return "[" + ",".join("?" if d is None else str(d) for d in shape) + "]"
 
 
+def shape_error(op_name: str, avals: Sequence[ShapedArray], text: str) -> ValueError:
+    """TensorFlow's shape-function error: `text`, the node and every input's static shape."""
+    shapes = ", ".join(dims_text(a.shape) for a in avals)
+    return ValueError(f"{text} for '{{{{node {op_name}}}}} = {op_name}' with input shapes: "
+                      f"{shapes}.")
+
+
 def broadcast_dims(*shapes: Dims) -> Dims:
     """NumPy broadcasting over static shapes with unknown dims, as TensorFlow's
     BroadcastBinaryOpShapeFn: an unknown dim against 1 or another unknown stays unknown,
@@ -184,35 +191,6 @@ def broadcasting(*inputs: ShapedArray, **attrs: Any) -> ShapedArray:
     return ShapedArray(broadcast_dims(*(x.shape for x in inputs)), inputs[0].dtype)
 
 
-def broadcasting_to(dtype: Any) -> Callable:
-    """`broadcasting` with a fixed output dtype (comparisons give bool)."""
-    def rule(*inputs: ShapedArray, **attrs: Any) -> ShapedArray:
-        return ShapedArray(broadcast_dims(*(x.shape for x in inputs)), dtype)
-    return rule
-
-
-def unknown_shape(dtype_of: Callable[..., Any]) -> Callable:
-    """The rule of ops whose output shape depends on input values: the rank is known to be
-    `rank` (or unknown) only at run time. `dtype_of(*avals, **attrs)` gives the dtype."""
-    def rule(*inputs: ShapedArray, **attrs: Any) -> ShapedArray:
-        return ShapedArray(None, dtype_of(*inputs, **attrs))
-    return rule
-
-
-def known_dims(shape: Dims, what: str = "shape") -> tuple:
-    """`shape`'s dims, which must all be known (a rule that needs them calls this)."""
-    if shape is None or None in shape:
-        raise ValueError(f"{what} must be fully known, got {dims_text(shape)}")
-    return shape
-
-
-def apply_rule(rule: Callable, inputs: Sequence[ShapedArray], attrs: dict) -> Any:
-    """Runs a shape rule; the result is always a ShapedArray or a tuple of them."""
-    out = rule(*inputs, **attrs)
-    return tuple(out) if isinstance(out, list) else out
-
-
 __all__ = ["ShapedArray", "AbstractArray", "AbstractValueError", "aval_of", "has_static_shape",
-           "dims_text", "broadcast_dims", "same_as_input",
-           "same_shape", "broadcasting", "broadcasting_to", "unknown_shape", "known_dims",
-           "apply_rule"]
+           "dims_text", "shape_error", "broadcast_dims", "same_as_input", "same_shape",
+           "broadcasting"]

@@ -384,7 +384,7 @@ class Graph:
         fixed = concrete and all(info.fixed for info in infos) and \
             not is_nondeterministic(prim)
         avals = [aval_of(r) for r in raw] if fixed else \
-            self._output_avals(prim, infos, attrs, raw)
+            self._output_avals(prim, infos, attrs)
         if raw is None:
             raw = [None] * len(avals)
         else:
@@ -402,18 +402,10 @@ class Graph:
             return tuple(self.symbolic(v) for v in outs)
         return self.symbolic(outs[0])
 
-    def _output_avals(self, prim: Any, infos: list, attrs: dict, raw: Optional[list]) -> list:
-        """The outputs' static shapes and dtypes, from the shape rule (from the kernel's
-        results when the primitive has no rule and every input is concrete)."""
-        rule = prim.shape_rule
-        if rule is None:
-            if raw is None:
-                raise NotImplementedError(
-                    f"{prim.name} has no shape rule, so tapeflow cannot trace it on inputs of "
-                    f"unknown shape ({', '.join(str(i.shape) for i in infos)})")
-            return [aval_of(r) for r in raw]
+    def _output_avals(self, prim: Any, infos: list, attrs: dict) -> list:
+        """The outputs' static shapes and dtypes, from the primitive's shape rule."""
         try:
-            out = rule(*[info.aval for info in infos], **attrs)
+            out = prim.shape_rule(*[info.aval for info in infos], **attrs)
         except ValueError as exc:
             raise ValueError(f"{exc} [Op:{prim.name}]") from None
         return list(out) if prim.multiple_results else [out]

@@ -22,7 +22,7 @@ from typing import Any, Optional
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from tapeflow.framework.abstract import ShapedArray, dims_text, has_static_shape
+from tapeflow.framework.abstract import ShapedArray, has_static_shape, shape_error
 from tapeflow.autodiff.core import Primitive, bind
 from tapeflow.framework.errors import AbortedError, InvalidArgumentError
 from tapeflow.framework.tensor import Tensor
@@ -123,20 +123,13 @@ def _run_time_geometry(in_hw: tuple, k_hw: tuple, strides: tuple, dilations: tup
 # are TF's shape-function errors (ValueError).
 
 
-def _shape_error(op_name: str, avals: tuple, text: str) -> ValueError:
-    """TensorFlow's shape-function error: `text`, the node and every input's static shape."""
-    shapes = ", ".join(dims_text(a.shape) for a in avals)
-    return ValueError(f"{text} for '{{{{node {op_name}}}}} = {op_name}' with input shapes: "
-                      f"{shapes}.")
-
-
 def _rank4(op_name: str, avals: tuple, i: int) -> tuple:
     """The dims of input `i`, which must be rank 4 (all unknown where the rank is)."""
     shape = avals[i].shape
     if shape is None:
         return (None,) * 4
     if len(shape) != 4:
-        raise _shape_error(op_name, avals, f"Shape must be rank 4 but is rank {len(shape)}")
+        raise shape_error(op_name, avals, f"Shape must be rank 4 but is rank {len(shape)}")
     return shape
 
 
@@ -155,7 +148,7 @@ def _windowed(op_name: str, avals: tuple, in_hw: tuple, k_hw: tuple, strides: tu
         eff, padded = (k - 1) * dilation + 1, size + before + after
         length = _explicit_out(padded, eff, stride)
         if length < 0:
-            raise _shape_error(op_name, avals, f"Negative dimension size caused by subtracting "
+            raise shape_error(op_name, avals, f"Negative dimension size caused by subtracting "
                                                f"{eff} from {padded}")
         out.append(length)
     return tuple(out)
@@ -169,11 +162,11 @@ def _conv2d_rule(x: ShapedArray, w: ShapedArray, strides: tuple, dilations: tupl
     kh, kw, filter_depth, out_depth = _rank4("Conv2D", avals, 1)
     if depth is not None and filter_depth:
         if depth % filter_depth:
-            raise _shape_error("Conv2D", avals, f"Depth of input ({depth}) is not a multiple of "
+            raise shape_error("Conv2D", avals, f"Depth of input ({depth}) is not a multiple of "
                                                 f"input depth of filter ({filter_depth})")
         groups = depth // filter_depth
         if out_depth is not None and groups and out_depth % groups:
-            raise _shape_error("Conv2D", avals, f"Depth of output ({out_depth}) is not a "
+            raise shape_error("Conv2D", avals, f"Depth of output ({out_depth}) is not a "
                                                 f"multiple of the number of groups ({groups})")
     oh, ow = _windowed("Conv2D", avals, (h, width), (kh, kw), strides, dilations, pads)
     return ShapedArray((n, oh, ow, out_depth), x.dtype)
@@ -187,7 +180,7 @@ def _backprop_input_rule(g: ShapedArray, w: ShapedArray, *sizes: ShapedArray,
     depth = _rank4("Conv2DBackpropInput", avals, 0)[3]
     filter_out = _rank4("Conv2DBackpropInput", avals, 1)[3]
     if depth is not None and filter_out is not None and depth != filter_out:
-        raise _shape_error("Conv2DBackpropInput", avals,
+        raise shape_error("Conv2DBackpropInput", avals,
                            f"Dimensions must be equal, but are {depth} and {filter_out}")
     return ShapedArray(input_shape, g.dtype)
 
@@ -372,7 +365,7 @@ def _backprop_input_kernel(g, w, *sizes, input_shape, strides, dilations, pads, 
                                           pads, "Conv2DBackpropInput")
         if tuple(g.shape[1:3]) != out_hw or g.shape[3] != w.shape[3] or \
                 input_shape[3] % w.shape[2]:
-            _transpose_shape_error(g.shape, w.shape, input_shape)
+            _transposeshape_error(g.shape, w.shape, input_shape)
     if g.size == 0 or w.size == 0:
         return np.zeros(input_shape, g.dtype)
     groups = _groups(input_shape[3], w.shape[2])
@@ -392,7 +385,7 @@ def _run_time_shape(g: tuple, w: tuple, sizes: np.ndarray, pattern: tuple) -> tu
     """The input's shape read as the graph runs; it must have the dims the trace knew."""
     shape = tuple(int(d) for d in sizes)
     if len(shape) != 4 or any(p is not None and p != d for p, d in zip(pattern, shape)):
-        _transpose_shape_error(g, w, shape)
+        _transposeshape_error(g, w, shape)
     return shape
 
 
@@ -605,10 +598,10 @@ def _check_transpose_shapes(g: tuple, w: tuple, out_shape: tuple, out_hw: tuple)
 
     if differ(g[1], out_hw[0]) or differ(g[2], out_hw[1]) or differ(g[3], w[3]) or \
             differ(out_shape[3], w[2]):
-        _transpose_shape_error(g, w, out_shape)
+        _transposeshape_error(g, w, out_shape)
 
 
-def _transpose_shape_error(g: tuple, w: tuple, out_shape: tuple) -> None:
+def _transposeshape_error(g: tuple, w: tuple, out_shape: tuple) -> None:
     raise InvalidArgumentError(
         f"Conv2DBackpropInput: input shape {list(g)} does not match filter {list(w)} and "
         f"output_shape {list(out_shape)} [Op:Conv2DBackpropInput]")

@@ -12,7 +12,7 @@ from typing import Any, Optional
 import numpy as np
 
 from tapeflow.framework.abstract import (Dims, ShapedArray, broadcast_dims, same_as_input,
-                                        same_shape)
+                                        same_shape, shape_error)
 from tapeflow.autodiff.core import Primitive, bind, dims_text
 from tapeflow.framework import dtypes as _dtypes
 from tapeflow.framework.context import context
@@ -54,9 +54,8 @@ def _broadcast(op_name: str, avals: tuple, *shapes: Dims) -> Dims:
         return broadcast_dims(*shapes)
     except ValueError:
         a, b = _unequal_dims(shapes)
-        raise ValueError(f"Dimensions must be equal, but are {a} and {b} for "
-                         f"'{{{{node {op_name}}}}} = {op_name}' with input shapes: "
-                         f"{', '.join(dims_text(x.shape) for x in avals)}.") from None
+        raise shape_error(op_name, avals, f"Dimensions must be equal, but are {a} and {b}") \
+            from None
 
 
 def _broadcasting(op_name: str, dtype: Any = None):

@@ -15,7 +15,8 @@ from typing import Any, Optional
 import numpy as np
 
 from tapeflow.framework.abstract import (Dims, ShapedArray, broadcast_dims, broadcasting,
-                                        dims_text, has_static_shape, same_as_input)
+                                        dims_text, has_static_shape, same_as_input,
+                                        shape_error)
 from tapeflow.autodiff.core import Primitive, bind, shape_text
 from tapeflow.framework import dtypes as _dtypes
 from tapeflow.framework.convert import cpp_name
@@ -41,18 +42,11 @@ _REAL = "fiu"
 # Activations keep their input's shape and dtype (`same_as_input`); their grad ops broadcast
 # (`broadcasting`: a vectorized jacobian's cotangent has a leading batch axis the features lack).
 
-def _shape_error(op_name: str, avals: tuple, text: str) -> ValueError:
-    """TensorFlow's shape-function error: `text`, the node and every input's static shape."""
-    shapes = ", ".join(dims_text(a.shape) for a in avals)
-    return ValueError(f"{text} for '{{{{node {op_name}}}}} = {op_name}' with input shapes: "
-                      f"{shapes}.")
-
-
 def _softmax_rule(op_name: str):
     """Softmax and LogSoftmax: the input's shape and dtype; TF refuses a scalar."""
     def rule(x: ShapedArray, axis: int, unranked: bool = False) -> ShapedArray:
         if x.ndim == 0:
-            raise _shape_error(op_name, (x,), "Shape must be at least rank 1 but is rank 0")
+            raise shape_error(op_name, (x,), "Shape must be at least rank 1 but is rank 0")
         return ShapedArray(x.shape, x.dtype)
     return rule
 
@@ -68,11 +62,11 @@ def _merged(op_name: str, avals: tuple, a: Dims, b: Dims, broadcast: bool = Fals
         except ValueError:
             pass  # find the conflicting pair below, for the message
     elif len(a) != len(b):
-        raise _shape_error(op_name, avals,
+        raise shape_error(op_name, avals,
                            f"Shapes must be equal rank, but are {len(a)} and {len(b)}")
     for x, y in zip(reversed(a), reversed(b)):
         if x is not None and y is not None and x != y and not (broadcast and 1 in (x, y)):
-            raise _shape_error(op_name, avals, f"Dimensions must be equal, but are {x} and {y}")
+            raise shape_error(op_name, avals, f"Dimensions must be equal, but are {x} and {y}")
     return tuple(y if x is None else x for x, y in zip(a, b))
 
 
@@ -87,7 +81,7 @@ def _sparse_xent_rule(logits: ShapedArray, labels: ShapedArray) -> ShapedArray:
     """The loss is shaped like labels, which are logits' shape without the class axis."""
     op_name, avals = "SparseSoftmaxCrossEntropyWithLogits", (logits, labels)
     if logits.ndim == 0:
-        raise _shape_error(op_name, avals, "Shape must be at least rank 1 but is rank 0")
+        raise shape_error(op_name, avals, "Shape must be at least rank 1 but is rank 0")
     outer = None if logits.shape is None else logits.shape[:-1]
     return ShapedArray(_merged(op_name, avals, outer, labels.shape), logits.dtype)
 
@@ -174,12 +168,20 @@ def _elu_grad_kernel(g: np.ndarray, y: np.ndarray) -> np.ndarray:
     return np.where(y < 0, (y + np.ones((), y.dtype)) * g, g)
 
 
-_elu_grad = Primitive("EluGrad", _elu_grad_kernel, shape_rule=broadcasting).defvjp(
-    lambda gg, ans, g, y: bind(_elu_grad, (gg, y)),
-    lambda gg, ans, g, y: where(y < 0, gg * g, zeros_like(y)))
-_elu = Primitive("Elu", _elu_kernel, shape_rule=same_as_input).defvjp(
-    lambda g, ans, x: bind(_elu_grad, (g, ans)))
-_elu.defjvp(lambda tangents, ans, x: bind(_elu_grad, (tangents[0], ans)))
+def _exponential_unit(name: str, kernel: Any, grad_kernel: Any) -> tuple:
+    """An ELU-family activation and its grad op `grad(g, y)`, written in the output y. The
+    grad op is linear in g, and its slope in y is g on the exponential side (y < 0), where
+    the gradient is an affine function of y; both activations' JVPs are their grad ops."""
+    grad = Primitive(name + "Grad", grad_kernel, shape_rule=broadcasting).defvjp(
+        lambda gg, ans, g, y: bind(grad, (gg, y)),
+        lambda gg, ans, g, y: where(y < 0, gg * g, zeros_like(y)))
+    prim = Primitive(name, kernel, shape_rule=same_as_input).defvjp(
+        lambda g, ans, x: bind(grad, (g, ans)))
+    prim.defjvp(lambda tangents, ans, x: bind(grad, (tangents[0], ans)))
+    return prim, grad
+
+
+_elu, _elu_grad = _exponential_unit("Elu", _elu_kernel, _elu_grad_kernel)
 
 # TensorFlow's constants, rounded to the input dtype by the kernel.
 _SELU_SCALE = 1.0507009873554804934193349852946
@@ -197,12 +199,7 @@ def _selu_grad_kernel(g: np.ndarray, y: np.ndarray) -> np.ndarray:
     return np.where(y < 0, g * (y + t(_SELU_SCALE_ALPHA)), g * t(_SELU_SCALE))
 
 
-_selu_grad = Primitive("SeluGrad", _selu_grad_kernel, shape_rule=broadcasting).defvjp(
-    lambda gg, ans, g, y: bind(_selu_grad, (gg, y)),
-    lambda gg, ans, g, y: where(y < 0, gg * g, zeros_like(y)))
-_selu = Primitive("Selu", _selu_kernel, shape_rule=same_as_input).defvjp(
-    lambda g, ans, x: bind(_selu_grad, (g, ans)))
-_selu.defjvp(lambda tangents, ans, x: bind(_selu_grad, (tangents[0], ans)))
+_selu, _selu_grad = _exponential_unit("Selu", _selu_kernel, _selu_grad_kernel)
 
 
 @tf_export("nn.elu")
