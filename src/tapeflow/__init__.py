@@ -18,6 +18,7 @@ from tapeflow.framework.tensor import Tensor
 from tapeflow.framework.tensor_conversion import convert_to_tensor
 from tapeflow.framework.tensor_shape import TensorShape
 from tapeflow.framework.context import init_scope
+import tapeflow.framework.device  # noqa: F401 - declares tf.device
 from tapeflow.framework.variables import Variable
 from tapeflow.framework.exports import populate as _populate
 from tapeflow.autodiff import GradientTape, UnconnectedGradients, custom_gradient
@@ -34,7 +35,7 @@ from tapeflow.function import TensorSpec, function  # noqa: E402
 newaxis = None
 
 # Heavier namespaces load on first use, so `import tapeflow` stays fast.
-_LAZY_SUBMODULES = {"keras", "train", "test"}
+_LAZY_SUBMODULES = {"keras", "train", "test", "config", "autograph", "version"}
 
 
 def __getattr__(name: str):

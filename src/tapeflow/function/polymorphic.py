@@ -20,6 +20,7 @@ from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 
+import tapeflow.autograph as autograph
 from tapeflow.framework import dtypes as _dtypes
 from tapeflow.framework import nest
 from tapeflow.framework.convert import mismatch_error
@@ -491,8 +492,10 @@ class Function:
 
     def __init__(self, python_function: Callable, input_signature: Optional[Sequence] = None,
                  reduce_retracing: bool = False, name: Optional[str] = None,
-                 jit_compile: Optional[bool] = None) -> None:
+                 jit_compile: Optional[bool] = None, autograph: bool = True) -> None:
         self._python_function = python_function
+        self._autograph = autograph
+        self._traced_function: Optional[Callable] = None   # what tracing calls (converted)
         self._input_signature = None if input_signature is None else tuple(input_signature)
         for spec in nest.flatten(list(self._input_signature or ())):
             if not isinstance(spec, TensorSpec):
@@ -535,7 +538,7 @@ class Function:
         if bound is None:
             bound = Function(functools.partial(self._python_function, instance),
                              self._input_signature, self._reduce_retracing, self._name,
-                             self._jit_compile)
+                             self._jit_compile, self._autograph)
             try:
                 self._bound[instance] = bound
             except TypeError:
@@ -721,7 +724,7 @@ class Function:
         args, kwargs = self._rebuild_call(names, symbolic_values)
         try:
             with tracing(graph, suspend_tapes=True):
-                result = self._python_function(*args, **kwargs)
+                result = self._function_to_trace()(*args, **kwargs)
                 structure = nest.map_structure(
                     lambda leaf: _output_leaf(graph, leaf, self._python_function), result)
         except Exception as exc:  # noqa: BLE001 - re-raised with the user's line
@@ -732,6 +735,14 @@ class Function:
         concrete._trace_args = (names, values, specs)
         concrete._arg_variables = [x for x in nest.flatten(values) if isinstance(x, Variable)]
         return concrete
+
+    def _function_to_trace(self) -> Callable:
+        """The Python function as tracing calls it: converted by AutoGraph (once) unless
+        `autograph=False`."""
+        if self._traced_function is None:
+            self._traced_function = autograph.convert_for_tracing(self._python_function) \
+                if self._autograph else self._python_function
+        return self._traced_function
 
     def _rebuild_call(self, names: list, values: list) -> tuple:
         args, kwargs = [], {}
@@ -839,7 +850,7 @@ def function(func: Optional[Callable] = None, input_signature: Optional[Sequence
 
     def decorate(f: Callable) -> Function:
         return Function(f, input_signature=input_signature, reduce_retracing=relax,
-                        jit_compile=jit_compile)
+                        jit_compile=jit_compile, autograph=autograph)
     return decorate if func is None else decorate(func)
 
 

@@ -1,0 +1,1 @@
+"""`tf.device`: device scopes (tapeflow has one device, the local CPU)."""

@@ -1,0 +1,1 @@
+"""`tf.map_fn`, `tf.scan`, `tf.foldl`, `tf.foldr`."""

@@ -1,0 +1,1 @@
+"""`tf.py_function` and `tf.numpy_function`."""
