@@ -33,6 +33,7 @@ from tapeflow.graph import passes
 from tapeflow.graph.compiler import Program, compile_graph, replay
 from tapeflow.graph.ir import Graph, SymbolicTensor, has_side_effect, \
     tracing
+from tapeflow.ops import tensor_array_ops as _ta
 from tapeflow.ops._convert import convert_to_tensor
 from tapeflow.ops.math_ops import zeros_like
 
@@ -82,7 +83,7 @@ def _trace_branch(fn: Callable, name: str, args: Sequence = (),
                     for i, (a, shape) in enumerate(zip(args, shapes))]
     with tracing(graph, suspend_tapes=True):
         result = fn(*placeholders)
-        flat = [convert_to_tensor(x) for x in nest.flatten(result)]
+        flat = _ta.loop_tensors(result)   # a TensorArray passes as its buffer
         graph.outputs = [graph.value_id(x) for x in flat]
     return graph, result, flat
 
@@ -222,7 +223,7 @@ def _traced_select(selector: Tensor, fns: Sequence[Callable], kind: str) -> Any:
     else:
         prim = _CASE if stateful else _STATELESS_CASE
     outs = bind(prim, (selector, *captures), {"branches": tuple(branches)})
-    return nest.pack_sequence_as(traced[0][1], list(outs))
+    return _ta.pack(traced[0][1], list(outs))
 
 
 @tf_export("cond")
@@ -448,14 +449,18 @@ def while_loop(cond: Callable, body: Callable, loop_vars: Any, shape_invariants:
     if context.graph is None:
         # Eagerly the loop is Python: shapes may change freely, as in TensorFlow.
         return _eager_while(cond, body, structure, single, limit)
-    flat = [convert_to_tensor(x) for x in nest.flatten(structure)]
-    invariants = _shape_invariants(shape_invariants, structure, flat)
 
     def packed(fn: Callable) -> Callable:
         def call(*leaves: Tensor) -> Any:
-            args = nest.pack_sequence_as(structure, list(leaves))
+            args = _ta.pack(structure, list(leaves))
             return fn(*args)
         return call
+
+    if _ta.has_pending(structure):
+        _infer_array_shapes(body, structure, single)
+    flat = _ta.loop_tensors(structure)
+    invariants = _ta.invariants(structure,
+                                _shape_invariants(shape_invariants, structure, flat))
 
     cond_graph, _, cond_flat = _trace_branch(packed(cond), "while_cond", flat, invariants)
     if len(cond_flat) != 1 or not cond_flat[0].dtype.is_bool:
@@ -483,8 +488,25 @@ def while_loop(cond: Callable, body: Callable, loop_vars: Any, shape_invariants:
     # The limit is an input, not an attribute: a traced limit is read when the graph runs.
     limits = () if limit is None else (limit,)
     outs = bind(_WHILE if stateful else _STATELESS_WHILE, (*flat, *limits, *captures), attrs)
-    result = nest.pack_sequence_as(structure, list(outs[:len(flat)]))
+    result = _ta.pack(structure, list(outs[:len(flat)]))
     return result[0] if single else result
+
+
+def _infer_array_shapes(body: Callable, structure: Any, single: bool) -> None:
+    """Traces `body` once, into a graph that is dropped, so that the TensorArray loop
+    variables that have no buffer yet learn their element shape from its writes."""
+    leaves = nest.flatten(structure)
+    arrays = {i for i, x in enumerate(leaves) if isinstance(x, _ta.TensorArray)}
+    tensors = [convert_to_tensor(x) for i, x in enumerate(leaves) if i not in arrays]
+
+    def probe(*args: Tensor) -> list:
+        it = iter(args)
+        rebuilt = [x if i in arrays else next(it) for i, x in enumerate(leaves)]
+        body(*nest.pack_sequence_as(structure, rebuilt))
+        return []
+
+    _trace_branch(probe, "while_probe", tensors)
+    _ta.check_inferred(structure)
 
 
 def _iteration_limit(maximum_iterations: Any) -> Optional[Tensor]:
@@ -565,7 +587,7 @@ def _eager_while(cond: Callable, body: Callable, structure: Any, single: bool,
         state = type(structure)(new) if isinstance(structure, (list, tuple)) and \
             not hasattr(structure, "_fields") else new
         count += 1
-    state = nest.map_structure(convert_to_tensor, state)
+    state = _ta.keep_arrays(state)
     return state[0] if single else state
 
 
