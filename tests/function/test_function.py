@@ -206,8 +206,8 @@ def test_methods_and_nested_functions():
     assert float(m2(tf.constant(1.0))) == 10.0
 
 
-def test_python_control_flow_on_traced_tensor_names_the_line():
-    @tf.function
+def test_python_control_flow_on_traced_tensor_without_autograph_names_the_line():
+    @tf.function(autograph=False)
     def f(x):
         if x > 0:
             return x
@@ -218,7 +218,7 @@ def test_python_control_flow_on_traced_tensor_names_the_line():
     message = str(info.value)
     assert "if x > 0:" in message and "tf.cond" in message and "test_function.py" in message
 
-    @tf.function
+    @tf.function(autograph=False)
     def g(x):
         total = 0.0
         for item in x:
