@@ -165,18 +165,22 @@ class TensorArray:
 
     @property
     def dtype(self) -> Any:
+        """The data type of the elements."""
         return self._meta.dtype
 
     @property
     def element_shape(self) -> TensorShape:
+        """The static shape of the elements (inferred from writes)."""
         return self._meta.element_shape
 
     @property
     def dynamic_size(self) -> bool:
+        """True when writes past the size grow the array."""
         return self._meta.dynamic_size
 
     @property
     def handle(self) -> None:
+        """None: tapeflow's arrays have no resource handle (TF 2's neither)."""
         return None
 
     # -- shared checks --
@@ -211,6 +215,7 @@ class TensorArray:
             self, None if self._flow is None else math_ops.identity(self._flow))
 
     def grad(self, source: Any, flow: Any = None, name: Optional[str] = None) -> Any:
+        """Not supported (GradientTape differentiates through arrays directly)."""
         raise NotImplementedError(
             "TensorArray.grad is not supported when executing eagerly; eager's gradient "
             "implementation does not use/need this function to compute gradients of "
