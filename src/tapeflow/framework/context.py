@@ -13,6 +13,8 @@ from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
+from tapeflow.framework.exports import tf_export
+
 # NumPy (2 and later) keeps its floating-point error state in a context variable, so kernels
 # run inside a context of their own whose state ignores every error are silent (as
 # TensorFlow's kernels are) whatever warning filters a caller installs, at ~30 ns a call.
@@ -103,6 +105,13 @@ class _Context(threading.local):
 
 
 context = _Context()
+
+
+@tf_export("executing_eagerly")
+def executing_eagerly() -> bool:
+    """`tf.executing_eagerly`: False while a tf.function traces (outside `tf.init_scope`),
+    True otherwise (also inside a tf.function run by `run_functions_eagerly(True)`)."""
+    return context.graph is None
 
 
 @contextlib.contextmanager

@@ -14,6 +14,7 @@ import copy
 import functools
 import inspect
 import io
+import logging
 import traceback
 import weakref
 from typing import Any, Callable, Optional, Sequence
@@ -27,6 +28,7 @@ from tapeflow.framework.convert import mismatch_error
 from tapeflow.framework.tensor_conversion import convert_to_tensor
 from tapeflow.framework.context import context
 from tapeflow.framework.errors import OpError
+from tapeflow.framework.exports import tf_export
 from tapeflow.framework.indexed_slices import IndexedSlices
 from tapeflow.framework.tensor import Tensor, TensorLike, wrap
 from tapeflow.framework.tensor_shape import TensorShape, as_shape
@@ -36,6 +38,8 @@ from tapeflow.graph.compiler import compile_graph, replay
 from tapeflow.graph.ir import Graph, SymbolicTensor, is_internal, tracing
 
 _PY_SCALARS = (bool, int, float, complex, str, bytes, type(None))
+
+logger = logging.getLogger("tapeflow")
 
 
 class TensorSpec:
@@ -241,11 +245,12 @@ class ConcreteFunction:
     """One traced signature of a Function: its graph and the compiled program."""
 
     def __init__(self, function: "Function", graph: Graph, output_structure: Any,
-                 input_structure: Any, pass_stats: dict) -> None:
+                 params: list, pass_stats: dict) -> None:
         self._function = function
         self.graph = graph
         self._output_structure = output_structure    # leaves: vid ints or Python values
-        self.structured_input_signature = input_structure
+        self._params = params          # _Param per argument, in TensorFlow's order
+        self._call_signature = _signature_of(self)
         self.pass_stats = pass_stats
         self._arg_variables: list = []  # the variable arguments it was traced with, flattened
         self._rebound: dict = {}       # other variable arguments -> ConcreteFunction
@@ -268,9 +273,23 @@ class ConcreteFunction:
 
     # -- introspection ----------------------------------------------------------------------
     @property
+    def structured_input_signature(self) -> tuple:
+        """(positional specs, keyword-only specs): TensorSpecs named by argument path
+        ('x', 'a_0', 'b_k'), VariableSpecs, and the Python values traced with, as TF."""
+        shown = self._shown_params()
+        args = tuple(p.spec for p in shown if p.kind is not _KEYWORD_ONLY)
+        return args, {p.name: p.spec for p in shown if p.kind is _KEYWORD_ONLY}
+
+    def _shown_params(self) -> list:
+        """The arguments in TF's order: positional ones, then keyword-only ones by name."""
+        return [p for p in self._params if p.kind is not _KEYWORD_ONLY] + sorted(
+            (p for p in self._params if p.kind is _KEYWORD_ONLY), key=lambda p: p.name)
+
+    @property
     def structured_outputs(self) -> Any:
-        g = self.graph
-        return nest.map_structure(lambda leaf: _unpack_leaf(leaf, lambda o: g.symbolic(o.vid)),
+        """The Python function's outputs, tensors as the graph's Identity outputs."""
+        it = iter(self.graph.output_tensors())
+        return nest.map_structure(lambda leaf: _unpack_leaf(leaf, lambda o: next(it)),
                                   self._output_structure)
 
     @property
@@ -279,7 +298,13 @@ class ConcreteFunction:
 
     @property
     def outputs(self) -> list:
-        return [self.graph.symbolic(v) for v in self.graph.outputs]
+        return self.graph.output_tensors()
+
+    @property
+    def captured_inputs(self) -> list:
+        """The variables the graph uses that are not arguments (TF's captured handles)."""
+        return [v for v in self.graph.variables()
+                if not any(v is a for a in self._arg_variables)]
 
     @property
     def variables(self) -> tuple:
@@ -297,26 +322,43 @@ class ConcreteFunction:
         """The generated straight-line Python program that runs this function."""
         return self._program.lowered_text()
 
-    def pretty_printed_signature(self) -> str:
-        return str(self)
+    def _output_type(self) -> str:
+        g = self.graph
+
+        def spec(leaf: Any) -> Any:
+            if isinstance(leaf, _OutSlices):   # TF's IndexedSlicesSpec text
+                values = g.values[leaf.parts[0].vid]
+                return _Text(f"IndexedSlicesSpec(TensorShape(None), "
+                             f"{_dtypes.from_numpy(values.dtype)!r})")
+            if isinstance(leaf, _Out):
+                info = g.values[leaf.vid]
+                return TensorSpec(info.shape, _dtypes.from_numpy(info.dtype))
+            return leaf
+        return _type_text(nest.map_structure(spec, self._output_structure))
+
+    def pretty_printed_signature(self, verbose: bool = True) -> str:
+        """TF's text of the signature: input parameters, output type and captures."""
+        lines = ["Input Parameters:"]
+        lines += [f"  {p.name} ({p.kind.name}): {_type_text(p.shown)}"
+                  for p in self._shown_params()]
+        lines += ["Output Type:", f"  {self._output_type()}", "Captures:"]
+        captures = self.captured_inputs
+        lines += [f"  {id(v)}: TensorSpec(shape=(), dtype=tf.resource, name=None)"
+                  for v in captures] or ["  None"]
+        return "\n".join(lines)
 
     def __str__(self) -> str:
-        return (f"ConcreteFunction {self.graph.name}\n  Inputs: "
-                f"{self.structured_input_signature}\n  Outputs: {self.structured_outputs}")
+        return f"ConcreteFunction {self.pretty_printed_signature()}"
 
-    __repr__ = __str__
+    def __repr__(self) -> str:
+        return f"<ConcreteFunction {self._call_signature} at 0x{id(self):X}>"
 
     # -- calling ----------------------------------------------------------------------------
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        specs = self.structured_input_signature[0]
-        if kwargs or len(args) != len(specs):
-            leaves = [x for x in nest.flatten((args, kwargs)) if isinstance(x, TensorLike)]
-        else:
-            # As TensorFlow: an argument where the signature has a TensorSpec may be any
-            # value convertible to a tensor (a list of numbers, a NumPy array).
-            leaves = []
-            for arg, spec in zip(args, specs):
-                _tensor_args(arg, spec, leaves)
+        try:
+            leaves = self._bind_structured(args, kwargs)
+        except TypeError as exc:
+            leaves = self._bind_flat(args, kwargs, exc)
         # Variable arguments are not graph inputs: the program runs on this call's ones.
         variables = [x for x in leaves if isinstance(x, Variable)]
         leaves = [x for x in leaves if not isinstance(x, Variable)]
@@ -338,6 +380,48 @@ class ConcreteFunction:
             tensors.append(t)
         return self._call_flat(tensors + [_as_tensor(x) for x in leaves[len(tensors):]],
                                variables)
+
+    def _bind_structured(self, args: tuple, kwargs: dict) -> list:
+        """The call's tensor arguments, bound to the traced signature as TF binds them; a
+        TypeError with the reason where they do not fit."""
+        arguments = self._call_signature.bind(*args, **kwargs).arguments
+        leaves: list = []
+        for p in self._params:
+            value = arguments[p.name]
+            for spec_leaf, leaf in _literal_pairs(p.spec, value):
+                if not (type(leaf) is type(spec_leaf) and leaf == spec_leaf):
+                    raise TypeError(f"Can not cast {leaf!r} to {_type_text(spec_leaf)}")
+            # As TensorFlow: an argument where the signature has a TensorSpec may be any
+            # value convertible to a tensor (a list of numbers, a NumPy array).
+            _tensor_args(value, p.spec, leaves)
+        return leaves
+
+    def _bind_flat(self, args: tuple, kwargs: dict, exc: TypeError) -> list:
+        """TF's fallback: the graph's tensor inputs, by position or placeholder name."""
+        keywords = [self.graph.values[v].name.rpartition(":")[0] for v in self.graph.inputs]
+        summary = f"{self.graph.name}({', '.join(keywords)})"
+        received = f"Received args: {args} and kwargs: {kwargs}"
+        args, kwargs = list(args), dict(kwargs)
+        if len(args) > len(keywords):
+            reason = f"{summary} takes {len(keywords)} positional arguments, got {len(args)}."
+        else:
+            reason = None
+            for keyword in keywords[len(args):]:
+                if keyword not in kwargs:
+                    given = set(keywords[:len(args)]) | set(kwargs)
+                    missing = sorted(set(keywords) - given)
+                    reason = f"{summary} missing required arguments: {', '.join(missing)}."
+                    break
+                args.append(kwargs.pop(keyword))
+            if reason is None and kwargs:
+                reason = (f"{summary} got unexpected keyword arguments: "
+                          f"{', '.join(sorted(kwargs))}.")
+            if reason is None and all(isinstance(a, TensorLike) for a in args):
+                return args
+            reason = reason or f"{summary} takes tensors only."
+        raise TypeError(f"Binding inputs to tf.function failed due to `{exc}`. {received} "
+                        f"for signature: {self._call_signature}.\nFallback to flat "
+                        f"signature also failed due to: {reason}") from None
 
     def _call_flat(self, tensors: list, variables: Optional[list] = None) -> Any:
         if len(tensors) != len(self.graph.inputs):
@@ -451,7 +535,8 @@ def _rebound_graph(graph: Graph, mapping: dict) -> Graph:
 def _tensor_args(arg: Any, spec: Any, out: list) -> None:
     """Appends the parts of `arg` that stand where `spec` (an input signature) has a
     TensorSpec, in flattening order."""
-    if isinstance(spec, TensorSpec) or isinstance(spec, Variable) and isinstance(arg, Variable):
+    if isinstance(spec, TensorSpec) or isinstance(spec, VariableSpec) and \
+            isinstance(arg, Variable):
         out.append(arg)
     elif isinstance(spec, dict) and isinstance(arg, dict):
         for key in sorted(spec, key=repr):
@@ -459,6 +544,87 @@ def _tensor_args(arg: Any, spec: Any, out: list) -> None:
     elif isinstance(spec, (list, tuple)) and isinstance(arg, (list, tuple)):
         for a, s in zip(arg, spec):
             _tensor_args(a, s, out)
+
+
+# -- signatures as TensorFlow prints them -------------------------------------------------------
+
+_KEYWORD_ONLY = inspect.Parameter.KEYWORD_ONLY
+
+
+class VariableSpec:
+    """A variable argument's place in a traced signature (TF's `VariableSpec`)."""
+
+    __slots__ = ("shape", "dtype", "trainable", "alias_id")
+
+    def __init__(self, variable: Variable, alias_id: int) -> None:
+        self.shape, self.dtype = variable.shape, variable.dtype
+        self.trainable, self.alias_id = variable.trainable, alias_id
+
+    def __repr__(self) -> str:
+        return (f"VariableSpec(shape={self.shape}, dtype={self.dtype!r}, "
+                f"trainable={self.trainable}, alias_id={self.alias_id})")
+
+
+class _Param:
+    """One argument of a traced signature: its name and kind as TF shows them, the spec
+    structure (TensorSpecs named by path) and the one printed (user-given names only)."""
+
+    __slots__ = ("name", "kind", "spec", "shown")
+
+    def __init__(self, name: str, kind: Any, spec: Any, shown: Any) -> None:
+        self.name, self.kind, self.spec, self.shown = name, kind, spec, shown
+
+
+class _Text:
+    """An annotation that prints as the given text (inspect shows annotations by repr)."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __repr__(self) -> str:
+        return self.text
+
+
+def _type_text(value: Any) -> str:
+    """TF's text of a traced value's type: TensorSpec(...), Literal[3], List[...], ..."""
+    if isinstance(value, (TensorSpec, VariableSpec, _Text)):
+        return repr(value)
+    if isinstance(value, dict):
+        return "Dict[" + ", ".join(f"[{k!r}, {_type_text(v)}]" for k, v in value.items()) + "]"
+    if isinstance(value, (list, tuple)) and not hasattr(value, "_fields"):
+        kind = "List" if isinstance(value, list) else "Tuple"
+        return f"{kind}[" + ", ".join(_type_text(v) for v in value) + "]"
+    return f"Literal[{value!r}]"
+
+
+def _signature_of(concrete: "ConcreteFunction") -> inspect.Signature:
+    """The signature calls are bound to; its str is TF's `(x: TensorSpec(...)) -> ...`."""
+    params = [inspect.Parameter(p.name, p.kind, annotation=_Text(_type_text(p.shown)))
+              for p in concrete._shown_params()]
+    return inspect.Signature(params, return_annotation=_Text(concrete._output_type()))
+
+
+def _literal_pairs(spec: Any, value: Any) -> list:
+    """(traced Python value, this call's value) for the Python values of a signature."""
+    if isinstance(spec, (TensorSpec, VariableSpec)):
+        return []
+    if isinstance(spec, dict) and isinstance(value, dict) and spec.keys() == value.keys():
+        return [pair for k in spec for pair in _literal_pairs(spec[k], value[k])]
+    if isinstance(spec, (list, tuple)) and type(value) is type(spec) and \
+            len(value) == len(spec):
+        return [pair for s, v in zip(spec, value) for pair in _literal_pairs(s, v)]
+    return [(spec, value)]
+
+
+def _leaf_paths(value: Any, prefix: str) -> list:
+    """TF's names for the leaves of an argument, in flattening order: 'x', 'a_0', 'b_k'."""
+    if not nest.is_nested(value):
+        return [prefix]
+    items = [(k, value[k]) for k in sorted(value, key=nest._sort_key)] \
+        if isinstance(value, dict) else list(enumerate(value))
+    return [path for k, v in items for path in _leaf_paths(v, f"{prefix}_{k}")]
 
 
 class _Out:
@@ -512,6 +678,7 @@ class Function:
         self._tracing_count = 0
         self._created_variables = False
         self._bound: Any = weakref.WeakKeyDictionary()
+        self._detector = _detector_for(python_function)
         functools.update_wrapper(self, python_function)
 
     @property
@@ -547,6 +714,8 @@ class Function:
 
     # -- calling ----------------------------------------------------------------------------
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if _RUN_EAGERLY[0]:  # tf.config.run_functions_eagerly(True): the Python function
+            return self._python_function(*args, **kwargs)
         # Fast dispatch for the common call (positional tensors, numbers and objects): a
         # training step is called thousands of times with the same kinds of arguments.
         fast_key = None
@@ -554,8 +723,14 @@ class Function:
             fast_key = _fast_key(args)
             concrete = self._fast.get(fast_key) if fast_key is not None else None
             if concrete is not None:
+                self._detector.called_without_tracing()
                 return concrete._call_flat([a for a in args if type(a) is Tensor])
+        count = self._tracing_count
         concrete, structure = self._concrete_for(args, kwargs)
+        if self._tracing_count == count:
+            self._detector.called_without_tracing()
+        else:
+            self._detector.called_with_tracing(self._python_function)
         if fast_key is not None:
             self._fast[fast_key] = concrete
         flat = nest.flatten(structure)
@@ -563,6 +738,11 @@ class Function:
                    if isinstance(x, TensorLike) and not isinstance(x, Variable)]
         variables = [x for x in flat if isinstance(x, Variable)]
         return concrete._call_flat(tensors, variables)
+
+    def pretty_printed_concrete_signatures(self, verbose: bool = True) -> str:
+        """The signatures of every concrete function traced so far, as TF prints them."""
+        concretes = list(self._cache.values()) + [c for _, c in self._relaxed]
+        return "\n\n".join(c.pretty_printed_signature(verbose) for c in concretes)
 
     def get_concrete_function(self, *args: Any, **kwargs: Any) -> ConcreteFunction:
         """The concrete function for these arguments (tensors or TensorSpecs), tracing it if
@@ -705,22 +885,33 @@ class Function:
         flat_specs = nest.flatten(specs) if specs is not None else None
         counter = iter(range(1 << 30))
         symbolic_values = []
-        input_signature = []
-        for name, value in zip(names, values):
+        params = []
+        aliases: dict = {}   # id(variable argument) -> its alias_id
+        for name, kind, value in zip(names, self._param_kinds(names), values):
             leaves = nest.flatten(value)
-            new_leaves, spec_leaves = [], []
-            for i, leaf in enumerate(leaves):
+            new_leaves, spec_leaves, shown_leaves = [], [], []
+            for leaf, path in zip(leaves, _leaf_paths(value, name)):
                 if isinstance(leaf, (TensorLike, TensorSpec)) and not isinstance(leaf, Variable):
                     spec = flat_specs[next(counter)] if flat_specs is not None else None
-                    leaf_name = name if len(leaves) == 1 else f"{name}_{i}"
-                    t = _placeholder_for(graph, leaf, spec, leaf_name)
+                    # A name the user gave a spec names the placeholder, as in TF.
+                    given = getattr(spec, "name", None) or (
+                        leaf.name if isinstance(leaf, TensorSpec) else None)
+                    t = _placeholder_for(graph, leaf, spec, given or path)
                     new_leaves.append(t)
-                    spec_leaves.append(TensorSpec(t.shape, t.dtype, leaf_name))
-                else:
+                    spec_leaves.append(TensorSpec(t.shape, t.dtype, given or path))
+                    shown_leaves.append(TensorSpec(t.shape, t.dtype, given))
+                elif isinstance(leaf, Variable):
                     new_leaves.append(leaf)
-                    spec_leaves.append(leaf)
+                    spec_leaves.append(VariableSpec(leaf, aliases.setdefault(id(leaf),
+                                                                             len(aliases))))
+                    shown_leaves.append(spec_leaves[-1])
+                else:
+                    new_leaves += [leaf]
+                    spec_leaves += [leaf]
+                    shown_leaves += [leaf]
             symbolic_values.append(nest.pack_sequence_as(value, new_leaves))
-            input_signature.append(nest.pack_sequence_as(value, spec_leaves))
+            params.append(_Param(name, kind, nest.pack_sequence_as(value, spec_leaves),
+                                 nest.pack_sequence_as(value, shown_leaves)))
         args, kwargs = self._rebuild_call(names, symbolic_values)
         try:
             with tracing(graph, suspend_tapes=True):
@@ -731,10 +922,28 @@ class Function:
             raise _in_user_code(exc).with_traceback(None) from None
         graph.outputs = [out.vid for leaf in nest.flatten(structure) for out in _outs(leaf)]
         stats = passes.optimize(graph)
-        concrete = ConcreteFunction(self, graph, structure, (tuple(input_signature), {}), stats)
+        concrete = ConcreteFunction(self, graph, structure, params, stats)
         concrete._trace_args = (names, values, specs)
         concrete._arg_variables = [x for x in nest.flatten(values) if isinstance(x, Variable)]
         return concrete
+
+    def _param_kinds(self, names: list) -> list:
+        """Each canonical argument's kind as TF's signature shows it: positional ones are
+        POSITIONAL_ONLY where the function takes `*args`; `**kwargs` entries KEYWORD_ONLY."""
+        params = self._signature.parameters
+        varargs = [p.name + "_" for p in params.values() if p.kind is p.VAR_POSITIONAL]
+        kinds = []
+        for name in names:
+            p = params.get(name)
+            if p is None:
+                positional = bool(varargs) and name.startswith(varargs[0]) and \
+                    name[len(varargs[0]):].isdigit()
+                kinds.append(inspect.Parameter.POSITIONAL_ONLY if positional else _KEYWORD_ONLY)
+            elif p.kind is _KEYWORD_ONLY:
+                kinds.append(_KEYWORD_ONLY)
+            else:
+                kinds.append(inspect.Parameter.POSITIONAL_ONLY if varargs else p.kind)
+        return kinds
 
     def _function_to_trace(self) -> Callable:
         """The Python function as tracing calls it: converted by AutoGraph (once) unless
@@ -766,6 +975,87 @@ class Function:
 
     def __repr__(self) -> str:
         return f"<tapeflow.function.Function {self._name}>"
+
+
+# -- run_functions_eagerly and the retracing warning ------------------------------------------
+
+_RUN_EAGERLY = [False]   # a list: Function.__call__ reads one item, no global statement
+
+
+@tf_export("config.run_functions_eagerly")
+def run_functions_eagerly(run_eagerly: bool) -> None:
+    """While on, every tf.function call runs its Python function eagerly (unconverted, no
+    trace, no input_signature check), as TF; `get_concrete_function` still traces."""
+    _RUN_EAGERLY[0] = bool(run_eagerly)
+
+
+@tf_export("config.functions_run_eagerly")
+def functions_run_eagerly() -> bool:
+    """Whether `run_functions_eagerly(True)` is in effect."""
+    return _RUN_EAGERLY[0]
+
+
+# TF 2.21's frequent-tracing warning: logged when 5 of the last (up to) 10 calls of the
+# functions sharing one Python code object traced, at most twice per code object.
+_TRACING_HISTORY, _TRACING_THRESHOLD, _TRACING_WARNINGS = 10, 5, 2
+
+
+class _TracingDetector:
+    """Counts calls, and which of them traced, for one Python function (TF's
+    _FrequentTracingDetector)."""
+
+    __slots__ = ("calls_per_tracing", "call_count", "warnings", "__weakref__")
+
+    def __init__(self) -> None:
+        self.calls_per_tracing: list = []   # per tracing call: it and the calls after it
+        self.call_count = 0
+        self.warnings = 0
+
+    def called_without_tracing(self) -> None:
+        if not self.calls_per_tracing:
+            self.calls_per_tracing = [0]
+        self.calls_per_tracing[-1] += 1
+        self.call_count += 1
+
+    def called_with_tracing(self, function: Any) -> None:
+        self.call_count += 1
+        self.calls_per_tracing.append(1)
+        while self.calls_per_tracing and \
+                self.call_count - self.calls_per_tracing[0] > _TRACING_HISTORY:
+            self.call_count -= self.calls_per_tracing.pop(0)
+        if self.warnings < _TRACING_WARNINGS and \
+                len(self.calls_per_tracing) >= _TRACING_THRESHOLD:
+            self.warnings += 1
+            logger.warning(
+                f"{len(self.calls_per_tracing)} out of the last {self.call_count} calls to "
+                f"{function} triggered tf.function retracing. Tracing is expensive and the "
+                f"excessive number of tracings could be due to (1) creating @tf.function "
+                f"repeatedly in a loop, (2) passing tensors with different shapes, (3) "
+                f"passing Python objects instead of tensors. For (1), please define your "
+                f"@tf.function outside of the loop. For (2), @tf.function has "
+                f"reduce_retracing=True option that can avoid unnecessary retracing. For "
+                f"(3), please refer to "
+                f"https://www.tensorflow.org/guide/function#controlling_retracing and "
+                f"https://www.tensorflow.org/api_docs/python/tf/function for  more details.")
+
+
+_DETECTORS: Any = weakref.WeakKeyDictionary()   # code object -> its _TracingDetector
+
+
+def _detector_for(function: Any) -> _TracingDetector:
+    """The detector shared by every tf.function of the same code (a tf.function made anew
+    in a loop counts as one function, as in TF)."""
+    target = function
+    while isinstance(target, functools.partial):
+        target = target.func
+    target = inspect.unwrap(getattr(target, "__func__", target))
+    key = getattr(target, "__code__", None)
+    if key is None:
+        return _TracingDetector()
+    detector = _DETECTORS.get(key)
+    if detector is None:
+        detector = _DETECTORS[key] = _TracingDetector()
+    return detector
 
 
 def _specs_from_pattern(pattern: Any) -> list:
@@ -854,4 +1144,5 @@ def function(func: Optional[Callable] = None, input_signature: Optional[Sequence
     return decorate if func is None else decorate(func)
 
 
-__all__ = ["function", "Function", "ConcreteFunction", "TensorSpec"]
+__all__ = ["function", "Function", "ConcreteFunction", "TensorSpec", "VariableSpec",
+           "run_functions_eagerly", "functions_run_eagerly"]

@@ -183,6 +183,12 @@ class SymbolicTensor(Tensor):
     def graph(self) -> "Graph":
         return self._graph
 
+    @property
+    def op(self) -> "Operation":
+        """The op that produces this tensor, in the graph's `get_operations()` view."""
+        return next(op for op in self._graph.get_operations() for t in op.outputs
+                    if getattr(t, "_vid", None) == self._vid)
+
     def __str__(self) -> str:
         return f'Tensor("{self.name}", shape={self.shape}, dtype={self.dtype.name})'
 
@@ -259,12 +265,16 @@ class Graph:
         self.dry_values: dict = {}
         # The inputs with a path to an output (compiler.replay under nested tapes), once known.
         self.connected_inputs: Optional[list] = None
+        self._operations: Optional[tuple] = None   # (key, the get_operations() view)
 
     # -- values ---------------------------------------------------------------------------------
     def _unique(self, base: str) -> str:
-        count = self._names.get(base, 0)
-        self._names[base] = count + 1
-        return base if count == 0 else f"{base}_{count}"
+        return _unique_name(self._names, base)
+
+    def unique_name(self, base: str) -> str:
+        """A new op name in this graph: `base`, or `base_1`, ... (TF's case-insensitive
+        rule)."""
+        return _unique_name(self._names, base)
 
     def _new_value(self, kind: str, base: str, example: Any, shape: Any = None,
                    producer: Optional[Node] = None, index: int = 0, dtype: Any = None) -> int:
@@ -351,7 +361,8 @@ class Graph:
                  base: Optional[str] = None, avals: Optional[list] = None) -> list:
         """Appends a node whose outputs have the given example values (None for abstract
         ones, described by `avals`); returns their vids."""
-        name = self._unique(base or (op if isinstance(op, str) else op.name))
+        name = self._unique(base or (op if isinstance(op, str) else
+                                     _TF_OP_NAMES.get(op.name, op.name)))
         frame, backward = _caller()
         node = Node(op, inputs, attrs, [], name, frame_location(frame),
                     "backward" if backward else self.phase)
@@ -464,6 +475,20 @@ class Graph:
         self.created_variables.append(variable)
 
     # -- views ----------------------------------------------------------------------------------
+    def get_operations(self) -> list:
+        """The graph's ops as TensorFlow's `FuncGraph.get_operations()` lists them: a
+        Placeholder per input, Const per constant used (before its first use), the traced
+        ops in execution order (after the graph passes) and an Identity per output."""
+        key = (len(self.nodes), len(self.values), tuple(self.outputs))
+        if self._operations is None or self._operations[0] != key:
+            self._operations = (key, *_operations_view(self))
+        return list(self._operations[1])
+
+    def output_tensors(self) -> list:
+        """The function's outputs as TensorFlow names them: the Identity ops' tensors."""
+        self.get_operations()
+        return list(self._operations[2])
+
     def variables(self) -> list:
         """The variables this graph reads or assigns, in first-use order."""
         return [self.values[v].example for v in self._var_handles.values()]
@@ -482,6 +507,116 @@ class Graph:
 
     def __repr__(self) -> str:
         return f"<tapeflow Graph {self.name!r}: {len(self.nodes)} nodes>"
+
+
+# Primitives whose TensorFlow op is named by its Python wrapper's name scope rather than
+# its type (`x + y` is the op 'add' of type AddV2), as TF 2.21 names them in a trace.
+_TF_OP_NAMES = {"AddV2": "add", "Sub": "sub", "Mul": "mul", "RealDiv": "truediv",
+                "FloorDiv": "floordiv", "FloorMod": "mod", "Pow": "pow",
+                "Transpose": "transpose", "ConcatV2": "concat", "Pack": "stack",
+                "StridedSlice": "strided_slice", "Range": "range", "OneHot": "one_hot"}
+
+
+def _unique_name(counts: dict, name: str) -> str:
+    """TensorFlow's `Graph.unique_name`: case-insensitive ('add' then 'Add' gives 'Add_1'),
+    skipping names already taken ('a_1' made by hand)."""
+    key = name.lower()
+    i = counts.get(key, 0)
+    counts[key] = i + 1
+    if i == 0:
+        return name
+    while f"{key}_{i}" in counts:
+        i += 1
+    counts[f"{key}_{i}"] = 1
+    return f"{name}_{i}"
+
+
+class Operation:
+    """A graph op as `tf.Operation` shows it: `name`, `type`, `inputs`, `outputs`."""
+
+    __slots__ = ("name", "type", "inputs", "outputs", "control_inputs", "graph")
+
+    def __init__(self, name: str, op_type: str, inputs: tuple, outputs: list,
+                 graph: Any = None, control_inputs: Optional[list] = None) -> None:
+        self.name, self.type, self.graph = name, op_type, graph
+        self.inputs, self.outputs = tuple(inputs), list(outputs)
+        self.control_inputs = list(control_inputs or [])
+
+    def values(self) -> tuple:
+        """The op's output tensors."""
+        return tuple(self.outputs)
+
+    def __repr__(self) -> str:
+        return f"<tf.Operation '{self.name}' type={self.type}>"
+
+
+class _ResourceTensor:
+    """A variable's handle as an op input in the operations view (dtype resource)."""
+
+    __slots__ = ("name", "op")
+
+    def __init__(self, name: str, op: Optional[Operation] = None) -> None:
+        self.name, self.op = name, op
+
+    shape = property(lambda self: TensorShape([]))
+    dtype = property(lambda self: "resource")
+
+    def __repr__(self) -> str:
+        return f"<tf.Tensor '{self.name}' shape=() dtype=resource>"
+
+
+class _NamedTensor(SymbolicTensor):
+    """A graph value under another name: an output as its Identity op's tensor."""
+
+    __slots__ = ("_name", "_op")
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def op(self) -> Operation:
+        return self._op
+
+
+def _operations_view(graph: "Graph") -> list:
+    ops: list = []
+    tensors: dict = {}   # vid -> the tensor the view shows for it
+
+    def emit(name: str, op_type: str, in_vids: list, out_vids: list) -> None:
+        op = Operation(name, op_type, [tensors[v] for v in in_vids], [], graph)
+        for v in out_vids:
+            info = graph.values[v]
+            t = _ResourceTensor(info.name, op) if info.kind == "var" else graph.symbolic(v)
+            tensors[v] = t
+            op.outputs.append(t)
+        ops.append(op)
+
+    def emit_source(v: int) -> None:
+        info = graph.values[v]
+        emit(info.name.rpartition(":")[0], "Const" if info.kind == "const" else "Placeholder",
+             [], [v])
+
+    for v in graph.inputs:
+        emit_source(v)
+    for node in graph.nodes:
+        for v in node.inputs:
+            if v not in tensors:
+                emit_source(v)
+        emit(node.name, node.op_name, node.inputs, node.outputs)
+    counts = dict(graph._names)
+    outputs = []
+    for v in graph.outputs:
+        if v not in tensors:
+            emit_source(v)
+        op = Operation(_unique_name(counts, "Identity"), "Identity", [tensors[v]], [], graph)
+        out = object.__new__(_NamedTensor)
+        out._value, out._graph, out._vid = graph.values[v].stand_in(), graph, v
+        out._name, out._op = f"{op.name}:0", op
+        op.outputs.append(out)
+        ops.append(op)
+        outputs.append(out)
+    return ops, outputs
 
 
 def _static_shape(aval: ShapedArray) -> TensorShape:
@@ -524,5 +659,5 @@ def dtype_of(info: ValueInfo) -> str:
     return "resource" if info.kind == "var" else _dtypes.from_numpy(info.dtype).name
 
 
-__all__ = ["Graph", "Node", "ValueInfo", "SymbolicTensor", "tracing", "user_frame",
+__all__ = ["Graph", "Node", "ValueInfo", "SymbolicTensor", "Operation", "tracing", "user_frame",
            "OperatorNotAllowedInGraphError", "has_side_effect", "is_nondeterministic"]
