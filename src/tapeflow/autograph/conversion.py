@@ -263,7 +263,9 @@ def converted_call(func: Callable, args: tuple, kwargs: dict) -> Any:
         return _tensor_len(args[0])
     target = func
     if not isinstance(func, (types.FunctionType, types.MethodType, functools.partial)):
-        call = type(func).__dict__.get("__call__") if not isinstance(func, type) else None
+        call = None if isinstance(func, type) else next(
+            (k.__dict__["__call__"] for k in type(func).__mro__ if "__call__" in k.__dict__),
+            None)
         if isinstance(call, types.FunctionType) and not isinstance(func, type) and \
                 _may_convert(call):
             target = types.MethodType(convert(call), func)

@@ -187,6 +187,8 @@ def _as_state_value(value: Any, name: str, where: str) -> Any:
 
 # -- while ----------------------------------------------------------------------------------------
 
+_LIMITATIONS = ("https://github.com/tensorflow/tensorflow/blob/master/tensorflow/python/autograph/"
+                "g3doc/reference/limitations.md#consistency-of-control-flow-types for more info.")
 _RETURN_IN_LOOP = ("a return statement cannot be placed inside this TensorFlow loop; this may "
                    "happen if a return statement depends on a static Python condition such as "
                    "a hyperparameter")
@@ -202,9 +204,19 @@ def while_stmt(test: Callable, body: Callable, state: tuple, names: Sequence[str
     if not first:
         return state
     state = body(*state)
-    while test(*state):
+    while _python_test(test(*state)):
         state = body(*state)
     return state
+
+
+def _python_test(value: Any) -> bool:
+    if _is_traced(value):
+        raise NotImplementedError(
+            "The condition of while loop started as non-Tensor, then changed to Tensor. This "
+            "may happen either because variables changed type, or when a break or return "
+            "statement inside the loop depends on a Tensor condition. In both cases, changing "
+            "to a TF loop should remove the error.\nSee " + _LIMITATIONS)
+    return bool(value)
 
 
 def for_stmt(iterable: Any, extra_test: Optional[Callable], body: Callable, state: tuple,
@@ -226,9 +238,7 @@ def _python_extra_test(value: Any) -> bool:
     if _is_traced(value):
         raise NotImplementedError(
             "break and return statements which depend on a TF condition are not supported "
-            "in Python for loops. Did you intend to make it a TF loop?\nSee "
-            "https://github.com/tensorflow/tensorflow/blob/master/tensorflow/python/autograph/"
-            "g3doc/reference/limitations.md#consistency-of-control-flow-types for more info.")
+            "in Python for loops. Did you intend to make it a TF loop?\nSee " + _LIMITATIONS)
     return bool(value)
 
 
@@ -352,9 +362,12 @@ def _initial_values(test: Callable, body: Callable, state: tuple, names: Sequenc
     trial = _trial_iteration(body, values)
     for i in undefined:
         like = trial[i] if trial is not None else None
-        if not isinstance(like, Tensor) or not like.shape.is_fully_defined():
+        leaves = nest.flatten(like)
+        if like is None or not leaves or not all(
+                isinstance(t, Tensor) and t.shape.is_fully_defined() for t in leaves):
             raise ValueError(f"'{names[i]}' must be defined before the loop.")
-        values[i] = array_ops.zeros(like.shape.as_list(), like.dtype)
+        values[i] = nest.map_structure(lambda t: array_ops.zeros(t.shape.as_list(), t.dtype),
+                                       like)
     return tuple(values)
 
 

@@ -339,7 +339,12 @@ def _live_before_stmt(stmt: ast.stmt, live: set) -> set:
             head = new
         stmt.ag_live_head = head
         return head | _loads(stmt.iter)
-    if isinstance(stmt, (ast.With, ast.Try)) or hasattr(stmt, "handlers"):
+    if isinstance(stmt, ast.With):
+        bound = set().union(*(_stores(item.optional_vars) for item in stmt.items
+                              if item.optional_vars is not None))
+        return (_live_before(stmt.body, live) - bound) | \
+            set().union(*(_loads(item.context_expr) for item in stmt.items))
+    if isinstance(stmt, ast.Try) or hasattr(stmt, "handlers"):
         inner = set(live)
         for block in reversed(_blocks(stmt)):
             inner |= _live_before(block, live)

@@ -11,6 +11,8 @@ from typing import Any, Optional
 import numpy as np
 
 from tapeflow.framework import nest
+from tapeflow.framework.errors import OpError
+from tapeflow.graph.ir import Graph, tracing
 from tapeflow.framework.tensor import TensorLike
 from tapeflow.framework.tensor_conversion import convert_to_tensor
 from tapeflow.keras import backend, initializers
@@ -474,6 +476,8 @@ class Layer:
         try:
             with backend.name_scope(self.name, caller=self):
                 outputs = self.call(*args, **kwargs)
+        except Exception as exc:  # noqa: BLE001 - re-raised with the call's arguments
+            raise _with_call_arguments(exc, self, args, kwargs) from None
         finally:
             _TRAINING_STACK.pop()
         if self.activity_regularizer is not None:
@@ -583,15 +587,21 @@ def _shape_structure(shape: Any) -> Any:
 
 
 def _infer_outputs(layer: Layer, args: tuple, kwargs: dict) -> Any:
-    """Output KerasTensors of `layer` on KerasTensor arguments: runs `call` twice on zeros,
-    with unknown dims set to 2 and then 3; output dims that differ are unknown (None)."""
+    """Output KerasTensors of `layer` on KerasTensor arguments: traces `call` twice on
+    zeros, with unknown dims set to 2 and then 3; output dims that differ are unknown (None).
+    Tracing (not running) the call means a Python `if` on a tensor fails here, as in Keras."""
     results = []
     for fill in (2, 3):
-        def concrete(t: Any, fill: int = fill) -> Any:
+        graph = Graph(f"{layer.name}_output_spec")
+        count = itertools.count()
+
+        def concrete(t: Any, fill: int = fill, graph: Graph = graph,
+                     count: Any = count) -> Any:
             if not isinstance(t, KerasTensor):
                 return t
             shape = tuple(fill if d is None else d for d in t.shape)
-            return convert_to_tensor(np.zeros(shape, np.dtype(t.dtype)))
+            return graph.placeholder(np.zeros(shape, np.dtype(t.dtype)),
+                                     f"keras_tensor_{next(count)}", shape)
         c_args = nest.map_structure(concrete, list(args))
         c_kwargs = {k: nest.map_structure(concrete, v) for k, v in kwargs.items()}
         if layer._call_has_training:
@@ -601,8 +611,11 @@ def _infer_outputs(layer: Layer, args: tuple, kwargs: dict) -> Any:
         _TRAINING_STACK.append(False)
         _INFERRING[0] += 1
         try:
-            with backend.name_scope(layer.name, caller=layer), np.errstate(all="ignore"):
+            with tracing(graph), backend.name_scope(layer.name, caller=layer), \
+                    np.errstate(all="ignore"):
                 results.append(layer.call(*c_args, **c_kwargs))
+        except Exception as exc:  # noqa: BLE001 - re-raised as Keras words it
+            raise _output_spec_error(exc, layer, args, kwargs) from None
         finally:
             _INFERRING[0] -= 1
             _TRAINING_STACK.pop()
@@ -639,6 +652,61 @@ class Operation(Layer):
 
     def count_params(self) -> int:
         return 0
+
+
+def _output_spec_error(exc: Exception, layer: "Layer", args: tuple, kwargs: dict) -> Exception:
+    """A failed symbolic call, as Keras 3 reports it: its own framing of the error, then the
+    arguments (Keras passes them on as `*args, **kwargs`)."""
+    if getattr(exc, "_keras_call_info_injected", False):
+        return exc.with_traceback(exc.__traceback__)
+    cls = type(layer).__name__
+    original = exc.message if isinstance(exc, OpError) else exc.args[0] if exc.args else ""
+    inner = (f"Could not automatically infer the output shape / dtype of '{layer.name}' (of type "
+             f"{cls}). Either the `{cls}.call()` method is incorrect, or you need to implement "
+             f"the `{cls}.compute_output_spec() / compute_output_shape()` method. Error "
+             f"encountered:\n\n{original}")
+    shown_args = tuple(repr(a) if isinstance(a, KerasTensor) else a for a in args)
+    received = [f"  \u2022 args={shown_args!r}",
+                f"  \u2022 kwargs={kwargs if kwargs else inspect.Parameter.empty}"]
+    return _reraised(exc, f"{cls}.call()", inner, received)
+
+
+def _reraised(exc: Exception, name: str, original: str, received: list) -> Exception:
+    message = (f"Exception encountered when calling {name}.\n\n\x1b[1m{original}\x1b[0m\n\n"
+               f"Arguments received by {name}:\n" + "\n".join(received))
+    try:
+        new = type(exc)(exc.node_def, exc.op, message) if isinstance(exc, OpError) \
+            else type(exc)(message)
+    except Exception:  # noqa: BLE001 - an error class with its own signature, as Keras
+        new = RuntimeError(message)
+    new._keras_call_info_injected = True
+    return new.with_traceback(exc.__traceback__)
+
+
+def _argument_text(value: Any) -> str:
+    if isinstance(value, TensorLike) and not isinstance(value, KerasTensor):
+        return f"tf.Tensor(shape={value.shape}, dtype={value.dtype.name})"
+    return repr(value)
+
+
+def _with_call_arguments(exc: Exception, layer: "Layer", args: tuple, kwargs: dict) -> Exception:
+    """The error of a failed `call`, as Keras 3 re-raises it: its message framed by the layer's
+    name and the arguments the call received (only the innermost failing layer adds them)."""
+    if getattr(exc, "_keras_call_info_injected", False):
+        return exc.with_traceback(exc.__traceback__)
+    try:
+        signature = inspect.signature(layer.call)
+        bound = signature.bind(*args, **kwargs)
+    except (TypeError, ValueError):
+        return exc.with_traceback(exc.__traceback__)
+    lines = []
+    for param in signature.parameters.values():
+        value = bound.arguments.get(param.name, param.default)
+        if param.name in bound.arguments:
+            value = nest.map_structure(_argument_text, value)
+        lines.append(f"  \u2022 {param.name}={value}")
+    original = exc.message if isinstance(exc, OpError) else exc.args[0] if exc.args else ""
+    return _reraised(exc, f"{type(layer).__name__}.call()", original, lines)
 
 
 def _operation(class_name: str, function: Any, *args: Any, **kwargs: Any) -> Any:
