@@ -227,7 +227,7 @@ def test_retracing_warning_counts_calls_without_tracing_and_functions_made_in_a_
         return x
     with caplog.at_level(logging.WARNING, logger="tapeflow"):
         g = tf.function(body)
-        for i in range(8):   # every other call traces: never 5 of the last 10
+        for i in range(8):   # one call in four traces: never 5 of the last 10
             g(i // 2)
             g(i // 2)
         assert _warnings(caplog) == []

@@ -1002,32 +1002,32 @@ _TRACING_HISTORY, _TRACING_THRESHOLD, _TRACING_WARNINGS = 10, 5, 2
 
 class _TracingDetector:
     """Counts calls, and which of them traced, for one Python function (TF's
-    _FrequentTracingDetector)."""
+    _FrequentTracingDetector, kept as the numbers of the calls that traced so that a call
+    without tracing costs one increment)."""
 
-    __slots__ = ("calls_per_tracing", "call_count", "warnings", "__weakref__")
+    __slots__ = ("calls", "tracings", "warnings", "__weakref__")
 
     def __init__(self) -> None:
-        self.calls_per_tracing: list = []   # per tracing call: it and the calls after it
-        self.call_count = 0
+        self.calls = 0
+        self.tracings: list = []   # the numbers (from 1) of the calls in the window that traced
         self.warnings = 0
 
     def called_without_tracing(self) -> None:
-        if not self.calls_per_tracing:
-            self.calls_per_tracing = [0]
-        self.calls_per_tracing[-1] += 1
-        self.call_count += 1
+        self.calls += 1
 
     def called_with_tracing(self, function: Any) -> None:
-        self.call_count += 1
-        self.calls_per_tracing.append(1)
-        while self.calls_per_tracing and \
-                self.call_count - self.calls_per_tracing[0] > _TRACING_HISTORY:
-            self.call_count -= self.calls_per_tracing.pop(0)
-        if self.warnings < _TRACING_WARNINGS and \
-                len(self.calls_per_tracing) >= _TRACING_THRESHOLD:
+        if not self.tracings and self.calls:
+            self.tracings.append(1)   # as TF: the calls before the first trace count as one
+        self.calls += 1
+        tracings = self.tracings
+        tracings.append(self.calls)
+        # TF drops the oldest tracing (and the calls after it) while the rest span > 10 calls.
+        while len(tracings) > 1 and self.calls - tracings[1] + 1 > _TRACING_HISTORY:
+            tracings.pop(0)
+        if self.warnings < _TRACING_WARNINGS and len(tracings) >= _TRACING_THRESHOLD:
             self.warnings += 1
             logger.warning(
-                f"{len(self.calls_per_tracing)} out of the last {self.call_count} calls to "
+                f"{len(tracings)} out of the last {self.calls - tracings[0] + 1} calls to "
                 f"{function} triggered tf.function retracing. Tracing is expensive and the "
                 f"excessive number of tracings could be due to (1) creating @tf.function "
                 f"repeatedly in a loop, (2) passing tensors with different shapes, (3) "
