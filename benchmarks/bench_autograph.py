@@ -79,7 +79,7 @@ def main(quick: bool = False) -> None:
     best = {label: float("inf") for label in runs}
     for _ in range(repeats):          # interleaved, so drifts in machine load hit both
         for label, (train, _, _) in runs.items():
-            seconds = timeit.timeit(lambda: train(x, y, steps), number=number) / number
+            seconds = timeit.timeit(lambda f=train: f(x, y, steps), number=number) / number
             best[label] = min(best[label], seconds)
     print(f"training loop of {int(steps)} steps inside tf.function (min of {repeats} x "
           f"{number} calls)")

@@ -67,9 +67,10 @@ def test_scan_values():
         assert r.numpy().tolist() == [10., 9., 7., 4.]
     for r in both(lambda: tf.scan(lambda a, x: a + x, e, initializer=tf.constant(10.))):
         assert r.numpy().tolist() == [11., 13., 16., 20.]
-    for a, b in both(lambda: tf.scan(lambda a, x: (a[0] + x, a[1] * x), e[:3],
-                                     initializer=(tf.constant(0.), tf.constant(1.)))):
-        assert a.numpy().tolist() == [1., 3., 6.] and b.numpy().tolist() == [1., 2., 6.]
+    for sums, products in both(lambda: tf.scan(lambda a, x: (a[0] + x, a[1] * x), e[:3],
+                                               initializer=(tf.constant(0.), tf.constant(1.)))):
+        assert sums.numpy().tolist() == [1., 3., 6.]
+        assert products.numpy().tolist() == [1., 2., 6.]
     r = tf.scan(lambda a, x: a + x, tf.constant([1, 2]), initializer=0)
     assert r.dtype == tf.int32 and r.numpy().tolist() == [1, 3]   # TF 2.21's answer
 

@@ -34,7 +34,7 @@ logger = logging.getLogger("tapeflow")
 _DO_NOT_CONVERT = {"tapeflow", "tensorflow", "keras", "numpy", "scipy", "pandas", "matplotlib",
                    "PIL", "absl", "mock", "ipdb", "pdb", "IPython", "torch", "jax", "h5py"}
 
-_converted_code: dict = {}          # id(code) -> code, for every code object conversion made
+_converted_code: dict = {}   # id(code) -> (code, user function name), for all code conversion made
 _cache: dict = {}                   # original code -> (converted code or None, reason)
 _functions: Any = weakref.WeakKeyDictionary()   # original function -> converted function
 _warned: set = set()
@@ -74,8 +74,21 @@ def convert(func: Callable, warn: bool = True) -> Callable:
     return converted
 
 
+def is_converted_code(code: types.CodeType) -> bool:
+    """Whether `code` came out of a conversion (a converted function or one it defines)."""
+    entry = _converted_code.get(id(code))
+    return entry is not None and entry[0] is code
+
+
+def user_function_name(code: types.CodeType) -> str:
+    """The name of the user's function a converted code object runs (for a function
+    AutoGraph generated, the one it was generated in)."""
+    entry = _converted_code.get(id(code))
+    return entry[1] if entry is not None and entry[0] is code else code.co_name
+
+
 def _may_convert(func: types.FunctionType) -> bool:
-    if getattr(func, "__ag_do_not_convert__", False) or id(func.__code__) in _converted_code:
+    if getattr(func, "__ag_do_not_convert__", False) or is_converted_code(func.__code__):
         return False
     module = (getattr(func, "__module__", None) or "").split(".")[0]
     if module in _DO_NOT_CONVERT or module in getattr(sys, "stdlib_module_names", ()):
@@ -175,8 +188,8 @@ def _converted_code_for(func: types.FunctionType) -> types.CodeType:
     compiled = compile(module, code.co_filename, "exec", flags=flags, dont_inherit=True)
     factory_code = _find_code(compiled, "ag__factory")
     target = _find_code(factory_code, code.co_name)
-    for sub in _all_code(compiled):
-        _converted_code[id(sub)] = sub
+    for sub, owner in _all_code(compiled, code.co_name):
+        _converted_code[id(sub)] = (sub, owner)
     return target
 
 
@@ -192,11 +205,15 @@ def _find_code(code: types.CodeType, name: str) -> types.CodeType:
     raise transformer.ConversionError(f"internal: no code object {name!r}")
 
 
-def _all_code(code: types.CodeType) -> list:
-    out = [code]
+def _all_code(code: types.CodeType, owner: str) -> list:
+    """(code object, the name of the user's function it belongs to) for `code` and every code
+    object inside it: a function AutoGraph generated belongs to the function it was made in."""
+    if not code.co_name.startswith(transformer._GENERATED) and code.co_name != "<module>":
+        owner = code.co_name
+    out = [(code, owner)]
     for const in code.co_consts:
         if isinstance(const, types.CodeType):
-            out += _all_code(const)
+            out += _all_code(const, owner)
     return out
 
 

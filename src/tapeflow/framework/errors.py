@@ -43,8 +43,15 @@ UnavailableError = _make("UnavailableError", "The runtime is currently unavailab
 DataLossError = _make("DataLossError", "Unrecoverable data loss or corruption.")
 UnauthenticatedError = _make("UnauthenticatedError", "The request lacks valid authentication.")
 
+
+
+class OperatorNotAllowedInGraphError(TypeError):
+    """A Python operation (bool, iteration) that a traced tensor cannot take part in."""
+
+
 __all__ = [
-    "OpError", "CancelledError", "UnknownError", "InvalidArgumentError", "DeadlineExceededError",
+    "OperatorNotAllowedInGraphError", "OpError", "CancelledError", "UnknownError",
+    "InvalidArgumentError", "DeadlineExceededError",
     "NotFoundError", "AlreadyExistsError", "PermissionDeniedError", "ResourceExhaustedError",
     "FailedPreconditionError", "AbortedError", "OutOfRangeError", "UnimplementedError",
     "InternalError", "UnavailableError", "DataLossError", "UnauthenticatedError",

@@ -14,6 +14,7 @@ import copy
 import functools
 import inspect
 import io
+import linecache
 import logging
 import traceback
 import weakref
@@ -217,25 +218,40 @@ def _key_matches(pattern: Any, key: Any) -> bool:
 # -- errors in user code ------------------------------------------------------------------------
 
 def _in_user_code(exc: BaseException) -> BaseException:
-    """Re-raises a trace-time error with TensorFlow's "in user code" pointer to the line."""
+    """A trace-time error with TensorFlow's "in user code" pointer to the user's lines, as
+    TensorFlow adds it to errors raised through AutoGraph-converted code: each user frame,
+    marked `*` where AutoGraph converted it and `**` where it ran as written."""
     if getattr(exc, "_tapeflow_in_user_code", False):
         return exc
-    frames = [f for f in traceback.extract_tb(exc.__traceback__)
-              if not is_internal(f.filename)]
-    if not frames:
+    frames: list = []
+    for frame, line in traceback.walk_tb(exc.__traceback__):
+        code = frame.f_code
+        if is_internal(code.co_filename):
+            continue
+        # A function AutoGraph generated (a branch, a loop body) shows as the user's function
+        # it was made from; a frame that repeats the line before it adds nothing.
+        shown = (code.co_filename, line, autograph.user_function_name(code),
+                 "*" if autograph.is_converted(code) else "**")
+        if not frames or frames[-1] != shown:
+            frames.append(shown)
+    if not any(mark == "*" for *_, mark in frames):
         return exc
     lines = ["in user code:", ""]
-    for f in frames:
-        lines.append(f'    File "{f.filename}", line {f.lineno}, in {f.name}  *')
-        lines.append(f"        {f.line}")
+    for filename, line, name, mark in frames:
+        lines.append(f'    File "{filename}", line {line}, in {name}  {mark}')
+        lines.append(f"        {linecache.getline(filename, line).strip()}")
     original = exc.message if isinstance(exc, OpError) else str(exc)
-    lines += ["", f"    {type(exc).__name__}: {original}", ""]
+    first, *rest = f"{type(exc).__name__}: {original}".split("\n")
+    lines += ["", f"    {first}", *(f"    {line}" if line else "" for line in rest), ""]
     text = "\n".join(lines)
     try:
         new = type(exc)(None, None, text) if isinstance(exc, OpError) else type(exc)(text)
     except Exception:  # an exception class we cannot rebuild: keep it as it is
         return exc
     new._tapeflow_in_user_code = True
+    for attribute in ("_keras_call_info_injected",):
+        if hasattr(exc, attribute):
+            setattr(new, attribute, getattr(exc, attribute))
     return new
 
 

@@ -36,7 +36,7 @@ from tapeflow.autodiff import core
 from tapeflow.framework.abstract import AbstractArray, ShapedArray, aval_of
 from tapeflow.framework import dtypes as _dtypes
 from tapeflow.framework.context import context
-from tapeflow.framework.errors import InternalError
+from tapeflow.framework.errors import InternalError, OperatorNotAllowedInGraphError
 from tapeflow.framework.tensor import Tensor, TensorLike, wrap
 from tapeflow.framework.tensor_shape import TensorShape
 from tapeflow.framework.variables import Variable
@@ -70,10 +70,6 @@ def is_nondeterministic(op: Any) -> bool:
     if isinstance(op, str):
         return op in ("AssignVariableOp", "ReadVariableOp")
     return op.side_effect or op.stateful or op is core.READ_VARIABLE
-
-
-class OperatorNotAllowedInGraphError(TypeError):
-    """A Python operation (bool, iteration) that a traced tensor cannot take part in."""
 
 
 def user_frame(skip_package: bool = True) -> Optional[Any]:
@@ -196,10 +192,17 @@ class SymbolicTensor(Tensor):
         return f"<tf.Tensor '{self.name}' shape={self.shape} dtype={self.dtype.name}>"
 
     def _not_allowed(self, what: str, advice: str) -> Exception:
+        # TensorFlow's message, then where it happened and what to use instead.
         filename, line, _, code = frame_location(user_frame())
         return OperatorNotAllowedInGraphError(
-            f"{what} is not allowed inside tf.function (the tensor is {self!s}), at "
-            f"{filename}:{line}: `{code}`. {advice}")
+            f"{what} is not allowed. You can attempt the following resolutions to the problem: "
+            f"If you are running in Graph mode, use Eager execution mode or decorate this "
+            f"function with @tf.function. If you are using AutoGraph, you can try decorating "
+            f"this function with @tf.function. If that does not work, then you may be using an "
+            f"unsupported feature or your source code may not be visible to AutoGraph. See "
+            f"https://github.com/tensorflow/tensorflow/blob/master/tensorflow/python/autograph/"
+            f"g3doc/reference/limitations.md#access-to-source-code for more information.\n\n"
+            f"The tensor is {self!s}, at {filename}:{line}: `{code}`. {advice}")
 
     def __bool__(self) -> bool:
         raise self._not_allowed(
