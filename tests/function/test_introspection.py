@@ -367,8 +367,7 @@ def test_graph_mode_utilities_refuse_what_tf_refuses():
         bad_group(x)
     with pytest.raises(ValueError, match="Unknown keyword arguments: foo"):
         bad_kwarg(x)
-    with pytest.raises(tf.errors.OperatorNotAllowedInGraphError if hasattr(
-            tf.errors, "OperatorNotAllowedInGraphError") else TypeError):
+    with pytest.raises(tf.errors.OperatorNotAllowedInGraphError):
         tensor_deps(x)
     with pytest.raises(TypeError, match="found return value of type Operation"):
         returns_op(x)
