@@ -234,11 +234,12 @@ def test_errors_inside_traced_code_point_at_the_user_line():
     def f(x, y):
         return x + y
 
-    with pytest.raises(tf.errors.InvalidArgumentError) as info:
+    # TF 2.21's answer: the shape function fails while tracing, with a ValueError.
+    with pytest.raises(ValueError) as info:
         f(tf.constant([1.0, 2.0]), tf.constant([1.0, 2.0, 3.0]))
     message = str(info.value)
     assert "in user code" in message and "return x + y" in message
-    assert "Incompatible shapes: [2] vs. [3]" in message
+    assert "Dimensions must be equal, but are 2 and 3" in message
 
 
 def test_passes_fold_constants_merge_duplicates_and_drop_dead_code():

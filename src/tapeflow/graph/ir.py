@@ -36,7 +36,7 @@ from tapeflow.autodiff import core
 from tapeflow.framework.abstract import AbstractArray, ShapedArray, aval_of
 from tapeflow.framework import dtypes as _dtypes
 from tapeflow.framework.context import context
-from tapeflow.framework.errors import InternalError, OperatorNotAllowedInGraphError
+from tapeflow.framework.errors import InternalError, OperatorNotAllowedInGraphError, OpError
 from tapeflow.framework.tensor import Tensor, TensorLike, wrap
 from tapeflow.framework.tensor_shape import TensorShape
 from tapeflow.framework.variables import Variable
@@ -392,9 +392,13 @@ class Graph:
         if concrete:
             try:
                 raw = core.run_kernel(prim.impl, *examples, **attrs)
-            except core.KERNEL_ERRORS as exc:
-                raise core.op_error(prim, [wrap(e) for e in examples], exc) from None
-            raw = list(raw) if prim.multiple_results else [raw]
+            except (OpError, *core.KERNEL_ERRORS):
+                # A kernel's run-time error (an index out of range) is TensorFlow's error when
+                # the graph runs the op, not while tracing: an op the graph prunes never
+                # raises it. The outputs stay abstract until then.
+                raw, concrete = None, False
+            else:
+                raw = list(raw) if prim.multiple_results else [raw]
         fixed = concrete and all(info.fixed for info in infos) and \
             not is_nondeterministic(prim)
         avals = [aval_of(r) for r in raw] if fixed else \
