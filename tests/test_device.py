@@ -163,3 +163,19 @@ def test_device_spec_parses_merges_and_prints_as_tf():
     assert tf.DeviceSpec(job="ps", device_type="gpu", device_index=0) == \
         tf.DeviceSpec.from_string("/job:ps/GPU:0")
     assert len({spec, tf.DeviceSpec.from_string("/device:GPU:0")}) == 1
+
+
+def test_graph_tensors_report_their_device_scope():
+    # TF 2.21's answers: '' outside any tf.device scope, the scope's device inside one.
+    seen = {}
+
+    @tf.function
+    def f(x):
+        a = x + 1
+        with tf.device("/GPU:0"):
+            b = x * 2
+        seen.update(x=x.device, a=a.device, b=b.device)
+        return a + b
+
+    f(tf.constant(1.0))
+    assert seen == {"x": "", "a": "", "b": "/device:GPU:0"}

@@ -358,3 +358,11 @@ def test_matmul_of_integers_tf_has_no_kernel_for_raises(dtype, shape, error, op)
     # TF 2.21 multiplies int32, int64 and batched int16 matrices.
     assert tf.matmul(tf.ones([1, 2, 2], tf.int16), tf.ones([1, 2, 2], tf.int16)).dtype == tf.int16
     assert (tf.ones([2, 2], tf.int64) @ tf.ones([2, 2], tf.int64)).numpy().tolist() == [[2, 2]] * 2
+
+
+def test_scalar_strings_concatenate_eagerly_and_traced():
+    # TF 2.21's answers (the tf.function guide's `double`).
+    assert repr(tf.constant("a") + tf.constant("a")) == \
+        "<tf.Tensor: shape=(), dtype=string, numpy=b'aa'>"
+    double = tf.function(lambda a: a + a)
+    assert str(double(tf.constant("b"))) == "tf.Tensor(b'bb', shape=(), dtype=string)"

@@ -141,7 +141,13 @@ def _definition(func: types.FunctionType) -> ast.AST:
         linecache.checkcache(code.co_filename)
         lines = linecache.getlines(code.co_filename)
     if not lines:
-        raise transformer.ConversionError("could not get source code")
+        raise transformer.ConversionError(
+            f"Unable to locate the source code of {func!r}. Note that functions defined in "
+            f"certain environments, like the interactive Python shell, do not expose their "
+            f"source code. If that is the case, you should define them in a .py source file. "
+            f"If you are certain the code is graph-compatible, wrap the call using "
+            f"@tf.autograph.experimental.do_not_convert. Original error: could not get "
+            f"source code")
     try:
         tree = ast.parse("".join(lines), code.co_filename)
     except SyntaxError:
@@ -177,6 +183,10 @@ def _converted_code_for(func: types.FunctionType) -> types.CodeType:
         body: list = [ast.Return(value=converted)]
     else:
         body = [converted, ast.Return(value=transformer._name(converted.name))]
+        if converted.name not in code.co_freevars:
+            # The definition must not make its own name a local of the factory: a recursive
+            # call reads the module's global, as in the original.
+            body.insert(0, ast.Global(names=[converted.name]))
     factory = ast.FunctionDef(name="ag__factory", args=transformer._params(params), body=body,
                               decorator_list=[], returns=None, type_comment=None)
     if "type_params" in ast.FunctionDef._fields:

@@ -352,6 +352,11 @@ class ConcreteFunction:
             return leaf
         return _type_text(nest.map_structure(spec, self._output_structure))
 
+    @property
+    def function_type(self) -> Any:
+        """The function's type as TF prints it: `(a: TensorSpec(...)) -> TensorSpec(...)`."""
+        return self._call_signature
+
     def pretty_printed_signature(self, verbose: bool = True) -> str:
         """TF's text of the signature: input parameters, output type and captures."""
         lines = ["Input Parameters:"]
@@ -745,7 +750,9 @@ class Function:
         concrete, structure = self._concrete_for(args, kwargs)
         if self._tracing_count == count:
             self._detector.called_without_tracing()
-        else:
+        elif context.graph is None:
+            # As TF, only calls made eagerly count (a call inside another trace, as in a
+            # recursive function, traces as part of it).
             self._detector.called_with_tracing(self._python_function)
         if fast_key is not None:
             self._fast[fast_key] = concrete

@@ -36,6 +36,7 @@ from tapeflow.autodiff import core
 from tapeflow.framework.abstract import AbstractArray, ShapedArray, aval_of
 from tapeflow.framework import dtypes as _dtypes
 from tapeflow.framework.context import context
+from tapeflow.framework.device import scope_device
 from tapeflow.framework.errors import InternalError, OperatorNotAllowedInGraphError, OpError
 from tapeflow.framework.tensor import Tensor, TensorLike, wrap
 from tapeflow.framework.tensor_shape import TensorShape
@@ -107,10 +108,31 @@ def location_text(location: tuple) -> str:
     return f'File "{location[0]}", line {location[1]}, in {location[2]}'
 
 
+def _out_of_scope(tensor: Any) -> TypeError:
+    """TensorFlow's error for a traced tensor used outside the trace that made it (one
+    leaked from another tf.function through a Python variable)."""
+    text = repr(tensor)
+    lines = [f"{text} is out of scope and cannot be used here. Use return values, explicit "
+             f"Python locals or TensorFlow collections to access it.",
+             "Please see https://www.tensorflow.org/guide/function#all_outputs_of_a_tffunction_"
+             "must_be_return_values for more information.", ""]
+    graph = getattr(tensor, "_graph", None)
+    producer = graph.values[tensor._vid].producer if graph is not None else None
+    if producer is not None and producer.location[1]:
+        lines += [f"{text} was defined here:", f"    {location_text(producer.location)}", ""]
+    name = graph.name if graph is not None else "<unknown>"
+    lines.append(f"The tensor {text} cannot be accessed from here, because it was defined in "
+                 f"FuncGraph(name={name}, id={id(graph)}), which is out of scope.")
+    error = TypeError("\n".join(lines))
+    error._tapeflow_in_user_code = True     # TF reports it as it is, without "in user code"
+    return error
+
+
 class ValueInfo:
     """What the graph knows about one value: where it comes from, its example and shape."""
 
-    __slots__ = ("vid", "kind", "name", "example", "shape", "dtype", "producer", "fixed")
+    __slots__ = ("vid", "kind", "name", "example", "shape", "dtype", "producer", "fixed",
+                 "device")
 
     def __init__(self, vid: int, kind: str, name: str, example: Any, shape: TensorShape,
                  producer: Optional["Node"] = None, dtype: Any = None) -> None:
@@ -178,6 +200,12 @@ class SymbolicTensor(Tensor):
     @property
     def graph(self) -> "Graph":
         return self._graph
+
+    @property
+    def device(self) -> str:
+        """The device of the tf.device scope the tensor was made under (`""` outside any),
+        as TensorFlow reports it for a graph tensor."""
+        return self._graph.values[self._vid].device
 
     @property
     def op(self) -> "Operation":
@@ -284,8 +312,9 @@ class Graph:
         vid = len(self.values)
         if shape is None:
             shape = TensorShape(np.shape(example)) if kind != "var" else TensorShape(None)
-        self.values.append(ValueInfo(vid, kind, f"{base}:{index}", example, shape, producer,
-                                     dtype))
+        info = ValueInfo(vid, kind, f"{base}:{index}", example, shape, producer, dtype)
+        info.device = scope_device(self)   # the tf.device scope it was made under, as TF
+        self.values.append(info)
         return vid
 
     def symbolic(self, vid: int) -> SymbolicTensor:
@@ -332,10 +361,7 @@ class Graph:
         vid = self._capture_ids.get(id(outer))
         if vid is None:
             if self.parent is None:
-                raise ValueError(
-                    f"An op inside tf.function is being passed the symbolic tensor {outer}, "
-                    f"which belongs to another tf.function's trace; pass it as an argument "
-                    f"instead.")
+                raise _out_of_scope(outer)
             if isinstance(outer, Variable):
                 vid = self._new_value("input", self._unique("capture"), outer._value)
             else:

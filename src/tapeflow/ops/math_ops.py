@@ -142,8 +142,11 @@ def _binary_op(prim: Primitive, allowed: str = _NUMERIC, no_kernel: str = "",
     def op(x: Any, y: Any, name: Optional[str] = None) -> Tensor:
         try:
             a, b = binary_operands(x, y, op_name)
-            if a._value.dtype.kind not in allowed:
+            kind = a._value.dtype.kind
+            if kind not in allowed:
                 _refuse(a, allowed, no_kernel, op_name)  # raises TF's dtype error
+            if kind == _STRING and prim is _add:
+                return bind(_string_add, (a, b))      # string concatenation
             return bind(prim, (a, b))
         except (TypeError, ValueError, InvalidArgumentError) as exc:
             if reflected is None:
@@ -189,6 +192,9 @@ def _bool_product(x: Any, y: Any) -> Tensor:
 # wrappers' conversions and checks would be wasted on every backward pass.
 _add = Primitive("AddV2", np.add, shape_rule=_broadcasting("AddV2"), linear=True,
                  batch_safe=True).defvjp(lambda g, ans, x, y: g, lambda g, ans, x, y: g)
+# NumPy's add of two 0-d object arrays gives a bare `bytes`: strings keep their array.
+_string_add = Primitive("StringAdd", lambda x, y: np.asarray(np.add(x, y), dtype=object),
+                        shape_rule=_broadcasting("AddV2"), differentiable=False)
 _sub = Primitive("Sub", np.subtract, shape_rule=_broadcasting("Sub"), linear=True,
                  batch_safe=True).defvjp(lambda g, ans, x, y: g,
                                          lambda g, ans, x, y: bind(_neg, (g,)))
