@@ -193,3 +193,16 @@ def test_global_assignments_inside_converted_branches():
     assert float(f(tf.constant(3.0))) == 6.0
     assert float(f(tf.constant(-3.0))) == -3.0
     assert _traced_true_branches == before + 1     # traced once, in the module's global
+
+
+def _countdown(n):
+    if n > 0:
+        return _countdown(n - 1) + 1
+    return 0
+
+
+def test_a_recursive_function_on_python_values_converts_and_unrolls(caplog):
+    f = tf.function(_countdown)
+    with caplog.at_level("WARNING", logger="tapeflow"):
+        assert int(f(5)) == 5
+    assert "retracing" not in caplog.text    # nested calls trace as part of the outer one
