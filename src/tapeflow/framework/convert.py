@@ -190,17 +190,11 @@ _BOOL_TARGETS = frozenset(np.dtype(t) for t in (np.int32, np.int64, np.uint64, n
 def _as_array(value: Any, dtype: Optional[np.dtype]) -> np.ndarray:
     if isinstance(value, np.ndarray) or isinstance(value, np.generic):
         array = np.asarray(value)
-    else:
-        tensors = [leaf for leaf in _leaves(value) if isinstance(leaf, TensorLike)]
-        if tensors:
-            # A list holding tensors packs them (TF's autopacking): their dtype is the list's.
-            default = _packed_dtype(value, tensors)
-            value = _unpack_tensors(value)
-        else:
-            try:
-                default = _python_default_dtype(value)
-            except ValueError as exc:
-                default = _requested_default(value, dtype, str(exc))
+    else:   # (a list holding tensors never gets here: `constant_value` packs it)
+        try:
+            default = _python_default_dtype(value)
+        except ValueError as exc:
+            default = _requested_default(value, dtype, str(exc))
         array = quiet_array(value, default)
         if array.dtype == object:
             # TensorFlow strings are bytes: str values are stored UTF-8 encoded.
@@ -298,10 +292,10 @@ def _packed_dtype(value: Any, tensors: list) -> np.dtype:
     return dtype
 
 
-def _unpack_tensors(value: Any) -> Any:
-    if isinstance(value, (list, tuple)):
-        return [_unpack_tensors(v) for v in value]
-    return np.asarray(value._value) if isinstance(value, TensorLike) else value
+# Set by tapeflow.ops.array_ops: `autopack(value, dtype)` packs a nested list that holds
+# tensors with stack ops (TF's autopacking). Reading the tensors' values instead would bake a
+# traced tensor's example into the graph and cut a watched tensor's gradient.
+hooks: dict = {"autopack": None}
 
 
 def constant_value(value: Any, dtype: Any = None, dtype_hint: Any = None) -> Tensor:
@@ -309,6 +303,11 @@ def constant_value(value: Any, dtype: Any = None, dtype_hint: Any = None) -> Ten
     for base_type, func in _conversion_functions:
         if isinstance(value, base_type):
             return func(value, dtype=dtype)
+    if isinstance(value, (list, tuple)):
+        tensors = [leaf for leaf in _leaves(value) if isinstance(leaf, TensorLike)]
+        if tensors:
+            packed = _packed_dtype(value, tensors) if dtype is None else dtype
+            return hooks["autopack"](value, packed)
     if type(value) is float and dtype_hint is None:  # the commonest value: a Python float
         if dtype is None:
             if not -_F32_LIMIT < value < _F32_LIMIT and value - value == 0:
@@ -359,4 +358,4 @@ def mismatch_error(op_name: str, index: int, expected: _dtypes.DType,
 
 
 __all__ = ["constant_value", "check_dtype", "mismatch_error", "cpp_name",
-           "register_tensor_conversion_function"]
+           "register_tensor_conversion_function", "hooks"]

@@ -17,6 +17,7 @@ from tapeflow.framework.errors import InvalidArgumentError
 from tapeflow.framework.indexed_slices import IndexedSlices
 from tapeflow.framework.tensor import Tensor, TensorLike, wrap
 from tapeflow.framework.tensor_shape import TensorShape
+from tapeflow.framework import convert as _convert_module
 from tapeflow.framework.convert import constant_value, cpp_name, mismatch_error
 from tapeflow.framework.exports import tf_export
 from tapeflow.ops._convert import convert_to_tensor
@@ -474,6 +475,14 @@ def _stack_rule(*xs: ShapedArray, axis: int) -> ShapedArray:
 
 _stack = Primitive("Pack", _stack_kernel, linear=True,
                    shape_rule=_stack_rule).defvjp(_stack_vjp)
+
+
+def _autopack(value: Any, dtype: Any) -> Tensor:
+    """A nested list holding tensors, packed with stack ops (TF's autopacking): every leaf
+    converts to `dtype`, tensors stay differentiable and traced ones stay symbolic."""
+    if isinstance(value, (list, tuple)):
+        return stack([_autopack(item, dtype) for item in value])
+    return convert_to_tensor(value, dtype=dtype)
 
 
 @tf_export("stack")
@@ -1675,3 +1684,6 @@ _strided_slice.defbatch(lambda g, ans, x, key: bind(
                                 "key": (builtins.slice(None),) + key}))
 _strided_slice_grad.defbatch(lambda g, ans, dy, *dims, shape, key: bind(
     _strided_slice, (g,), {"key": (builtins.slice(None),) + key}))
+
+
+_convert_module.hooks["autopack"] = _autopack
