@@ -419,16 +419,9 @@ def _check_iteration(before: Sequence, after: Sequence, names: Sequence[str],
             if x.dtype != y.dtype:
                 raise TypeError(f"'{name}' has dtype {x.dtype.name} before the loop, but dtype "
                                 f"{y.dtype.name} after one iteration")
-            if invariants is None and not _fits(y.shape, x.shape):
+            if invariants is None and not control_flow_ops.fits_invariant(y.shape, x.shape):
                 raise ValueError(f"'{name}' has shape {x.shape} before the loop, but shape "
                                  f"{y.shape} after one iteration. Use "
                                  f"tf.autograph.experimental.set_loop_options to set shape "
                                  f"invariants.")
 
-
-def _fits(shape: TensorShape, invariant: TensorShape) -> bool:
-    if invariant.rank is None:
-        return True
-    if shape.rank != invariant.rank:
-        return False
-    return all(b is None or a == b for a, b in zip(shape.as_list(), invariant.as_list()))

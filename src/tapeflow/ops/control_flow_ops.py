@@ -545,7 +545,7 @@ def _loop_var_name(x: Tensor) -> str:
     return graph.values[graph.value_id(x)].name
 
 
-def _less_specific(shape: Any, invariant: Any) -> bool:
+def fits_invariant(shape: Any, invariant: Any) -> bool:
     """True when `invariant` admits `shape` (TensorFlow's _ShapeLessThanOrEqual)."""
     if invariant.rank is None:
         return True
@@ -562,7 +562,7 @@ def _check_loop_outputs(flat: list, outs: list, invariants: list) -> None:
             raise TypeError(f"Loop var {name} enters the loop with type {before.dtype!s} but "
                             f"has type {after.dtype!s} after 1 iteration. {name} type should "
                             f"remain constant.")
-        if not _less_specific(after.shape, invariant):
+        if not fits_invariant(after.shape, invariant):
             raise ValueError(f"Input tensor `{_loop_var_name(before)}` enters the loop with "
                              f"shape {invariant}, but has shape {after.shape} after one "
                              f"iteration. To allow the shape to vary across iterations, use "
