@@ -371,3 +371,17 @@ def test_graph_mode_utilities_refuse_what_tf_refuses():
         tensor_deps(x)
     with pytest.raises(TypeError, match="found return value of type Operation"):
         returns_op(x)
+
+
+def test_function_type_and_inference_fn_of_a_concrete_function():
+    # TF 2.21's answers (the tf.function guide's `double_strings`).
+    @tf.function
+    def double(a):
+        return a + a
+
+    concrete = double.get_concrete_function(tf.constant("a"))
+    assert str(concrete.function_type) == ("(a: TensorSpec(shape=(), dtype=tf.string, "
+                                           "name=None)) -> TensorSpec(shape=(), "
+                                           "dtype=tf.string, name=None)")
+    assert str(concrete.inference_fn(tf.constant("b"))) == \
+        "tf.Tensor(b'bb', shape=(), dtype=string)"

@@ -353,6 +353,11 @@ class ConcreteFunction:
         return _type_text(nest.map_structure(spec, self._output_structure))
 
     @property
+    def inference_fn(self) -> Callable:
+        """The traced graph as one callable on the flat tensor inputs (TF's AtomicFunction)."""
+        return lambda *tensors: self._call_flat(list(tensors))
+
+    @property
     def function_type(self) -> Any:
         """The function's type as TF prints it: `(a: TensorSpec(...)) -> TensorSpec(...)`."""
         return self._call_signature
