@@ -408,3 +408,14 @@ def test_a_function_without_source_runs_as_is(caplog):
     with caplog.at_level("WARNING", logger="tapeflow"):
         assert float(tf.function(namespace["f"])(tf.constant(2.0))) == 4.0
     assert "could not get source code" in caplog.text
+
+
+def test_for_over_tf_range_with_float_bounds_of_mixed_dtypes():
+    @tf.function
+    def total(start, limit, delta):
+        s = tf.constant(0.0)
+        for i in tf.range(start, limit, delta):   # TF casts the int32 limit to float32
+            s += i
+        return s
+
+    assert float(total(tf.constant(2.5), tf.constant(0), tf.constant(-1.0))) == 4.5

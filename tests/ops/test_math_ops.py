@@ -366,3 +366,10 @@ def test_scalar_strings_concatenate_eagerly_and_traced():
         "<tf.Tensor: shape=(), dtype=string, numpy=b'aa'>"
     double = tf.function(lambda a: a + a)
     assert str(double(tf.constant("b"))) == "tf.Tensor(b'bb', shape=(), dtype=string)"
+
+
+def test_equality_operators_on_shapes_that_do_not_broadcast_traced():
+    # TF 2.21's answers: `==` / `!=` give a scalar False / True, in graphs as eagerly.
+    f = tf.function(lambda a, b: (a == b, a != b), autograph=False)
+    eq, ne = f(tf.constant([1.0, 2.0, 3.0]), tf.constant([1.0, 2.0]))
+    assert (bool(eq), bool(ne)) == (False, True)

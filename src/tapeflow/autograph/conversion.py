@@ -245,7 +245,17 @@ def source_of(func: Callable) -> str:
 _ranges: Any = weakref.WeakKeyDictionary()
 
 
-def _remember_range(result: SymbolicTensor, bounds: tuple) -> None:
+def _remember_range(result: SymbolicTensor, args: tuple, kwargs: dict) -> None:
+    """Records the bounds a tf.range call gave `result`, in its dtype (TF casts them)."""
+    from tapeflow.ops import math_ops
+    from tapeflow.ops._convert import convert_to_tensor
+    names = ("start", "limit", "delta")
+    values = dict(zip(names, args))
+    values.update({k: v for k, v in kwargs.items() if k in names})
+    if values.get("limit") is None:      # tf.range(n) counts from 0 to n
+        values["start"], values["limit"] = 0, values["start"]
+    values.setdefault("delta", 1)
+    bounds = tuple(math_ops.cast(convert_to_tensor(values[n]), result.dtype) for n in names)
     _ranges.setdefault(result._graph, {})[id(result)] = (result, *bounds)
 
 
@@ -253,20 +263,6 @@ def range_bounds(tensor: SymbolicTensor) -> Optional[tuple]:
     """(start, limit, delta) of a tensor a converted call to tf.range / range made."""
     entry = _ranges.get(tensor._graph, {}).get(id(tensor))
     return entry[1:] if entry is not None and entry[0] is tensor else None
-
-
-def _traced_range(*args: Any, dtype: Any = None) -> Any:
-    from tapeflow.ops import array_ops
-    from tapeflow.ops._convert import convert_to_tensor
-    if len(args) == 1:
-        start, limit, delta = 0, args[0], 1
-    else:
-        start, limit, delta = (list(args) + [1])[:3]
-    result = array_ops.range(start, limit, delta, dtype=dtype)
-    kind = result.dtype
-    _remember_range(result, tuple(convert_to_tensor(v, dtype=kind)
-                                  for v in (start, limit, delta)))
-    return result
 
 
 def _is_traced_value(x: Any) -> bool:
@@ -277,14 +273,13 @@ def converted_call(func: Callable, args: tuple, kwargs: dict) -> Any:
     """Calls `func(*args, **kwargs)` from converted code, converting `func` first where it
     should be (and overloading the builtins `range` and `len` for tensors)."""
     from tapeflow.ops import array_ops
-    if func is builtins.range:
-        if context.graph is not None and any(_is_traced_value(a) for a in args):
-            return _traced_range(*args)
-        return func(*args, **kwargs)
+    if func is builtins.range and context.graph is not None and \
+            any(_is_traced_value(a) for a in args):
+        func = array_ops.range     # range() of a traced tensor is tf.range, as TF's overload
     if func is array_ops.range:
         result = func(*args, **kwargs)
         if isinstance(result, SymbolicTensor):
-            _record_range(result, args, kwargs)
+            _remember_range(result, args, kwargs)
         return result
     if func is builtins.len and len(args) == 1 and isinstance(args[0], SymbolicTensor):
         return _tensor_len(args[0])
@@ -299,20 +294,6 @@ def converted_call(func: Callable, args: tuple, kwargs: dict) -> Any:
     else:
         target = convert(func)
     return target(*args, **kwargs)
-
-
-def _record_range(result: Any, args: tuple, kwargs: dict) -> None:
-    from tapeflow.ops._convert import convert_to_tensor
-    names = ("start", "limit", "delta")
-    values = dict(zip(names, args))
-    values.update({k: v for k, v in kwargs.items() if k in names})
-    if "limit" not in values:
-        values["start"], values["limit"] = 0, values.get("start")
-    if values.get("limit") is None:
-        values["start"], values["limit"] = 0, values["start"]
-    values.setdefault("delta", 1)
-    _remember_range(result, tuple(convert_to_tensor(values[n], dtype=result.dtype)
-                                  for n in names))
 
 
 def _tensor_len(x: Any) -> Any:

@@ -25,15 +25,20 @@ def _reflected(fn):
     return op
 
 
+def _shapes_do_not_broadcast(exc: Exception) -> bool:
+    # The kernel's error eagerly; the shape rule's while tracing.
+    return str(exc).startswith(("Incompatible shapes", "Dimensions must be equal"))
+
+
 def _eq(self: Any, other: Any) -> Any:
     # TensorFlow: False for None; else elementwise (operands that do not convert raise), and
-    # False for shapes that do not broadcast.
+    # False for shapes that do not broadcast (its Equal with incompatible_shape_error=False).
     if other is None:
         return False
     try:
         return math_ops.equal(self, other)
-    except InvalidArgumentError as exc:
-        if not str(exc).startswith("Incompatible shapes"):
+    except (InvalidArgumentError, ValueError) as exc:
+        if not _shapes_do_not_broadcast(exc):
             raise
         return convert_to_tensor(False)
 
@@ -43,8 +48,8 @@ def _ne(self: Any, other: Any) -> Any:
         return True
     try:
         return math_ops.not_equal(self, other)
-    except InvalidArgumentError as exc:
-        if not str(exc).startswith("Incompatible shapes"):
+    except (InvalidArgumentError, ValueError) as exc:
+        if not _shapes_do_not_broadcast(exc):
             raise
         return convert_to_tensor(True)
 
