@@ -194,3 +194,43 @@ def test_errors_raised_in_a_converted_callee_name_its_line():
 
     text = _message(f, tf.constant(1.0))
     assert "return helper(x)" in text and "return tf.reshape(x, [5])" in text
+
+
+def test_gradient_through_a_growing_tensor_array_in_a_converted_loop():
+    @tf.function
+    def rnn(xs):
+        state = tf.zeros([2])
+        outputs = tf.TensorArray(tf.float32, size=0, dynamic_size=True)
+        for i in tf.range(tf.shape(xs)[0]):
+            state = tf.tanh(state + xs[i])
+            outputs = outputs.write(i, state)
+        return outputs.stack()
+
+    xs = tf.constant([[0.1, 0.2], [0.3, -0.1], [0.5, 0.5]])
+    with tf.GradientTape() as tape:
+        tape.watch(xs)
+        loss = tf.reduce_sum(rnn(xs) ** 2)
+    # TF 2.21's answers (as with a fixed size).
+    np.testing.assert_allclose(tape.gradient(loss, xs).numpy(),
+                               [[1.4406672, 1.2912486], [1.2557858, 0.9488402],
+                                [0.7079591, 0.7637281]], rtol=1e-6)
+
+
+def test_second_derivative_through_a_loop_variable_that_grows():
+    x = tf.Variable(1.5)
+
+    @tf.function
+    def squares_sum(n):
+        y = tf.zeros([1])
+        for i in tf.range(n):
+            tf.autograph.experimental.set_loop_options(
+                shape_invariants=[(y, tf.TensorShape([None]))])
+            y = tf.concat([y, [x * tf.cast(i, tf.float32)]], 0)
+        return tf.reduce_sum(y ** 3)      # sum_i (i x)^3 = 36 x^3 for n = 4
+
+    with tf.GradientTape() as outer:
+        with tf.GradientTape() as tape:
+            value = squares_sum(tf.constant(4))
+        first = tape.gradient(value, x)
+    np.testing.assert_allclose([float(value), float(first), float(outer.gradient(first, x))],
+                               [36 * 1.5 ** 3, 108 * 1.5 ** 2, 216 * 1.5], rtol=1e-6)

@@ -220,16 +220,17 @@ def test_rnn_pattern_gradient_matches_unrolled(traced):
         np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-10)
 
 
-def test_growing_array_in_traced_loop_refuses_gradient_clearly():
-    # The buffer grows each iteration; the loop's VJP cannot replay changing shapes yet.
-    x = tf.constant(np.ones((2, 3)), tf.float64)
-    w = tf.constant(np.eye(3), tf.float64)
+def test_growing_array_in_traced_loop_is_differentiable():
+    # The buffer grows each iteration; the loop's VJP replays each iteration at its own size.
+    x = tf.constant(np.linspace(-1, 1, 6).reshape(2, 3), tf.float64)
+    w = tf.constant(np.eye(3) * 0.5, tf.float64)
     f = tf.function(lambda x, w: _rnn(x, w, dynamic=True))
-    np.testing.assert_allclose(f(x, w).numpy(), _rnn_unrolled(x, w).numpy(), rtol=1e-12)
-    with tf.GradientTape() as tape:
-        tape.watch(x)
-        with pytest.raises(tf.errors.InvalidArgumentError, match="changes shape between"):
-            f(x, w)
+    with tf.GradientTape(persistent=True) as tape:
+        tape.watch([x, w])
+        got, want = f(x, w), _rnn_unrolled(x, w)
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12)
+    for a, b in zip(tape.gradient(got, [x, w]), tape.gradient(want, [x, w])):
+        np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-10)
 
 
 @pytest.mark.parametrize("traced", [False, True])

@@ -9,8 +9,9 @@ outer traces see one differentiable op.
 
 Derivatives: a branch op's VJP is the same branch op over the branches' VJPs (each replays its
 branch graph under a GradientTape). A loop records the loop variables at the start of every
-iteration (only when a tape could need them) and its VJP is a loop running the body's VJP
-backwards over that history. Both are built from tapeflow ops, so higher derivatives work.
+iteration (only when a tape could need them; a variable whose shape may change is zero-padded
+to the largest, with each iteration's shape beside it) and its VJP is a loop running the body's
+VJP backwards over that history. Both are built from tapeflow ops, so higher derivatives work.
 """
 
 from __future__ import annotations
@@ -324,23 +325,44 @@ def _while_impl(*inputs: Any, cond_fn: _Branch, body: _Branch, n_vars: int, limi
                 record.append(value)
         state = body.run(state, captures)
         count += 1
-    stacks = [_history(record, v, index) for index, (record, v) in
-              enumerate(zip(trail, inputs[:n_vars]))] if history else \
-        [np.zeros((0,), np.asarray(v).dtype) for v in inputs[:n_vars]]
-    return (*state, np.int32(count), *stacks)
+    histories = [_history(record, v, index, dynamic) for index, (record, v, dynamic) in
+                 enumerate(zip(trail, inputs[:n_vars], _dynamic_vars(body, n_vars)))] \
+        if history else [(np.zeros((0,), np.asarray(v).dtype), _NO_SHAPES)
+                         for v in inputs[:n_vars]]
+    return (*state, np.int32(count), *(h for h, _ in histories),
+            *(shapes for _, shapes in histories))
 
 
-def _history(record: list, first: Any, index: int) -> np.ndarray:
-    """One loop variable's values at the start of each iteration, stacked (for the VJP)."""
-    if not record:
-        return np.zeros((0,) + np.shape(first), np.asarray(first).dtype)
-    shapes = {np.shape(v) for v in record}
-    if len(shapes) > 1:
+_NO_SHAPES = np.zeros((0, 0), np.int32)
+
+
+def _dynamic_vars(body: _Branch, n_vars: int) -> list:
+    """Whether each loop variable may change shape between iterations (its invariant, the
+    body's placeholder, has unknown dims)."""
+    return [not body.graph.values[v].shape.is_fully_defined()
+            for v in body.graph.inputs[:n_vars]]
+
+
+def _history(record: list, first: Any, index: int, dynamic: bool) -> tuple:
+    """One loop variable's values at the start of each iteration, for the VJP: stacked, and
+    for a variable whose shape may change, zero-padded to the largest with each iteration's
+    shape beside it (so the history is one dense array the gradient reaches)."""
+    if not dynamic:
+        stack = np.stack(record) if record else \
+            np.zeros((0,) + np.shape(first), np.asarray(first).dtype)
+        return stack, _NO_SHAPES
+    ranks = {np.ndim(v) for v in record} | {np.ndim(first)}
+    if len(ranks) > 1:
         raise InvalidArgumentError(
-            f"tf.while_loop: loop variable {index} changes shape between iterations "
-            f"({', '.join(str(list(s)) for s in sorted(shapes))}); tapeflow cannot yet "
-            f"differentiate such a loop. [Op:While]")
-    return np.stack(record)
+            f"tf.while_loop: loop variable {index} changes rank between iterations; tapeflow "
+            f"cannot differentiate such a loop. [Op:While]")
+    shapes = np.array([np.shape(v) for v in record], np.int32).reshape(len(record),
+                                                                       np.ndim(first))
+    largest = shapes.max(axis=0) if record else np.zeros(np.ndim(first), np.int32)
+    padded = np.zeros((len(record), *largest), np.asarray(first).dtype)
+    for k, value in enumerate(record):
+        padded[(k, *(slice(0, d) for d in np.shape(value)))] = value
+    return padded, shapes
 
 
 def _while_vjp(gs: list, ans: tuple, *inputs: Tensor, cond_fn: _Branch, body: _Branch,
@@ -354,11 +376,19 @@ def _while_vjp(gs: list, ans: tuple, *inputs: Tensor, cond_fn: _Branch, body: _B
     # The backward loop runs as many times as the forward one did on THIS run (`count` and
     # the histories are values of the run, not of the trace).
     count = ans[n_vars]
-    stacks = ans[n_vars + 1:]
+    stacks = ans[n_vars + 1:2 * n_vars + 1]
+    shapes = ans[2 * n_vars + 1:]
+    dynamic = _dynamic_vars(body, n_vars)
     g_final = list(gs[:n_vars])
     # The tape fills the cotangent of an unused history with zeros shaped as in the trace; in
     # a graph that constant keeps the traced trip count, so known zeros are dropped here.
-    g_stacks = [None if _known_zero(g) else g for g in gs[n_vars + 1:]]
+    g_stacks = [None if _known_zero(g) else g for g in gs[n_vars + 1:2 * n_vars + 1]]
+
+    def at(j: int, stack: Tensor, i: Tensor) -> Tensor:
+        """Iteration i's entry of loop variable j's history (or of its cotangent)."""
+        if dynamic[j]:
+            return bind(_PADDED_GET, (stack, shapes[j], i))
+        return bind(_HISTORY_GET, (stack, i))
     float_caps = [i for i, c in enumerate(captures) if c.dtype.is_floating]
 
     def back_cond(i: Tensor, *rest: Tensor) -> Tensor:
@@ -367,7 +397,7 @@ def _while_vjp(gs: list, ans: tuple, *inputs: Tensor, cond_fn: _Branch, body: _B
     def back_body(i: Tensor, *rest: Tensor) -> tuple:
         g_state = list(rest[:n_vars])
         g_caps = list(rest[n_vars:])
-        state = [bind(_HISTORY_GET, (s, i)) for s in stacks]
+        state = [at(j, s, i) for j, s in enumerate(stacks)]
         float_state = [j for j, x in enumerate(state) if x.dtype.is_floating]
         sources = [state[j] for j in float_state] + [captures[k] for k in float_caps]
         with GradientTape() as tape:
@@ -382,14 +412,18 @@ def _while_vjp(gs: list, ans: tuple, *inputs: Tensor, cond_fn: _Branch, body: _B
         new_state = [zeros_like(x) for x in state]
         for j, g in zip(float_state, grads):
             # The value at the start of iteration i also reached the history output.
-            new_state[j] = g if g_stacks[j] is None else \
-                math_ops.add(g, bind(_HISTORY_GET, (g_stacks[j], i)))
+            new_state[j] = g if g_stacks[j] is None else math_ops.add(g, at(j, g_stacks[j], i))
         new_caps = [math_ops.add(c, g) for c, g in zip(g_caps, grads[len(float_state):])]
         return (math_ops.subtract(i, convert_to_tensor(np.int32(1))), *new_state, *new_caps)
 
     start = math_ops.subtract(count, convert_to_tensor(np.int32(1)))
     init_caps = [zeros_like(captures[k]) for k in float_caps]
-    result = while_loop(back_cond, back_body, (start, *g_final, *init_caps))
+    # The cotangents keep the loop variables' invariants: they change shape as those do.
+    invariants = [TensorShape([]), *(body.graph.values[v].shape
+                                     for v in body.graph.inputs[:n_vars]),
+                  *(c.shape for c in init_caps)]
+    result = while_loop(back_cond, back_body, (start, *g_final, *init_caps),
+                        shape_invariants=invariants)
     g_vars = list(result[1:1 + n_vars])
     cap_grads: list = [None] * len(captures)
     for k, g in zip(float_caps, result[1 + n_vars:]):
@@ -401,10 +435,15 @@ def _while_rule(*inputs: ShapedArray, cond_fn: _Branch, body: _Branch, n_vars: i
                 limited: bool, history: bool) -> tuple:
     # The loop variables keep their shape invariants (the body's placeholders); the trip
     # count; one history stack per loop variable (empty when not recorded).
+    # and per variable the shape it had in each iteration (one row each; empty unless its
+    # shape may change).
     state = [body.graph.values[v].aval for v in body.graph.inputs[:n_vars]]
     stacks = [ShapedArray(None if a.shape is None else (None, *a.shape), a.dtype)
               if history else ShapedArray((0,), a.dtype) for a in state]
-    return (*state, ShapedArray((), np.int32), *stacks)
+    shapes = [ShapedArray((None, None if a.shape is None else len(a.shape)), np.int32)
+              if history and dynamic else ShapedArray((0, 0), np.int32)
+              for a, dynamic in zip(state, _dynamic_vars(body, n_vars))]
+    return (*state, ShapedArray((), np.int32), *stacks, *shapes)
 
 
 def _make_while(name: str, stateful: bool) -> Primitive:
@@ -431,6 +470,35 @@ def _put(like: np.ndarray, i: int, g: Any) -> np.ndarray:
     out = np.zeros_like(like)
     out[i] = g
     return out
+
+
+def _entry(shapes: np.ndarray, i: Any) -> tuple:
+    """The index of iteration i's value in a padded history."""
+    i = int(i)
+    return (i, *(slice(0, int(d)) for d in shapes[i]))
+
+
+def _put_padded(like: np.ndarray, shapes: np.ndarray, i: Any, g: Any) -> np.ndarray:
+    out = np.zeros_like(like)
+    out[_entry(shapes, i)] = g
+    return out
+
+
+def _entry_rule(stack: ShapedArray, shapes: ShapedArray, i: ShapedArray) -> ShapedArray:
+    rank = None if stack.shape is None else len(stack.shape) - 1
+    return ShapedArray(None if rank is None else (None,) * rank, stack.dtype)
+
+
+# The history of a loop variable whose shape changes: zero-padded, read at each iteration's
+# own shape.
+_PADDED_GET = Primitive("TensorListGetItemPadded",
+                        lambda stack, shapes, i: stack[_entry(shapes, i)],
+                        shape_rule=_entry_rule)
+_PADDED_SET = Primitive("TensorListSetItemPadded", _put_padded, shape_rule=same_as_input)
+_PADDED_GET.defvjp(lambda g, ans, stack, shapes, i:
+                   (bind(_PADDED_SET, (stack, shapes, i, g)), None, None))
+_PADDED_SET.defvjp(lambda g, ans, like, shapes, i, item:
+                   (None, None, None, bind(_PADDED_GET, (g, shapes, i))))
 
 
 @tf_export("while_loop")

@@ -62,6 +62,8 @@ def _stateful_while(x):
     return tf.while_loop(lambda i, acc: i < 2, body, (tf.constant(0), x))[1]
 
 
+_PADDED_SHAPES = tf.constant([[1, 1], [2, 1], [2, 2]])
+
 SAMPLES = {
     "StatelessIf": [(_stateless_if, [_u(0.2, 1, 3), _u(-1, 1, 3)]),
                     (_stateless_if, [_u(-1, -0.2, 3), _u(-1, 1, 3)])],
@@ -75,4 +77,11 @@ SAMPLES = {
                            [_u(-1, 1, 3, 2)])],
     "TensorListSetItem": [(lambda s, g: bind(_cf._HISTORY_SET, (s, tf.constant(2), g * g)),
                            [_u(-1, 1, 3, 2), _u(-1, 1, 2)])],
+    # A padded history (a loop variable whose shape changes): entry 1 is 2 x 1 of a 3 x 2.
+    "TensorListGetItemPadded": [(lambda s: bind(_cf._PADDED_GET, (s * s, _PADDED_SHAPES,
+                                                                  tf.constant(1))),
+                                 [_u(-1, 1, 3, 2, 2)])],
+    "TensorListSetItemPadded": [(lambda s, g: bind(_cf._PADDED_SET, (s, _PADDED_SHAPES,
+                                                                     tf.constant(1), g * g)),
+                                 [_u(-1, 1, 3, 2, 2), _u(-1, 1, 2, 1)])],
 }
