@@ -148,10 +148,7 @@ def _definition(func: types.FunctionType) -> ast.AST:
             f"If you are certain the code is graph-compatible, wrap the call using "
             f"@tf.autograph.experimental.do_not_convert. Original error: could not get "
             f"source code")
-    try:
-        tree = ast.parse("".join(lines), code.co_filename)
-    except SyntaxError:
-        raise transformer.ConversionError("could not parse the source code") from None
+    tree = _parsed("".join(lines), code.co_filename)
     found = []
     for node in ast.walk(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and \
@@ -170,6 +167,21 @@ def _definition(func: types.FunctionType) -> ast.AST:
     if isinstance(found[0], ast.AsyncFunctionDef):
         raise transformer.ConversionError("async functions are not supported")
     return found[0]
+
+
+_trees: dict = {}    # file name -> (its source, its AST): a module's functions parse it once
+
+
+def _parsed(source: str, filename: str) -> ast.AST:
+    cached = _trees.get(filename)
+    if cached is not None and cached[0] == source:
+        return cached[1]
+    try:
+        tree = ast.parse(source, filename)
+    except SyntaxError:
+        raise transformer.ConversionError("could not parse the source code") from None
+    _trees[filename] = (source, tree)
+    return tree
 
 
 def _converted_code_for(func: types.FunctionType) -> types.CodeType:
