@@ -419,3 +419,28 @@ def test_for_over_tf_range_with_float_bounds_of_mixed_dtypes():
         return s
 
     assert float(total(tf.constant(2.5), tf.constant(0), tf.constant(-1.0))) == 4.5
+
+
+def test_a_name_a_closure_reads_later_keeps_the_value_a_branch_gave_it():
+    # TF 2.21's answer: 2 (the closure sees the branch's assignment).
+    @tf.function
+    def f(x, flag):
+        def read():
+            return y
+        y = 0
+        if flag:
+            y = 1
+        return read() + x
+
+    assert int(f(tf.constant(1), True)) == 2
+
+
+def test_names_read_through_locals_are_kept():
+    @tf.function
+    def f(x):
+        y = 0
+        for _ in range(2):
+            y = y + 1
+        return x + locals()["y"]
+
+    assert int(f(tf.constant(1))) == 3

@@ -375,12 +375,15 @@ def _loads_outside_blocks(stmt: ast.stmt) -> set:
 class _ControlFlow(ast.NodeTransformer):
     """Rewrites `if` / `while` / `for` into functions and `ag__` calls, innermost first."""
 
-    def __init__(self, global_names: set, nonlocal_names: set) -> None:
+    def __init__(self, global_names: set, nonlocal_names: set, always_live: set) -> None:
         # Names declared global / nonlocal are never state: generated functions declare them
         # too, so that their assignments reach the same variable.
         self.global_names = global_names
         self.nonlocal_names = nonlocal_names
         self.declared = global_names | nonlocal_names
+        # Names liveness cannot follow (read by a nested function when it is called, or
+        # through locals()): every statement that assigns them gives them back.
+        self.always_live = always_live
 
     def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.AST:
         return node     # nested definitions are converted as their own scopes
@@ -421,7 +424,7 @@ class _ControlFlow(ast.NodeTransformer):
         self.generic_visit(node)
         n = next(_counter)
         modified = self._modified(node)
-        outputs = [m for m in modified if m in node.ag_live_out]
+        outputs = [m for m in modified if m in node.ag_live_out or m in self.always_live]
         body = self._function(f"ag__if_body_{n}", modified, node.body, outputs, node)
         orelse = self._function(f"ag__else_body_{n}", modified, node.orelse, outputs, node)
         call = _call(_ag("if_stmt"), node.test, _name(body.name), _name(orelse.name),
@@ -432,7 +435,8 @@ class _ControlFlow(ast.NodeTransformer):
         options, node.body = _loop_options(node.body)
         self.generic_visit(node)
         n = next(_counter)
-        state = [m for m in self._modified(node) if m in node.ag_live_head]
+        state = [m for m in self._modified(node)
+                 if m in node.ag_live_head or m in self.always_live]
         test = self._function(f"ag__loop_test_{n}", state, [], None, node)
         test.body = [_loc(ast.Return(value=node.test), node.test)]
         body = self._function(f"ag__loop_body_{n}", state, node.body, state, node)
@@ -444,7 +448,8 @@ class _ControlFlow(ast.NodeTransformer):
         options, node.body = _loop_options(node.body)
         self.generic_visit(node)
         n = next(_counter)
-        state = [m for m in self._modified(node) if m in node.ag_live_head]
+        state = [m for m in self._modified(node)
+                 if m in node.ag_live_head or m in self.always_live]
         item = f"ag__item_{n}"
         unpack = _loc(ast.Assign(targets=[node.target], value=_name(item)), node)
         body = self._function(f"ag__loop_body_{n}", [item] + state, [unpack] + node.body,
@@ -589,11 +594,28 @@ def _convert_scope(fdef: ast.AST, method_self: Optional[str]) -> None:
     _live_before(fdef.body, set())
     glob, nonloc = _declared(fdef)
     _convert_nested(fdef, method_self)
-    flow = _ControlFlow(glob, nonloc)
+    flow = _ControlFlow(glob, nonloc, _read_behind_liveness(fdef))
     fdef.body = [s for stmt in fdef.body for s in _as_list(flow.visit(stmt))]
     expressions = _Expressions(method_self)
     fdef.body = [expressions.visit(s) for s in fdef.body]
     ast.fix_missing_locations(fdef)
+
+
+_NAMESPACE_READERS = {"locals", "vars", "eval", "exec", "dir"}
+
+
+def _read_behind_liveness(fdef: ast.AST) -> set:
+    """The names of `fdef`'s scope that are read where liveness does not look: inside the
+    nested functions and lambdas it defines (read when they are called, which may be after a
+    later assignment), or all of them when it reads its namespace (`locals()`, `eval`)."""
+    names: set = set()
+    for node in _walk_scope(fdef):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            names |= _loads(node)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and \
+                node.func.id in _NAMESPACE_READERS:
+            return {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name)}
+    return names
 
 
 def _convert_nested(fdef: ast.AST, method_self: Optional[str]) -> None:
