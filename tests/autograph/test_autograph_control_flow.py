@@ -444,3 +444,17 @@ def test_names_read_through_locals_are_kept():
         return x + locals()["y"]
 
     assert int(f(tf.constant(1))) == 3
+
+
+def test_for_over_tf_range_with_a_traced_step_of_either_sign():
+    @tf.function
+    def total(n, step):
+        s = 0
+        for i in tf.range(0, n, step):
+            s += i
+        return s
+
+    results = [int(total(tf.constant(n), tf.constant(d))) for n, d in
+               [(10, 2), (10, 3), (-10, -3)]]
+    assert results == [20, 18, -18]
+    assert total.experimental_get_tracing_count() == 1

@@ -19,7 +19,7 @@ from tapeflow.framework.tensor import Tensor, TensorLike
 from tapeflow.framework.tensor_shape import TensorShape
 from tapeflow.framework.variables import Variable
 from tapeflow.graph.ir import Graph, SymbolicTensor, tracing
-from tapeflow.ops import array_ops, control_flow_ops, math_ops
+from tapeflow.ops import array_ops, control_deps, control_flow_ops, math_ops
 from tapeflow.ops._convert import convert_to_tensor
 from tapeflow.autograph.conversion import converted_call  # noqa: F401 - used as ag__.converted_call
 from tapeflow.autograph.conversion import range_bounds
@@ -278,11 +278,9 @@ def _graph_for(iterable: SymbolicTensor, extra_test: Optional[Callable], body: C
 
 
 def _range_test(limit: Tensor, delta: Tensor) -> Callable:
-    from tapeflow.ops._static import static_value
-    try:
-        step = static_value(delta)
-    except Exception:  # noqa: BLE001 - a step known only as the graph runs
-        step = None
+    """The loop condition of a `for` over tf.range: the step's sign decides the comparison,
+    while tracing where the step is a constant, as the graph runs otherwise."""
+    step = control_deps.get_static_value(delta)
     if step is not None and np.all(np.asarray(step) > 0):
         return lambda i: math_ops.less(i, limit)
     if step is not None:
