@@ -249,9 +249,6 @@ def _in_user_code(exc: BaseException) -> BaseException:
     except Exception:  # an exception class we cannot rebuild: keep it as it is
         return exc
     new._tapeflow_in_user_code = True
-    for attribute in ("_keras_call_info_injected",):
-        if hasattr(exc, attribute):
-            setattr(new, attribute, getattr(exc, attribute))
     return new
 
 
