@@ -1,0 +1,181 @@
+"""Stateless random ops (`tf.random.stateless_uniform`, `stateless_normal`): the numbers are a
+function of the seed alone, and are TensorFlow's numbers for the same seed.
+
+As TensorFlow's (v2) kernels: the seed pair becomes a Philox key and counter
+(`StatelessRandomGetKeyCounter`, which scrambles the seed with one Philox draw), and the fill
+from that key and counter is `philox.py`'s. Both steps are ops taking tensors, so a traced seed
+is read when the graph runs.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import numpy as np
+
+from tapeflow.autodiff.core import Primitive, bind
+from tapeflow.framework import dtypes as _dtypes
+from tapeflow.framework.abstract import ShapedArray
+from tapeflow.framework.convert import cpp_name
+from tapeflow.framework.errors import InvalidArgumentError
+from tapeflow.framework.exports import tf_export
+from tapeflow.framework.tensor import Tensor
+from tapeflow.ops import philox
+from tapeflow.ops._convert import convert_to_tensor
+from tapeflow.ops._static import reads_static, static_value
+from tapeflow.ops.array_ops import _shape_tuple
+from tapeflow.ops.random_ops import _check_shape, _scaled
+
+_MASK64 = (1 << 64) - 1
+# TensorFlow scrambles a stateless seed with one Philox draw under this fixed key.
+_SEED_SCRAMBLING_KEY = (0x3EC8F720, 0x02461E29)
+
+
+def _key_counter_impl(seed: np.ndarray) -> tuple:
+    if seed.shape != (2,):
+        raise InvalidArgumentError(f"seed must have shape [2], not {list(seed.shape)} "
+                                   f"[Op:StatelessRandomGetKeyCounter]")
+    s0, s1 = (int(v) & _MASK64 for v in seed)   # int32 seeds sign-extend, as TF's cast
+    words = (s0 & 0xFFFFFFFF, s0 >> 32, s1 & 0xFFFFFFFF, s1 >> 32)
+    mix = [int(w) for w in philox.draws(_SEED_SCRAMBLING_KEY, words, 1)[0]]
+    key = np.array([mix[0] | (mix[1] << 32)], np.uint64)
+    counter = np.array([0, mix[2] | (mix[3] << 32)], np.uint64)
+    return key, counter
+
+
+_GET_KEY_COUNTER = Primitive(
+    "StatelessRandomGetKeyCounter", _key_counter_impl, multiple_results=True,
+    differentiable=False,
+    shape_rule=lambda seed: (ShapedArray((1,), np.uint64), ShapedArray((2,), np.uint64)))
+
+
+def _words(key: np.ndarray, counter: np.ndarray) -> tuple:
+    """A (key, counter) pair of uint64 tensors as Philox's 32-bit words."""
+    k, c0, c1 = int(key[0]), int(counter[0]), int(counter[1])
+    return (k & 0xFFFFFFFF, k >> 32), (c0 & 0xFFFFFFFF, c0 >> 32, c1 & 0xFFFFFFFF, c1 >> 32)
+
+
+def _uniform_impl(key: np.ndarray, counter: np.ndarray, shape: tuple,
+                  dtype: np.dtype) -> np.ndarray:
+    _check_shape(shape, "StatelessRandomUniformV2")
+    size = int(np.prod(shape, dtype=np.int64))
+    return philox.uniform(*_words(key, counter), size, dtype).reshape(shape)
+
+
+def _normal_impl(key: np.ndarray, counter: np.ndarray, shape: tuple,
+                 dtype: np.dtype) -> np.ndarray:
+    _check_shape(shape, "StatelessRandomNormalV2")
+    size = int(np.prod(shape, dtype=np.int64))
+    return philox.normal(*_words(key, counter), size, dtype).reshape(shape)
+
+
+def _uniform_int_impl(key: np.ndarray, counter: np.ndarray, minval: np.ndarray,
+                      maxval: np.ndarray, shape: tuple, dtype: np.dtype) -> np.ndarray:
+    _check_shape(shape, "StatelessRandomUniformIntV2")
+    lo, hi = int(minval), int(maxval)
+    if lo >= hi:
+        raise InvalidArgumentError(f"Need minval < maxval, got {lo} >= {hi} "
+                                   f"[Op:StatelessRandomUniformIntV2]")
+    size = int(np.prod(shape, dtype=np.int64))
+    return philox.uniform_int(*_words(key, counter), size, lo, hi, dtype).reshape(shape)
+
+
+def _full_int_impl(key: np.ndarray, counter: np.ndarray, shape: tuple,
+                   dtype: np.dtype) -> np.ndarray:
+    _check_shape(shape, "StatelessRandomUniformFullIntV2")
+    size = int(np.prod(shape, dtype=np.int64))
+    return philox.full_range_int(*_words(key, counter), size, dtype).reshape(shape)
+
+
+def _drawn(*inputs: ShapedArray, shape: tuple, dtype: np.dtype) -> ShapedArray:
+    return ShapedArray(shape, dtype)
+
+
+def _draw_prim(name: str, impl: Any) -> Primitive:
+    return Primitive(name, impl, differentiable=False, shape_rule=_drawn)
+
+
+_UNIFORM = _draw_prim("StatelessRandomUniformV2", _uniform_impl)
+_NORMAL = _draw_prim("StatelessRandomNormalV2", _normal_impl)
+_UNIFORM_INT = _draw_prim("StatelessRandomUniformIntV2", _uniform_int_impl)
+_FULL_INT = _draw_prim("StatelessRandomUniformFullIntV2", _full_int_impl)
+
+
+# -- public ops ----------------------------------------------------------------------------------
+
+def _key_counter(seed: Any) -> tuple:
+    seed = convert_to_tensor(seed)
+    if seed.dtype not in (_dtypes.int32, _dtypes.int64):
+        raise InvalidArgumentError(
+            f"Value for attr 'Tseed' of {cpp_name(seed.dtype)} is not in the list of allowed "
+            f"values: int32, int64\n\t; NodeDef: {{{{node StatelessRandomGetKeyCounter}}}}; "
+            f"Op<name=StatelessRandomGetKeyCounter; signature=seed:Tseed -> key:uint64, "
+            f"counter:uint64; attr=Tseed:type,default=DT_INT64,allowed=[DT_INT32, DT_INT64]> "
+            f"[Op:StatelessRandomGetKeyCounter]")
+    return bind(_GET_KEY_COUNTER, (seed,))
+
+
+def _check_alg(alg: Any) -> None:
+    name = getattr(alg, "name", alg)
+    if isinstance(name, str) and name.lower() in ("auto_select", "philox"):
+        return
+    if name in (1, 3):   # Philox, auto-select (which is Philox on CPU)
+        return
+    if isinstance(name, str) and name.lower() == "threefry" or name == 2:
+        raise InvalidArgumentError("Unsupported algorithm id: 2")
+    raise ValueError(f"Argument `alg` got unsupported value {alg}. Supported values are "
+                     f"{{'philox', 'threefry', 'auto_select'}}.")
+
+
+_UNIFORM_DTYPES = ("float16", "bfloat16", "float32", "float64", "int32", "int64", "uint32",
+                   "uint64")
+
+
+@tf_export("random.stateless_uniform")
+@reads_static
+def stateless_uniform(shape: Any, seed: Any, minval: Any = 0, maxval: Any = None,
+                      dtype: Any = _dtypes.float32, name: Optional[str] = None,
+                      alg: Any = "auto_select") -> Tensor:
+    """Uniform numbers in [minval, maxval) that depend only on `seed` (a pair of integers):
+    TensorFlow's numbers for the same seed, shape and dtype."""
+    dtype = _dtypes.as_dtype(dtype)
+    if dtype.name not in _UNIFORM_DTYPES:
+        raise ValueError(f"Argument `dtype` got invalid value {dtype}. Accepted dtypes are "
+                         f"(tf.float16, tf.bfloat16, tf.float32, tf.float64, tf.int32, "
+                         f"tf.int64, tf.uint32, tf.uint64).")
+    _check_alg(alg)
+    shape = static_value(shape, "StatelessRandomUniformV2: shape", _shape_tuple)
+    if dtype.is_integer:
+        if (minval is None) != (maxval is None):
+            raise ValueError(f"For integer `dtype` argument {dtype}, argument `minval` and "
+                             f"`maxval` must be both None or not None. Got `minval`={minval} "
+                             f"and `maxval`={maxval}.")
+        key, counter = _key_counter(seed)
+        attrs = {"shape": shape, "dtype": dtype._np}
+        if minval is None:
+            return bind(_FULL_INT, (key, counter), attrs)
+        lo, hi = (convert_to_tensor(v, dtype=dtype) for v in (minval, maxval))
+        return bind(_UNIFORM_INT, (key, counter, lo, hi), attrs)
+    maxval = 1 if maxval is None else maxval
+    key, counter = _key_counter(seed)
+    draw = bind(_UNIFORM, (key, counter), {"shape": shape, "dtype": dtype._np})
+    lo, hi = (convert_to_tensor(v, dtype=dtype) for v in (minval, maxval))
+    return draw * (hi - lo) + lo
+
+
+@tf_export("random.stateless_normal")
+@reads_static
+def stateless_normal(shape: Any, seed: Any, mean: Any = 0.0, stddev: Any = 1.0,
+                     dtype: Any = _dtypes.float32, name: Optional[str] = None,
+                     alg: Any = "auto_select") -> Tensor:
+    """Normal numbers of `mean` and `stddev` that depend only on `seed` (a pair of integers):
+    TensorFlow's numbers for the same seed, shape and dtype."""
+    dtype = _dtypes.as_dtype(dtype)
+    shape = static_value(shape, "StatelessRandomNormalV2: shape", _shape_tuple)
+    if not dtype.is_floating:
+        raise TypeError(f"Cannot convert 0.0 to EagerTensor of dtype {dtype.name}")
+    _check_alg(alg)
+    key, counter = _key_counter(seed)
+    draw = bind(_NORMAL, (key, counter), {"shape": shape, "dtype": dtype._np})
+    return _scaled(draw, stddev, mean, dtype)
+
