@@ -3,9 +3,9 @@ installed; CI does not run it):
 
     python tools/record_random_fixtures.py   # writes tests/ops/fixtures/stateless_random.json
 
-Raw Philox words for explicit keys and counters (including counters whose low words carry),
-and the stateless ops for several seeds, odd sizes (the last Philox draw only partly used) and
-every dtype they take.
+Raw Philox words for explicit keys and counters (including counters whose low words carry);
+the stateless ops for several seeds, odd sizes (the last Philox draw only partly used) and
+every dtype they take; and a program of stateful draws (`PROGRAM`) with TF's seed rules.
 """
 
 from __future__ import annotations
@@ -28,6 +28,53 @@ def values(t: tf.Tensor) -> list:
         return array.view({2: np.uint16, 4: np.uint32, 8: np.uint64}[array.itemsize]) \
             .reshape(-1).tolist()
     return array.reshape(-1).tolist()
+
+
+# A program of stateful calls, run in order after its set_seed steps: each step's numbers
+# depend on every step before it (op-seed draws, kernels' streams carried between calls).
+PROGRAM = [
+    ["set_seed", 42], ["normal", [3], "float32", None], ["normal", [3], "float32", None],
+    ["uniform", [5], "float32", None], ["uniform_int", [4], "int32", None, -3, 10],
+    ["normal", [2], "float64", None], ["truncated_normal", [7], "float32", None],
+    ["truncated_normal", [3], "float64", None], ["normal", [5], "float16", None],
+    ["set_seed", 42], ["normal", [3], "float32", 7], ["normal", [5], "float32", 7],
+    ["uniform", [2], "float32", 7], ["normal", [1], "float32", 7],
+    ["truncated_normal", [9], "float32", 7], ["truncated_normal", [2], "float32", 7],
+    ["uniform_int", [3], "int64", 7, 0, 2**40], ["uniform", [3], "float16", 7],
+    ["uniform", [3], "float64", 7], ["set_seed", 0], ["normal", [2], "float32", 0],
+    ["set_seed", 1234], ["function", [["normal", [3], "float32", None],
+                                      ["uniform", [2], "float32", None],
+                                      ["truncated_normal", [5], "float32", 3]]],
+    ["function", [["normal", [3], "float32", None], ["uniform", [2], "float32", None],
+                  ["truncated_normal", [5], "float32", 3]]],
+    ["normal", [2], "float32", None],
+]
+
+
+def draw(step: list) -> tf.Tensor:
+    op, shape, dtype, seed, *bounds = step
+    if op == "uniform_int":
+        return tf.random.uniform(shape, minval=bounds[0], maxval=bounds[1], dtype=dtype,
+                                 seed=seed)
+    fn = {"normal": tf.random.normal, "uniform": tf.random.uniform,
+          "truncated_normal": tf.random.truncated_normal}[op]
+    return fn(shape, dtype=dtype, seed=seed)
+
+
+def run_program() -> list:
+    """Each step with its numbers; a "function" step is a tf.function of its draws, called
+    twice (its graph's streams carry on from the first call to the second)."""
+    out = []
+    for step in PROGRAM:
+        if step[0] == "set_seed":
+            tf.random.set_seed(step[1])
+            out.append({"step": step})
+        elif step[0] == "function":
+            fn = tf.function(lambda steps=step[1]: [draw(s) for s in steps])
+            out.append({"step": step, "values": [[values(t) for t in fn()] for _ in range(2)]})
+        else:
+            out.append({"step": step, "values": values(draw(step))})
+    return out
 
 
 def main() -> None:
@@ -57,7 +104,8 @@ def main() -> None:
                               "values": values(tf.random.stateless_uniform(
                                   shape, seed=seed, minval=None, maxval=None, dtype=dtype))})
     OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text(json.dumps({"tensorflow": tf.__version__, "cases": cases}) + "\n")
+    OUT.write_text(json.dumps({"tensorflow": tf.__version__, "cases": cases,
+                               "program": run_program()}) + "\n")
     print(f"wrote {len(cases)} cases to {OUT}")
 
 

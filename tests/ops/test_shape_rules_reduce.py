@@ -66,7 +66,7 @@ def test_argmax_drops_its_axis_in_the_output_type():
 def test_draw_with_a_shape_known_only_at_run_time():
     # tf.random.normal(tf.shape(x)) for x of [None, 3]: TF gives [None, 3].
     rule = random_ops._normal.shape_rule
-    assert rule(shape=(None, 3), dtype=np.dtype(np.float16), key=None) == \
+    assert rule(shape=(None, 3), dtype=np.dtype(np.float16), stream=None) == \
         ShapedArray((None, 3), np.float16)
 
 
@@ -84,11 +84,11 @@ def test_multinomial_rule():
 def test_uniform_int_bounds_must_be_scalars():
     rule = random_ops._uniform_int.shape_rule
     i32 = np.dtype(np.int32)
-    assert rule(ShapedArray((), i32), ShapedArray((), i32), shape=(None, 4), key=None) == \
+    assert rule(ShapedArray((), i32), ShapedArray((), i32), shape=(None, 4), stream=None) == \
         ShapedArray((None, 4), i32)
     # TF: "minval must be a scalar; got a tensor of shape [2] for '{{node random_uniform}} ..."
     with pytest.raises(ValueError, match=r"minval must be a scalar; got a tensor of shape \[2\]"):
-        rule(ShapedArray((2,), i32), ShapedArray((), i32), shape=(2, 3), key=None)
+        rule(ShapedArray((2,), i32), ShapedArray((), i32), shape=(2, 3), stream=None)
 
 
 def _programs():

@@ -41,18 +41,25 @@ def skip(counter: tuple, count: int) -> tuple:
 def draws(key: tuple, counter: tuple, n: int) -> np.ndarray:
     """The next `n` outputs of the generator at (`key`, `counter`): an (n, 4) uint32 array,
     row `g` from the counter advanced by `g`."""
-    rows = np.arange(n, dtype=np.uint64)
-    # The 128-bit counters counter + g, as four uint32 words (carries propagate upward).
-    c0 = np.uint64(counter[0]) + rows
-    carry = c0 >> _SHIFT32
-    c0 &= _MASK32
-    c1 = np.uint64(counter[1]) + carry
-    carry = c1 >> _SHIFT32
-    c1 &= _MASK32
+    return draws_at(key, counter, np.arange(n, dtype=np.uint64))
+
+
+def draws_at(key: tuple, counter: tuple, offsets: np.ndarray) -> np.ndarray:
+    """The outputs at `counter + offsets` (uint64 offsets): an (len(offsets), 4) uint32
+    array."""
+    offsets = np.asarray(offsets, np.uint64)
+    # The 128-bit counters counter + offset, as four uint32 words (carries propagate up).
+    low = np.uint64(counter[0] | (counter[1] << 32))
+    c01 = low + offsets                          # wraps modulo 2**64: the carry is c01 < low
+    carry = (c01 < low).astype(np.uint64)
     c2 = np.uint64(counter[2]) + carry
-    carry = c2 >> _SHIFT32
-    c2 &= _MASK32
-    c3 = (np.uint64(counter[3]) + carry) & _MASK32
+    c3 = (np.uint64(counter[3]) + (c2 >> _SHIFT32)) & _MASK32
+    return _rounds(key, c01 & _MASK32, c01 >> _SHIFT32, c2 & _MASK32, c3)
+
+
+def _rounds(key: tuple, c0: np.ndarray, c1: np.ndarray, c2: np.ndarray,
+            c3: np.ndarray) -> np.ndarray:
+    """Philox4x32-10 on counters given as four uint64 arrays of 32-bit words."""
     k0, k1 = int(key[0]), int(key[1])
     for round_ in range(10):
         if round_:
@@ -151,6 +158,50 @@ def normal(key: tuple, counter: tuple, size: int, dtype: np.dtype) -> np.ndarray
     return values.reshape(-1)[:size]
 
 
+# A distribution that takes a variable number of words per output group (truncated normal)
+# gets a sub-stream of 256 words per output for each group (TensorFlow's
+# kReservedSamplesPerOutput), so groups never overlap.
+RESERVED_WORDS_PER_OUTPUT = 256
+
+
+def truncated_normal(key: tuple, counter: tuple, size: int, dtype: np.dtype) -> np.ndarray:
+    """`size` standard normals within two standard deviations, as TensorFlow's fill: group
+    `g` of outputs (4 floats or halves, 2 doubles) reads words from its own sub-stream, turns
+    them into normals by Box-Muller (a pair of words per two floats, four per two doubles)
+    and keeps those of magnitude under 2, in order."""
+    dtype = np.dtype(dtype)
+    wide = dtype == np.float64
+    group = 2 if wide else 4
+    groups = -(-size // group)
+    starts = np.arange(groups, dtype=np.uint64) * np.uint64(group * RESERVED_WORDS_PER_OUTPUT
+                                                            // 4)
+    out = np.empty((groups, group), np.float64 if wide else np.float32)
+    filled = np.zeros(groups, np.int64)
+    pending = np.arange(groups)
+    used = 0                                     # draws of each sub-stream read so far
+    while pending.size:
+        per_round = 4                            # 8 or 16 candidates: nearly always enough
+        words = np.concatenate(
+            [draws_at(key, counter, starts[pending] + np.uint64(used + d))
+             for d in range(per_round)], axis=1)          # (pending, 16) words, in order
+        if wide:
+            first, second = box_muller_double(words[:, 0::4], words[:, 1::4],
+                                              words[:, 2::4], words[:, 3::4])
+        else:
+            first, second = box_muller_float(words[:, 0::2], words[:, 1::2])
+        candidates = np.stack([first, second], axis=2).reshape(len(pending), -1)
+        kept = np.abs(candidates) < 2.0
+        order = np.argsort(~kept, axis=1, kind="stable")[:, :group]   # kept ones, in order
+        take = np.minimum(group - filled[pending], kept.sum(axis=1))
+        rows, slots = np.nonzero(np.arange(group)[None, :] < take[:, None])
+        out[pending[rows], filled[pending][rows] + slots] = \
+            np.take_along_axis(candidates, order, axis=1)[rows, slots]
+        filled[pending] += take
+        pending = pending[filled[pending] < group]
+        used += per_round
+    return out.reshape(-1)[:size].astype(dtype)
+
+
 def _words64(words: np.ndarray) -> np.ndarray:
     """One uint64 per pair of words, the first word low (TensorFlow's 64-bit samples)."""
     return words[:, 0::2].astype(np.uint64) | (words[:, 1::2].astype(np.uint64) << _SHIFT32)
@@ -179,6 +230,7 @@ def full_range_int(key: tuple, counter: tuple, size: int, dtype: np.dtype) -> np
     return np.ascontiguousarray(bits.reshape(-1), unsigned).view(dtype)[:size]
 
 
-__all__ = ["key_and_counter", "skip", "draws", "uniform", "normal", "uniform_int",
+__all__ = ["key_and_counter", "skip", "draws", "draws_at", "uniform", "normal",
+           "truncated_normal", "uniform_int",
            "full_range_int", "uint32_to_float",
            "uint32_pair_to_double", "uint32_to_half", "box_muller_float", "box_muller_double"]

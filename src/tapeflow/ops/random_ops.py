@@ -1,26 +1,36 @@
 """Random tensors (`tf.random`): set_seed, normal, uniform, truncated_normal, shuffle,
 categorical.
 
-Seeds follow TensorFlow's rules (tf.random.set_seed's documentation): the global seed and
-the op's `seed=` together pick a stream. TensorFlow's exact numbers cannot be reproduced, so
-the streams are NumPy's PCG64 generators, seeded from (global seed, op seed):
+Seeds follow TensorFlow's `random_seed.get_seed`, and `normal`, `uniform` and
+`truncated_normal` draw TensorFlow's own numbers:
 
-- global seed set, no op seed: every call takes the next op seed from a counter that
-  set_seed resets, so the same program after the same set_seed draws the same numbers;
-- op seed given: the pair names one stream, which advances from call to call (as
-  TensorFlow's eager kernels do) and restarts at the next set_seed; without a global seed,
-  TensorFlow's default graph seed stands in for it;
-- neither: a fresh, unpredictable stream.
+- an op's two seeds are (global seed, op seed). With a global seed and no op seed, the op
+  seed is the next draw of Python's `random.Random(global_seed)` eagerly (TensorFlow's
+  `internal_operation_seed`), and 0, 1, 2, ... in the order a traced graph creates its random
+  ops; with only an op seed, the global seed is TensorFlow's default graph seed; with neither,
+  the stream is unpredictable;
+- the seeds pick a Philox stream (`philox.py`) kept by the kernel: eagerly one per op type,
+  seeds and dtype (so the same op seed twice in a row continues the stream, across shapes),
+  until `set_seed` clears them; in a graph one per node, carried from call to call. Each call
+  takes its numbers from the stream's position and moves it on by 256 draws per output, as
+  TensorFlow's kernels reserve them.
 
-Each draw is a non-differentiable primitive with no inputs, so a traced `tf.function` draws
-new numbers on every call. `mean`/`stddev`/`minval`/`maxval` tensors get gradients, because
-the scaling is ordinary tensor arithmetic after the draw (as in TensorFlow).
+`shuffle` and `categorical` keep tapeflow's own generator (NumPy's PCG64 on the same seeds):
+reproducible, but not TensorFlow's numbers.
+
+Each draw is a non-differentiable primitive, so a traced `tf.function` draws new numbers on
+every call; while tracing it only gives a placeholder value and leaves its stream alone.
+`mean`/`stddev`/`minval`/`maxval` tensors get gradients, because the scaling is ordinary tensor
+arithmetic after the draw (as in TensorFlow).
 """
 
 from __future__ import annotations
 
 import collections
+import os
+import random as _python_random
 import threading
+import weakref
 from typing import Any, Optional
 
 import numpy as np
@@ -28,41 +38,88 @@ import numpy as np
 from tapeflow.framework.abstract import ShapedArray, dims_text, same_as_input
 from tapeflow.autodiff.core import Primitive, bind
 from tapeflow.framework import dtypes as _dtypes
+from tapeflow.framework.context import context
 from tapeflow.framework.errors import InvalidArgumentError
 from tapeflow.framework.tensor import Tensor, TensorLike
 from tapeflow.framework.exports import tf_export
+from tapeflow.ops import philox
 from tapeflow.ops._convert import convert_to_tensor
 from tapeflow.ops._static import reads_static, static_value
 from tapeflow.ops.array_ops import _shape_tuple
 from tapeflow.ops.math_ops import cast
 
 _DEFAULT_GRAPH_SEED = 87654321  # TensorFlow's, used when only an op seed is given
-_MAX_STREAMS = 4096  # generators kept alive; a traced function's few keys stay recent
+_MAXINT32 = 2**31 - 1
+_MAX_STREAMS = 4096  # PCG generators kept alive; a traced function's few keys stay recent
+
+
+class Stream:
+    """One kernel's Philox stream (TensorFlow's GuardedPhiloxRandom): seeds (0, 0) mean an
+    unpredictable one. `reserve(n)` gives the position for n outputs and moves past them."""
+
+    __slots__ = ("key", "counter", "lock")
+
+    def __init__(self, seed: int, seed2: int) -> None:
+        if seed == 0 and seed2 == 0:
+            seed, seed2 = (int.from_bytes(os.urandom(8), "little") for _ in range(2))
+        self.key, self.counter = philox.key_and_counter(seed, seed2)
+        self.lock = threading.Lock()
+
+    def reserve(self, outputs: int) -> tuple:
+        with self.lock:
+            counter = self.counter
+            self.counter = philox.skip(counter, outputs * philox.RESERVED_WORDS_PER_OUTPUT)
+        return self.key, counter
 
 
 class _SeedState:
-    """The global seed, the op-seed counter and the live generators, behind one lock."""
+    """The global seed, the eager op-seed generator, the eager kernels' streams and the
+    PCG generators of the ops without TensorFlow's numbers, behind one lock."""
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.global_seed: Optional[int] = None
-        self.counter = 0
+        self.op_seeds = _python_random.Random()
+        self.kernels: dict = {}          # (op, seed, seed2, dtype) -> Stream, eagerly
+        self.graph_counts: Any = weakref.WeakKeyDictionary()   # graph -> random ops made
         self.streams: "collections.OrderedDict[tuple, np.random.Generator]" = \
             collections.OrderedDict()
         self.unseeded = np.random.default_rng()
 
-    def key(self, op_seed: Optional[int]) -> Optional[tuple]:
-        """The stream key (global seed, op seed) for an op about to be created."""
+    def seeds(self, op_seed: Optional[int]) -> tuple:
+        """(seed, seed2) for an op being created, as TensorFlow's `get_seed` (None, None
+        where neither seed is set)."""
         with self.lock:
             if self.global_seed is None:
-                return None if op_seed is None else (_DEFAULT_GRAPH_SEED, int(op_seed))
+                if op_seed is None:
+                    return None, None
+                return _DEFAULT_GRAPH_SEED, int(op_seed) % _MAXINT32
             if op_seed is None:
-                self.counter += 1
-                return (self.global_seed, -self.counter)  # negative: never a user's seed
-            return (self.global_seed, int(op_seed))
+                graph = context.graph
+                if graph is None:
+                    op_seed = self.op_seeds.randint(0, _MAXINT32)
+                else:
+                    op_seed = self.graph_counts.get(graph, 0)
+                    self.graph_counts[graph] = op_seed + 1
+            seeds = self.global_seed % _MAXINT32, int(op_seed) % _MAXINT32
+        return (0, _MAXINT32) if seeds == (0, 0) else seeds
+
+    def stream(self, op: str, seeds: tuple, dtype: Any) -> Stream:
+        """The stream of an op being created: a graph node's own; eagerly, the cached kernel's
+        for these seeds."""
+        seed, seed2 = (0, 0) if seeds[0] is None else seeds
+        if context.graph is not None:
+            return Stream(seed, seed2)
+        key = (op, seed, seed2, np.dtype(dtype).str)
+        with self.lock:
+            stream = self.kernels.get(key)
+            if stream is None:
+                stream = self.kernels[key] = Stream(seed, seed2)
+        return stream
 
     def generator(self, key: Optional[tuple]) -> np.random.Generator:
-        if key is None:
+        """A PCG stream for the ops without TensorFlow's numbers (shuffle, categorical)."""
+        if key is None or key[0] is None:
             return self.unseeded
         with self.lock:
             rng = self.streams.get(key)
@@ -77,16 +134,22 @@ class _SeedState:
                 self.streams.move_to_end(key)
             return rng
 
+    def pcg_key(self, op_seed: Optional[int]) -> Optional[tuple]:
+        seeds = self.seeds(op_seed)
+        return None if seeds[0] is None else seeds
+
 
 _STATE = _SeedState()
 
 
 @tf_export("random.set_seed")
 def set_seed(seed: Optional[int]) -> None:
-    """Sets the global random seed (None clears it) and restarts every seeded stream."""
+    """Sets the global random seed (None clears it): the eager op seeds start again from it,
+    and the eager kernels' streams are dropped, as TensorFlow clears its kernel cache."""
     with _STATE.lock:
         _STATE.global_seed = None if seed is None else int(seed)
-        _STATE.counter = 0
+        _STATE.op_seeds = _python_random.Random(_STATE.global_seed)
+        _STATE.kernels.clear()
         _STATE.streams.clear()
 
 
@@ -103,37 +166,34 @@ def _check_shape(shape: tuple, op_name: str) -> None:
             raise InvalidArgumentError(f"Dimension {d} must be >= 0 [Op:{op_name}]")
 
 
-def _normal_kernel(shape: tuple, dtype: np.dtype, key: Optional[tuple]) -> np.ndarray:
-    rng = _STATE.generator(key)
-    if dtype in (np.float32, np.float64):
-        return rng.standard_normal(shape, dtype=dtype)
-    return rng.standard_normal(shape).astype(dtype)
+def _draw(distribution: Any, shape: tuple, dtype: np.dtype, stream: Stream) -> np.ndarray:
+    if context.graph is not None:
+        # Tracing computes example values only: the stream moves when the graph runs.
+        return np.zeros(shape, dtype)
+    size = int(np.prod(shape, dtype=np.int64))
+    return distribution(*stream.reserve(size), size, dtype).reshape(shape)
 
 
-def _truncated_normal_kernel(shape: tuple, dtype: np.dtype, key: Optional[tuple]) -> np.ndarray:
-    # Redraw every value outside two standard deviations, as TensorFlow's kernel does.
-    rng = _STATE.generator(key)
-    out = rng.standard_normal(shape)
-    bad = np.abs(out) > 2.0
-    while np.any(bad):
-        out[bad] = rng.standard_normal(int(bad.sum()))
-        bad = np.abs(out) > 2.0
-    return out.astype(dtype)
+def _normal_kernel(shape: tuple, dtype: np.dtype, stream: Stream) -> np.ndarray:
+    return _draw(philox.normal, shape, dtype, stream)
 
 
-def _uniform_kernel(shape: tuple, dtype: np.dtype, key: Optional[tuple]) -> np.ndarray:
-    rng = _STATE.generator(key)
-    if dtype in (np.float32, np.float64):
-        return rng.random(shape, dtype=dtype)
-    return rng.random(shape).astype(dtype)
+def _truncated_normal_kernel(shape: tuple, dtype: np.dtype, stream: Stream) -> np.ndarray:
+    return _draw(philox.truncated_normal, shape, dtype, stream)
+
+
+def _uniform_kernel(shape: tuple, dtype: np.dtype, stream: Stream) -> np.ndarray:
+    return _draw(philox.uniform, shape, dtype, stream)
 
 
 def _uniform_int_kernel(low: np.ndarray, high: np.ndarray, shape: tuple,
-                        key: Optional[tuple]) -> np.ndarray:
+                        stream: Stream) -> np.ndarray:
     if not low < high:
         raise InvalidArgumentError(f"Need minval < maxval, got {low} >= {high} "
                                    f"[Op:RandomUniformInt]")
-    return _STATE.generator(key).integers(low, high, size=shape, dtype=low.dtype)
+    lo, hi = int(low), int(high)
+    return _draw(lambda key, counter, size, dtype: philox.uniform_int(
+        key, counter, size, lo, hi, dtype), shape, low.dtype, stream)
 
 
 def _shuffle_kernel(x: np.ndarray, key: Optional[tuple]) -> np.ndarray:
@@ -157,7 +217,7 @@ def _categorical_kernel(logits: np.ndarray, num_samples: int, dtype: np.dtype,
 
 # -- shape rules: the shape is an attr, so known (dims may be None where it was partly known) --
 
-def _drawn(shape: tuple, dtype: np.dtype, key: Optional[tuple]) -> ShapedArray:
+def _drawn(shape: tuple, dtype: np.dtype, stream: Stream) -> ShapedArray:
     return ShapedArray(shape, dtype)
 
 
@@ -168,7 +228,7 @@ def _scalar_bound(bound: ShapedArray, label: str, op_name: str) -> None:
 
 
 def _uniform_int_shape(low: ShapedArray, high: ShapedArray, shape: tuple,
-                       key: Optional[tuple]) -> ShapedArray:
+                       stream: Stream) -> ShapedArray:
     _scalar_bound(low, "minval", "RandomUniformInt")
     _scalar_bound(high, "maxval", "RandomUniformInt")
     return ShapedArray(shape, low.dtype)
@@ -233,7 +293,8 @@ def normal(shape: Any, mean: Any = 0.0, stddev: Any = 1.0, dtype: Any = _dtypes.
     dtype = _float_dtype(dtype, "RandomStandardNormal")
     shape = static_value(shape, "RandomStandardNormal: shape", _shape_tuple)
     _check_shape(shape, "RandomStandardNormal")
-    draw = bind(_normal, (), {"shape": shape, "dtype": dtype._np, "key": _STATE.key(seed)})
+    stream = _STATE.stream("RandomStandardNormal", _STATE.seeds(seed), dtype._np)
+    draw = bind(_normal, (), {"shape": shape, "dtype": dtype._np, "stream": stream})
     return _scaled(draw, stddev, mean, dtype)
 
 
@@ -247,7 +308,8 @@ def truncated_normal(shape: Any, mean: Any = 0.0, stddev: Any = 1.0,
     dtype = _float_dtype(dtype, "TruncatedNormal")
     shape = static_value(shape, "TruncatedNormal: shape", _shape_tuple)
     _check_shape(shape, "TruncatedNormal")
-    draw = bind(_truncated, (), {"shape": shape, "dtype": dtype._np, "key": _STATE.key(seed)})
+    stream = _STATE.stream("TruncatedNormal", _STATE.seeds(seed), dtype._np)
+    draw = bind(_truncated, (), {"shape": shape, "dtype": dtype._np, "stream": stream})
     return _scaled(draw, stddev, mean, dtype)
 
 
@@ -266,16 +328,18 @@ def uniform(shape: Any, minval: Any = 0, maxval: Any = None, dtype: Any = _dtype
                          f"(tf.float16, tf.bfloat16, tf.float32, tf.float64, tf.int32, "
                          f"tf.int64).")
     shape = static_value(shape, "RandomUniform: shape", _shape_tuple)
-    key = _STATE.key(seed)
+    seeds = _STATE.seeds(seed)
     if dtype.is_integer:
         if maxval is None:
             raise ValueError(f"Must specify maxval for integer dtype {dtype!r}")
         low, high = _operand(minval, dtype, "min"), _operand(maxval, dtype, "max")
         _check_shape(shape, "RandomUniformInt")
-        return bind(_uniform_int, (low, high), {"shape": shape, "key": key})
+        stream = _STATE.stream("RandomUniformInt", seeds, dtype._np)
+        return bind(_uniform_int, (low, high), {"shape": shape, "stream": stream})
     _check_shape(shape, "RandomUniform")
     maxval = 1 if maxval is None else maxval
-    draw = bind(_uniform, (), {"shape": shape, "dtype": dtype._np, "key": key})
+    stream = _STATE.stream("RandomUniform", seeds, dtype._np)
+    draw = bind(_uniform, (), {"shape": shape, "dtype": dtype._np, "stream": stream})
     if isinstance(minval, TensorLike) or isinstance(maxval, TensorLike):
         low, high = _operand(minval, dtype, "min"), _operand(maxval, dtype, "max")
         return draw * (high - low) + low
@@ -286,7 +350,7 @@ def uniform(shape: Any, minval: Any = 0, maxval: Any = None, dtype: Any = _dtype
 def shuffle(value: Any, seed: Optional[int] = None, name: Optional[str] = None) -> Tensor:
     """`value` with its first dimension randomly permuted."""
     x = convert_to_tensor(value)
-    return bind(_shuffle, (x,), {"key": _STATE.key(seed)})
+    return bind(_shuffle, (x,), {"key": _STATE.pcg_key(seed)})
 
 
 @tf_export("random.categorical")
@@ -307,4 +371,4 @@ def categorical(logits: Any, num_samples: int, dtype: Any = None, seed: Optional
                                    f"[Op:Multinomial]")
     out_type = _dtypes.int64 if dtype is None else _dtypes.as_dtype(dtype)
     return bind(_categorical, (x,), {"num_samples": num, "dtype": out_type._np,
-                                     "key": _STATE.key(seed)})
+                                     "key": _STATE.pcg_key(seed)})
