@@ -41,6 +41,10 @@ def skip(counter: tuple, count: int) -> tuple:
 def draws(key: tuple, counter: tuple, n: int) -> np.ndarray:
     """The next `n` outputs of the generator at (`key`, `counter`): an (n, 4) uint32 array,
     row `g` from the counter advanced by `g`."""
+    if counter[0] + n <= 1 << 32:   # no carry out of the lowest word: build the words directly
+        c0 = np.arange(counter[0], counter[0] + n, dtype=np.uint32)
+        c1, c2, c3 = (np.full(n, counter[i], np.uint32) for i in (1, 2, 3))
+        return _rounds(key, c0, c1, c2, c3)
     return draws_at(key, counter, np.arange(n, dtype=np.uint64))
 
 
@@ -57,20 +61,36 @@ def draws_at(key: tuple, counter: tuple, offsets: np.ndarray) -> np.ndarray:
     return _rounds(key, c01 & _MASK32, c01 >> _SHIFT32, c2 & _MASK32, c3)
 
 
+_CHUNK = 1 << 13   # counters per pass: the rounds' arrays stay in the CPU's cache
+
+
 def _rounds(key: tuple, c0: np.ndarray, c1: np.ndarray, c2: np.ndarray,
             c3: np.ndarray) -> np.ndarray:
-    """Philox4x32-10 on counters given as four uint64 arrays of 32-bit words."""
+    """Philox4x32-10 on counters given as four arrays of 32-bit words."""
+    n = len(c0)
+    out = np.empty((n, 4), np.uint32)
+    words = [np.ascontiguousarray(c, np.uint32) for c in (c0, c1, c2, c3)]
+    for begin in range(0, n, _CHUNK):
+        chunk = [w[begin:begin + _CHUNK] for w in words]
+        out[begin:begin + _CHUNK] = _rounds_chunk(key, *chunk)
+    return out
+
+
+def _rounds_chunk(key: tuple, c0: np.ndarray, c1: np.ndarray, c2: np.ndarray,
+                  c3: np.ndarray) -> np.ndarray:
     k0, k1 = int(key[0]), int(key[1])
     for round_ in range(10):
         if round_:
             k0, k1 = (k0 + _W0) & 0xFFFFFFFF, (k1 + _W1) & 0xFFFFFFFF
-        product0 = _M0 * c0           # 32 x 32 -> 64 bits: exact in uint64
-        product1 = _M1 * c2
-        c0, c1, c2, c3 = ((product1 >> _SHIFT32) ^ c1 ^ np.uint64(k0),
-                          product1 & _MASK32,
-                          (product0 >> _SHIFT32) ^ c3 ^ np.uint64(k1),
-                          product0 & _MASK32)
-    return np.stack([c0, c1, c2, c3], axis=1).astype(np.uint32)
+        # 32 x 32 -> 64-bit products; their uint32 halves are views (little-endian: low first).
+        product0 = np.multiply(c0, _M0, dtype=np.uint64).view(np.uint32)
+        product1 = np.multiply(c2, _M1, dtype=np.uint64).view(np.uint32)
+        new0 = product1[1::2] ^ c1
+        new0 ^= np.uint32(k0)
+        new2 = product0[1::2] ^ c3
+        new2 ^= np.uint32(k1)
+        c0, c1, c2, c3 = new0, product1[0::2], new2, product0[0::2]
+    return np.stack([c0, c1, c2, c3], axis=1)
 
 
 # -- words to numbers (TensorFlow's random_distributions.h) -------------------------------------
