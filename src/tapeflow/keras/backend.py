@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import random as _python_random
+
 import collections
 import re
 from typing import Any, Optional
@@ -78,51 +80,98 @@ def current_path() -> str:
 
 
 # -- randomness ------------------------------------------------------------------------------
-# `seed` follows Keras 3: None draws from tapeflow's stateful random ops (so
-# `tf.random.set_seed` makes a model reproducible); an int is a stateless draw (the same
-# values every call, as Keras's seeded initializers); a `SeedGenerator` advances per draw.
+# As Keras 3 on TensorFlow: every draw is a stateless TensorFlow op on a seed pair. An int
+# seed is the pair [seed, 0]; a SeedGenerator gives its state and moves it on; None takes the
+# global generator's. Initializers and generators made without a seed take one from Python's
+# `random` (`make_default_seed`), which `keras.utils.set_random_seed` seeds.
+
+_GLOBAL_SEED_GENERATOR: list = [None]
+
+
+def make_default_seed() -> int:
+    """A seed for an initializer or generator made without one (Keras's, from Python's
+    global `random`)."""
+    return _python_random.randint(1, int(1e9))
 
 
 class SeedGenerator:
-    """A seeded stream of draws (Keras's `keras.random.SeedGenerator`)."""
+    """A seed pair that moves on with every draw (`keras.random.SeedGenerator`): its state
+    starts at [seed, 0] and is a non-trainable variable, so traced steps move it too."""
 
-    def __init__(self, seed: Optional[int] = None) -> None:
-        self.rng = np.random.default_rng(seed)
+    def __init__(self, seed: Optional[int] = None, name: Optional[str] = None) -> None:
+        self._initial_seed = seed
+        if seed is None:
+            seed = make_default_seed()
+        if not isinstance(seed, int):
+            raise ValueError(f"Argument `seed` must be an integer. Received: seed={seed}")
+        from tapeflow.framework.variables import Variable
+        self.state = Variable(np.array([seed, 0], np.int64), trainable=False,
+                              name="seed_generator_state")
+
+    def next(self, ordered: bool = True) -> Any:
+        """The current seed pair; the state moves to [seed, n + 1] (or, for the global
+        generator, Keras's scramble of it)."""
+        from tapeflow.ops import math_ops
+        seed = math_ops.multiply(self.state.value(), np.int64(1))
+        if ordered:
+            self.state.assign_add(np.array([0, 1], np.int64))
+        else:
+            self.state.assign(math_ops.floormod((self.state.value() + 1) * 5387, 933199))
+        return seed
+
+    def get_config(self) -> dict:
+        return {"seed": self._initial_seed}
 
 
-def _generator(seed: Any) -> Optional[np.random.Generator]:
-    if seed is None:
-        return None
+def global_seed_generator() -> SeedGenerator:
+    """The generator draws without a seed use (reset by `keras.utils.set_random_seed`)."""
+    if _GLOBAL_SEED_GENERATOR[0] is None:
+        _GLOBAL_SEED_GENERATOR[0] = SeedGenerator()
+    return _GLOBAL_SEED_GENERATOR[0]
+
+
+def draw_seed(seed: Any) -> Any:
+    """The int32 seed pair a draw uses (Keras's draw_seed, then its cast for TensorFlow's
+    stateless ops: each element modulo 2**31 - 2)."""
+    from tapeflow.framework.tensor_conversion import convert_to_tensor
+    from tapeflow.ops import math_ops
     if isinstance(seed, SeedGenerator):
-        return seed.rng
-    return np.random.default_rng(int(seed))
+        pair = seed.next()
+    elif isinstance(seed, int) and not isinstance(seed, bool):
+        pair = convert_to_tensor(np.array([seed, 0], np.int64))
+    elif seed is None:
+        pair = global_seed_generator().next(ordered=False)
+    else:
+        raise ValueError(f"Argument `seed` must be either an integer or an instance of "
+                         f"`SeedGenerator`. Received: seed={seed} (of type {type(seed)})")
+    return math_ops.cast(math_ops.floormod(pair, np.int64(2**31 - 2)), "int32")
 
 
 def random_normal(shape: tuple, mean: float, stddev: float, dtype: Any, seed: Any) -> Any:
-    rng = _generator(seed)
-    if rng is None:
-        from tapeflow import random as tf_random
-        return tf_random.normal(shape, mean=mean, stddev=stddev, dtype=dtype)
-    return (rng.standard_normal(shape) * stddev + mean).astype(np.dtype(dtype))
+    from tapeflow import random as tf_random
+    return tf_random.stateless_normal(shape, seed=draw_seed(seed), mean=mean, stddev=stddev,
+                                      dtype=dtype)
 
 
 def random_uniform(shape: tuple, minval: float, maxval: float, dtype: Any, seed: Any) -> Any:
-    rng = _generator(seed)
-    if rng is None:
-        from tapeflow import random as tf_random
-        return tf_random.uniform(shape, minval=minval, maxval=maxval, dtype=dtype)
-    return rng.uniform(minval, maxval, shape).astype(np.dtype(dtype))
+    from tapeflow import random as tf_random
+    return tf_random.stateless_uniform(shape, seed=draw_seed(seed), minval=minval,
+                                       maxval=maxval, dtype=dtype)
 
 
 def truncated_normal(shape: tuple, mean: float, stddev: float, dtype: Any, seed: Any) -> Any:
-    rng = _generator(seed)
-    if rng is None:
-        from tapeflow import random as tf_random
-        return tf_random.truncated_normal(shape, mean=mean, stddev=stddev, dtype=dtype)
-    # Redraw the values beyond two standard deviations: what truncation means.
-    values = rng.standard_normal(shape)
-    bad = np.abs(values) > 2
-    while bad.any():
-        values = np.where(bad, rng.standard_normal(shape), values)
-        bad = np.abs(values) > 2
-    return (values * stddev + mean).astype(np.dtype(dtype))
+    from tapeflow import random as tf_random
+    return tf_random.stateless_truncated_normal(shape, seed=draw_seed(seed), mean=mean,
+                                                stddev=stddev, dtype=dtype)
+
+
+def dropout(inputs: Any, rate: float, noise_shape: Any, seed: Any) -> Any:
+    """Keras's dropout on TensorFlow: `tf.nn.experimental.stateless_dropout` on a drawn seed."""
+    from tapeflow import nn as tf_nn
+    from tapeflow.ops import math_ops
+    if rate == 1.0:
+        return math_ops.zeros_like(inputs)
+    if rate == 0.0:
+        return inputs
+    return tf_nn.experimental.stateless_dropout(inputs, rate=rate, noise_shape=noise_shape,
+                                                seed=draw_seed(seed))

@@ -73,11 +73,16 @@ class Constant(Initializer):
 
 
 class _Seeded(Initializer):
-    def __init__(self, seed: Optional[int] = None) -> None:
-        self.seed = seed
+    """An initializer that draws random numbers: made without a seed, it takes one now, as
+    Keras 3 does (so `keras.utils.set_random_seed` decides it, and each call draws the
+    same values)."""
+
+    def __init__(self, seed: Any = None) -> None:
+        self._init_seed = seed
+        self.seed = backend.make_default_seed() if seed is None else seed
 
     def get_config(self) -> dict:
-        return {"seed": self.seed}
+        return {"seed": self._init_seed}
 
 
 class RandomNormal(_Seeded):
@@ -93,7 +98,7 @@ class RandomNormal(_Seeded):
                                              _np_dtype(dtype).name, self.seed), dtype)
 
     def get_config(self) -> dict:
-        return {"seed": self.seed, "mean": self.mean, "stddev": self.stddev}
+        return {"seed": self._init_seed, "mean": self.mean, "stddev": self.stddev}
 
 
 class TruncatedNormal(RandomNormal):
@@ -117,7 +122,7 @@ class RandomUniform(_Seeded):
                                               _np_dtype(dtype).name, self.seed), dtype)
 
     def get_config(self) -> dict:
-        return {"seed": self.seed, "minval": self.minval, "maxval": self.maxval}
+        return {"seed": self._init_seed, "minval": self.minval, "maxval": self.maxval}
 
 
 def compute_fans(shape: tuple) -> tuple:
@@ -172,7 +177,7 @@ class VarianceScaling(_Seeded):
         return _tensor(value, dtype)
 
     def get_config(self) -> dict:
-        return {"seed": self.seed, "scale": self.scale, "mode": self.mode,
+        return {"seed": self._init_seed, "scale": self.scale, "mode": self.mode,
                 "distribution": self.distribution}
 
 
@@ -182,7 +187,7 @@ def _preset(class_name: str, scale: float, mode: str, distribution: str, doc: st
 
     def get_config(self) -> dict:
         """The initializer's configuration: its seed."""
-        return {"seed": self.seed}
+        return {"seed": self._init_seed}
 
     return type(class_name, (VarianceScaling,), {"__init__": __init__, "__doc__": doc,
                                                  "get_config": get_config})
@@ -215,7 +220,9 @@ class Orthogonal(_Seeded):
                              f"Received: shape={shape} of rank {len(shape)}.")
         rows, cols = math.prod(shape[:-1]), shape[-1]
         flat = (max(rows, cols), min(rows, cols))
-        a = np.asarray(backend.random_normal(flat, 0.0, 1.0, "float64", self.seed))
+        # As Keras: the draw in the weight's dtype (its QR, NumPy's LAPACK, may differ from
+        # TensorFlow's in the last bits).
+        a = np.asarray(backend.random_normal(flat, 0.0, 1.0, _np_dtype(dtype).name, self.seed))
         q, r = np.linalg.qr(a)
         q = q * np.sign(np.diag(r))  # makes the decomposition unique
         if rows < cols:
@@ -223,7 +230,7 @@ class Orthogonal(_Seeded):
         return _tensor(self.gain * q.reshape(shape), dtype)
 
     def get_config(self) -> dict:
-        return {"seed": self.seed, "gain": self.gain}
+        return {"seed": self._init_seed, "gain": self.gain}
 
 
 class Identity(Initializer):

@@ -708,6 +708,23 @@ def dropout(x: Any, rate: Any, noise_shape: Any = None, seed: Optional[int] = No
     `noise_shape` (broadcastable to x's shape, None entries taken from x) shares one keep
     decision across the dimensions where it is 1."""
     from tapeflow.ops.random_ops import uniform  # random_ops builds on the ops above
+    return _dropout(x, rate, noise_shape,
+                    lambda shape, dtype: uniform(shape, dtype=dtype, seed=seed))
+
+
+@tf_export("nn.experimental.stateless_dropout")
+@reads_static
+def stateless_dropout(x: Any, rate: Any, seed: Any, rng_alg: Any = None, noise_shape: Any = None,
+                      name: Optional[str] = None) -> Tensor:
+    """`tf.nn.dropout` whose keep decisions depend only on `seed` (a pair of integers), as
+    TensorFlow draws them."""
+    from tapeflow.ops.stateless_random_ops import stateless_uniform   # builds on these ops
+    alg = "auto_select" if rng_alg is None else rng_alg
+    return _dropout(x, rate, noise_shape, lambda shape, dtype: stateless_uniform(
+        shape, seed=seed, dtype=dtype, alg=alg))
+
+
+def _dropout(x: Any, rate: Any, noise_shape: Any, sample_uniform: Any) -> Tensor:
     is_number = isinstance(rate, (int, float)) and not isinstance(rate, bool)
     if is_number and not 0 <= rate < 1:
         raise ValueError(f"`rate` must be a scalar tensor or a float in the range [0, 1). "
@@ -727,7 +744,7 @@ def dropout(x: Any, rate: Any, noise_shape: Any = None, seed: Optional[int] = No
         d if n is None else int(n)
         for n, d in zip(_noise_dims(static_value(noise_shape, "dropout: noise_shape")),
                         x._value.shape))
-    keep_mask = uniform(shape, dtype=x.dtype, seed=seed) >= rate
+    keep_mask = sample_uniform(shape, x.dtype) >= rate
     return where(keep_mask, kept, 0)
 
 

@@ -1,5 +1,6 @@
-"""Stateless random ops (`tf.random.stateless_uniform`, `stateless_normal`): the numbers are a
-function of the seed alone, and are TensorFlow's numbers for the same seed.
+"""Stateless random ops (`tf.random.stateless_uniform`, `stateless_normal`,
+`stateless_truncated_normal`): the numbers are a function of the seed alone, and are
+TensorFlow's numbers for the same seed.
 
 As TensorFlow's (v2) kernels: the seed pair becomes a Philox key and counter
 (`StatelessRandomGetKeyCounter`, which scrambles the seed with one Philox draw), and the fill
@@ -69,6 +70,13 @@ def _normal_impl(key: np.ndarray, counter: np.ndarray, shape: tuple,
     return philox.normal(*_words(key, counter), size, dtype).reshape(shape)
 
 
+def _truncated_normal_impl(key: np.ndarray, counter: np.ndarray, shape: tuple,
+                           dtype: np.dtype) -> np.ndarray:
+    _check_shape(shape, "StatelessTruncatedNormalV2")
+    size = int(np.prod(shape, dtype=np.int64))
+    return philox.truncated_normal(*_words(key, counter), size, dtype).reshape(shape)
+
+
 def _uniform_int_impl(key: np.ndarray, counter: np.ndarray, minval: np.ndarray,
                       maxval: np.ndarray, shape: tuple, dtype: np.dtype) -> np.ndarray:
     _check_shape(shape, "StatelessRandomUniformIntV2")
@@ -97,6 +105,7 @@ def _draw_prim(name: str, impl: Any) -> Primitive:
 
 _UNIFORM = _draw_prim("StatelessRandomUniformV2", _uniform_impl)
 _NORMAL = _draw_prim("StatelessRandomNormalV2", _normal_impl)
+_TRUNCATED = _draw_prim("StatelessTruncatedNormalV2", _truncated_normal_impl)
 _UNIFORM_INT = _draw_prim("StatelessRandomUniformIntV2", _uniform_int_impl)
 _FULL_INT = _draw_prim("StatelessRandomUniformFullIntV2", _full_int_impl)
 
@@ -163,6 +172,18 @@ def stateless_uniform(shape: Any, seed: Any, minval: Any = 0, maxval: Any = None
     return draw * (hi - lo) + lo
 
 
+def _normal_draw(prim: Primitive, shape: Any, seed: Any, mean: Any, stddev: Any, dtype: Any,
+                 alg: Any) -> Tensor:
+    dtype = _dtypes.as_dtype(dtype)
+    shape = static_value(shape, f"{prim.name}: shape", _shape_tuple)
+    if not dtype.is_floating:
+        raise TypeError(f"Cannot convert 0.0 to EagerTensor of dtype {dtype.name}")
+    _check_alg(alg)
+    key, counter = _key_counter(seed)
+    draw = bind(prim, (key, counter), {"shape": shape, "dtype": dtype._np})
+    return _scaled(draw, stddev, mean, dtype)
+
+
 @tf_export("random.stateless_normal")
 @reads_static
 def stateless_normal(shape: Any, seed: Any, mean: Any = 0.0, stddev: Any = 1.0,
@@ -170,12 +191,15 @@ def stateless_normal(shape: Any, seed: Any, mean: Any = 0.0, stddev: Any = 1.0,
                      alg: Any = "auto_select") -> Tensor:
     """Normal numbers of `mean` and `stddev` that depend only on `seed` (a pair of integers):
     TensorFlow's numbers for the same seed, shape and dtype."""
-    dtype = _dtypes.as_dtype(dtype)
-    shape = static_value(shape, "StatelessRandomNormalV2: shape", _shape_tuple)
-    if not dtype.is_floating:
-        raise TypeError(f"Cannot convert 0.0 to EagerTensor of dtype {dtype.name}")
-    _check_alg(alg)
-    key, counter = _key_counter(seed)
-    draw = bind(_NORMAL, (key, counter), {"shape": shape, "dtype": dtype._np})
-    return _scaled(draw, stddev, mean, dtype)
+    return _normal_draw(_NORMAL, shape, seed, mean, stddev, dtype, alg)
+
+
+@tf_export("random.stateless_truncated_normal")
+@reads_static
+def stateless_truncated_normal(shape: Any, seed: Any, mean: Any = 0.0, stddev: Any = 1.0,
+                               dtype: Any = _dtypes.float32, name: Optional[str] = None,
+                               alg: Any = "auto_select") -> Tensor:
+    """Normal numbers within two standard deviations of `mean`, depending only on `seed`:
+    TensorFlow's numbers for the same seed, shape and dtype."""
+    return _normal_draw(_TRUNCATED, shape, seed, mean, stddev, dtype, alg)
 

@@ -115,21 +115,20 @@ class Dropout(Layer):
             raise ValueError(f"Invalid value received for argument `rate`. Expected a float "
                              f"value between 0 and 1. Received: rate={rate}")
         self.rate, self.noise_shape, self.seed = float(rate), noise_shape, seed
-        # A seeded Dropout draws a new mask each call from its own stream, as Keras.
-        self._seed_generator = backend.SeedGenerator(seed) if seed is not None else None
+        # Each call draws a new mask from the layer's own seed stream, as Keras 3 (whose
+        # generator takes a default seed now when none is given).
+        self._seed_generator = backend.SeedGenerator(seed) if rate > 0 else None
         self.built = True
 
     def call(self, inputs: Any, training: Any = False) -> Any:
         x = convert_to_tensor(inputs)
         if not training or self.rate == 0:
             return x
-        shape = x._value.shape
+        shape = None
         if self.noise_shape is not None:
-            shape = tuple(shape[i] if d is None else d for i, d in enumerate(self.noise_shape))
-        noise = convert_to_tensor(backend.random_uniform(shape, 0.0, 1.0, x.dtype.name,
-                                                         self._seed_generator))
-        keep = math_ops.cast(math_ops.greater_equal(noise, self.rate), x.dtype)
-        return x * keep * (1.0 / (1.0 - self.rate))
+            shape = tuple(x._value.shape[i] if d is None else d
+                          for i, d in enumerate(self.noise_shape))
+        return backend.dropout(x, self.rate, shape, self._seed_generator)
 
     def get_config(self) -> dict:
         return {**super().get_config(), "rate": self.rate, "seed": self.seed,

@@ -9,6 +9,23 @@ import numpy as np
 from tapeflow.keras.utils.progbar import Progbar
 
 
+def set_random_seed(seed: int) -> None:
+    """Seeds every generator a Keras program draws from, as Keras 3: Python's `random` (the
+    default seeds of initializers and seed generators), NumPy's global generator,
+    `tf.random.set_seed`, and a fresh global seed generator."""
+    import random
+
+    from tapeflow.keras import backend
+    from tapeflow.ops.random_ops import set_seed
+    if not isinstance(seed, int):
+        raise ValueError(f"Expected `seed` argument to be an integer. Received: seed={seed} "
+                         f"(of type {type(seed)})")
+    random.seed(seed)
+    np.random.seed(seed)
+    set_seed(seed)
+    backend._GLOBAL_SEED_GENERATOR[0] = None
+
+
 def to_categorical(x: Any, num_classes: Optional[int] = None) -> np.ndarray:
     """One-hot float32 rows for integer class labels (as keras.utils.to_categorical)."""
     x = np.asarray(x, dtype="int64")
@@ -22,4 +39,4 @@ def to_categorical(x: Any, num_classes: Optional[int] = None) -> np.ndarray:
     return out.reshape(shape + (num_classes,))
 
 
-__all__ = ["Progbar", "to_categorical"]
+__all__ = ["Progbar", "set_random_seed", "to_categorical"]
