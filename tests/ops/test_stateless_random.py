@@ -101,3 +101,14 @@ def test_errors_as_tensorflow():
         tf.random.stateless_normal([-1], seed=[1, 2])
     with pytest.raises(TypeError, match="Cannot convert 0.0 to EagerTensor of dtype int32"):
         tf.random.stateless_normal([3], seed=[1, 2], dtype=tf.int32)
+
+
+def test_seed_split_and_fold_in():
+    # TF 2.21's answers.
+    assert tf.random.experimental.stateless_split([1, 2], num=3).numpy().tolist() == [
+        [1105988140, 1738052849], [-335576002, 370444179], [10670227, -246211131]]
+    assert tf.random.experimental.stateless_fold_in([1, 2], 7).numpy().tolist() == \
+        [1105988140, 7]
+    assert tf.random.split(tf.constant([1, 2], tf.int64)).numpy().tolist() == [
+        [7464880146280614444, 1591045637757961278],
+        [-1057468755545501549, 2524363516007002203]]

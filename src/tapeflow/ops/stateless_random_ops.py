@@ -203,3 +203,23 @@ def stateless_truncated_normal(shape: Any, seed: Any, mean: Any = 0.0, stddev: A
     TensorFlow's numbers for the same seed, shape and dtype."""
     return _normal_draw(_TRUNCATED, shape, seed, mean, stddev, dtype, alg)
 
+
+
+@tf_export("random.split", "random.experimental.stateless_split")
+def stateless_split(seed: Any, num: int = 2, alg: Any = "auto_select") -> Tensor:
+    """`num` new seed pairs from `seed` (a [num, 2] tensor of its dtype), as TensorFlow: a
+    full-range integer draw."""
+    seed = convert_to_tensor(seed)
+    return stateless_uniform([num, 2], seed=seed, dtype=seed.dtype, minval=None, maxval=None,
+                             alg=alg)
+
+
+@tf_export("random.fold_in", "random.experimental.stateless_fold_in")
+def stateless_fold_in(seed: Any, data: Any, alg: Any = "auto_select") -> Tensor:
+    """A new seed pair from `seed` and an integer `data` (a step, a replica id): a
+    full-range draw from `seed`, then `data`."""
+    from tapeflow.ops.array_ops import stack
+    data = convert_to_tensor(data)
+    first = stateless_uniform([], seed=seed, dtype=data.dtype, minval=None, maxval=None,
+                              alg=alg)
+    return stack([first, data])
