@@ -1,0 +1,55 @@
+"""Random numbers drawn as TensorFlow draws them (Philox4x32-10 in NumPy) beside NumPy's own
+generator, as ratios in one run; and the time to build a large Keras model's weights.
+
+Run: `PYTHONPATH=src python benchmarks/bench_random.py [--quick]`
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+import timeit
+
+import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src"))
+
+import tapeflow as tf  # noqa: E402
+
+
+def best(fn, number: int, repeat: int) -> float:
+    return min(timeit.repeat(fn, number=number, repeat=repeat)) / number
+
+
+def main(quick: bool = False) -> None:
+    repeat = 3 if quick else 7
+    rng = np.random.default_rng(0)
+    shape = (1000, 1000)
+    rows = [
+        ("normal float32", lambda: rng.standard_normal(shape, dtype=np.float32),
+         lambda: tf.random.normal(shape)),
+        ("uniform float32", lambda: rng.random(shape, dtype=np.float32),
+         lambda: tf.random.uniform(shape)),
+        ("normal float64", lambda: rng.standard_normal(shape),
+         lambda: tf.random.normal(shape, dtype=tf.float64)),
+    ]
+    print(f"{shape[0]} x {shape[1]} draws (min of {repeat}):")
+    for label, numpy_fn, tapeflow_fn in rows:
+        t_numpy, t_tapeflow = best(numpy_fn, 3, repeat), best(tapeflow_fn, 3, repeat)
+        print(f"  {label:16s} NumPy {t_numpy * 1e3:6.1f} ms   tapeflow {t_tapeflow * 1e3:6.1f} ms"
+              f"   {t_tapeflow / t_numpy:4.1f}x")
+    keras = tf.keras
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        model = keras.Sequential([keras.layers.Dense(1024, activation="relu"),
+                                  keras.layers.Dense(1024, activation="relu"),
+                                  keras.layers.Dense(10)])
+        model.build((None, 784))
+        times.append(time.perf_counter() - start)
+    print(f"building a 784-1024-1024-10 Keras model's weights: {min(times) * 1e3:.1f} ms")
+
+
+if __name__ == "__main__":
+    main(quick="--quick" in sys.argv)
