@@ -113,12 +113,6 @@ def uint32_to_half(words: np.ndarray) -> np.ndarray:
     return bits.view(np.float16) - np.float16(1.0)
 
 
-def uint32_to_bfloat16(words: np.ndarray) -> np.ndarray:
-    """bfloat16 in [0, 1): 7 mantissa bits under exponent 0, computed in float32 (as TF)."""
-    bits = ((words.astype(np.uint32) & np.uint32(0x7F)) | np.uint32(0x3F80)) << np.uint32(16)
-    return bits.view(np.float32) - np.float32(1.0)
-
-
 def box_muller_float(x0: np.ndarray, x1: np.ndarray) -> tuple:
     """Two standard normal float32s per pair of words (TensorFlow's BoxMullerFloat)."""
     u1 = np.maximum(uint32_to_float(x0), np.float32(1.0e-7))
@@ -153,10 +147,8 @@ def uniform(key: tuple, counter: tuple, size: int, dtype: np.dtype) -> np.ndarra
         values = uint32_pair_to_double(words[:, 0::2], words[:, 1::2])
     elif dtype == np.float16:
         values = uint32_to_half(words)
-    elif dtype == np.float32:
+    else:
         values = uint32_to_float(words)
-    else:   # bfloat16 and other 16-bit floats: from float32, as TensorFlow rounds them
-        values = uint32_to_bfloat16(words).astype(dtype)
     return values.reshape(-1)[:size]
 
 
