@@ -135,6 +135,7 @@ class _SeedState:
             return rng
 
     def pcg_key(self, op_seed: Optional[int]) -> Optional[tuple]:
+        """The PCG stream key of an op without TensorFlow's numbers: its seed pair."""
         seeds = self.seeds(op_seed)
         return None if seeds[0] is None else seeds
 
