@@ -47,12 +47,17 @@ PROGRAM = [
                                       ["truncated_normal", [5], "float32", 3]]],
     ["function", [["normal", [3], "float32", None], ["uniform", [2], "float32", None],
                   ["truncated_normal", [5], "float32", 3]]],
-    ["normal", [2], "float32", None],
+    ["normal", [2], "float32", None], ["set_seed", 3], ["shuffle", [10], "int32", 5],
+    ["shuffle", [10], "int32", 5], ["shuffle", [6, 2], "int32", 5], ["shuffle", [7], "int64", None],
+    ["function", [["shuffle", [5, 3], "int32", None], ["normal", [2], "float32", None]]],
 ]
 
 
 def draw(step: list) -> tf.Tensor:
     op, shape, dtype, seed, *bounds = step
+    if op == "shuffle":   # the rows of range(size) in the step's shape
+        rows = tf.reshape(tf.range(int(np.prod(shape)), dtype=dtype), shape)
+        return tf.random.shuffle(rows, seed=seed)
     if op == "uniform_int":
         return tf.random.uniform(shape, minval=bounds[0], maxval=bounds[1], dtype=dtype,
                                  seed=seed)

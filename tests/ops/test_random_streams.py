@@ -25,6 +25,9 @@ _SIGNED = {2: np.int16, 4: np.int32, 8: np.int64}
 
 def _draw(step):
     op, shape, dtype, seed, *bounds = step
+    if op == "shuffle":   # the rows of range(size) in the step's shape
+        rows = tf.reshape(tf.range(int(np.prod(shape)), dtype=dtype), shape)
+        return tf.random.shuffle(rows, seed=seed)
     if op == "uniform_int":
         return tf.random.uniform(shape, minval=bounds[0], maxval=bounds[1], dtype=dtype,
                                  seed=seed)

@@ -1,8 +1,8 @@
 """Random tensors (`tf.random`): set_seed, normal, uniform, truncated_normal, shuffle,
 categorical.
 
-Seeds follow TensorFlow's `random_seed.get_seed`, and `normal`, `uniform` and
-`truncated_normal` draw TensorFlow's own numbers:
+Seeds follow TensorFlow's `random_seed.get_seed`, and `normal`, `uniform`,
+`truncated_normal` and `shuffle` draw TensorFlow's own numbers:
 
 - an op's two seeds are (global seed, op seed). With a global seed and no op seed, the op
   seed is the next draw of Python's `random.Random(global_seed)` eagerly (TensorFlow's
@@ -15,8 +15,9 @@ Seeds follow TensorFlow's `random_seed.get_seed`, and `normal`, `uniform` and
   takes its numbers from the stream's position and moves it on by 256 draws per output, as
   TensorFlow's kernels reserve them.
 
-`shuffle` and `categorical` keep tapeflow's own generator (NumPy's PCG64 on the same seeds):
-reproducible, but not TensorFlow's numbers.
+`shuffle` draws TensorFlow's permutations too (its Fisher-Yates on the same stream);
+`categorical` keeps tapeflow's own generator (NumPy's PCG64 on the same seeds): reproducible,
+but not TensorFlow's numbers.
 
 Each draw is a non-differentiable primitive, so a traced `tf.function` draws new numbers on
 every call; while tracing it only gives a placeholder value and leaves its stream alone.
@@ -66,9 +67,14 @@ class Stream:
         self.lock = threading.Lock()
 
     def reserve(self, outputs: int) -> tuple:
+        """The position for `outputs` numbers of a fill (256 draws reserved per output)."""
+        return self.reserve_draws(outputs * philox.RESERVED_WORDS_PER_OUTPUT)
+
+    def reserve_draws(self, count: int) -> tuple:
+        """The position for `count` draws, and the stream moved past them."""
         with self.lock:
             counter = self.counter
-            self.counter = philox.skip(counter, outputs * philox.RESERVED_WORDS_PER_OUTPUT)
+            self.counter = philox.skip(counter, count)
         return self.key, counter
 
 
@@ -197,10 +203,22 @@ def _uniform_int_kernel(low: np.ndarray, high: np.ndarray, shape: tuple,
         key, counter, size, lo, hi, dtype), shape, low.dtype, stream)
 
 
-def _shuffle_kernel(x: np.ndarray, key: Optional[tuple]) -> np.ndarray:
-    if x.ndim == 0:
-        return x
-    return x[_STATE.generator(key).permutation(x.shape[0])]
+def _shuffle_kernel(x: np.ndarray, stream: Stream) -> np.ndarray:
+    """TensorFlow's RandomShuffle: Fisher-Yates over the first axis, position i swapped with
+    i + word_i % (n - i), one word per swap (the stream moves by whole draws of 4 words)."""
+    n = x.shape[0] if x.ndim else 0
+    if n <= 1 or x.size <= 1 or context.graph is not None:
+        return x.copy()
+    if n >= 1 << 32:
+        raise InvalidArgumentError("tapeflow's shuffle takes fewer than 2**32 rows "
+                                   "[Op:RandomShuffle]")
+    key, counter = stream.reserve_draws((n - 1 + 3) // 4)
+    words = philox.draws(key, counter, (n - 1 + 3) // 4).reshape(-1)[:n - 1]
+    targets = (np.arange(n - 1) + words.astype(np.int64) % np.arange(n, 1, -1)).tolist()
+    order = list(range(n))
+    for i, j in enumerate(targets):
+        order[i], order[j] = order[j], order[i]
+    return x[np.array(order)]
 
 
 def _categorical_kernel(logits: np.ndarray, num_samples: int, dtype: np.dtype,
@@ -351,7 +369,8 @@ def uniform(shape: Any, minval: Any = 0, maxval: Any = None, dtype: Any = _dtype
 def shuffle(value: Any, seed: Optional[int] = None, name: Optional[str] = None) -> Tensor:
     """`value` with its first dimension randomly permuted."""
     x = convert_to_tensor(value)
-    return bind(_shuffle, (x,), {"key": _STATE.pcg_key(seed)})
+    stream = _STATE.stream("RandomShuffle", _STATE.seeds(seed), x._value.dtype)
+    return bind(_shuffle, (x,), {"stream": stream})
 
 
 @tf_export("random.categorical")
