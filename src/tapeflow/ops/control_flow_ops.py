@@ -181,20 +181,20 @@ def _branches_rule(selector: ShapedArray, *captures: ShapedArray, branches: tupl
     return tuple(_merged(outs) for outs in zip(*per_branch))
 
 
-def _make_branch_prims(name: str, impl: Callable) -> tuple:
-    # The stateful form runs branches with side effects (assignments, prints): graphs never
-    # prune or merge it.
-    stateless = Primitive("Stateless" + name, impl, multiple_results=True,
-                          shape_rule=_branches_rule)
-    stateful = Primitive(name, impl, stateful=True, side_effect=True, multiple_results=True,
-                         shape_rule=_branches_rule)
-    stateless.defvjp(_branch_vjp)
-    stateful.defvjp(_branch_vjp)
-    return stateless, stateful
+def control_primitives(name: str, impl: Callable, shape_rule: Callable,
+                       vjp: Callable) -> tuple:
+    """An op running traced sub-graphs, in its two forms: `Stateless<name>`, and `<name>` for
+    sub-graphs with side effects (assignments, prints), which graphs never prune or merge."""
+    forms = []
+    for prim_name, stateful in (("Stateless" + name, False), (name, True)):
+        prim = Primitive(prim_name, impl, stateful=stateful, side_effect=stateful,
+                         multiple_results=True, shape_rule=shape_rule)
+        forms.append(prim.defvjp(vjp))
+    return tuple(forms)
 
 
-_STATELESS_IF, _IF = _make_branch_prims("If", _if_impl)
-_STATELESS_CASE, _CASE = _make_branch_prims("Case", _select_impl)
+_STATELESS_IF, _IF = control_primitives("If", _if_impl, _branches_rule, _branch_vjp)
+_STATELESS_CASE, _CASE = control_primitives("Case", _select_impl, _branches_rule, _branch_vjp)
 
 
 def _check_same_structure(results: list, what: str) -> None:
@@ -446,14 +446,7 @@ def _while_rule(*inputs: ShapedArray, cond_fn: _Branch, body: _Branch, n_vars: i
     return (*state, ShapedArray((), np.int32), *stacks, *shapes)
 
 
-def _make_while(name: str, stateful: bool) -> Primitive:
-    prim = Primitive(name, _while_impl, stateful=stateful, side_effect=stateful,
-                     multiple_results=True, shape_rule=_while_rule)
-    return prim.defvjp(_while_vjp)
-
-
-_STATELESS_WHILE = _make_while("StatelessWhile", False)
-_WHILE = _make_while("While", True)
+_STATELESS_WHILE, _WHILE = control_primitives("While", _while_impl, _while_rule, _while_vjp)
 
 _HISTORY_GET = Primitive(
     "TensorListGetItem", lambda stack, i: stack[int(i)],

@@ -21,7 +21,7 @@ from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 
-from tapeflow.autodiff.core import Primitive, bind
+from tapeflow.autodiff.core import bind
 from tapeflow.autodiff.tape import GradientTape, UnconnectedGradients
 from tapeflow.framework import dtypes as _dtypes
 from tapeflow.framework import nest
@@ -35,7 +35,7 @@ from tapeflow.graph.ir import Graph, tracing
 from tapeflow.ops import array_ops, reduce_ops
 from tapeflow.ops._convert import convert_to_tensor
 from tapeflow.ops.control_flow_ops import _Branch, _check_loop_outputs, _known_zero, \
-    _union_captures
+    _union_captures, control_primitives
 from tapeflow.ops.math_ops import add, zeros_like
 
 
@@ -244,14 +244,7 @@ def _scan_vjp(gs: list, ans: tuple, *inputs: Tensor, body: _Branch, n_elems: int
     return tuple(grads)
 
 
-def _make_scan(name: str, stateful: bool) -> Primitive:
-    prim = Primitive(name, _scan_impl, stateful=stateful, side_effect=stateful,
-                     multiple_results=True, shape_rule=_scan_rule)
-    return prim.defvjp(_scan_vjp)
-
-
-_STATELESS_SCAN = _make_scan("StatelessScan", False)
-_SCAN = _make_scan("Scan", True)
+_STATELESS_SCAN, _SCAN = control_primitives("Scan", _scan_impl, _scan_rule, _scan_vjp)
 
 
 # -- the public functions ---------------------------------------------------------------------
