@@ -112,3 +112,15 @@ def test_seed_split_and_fold_in():
     assert tf.random.split(tf.constant([1, 2], tf.int64)).numpy().tolist() == [
         [7464880146280614444, 1591045637757961278],
         [-1057468755545501549, 2524363516007002203]]
+
+
+def test_algorithm_argument_as_tensorflow():
+    # TF 2.21's answers: ThreeFry does not fit the CPU kernels; an unknown name is refused.
+    np.testing.assert_array_equal(
+        tf.random.stateless_uniform([2], seed=[1, 2], alg="philox").numpy(),
+        tf.random.stateless_uniform([2], seed=[1, 2]).numpy())
+    with pytest.raises(tf.errors.InvalidArgumentError, match="counter must be a vector with "
+                                                             "length at least 2"):
+        tf.random.stateless_normal([2], seed=[1, 2], alg="threefry")
+    with pytest.raises(ValueError, match="Supported values are philox for the Philox"):
+        tf.random.stateless_normal([2], seed=[1, 2], alg="bogus")

@@ -28,7 +28,6 @@ from tapeflow.ops.array_ops import _shape_tuple
 from tapeflow.ops.random_ops import _scaled
 
 _STATE_SIZE = 3            # Philox: two counter words and the key
-_PHILOX, _THREEFRY, _AUTO_SELECT = 1, 2, 3
 _MASK64 = (1 << 64) - 1
 
 
@@ -57,19 +56,6 @@ _READ_AND_SKIP = Primitive(
                                      ShapedArray((_STATE_SIZE,), np.int64)))
 
 
-def _algorithm(alg: Any) -> int:
-    name = getattr(alg, "name", alg)
-    if name is None:
-        return _PHILOX
-    if isinstance(name, str):
-        known = {"philox": _PHILOX, "threefry": _THREEFRY, "auto_select": _AUTO_SELECT}
-        if name.lower() not in known:
-            raise ValueError(f"Argument `alg` got unsupported value {alg}. Supported values "
-                             f"are {{'philox', 'threefry', 'auto_select'}}.")
-        return known[name.lower()]
-    return int(name)
-
-
 def _seed_state(seed: Any) -> np.ndarray:
     """A state from a seed (TensorFlow's create_rng_state): an int in 64-bit words, lowest
     first; a shorter vector padded with zeros in front."""
@@ -85,7 +71,7 @@ def _seed_state(seed: Any) -> np.ndarray:
 @tf_export("random.create_rng_state", "random.experimental.create_rng_state")
 def create_rng_state(seed: Any, alg: Any) -> Tensor:
     """The generator state a seed gives (an int64 vector of 3 for Philox)."""
-    _algorithm(alg)
+    _stateless.algorithm_id(alg)
     return convert_to_tensor(_seed_state(seed))
 
 
@@ -101,7 +87,7 @@ class Generator:
         elif state is None:
             raise ValueError("When `copy_from` is None, neither `state` nor `alg` can be "
                              "None.")
-        self._alg = _algorithm(alg)
+        self._alg = _stateless.algorithm_id(alg)
         value = np.asarray(state.numpy() if hasattr(state, "numpy") else state)
         if value.shape != (_STATE_SIZE,):
             raise ValueError(f"Shapes {list(value.shape)} and [{_STATE_SIZE}] are "
@@ -174,7 +160,7 @@ class Generator:
         return before
 
     def _advance(self, delta: Any) -> tuple:
-        if self._alg == _THREEFRY:
+        if self._alg == _stateless.THREEFRY:
             raise UnimplementedError("Non-XLA devices don't support the ThreeFry algorithm. "
                                      "[Op:RngReadAndSkip]")
         key, counter, new_state = bind(_READ_AND_SKIP, (

@@ -124,16 +124,32 @@ def _key_counter(seed: Any) -> tuple:
     return bind(_GET_KEY_COUNTER, (seed,))
 
 
-def _check_alg(alg: Any) -> None:
+PHILOX, THREEFRY, AUTO_SELECT = 1, 2, 3
+_ALGORITHMS = {"philox": PHILOX, "threefry": THREEFRY, "auto_select": AUTO_SELECT}
+
+
+def algorithm_id(alg: Any) -> int:
+    """The id of a random algorithm given by name, enum or id (None: Philox), with TF's
+    error for an unknown name."""
     name = getattr(alg, "name", alg)
-    if isinstance(name, str) and name.lower() in ("auto_select", "philox"):
-        return
-    if name in (1, 3):   # Philox, auto-select (which is Philox on CPU)
-        return
-    if isinstance(name, str) and name.lower() == "threefry" or name == 2:
-        raise InvalidArgumentError("Unsupported algorithm id: 2")
-    raise ValueError(f"Argument `alg` got unsupported value {alg}. Supported values are "
-                     f"{{'philox', 'threefry', 'auto_select'}}.")
+    if name is None:
+        return PHILOX
+    if isinstance(name, str):
+        if name.lower() not in _ALGORITHMS:
+            raise ValueError(f"Argument `alg` got unsupported value {alg}. Supported values "
+                             f"are philox for the Philox algorithm, threefry for the ThreeFry "
+                             f"algorithm, and auto_select for auto-selection.")
+        return _ALGORITHMS[name.lower()]
+    return int(name)
+
+
+def _check_alg(alg: Any, op_name: str) -> None:
+    """The stateless kernels take Philox (auto-select is Philox on CPU); ThreeFry's key and
+    counter do not fit them, and TF's CPU kernel says so."""
+    if algorithm_id(alg) == THREEFRY:
+        raise InvalidArgumentError(f"counter must be a vector with length at least 2; got "
+                                   f"shape: [1]. (Note that batched counters are not "
+                                   f"supported yet.) [Op:{op_name}]")
 
 
 _UNIFORM_DTYPES = ("float16", "bfloat16", "float32", "float64", "int32", "int64", "uint32",
@@ -152,7 +168,7 @@ def stateless_uniform(shape: Any, seed: Any, minval: Any = 0, maxval: Any = None
         raise ValueError(f"Argument `dtype` got invalid value {dtype}. Accepted dtypes are "
                          f"(tf.float16, tf.bfloat16, tf.float32, tf.float64, tf.int32, "
                          f"tf.int64, tf.uint32, tf.uint64).")
-    _check_alg(alg)
+    _check_alg(alg, "StatelessRandomUniformV2")
     shape = static_value(shape, "StatelessRandomUniformV2: shape", _shape_tuple)
     if dtype.is_integer:
         if (minval is None) != (maxval is None):
@@ -178,7 +194,7 @@ def _normal_draw(prim: Primitive, shape: Any, seed: Any, mean: Any, stddev: Any,
     shape = static_value(shape, f"{prim.name}: shape", _shape_tuple)
     if not dtype.is_floating:
         raise TypeError(f"Cannot convert 0.0 to EagerTensor of dtype {dtype.name}")
-    _check_alg(alg)
+    _check_alg(alg, prim.name)
     key, counter = _key_counter(seed)
     draw = bind(prim, (key, counter), {"shape": shape, "dtype": dtype._np})
     return _scaled(draw, stddev, mean, dtype)
