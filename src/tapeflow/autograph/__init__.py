@@ -21,19 +21,6 @@ def convert_for_tracing(function: Callable) -> Callable:
     return convert(function)
 
 
-def is_converted(code: Any) -> bool:
-    """Whether a code object is one AutoGraph's conversion made."""
-    from tapeflow.autograph.conversion import is_converted_code
-    return is_converted_code(code)
-
-
-def user_function_name(code: Any) -> str:
-    """The user's function a code object runs (AutoGraph's generated functions belong to the
-    function they were generated in)."""
-    from tapeflow.autograph.conversion import user_function_name as name
-    return name(code)
-
-
 def to_graph(entity: Callable, recursive: bool = True,
              experimental_optional_features: Any = None) -> Callable:
     """`entity` converted: Python control flow on tensors becomes graph control flow when
@@ -69,5 +56,5 @@ def trace(*args: Any) -> None:
     print(*args)
 
 
-__all__ = ["convert_for_tracing", "is_converted", "user_function_name", "to_graph", "to_code",
-           "set_verbosity", "get_verbosity", "trace", "experimental"]
+__all__ = ["convert_for_tracing", "to_graph", "to_code", "set_verbosity", "get_verbosity",
+           "trace", "experimental"]

@@ -223,6 +223,7 @@ def _in_user_code(exc: BaseException) -> BaseException:
     marked `*` where AutoGraph converted it and `**` where it ran as written."""
     if getattr(exc, "_tapeflow_in_user_code", False):
         return exc
+    from tapeflow.autograph.conversion import is_converted_code, user_function_name
     frames: list = []
     for frame, line in traceback.walk_tb(exc.__traceback__):
         code = frame.f_code
@@ -230,8 +231,8 @@ def _in_user_code(exc: BaseException) -> BaseException:
             continue
         # A function AutoGraph generated (a branch, a loop body) shows as the user's function
         # it was made from; a frame that repeats the line before it adds nothing.
-        shown = (code.co_filename, line, autograph.user_function_name(code),
-                 "*" if autograph.is_converted(code) else "**")
+        shown = (code.co_filename, line, user_function_name(code),
+                 "*" if is_converted_code(code) else "**")
         if not frames or frames[-1] != shown:
             frames.append(shown)
     if not any(mark == "*" for *_, mark in frames):
