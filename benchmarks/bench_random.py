@@ -1,7 +1,10 @@
 """Random numbers drawn as TensorFlow draws them (Philox4x32-10 in NumPy) beside NumPy's own
-generator, as ratios in one run; and the time to build a large Keras model's weights.
+generator and, where it is installed, TensorFlow's kernels, as ratios in one run; and the time
+to build a large Keras model's weights.
 
-Run: `PYTHONPATH=src python benchmarks/bench_random.py [--quick]`
+Run: `PYTHONPATH=src python benchmarks/bench_random.py [--quick]`. TensorFlow is timed only when
+the interpreter can import it (e.g. a throwaway venv with tensorflow-cpu); it is never a
+dependency.
 """
 
 from __future__ import annotations
@@ -17,6 +20,11 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 import tapeflow as tf  # noqa: E402
 
+try:
+    import tensorflow as real_tf
+except ImportError:
+    real_tf = None
+
 
 def best(fn, number: int, repeat: int) -> float:
     return min(timeit.repeat(fn, number=number, repeat=repeat)) / number
@@ -28,17 +36,21 @@ def main(quick: bool = False) -> None:
     shape = (1000, 1000)
     rows = [
         ("normal float32", lambda: rng.standard_normal(shape, dtype=np.float32),
-         lambda: tf.random.normal(shape)),
+         lambda lib: lib.random.normal(shape)),
         ("uniform float32", lambda: rng.random(shape, dtype=np.float32),
-         lambda: tf.random.uniform(shape)),
+         lambda lib: lib.random.uniform(shape)),
         ("normal float64", lambda: rng.standard_normal(shape),
-         lambda: tf.random.normal(shape, dtype=tf.float64)),
+         lambda lib: lib.random.normal(shape, dtype=lib.float64)),
     ]
-    print(f"{shape[0]} x {shape[1]} draws (min of {repeat}):")
-    for label, numpy_fn, tapeflow_fn in rows:
-        t_numpy, t_tapeflow = best(numpy_fn, 3, repeat), best(tapeflow_fn, 3, repeat)
-        print(f"  {label:16s} NumPy {t_numpy * 1e3:6.1f} ms   tapeflow {t_tapeflow * 1e3:6.1f} ms"
-              f"   {t_tapeflow / t_numpy:4.1f}x")
+    print(f"{shape[0]} x {shape[1]} draws (min of {repeat}), as multiples of NumPy's time:")
+    for label, numpy_fn, draw in rows:
+        t_numpy, t_tapeflow = best(numpy_fn, 3, repeat), best(lambda: draw(tf), 3, repeat)
+        line = (f"  {label:16s} NumPy {t_numpy * 1e3:6.1f} ms   tapeflow {t_tapeflow * 1e3:6.1f} ms"
+                f" {t_tapeflow / t_numpy:4.1f}x")
+        if real_tf is not None:
+            t_tf = best(lambda: draw(real_tf).numpy(), 3, repeat)
+            line += f"   TensorFlow {t_tf * 1e3:6.1f} ms {t_tf / t_numpy:4.1f}x"
+        print(line)
     keras = tf.keras
     times = []
     for _ in range(repeat):

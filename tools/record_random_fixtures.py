@@ -10,6 +10,7 @@ every dtype they take; and a program of stateful draws (`PROGRAM`) with TF's see
 
 from __future__ import annotations
 
+import hashlib
 import json
 import pathlib
 
@@ -82,6 +83,27 @@ def run_program() -> list:
     return out
 
 
+# Large draws, kept as SHA-256 digests of their bytes: a million float32 normals exercise
+# every branch of the float32 log/sin/cos in Box-Muller. (float64 normals use NumPy's log,
+# which on AVX-512 CPUs is not glibc's: about one in 700 differs in the last bits.)
+DIGESTS = [
+    ("normal", [1000, 1000], "float32", [7, 11]),
+    ("truncated_normal", [300, 1000], "float32", [3, 5]),
+    ("normal", [1001, 7], "float16", [1, 2]),
+]
+
+
+def digests() -> list:
+    out = []
+    for op, shape, dtype, seed in DIGESTS:
+        fn = tf.random.stateless_normal if op == "normal" else \
+            tf.random.stateless_truncated_normal
+        data = fn(shape, seed=seed, dtype=dtype).numpy().tobytes()
+        out.append({"op": op, "shape": shape, "dtype": dtype, "seed": seed,
+                    "sha256": hashlib.sha256(data).hexdigest()})
+    return out
+
+
 def main() -> None:
     cases = []
     for key, counter in [(12345, [0, 678]), (2**64 - 1, [2**32 - 2, 2**64 - 1]),
@@ -110,7 +132,7 @@ def main() -> None:
                                   shape, seed=seed, minval=None, maxval=None, dtype=dtype))})
     OUT.parent.mkdir(parents=True, exist_ok=True)
     OUT.write_text(json.dumps({"tensorflow": tf.__version__, "cases": cases,
-                               "program": run_program()}) + "\n")
+                               "program": run_program(), "digests": digests()}) + "\n")
     print(f"wrote {len(cases)} cases to {OUT}")
 
 

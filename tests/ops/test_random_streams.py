@@ -5,8 +5,7 @@ per op type and seeds carried across calls and shapes, set_seed restarting them,
 function's streams carried from call to call, and a second function after the same set_seed
 drawing the same numbers.
 
-Integers and uniform floats are bit-exact; normals as in test_stateless_random.py (float32
-within 2 ulp: TensorFlow's float32 log/sin/cos are not correctly rounded).
+Every number is bit-exact.
 """
 
 import json
@@ -20,7 +19,6 @@ import tapeflow as tf
 PROGRAM = json.loads((pathlib.Path(__file__).parent / "fixtures" /
                       "stateless_random.json").read_text())["program"]
 _BITS = {2: np.uint16, 4: np.uint32, 8: np.uint64}
-_SIGNED = {2: np.int16, 4: np.int32, 8: np.int64}
 
 
 def _draw(step):
@@ -43,10 +41,7 @@ def _check(step, got, recorded):
         assert got.tolist() == recorded, step
         return
     want = np.array(recorded, _BITS[dtype.itemsize])
-    ulps = np.abs(got.view(_SIGNED[dtype.itemsize]).astype(np.int64) -
-                  want.view(_SIGNED[dtype.itemsize]).astype(np.int64))
-    limit = 2 if step[0] != "uniform" and dtype == np.float32 else 0
-    assert ulps.max(initial=0) <= limit, (step, got, want.view(dtype))
+    assert got.view(want.dtype).tolist() == want.tolist(), (step, got, want.view(dtype))
 
 
 def test_a_program_of_stateful_draws_gives_tensorflows_numbers():

@@ -13,7 +13,11 @@ counter.
 
 from __future__ import annotations
 
+from typing import Iterator
+
 import numpy as np
+
+from . import libm_float32
 
 _M0, _M1 = np.uint64(0xD2511F53), np.uint64(0xCD9E8D57)
 _W0, _W1 = 0x9E3779B9, 0xBB67AE85
@@ -43,9 +47,18 @@ def draws(key: tuple, counter: tuple, n: int) -> np.ndarray:
     row `g` from the counter advanced by `g`."""
     if counter[0] + n <= 1 << 32:   # no carry out of the lowest word: build the words directly
         c0 = np.arange(counter[0], counter[0] + n, dtype=np.uint32)
-        c1, c2, c3 = (np.full(n, counter[i], np.uint32) for i in (1, 2, 3))
+        # The upper words are constant: broadcast views, not arrays, keep memory traffic low.
+        c1, c2, c3 = (np.broadcast_to(np.uint32(counter[i]), (n,)) for i in (1, 2, 3))
         return _rounds(key, c0, c1, c2, c3)
     return draws_at(key, counter, np.arange(n, dtype=np.uint64))
+
+
+def draw_blocks(key: tuple, counter: tuple, n: int) -> Iterator[tuple]:
+    """The next `n` outputs as `draws` gives them, a cache-sized block at a time: pairs of
+    (first row, (rows, 4) uint32 words). Turning each block into numbers before the next is
+    made keeps the whole pass in cache."""
+    for begin in range(0, n, _CHUNK):
+        yield begin, draws(key, skip(counter, begin), min(_CHUNK, n - begin))
 
 
 def draws_at(key: tuple, counter: tuple, offsets: np.ndarray) -> np.ndarray:
@@ -61,7 +74,7 @@ def draws_at(key: tuple, counter: tuple, offsets: np.ndarray) -> np.ndarray:
     return _rounds(key, c01 & _MASK32, c01 >> _SHIFT32, c2 & _MASK32, c3)
 
 
-_CHUNK = 1 << 13   # counters per pass: the rounds' arrays stay in the CPU's cache
+_CHUNK = 1 << 13   # counters per pass: the arrays of one pass stay in the CPU's cache
 
 
 def _rounds(key: tuple, c0: np.ndarray, c1: np.ndarray, c2: np.ndarray,
@@ -69,15 +82,15 @@ def _rounds(key: tuple, c0: np.ndarray, c1: np.ndarray, c2: np.ndarray,
     """Philox4x32-10 on counters given as four arrays of 32-bit words."""
     n = len(c0)
     out = np.empty((n, 4), np.uint32)
-    words = [np.ascontiguousarray(c, np.uint32) for c in (c0, c1, c2, c3)]
+    words = [np.asarray(c, np.uint32) for c in (c0, c1, c2, c3)]
     for begin in range(0, n, _CHUNK):
         chunk = [w[begin:begin + _CHUNK] for w in words]
-        out[begin:begin + _CHUNK] = _rounds_chunk(key, *chunk)
+        _rounds_chunk(key, *chunk, out=out[begin:begin + _CHUNK])
     return out
 
 
 def _rounds_chunk(key: tuple, c0: np.ndarray, c1: np.ndarray, c2: np.ndarray,
-                  c3: np.ndarray) -> np.ndarray:
+                  c3: np.ndarray, out: np.ndarray) -> None:
     k0, k1 = int(key[0]), int(key[1])
     for round_ in range(10):
         if round_:
@@ -90,42 +103,52 @@ def _rounds_chunk(key: tuple, c0: np.ndarray, c1: np.ndarray, c2: np.ndarray,
         new2 = product0[1::2] ^ c3
         new2 ^= np.uint32(k1)
         c0, c1, c2, c3 = new0, product1[0::2], new2, product0[0::2]
-    return np.stack([c0, c1, c2, c3], axis=1)
+    for column, word in enumerate((c0, c1, c2, c3)):
+        out[:, column] = word
 
 
 # -- words to numbers (TensorFlow's random_distributions.h) -------------------------------------
 
 def uint32_to_float(words: np.ndarray) -> np.ndarray:
     """Floats in [0, 1): 23 mantissa bits under exponent 0, minus one."""
-    bits = (words.astype(np.uint32) & np.uint32(0x7FFFFF)) | np.uint32(0x3F800000)
-    return bits.view(np.float32) - np.float32(1.0)
+    bits = np.bitwise_and(words, np.uint32(0x7FFFFF), dtype=np.uint32)
+    bits |= np.uint32(0x3F800000)
+    values = bits.view(np.float32)
+    values -= np.float32(1.0)
+    return values
 
 
 def uint32_pair_to_double(high: np.ndarray, low: np.ndarray) -> np.ndarray:
     """Doubles in [0, 1): 20 mantissa bits from the first word, 32 from the second."""
-    bits = ((high.astype(np.uint64) & np.uint64(0xFFFFF)) << _SHIFT32) | low.astype(np.uint64)
-    return (bits | np.uint64(0x3FF0000000000000)).view(np.float64) - 1.0
+    bits = np.bitwise_and(high, np.uint32(0xFFFFF), dtype=np.uint64)
+    bits <<= _SHIFT32
+    bits |= low
+    bits |= np.uint64(0x3FF0000000000000)
+    values = bits.view(np.float64)
+    values -= 1.0
+    return values
 
 
 def uint32_to_half(words: np.ndarray) -> np.ndarray:
     """Halves in [0, 1): 10 mantissa bits (of the word's low 16) under exponent 0."""
-    bits = (words.astype(np.uint16) & np.uint16(0x3FF)) | np.uint16(0x3C00)
-    return bits.view(np.float16) - np.float16(1.0)
+    bits = np.bitwise_and(words, np.uint32(0x3FF), dtype=np.uint16, casting="unsafe")
+    bits |= np.uint16(0x3C00)
+    values = bits.view(np.float16)
+    values -= np.float16(1.0)
+    return values
 
 
 def box_muller_float(x0: np.ndarray, x1: np.ndarray) -> tuple:
-    """Two standard normal float32s per pair of words (TensorFlow's BoxMullerFloat)."""
+    """Two standard normal float32s per pair of words (TensorFlow's BoxMullerFloat), with
+    glibc's `logf`, `sinf` and `cosf`, which TensorFlow's CPU kernels call."""
     u1 = np.maximum(uint32_to_float(x0), np.float32(1.0e-7))
     # `2.0f * M_PI * u` in C++ is a double product (M_PI is a double), rounded to float.
     v1 = (2.0 * np.pi * uint32_to_float(x1).astype(np.float64)).astype(np.float32)
-    # C's logf, sinf, cosf round correctly; float32 rounding of the double results matches
-    # them (NumPy's own float32 versions can differ in the last bit).
-    u2 = np.sqrt(np.float32(-2.0) * _f32(np.log, u1))
-    return _f32(np.sin, v1) * u2, _f32(np.cos, v1) * u2
-
-
-def _f32(fn: object, x: np.ndarray) -> np.ndarray:
-    return fn(x.astype(np.float64)).astype(np.float32)
+    u2 = np.sqrt(np.float32(-2.0) * libm_float32.log(u1))
+    sin, cos = libm_float32.sincos(v1)
+    sin *= u2
+    cos *= u2
+    return sin, cos
 
 
 def box_muller_double(x0: np.ndarray, x1: np.ndarray, x2: np.ndarray,
@@ -142,13 +165,15 @@ def uniform(key: tuple, counter: tuple, size: int, dtype: np.dtype) -> np.ndarra
     key and counter (4 per draw for 32 and 16 bits, 2 per draw for doubles)."""
     dtype = np.dtype(dtype)
     per_draw = 2 if dtype == np.float64 else 4
-    words = draws(key, counter, -(-size // per_draw))
-    if dtype == np.float64:
-        values = uint32_pair_to_double(words[:, 0::2], words[:, 1::2])
-    elif dtype == np.float16:
-        values = uint32_to_half(words)
-    else:
-        values = uint32_to_float(words)
+    values = np.empty((-(-size // per_draw), per_draw), dtype)
+    for begin, words in draw_blocks(key, counter, len(values)):
+        out = values[begin:begin + len(words)]
+        if dtype == np.float64:
+            out[...] = uint32_pair_to_double(words[:, 0::2], words[:, 1::2])
+        elif dtype == np.float16:
+            out[...] = uint32_to_half(words)
+        else:
+            out[...] = uint32_to_float(words)
     return values.reshape(-1)[:size]
 
 
@@ -156,18 +181,17 @@ def normal(key: tuple, counter: tuple, size: int, dtype: np.dtype) -> np.ndarray
     """`size` standard normal numbers of a float `dtype`, as TensorFlow's fill (Box-Muller:
     4 float32s per draw, halves rounded from those, 2 doubles per draw)."""
     dtype = np.dtype(dtype)
-    if dtype == np.float64:
-        words = draws(key, counter, -(-size // 2))
-        first, second = box_muller_double(words[:, 0], words[:, 1], words[:, 2], words[:, 3])
-        values = np.stack([first, second], axis=1)
-    else:
-        words = draws(key, counter, -(-size // 4))
-        a0, a1 = box_muller_float(words[:, 0], words[:, 1])
-        b0, b1 = box_muller_float(words[:, 2], words[:, 3])
-        values = np.stack([a0, a1, b0, b1], axis=1)
-        if dtype != np.float32:
-            values = values.astype(dtype)
-    return values.reshape(-1)[:size]
+    wide = dtype == np.float64
+    rows = -(-size // (2 if wide else 4))
+    values = np.empty((rows, 2 if wide else 4), np.float64 if wide else np.float32)
+    for begin, w in draw_blocks(key, counter, rows):
+        out = values[begin:begin + len(w)]
+        if wide:
+            out[:, 0], out[:, 1] = box_muller_double(w[:, 0], w[:, 1], w[:, 2], w[:, 3])
+        else:   # both pairs of words at once: (x0, x1) -> outputs 0, 1 and (x2, x3) -> 2, 3
+            out[:, 0::2], out[:, 1::2] = box_muller_float(w[:, 0::2], w[:, 1::2])
+    values = values.reshape(-1)[:size]
+    return values if dtype in (np.float32, np.float64) else values.astype(dtype)
 
 
 # A distribution that takes a variable number of words per output group (truncated normal)
