@@ -35,7 +35,7 @@ from tapeflow.function import TensorSpec, function  # noqa: E402
 newaxis = None
 
 # Heavier namespaces load on first use, so `import tapeflow` stays fast.
-_LAZY_SUBMODULES = {"keras", "train", "test", "config", "autograph", "version"}
+_LAZY_SUBMODULES = {"keras", "train", "test", "config", "autograph", "version", "data"}
 
 
 def __getattr__(name: str):

@@ -15,9 +15,10 @@ import pytest
 PACKAGE = pathlib.Path(__file__).resolve().parents[2] / "src" / "tapeflow"
 
 # Lowest first. A module may import its own layer and the layers before it.
-LAYERS = ("framework", "autodiff", "graph", "ops", "autograph", "function", "api")
+LAYERS = ("framework", "autodiff", "graph", "ops", "autograph", "function", "data", "api")
 _SUBPACKAGE_LAYERS = {"framework": "framework", "autodiff": "autodiff", "graph": "graph",
-                      "ops": "ops", "autograph": "autograph", "function": "function"}
+                      "ops": "ops", "autograph": "autograph", "function": "function",
+                      "data": "data"}
 
 # (importing module, imported module) pairs that go up a layer on purpose, with the reason.
 ALLOWED_UPWARD: dict = {}

@@ -1,0 +1,1 @@
+"""`tf.data`: input pipelines (datasets, their transformations and iterators)."""
