@@ -1,1 +1,10 @@
 """`tf.data`: input pipelines (datasets, their transformations and iterators)."""
+
+from tapeflow.data import experimental
+from tapeflow.data.dataset_ops import AUTOTUNE, Dataset, DatasetV2
+from tapeflow.data.dataset_ops import INFINITE as INFINITE_CARDINALITY
+from tapeflow.data.dataset_ops import UNKNOWN as UNKNOWN_CARDINALITY
+from tapeflow.data.iterator_ops import OwnedIterator as Iterator
+
+__all__ = ["Dataset", "DatasetV2", "AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY",
+           "Iterator", "experimental"]

@@ -1,0 +1,138 @@
+"""Iterators over datasets: `iter(dataset)` gives an OwnedIterator, as TensorFlow's.
+
+The iterator walks the dataset's `_elements()` (NumPy nests) and hands out EagerTensors. Its
+position is the number of elements it has produced; a checkpoint saves that count and a restore
+replays the pipeline to it (deterministic pipelines only: a shuffle without a seed refuses).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from tapeflow.data import structure
+from tapeflow.framework.errors import OutOfRangeError
+from tapeflow.framework.tensor import wrap
+
+
+def to_tensors(element: Any) -> Any:
+    """An internal element (a nest of NumPy arrays) as EagerTensors."""
+    if type(element) is np.ndarray:
+        return wrap(element)
+    return structure.map_leaves(_leaf_tensor, element)
+
+
+def _leaf_tensor(leaf: Any) -> Any:
+    if hasattr(leaf, "_elements"):    # a nested dataset (window) stays a dataset
+        return leaf
+    return wrap(np.asarray(leaf))
+
+
+class OwnedIterator:
+    """The iterator `iter(dataset)` returns: `next(it)`, `it.get_next()`, `element_spec`."""
+
+    def __init__(self, dataset: Any) -> None:
+        self._dataset = dataset
+        self._element_spec = dataset.element_spec
+        self._produced = 0
+        self._elements = dataset._elements()
+
+    @property
+    def element_spec(self) -> Any:
+        """The spec of the elements this iterator produces."""
+        return self._element_spec
+
+    def __iter__(self) -> "OwnedIterator":
+        return self
+
+    def __next__(self) -> Any:
+        element = next(self._elements)     # StopIteration ends a Python for loop
+        self._produced += 1
+        return to_tensors(element)
+
+    def next(self) -> Any:
+        """The next element (StopIteration at the end), as `next(it)`."""
+        return self.__next__()
+
+    def get_next(self, name: Any = None) -> Any:
+        """The next element; OutOfRangeError ("End of sequence") at the end, as TF."""
+        try:
+            return self.__next__()
+        except StopIteration:
+            raise OutOfRangeError(None, None, "End of sequence") from None
+
+    def get_next_as_optional(self) -> Any:
+        """The next element as a tf.experimental.Optional-like object."""
+        try:
+            return _Optional(self.__next__(), self._element_spec)
+        except StopIteration:
+            return _Optional(None, self._element_spec)
+
+    def __repr__(self) -> str:
+        return f"<tensorflow.python.data.ops.iterator_ops.OwnedIterator object at 0x{id(self):x}>"
+
+    # -- checkpointing ----------------------------------------------------------------------
+    def _checkpoint_state(self) -> np.ndarray:
+        """The iterator's position: the number of elements produced (int64)."""
+        self._dataset._check_replayable()
+        return np.asarray(self._produced, np.int64)
+
+    def _restore_state(self, produced: Any) -> None:
+        """Back to the position `produced`: a fresh pass over the dataset, replayed to it."""
+        produced = int(np.asarray(produced))
+        self._dataset._check_replayable()
+        self._elements = self._dataset._elements()
+        for _ in range(produced):
+            try:
+                next(self._elements)
+            except StopIteration:
+                break
+        self._produced = produced
+
+
+class _Optional:
+    """What `get_next_as_optional` returns: has_value() and get_value()."""
+
+    def __init__(self, value: Any, spec: Any) -> None:
+        self._value = value
+        self.element_spec = spec
+
+    def has_value(self) -> Any:
+        return wrap(np.asarray(self._value is not None))
+
+    def get_value(self) -> Any:
+        if self._value is None:
+            from tapeflow.framework.errors import InvalidArgumentError
+            raise InvalidArgumentError(None, None, "The optional does not have a value")
+        return self._value
+
+
+class NumpyIterator:
+    """What `as_numpy_iterator()` returns: elements as NumPy values (bytes for strings)."""
+
+    def __init__(self, dataset: Any) -> None:
+        self._iterator = iter(dataset)
+
+    def __iter__(self) -> "NumpyIterator":
+        return self
+
+    def __next__(self) -> Any:
+        element = next(self._iterator._elements)
+        self._iterator._produced += 1
+        return structure.map_leaves(_numpy_leaf, element)
+
+    next = __next__
+
+    def __repr__(self) -> str:
+        return f"NumpyIterator(iterator={self._iterator!r})"
+
+
+def _numpy_leaf(leaf: Any) -> Any:
+    if hasattr(leaf, "_elements"):
+        return leaf.as_numpy_iterator()
+    leaf = np.asarray(leaf)
+    return leaf[()] if leaf.ndim == 0 else leaf
+
+
+__all__ = ["OwnedIterator", "NumpyIterator", "to_tensors"]

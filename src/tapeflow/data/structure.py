@@ -1,0 +1,127 @@
+"""Element structures of tf.data: nests of tuples, dicts and namedtuples (lists are values,
+converted to one tensor, as TensorFlow's tf.data nest treats them), their TensorSpecs, and the
+internal element form (the same nest with NumPy arrays as leaves)."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from tapeflow.framework import dtypes as _dtypes
+from tapeflow.framework import nest
+from tapeflow.framework.tensor import TensorLike
+from tapeflow.framework.tensor_conversion import convert_to_tensor
+from tapeflow.framework.tensor_shape import TensorShape
+from tapeflow.function import TensorSpec
+
+
+def is_structure(value: Any) -> bool:
+    """Whether tf.data looks into `value`: a tuple (or namedtuple) or a dict, not a list."""
+    return isinstance(value, (tuple, dict))
+
+
+def flatten(structure: Any) -> list:
+    """The leaves of an element or spec (dict values by sorted key); a leaf gives [leaf]."""
+    if not is_structure(structure):
+        return [structure]
+    return nest.flatten(structure)
+
+
+def pack(structure: Any, flat: list) -> Any:
+    """`flat` rebuilt in `structure`'s nesting."""
+    if not is_structure(structure):
+        return flat[0]
+    return nest.pack_sequence_as(structure, flat)
+
+
+def map_leaves(func: Callable, structure: Any) -> Any:
+    """`func` of each leaf of a tf.data structure (lists are leaves)."""
+    if not is_structure(structure):
+        return func(structure)
+    if isinstance(structure, dict):
+        return type(structure)((k, map_leaves(func, v)) for k, v in structure.items())
+    items = [map_leaves(func, v) for v in structure]
+    if hasattr(structure, "_fields"):
+        return type(structure)(*items)
+    return tuple(items)
+
+
+def normalize(value: Any) -> Any:
+    """A user's element as tensors: each leaf (a list, array, scalar) converted by TF's rules;
+    lists become tensors, tuples/dicts/namedtuples stay structures."""
+    return map_leaves(_as_tensor, value)
+
+
+def _as_tensor(leaf: Any) -> Any:
+    if isinstance(leaf, DatasetSpecLike):
+        return leaf
+    if isinstance(leaf, TensorLike):
+        return convert_to_tensor(leaf)
+    if leaf is None:
+        raise TypeError("Attempt to convert a value (None) with an unsupported type "
+                        "(<class 'NoneType'>) to a Tensor.")
+    return convert_to_tensor(leaf)
+
+
+class DatasetSpecLike:
+    """Marker base for specs that are not TensorSpecs (DatasetSpec)."""
+
+
+def spec_of(tensor: Any) -> TensorSpec:
+    """The TensorSpec of a tensor (or of a dataset: its DatasetSpec)."""
+    if hasattr(tensor, "_dataset_spec"):
+        return tensor._dataset_spec()
+    return TensorSpec(tensor.shape, tensor.dtype)
+
+
+def specs_of(element: Any) -> Any:
+    """The element_spec of a structure of tensors."""
+    return map_leaves(spec_of, element)
+
+
+def array_spec(array: np.ndarray) -> TensorSpec:
+    return TensorSpec(array.shape, _dtypes.from_numpy(array.dtype))
+
+
+def unbatched_spec(spec: TensorSpec) -> TensorSpec:
+    """The spec of one slice along axis 0."""
+    shape = spec.shape
+    if shape.rank == 0:
+        raise ValueError("Unbatching a tensor is only supported for rank >= 1")
+    dims = None if shape.rank is None else shape.as_list()[1:]
+    return TensorSpec(dims, spec.dtype)
+
+
+def batched_spec(spec: TensorSpec, size: Any) -> TensorSpec:
+    """The spec of `size` elements stacked (size None when unknown)."""
+    if spec.shape.rank is None:
+        return TensorSpec(None, spec.dtype)
+    return TensorSpec([size] + spec.shape.as_list(), spec.dtype)
+
+
+def most_specific_common(a: TensorSpec, b: TensorSpec) -> TensorSpec:
+    """The spec both `a` and `b` satisfy (dims that differ become None), as TF's
+    most_specific_common_supertype; a dtype mismatch is a TypeError."""
+    if a.dtype != b.dtype:
+        raise TypeError(f"Incompatible dtypes: {a.dtype!r} vs {b.dtype!r}")
+    if a.shape.rank is None or b.shape.rank is None or a.shape.rank != b.shape.rank:
+        return TensorSpec(None, a.dtype)
+    dims = [x if x == y else None for x, y in zip(a.shape.as_list(), b.shape.as_list())]
+    return TensorSpec(dims, a.dtype)
+
+
+def to_numpy(tensor: Any) -> np.ndarray:
+    """The NumPy array of an eager tensor (0-d arrays for scalars, never NumPy scalars)."""
+    return np.asarray(tensor._value)
+
+
+def shape_text(shape: TensorShape) -> str:
+    """TF's `[d0,d1]` text of a shape in kernel errors."""
+    return "[" + ",".join("?" if d is None else str(d) for d in shape.as_list()) + "]" \
+        if shape.rank is not None else "<unknown>"
+
+
+__all__ = ["is_structure", "flatten", "pack", "map_leaves", "normalize", "spec_of",
+           "specs_of", "array_spec", "unbatched_spec", "batched_spec", "most_specific_common",
+           "to_numpy", "DatasetSpecLike"]
