@@ -4,15 +4,15 @@
 `__init__` of its own and relies only on the model's `__call__(x, training=)`,
 `trainable_variables`, `weights` (or `variables`), `get_weights()` and `set_weights()`.
 
-Data: NumPy arrays, tensors, or lists/tuples/dicts of them (multi-input models), split into
-batches along axis 0. Shuffling (`shuffle=True`) permutes the samples each epoch with
-NumPy's global random state, so `np.random.seed(...)` makes it repeatable.
+Data: NumPy arrays, tensors, or lists/tuples/dicts of them (multi-input models), a
+`tf.data.Dataset`, a Python generator or a `keras.utils.PyDataset`, read through the adapters
+of `keras/data_adapters.py` as Keras 3 reads them. Shuffling arrays (`shuffle=True`) takes
+TensorFlow's `tf.random.shuffle` permutation, so `keras.utils.set_random_seed(s)` gives
+Keras-on-TF's batch order.
 """
 
 from __future__ import annotations
 
-import math
-import warnings
 from typing import Any, Optional, Sequence
 
 import numpy as np
@@ -21,129 +21,10 @@ from tapeflow.autodiff import GradientTape
 from tapeflow.framework import nest
 from tapeflow.framework.tensor import TensorLike
 from tapeflow.framework.tensor_conversion import convert_to_tensor
+from tapeflow.keras.data_adapters import (EpochIterator, _to_numpy_tree,
+                                          class_weight_to_sample_weights,
+                                          train_validation_split, unpack_x_y_sample_weight)
 from tapeflow.ops import math_ops
-
-
-def _to_numpy_tree(data: Any) -> Any:
-    """Tensors and array-likes in a structure become NumPy arrays (None stays None)."""
-    if data is None:
-        return None
-    return nest.map_structure(lambda a: np.asarray(a._value if isinstance(a, TensorLike) else a),
-                              data)
-
-
-def _num_samples(data: Any) -> int:
-    sizes = {int(a.shape[0]) for a in nest.flatten(data) if a is not None}
-    if len(sizes) != 1:
-        raise ValueError("Data cardinality is ambiguous. Make sure all arrays contain the same "
-                         f"number of samples. Received sizes: {sorted(sizes)}")
-    return sizes.pop()
-
-
-def _take(data: Any, index: Any) -> Any:
-    if data is None:
-        return None
-    return nest.map_structure(lambda a: a[index], data)
-
-
-def unpack_x_y_sample_weight(data: Any) -> tuple:
-    """(x, y, sample_weight) from a tuple of one to three items (or a bare x)."""
-    if isinstance(data, list):
-        data = tuple(data)
-    if not isinstance(data, tuple):
-        return data, None, None
-    if len(data) == 1:
-        return data[0], None, None
-    if len(data) == 2:
-        return data[0], data[1], None
-    if len(data) == 3:
-        return data
-    raise ValueError("Data is expected to be in format `x`, `(x,)`, `(x, y)`, or "
-                     f"`(x, y, sample_weight)`, found: {data}")
-
-
-def train_validation_split(arrays: tuple, validation_split: float) -> tuple:
-    """Splits off the last `validation_split` fraction of the samples, as Keras does."""
-    if not 0 < validation_split < 1:
-        raise ValueError("`validation_split` must be between 0 and 1, received: "
-                         f"{validation_split}")
-    n = _num_samples([a for a in arrays if a is not None])
-    split_at = int(math.floor(n * (1.0 - validation_split)))
-    if split_at == 0 or split_at == n:
-        raise ValueError(f"Training data contains {n} samples, which is not sufficient to "
-                         f"split it into a validation and training set as specified by "
-                         f"`validation_split={validation_split}`. Either provide more data, or "
-                         "a different value for the `validation_split` argument.")
-    train = tuple(_take(a, slice(0, split_at)) for a in arrays)
-    val = tuple(_take(a, slice(split_at, None)) for a in arrays)
-    return train, val
-
-
-class _Batches:
-    """The batches of one pass over (x, y, sample_weight)."""
-
-    def __init__(self, x: Any, y: Any = None, sample_weight: Any = None,
-                 batch_size: Optional[int] = None, shuffle: bool = False) -> None:
-        self.x, self.y = _to_numpy_tree(x), _to_numpy_tree(y)
-        self.sample_weight = _to_numpy_tree(sample_weight)
-        self.batch_size = 32 if batch_size is None else int(batch_size)
-        self.shuffle = shuffle
-        self.size = _num_samples([a for a in (self.x, self.y, self.sample_weight)
-                                  if a is not None])
-
-    @property
-    def num_batches(self) -> int:
-        return math.ceil(self.size / self.batch_size)
-
-    def __iter__(self):
-        order = np.random.permutation(self.size) if self.shuffle else None
-        for step in range(self.num_batches):
-            span = slice(step * self.batch_size, min((step + 1) * self.batch_size, self.size))
-            index = order[span] if order is not None else span
-            yield step, (_take(self.x, index), _take(self.y, index),
-                         _take(self.sample_weight, index))
-
-
-def class_weight_to_sample_weights(y: Any, class_weight: dict) -> np.ndarray:
-    """Per-sample weights `class_weight[class of y]` (1.0 for classes not listed); one-hot
-    targets use their argmax, as Keras does."""
-    if nest.is_nested(y):
-        raise ValueError("`class_weight` is only supported for Models with a single output.")
-    labels = np.asarray(y)
-    if labels.ndim > 1:
-        labels = np.argmax(labels, axis=-1) if labels.shape[-1] != 1 else \
-            np.squeeze(labels, axis=-1)
-    labels = np.round(labels).astype("int32")
-    return np.array([class_weight.get(int(c), 1.0) for c in labels], dtype=np.float32)
-
-
-def _batch_stream(batches: "_Batches", steps_per_epoch: Optional[int]):
-    """The batches of each epoch: all of them, or `steps_per_epoch` taken from a pass that
-    continues across epochs (a new, reshuffled pass when one is used up), as Keras 3's
-    EpochIterator. A pass too short for `steps_per_epoch` ends the epoch with a warning."""
-    current, seen = None, 0
-    while True:
-        if steps_per_epoch is None:
-            yield iter(batches)
-            continue
-
-        def epoch():
-            nonlocal current, seen
-            if current is None:
-                current, seen = iter(batches), 0
-            for step in range(steps_per_epoch):
-                if seen >= batches.num_batches:
-                    warnings.warn("Your input ran out of data; interrupting training. Make sure "
-                                  "that your dataset or generator can generate at least "
-                                  "`steps_per_epoch * epochs` batches. You may need to use the "
-                                  "`.repeat()` function when building your dataset.",
-                                  stacklevel=2)
-                    break
-                seen += 1
-                yield step, next(current)[1]
-            if seen >= batches.num_batches:
-                current, seen = iter(batches), 0
-        yield epoch()
 
 
 def _as_floats(logs: dict) -> dict:
@@ -152,7 +33,10 @@ def _as_floats(logs: dict) -> dict:
 
 
 def _as_tensors(data: Any) -> Any:
-    return None if data is None else nest.map_structure(convert_to_tensor, data)
+    """A batch's leaves as tensors (tensors from a dataset pass through; None stays)."""
+    if data is None:
+        return None
+    return nest.map_structure(lambda a: a if a is None else convert_to_tensor(a), data)
 
 
 class Trainer:
@@ -401,50 +285,67 @@ class Trainer:
             class_weight: Any = None, sample_weight: Any = None, initial_epoch: int = 0,
             steps_per_epoch: Optional[int] = None, validation_steps: Optional[int] = None,
             validation_batch_size: Optional[int] = None, validation_freq: int = 1) -> Any:
-        """Trains for `epochs` epochs; returns the `History` (`history.history` holds 'loss',
-        the metrics, and 'val_'-prefixed ones when there is validation data)."""
-        from tapeflow.keras import callbacks as callbacks_module
+        """Trains for `epochs` epochs on arrays, a `tf.data.Dataset`, a generator or a
+        `PyDataset`; returns the `History` (`history.history` holds 'loss', the metrics, and
+        'val_'-prefixed ones when there is validation data)."""
         self._assert_compile_called("fit")
+        self._eval_epoch_iterator = None
         if validation_split and validation_data is None:
             (x, y, sample_weight), validation_data = train_validation_split(
-                (_to_numpy_tree(x), _to_numpy_tree(y), _to_numpy_tree(sample_weight)),
-                validation_split)
-        sample_weight = self._class_sample_weight(y, sample_weight, class_weight)
-        batches = _Batches(x, y, sample_weight, batch_size, shuffle=shuffle)
-        callback_list = callbacks if isinstance(callbacks, callbacks_module.CallbackList) else \
-            callbacks_module.CallbackList(callbacks, add_history=True,
-                                          add_progbar=verbose != 0, model=self,
-                                          verbose=verbose, epochs=epochs,
-                                          steps=steps_per_epoch or batches.num_batches)
+                (x, y, sample_weight), validation_split)
+        if validation_data is not None:
+            val_x, val_y, val_sw = unpack_x_y_sample_weight(validation_data)
+        epoch_iterator = EpochIterator(x, y, sample_weight, batch_size=batch_size,
+                                       steps_per_epoch=steps_per_epoch, shuffle=shuffle,
+                                       class_weight=class_weight)
+        epoch_iterator.reset()
+        callback_list = self._callback_list(callbacks, verbose, epochs, epoch_iterator,
+                                            add_history=True)
         self.stop_training = False
         train_function = self._step_function("train")
-        epoch_batches = _batch_stream(batches, steps_per_epoch)
         callback_list.on_train_begin()
         training_logs = None
-        for epoch in range(initial_epoch, epochs):
-            self.reset_metrics()
-            callback_list.on_epoch_begin(epoch)
-            logs: dict = {}
-            for step, batch in next(epoch_batches):
-                callback_list.on_train_batch_begin(step)
-                logs = _as_floats(train_function(_as_batch(batch)))
-                callback_list.on_train_batch_end(step, logs)
+        logs: dict = {}
+        try:
+            for epoch in range(initial_epoch, epochs):
+                self.reset_metrics()
+                callback_list.on_epoch_begin(epoch)
+                with epoch_iterator.catch_stop_iteration():
+                    for step, iterator in epoch_iterator:
+                        callback_list.on_train_batch_begin(step)
+                        logs = _as_floats(train_function(_as_tensors(next(iterator))))
+                        callback_list.on_train_batch_end(step, logs)
+                        if self.stop_training:
+                            break
+                epoch_logs = self.get_metrics_result() if logs else dict(logs)
+                if validation_data is not None and (epoch + 1) % validation_freq == 0:
+                    if self._eval_epoch_iterator is None:  # made once, as Keras caches it
+                        self._eval_epoch_iterator = EpochIterator(
+                            val_x, val_y, val_sw, batch_size=validation_batch_size or batch_size,
+                            steps_per_epoch=validation_steps, shuffle=False)
+                    val_logs = self.evaluate(val_x, val_y, sample_weight=val_sw,
+                                             batch_size=validation_batch_size or batch_size,
+                                             steps=validation_steps, callbacks=callback_list,
+                                             return_dict=True, _use_cached_eval_dataset=True)
+                    epoch_logs.update({f"val_{k}": v for k, v in val_logs.items()})
+                callback_list.on_epoch_end(epoch, epoch_logs)
+                training_logs = epoch_logs
                 if self.stop_training:
                     break
-            epoch_logs = self.get_metrics_result() if logs else dict(logs)
-            if validation_data is not None and (epoch + 1) % validation_freq == 0:
-                val_x, val_y, val_sw = unpack_x_y_sample_weight(validation_data)
-                val_logs = self.evaluate(val_x, val_y, sample_weight=val_sw,
-                                         batch_size=validation_batch_size or batch_size,
-                                         steps=validation_steps, callbacks=callback_list,
-                                         return_dict=True)
-                epoch_logs.update({f"val_{k}": v for k, v in val_logs.items()})
-            callback_list.on_epoch_end(epoch, epoch_logs)
-            training_logs = epoch_logs
-            if self.stop_training:
-                break
+        finally:
+            self._eval_epoch_iterator = None
         callback_list.on_train_end(logs=training_logs)
         return self.history
+
+    def _callback_list(self, callbacks: Any, verbose: Any, epochs: int,
+                       epoch_iterator: EpochIterator, add_history: bool = False) -> Any:
+        from tapeflow.keras import callbacks as callbacks_module
+        if isinstance(callbacks, callbacks_module.CallbackList):
+            return callbacks
+        return callbacks_module.CallbackList(callbacks, add_history=add_history,
+                                             add_progbar=verbose != 0, model=self,
+                                             verbose=verbose, epochs=epochs,
+                                             steps=epoch_iterator.num_batches)
 
     def evaluate(self, x: Any = None, y: Any = None, batch_size: Optional[int] = None,
                  verbose: Any = "auto", sample_weight: Any = None,
@@ -452,23 +353,27 @@ class Trainer:
                  return_dict: bool = False, **kwargs: Any) -> Any:
         """The loss and metrics over the data: a float (loss only), a list [loss, *metrics],
         or a dict with `return_dict=True`."""
-        from tapeflow.keras import callbacks as callbacks_module
         self._assert_compile_called("evaluate")
-        batches = _Batches(x, y, sample_weight, batch_size, shuffle=False)
-        callback_list = callbacks if isinstance(callbacks, callbacks_module.CallbackList) else \
-            callbacks_module.CallbackList(callbacks, add_progbar=verbose != 0, model=self,
-                                          verbose=verbose, epochs=1,
-                                          steps=steps or batches.num_batches)
-        self.reset_metrics()
-        callback_list.on_test_begin()
+        use_cached = kwargs.pop("_use_cached_eval_dataset", False)
+        if kwargs:
+            raise ValueError(f"Arguments not recognized: {kwargs}")
+        epoch_iterator = getattr(self, "_eval_epoch_iterator", None) if use_cached else None
+        if epoch_iterator is None:
+            epoch_iterator = EpochIterator(x, y, sample_weight, batch_size=batch_size,
+                                           steps_per_epoch=steps, shuffle=False)
+        epoch_iterator.reset()
+        callback_list = self._callback_list(callbacks, verbose, 1, epoch_iterator)
         test_function = self._step_function("test")
-        logs: dict = {}
-        for step, batch in batches:
-            if steps is not None and step >= steps:
-                break
-            callback_list.on_test_batch_begin(step)
-            logs = _as_floats(test_function(_as_batch(batch)))
-            callback_list.on_test_batch_end(step, logs)
+        self.stop_evaluating = False
+        callback_list.on_test_begin()
+        self.reset_metrics()
+        with epoch_iterator.catch_stop_iteration():
+            for step, iterator in epoch_iterator:
+                callback_list.on_test_batch_begin(step)
+                logs = _as_floats(test_function(_as_tensors(next(iterator))))
+                callback_list.on_test_batch_end(step, logs)
+                if self.stop_evaluating:
+                    break
         logs = self.get_metrics_result()
         callback_list.on_test_end(logs)
         if return_dict:
@@ -478,22 +383,21 @@ class Trainer:
     def predict(self, x: Any, batch_size: Optional[int] = None, verbose: Any = "auto",
                 steps: Optional[int] = None, callbacks: Optional[Sequence] = None) -> Any:
         """The model's outputs for every sample, batch by batch, as NumPy arrays."""
-        from tapeflow.keras import callbacks as callbacks_module
-        batches = _Batches(x, None, None, batch_size, shuffle=False)
-        callback_list = callbacks if isinstance(callbacks, callbacks_module.CallbackList) else \
-            callbacks_module.CallbackList(callbacks, add_progbar=verbose != 0, model=self,
-                                          verbose=verbose, epochs=1,
-                                          steps=steps or batches.num_batches)
-        callback_list.on_predict_begin()
+        epoch_iterator = EpochIterator(x, batch_size=batch_size, steps_per_epoch=steps,
+                                       shuffle=False)
+        callback_list = self._callback_list(callbacks, verbose, 1, epoch_iterator)
         predict_function = self._step_function("predict")
+        self.stop_predicting = False
+        callback_list.on_predict_begin()
         outputs = []
-        for step, (bx, _, _) in batches:
-            if steps is not None and step >= steps:
-                break
-            callback_list.on_predict_batch_begin(step)
-            out = predict_function((_as_tensors(bx),))
-            outputs.append(nest.map_structure(lambda t: np.asarray(t), out))
-            callback_list.on_predict_batch_end(step, {"outputs": out})
+        with epoch_iterator.catch_stop_iteration():
+            for step, iterator in epoch_iterator:
+                callback_list.on_predict_batch_begin(step)
+                out = predict_function(_as_tensors(next(iterator)))
+                outputs.append(nest.map_structure(np.asarray, out))
+                callback_list.on_predict_batch_end(step, {"outputs": out})
+                if self.stop_predicting:
+                    break
         callback_list.on_predict_end()
         if not outputs:
             raise ValueError("Expected input data to be non-empty.")
