@@ -15,9 +15,10 @@ Seeds follow TensorFlow's `random_seed.get_seed`, and `normal`, `uniform`,
   takes its numbers from the stream's position and moves it on by 256 draws per output, as
   TensorFlow's kernels reserve them.
 
-`shuffle` draws TensorFlow's permutations too (its Fisher-Yates on the same stream);
-`categorical` keeps tapeflow's own generator (NumPy's PCG64 on the same seeds): reproducible,
-but not TensorFlow's numbers.
+`shuffle` draws TensorFlow's permutations too (its Fisher-Yates on the same stream), and
+`categorical` TensorFlow's samples: its kernel splits the batch rows into blocks as TensorFlow's
+intra-op thread pool does (`_row_blocks`), and each block reads the stream from its own offset,
+so the numbers equal TensorFlow's for the same intra-op thread count.
 
 Each draw is a non-differentiable primitive, so a traced `tf.function` draws new numbers on
 every call; while tracing it only gives a placeholder value and leaves its stream alone.
@@ -27,7 +28,7 @@ arithmetic after the draw (as in TensorFlow).
 
 from __future__ import annotations
 
-import collections
+import math
 import os
 import random as _python_random
 import threading
@@ -40,18 +41,16 @@ from tapeflow.framework.abstract import ShapedArray, dims_text, same_as_input
 from tapeflow.autodiff.core import Primitive, bind
 from tapeflow.framework import dtypes as _dtypes
 from tapeflow.framework.context import context
-from tapeflow.framework.errors import InvalidArgumentError
+from tapeflow.framework.errors import InvalidArgumentError, NotFoundError
 from tapeflow.framework.tensor import Tensor, TensorLike
 from tapeflow.framework.exports import tf_export
 from tapeflow.ops import philox
 from tapeflow.ops._convert import convert_to_tensor
 from tapeflow.ops._static import reads_static, static_value
 from tapeflow.ops.array_ops import _shape_tuple
-from tapeflow.ops.math_ops import cast
 
 _DEFAULT_GRAPH_SEED = 87654321  # TensorFlow's, used when only an op seed is given
 _MAXINT32 = 2**31 - 1
-_MAX_STREAMS = 4096  # PCG generators kept alive; a traced function's few keys stay recent
 
 
 class Stream:
@@ -79,8 +78,8 @@ class Stream:
 
 
 class _SeedState:
-    """The global seed, the eager op-seed generator, the eager kernels' streams and the
-    PCG generators of the ops without TensorFlow's numbers, behind one lock."""
+    """The global seed, the eager op-seed generator and the eager kernels' streams, behind
+    one lock."""
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
@@ -88,9 +87,6 @@ class _SeedState:
         self.op_seeds = _python_random.Random()
         self.kernels: dict = {}          # (op, seed, seed2, dtype) -> Stream, eagerly
         self.graph_counts: Any = weakref.WeakKeyDictionary()   # graph -> random ops made
-        self.streams: "collections.OrderedDict[tuple, np.random.Generator]" = \
-            collections.OrderedDict()
-        self.unseeded = np.random.default_rng()
 
     def seeds(self, op_seed: Optional[int]) -> tuple:
         """(seed, seed2) for an op being created, as TensorFlow's `get_seed` (None, None
@@ -123,28 +119,6 @@ class _SeedState:
                 stream = self.kernels[key] = Stream(seed, seed2)
         return stream
 
-    def generator(self, key: Optional[tuple]) -> np.random.Generator:
-        """A PCG stream for the ops without TensorFlow's numbers (shuffle, categorical)."""
-        if key is None or key[0] is None:
-            return self.unseeded
-        with self.lock:
-            rng = self.streams.get(key)
-            if rng is None:
-                rng = np.random.Generator(np.random.PCG64(
-                    np.random.SeedSequence([key[0] & 0xFFFFFFFFFFFFFFFF,
-                                            key[1] & 0xFFFFFFFFFFFFFFFF])))
-                self.streams[key] = rng
-                if len(self.streams) > _MAX_STREAMS:
-                    self.streams.popitem(last=False)
-            else:
-                self.streams.move_to_end(key)
-            return rng
-
-    def pcg_key(self, op_seed: Optional[int]) -> Optional[tuple]:
-        """The PCG stream key of an op without TensorFlow's numbers: its seed pair."""
-        seeds = self.seeds(op_seed)
-        return None if seeds[0] is None else seeds
-
 
 _STATE = _SeedState()
 
@@ -157,7 +131,6 @@ def set_seed(seed: Optional[int]) -> None:
         _STATE.global_seed = None if seed is None else int(seed)
         _STATE.op_seeds = _python_random.Random(_STATE.global_seed)
         _STATE.kernels.clear()
-        _STATE.streams.clear()
 
 
 def get_global_seed() -> Optional[int]:
@@ -221,17 +194,122 @@ def _shuffle_kernel(x: np.ndarray, stream: Stream) -> np.ndarray:
     return x[np.array(order)]
 
 
+# -- categorical: TensorFlow's MultinomialFunctor on CPU ------------------------------------------
+
+def _intra_op_threads() -> int:
+    """The size of TensorFlow's intra-op thread pool: the configured count, else
+    TF_NUM_INTRAOP_THREADS, else the CPUs this process may run on."""
+    from tapeflow.config import threading as config_threading   # tf.config imports ops
+    threads = config_threading.get_intra_op_parallelism_threads()
+    if threads > 0:
+        return threads
+    try:
+        threads = int(os.environ.get("TF_NUM_INTRAOP_THREADS", "0"))
+    except ValueError:
+        threads = 0
+    return threads if threads > 0 else len(os.sched_getaffinity(0))
+
+
+def _row_blocks(rows: int, cost: int, threads: int) -> int:
+    """The rows per block TensorFlow's `Shard` gives `rows` units of `cost` cycles on a pool
+    of `threads` (Eigen's `ThreadPoolDevice::parallelFor`: blocks start at multiples of it)."""
+    if threads <= 1 or rows <= 1:
+        return max(rows, 1)
+    # TensorCostModel::numThreads: too little work for a second thread runs inline.
+    wanted = (float(rows) * cost - 100000) / 100000 + 0.9
+    if min(threads, max(1, int(min(wanted, _MAXINT32)))) == 1:
+        return rows
+    # CalculateParallelForBlock: 40000 cycles a block (kTaskSize), oversharding by 4, then
+    # coarser blocks while the parallel efficiency does not drop.
+    size = min(rows, max(-(-rows // (4 * threads)), int(1.0 / (cost / 40000))))
+    largest = min(rows, 2 * size)
+    count = -(-rows // size)
+    best = count / (-(-count // threads) * threads)
+    previous = count
+    while best < 1.0 and previous > 1:
+        coarser = -(-rows // (previous - 1))
+        if coarser > largest:
+            break
+        previous = -(-rows // coarser)
+        efficiency = previous / (-(-previous // threads) * threads)
+        if efficiency + 0.01 >= best:
+            size, count, best = coarser, previous, max(best, efficiency)
+    return size
+
+
+def _check_multinomial(logits: np.ndarray, num_samples: int, op_name: str) -> None:
+    if logits.ndim != 2:
+        raise InvalidArgumentError(f"logits should be a matrix, got shape "
+                                   f"[{','.join(map(str, logits.shape))}] [Op:{op_name}]")
+    if num_samples < 0:
+        raise InvalidArgumentError(f"num_samples should be non-negative, got {num_samples} "
+                                   f"[Op:{op_name}]")
+    if logits.shape[1] == 0:
+        raise InvalidArgumentError(f"num_classes should be positive, got 0 [Op:{op_name}]")
+
+
+def _multinomial_draws(num_samples: int) -> int:
+    """The draws TensorFlow's CPU kernel reserves per row: 256 per double of the samples
+    rounded up to 4 (ReserveRandomOutputs(batch * 2 * ceil4(num_samples), 256))."""
+    return 2 * (-(-num_samples // 4) * 4) * philox.RESERVED_WORDS_PER_OUTPUT
+
+
+def _multinomial(logits: np.ndarray, num_samples: int, dtype: np.dtype, key: tuple,
+                 counter: tuple) -> np.ndarray:
+    """TensorFlow's CPU samples: inverse-CDF search of each row's unnormalized softmax (in
+    float64; non-finite logits add no mass) with a uniform double per sample. The rows are
+    split in blocks as TensorFlow's thread pool splits them; a block's stream starts
+    `first_row * (num_samples + 3) // 4` draws in and runs on through its rows, two words
+    per sample."""
+    batch, classes = logits.shape
+    out = np.empty((batch, num_samples), dtype)
+    if out.size == 0:
+        return out
+    finite = np.isfinite(logits)
+    top = np.max(np.where(finite, logits, np.finfo(logits.dtype).min), axis=1)
+    with np.errstate(invalid="ignore", over="ignore"):
+        mass = np.exp(logits.astype(np.float64) - top.astype(np.float64)[:, None])
+    mass[~finite] = 0.0
+    cdf = np.cumsum(mass, axis=1)    # sequential, as the kernel's running total
+    cost = int(50 * (num_samples * math.log(classes) / math.log(2) + classes))
+    block = _row_blocks(batch, cost, _intra_op_threads())
+    found = np.empty((batch, num_samples), np.float64)
+    for first in range(0, batch, block):
+        last = min(first + block, batch)
+        n = (last - first) * num_samples
+        words = philox.draws(key, philox.skip(counter, first * (num_samples + 3) // 4),
+                             -(-n // 2)).reshape(-1, 2)[:n]
+        found[first:last] = philox.uint32_pair_to_double(words[:, 0], words[:, 1]) \
+            .reshape(last - first, num_samples)
+    found *= cdf[:, -1:]
+    _upper_bound(cdf, found, out)
+    return out
+
+
+def _upper_bound(cdf: np.ndarray, values: np.ndarray, out: np.ndarray) -> None:
+    """out[r, j] = the number of entries of cdf[r] (non-decreasing) at most values[r, j]:
+    std::upper_bound's position (all classes when a row has no mass)."""
+    batch, classes = cdf.shape
+    per_row = classes * values.shape[1]
+    if per_row > 4096:   # long rows: NumPy's binary search, row by row
+        for row in range(batch):
+            out[row] = np.searchsorted(cdf[row], values[row], side="right")
+        return
+    step = max(1, (1 << 20) // per_row)
+    for first in range(0, batch, step):
+        rows = slice(first, first + step)
+        out[rows] = np.count_nonzero(cdf[rows, None, :] <= values[rows, :, None], axis=2)
+
+
 def _categorical_kernel(logits: np.ndarray, num_samples: int, dtype: np.dtype,
-                        key: Optional[tuple]) -> np.ndarray:
-    # Inverse-CDF sampling of each row's softmax; -inf logits have probability 0.
-    z = logits.astype(np.float64)
-    z = np.exp(z - np.max(z, axis=1, keepdims=True))
-    cdf = np.cumsum(z, axis=1)
-    draws = _STATE.generator(key).random((z.shape[0], num_samples)) * cdf[:, -1:]
-    out = np.empty((z.shape[0], num_samples), dtype)
-    for row in range(z.shape[0]):
-        out[row] = np.searchsorted(cdf[row], draws[row], side="right")
-    return np.minimum(out, z.shape[1] - 1)
+                        stream: Stream) -> np.ndarray:
+    _check_multinomial(logits, num_samples, "Multinomial")
+    if context.graph is not None:   # tracing: the stream moves when the graph runs
+        return np.zeros((logits.shape[0], num_samples), dtype)
+    if logits.shape[0] * num_samples == 0:   # the kernel reserves nothing then
+        return np.empty((logits.shape[0], num_samples), dtype)
+    key, counter = stream.reserve_draws(logits.shape[0] * _multinomial_draws(num_samples))
+    return _multinomial(logits, num_samples, dtype, key, counter)
 
 
 # -- shape rules: the shape is an attr, so known (dims may be None where it was partly known) --
@@ -253,13 +331,22 @@ def _uniform_int_shape(low: ShapedArray, high: ShapedArray, shape: tuple,
     return ShapedArray(shape, low.dtype)
 
 
-def _categorical_shape(logits: ShapedArray, num_samples: int, dtype: np.dtype,
-                       key: Optional[tuple]) -> ShapedArray:
+def multinomial_shape(logits: ShapedArray, num_samples: int, dtype: np.dtype,
+                      op_name: str) -> ShapedArray:
+    """The [batch, num_samples] result of a categorical op, with TF's graph-time errors."""
     if logits.shape is not None and len(logits.shape) != 2:
         raise ValueError(f"Shape must be rank 2 but is rank {len(logits.shape)} for "
-                         f"'Multinomial' with input shapes: {dims_text(logits.shape)}")
+                         f"'{op_name}' with input shapes: {dims_text(logits.shape)}")
+    if num_samples < 0:
+        raise ValueError(f"Dimension size, given by scalar input 1, must be non-negative but "
+                         f"is {num_samples} for '{op_name}'")
     batch = None if logits.shape is None else logits.shape[0]
     return ShapedArray((batch, num_samples), dtype)
+
+
+def _categorical_shape(logits: ShapedArray, num_samples: int, dtype: np.dtype,
+                       stream: Stream) -> ShapedArray:
+    return multinomial_shape(logits, num_samples, dtype, "Multinomial")
 
 
 # Draws: no gradient, and a fresh result on every run (compiled graphs must not cache them).
@@ -373,22 +460,53 @@ def shuffle(value: Any, seed: Optional[int] = None, name: Optional[str] = None) 
     return bind(_shuffle, (x,), {"stream": stream})
 
 
+_LOGIT_TYPES = ("float16", "float32", "float64")
+
+
+def categorical_dtype(dtype: Any) -> _dtypes.DType:
+    """The output dtype of a categorical op (None: int64), with TensorFlow's error."""
+    out_type = _dtypes.int64 if dtype is None else _dtypes.as_dtype(dtype)
+    if out_type not in (_dtypes.int32, _dtypes.int64):
+        raise ValueError(f"Argument `dtype` got invalid value {out_type}. Accepted dtypes are "
+                         f"(tf.int32, tf.int64).")
+    return out_type
+
+
+def categorical_logits(logits: Tensor, op_name: str, attrs: str, xla_types: str) -> None:
+    """TensorFlow's error for logits of a type its CPU kernels do not take (`attrs`: the
+    node's other attrs, `xla_types`: its XLA kernel's types, as the error shows them)."""
+    if logits.dtype.name in ("float16", "float32", "float64"):
+        return
+    kernels = "".join(f"  device='CPU'; T in [DT_{t}]; output_dtype in [DT_{o}]\n"
+                      for t in ("DOUBLE", "FLOAT", "BFLOAT16", "HALF") for o in ("INT64", "INT32"))
+    raise NotFoundError(
+        f"Could not find device for node: {{{{node {op_name}}}}} = {op_name}[T=DT_"
+        f"{logits.dtype.name.upper()}, {attrs}]\nAll kernels registered for op {op_name}:\n"
+        f"  device='XLA_CPU_JIT'; output_dtype in [DT_INT32, DT_INT64]; {xla_types}\n"
+        f"{kernels} [Op:{op_name}]")
+
+
+_XLA_LOGITS = ("DT_FLOAT, DT_DOUBLE, DT_INT32, DT_UINT8, DT_INT16, DT_INT8, DT_INT64, "
+               "DT_BFLOAT16, DT_UINT16, DT_HALF, DT_UINT32, DT_UINT64")
+
+
 @tf_export("random.categorical")
 @reads_static
 def categorical(logits: Any, num_samples: int, dtype: Any = None, seed: Optional[int] = None,
                 name: Optional[str] = None) -> Tensor:
     """For each row of `logits` ([batch, classes], unnormalized log-probabilities),
-    `num_samples` class indices drawn from its softmax: a [batch, num_samples] tensor."""
+    `num_samples` class indices drawn from its softmax: a [batch, num_samples] tensor of
+    TensorFlow's numbers (for the same intra-op thread count; -inf, +inf and NaN logits get
+    probability 0, and a row without a finite logit gives `classes`, as TensorFlow's CPU
+    kernel)."""
+    out_type = categorical_dtype(dtype)
     x = convert_to_tensor(logits)
-    if x._value.ndim != 2:
-        raise InvalidArgumentError(f"logits should be a matrix, got shape "
-                                   f"[{','.join(map(str, x._value.shape))}] [Op:Multinomial]")
-    if x._value.dtype.kind != "f":
-        x = cast(x, _dtypes.float32)
+    seeds = _STATE.seeds(seed)
+    categorical_logits(x, "Multinomial", "output_dtype=DT_%s, seed=%d, seed2=%d" % (
+        (out_type.name.upper(),) + ((0, 0) if seeds[0] is None else seeds)),
+        f"T in [{_XLA_LOGITS}]")
     num = static_value(num_samples, "Multinomial: num_samples", int)
-    if num < 0:
-        raise InvalidArgumentError(f"num_samples should be nonnegative, got {num} "
-                                   f"[Op:Multinomial]")
-    out_type = _dtypes.int64 if dtype is None else _dtypes.as_dtype(dtype)
+    # The kernel's attrs name its cached stream: logits type and output type.
+    stream = _STATE.stream(f"Multinomial:{out_type.name}", seeds, x._value.dtype)
     return bind(_categorical, (x,), {"num_samples": num, "dtype": out_type._np,
-                                     "key": _STATE.pcg_key(seed)})
+                                     "stream": stream})

@@ -16,7 +16,7 @@ import numpy as np
 
 from tapeflow.autodiff.core import Primitive, bind
 from tapeflow.framework import dtypes as _dtypes
-from tapeflow.framework.abstract import ShapedArray
+from tapeflow.framework.abstract import ShapedArray, dims_text
 from tapeflow.framework.convert import cpp_name
 from tapeflow.framework.errors import InvalidArgumentError
 from tapeflow.framework.exports import tf_export
@@ -25,7 +25,8 @@ from tapeflow.ops import philox
 from tapeflow.ops._convert import convert_to_tensor
 from tapeflow.ops._static import reads_static, static_value
 from tapeflow.ops.array_ops import _shape_tuple
-from tapeflow.ops.random_ops import _check_shape, _scaled
+from tapeflow.ops.random_ops import (_check_multinomial, _check_shape, _multinomial, _scaled,
+                                     categorical_dtype, categorical_logits, multinomial_shape)
 
 _MASK64 = (1 << 64) - 1
 # TensorFlow scrambles a stateless seed with one Philox draw under this fixed key.
@@ -239,3 +240,49 @@ def stateless_fold_in(seed: Any, data: Any, alg: Any = "auto_select") -> Tensor:
     first = stateless_uniform([], seed=seed, dtype=data.dtype, minval=None, maxval=None,
                               alg=alg)
     return stack([first, data])
+
+
+# -- categorical -----------------------------------------------------------------------------------
+
+def _stateless_categorical_impl(logits: np.ndarray, seed: np.ndarray, num_samples: int,
+                                dtype: np.dtype) -> np.ndarray:
+    _check_multinomial(logits, num_samples, "StatelessMultinomial")
+    if seed.shape != (2,):
+        raise InvalidArgumentError(f"seed must have shape [2], not "
+                                   f"[{','.join(map(str, seed.shape))}] [Op:StatelessMultinomial]")
+    return _multinomial(logits, num_samples, dtype, *_words(*_key_counter_impl(seed)))
+
+
+def _stateless_categorical_shape(logits: ShapedArray, seed: ShapedArray, num_samples: int,
+                                 dtype: np.dtype) -> ShapedArray:
+    return multinomial_shape(logits, num_samples, dtype, "StatelessMultinomial")
+
+
+_CATEGORICAL = Primitive("StatelessMultinomial", _stateless_categorical_impl,
+                         differentiable=False, shape_rule=_stateless_categorical_shape)
+
+
+@tf_export("random.stateless_categorical")
+@reads_static
+def stateless_categorical(logits: Any, num_samples: Any, seed: Any, dtype: Any = _dtypes.int64,
+                          name: Optional[str] = None) -> Tensor:
+    """For each row of `logits` ([batch, classes]), `num_samples` class indices drawn from its
+    softmax, depending only on `seed` (a pair of int32 or int64): TensorFlow's samples for
+    the same seed and intra-op thread count (see `tf.random.categorical`)."""
+    out_type = categorical_dtype(dtype)
+    x, seed = convert_to_tensor(logits), convert_to_tensor(seed)
+    if seed.dtype not in (_dtypes.int32, _dtypes.int64):
+        raise InvalidArgumentError(
+            f"Value for attr 'Tseed' of {cpp_name(seed.dtype)} is not in the list of allowed "
+            f"values: int32, int64\n\t; NodeDef: {{{{node StatelessMultinomial}}}}; "
+            f"Op<name=StatelessMultinomial; signature=logits:T, num_samples:int32, seed:Tseed "
+            f"-> output:output_dtype; attr=T:type,allowed=[DT_FLOAT, DT_DOUBLE, DT_INT32, "
+            f"DT_UINT8, DT_INT16, DT_INT8, DT_INT64, DT_BFLOAT16, DT_UINT16, DT_HALF, "
+            f"DT_UINT32, DT_UINT64]; attr=Tseed:type,default=DT_INT64,allowed=[DT_INT32, "
+            f"DT_INT64]; attr=output_dtype:type,default=DT_INT64,allowed=[DT_INT32, DT_INT64]> "
+            f"[Op:StatelessMultinomial]")
+    categorical_logits(x, "StatelessMultinomial", f"Tseed=DT_{seed.dtype.name.upper()}, "
+                       f"output_dtype=DT_{out_type.name.upper()}",
+                       "Tseed in [DT_INT32]; T in [DT_FLOAT, DT_DOUBLE, DT_BFLOAT16]")
+    num = static_value(num_samples, "StatelessMultinomial: num_samples", int)
+    return bind(_CATEGORICAL, (x, seed), {"num_samples": num, "dtype": out_type._np})
