@@ -4,7 +4,10 @@ from tapeflow.data import experimental
 from tapeflow.data.dataset_ops import AUTOTUNE, Dataset, DatasetV2
 from tapeflow.data.dataset_ops import INFINITE as INFINITE_CARDINALITY
 from tapeflow.data.dataset_ops import UNKNOWN as UNKNOWN_CARDINALITY
+from tapeflow.data.dataset_spec import DatasetSpec
 from tapeflow.data.iterator_ops import OwnedIterator as Iterator
+from tapeflow.data.options import Options
+from tapeflow.data.readers import TextLineDatasetV2 as TextLineDataset
 
-__all__ = ["Dataset", "DatasetV2", "AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY",
-           "Iterator", "experimental"]
+__all__ = ["Dataset", "DatasetV2", "DatasetSpec", "AUTOTUNE", "INFINITE_CARDINALITY",
+           "UNKNOWN_CARDINALITY", "Iterator", "Options", "TextLineDataset", "experimental"]

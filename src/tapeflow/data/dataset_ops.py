@@ -20,9 +20,10 @@ import numpy as np
 
 from tapeflow.data import structure
 from tapeflow.data.iterator_ops import NumpyIterator, OwnedIterator, to_tensors
+from tapeflow.data.dataset_spec import is_symbolic
 from tapeflow.data.structured_function import StructuredFunction
 from tapeflow.framework import dtypes as _dtypes
-from tapeflow.framework.errors import InvalidArgumentError
+from tapeflow.framework.errors import InvalidArgumentError, OpError
 from tapeflow.framework.tensor import TensorLike, wrap
 from tapeflow.framework.tensor_conversion import convert_to_tensor
 from tapeflow.function import TensorSpec
@@ -30,10 +31,14 @@ from tapeflow.function import TensorSpec
 INFINITE = -1
 UNKNOWN = -2
 AUTOTUNE = -1
+_NOTHING = object()
 
 
 def _int_arg(value: Any, name: str, dtype: Any = np.int64) -> int:
-    """A scalar integer argument (a Python int or an integer tensor), as TF's ops take it."""
+    """A scalar integer argument (a Python int or an integer tensor), as TF's ops take it.
+    A traced tensor (a dataset built while a function is probed for its spec) gives 1."""
+    if is_symbolic(value):
+        return 1
     if isinstance(value, TensorLike):
         array = np.asarray(value._value)
     else:
@@ -249,15 +254,225 @@ class DatasetV2:
         """`map_func` of each element, traced once on the element_spec."""
         return MapDataset(self, map_func, num_parallel_calls, deterministic)
 
+    def filter(self, predicate: Callable, name: Optional[str] = None) -> "DatasetV2":
+        """The elements for which `predicate` (a tf.bool scalar) is True."""
+        from tapeflow.data.transformations import FilterDataset
+        return FilterDataset(self, predicate)
+
+    def flat_map(self, map_func: Callable, name: Optional[str] = None) -> "DatasetV2":
+        """The elements of the datasets `map_func` returns for each element, in order."""
+        from tapeflow.data.transformations import FlatMapDataset
+        return FlatMapDataset(self, map_func)
+
+    def interleave(self, map_func: Callable, cycle_length: Any = None,
+                   block_length: Any = None, num_parallel_calls: Any = None,
+                   deterministic: Any = None, name: Optional[str] = None) -> "DatasetV2":
+        """The datasets of `map_func` interleaved, `block_length` elements from each of
+        `cycle_length` open ones in turn (TF's order)."""
+        from tapeflow.data.transformations import InterleaveDataset
+        return InterleaveDataset(self, map_func, cycle_length, block_length,
+                                 num_parallel_calls)
+
+    def concatenate(self, dataset: "DatasetV2", name: Optional[str] = None) -> "DatasetV2":
+        """This dataset's elements, then `dataset`'s."""
+        from tapeflow.data.transformations import ConcatenateDataset
+        return ConcatenateDataset(self, dataset)
+
+    def enumerate(self, start: Any = 0, name: Optional[str] = None) -> "DatasetV2":
+        """(index, element) pairs, the index an int64 counting from `start`."""
+        from tapeflow.data.transformations import enumerate_dataset
+        return enumerate_dataset(self, start)
+
+    @staticmethod
+    def zip(*args: Any, datasets: Any = None, name: Optional[str] = None) -> "DatasetV2":
+        """Elements of the (nested) datasets side by side, as long as the shortest."""
+        from tapeflow.data.transformations import ZipDataset
+        if datasets is None:
+            datasets = args[0] if len(args) == 1 else args
+        return ZipDataset(datasets)
+
+    def unbatch(self, name: Optional[str] = None) -> "DatasetV2":
+        """Each element split along its first axis into elements."""
+        from tapeflow.data.transformations import UnbatchDataset
+        return UnbatchDataset(self)
+
+    def rebatch(self, batch_size: Any, drop_remainder: bool = False,
+                name: Optional[str] = None) -> "DatasetV2":
+        """The batched elements regrouped into batches of `batch_size` (a list cycles)."""
+        from tapeflow.data.transformations import RebatchDataset
+        return RebatchDataset(self, batch_size, drop_remainder)
+
+    def padded_batch(self, batch_size: Any, padded_shapes: Any = None,
+                     padding_values: Any = None, drop_remainder: bool = False,
+                     name: Optional[str] = None) -> "DatasetV2":
+        """Batches with each component padded to `padded_shapes` (None dims: the batch's
+        longest) with `padding_values` (0 / b"")."""
+        from tapeflow.data.transformations import PaddedBatchDataset
+        return PaddedBatchDataset(self, batch_size, padded_shapes, padding_values,
+                                  drop_remainder)
+
+    def window(self, size: Any, shift: Any = None, stride: Any = 1,
+               drop_remainder: bool = False, name: Optional[str] = None) -> "DatasetV2":
+        """Windows of `size` elements (every `stride`-th), starting every `shift`; each
+        window is a dataset (a structure of datasets for structured elements)."""
+        from tapeflow.data.transformations import WindowDataset
+        return WindowDataset(self, size, shift, stride, drop_remainder)
+
+    def cache(self, filename: str = "", name: Optional[str] = None) -> "DatasetV2":
+        """The first complete pass kept in memory (or in `filename`) for later passes."""
+        from tapeflow.data.transformations import CacheDataset
+        return CacheDataset(self, filename)
+
+    def prefetch(self, buffer_size: Any, name: Optional[str] = None) -> "DatasetV2":
+        """Elements produced ahead by a background thread (`buffer_size` of them)."""
+        from tapeflow.data.transformations import PrefetchDataset
+        return PrefetchDataset(self, buffer_size)
+
+    def apply(self, transformation_func: Callable) -> "DatasetV2":
+        """`transformation_func(self)`, which must return a dataset."""
+        dataset = transformation_func(self)
+        if not isinstance(dataset, DatasetV2):
+            raise TypeError(f"`transformation_func` must return a `tf.data.Dataset` object. "
+                            f"Got {type(dataset)}.")
+        return dataset
+
+    def with_options(self, options: Any, name: Optional[str] = None) -> "DatasetV2":
+        """This dataset with `options` (a tf.data.Options) attached."""
+        from tapeflow.data.transformations import OptionsDataset
+        return OptionsDataset(self, options)
+
+    def options(self) -> Any:
+        """The tf.data.Options attached to this pipeline (defaults where none are)."""
+        from tapeflow.data.options import Options
+        dataset: Any = self
+        while dataset is not None:
+            if hasattr(dataset, "_options"):
+                return dataset._options
+            inputs = dataset._inputs()
+            dataset = inputs[0] if inputs else None
+        return Options()
+
+    def shard(self, num_shards: Any, index: Any, name: Optional[str] = None) -> "DatasetV2":
+        """Every `num_shards`-th element, starting at `index`."""
+        from tapeflow.data.transformations import ShardDataset
+        return ShardDataset(self, num_shards, index)
+
+    def unique(self, name: Optional[str] = None) -> "DatasetV2":
+        """The elements (int32/int64/string scalars) without repeats, first occurrence kept."""
+        from tapeflow.data.transformations import UniqueDataset
+        return UniqueDataset(self)
+
+    def reduce(self, initial_state: Any, reduce_func: Callable,
+               name: Optional[str] = None) -> Any:
+        """`reduce_func(state, element)` folded over the elements from `initial_state`."""
+        from tapeflow.data.transformations import reduce_dataset
+        return reduce_dataset(self, initial_state, reduce_func)
+
+    def scan(self, initial_state: Any, scan_func: Callable, name: Optional[str] = None
+             ) -> "DatasetV2":
+        """The outputs of `scan_func(state, element) -> (new_state, output)`."""
+        from tapeflow.data.transformations import ScanDataset
+        return ScanDataset(self, initial_state, scan_func)
+
+    def take_while(self, predicate: Callable, name: Optional[str] = None) -> "DatasetV2":
+        """The elements up to the first for which `predicate` is False."""
+        from tapeflow.data.transformations import TakeWhileDataset
+        return TakeWhileDataset(self, predicate)
+
+    def group_by_window(self, key_func: Callable, reduce_func: Callable,
+                        window_size: Any = None, window_size_func: Any = None,
+                        name: Optional[str] = None) -> "DatasetV2":
+        """Elements grouped by the int64 `key_func`; each full window (and, at the end, each
+        remaining one, by key) becomes the dataset `reduce_func(key, window)`."""
+        from tapeflow.data.transformations import GroupByWindowDataset
+        return GroupByWindowDataset(self, key_func, reduce_func, window_size,
+                                    window_size_func)
+
+    def bucket_by_sequence_length(self, element_length_func: Callable,
+                                  bucket_boundaries: Any, bucket_batch_sizes: Any,
+                                  padded_shapes: Any = None, padding_values: Any = None,
+                                  pad_to_bucket_boundary: bool = False,
+                                  no_padding: bool = False, drop_remainder: bool = False,
+                                  name: Optional[str] = None) -> "DatasetV2":
+        """Elements bucketed by length and padded-batched per bucket, as TF."""
+        from tapeflow.data.transformations import bucket_by_sequence_length
+        return bucket_by_sequence_length(self, element_length_func, bucket_boundaries,
+                                         bucket_batch_sizes, padded_shapes, padding_values,
+                                         pad_to_bucket_boundary, no_padding, drop_remainder)
+
+    def ignore_errors(self, log_warning: bool = False, name: Optional[str] = None
+                      ) -> "DatasetV2":
+        """The elements, skipping those whose computation raised a tf.errors error."""
+        from tapeflow.data.transformations import IgnoreErrorsDataset
+        return IgnoreErrorsDataset(self)
+
+    def get_single_element(self, name: Optional[str] = None) -> Any:
+        """The dataset's only element (InvalidArgumentError for none or more, as TF)."""
+        elements = self._elements()
+        first = next(elements, _NOTHING)
+        if first is _NOTHING:
+            raise InvalidArgumentError(None, None,
+                                       "Dataset was empty. [Op:DatasetToSingleElement]")
+        if next(elements, _NOTHING) is not _NOTHING:
+            raise InvalidArgumentError(
+                None, None, "Dataset had more than one element. [Op:DatasetToSingleElement]")
+        return to_tensors(first)
+
+    def save(self, path: str, compression: Any = None, shard_func: Any = None,
+             checkpoint_args: Any = None) -> None:
+        """Writes the elements to the directory `path` in tapeflow's format (io_format)."""
+        import os
+        from tapeflow.data import io_format
+        os.makedirs(path, exist_ok=True)
+        io_format.write_elements(os.path.join(path, io_format.DATASET_FILE),
+                                 "tapeflow-dataset-v1", self.element_spec,
+                                 list(self._elements()))
+
+    @staticmethod
+    def load(path: str, element_spec: Any = None, compression: Any = None,
+             reader_func: Any = None, wait: bool = False) -> "DatasetV2":
+        """The dataset `save` wrote to `path`."""
+        import os
+        from tapeflow.data import io_format
+        from tapeflow.data.transformations import ListDataset
+        spec, elements = io_format.read_elements(os.path.join(path, io_format.DATASET_FILE),
+                                                 "tapeflow-dataset-v1")
+        dataset = ListDataset(element_spec if element_spec is not None else spec, elements)
+        dataset._tf_name = "_LoadDataset"
+        return dataset
+
+    @staticmethod
+    def from_generator(generator: Callable, output_types: Any = None,
+                       output_shapes: Any = None, args: Any = None,
+                       output_signature: Any = None, name: Optional[str] = None
+                       ) -> "DatasetV2":
+        """The elements `generator(*args)` yields, converted to `output_signature`."""
+        from tapeflow.data.readers import GeneratorDataset
+        return GeneratorDataset(generator, output_types, output_shapes, args,
+                                output_signature)
+
+    @staticmethod
+    def list_files(file_pattern: Any, shuffle: Any = None, seed: Any = None,
+                   name: Optional[str] = None) -> "DatasetV2":
+        """The file names matching the glob pattern(s), shuffled unless shuffle=False."""
+        from tapeflow.data.readers import list_files
+        return list_files(file_pattern, shuffle, seed)
+
 
 class TensorSliceDataset(DatasetV2):
     _tf_name = "_TensorSliceDataset"
 
     def __init__(self, tensors: Any) -> None:
         element = structure.normalize(tensors)
-        flat = [structure.to_numpy(t) for t in structure.flatten(element)]
-        if not flat:
+        leaves = structure.flatten(element)
+        if not leaves:
             raise ValueError("Invalid `element`. `element` should not be empty.")
+        if any(is_symbolic(t) for t in leaves):    # probing a function: the spec only
+            specs = [structure.unbatched_spec(structure.spec_of(t)) for t in leaves]
+            super().__init__(structure.pack(element, specs))
+            self._access = None
+            return
+        flat = [structure.to_numpy(t) for t in leaves]
         for a in flat:
             if a.ndim == 0:
                 raise ValueError(f"Unbatching a tensor is only supported for rank >= 1")
@@ -286,6 +501,9 @@ class TensorDataset(DatasetV2):
     def __init__(self, tensors: Any) -> None:
         element = structure.normalize(tensors)
         super().__init__(structure.specs_of(element))
+        if any(is_symbolic(t) for t in structure.flatten(element)):
+            self._element = None                   # probing a function: the spec only
+            return
         self._element = structure.map_leaves(_internal_leaf, element)
 
     def _elements(self) -> Iterator:
@@ -297,6 +515,14 @@ class TensorDataset(DatasetV2):
     def _random_access(self) -> Any:
         element = self._element
         return _ListAccess(self._element_spec, [element])
+
+
+class SpecOnlyDataset(DatasetV2):
+    """A dataset known by its element_spec only: a placeholder while a function is probed."""
+
+    def _elements(self) -> Iterator:
+        raise TypeError("A dataset built from traced values has no elements outside the "
+                        "function it was made in.")
 
 
 def _internal_leaf(leaf: Any) -> Any:
@@ -329,11 +555,17 @@ class RangeDataset(DatasetV2):
     def __init__(self, *args: Any, output_type: Any = _dtypes.int64) -> None:
         if not args or len(args) > 3:
             raise ValueError("Invalid arguments to RangeDataset: " + repr(args))
+        dtype = _dtypes.as_dtype(output_type)
+        if any(is_symbolic(a) for a in args):     # probing a function: the spec only
+            super().__init__(TensorSpec([], dtype))
+            self._access = RangeAccess(0, 1, 0, np.dtype(dtype.as_numpy_dtype))
+            return
         values = [_int_arg(a, "range") for a in args]
         start, stop, step = (0, values[0], 1) if len(values) == 1 else (
             values[0], values[1], values[2] if len(values) == 3 else 1)
         if step == 0:
-            raise InvalidArgumentError(None, None, "step must be a non-zero integer.")
+            raise InvalidArgumentError(None, None, "step must be a non-zero integer. "
+                                       "[Op:RangeDataset]")
         dtype = _dtypes.as_dtype(output_type)
         super().__init__(TensorSpec([], dtype))
         length = len(range(start, stop, step))
@@ -370,9 +602,10 @@ class BatchDataset(UnaryDataset):
                  parallel: bool = False) -> None:
         size = _int_arg(batch_size, "batch_size")
         if size <= 0:
-            raise InvalidArgumentError(None, None, "batch_size must be greater than zero.")
+            raise InvalidArgumentError(None, None, "Batch size must be greater than zero. "
+                                       "[Op:BatchDatasetV2]")
         drop = bool(drop_remainder)
-        static = size if drop else None
+        static = size if drop and not is_symbolic(batch_size) else None
         spec = structure.map_leaves(lambda s: _batched(s, static), input_dataset.element_spec)
         super().__init__(input_dataset, spec)
         self._size, self._drop = size, drop
@@ -443,13 +676,14 @@ def stack_elements(spec: Any, rows: list) -> Any:
 
 def _stack_component(arrays: list, component: int) -> np.ndarray:
     first = np.shape(arrays[0])
-    for i, a in enumerate(arrays):
+    for a in arrays:
         if np.shape(a) != first:
+            # TF's text: the element's shape against the first (the batch's) shape.
             raise InvalidArgumentError(
                 None, None,
-                f"Cannot batch tensors with different shapes in component {component}. First "
-                f"element had shape {_dims(first)} and element {i} had shape "
-                f"{_dims(np.shape(a))}.")
+                f"Cannot add tensor to the batch: number of elements does not match. Shapes "
+                f"are: [tensor]: {_dims(np.shape(a))}, [batch]: {_dims(first)} "
+                f"[Op:IteratorGetNext]")
     return np.stack(arrays)
 
 
@@ -557,8 +791,16 @@ class MapDataset(UnaryDataset):
     def _elements(self) -> Iterator:
         fn = self._fn
         if self._parallel is not None and self._parallel != 1:
-            return parallel_map(fn.call_element, self._input._elements(), self._parallel)
-        return (fn.call_element(e) for e in self._input._elements())
+            outputs = parallel_map(fn.call_element, self._input._elements(), self._parallel)
+        else:
+            outputs = (fn.call_element(e) for e in self._input._elements())
+        try:
+            yield from outputs
+        except OpError as exc:
+            # TF's text for a kernel error inside the function, in the same class.
+            raise type(exc)(None, None, f"Error in user-defined function passed to "
+                            f"{self._tf_name[1:]} transformation with iterator: "
+                            f"Iterator::Root::{self._tf_name[1:-7]}: {exc.message}") from exc
 
 
 def parallel_map(func: Callable, items: Iterator, parallelism: int) -> Iterator:

@@ -60,7 +60,7 @@ class OwnedIterator:
         try:
             return self.__next__()
         except StopIteration:
-            raise OutOfRangeError(None, None, "End of sequence") from None
+            raise OutOfRangeError(None, None, "End of sequence [Op:IteratorGetNext]") from None
 
     def get_next_as_optional(self) -> Any:
         """The next element as a tf.experimental.Optional-like object."""
