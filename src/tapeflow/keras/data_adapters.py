@@ -320,6 +320,15 @@ def _gather_class_weights(table: np.ndarray, y: Any) -> np.ndarray:
     return table[labels]
 
 
+class _LeafSpec:
+    """One leaf's spec (a plain object, so nest sees a leaf)."""
+
+    __slots__ = ("shape", "dtype")
+
+    def __init__(self, shape: tuple, dtype: np.dtype) -> None:
+        self.shape, self.dtype = shape, dtype
+
+
 def _batch_spec(batches: list) -> Any:
     """The element spec of a generator's first batches: each leaf's (shape, dtype), the batch
     axis and axes that differ set to None (Keras's `get_tensor_spec`)."""
@@ -338,7 +347,7 @@ def _batch_spec(batches: list) -> Any:
                                  f"{arrays[0]} and {a}")
         shape = [dims[0] if len(set(dims)) == 1 else None
                  for dims in zip(*(a.shape for a in arrays))]
-        return (None, *shape[1:]), arrays[0].dtype
+        return _LeafSpec((None, *shape[1:]), arrays[0].dtype)
     return nest.map_structure(leaf_spec, *batches)
 
 
@@ -357,7 +366,7 @@ def _conform(batch: Any, spec: Any) -> Any:
     def leaf(value: Any, leaf_spec: Any) -> Any:
         if leaf_spec is None:
             return value
-        shape, dtype = leaf_spec
+        shape, dtype = leaf_spec.shape, leaf_spec.dtype
         array = np.asarray(_numpy(value), dtype=dtype)
         if array.ndim != len(shape) or any(d is not None and d != s
                                            for d, s in zip(shape, array.shape)):
