@@ -112,21 +112,28 @@ def shuffled_indices(n: int, buffer_size: int, words: Words,
     length n: int64 chunks of at most `chunk` indices. `buffer_size` UNKNOWN (-2) holds all."""
     size = n if buffer_size == UNKNOWN else min(buffer_size, n)
     ring = list(range(size))
-    for begin in range(0, n, chunk):
-        steps = np.arange(begin, min(begin + chunk, n), dtype=np.int64)
-        live = np.minimum(size, n - steps)
-        picks = ((steps + words.take(len(steps)) % live) % size).tolist()
-        starts = (steps % size).tolist()
+    begin = 0
+    while begin < n:
+        # A run of steps whose ring start does not wrap: starts and refills are ranges.
+        first = begin % size
+        end = min(begin + chunk, n, begin + size - first)
+        if end + size <= n + 1:       # the buffer stays full: `live` is `size` throughout
+            offsets = words.take(end - begin) % size
+        else:
+            offsets = words.take(end - begin) % np.minimum(size, n - np.arange(begin, end))
+        picks = offsets + np.arange(first, first + end - begin)
+        picks[picks >= size] -= size
+        out: list = []
+        append = out.append
         # The slot freed at `start` takes input element step + size; past the end of the
         # input the slot is dead (the live ring never reaches it again), so any value will do.
-        refills = (steps + size).tolist()
-        out = []
-        append = out.append
-        for pick, start, refill in zip(picks, starts, refills):
+        for pick, start, refill in zip(picks.tolist(), range(first, first + end - begin),
+                                       range(begin + size, end + size)):
             append(ring[pick])
             ring[pick] = ring[start]
             ring[start] = refill
         yield np.asarray(out, np.int64)
+        begin = end
 
 
 def shuffled_elements(elements: Iterator, buffer_size: int, words: Words) -> Iterator:
