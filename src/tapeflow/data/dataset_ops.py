@@ -23,6 +23,7 @@ from tapeflow.data.iterator_ops import NumpyIterator, OwnedIterator, to_tensors
 from tapeflow.data.dataset_spec import is_symbolic
 from tapeflow.data.structured_function import StructuredFunction
 from tapeflow.framework import dtypes as _dtypes
+from tapeflow.framework.context import context as _context
 from tapeflow.framework.errors import InvalidArgumentError, OpError
 from tapeflow.framework.tensor import TensorLike, wrap
 from tapeflow.framework.tensor_conversion import convert_to_tensor
@@ -176,8 +177,37 @@ class DatasetV2:
         for d in self._inputs():
             d._check_replayable()
 
+    # Inside tf.function a `for` over a dataset runs as Python while tracing: the elements
+    # become constants of the graph. That equals TF's loop only for pipelines whose elements
+    # are the same on every call, with no side effects, so others refuse (see _traced_pass).
+    _unrollable = True
+    _UNROLL_LIMIT = 10000
+
+    def _check_unrollable(self) -> None:
+        """Raises NotImplementedError unless iterating while tracing gives TF's values."""
+        stack = [self]
+        while stack:
+            d = stack.pop()
+            fn = getattr(d, "_fn", None)
+            stateful = fn is not None and getattr(fn, "stateful", True)
+            if not d._unrollable or stateful or hasattr(d, "_seed_generator"):
+                raise NotImplementedError(
+                    f"tapeflow cannot iterate over {d._tf_name} inside tf.function: it runs a "
+                    f"`for` over a dataset while tracing, which would fix its elements (and "
+                    f"any randomness or side effects of its functions) into the graph. "
+                    f"Iterate over the dataset outside tf.function and pass each element in.")
+            stack.extend(d._inputs())
+        n = self._cardinality()
+        if n < 0 or n > self._UNROLL_LIMIT:
+            raise NotImplementedError(
+                f"tapeflow cannot iterate over a dataset of cardinality {n} inside "
+                f"tf.function (it unrolls the loop while tracing, up to "
+                f"{self._UNROLL_LIMIT} elements). Iterate outside tf.function instead.")
+
     # -- iteration and introspection --------------------------------------------------------
     def __iter__(self) -> OwnedIterator:
+        if _context.graph is not None:
+            self._check_unrollable()
         return OwnedIterator(self)
 
     def as_numpy_iterator(self) -> NumpyIterator:
@@ -519,6 +549,8 @@ class TensorDataset(DatasetV2):
 
 class SpecOnlyDataset(DatasetV2):
     """A dataset known by its element_spec only: a placeholder while a function is probed."""
+
+    _unrollable = False
 
     def _elements(self) -> Iterator:
         raise TypeError("A dataset built from traced values has no elements outside the "

@@ -36,6 +36,8 @@ class OwnedIterator:
         self._dataset = dataset
         self._element_spec = dataset.element_spec
         self._produced = 0
+        from tapeflow.data.shuffle_ops import seed_positions
+        self._start_positions = seed_positions(dataset)
         self._elements = dataset._elements()
 
     @property
@@ -73,22 +75,57 @@ class OwnedIterator:
         return f"<tensorflow.python.data.ops.iterator_ops.OwnedIterator object at 0x{id(self):x}>"
 
     # -- checkpointing ----------------------------------------------------------------------
-    def _checkpoint_state(self) -> np.ndarray:
-        """The iterator's position: the number of elements produced (int64)."""
-        self._dataset._check_replayable()
-        return np.asarray(self._produced, np.int64)
+    # tf.train.Checkpoint(iterator=it) saves `it.variables`: one int64 vector
+    # [elements produced, then the position of each shuffle's seed generator when this
+    # iterator started]. A restore sets the seed generators back and replays a fresh pass
+    # to the same element (an unseeded shuffle refuses: its order cannot be replayed).
+    @property
+    def variables(self) -> list:
+        """The iterator's checkpointed state, as tf.train.Checkpoint reads it."""
+        return [_IteratorState(self)]
 
-    def _restore_state(self, produced: Any) -> None:
-        """Back to the position `produced`: a fresh pass over the dataset, replayed to it."""
-        produced = int(np.asarray(produced))
+    def _state(self) -> np.ndarray:
         self._dataset._check_replayable()
+        return np.asarray([self._produced] + list(self._start_positions), np.int64)
+
+    def _restore(self, state: Any) -> None:
+        from tapeflow.data.shuffle_ops import restore_seed_positions
+        state = [int(x) for x in np.ravel(np.asarray(state))]
+        self._dataset._check_replayable()
+        produced, positions = state[0], state[1:]
+        restore_seed_positions(self._dataset, positions)
+        self._start_positions = positions
         self._elements = self._dataset._elements()
         for _ in range(produced):
-            try:
-                next(self._elements)
-            except StopIteration:
+            if next(self._elements, None) is None:
                 break
         self._produced = produced
+
+
+class _IteratorState:
+    """The variable-like view of an iterator's position that tf.train.Checkpoint saves:
+    `numpy()` reads it, `assign(value)` restores the iterator to it."""
+
+    def __init__(self, iterator: OwnedIterator) -> None:
+        self._iterator = iterator
+        self.name = "iterator"
+        self.trainable = False
+
+    @property
+    def dtype(self) -> Any:
+        from tapeflow.framework import dtypes
+        return dtypes.int64
+
+    @property
+    def shape(self) -> Any:
+        from tapeflow.framework.tensor_shape import TensorShape
+        return TensorShape([1 + len(self._iterator._start_positions)])
+
+    def numpy(self) -> np.ndarray:
+        return self._iterator._state()
+
+    def assign(self, value: Any) -> None:
+        self._iterator._restore(value)
 
 
 class _Optional:

@@ -28,6 +28,7 @@ class GeneratorDataset(DatasetV2):
     signature's dtypes, checking structure and shapes at the offending element as TF."""
 
     _tf_name = "_FlatMapDataset"
+    _unrollable = False     # a Python generator: its elements may change from call to call
 
     def __init__(self, generator: Callable, output_types: Any = None,
                  output_shapes: Any = None, args: Any = None,
@@ -134,6 +135,7 @@ class TextLineDatasetV2(DatasetV2):
     element each, file after file; compression_type "" / "GZIP" / "ZLIB"."""
 
     _tf_name = "TextLineDatasetV2"
+    _unrollable = False     # files may change from call to call
 
     def __init__(self, filenames: Any, compression_type: Optional[str] = None,
                  buffer_size: Any = None, num_parallel_reads: Any = None,

@@ -56,6 +56,16 @@ class StructuredFunction:
         self.output_spec = structure.pack(
             self.output_structure, [structure.spec_of(t) for t in outputs])
 
+    @property
+    def stateful(self) -> bool:
+        """Whether the traced function draws randomness, has side effects or runs nested
+        graphs (then its results or effects differ from call to call)."""
+        for node in self._concrete.graph.nodes:
+            op = node.op
+            if isinstance(op, str) or op.stateful or op.side_effect:
+                return True
+        return bool(self._concrete.graph.variables())
+
     def __call__(self, flat: list) -> list:
         """The function on one element's flat arrays: the flat output arrays."""
         result = self._concrete._call_flat([wrap(a) for a in flat])

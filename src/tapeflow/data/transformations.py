@@ -52,6 +52,7 @@ class DatasetFunction:
 
 class FlatMapDataset(UnaryDataset):
     _tf_name = "_FlatMapDataset"
+    _unrollable = False   # runs Python per element (or a thread)
 
     def __init__(self, input_dataset: DatasetV2, map_func: Callable) -> None:
         fn = DatasetFunction(map_func, input_dataset.element_spec, "flat_map")
@@ -65,6 +66,7 @@ class FlatMapDataset(UnaryDataset):
 
 class InterleaveDataset(UnaryDataset):
     _tf_name = "_InterleaveDataset"
+    _unrollable = False   # runs Python per element (or a thread)
 
     def __init__(self, input_dataset: DatasetV2, map_func: Callable, cycle_length: Any,
                  block_length: Any, num_parallel_calls: Any) -> None:
@@ -200,6 +202,7 @@ class UniqueDataset(UnaryDataset):
 
 class PrefetchDataset(UnaryDataset):
     _tf_name = "_PrefetchDataset"
+    _unrollable = False   # runs Python per element (or a thread)
 
     def __init__(self, input_dataset: DatasetV2, buffer_size: Any) -> None:
         super().__init__(input_dataset)
@@ -279,6 +282,7 @@ class OptionsDataset(UnaryDataset):
 
 class IgnoreErrorsDataset(UnaryDataset):
     _tf_name = "_IgnoreErrorsDataset"
+    _unrollable = False   # runs Python per element (or a thread)
 
     def _elements(self) -> Iterator:
         from tapeflow.framework.errors import OpError
@@ -617,6 +621,7 @@ class CacheDataset(UnaryDataset):
     written to `filename + ".tapeflow-cache"` when a pass completes."""
 
     _tf_name = "CacheDataset"
+    _unrollable = False
 
     def __init__(self, input_dataset: DatasetV2, filename: str = "") -> None:
         super().__init__(input_dataset)
@@ -735,6 +740,7 @@ def reduce_dataset(dataset: DatasetV2, initial_state: Any, reduce_func: Callable
 
 class GroupByWindowDataset(UnaryDataset):
     _tf_name = "_GroupByWindowDataset"
+    _unrollable = False   # runs Python per element (or a thread)
 
     def __init__(self, input_dataset: DatasetV2, key_func: Callable, reduce_func: Callable,
                  window_size: Any = None, window_size_func: Optional[Callable] = None) -> None:
