@@ -1,5 +1,5 @@
 """Records TensorFlow 2.21's tf.random.categorical / stateless_categorical samples and
-index_shuffle values for tapeflow's tests (run where TensorFlow is installed; CI does not):
+tf.random.experimental.index_shuffle values for tapeflow's tests (run where TensorFlow is installed; CI does not):
 
     python tools/record_random_categorical.py   # writes tests/ops/fixtures/random_categorical.json
 
@@ -61,6 +61,17 @@ STATELESS = [[b, c, n, d, o, s] for s in SEEDS for b, c, n, d, o in [
 
 SMALL = 64   # results with more numbers are kept as digests
 
+# index_shuffle: [index dtype, seed dtype, seed, max_index, indices (None: all of them)].
+_TOPS = {"int32": [0, 1, 3, 9, 100, 65535, 65536, 2**20 + 3, 2**31 - 1],
+         "uint32": [5, 2**17, 2**32 - 1], "int64": [7, 2**33 + 5, 2**53 + 7, 2**63 - 1],
+         "uint64": [11, 2**40, 2**64 - 1]}
+INDEX_SHUFFLE = [[dtype, seed_dtype, seed, top, None if top < 200 else
+                  [0, 1, 2, top // 3, top // 2, top - 1, top]]
+                 for dtype, tops in _TOPS.items() for top in tops
+                 for seed_dtype, seed in [("int32", [5, 9]), ("int64", [-7, 2**40 + 3]),
+                                          ("uint32", [2**32 - 1, 0]), ("uint64", [3, 2**63])]
+                 if seed_dtype[0] != "u" or dtype in ("int32", "uint64")]
+
 
 def packed(array: np.ndarray) -> dict:
     if array.size <= SMALL:
@@ -98,6 +109,21 @@ def record(threads: int) -> dict:
             "stateless": stateless}
 
 
+def index_shuffles() -> list:
+    import tensorflow as tf
+    out = []
+    for dtype, seed_dtype, seed, top, indices in INDEX_SHUFFLE:
+        indices = list(range(top + 1)) if indices is None else indices
+        shuffle = tf.random.experimental.index_shuffle
+        vector = shuffle(tf.constant(indices, dtype), tf.constant(seed, seed_dtype),
+                         tf.constant(top, dtype))
+        scalar = shuffle(tf.constant(indices[-1], dtype), tf.constant(seed, seed_dtype),
+                         tf.constant(top, dtype))
+        out.append({"case": [dtype, seed_dtype, seed, top, indices],
+                    "values": vector.numpy().tolist(), "scalar": scalar.numpy().tolist()})
+    return out
+
+
 def main() -> None:
     runs = []
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
@@ -107,7 +133,8 @@ def main() -> None:
         runs.append(json.loads(text))
     import tensorflow as tf
     OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text(json.dumps({"tensorflow": tf.__version__, "runs": runs}) + "\n")
+    OUT.write_text(json.dumps({"tensorflow": tf.__version__, "runs": runs,
+                               "index_shuffle": index_shuffles()}) + "\n")
     print(f"wrote {len(runs)} runs to {OUT}")
 
 

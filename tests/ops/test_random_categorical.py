@@ -205,3 +205,67 @@ def test_errors(call, error, message):
     with pytest.raises(error) as info:
         call()
     assert str(info.value).startswith(message)
+
+
+# -- tf.random.experimental.index_shuffle ---------------------------------------------------------
+
+@pytest.mark.parametrize("case", FIXTURE["index_shuffle"], ids=lambda c: "-".join(
+    map(str, c["case"][:2] + [c["case"][3]])))
+def test_index_shuffle_matches_tf(case):
+    dtype, seed_dtype, seed, top, indices = case["case"]
+    shuffle = tf.random.experimental.index_shuffle
+    seed_t = tf.constant(seed, seed_dtype)
+    vector = shuffle(tf.constant(indices, dtype), seed_t, tf.constant(top, dtype))
+    assert vector.dtype.name == dtype and vector.shape == (len(indices),)
+    assert vector.numpy().tolist() == case["values"]
+    scalar = shuffle(tf.constant(indices[-1], dtype), seed_t, tf.constant(top, dtype))
+    assert scalar.shape == () and scalar.numpy().tolist() == case["scalar"]
+    if top < 200:   # a permutation of [0, max_index]
+        assert sorted(case["values"]) == list(range(top + 1))
+
+
+def test_index_shuffle_broadcasts_and_traces():
+    # TF 2.21: index_shuffle(tf.range(4), [5, 9], 3) is [2, 0, 1, 3]; with a vector max_index
+    # of 2s, range(3) gives [2, 0, 1] (the doc's examples and TF's answers).
+    shuffle = tf.random.experimental.index_shuffle
+    assert shuffle(tf.range(4), [5, 9], 3).numpy().tolist() == [2, 0, 1, 3]
+    assert [int(shuffle(i, [5, 8], 9)) for i in range(10)] == [3, 8, 0, 1, 2, 7, 6, 9, 4, 5]
+    assert shuffle(tf.range(3), [1, 2], tf.constant([2, 2, 2])).numpy().tolist() == [2, 0, 1]
+    traced = tf.function(lambda i, s: shuffle(i, s, 3))
+    assert traced(tf.range(4), tf.constant([5, 9])).numpy().tolist() == [2, 0, 1, 3]
+
+
+def _attr_message(attr: str, kind: str) -> str:
+    return (f"Value for attr '{attr}' of {kind} is not in the list of allowed values: int32, "
+            f"uint32, int64, uint64\n\t; NodeDef: {{{{node RandomIndexShuffle}}}}; "
+            f"Op<name=RandomIndexShuffle; signature=index:dtype, seed:Tseed, max_index:dtype "
+            f"-> output:dtype; attr=rounds:int,default=4; attr=dtype:type,allowed=[DT_INT32, "
+            f"DT_UINT32, DT_INT64, DT_UINT64]; attr=Tseed:type,allowed=[DT_INT32, DT_UINT32, "
+            f"DT_INT64, DT_UINT64]> [Op:RandomIndexShuffle]")
+
+
+# TF 2.21's errors (a seed of shape [n, 2] fails in TF too: its first axis is padded).
+@pytest.mark.parametrize("call, message", [
+    (lambda s: s(tf.range(3), [[1, 2], [3, 4], [5, 6]], 2),
+     "Seed must be a vector of size [3] or a matrix of size [3, 3] but got [4,2]. "
+     "[Op:RandomIndexShuffle]"),
+    (lambda s: s(tf.range(3), [1, 2, 3], 2),
+     "Seed must be a vector of size [3] or a matrix of size [3, 3] but got [4]. "
+     "[Op:RandomIndexShuffle]"),
+    (lambda s: s(tf.constant([1, 2], tf.int64), [1, 2], tf.constant(5, tf.int32)),
+     "cannot compute RandomIndexShuffle as input #2(zero-based) was expected to be a int64 "
+     "tensor but is a int32 tensor [Op:RandomIndexShuffle]"),
+    (lambda s: s(1.0, [1, 2], 3.0), _attr_message("dtype", "float")),
+    (lambda s: s(1, [1.0, 2.0], 3), _attr_message("Tseed", "float")),
+    (lambda s: s(tf.constant([0, 1], tf.int16), [1, 2], tf.constant(3, tf.int16)),
+     _attr_message("dtype", "int16")),
+    (lambda s: s(tf.zeros([2, 2], tf.int32), [1, 2], 3),
+     "Index bust be a scalar or vector. [Op:RandomIndexShuffle]"),
+    (lambda s: s(tf.range(3), [1, 2], tf.constant([2, 2])),
+     "Maxval must be a scalar or a vector of the same size as index but got [2] "
+     "[Op:RandomIndexShuffle]"),
+])
+def test_index_shuffle_errors(call, message):
+    with pytest.raises(tf.errors.InvalidArgumentError) as info:
+        call(tf.random.experimental.index_shuffle)
+    assert str(info.value) == message

@@ -7,11 +7,11 @@ from tapeflow.ops import index_ops, linalg_ops, manip_ops, special_ops, variable
 from tapeflow.ops import _autodiff_support  # noqa: F401
 from tapeflow.ops import control_flow_ops, conv_ops, indexed_slices_ops
 from tapeflow.ops import map_ops, tensor_array_ops, functional_ops, script_ops
-from tapeflow.ops import stateless_random_ops, random_generator
+from tapeflow.ops import stateless_random_ops, random_generator, random_sampling_ops
 from tapeflow.ops import control_deps  # noqa: F401 - tf.group, tf.control_dependencies, ...
 
 __all__ = ["array_ops", "math_ops", "operators", "reduce_ops", "clip_ops", "nn_ops", "random_ops",
            "index_ops", "linalg_ops", "manip_ops", "special_ops", "variable_ops",
            "control_flow_ops", "conv_ops", "indexed_slices_ops", "map_ops",
            "tensor_array_ops", "functional_ops", "script_ops",
-           "stateless_random_ops", "random_generator"]
+           "stateless_random_ops", "random_generator", "random_sampling_ops"]

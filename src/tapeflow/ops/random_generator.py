@@ -216,10 +216,12 @@ class Generator:
 
     def binomial(self, shape: Any, counts: Any, probs: Any, dtype: Any = _dtypes.int32,
                  name: Optional[str] = None) -> Tensor:
-        """Not available: tapeflow does not have TensorFlow's binomial sampler yet."""
-        raise NotImplementedError("tf.random.Generator.binomial is not implemented in "
-                                  "tapeflow: TensorFlow's binomial sampler is not reproduced "
-                                  "yet.")
+        """Binomial(counts, probs) samples (TensorFlow's StatefulRandomBinomial): `shape`
+        ends with the shape of broadcast(counts, probs); the state moves on as TensorFlow's
+        kernel moves it."""
+        from tapeflow.ops import random_sampling_ops
+        return random_sampling_ops.generator_binomial(self._advance, shape, counts, probs,
+                                                      dtype)
 
     def make_seeds(self, count: int = 1) -> Tensor:
         """`count` seed pairs for the stateless ops: a [2, count] int64 tensor."""

@@ -10,6 +10,7 @@ is read when the graph runs.
 
 from __future__ import annotations
 
+import math
 from typing import Any, Optional
 
 import numpy as np
@@ -286,3 +287,118 @@ def stateless_categorical(logits: Any, num_samples: Any, seed: Any, dtype: Any =
                        "Tseed in [DT_INT32]; T in [DT_FLOAT, DT_DOUBLE, DT_BFLOAT16]")
     num = static_value(num_samples, "StatelessMultinomial: num_samples", int)
     return bind(_CATEGORICAL, (x, seed), {"num_samples": num, "dtype": out_type._np})
+
+
+# -- index_shuffle -----------------------------------------------------------------------------------
+# TensorFlow's RandomIndexShuffle: a Simon-like Feistel cipher on blocks of at least 16 bits
+# (the bits max_index needs, made even), walked until the value is within [0, max_index]: a
+# bijection of that range for each 3-word key.
+
+_SEED_PAD = 498247692   # tf.random.experimental.index_shuffle's first key word
+_SIMON_Z = 0x7369F885192C0EF5
+_INDEX_TYPES = ("int32", "uint32", "int64", "uint64")
+
+
+def _simon_shuffle(values: np.ndarray, keys: np.ndarray, top: np.ndarray, width: int,
+                   rounds: int) -> np.ndarray:
+    """TensorFlow's `impl::index_shuffle<2 * width>`, elementwise: uint64 `values`, (n, 3)
+    uint32 `keys`, uint64 bounds `top`."""
+    mask, w = np.uint64((1 << width) - 1), np.uint64(width)
+
+    def rotl(x: np.ndarray, r: int) -> np.ndarray:
+        return ((x << np.uint64(r)) | (x >> (w - np.uint64(r)))) & mask
+
+    def rotr(x: np.ndarray, r: int) -> np.ndarray:
+        return rotl(x, width - r)
+
+    def f(x: np.ndarray) -> np.ndarray:
+        return (rotl(x, 1) & rotl(x, 8)) ^ rotl(x, 2)
+
+    round_keys = [keys[:, i].astype(np.uint64) & mask for i in range(3)]
+    c, z = np.uint64(0xFFFFFFFC) & mask, _SIMON_Z & int(mask)
+    for i in range(3, rounds):
+        round_keys.append(c ^ np.uint64((z >> (i - 3)) & 1) ^ round_keys[i - 3] ^
+                          rotr(round_keys[i - 1], 3) ^ rotr(round_keys[i - 1], 4))
+    out = values.copy()
+    pending = np.arange(len(values))
+    while pending.size:   # cycle walking: encrypt again until within [0, max_index]
+        left, right = (out[pending] >> w) & mask, out[pending] & mask
+        for k1, k2 in zip(round_keys[0::2], round_keys[1::2]):
+            left ^= f(right) ^ k1[pending]
+            right ^= f(left) ^ k2[pending]
+        out[pending] = (left << w) | right
+        pending = pending[out[pending] > top[pending]]
+    return out
+
+
+def _index_shuffle_impl(index: np.ndarray, seed: np.ndarray, max_index: np.ndarray,
+                        rounds: int) -> np.ndarray:
+    n = max(index.size, max_index.size, seed.size // 3)
+    if not (index.ndim == 0 or (index.ndim == 1 and index.shape[0] == n)):
+        raise InvalidArgumentError("Index bust be a scalar or vector. [Op:RandomIndexShuffle]")
+    if not (seed.shape == (3,) or seed.shape == (n, 3)):
+        raise InvalidArgumentError(f"Seed must be a vector of size [3] or a matrix of size "
+                                   f"[{n}, 3] but got [{','.join(map(str, seed.shape))}]. "
+                                   f"[Op:RandomIndexShuffle]")
+    if not (max_index.ndim == 0 or (max_index.ndim == 1 and max_index.shape[0] == n)):
+        raise InvalidArgumentError(f"Maxval must be a scalar or a vector of the same size as "
+                                   f"index but got [{','.join(map(str, max_index.shape))}] "
+                                   f"[Op:RandomIndexShuffle]")
+    values = np.broadcast_to(index.astype(np.uint64), (n,))    # static_cast<uint64_t>
+    top = np.broadcast_to(max_index.astype(np.uint64), (n,))
+    keys = np.broadcast_to(seed.reshape(-1, 3).astype(np.uint32), (n, 3))
+    out = np.zeros(n, np.uint64)                               # max_index 0 gives 0
+    # The block: ceil(log2(max_index)) bits (libm's log2 of the double), even, at least 16.
+    bits = {int(t): math.ceil(math.log2(float(t))) for t in np.unique(top) if t}
+    width = np.array([max(b + b % 2, 16) // 2 for b in map(bits.get, top.tolist())]
+                     if bits else [], np.int64)
+    for w in np.unique(width) if bits else ():
+        rows = np.nonzero((width == w) & (top != 0))[0]
+        out[rows] = _simon_shuffle(values[rows], keys[rows], top[rows], int(w), rounds)
+    out = out.astype(index.dtype)
+    return out.reshape(()) if index.ndim == 0 and seed.ndim == 1 and max_index.ndim == 0 \
+        else out
+
+
+def _index_shuffle_shape(index: ShapedArray, seed: ShapedArray, max_index: ShapedArray,
+                         rounds: int) -> ShapedArray:
+    scalar = index.shape == () and max_index.shape == () and \
+        (seed.shape is not None and len(seed.shape) == 1)
+    return ShapedArray(() if scalar else (None,), index.dtype)
+
+
+_INDEX_SHUFFLE = Primitive("RandomIndexShuffle", _index_shuffle_impl, differentiable=False,
+                           shape_rule=_index_shuffle_shape)
+
+
+def _attr_error(attr: str, dtype: _dtypes.DType) -> InvalidArgumentError:
+    return InvalidArgumentError(
+        f"Value for attr '{attr}' of {cpp_name(dtype)} is not in the list of allowed values: "
+        f"int32, uint32, int64, uint64\n\t; NodeDef: {{{{node RandomIndexShuffle}}}}; "
+        f"Op<name=RandomIndexShuffle; signature=index:dtype, seed:Tseed, max_index:dtype -> "
+        f"output:dtype; attr=rounds:int,default=4; attr=dtype:type,allowed=[DT_INT32, "
+        f"DT_UINT32, DT_INT64, DT_UINT64]; attr=Tseed:type,allowed=[DT_INT32, DT_UINT32, "
+        f"DT_INT64, DT_UINT64]> [Op:RandomIndexShuffle]")
+
+
+@tf_export("random.experimental.index_shuffle")
+def index_shuffle(index: Any, seed: Any, max_index: Any) -> Tensor:
+    """The position of `index` in a pseudorandom permutation of [0, max_index] fixed by
+    `seed` (a pair of integers, or one pair per index): TensorFlow's values. Scalars and
+    vectors of int32, uint32, int64 or uint64; `max_index` has `index`'s dtype."""
+    from tapeflow.ops.manip_ops import pad
+    index, seed = convert_to_tensor(index), convert_to_tensor(seed)
+    max_index = convert_to_tensor(max_index, dtype_hint=index.dtype)
+    if index.dtype.name not in _INDEX_TYPES:
+        raise _attr_error("dtype", index.dtype)
+    if seed.dtype.name not in _INDEX_TYPES:
+        raise _attr_error("Tseed", seed.dtype)
+    if max_index.dtype != index.dtype:
+        raise InvalidArgumentError(
+            f"cannot compute RandomIndexShuffle as input #2(zero-based) was expected to be a "
+            f"{index.dtype.name} tensor but is a {max_index.dtype.name} tensor "
+            f"[Op:RandomIndexShuffle]")
+    # As TensorFlow: the raw op takes 3 key words, so the seed's first axis gains one.
+    paddings = [[1, 0]] + [[0, 0]] * (len(seed.shape) - 1)
+    seed = pad(seed, paddings, constant_values=_SEED_PAD)
+    return bind(_INDEX_SHUFFLE, (index, seed, max_index), {"rounds": 4})
