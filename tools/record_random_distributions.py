@@ -1,7 +1,9 @@
 """Records TensorFlow 2.21's gamma, Poisson and binomial samples for tapeflow's tests (run where
 TensorFlow is installed; CI does not run it):
 
-    python tools/record_random_distributions.py   # writes tests/ops/fixtures/random_distributions.json
+    python tools/record_random_distributions.py
+
+(writes tests/ops/fixtures/random_distributions.json).
 
 The stateless samplers for several seeds, parameter shapes and every dtype they take; a
 program of stateful gamma and Poisson draws with TF's seed rules (eagerly and in tf.function,
@@ -16,7 +18,6 @@ import hashlib
 import json
 import pathlib
 
-import numpy as np
 import tensorflow as tf
 
 from record_random_fixtures import values
@@ -71,7 +72,9 @@ DIGEST_PROBS = [0.5, 0.05, 0.3, 0.7, 0.5, 0.95, 0.41, 0.999, 0.002, 0.62]
 
 def stateless(op: str, shape: list, seed: list, param: object, extra: object,
               dtype: str, param_dtype: str) -> tf.Tensor:
-    cast = lambda v: tf.constant(v, param_dtype)
+    def cast(v):
+        return tf.constant(v, param_dtype)
+
     if op == "stateless_gamma":
         return tf.random.stateless_gamma(shape, seed, alpha=param, beta=extra, dtype=dtype)
     if op == "stateless_poisson":

@@ -32,7 +32,9 @@ def _check(got, dtype, recorded, label):
 
 
 def _stateless(op, shape, seed, param, extra, dtype, param_dtype):
-    cast = lambda v: tf.constant(v, param_dtype)
+    def cast(v):
+        return tf.constant(v, param_dtype)
+
     if op == "stateless_gamma":
         return tf.random.stateless_gamma(shape, seed, alpha=param, beta=extra, dtype=dtype)
     if op == "stateless_poisson":
@@ -94,7 +96,7 @@ def test_generator_binomial_gives_tensorflows_numbers_and_state():
     fn = tf.function(lambda: [gen.binomial(s, c, p, dtype=d) for s, c, p, d in inner])
     for _ in range(2):   # the state variable moves inside the graph too
         want = next(calls)
-        for (s, c, p, d), got, values in zip(inner, fn(), want["values"]):
+        for (s, _, _, d), got, values in zip(inner, fn(), want["values"]):
             _check(got, d, values, s)
         assert gen.state.numpy().tolist() == want["state"]
 

@@ -693,7 +693,7 @@ _SAMPLE_TYPES = ("float16", "float32", "float64", "int32", "int64")
 
 def _shape_vector(shape: Any, op_name: str) -> tuple:
     if isinstance(shape, (int, np.integer)) or (hasattr(shape, "shape") and
-                                                len(getattr(shape, "shape")) == 0):
+                                                len(shape.shape) == 0):
         raise InvalidArgumentError(f"shape must be a vector of {{int32,int64}}, got shape: "
                                    f"Tensor<type: int32 shape: [] values: {int(shape)}> "
                                    f"[Op:{op_name}]")
