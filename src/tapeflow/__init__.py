@@ -35,7 +35,8 @@ from tapeflow.function import TensorSpec, function  # noqa: E402
 newaxis = None
 
 # Heavier namespaces load on first use, so `import tapeflow` stays fast.
-_LAZY_SUBMODULES = {"keras", "train", "test", "config", "autograph", "version", "data"}
+_LAZY_SUBMODULES = {"keras", "train", "test", "config", "autograph", "version", "data",
+                     "debugging"}
 
 
 def __getattr__(name: str):

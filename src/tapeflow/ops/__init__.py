@@ -9,9 +9,10 @@ from tapeflow.ops import control_flow_ops, conv_ops, indexed_slices_ops
 from tapeflow.ops import map_ops, tensor_array_ops, functional_ops, script_ops
 from tapeflow.ops import stateless_random_ops, random_generator, random_sampling_ops
 from tapeflow.ops import control_deps  # noqa: F401 - tf.group, tf.control_dependencies, ...
+from tapeflow.ops import debugging_ops
 
 __all__ = ["array_ops", "math_ops", "operators", "reduce_ops", "clip_ops", "nn_ops", "random_ops",
            "index_ops", "linalg_ops", "manip_ops", "special_ops", "variable_ops",
            "control_flow_ops", "conv_ops", "indexed_slices_ops", "map_ops",
            "tensor_array_ops", "functional_ops", "script_ops",
-           "stateless_random_ops", "random_generator", "random_sampling_ops"]
+           "stateless_random_ops", "random_generator", "random_sampling_ops", "debugging_ops"]
