@@ -474,6 +474,26 @@ class LearningRateScheduler(Callback):
             logs["learning_rate"] = float(np.asarray(self.model.optimizer.learning_rate))
 
 
+class TerminateOnNaN(Callback):
+    """Stops training at the first batch whose loss is NaN or Inf: prints `Batch {i}:
+    Invalid loss, terminating training` and sets `model.stop_training` (so the epoch ends and
+    `on_train_end` runs), or with `raise_error=True` raises RuntimeError at once."""
+
+    def __init__(self, raise_error: bool = False) -> None:
+        super().__init__()
+        self.raise_error = raise_error
+
+    def on_batch_end(self, batch: int, logs: Optional[dict] = None) -> None:
+        loss = (logs or {}).get("loss")
+        if loss is None or not (np.isnan(loss) or np.isinf(loss)):
+            return
+        if self.raise_error:
+            raise RuntimeError(f"NaN or Inf loss encountered at batch {batch}. Loss value: "
+                               f"{loss}. Terminating training immediately.")
+        print_msg(f"Batch {batch}: Invalid loss, terminating training")
+        self.model.stop_training = True
+
+
 class LambdaCallback(Callback):
     """A callback built from functions: `LambdaCallback(on_epoch_end=lambda epoch, logs: ...)`."""
 
@@ -486,4 +506,5 @@ class LambdaCallback(Callback):
 
 
 __all__ = ["Callback", "CallbackList", "History", "ProgbarLogger", "EarlyStopping",
-           "ModelCheckpoint", "LearningRateScheduler", "LambdaCallback", "MonitorCallback"]
+           "ModelCheckpoint", "LearningRateScheduler", "LambdaCallback", "MonitorCallback",
+           "TerminateOnNaN"]
