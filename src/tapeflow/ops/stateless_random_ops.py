@@ -349,10 +349,10 @@ def _index_shuffle_impl(index: np.ndarray, seed: np.ndarray, max_index: np.ndarr
     keys = np.broadcast_to(seed.reshape(-1, 3).astype(np.uint32), (n, 3))
     out = np.zeros(n, np.uint64)                               # max_index 0 gives 0
     # The block: ceil(log2(max_index)) bits (libm's log2 of the double), even, at least 16.
-    bits = {int(t): math.ceil(math.log2(float(t))) for t in np.unique(top) if t}
-    width = np.array([max(b + b % 2, 16) // 2 for b in map(bits.get, top.tolist())]
-                     if bits else [], np.int64)
-    for w in np.unique(width) if bits else ():
+    tops, which = np.unique(top, return_inverse=True)
+    bits = [math.ceil(math.log2(float(t))) if t else 0 for t in tops.tolist()]
+    width = np.array([max(b + b % 2, 16) // 2 for b in bits], np.int64)[which.reshape(-1)]
+    for w in np.unique(width):
         rows = np.nonzero((width == w) & (top != 0))[0]
         out[rows] = _simon_shuffle(values[rows], keys[rows], top[rows], int(w), rounds)
     out = out.astype(index.dtype)
