@@ -97,6 +97,12 @@ def _lgamma_whole(x: np.ndarray) -> np.ndarray:
     return np.array([_LGAMMA[0](v) for v in values.tolist()], np.float64)[where.reshape(-1)]
 
 
+def _distinct(fn: Callable, x: np.ndarray) -> np.ndarray:
+    """`fn` over `x`, called once per distinct value (per-parameter constants)."""
+    values, where = np.unique(x, return_inverse=True)
+    return fn(values)[where.reshape(-1)]
+
+
 # -- sub-streams ---------------------------------------------------------------------------------
 
 class _SubStreams:
@@ -388,18 +394,17 @@ def _poisson_samples(key: tuple, counter: tuple, rate: np.ndarray, samples: int,
 def _knuth(streams: _SubStreams, rows: np.ndarray, limit: np.ndarray, highest: float,
            out: np.ndarray) -> None:
     prod, count = np.ones(rows.size), np.zeros(rows.size)
-    live = np.arange(rows.size)
-    while live.size:
-        prod[live] = prod[live] * streams.take("u", rows[live])
-        done = (prod[live] <= limit[live]) & (count[live] <= highest)
-        out[rows[live[done]]] = count[live[done]]
-        live = live[~done]
-        count[live] += 1
+    while rows.size:
+        prod = prod * streams.take("u", rows)
+        done = (prod <= limit) & (count <= highest)
+        out[rows[done]] = count[done]
+        more = ~done
+        rows, limit, prod, count = rows[more], limit[more], prod[more], count[more] + 1
 
 
 def _ptrs(streams: _SubStreams, rows: np.ndarray, rate: np.ndarray, highest: float,
           out: np.ndarray) -> None:
-    log_rate = _log(rate)
+    log_rate = _distinct(_log, rate)
     b = 0.931 + 2.53 * np.sqrt(rate)
     a = -0.059 + 0.02483 * b
     inv_alpha = 1.1239 + 1.1328 / (b - 3.4)
@@ -497,19 +502,29 @@ def _stirling_tail(k: np.ndarray) -> np.ndarray:
     return np.where(k <= 9, near, far)
 
 
+def _ceil_quotient_log(u: np.ndarray, divisor: np.ndarray) -> np.ndarray:
+    """log(u) / divisor, with the C library's log where it can change the ceiling: NumPy's
+    log is within 1 ulp of glibc's, so the quotients differ by a few ulp at most and only
+    those near a whole number are recomputed."""
+    quotient = np.log(u) / divisor
+    near = np.nonzero(np.abs(quotient - np.rint(quotient)) <= 1e-12 * np.abs(quotient))[0]
+    if near.size:
+        quotient[near] = _log(u[near]) / divisor[near]
+    return quotient
+
+
 def _inversion(streams: _SubStreams, rows: np.ndarray, count: np.ndarray, prob: np.ndarray,
                out: np.ndarray) -> None:
     """Binomial inversion: geometric waiting times summed until they pass `count`."""
-    log_q = _log1p(-prob)
+    log_q = _distinct(_log1p, -prob)
     total, successes = np.zeros(rows.size), np.zeros(rows.size)
-    live = np.arange(rows.size)
-    while live.size:
-        geom = np.ceil(_log(streams.take("u", rows[live])) / log_q[live])
-        total[live] += geom
-        done = total[live] > count[live]
-        out[rows[live[done]]] = successes[live[done]]
-        live = live[~done]
-        successes[live] += 1
+    while rows.size:
+        total += np.ceil(_ceil_quotient_log(streams.take("u", rows), log_q))
+        done = total > count
+        out[rows[done]] = successes[done]
+        more = ~done
+        rows, count, log_q, total = rows[more], count[more], log_q[more], total[more]
+        successes = successes[more] + 1
 
 
 def _btrs(streams: _SubStreams, rows: np.ndarray, count: np.ndarray, prob: np.ndarray,
