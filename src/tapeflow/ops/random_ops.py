@@ -41,6 +41,7 @@ from tapeflow.framework.abstract import ShapedArray, dims_text, same_as_input
 from tapeflow.autodiff.core import Primitive, bind
 from tapeflow.framework import dtypes as _dtypes
 from tapeflow.framework.context import context
+from tapeflow.framework.device import runtime
 from tapeflow.framework.errors import InvalidArgumentError, NotFoundError
 from tapeflow.framework.tensor import Tensor, TensorLike
 from tapeflow.framework.exports import tf_export
@@ -197,10 +198,10 @@ def _shuffle_kernel(x: np.ndarray, stream: Stream) -> np.ndarray:
 # -- categorical: TensorFlow's MultinomialFunctor on CPU ------------------------------------------
 
 def _intra_op_threads() -> int:
-    """The size of TensorFlow's intra-op thread pool: the configured count, else
-    TF_NUM_INTRAOP_THREADS, else the CPUs this process may run on."""
-    from tapeflow.config import threading as config_threading   # tf.config imports ops
-    threads = config_threading.get_intra_op_parallelism_threads()
+    """The size of TensorFlow's intra-op thread pool: the count tf.config.threading set
+    (kept on the framework's runtime), else TF_NUM_INTRAOP_THREADS, else the CPUs this
+    process may run on."""
+    threads = getattr(runtime, "intra_op_threads", 0)
     if threads > 0:
         return threads
     try:
