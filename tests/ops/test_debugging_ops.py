@@ -633,3 +633,18 @@ def test_check_numerics_gradient():
         _PREFIX + "Not a number (NaN) or infinity (Inf) values detected in gradient. b'gm' : "
         "Tensor had Inf values [Op:CheckNumerics] name: ")
     np.testing.assert_array_equal(tape.gradient(w2, v), [1., np.inf])
+
+
+def test_check_numerics_forward_mode():
+    x = tf.constant([1., 2.])
+    with tf.autodiff.ForwardAccumulator(x, tf.constant([1., 3.])) as acc:
+        y = d.check_numerics(x * x, "m")
+    np.testing.assert_array_equal(acc.jvp(y), [2., 12.])
+    # TF 2.21's answer: forward mode checks the tangent with the gradient's gradient's message.
+    with pytest.raises(IAE) as info:
+        with tf.autodiff.ForwardAccumulator(x, tf.constant([1., np.nan])):
+            d.check_numerics(x * x, "m")
+    assert str(info.value) == (
+        _PREFIX + "Not a number (NaN) or infinity (Inf) values detected in gradient. "
+        "b\"Not a number (NaN) or infinity (Inf) values detected in gradient. b'm'\" : "
+        "Tensor had NaN values [Op:CheckNumerics] name: ")

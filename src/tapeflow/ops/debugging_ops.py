@@ -760,15 +760,24 @@ def _check_numerics_kernel(x: np.ndarray, message: str) -> np.ndarray:
     return x
 
 
+def _gradient_message(message: str) -> str:
+    """The message of CheckNumerics' gradient op in TF: the op's attr, as bytes."""
+    return f"Not a number (NaN) or infinity (Inf) values detected in gradient. " \
+           f"{message.encode()!r}"
+
+
 def _check_numerics_vjp(g: Tensor, ans: Tensor, x: Tensor, message: str) -> Tensor:
-    # TF's gradient checks the cotangent, naming the message as the op's attr (bytes).
-    return check_numerics(g, f"Not a number (NaN) or infinity (Inf) values detected in "
-                             f"gradient. {message.encode()!r}")
+    return check_numerics(g, _gradient_message(message))   # TF checks the cotangent too
+
+
+def _check_numerics_jvp(tangents: list, ans: Tensor, x: Tensor, message: str) -> Tensor:
+    # TF's forward mode transposes the gradient's gradient: its message, nested twice.
+    return check_numerics(tangents[0], _gradient_message(_gradient_message(message)))
 
 
 _CHECK_NUMERICS = Primitive("CheckNumerics", _check_numerics_kernel, side_effect=True,
-                            shape_rule=same_as_input, linear=True,
-                            batch_safe=True).defvjp(_check_numerics_vjp)
+                            shape_rule=same_as_input, batch_safe=True).defvjp(
+    _check_numerics_vjp).defjvp(_check_numerics_jvp)
 
 _EAGER_PREFIX = ("{{function_node __wrapped__CheckNumerics_device_/job:localhost/replica:0/"
                  "task:0/device:CPU:0}} ")
@@ -789,6 +798,8 @@ def check_numerics(tensor: Any, message: str, name: Optional[str] = None) -> Ten
     try:
         return bind(_CHECK_NUMERICS, (x,), {"message": message})
     except InvalidArgumentError as exc:
+        if exc.message.startswith(_EAGER_PREFIX):
+            raise   # a check of a tangent, under a ForwardAccumulator
         raise InvalidArgumentError(f"{_EAGER_PREFIX}{exc.message} [Op:CheckNumerics]"
                                    f"{suffix}") from None
 
