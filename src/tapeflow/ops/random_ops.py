@@ -461,9 +461,6 @@ def shuffle(value: Any, seed: Optional[int] = None, name: Optional[str] = None) 
     return bind(_shuffle, (x,), {"stream": stream})
 
 
-_LOGIT_TYPES = ("float16", "float32", "float64")
-
-
 def categorical_dtype(dtype: Any) -> _dtypes.DType:
     """The output dtype of a categorical op (None: int64), with TensorFlow's error."""
     out_type = _dtypes.int64 if dtype is None else _dtypes.as_dtype(dtype)
