@@ -44,11 +44,11 @@ def main(quick: bool = False) -> None:
     ]
     print(f"{shape[0]} x {shape[1]} draws (min of {repeat}), as multiples of NumPy's time:")
     for label, numpy_fn, draw in rows:
-        t_numpy, t_tapeflow = best(numpy_fn, 3, repeat), best(lambda: draw(tf), 3, repeat)
+        t_numpy, t_tapeflow = best(numpy_fn, 3, repeat), best(lambda draw=draw: draw(tf), 3, repeat)
         line = (f"  {label:16s} NumPy {t_numpy * 1e3:6.1f} ms   tapeflow {t_tapeflow * 1e3:6.1f} ms"
                 f" {t_tapeflow / t_numpy:4.1f}x")
         if real_tf is not None:
-            t_tf = best(lambda: draw(real_tf).numpy(), 3, repeat)
+            t_tf = best(lambda draw=draw: draw(real_tf).numpy(), 3, repeat)
             line += f"   TensorFlow {t_tf * 1e3:6.1f} ms {t_tf / t_numpy:4.1f}x"
         print(line)
     keras = tf.keras

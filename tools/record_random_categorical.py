@@ -1,5 +1,6 @@
 """Records TensorFlow 2.21's tf.random.categorical / stateless_categorical samples and
-tf.random.experimental.index_shuffle values for tapeflow's tests (run where TensorFlow is installed; CI does not):
+tf.random.experimental.index_shuffle values for tapeflow's tests (run where TensorFlow is
+installed; CI does not):
 
     python tools/record_random_categorical.py   # writes tests/ops/fixtures/random_categorical.json
 

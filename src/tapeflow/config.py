@@ -150,6 +150,7 @@ def _set_threads(kind: str, num_threads: _Any, what: str) -> None:
         raise RuntimeError(f"{what} parallelism cannot be modified after initialization.")
     if kind == "intra":
         _limit_blas_threads(num_threads)
+        _runtime.intra_op_threads = num_threads
     _threads[kind] = num_threads
 
 

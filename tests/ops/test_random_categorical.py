@@ -83,15 +83,12 @@ def test_stateless_matches_tf(monkeypatch, threads):
                                                  num, seed=seed, dtype=out)
         got = packed(result.numpy())
         assert result.dtype.name == out and got == {k: record[k] for k in got}, record["step"]
-        again = tf.function(lambda: tf.random.stateless_categorical(
-            tf.constant(logits(batch, classes, dtype)), num, seed=tf.constant(seed), dtype=out))
+        again = tf.function(lambda step=record["step"]: tf.random.stateless_categorical(
+            tf.constant(logits(*step[:2], step[3])), step[2], seed=tf.constant(step[5]),
+            dtype=step[4]))
         assert packed(again().numpy()) == got
 
 
-# Until tf.config.threading records its intra-op count on framework.device.runtime (ops may
-# not import tf.config), the setting does not reach the kernel.
-@pytest.mark.xfail(not hasattr(random_ops.runtime, "intra_op_threads"), strict=True,
-                   reason="tf.config.threading does not yet set runtime.intra_op_threads")
 def test_the_pool_size_comes_from_tf_config():
     # A fresh process: the setting is taken only before the first op, as in TensorFlow. The
     # case's samples differ for pools of 1, 2 and 4 threads in TF.

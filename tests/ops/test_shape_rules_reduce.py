@@ -75,10 +75,10 @@ def test_multinomial_rule():
     i64 = np.dtype(np.int64)
     # TF: categorical(x, 5) for x of [None, 3] and of unknown rank both give [None, 5].
     for logits in (ShapedArray((None, 3), F32), ShapedArray(None, F32)):
-        assert rule(logits, num_samples=5, dtype=i64, key=None) == ShapedArray((None, 5), i64)
+        assert rule(logits, num_samples=5, dtype=i64, stream=None) == ShapedArray((None, 5), i64)
     # TF: "Shape must be rank 2 but is rank 3 for '{{node categorical/Multinomial}} ..."
     with pytest.raises(ValueError, match="Shape must be rank 2 but is rank 3 for 'Multinomial'"):
-        rule(ShapedArray((2, 3, 4), F32), num_samples=5, dtype=i64, key=None)
+        rule(ShapedArray((2, 3, 4), F32), num_samples=5, dtype=i64, stream=None)
 
 
 def test_uniform_int_bounds_must_be_scalars():

@@ -26,7 +26,6 @@ from tapeflow.framework import dtypes as _dtypes
 from tapeflow.framework.context import context as _context
 from tapeflow.framework.errors import InvalidArgumentError, OpError
 from tapeflow.framework.tensor import TensorLike, wrap
-from tapeflow.framework.tensor_conversion import convert_to_tensor
 from tapeflow.function import TensorSpec
 
 INFINITE = -1
@@ -505,7 +504,7 @@ class TensorSliceDataset(DatasetV2):
         flat = [structure.to_numpy(t) for t in leaves]
         for a in flat:
             if a.ndim == 0:
-                raise ValueError(f"Unbatching a tensor is only supported for rank >= 1")
+                raise ValueError("Unbatching a tensor is only supported for rank >= 1")
         n = flat[0].shape[0]
         for a in flat[1:]:
             if a.shape[0] != n:

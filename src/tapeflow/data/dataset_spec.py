@@ -3,7 +3,7 @@ placeholders a dataset-returning function is probed with to learn its element_sp
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 from tapeflow.data import structure
 from tapeflow.framework.tensor_shape import TensorShape, as_shape
@@ -17,7 +17,10 @@ class DatasetSpec(structure.DatasetSpecLike):
         self._element_spec = element_spec
         self._dataset_shape = as_shape(dataset_shape)
 
-    element_spec = property(lambda self: self._element_spec)
+    @property
+    def element_spec(self) -> Any:
+        """The nest of TensorSpecs of the datasets this spec describes."""
+        return self._element_spec
 
     def __eq__(self, other: Any) -> bool:
         return isinstance(other, DatasetSpec) and other._element_spec == self._element_spec

@@ -33,7 +33,7 @@ def write_elements(path: str, fmt: str, element_spec: Any, elements: list) -> No
 def read_elements(path: str, fmt: str) -> tuple:
     """(element_spec, elements) read from `path`."""
     if not os.path.exists(path):
-        raise NotFoundError(None, None, f"Could not find metadata file [Op:LoadDataset]")
+        raise NotFoundError(None, None, "Could not find metadata file [Op:LoadDataset]")
     with open(path, "rb") as f:
         payload = pickle.load(f)
     if payload.get("format") != fmt:

@@ -37,6 +37,7 @@ class Options:
         self.experimental_distribute = _OptionGroup()
 
     def merge(self, options: "Options") -> "Options":
+        """These options overridden by the ones `options` sets."""
         merged = Options()
         merged.__dict__.update(self.__dict__)
         merged.__dict__.update({k: v for k, v in options.__dict__.items() if v is not None})

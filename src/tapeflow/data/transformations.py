@@ -13,8 +13,8 @@ import numpy as np
 
 from tapeflow.data import structure
 from tapeflow.data.dataset_ops import (AUTOTUNE, INFINITE, UNKNOWN, DatasetV2, UnaryDataset,
-                                       ZipAccess, _ListAccess, _elements_from_access, _int_arg,
-                                       element_of, parallel_map, stack_elements, RangeDataset)
+                                       ZipAccess, _ListAccess, _int_arg,
+                                       stack_elements, RangeDataset)
 from tapeflow.data.dataset_spec import DatasetSpec, is_symbolic, placeholder_element
 from tapeflow.data.iterator_ops import to_tensors
 from tapeflow.data.structured_function import StructuredFunction, _call

@@ -33,12 +33,15 @@ LOGICAL_CPU = LogicalDevice("/device:CPU:0", "CPU")
 class _Runtime:
     """The process's device settings, fixed once `initialize` has run (TF's eager context)."""
 
-    __slots__ = ("initialized", "visible_devices", "soft_placement")
+    __slots__ = ("initialized", "visible_devices", "soft_placement", "intra_op_threads")
 
     def __init__(self) -> None:
         self.initialized = False
         self.visible_devices = [CPU]
         self.soft_placement = True
+        # tf.config.threading's intra-op pool size (0: the system picks); kernels whose
+        # numbers depend on TF's sharding across that pool (Multinomial) read it.
+        self.intra_op_threads = 0
 
     def initialize(self) -> None:
         """TensorFlow's `ensure_initialized`: the settings become fixed. With the CPU hidden

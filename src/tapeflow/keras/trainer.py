@@ -19,7 +19,6 @@ import numpy as np
 
 from tapeflow.autodiff import GradientTape
 from tapeflow.framework import nest
-from tapeflow.framework.tensor import TensorLike
 from tapeflow.framework.tensor_conversion import convert_to_tensor
 from tapeflow.keras.data_adapters import (EpochIterator, _to_numpy_tree,
                                           class_weight_to_sample_weights,

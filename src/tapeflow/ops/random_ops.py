@@ -201,14 +201,18 @@ def _intra_op_threads() -> int:
     """The size of TensorFlow's intra-op thread pool: the count tf.config.threading set
     (kept on the framework's runtime), else TF_NUM_INTRAOP_THREADS, else the CPUs this
     process may run on."""
-    threads = getattr(runtime, "intra_op_threads", 0)
+    threads = runtime.intra_op_threads
     if threads > 0:
         return threads
     try:
         threads = int(os.environ.get("TF_NUM_INTRAOP_THREADS", "0"))
     except ValueError:
         threads = 0
-    return threads if threads > 0 else len(os.sched_getaffinity(0))
+    if threads > 0:
+        return threads
+    if hasattr(os, "sched_getaffinity"):     # Linux: the CPUs this process may run on
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
 
 
 def _row_blocks(rows: int, cost: int, threads: int) -> int:

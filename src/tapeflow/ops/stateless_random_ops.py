@@ -17,7 +17,7 @@ import numpy as np
 
 from tapeflow.autodiff.core import Primitive, bind
 from tapeflow.framework import dtypes as _dtypes
-from tapeflow.framework.abstract import ShapedArray, dims_text
+from tapeflow.framework.abstract import ShapedArray
 from tapeflow.framework.convert import cpp_name
 from tapeflow.framework.errors import InvalidArgumentError
 from tapeflow.framework.exports import tf_export
@@ -289,7 +289,7 @@ def stateless_categorical(logits: Any, num_samples: Any, seed: Any, dtype: Any =
     return bind(_CATEGORICAL, (x, seed), {"num_samples": num, "dtype": out_type._np})
 
 
-# -- index_shuffle -----------------------------------------------------------------------------------
+# -- index_shuffle ---------------------------------------------------------------------------------
 # TensorFlow's RandomIndexShuffle: a Simon-like Feistel cipher on blocks of at least 16 bits
 # (the bits max_index needs, made even), walked until the value is within [0, max_index]: a
 # bijection of that range for each 3-word key.
