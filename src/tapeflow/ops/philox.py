@@ -17,7 +17,7 @@ from typing import Iterator
 
 import numpy as np
 
-from . import libm_float32
+from . import libm
 
 _M0, _M1 = np.uint64(0xD2511F53), np.uint64(0xCD9E8D57)
 _W0, _W1 = 0x9E3779B9, 0xBB67AE85
@@ -144,8 +144,8 @@ def box_muller_float(x0: np.ndarray, x1: np.ndarray) -> tuple:
     u1 = np.maximum(uint32_to_float(x0), np.float32(1.0e-7))
     # `2.0f * M_PI * u` in C++ is a double product (M_PI is a double), rounded to float.
     v1 = (2.0 * np.pi * uint32_to_float(x1).astype(np.float64)).astype(np.float32)
-    u2 = np.sqrt(np.float32(-2.0) * libm_float32.log(u1))
-    sin, cos = libm_float32.sincos(v1)
+    u2 = np.sqrt(np.float32(-2.0) * libm.logf(u1))
+    sin, cos = libm.sincosf(v1)
     sin *= u2
     cos *= u2
     return sin, cos
@@ -153,13 +153,12 @@ def box_muller_float(x0: np.ndarray, x1: np.ndarray) -> tuple:
 
 def box_muller_double(x0: np.ndarray, x1: np.ndarray, x2: np.ndarray,
                       x3: np.ndarray) -> tuple:
-    """Two standard normal doubles per four words (TensorFlow's BoxMullerDouble). TensorFlow
-    calls glibc's double log, sin and cos; NumPy's sin and cos agree with them, but its
-    float64 log on AVX-512 CPUs is its own, so about one double in 700 differs from
-    TensorFlow's in its last bits (at most 2 ulp)."""
+    """Two standard normal doubles per four words (TensorFlow's BoxMullerDouble), with the C
+    library's log (NumPy's float64 log is its own on AVX-512 CPUs; its sin and cos call the
+    C library's)."""
     u1 = np.maximum(uint32_pair_to_double(x0, x1), 1.0e-7)
     v1 = 2.0 * np.pi * uint32_pair_to_double(x2, x3)
-    u2 = np.sqrt(-2.0 * np.log(u1))
+    u2 = np.sqrt(-2.0 * libm.log(u1))
     return np.sin(v1) * u2, np.cos(v1) * u2
 
 

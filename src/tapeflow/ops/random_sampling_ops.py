@@ -10,18 +10,13 @@ two numbers and hand them out last first. The rejection loops below run all pend
 a round at a time (`_SubStreams` keeps each one's place), so they take exactly the draws the
 kernel takes, in its order, and store sample `s` of parameter `p` at `s * params + p`.
 
-The kernels compute in double with glibc's `log`, `log1p`, `pow`, `exp` and `lgamma`. NumPy's
-float64 versions of the first four are its own SIMD code (on AVX-512 one result in 300 to 20
-differs in the last bit), so those go through Python's `math`, which calls the C library, and
-`lgamma` through ctypes (Python's `math.lgamma` is CPython's own); where the C library is
-glibc, the numbers are TensorFlow's bit for bit.
+The kernels compute in double with glibc's `log`, `log1p`, `pow`, `exp` and `lgamma`, which
+`libm.py` calls (NumPy's own versions round differently); where the C library is glibc, the
+numbers are TensorFlow's bit for bit.
 """
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
-import math
 from typing import Any, Callable, Optional
 
 import numpy as np
@@ -34,7 +29,7 @@ from tapeflow.framework.convert import cpp_name
 from tapeflow.framework.errors import InvalidArgumentError, NotFoundError
 from tapeflow.framework.exports import tf_export
 from tapeflow.framework.tensor import Tensor
-from tapeflow.ops import philox
+from tapeflow.ops import libm, philox
 from tapeflow.ops._convert import convert_to_tensor
 from tapeflow.ops._static import reads_static, static_value
 from tapeflow.ops.array_ops import _shape_tuple, broadcast_to, reshape
@@ -45,56 +40,6 @@ from tapeflow.ops.stateless_random_ops import _key_counter, _key_counter_impl, _
 
 _RESERVED = philox.RESERVED_WORDS_PER_OUTPUT   # draws skipped per output (kReservedSamples...)
 _INVERSION_RESERVED = 42                       # the binomial inversion's skip per output
-
-
-# -- the C library's double functions -----------------------------------------------------------
-
-def _libm(fn: Callable, fallback: Callable) -> Callable:
-    """`fn` (a C library function through Python) over arrays. Python raises where C returns
-    inf or NaN (log(0), pow(0, -1), overflow); those calls take NumPy's `fallback`, whose
-    special values are C's."""
-    def safe(*args: float) -> float:
-        try:
-            return fn(*args)
-        except (ValueError, OverflowError):
-            return float(fallback(*args))
-
-    def apply(*arrays: np.ndarray) -> np.ndarray:
-        arrays = np.broadcast_arrays(*(np.asarray(a, np.float64) for a in arrays))
-        lists = [a.reshape(-1).tolist() for a in arrays]
-        try:
-            values = list(map(fn, *lists))
-        except (ValueError, OverflowError):
-            values = list(map(safe, *lists))
-        return np.array(values, np.float64).reshape(arrays[0].shape)
-    return apply
-
-
-_log = _libm(math.log, np.log)
-_log1p = _libm(math.log1p, np.log1p)
-_exp = _libm(math.exp, np.exp)
-_pow = _libm(math.pow, np.power)
-
-
-def _c_lgamma() -> Callable:
-    try:
-        fn = ctypes.CDLL(ctypes.util.find_library("m") or "libm.so.6").lgamma
-    except (OSError, AttributeError, TypeError):   # no C library to load: CPython's own
-        return math.lgamma
-    fn.restype, fn.argtypes = ctypes.c_double, [ctypes.c_double]
-    return fn
-
-
-_LGAMMA: list = []
-
-
-def _lgamma_whole(x: np.ndarray) -> np.ndarray:
-    """The C library's lgamma at whole numbers (the Poisson sampler's k + 1): one call per
-    distinct value."""
-    if not _LGAMMA:
-        _LGAMMA.append(_c_lgamma())
-    values, where = np.unique(x, return_inverse=True)
-    return np.array([_LGAMMA[0](v) for v in values.tolist()], np.float64)[where.reshape(-1)]
 
 
 def _distinct(fn: Callable, x: np.ndarray) -> np.ndarray:
@@ -132,12 +77,8 @@ class _SubStreams:
 
 
 def _normal_pair(words: np.ndarray) -> np.ndarray:
-    """TensorFlow's BoxMullerDouble with the C library's log (NumPy's sin and cos are
-    glibc's)."""
-    u1 = np.maximum(philox.uint32_pair_to_double(words[:, 0], words[:, 1]), 1.0e-7)
-    v1 = 2.0 * np.pi * philox.uint32_pair_to_double(words[:, 2], words[:, 3])
-    u2 = np.sqrt(-2.0 * _log(u1))
-    return np.stack([np.sin(v1) * u2, np.cos(v1) * u2], axis=1)
+    """TensorFlow's BoxMullerDouble: two normal doubles per row of four words."""
+    return np.stack(philox.box_muller_double(*words.T), axis=1)
 
 
 def _per_output(params: np.ndarray, samples: int) -> np.ndarray:
@@ -167,7 +108,7 @@ def _gamma_samples(key: tuple, counter: tuple, alpha: np.ndarray, samples: int) 
     out = np.empty(a.size)
     exponential = np.nonzero(a == 1.0)[0]
     if exponential.size:
-        out[exponential] = -_log1p(-streams.take("u", exponential))
+        out[exponential] = -libm.log1p(-streams.take("u", exponential))
     small = a < 1.0
     d = a + np.where(small, 2.0 / 3, -1.0 / 3)
     c = 1.0 / 3 / np.sqrt(d)
@@ -184,12 +125,12 @@ def _gamma_samples(key: tuple, counter: tuple, alpha: np.ndarray, samples: int) 
         slow = np.nonzero(~accept)[0]            # past the squeeze: the two logs
         if slow.size:
             xs, vs = x[slow], v[slow]
-            accept[slow] = _log(u[slow]) < 0.5 * xs * xs + dr[slow] * (1 - vs + _log(vs))
+            accept[slow] = libm.log(u[slow]) < 0.5 * xs * xs + dr[slow] * (1 - vs + libm.log(vs))
         done, value = rows[accept], dr[accept] * v[accept]
         boost = np.nonzero(small[done])[0]       # alpha < 1: times u ** (1 / alpha)
         if boost.size:
             b = streams.take("u", done[boost])
-            value[boost] *= _pow(b, 1 / a[done[boost]])
+            value[boost] *= libm.pow(b, 1 / a[done[boost]])
         out[done] = value
         pending = np.concatenate([pending[retry], rows[~accept]])
     return out
@@ -384,7 +325,7 @@ def _poisson_samples(key: tuple, counter: tuple, rate: np.ndarray, samples: int,
     out = np.empty(r.size)
     knuth = np.nonzero(r < 10)[0]
     if knuth.size:
-        _knuth(streams, knuth, _per_output(_exp(-rate), samples)[knuth], highest, out)
+        _knuth(streams, knuth, _per_output(libm.exp(-rate), samples)[knuth], highest, out)
     ptrs = np.nonzero(~(r < 10))[0]
     if ptrs.size:
         _ptrs(streams, ptrs, r[ptrs], highest, out)
@@ -404,7 +345,7 @@ def _knuth(streams: _SubStreams, rows: np.ndarray, limit: np.ndarray, highest: f
 
 def _ptrs(streams: _SubStreams, rows: np.ndarray, rate: np.ndarray, highest: float,
           out: np.ndarray) -> None:
-    log_rate = _distinct(_log, rate)
+    log_rate = _distinct(libm.log, rate)
     b = 0.931 + 2.53 * np.sqrt(rate)
     a = -0.059 + 0.02483 * b
     inv_alpha = 1.1239 + 1.1328 / (b - 3.4)
@@ -421,8 +362,9 @@ def _ptrs(streams: _SubStreams, rows: np.ndarray, rate: np.ndarray, highest: flo
         test = np.nonzero(fits & ~accept & ~((k < 0) | ((us < 0.013) & (v > us))))[0]
         if test.size:
             t_live = live[test]
-            s = _log(v[test] * inv_alpha[t_live] / (al[test] / (us[test] * us[test]) + bl[test]))
-            t = -rl[test] + k[test] * log_rate[t_live] - _lgamma_whole(k[test] + 1)
+            s = libm.log(v[test] * inv_alpha[t_live]
+                         / (al[test] / (us[test] * us[test]) + bl[test]))
+            t = -rl[test] + k[test] * log_rate[t_live] - libm.lgamma_distinct(k[test] + 1)
             accept[test] = s <= t
         out[rows[live[accept]]] = k[accept]
         live = live[~accept]
@@ -509,14 +451,14 @@ def _ceil_quotient_log(u: np.ndarray, divisor: np.ndarray) -> np.ndarray:
     quotient = np.log(u) / divisor
     near = np.nonzero(np.abs(quotient - np.rint(quotient)) <= 1e-12 * np.abs(quotient))[0]
     if near.size:
-        quotient[near] = _log(u[near]) / divisor[near]
+        quotient[near] = libm.log(u[near]) / divisor[near]
     return quotient
 
 
 def _inversion(streams: _SubStreams, rows: np.ndarray, count: np.ndarray, prob: np.ndarray,
                out: np.ndarray) -> None:
     """Binomial inversion: geometric waiting times summed until they pass `count`."""
-    log_q = _distinct(_log1p, -prob)
+    log_q = _distinct(libm.log1p, -prob)
     total, successes = np.zeros(rows.size), np.zeros(rows.size)
     while rows.size:
         total += np.ceil(_ceil_quotient_log(streams.take("u", rows), log_q))
@@ -550,10 +492,10 @@ def _btrs(streams: _SubStreams, rows: np.ndarray, count: np.ndarray, prob: np.nd
         test = np.nonzero(~accept & ~((k < 0) | (k > n)))[0]
         if test.size:
             t, kt, nt, mt, rt = live[test], k[test], n[test], m[live][test], r[live][test]
-            vt = _log(v[test] * alpha[t] / (al[test] / (us[test] * us[test]) + b[t]))
-            bound = ((mt + 0.5) * _log((mt + 1) / (rt * (nt - mt + 1)))
-                     + (nt + 1) * _log((nt - mt + 1) / (nt - kt + 1))
-                     + (kt + 0.5) * _log(rt * (nt - kt + 1) / (kt + 1))
+            vt = libm.log(v[test] * alpha[t] / (al[test] / (us[test] * us[test]) + b[t]))
+            bound = ((mt + 0.5) * libm.log((mt + 1) / (rt * (nt - mt + 1)))
+                     + (nt + 1) * libm.log((nt - mt + 1) / (nt - kt + 1))
+                     + (kt + 0.5) * libm.log(rt * (nt - kt + 1) / (kt + 1))
                      + _stirling_tail(mt) + _stirling_tail(nt - mt)
                      - _stirling_tail(kt) - _stirling_tail(nt - kt))
             accept[test] = vt <= bound

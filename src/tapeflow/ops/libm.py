@@ -1,18 +1,27 @@
-"""float32 `log`, `sin` and `cos` as glibc computes them, vectorized.
+"""The C library's math as TensorFlow's CPU kernels call it, over NumPy arrays.
 
-TensorFlow's CPU kernels turn random words into float32 normals with C's `logf`, `sinf` and
-`cosf` (Box-Muller). Those are glibc's, which are not correctly rounded: about one result in
-a hundred differs in the last bit from the float32 rounding of the exact value. Reproducing
-TensorFlow's normals bit for bit therefore needs glibc's own algorithms (from Arm's optimized
-routines), which evaluate short polynomials in double precision and round once to float32.
-The constants below are those algorithms' published tables; every step is done in float64
-with the same operations in the same order.
+TensorFlow's random samplers call C's `logf`, `sinf`, `cosf` (float32 Box-Muller) and `log`,
+`log1p`, `exp`, `pow`, `lgamma` (the double samplers). glibc's are not correctly rounded, and
+NumPy's own SIMD versions (float32 everywhere, float64 `log`/`log1p`/`exp`/`pow` on AVX-512)
+round differently in a fraction of a percent of results, so reproducing TensorFlow's numbers
+bit for bit needs glibc's results:
 
-The functions cover the inputs Box-Muller gives them: `log` positive normal floats, `sincos`
-magnitudes under 120 (glibc's fast range reduction).
+- float32 `logf` and `sincosf`: glibc's algorithms (from Arm's optimized routines) vectorized:
+  short polynomials in double precision, rounded once to float32, with those algorithms'
+  published tables and the same operations in the same order. They cover the inputs
+  Box-Muller gives them: `logf` positive normal floats, `sincosf` magnitudes under 120
+  (glibc's fast range reduction).
+- double functions: the C library itself, one call per element through Python's `math`
+  (which calls it; `lgamma` through ctypes, as `math.lgamma` is CPython's own). Slow (about
+  0.1 us per element), so only the samplers that need exact doubles use them.
 """
 
 from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import math
+from typing import Callable
 
 import numpy as np
 
@@ -36,7 +45,7 @@ _LOG_A0, _LOG_A1, _LOG_A2 = (float.fromhex(h) for h in (
 _LOG_OFFSET = np.uint32(0x3F330000)   # the bits of 0.7: z lands in [0.7, 1.4)
 
 
-def log(x: np.ndarray) -> np.ndarray:
+def logf(x: np.ndarray) -> np.ndarray:
     """glibc's `logf` of positive normal float32s."""
     bits = np.ascontiguousarray(x, np.float32).view(np.uint32)
     shifted = bits - _LOG_OFFSET
@@ -81,7 +90,7 @@ def _cosine_poly(x2: np.ndarray) -> np.ndarray:
     return (low + x4 * c2) + x6 * high
 
 
-def sincos(x: np.ndarray) -> tuple:
+def sincosf(x: np.ndarray) -> tuple:
     """glibc's `sinf` and `cosf` of float32s of magnitude under 120."""
     x = np.ascontiguousarray(x, np.float32)
     wide = x.astype(np.float64)
@@ -103,3 +112,53 @@ def sincos(x: np.ndarray) -> tuple:
     if tiny.any():
         sin[tiny], cos[tiny] = x[tiny], 1.0
     return sin, cos
+
+
+# -- double functions: the C library's own --------------------------------------------------
+
+def _elementwise(fn: Callable, fallback: Callable) -> Callable:
+    """`fn` (a C library function reached through Python) over arrays. Python raises where C
+    returns inf or NaN (log(0), pow(0, -1), overflow); those elements take NumPy's
+    `fallback`, whose special values are C's."""
+    def safe(*args: float) -> float:
+        try:
+            return fn(*args)
+        except (ValueError, OverflowError):
+            return float(fallback(*args))
+
+    def apply(*arrays: np.ndarray) -> np.ndarray:
+        arrays = np.broadcast_arrays(*(np.asarray(a, np.float64) for a in arrays))
+        lists = [a.reshape(-1).tolist() for a in arrays]
+        try:
+            values = list(map(fn, *lists))
+        except (ValueError, OverflowError):
+            values = list(map(safe, *lists))
+        return np.array(values, np.float64).reshape(arrays[0].shape)
+    return apply
+
+
+log = _elementwise(math.log, np.log)
+log1p = _elementwise(math.log1p, np.log1p)
+exp = _elementwise(math.exp, np.exp)
+pow = _elementwise(math.pow, np.power)   # noqa: A001 - C's name
+
+
+def _c_lgamma() -> Callable:
+    try:
+        fn = ctypes.CDLL(ctypes.util.find_library("m") or "libm.so.6").lgamma
+    except (OSError, AttributeError, TypeError):   # no C library to load: CPython's own
+        return math.lgamma
+    fn.restype, fn.argtypes = ctypes.c_double, [ctypes.c_double]
+    return fn
+
+
+_LGAMMA: list = []
+
+
+def lgamma_distinct(x: np.ndarray) -> np.ndarray:
+    """The C library's lgamma over `x`, one call per distinct value (the samplers call it at
+    whole numbers, which repeat)."""
+    if not _LGAMMA:
+        _LGAMMA.append(_c_lgamma())
+    values, where = np.unique(x, return_inverse=True)
+    return np.array([_LGAMMA[0](v) for v in values.tolist()], np.float64)[where.reshape(-1)]
