@@ -222,11 +222,16 @@ def _python_test(value: Any) -> bool:
 def for_stmt(iterable: Any, extra_test: Optional[Callable], body: Callable, state: tuple,
              names: Sequence[str], options: dict) -> tuple:
     """A `for` loop: `state = body(item, *state)` per item (while `extra_test(*state)`, the
-    lowered `break`/`return`); a tf.while_loop over a traced tensor's rows or a tf.range."""
+    lowered `break`/`return`); a tf.while_loop over a traced tensor's rows, a tf.range or,
+    inside tf.function, a dataset's elements."""
     if isinstance(iterable, Variable) and context.graph is not None:
         iterable = iterable.value()
     if isinstance(iterable, SymbolicTensor):
         return _graph_for(iterable, extra_test, body, state, names, options)
+    # A dataset brings its own run-time loop (tapeflow.data sits above this layer).
+    dataset_loop = getattr(iterable, "_autograph_for_stmt", None)
+    if dataset_loop is not None and context.graph is not None:
+        return dataset_loop(extra_test, body, state, names, options)
     for item in iterable:
         if extra_test is not None and not _python_extra_test(extra_test(*state)):
             break
@@ -369,13 +374,16 @@ def _initial_values(test: Callable, body: Callable, state: tuple, names: Sequenc
     return tuple(values)
 
 
-def _trial_iteration(body: Callable, values: list) -> Optional[tuple]:
-    """The body's outputs traced once into a throwaway graph (their shapes and dtypes)."""
+def _trial_iteration(body: Callable, values: list,
+                     shapes: Optional[Sequence] = None) -> Optional[tuple]:
+    """The body's outputs traced once into a throwaway graph (their shapes and dtypes), on
+    placeholders of the values' shapes or of `shapes` where given."""
     graph = Graph("loop_trial", parent=context.graph, allow_variable_creation=False)
     args = []
     for i, v in enumerate(values):
         if isinstance(v, Tensor):
-            args.append(graph.placeholder(v._value, f"trial_{i}", v.shape))
+            shape = v.shape if shapes is None or shapes[i] is None else shapes[i]
+            args.append(graph.placeholder(v._value, f"trial_{i}", shape))
         else:
             args.append(v)
     try:

@@ -176,9 +176,11 @@ class DatasetV2:
         for d in self._inputs():
             d._check_replayable()
 
-    # Inside tf.function a `for` over a dataset runs as Python while tracing: the elements
-    # become constants of the graph. That equals TF's loop only for pipelines whose elements
-    # are the same on every call, with no side effects, so others refuse (see _traced_pass).
+    # AutoGraph's `for x in dataset` inside tf.function runs with the graph
+    # (`_autograph_for_stmt`). Python iteration while tracing (`iter()` in code AutoGraph does
+    # not convert) runs while tracing instead: the elements become constants of the graph.
+    # That equals TF's values only for pipelines whose elements are the same on every call,
+    # with no side effects, so others refuse.
     _unrollable = True
     _UNROLL_LIMIT = 10000
 
@@ -204,6 +206,12 @@ class DatasetV2:
                 f"{self._UNROLL_LIMIT} elements). Iterate outside tf.function instead.")
 
     # -- iteration and introspection --------------------------------------------------------
+    def _autograph_for_stmt(self, extra_test: Any, body: Any, state: tuple, names: Any,
+                            options: dict) -> tuple:
+        """AutoGraph's `for x in dataset` inside tf.function: a loop run with the graph."""
+        from tapeflow.data.graph_iteration import graph_for
+        return graph_for(self, extra_test, body, state, names, options)
+
     def __iter__(self) -> OwnedIterator:
         if _context.graph is not None:
             self._check_unrollable()
