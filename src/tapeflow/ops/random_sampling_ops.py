@@ -34,7 +34,7 @@ from tapeflow.ops._convert import convert_to_tensor
 from tapeflow.ops._static import reads_static, static_value
 from tapeflow.ops.array_ops import _shape_tuple, broadcast_to, reshape
 from tapeflow.ops.math_ops import maximum
-from tapeflow.ops.random_ops import _STATE, Stream, _check_shape
+from tapeflow.ops.random_ops import _STATE, Stream, _check_shape, _operand
 from tapeflow.ops.reduce_ops import reduce_sum
 from tapeflow.ops.stateless_random_ops import _key_counter, _key_counter_impl, _words
 
@@ -662,14 +662,6 @@ def _float_type(dtype: Any, value: Any) -> _dtypes.DType:
     if dtype.name not in _FLOATS:
         raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype {dtype.name}")
     return dtype
-
-
-def _operand(value: Any, dtype: _dtypes.DType, label: str) -> Tensor:
-    t = convert_to_tensor(value, dtype_hint=dtype)
-    if t.dtype != dtype:
-        raise ValueError(f"{label}: Tensor conversion requested dtype {dtype.name} for Tensor "
-                         f"with dtype {t.dtype.name}: {t!r}")
-    return t
 
 
 def _alpha_beta(alpha: Any, beta: Any, dtype: _dtypes.DType) -> tuple:
