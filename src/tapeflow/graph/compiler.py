@@ -21,7 +21,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from tapeflow.autodiff import core
+from tapeflow.autodiff import core, numerics
 from tapeflow.framework.abstract import same_as_input
 from tapeflow.autodiff.backprop import support
 from tapeflow.framework.context import context
@@ -57,6 +57,9 @@ class Program:
         self.input_vids = graph.inputs + [vid for _, vid in graph.captures]
         self.fused_chains = 0
         self.inplace = 0
+        # Compiled while tf.debugging.enable_check_numerics is on: the program checks each
+        # op's float outputs (and keeps doing so, as TF's traced checks do).
+        self.checked = None if dry else numerics.graph_checks()
         self.source, namespace, self._line_nodes = self._generate()
         self.filename = namespace["__file__"]
         self.run = namespace["run"]
@@ -134,6 +137,8 @@ class Program:
         for index, node in enumerate(graph.nodes):
             line_nodes[len(lines) + 1] = node
             lines.append("    " + self._line(index, node, namespace, reuse, chain_of))
+            if self.checked:
+                lines.extend(self._check_lines(index, node, namespace))
         if self.tensors:
             namespace["wrap"] = wrap
             outs = ", ".join(f"wrap(v{v})" for v in graph.outputs)
@@ -143,7 +148,18 @@ class Program:
         source = "\n".join(lines) + "\n"
         linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
         exec(compile(source, filename, "exec"), namespace)  # noqa: S102 - our own generated code
+        namespace["run"].program = self   # a checking kernel runner checks unchecked calls
         return source, namespace, line_nodes
+
+    def _check_lines(self, index: int, node: Any, namespace: dict) -> list:
+        """Lines that raise TF's check-numerics error where the node's float outputs hold
+        NaN or Inf."""
+        slots = numerics.checked_outputs(node, self.graph.values)
+        if slots:
+            namespace["isfinite"] = np.isfinite
+            namespace["numerics_error"] = functools.partial(numerics.graph_error, self)
+        return [f"    if not isfinite(v{node.outputs[slot]}).all(): "
+                f"numerics_error({index}, {slot}, v{node.outputs[slot]})" for slot in slots]
 
     def _line(self, index: int, node: Any, namespace: dict, reuse: dict, chain_of: dict) -> str:
         args = ", ".join(f"v{v}" for v in node.inputs)
@@ -191,6 +207,8 @@ class Program:
             raise self._graph_error(exc, sys.exc_info()[2]) from None
 
     def _graph_error(self, exc: Exception, tb: Any) -> Exception:
+        if getattr(exc, "_tapeflow_numerics", False):
+            return exc   # a check-numerics error says where it was detected itself
         node = None
         while tb is not None:
             if tb.tb_frame.f_code.co_filename == self.filename:

@@ -17,6 +17,7 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
+from tapeflow.autodiff import numerics
 from tapeflow.autodiff.core import Primitive, bind
 from tapeflow.framework import dtypes as _dtypes
 from tapeflow.framework.abstract import dims_text, same_as_input
@@ -851,3 +852,24 @@ __all__ = ["Assert", "assert_equal", "assert_none_equal", "assert_less", "assert
            "assert_same_float_dtype", "is_numeric_tensor", "is_non_decreasing",
            "is_strictly_increasing", "check_numerics", "assert_all_finite",
            "set_log_device_placement", "get_log_device_placement", "summarize_value"]
+
+
+# -- check-numerics mode -------------------------------------------------------------------------
+
+@tf_export("debugging.enable_check_numerics")
+def enable_check_numerics(stack_height_limit: int = 30, path_length_limit: int = 50) -> None:
+    """From now on (in this thread) the first op whose float output holds NaN or Inf raises
+    InvalidArgumentError naming the op, its output, dtype, shape, the counts found, its inputs
+    and where it was made; tf.functions traced from now on check after each of their ops.
+    Idempotent."""
+    numerics.enable(stack_height_limit, path_length_limit)
+
+
+@tf_export("debugging.disable_check_numerics")
+def disable_check_numerics() -> None:
+    """Stops the checks `enable_check_numerics` started in this thread (eager ops pay nothing
+    again); functions traced while it was on keep their checks, as in TF. Idempotent."""
+    numerics.disable()
+
+
+__all__ += ["enable_check_numerics", "disable_check_numerics"]
