@@ -13,14 +13,21 @@ sentences; the normal path pays one short loop. The reasons, checked in this ord
 4. a watched value that no recorded op used (read before the `with` block, under
    `tape.stop_recording()`, or through `.numpy()`), or a target computed outside the context;
 5. otherwise the target does not depend on the source through tapeflow ops at all.
+
+`gradient_report` (also a tapeflow addition, `tf.debugging.gradient_report`) tabulates the
+gradients themselves: norms, largest magnitudes, NaN/Inf counts and Nones, per variable.
 """
 
 from __future__ import annotations
 
 import logging
-from typing import Any, Callable, Iterable, Optional
+from typing import Any, Callable, Iterable, Optional, Sequence
+
+import numpy as np
 
 from tapeflow.autodiff.backprop import carries_gradient
+from tapeflow.framework.exports import tf_export
+from tapeflow.framework.indexed_slices import IndexedSlices
 from tapeflow.framework.variables import Variable
 
 logger = logging.getLogger("tapeflow")
@@ -266,4 +273,71 @@ def _var(variable: Variable) -> str:
     return variable._name if variable._name.isidentifier() else "v"
 
 
-__all__ = ["describe", "diagnose", "note", "explanation"]
+# -- gradient_report (a tapeflow addition) -------------------------------------------------------
+
+class GradientReport(str):
+    """The text of `gradient_report`; its repr is the text itself, so it prints as a table at
+    an interactive prompt too. `rows` holds one dict per variable, `global_norm` the norm of
+    all gradients together (NaN where one holds NaN or Inf, as tf.linalg.global_norm)."""
+
+    rows: list
+    global_norm: float
+
+    def __repr__(self) -> str:
+        return str(self)
+
+
+@tf_export("debugging.gradient_report")
+def gradient_report(grads: Sequence[Any], variables: Sequence[Any]) -> GradientReport:
+    """A table of `grads` (from `tape.gradient(loss, variables)`) by variable: its name (a
+    Keras variable's path, as Keras prints it), shape, L2 norm, largest |g| and counts of NaN
+    and Inf elements, or None where the gradient is None; the largest norm is flagged and the
+    global norm closes the table (a tapeflow addition)."""
+    grads, variables = list(grads), list(variables)
+    if len(grads) != len(variables):
+        raise ValueError(f"gradient_report: {len(grads)} gradients for {len(variables)} "
+                         f"variables")
+    rows = [_gradient_row(g, v) for g, v in zip(grads, variables)]
+    norms = [r["norm"] for r in rows if r["norm"] is not None]
+    global_norm = float(np.sqrt(np.sum(np.square(norms)))) if norms else 0.0
+    finite = [r["norm"] for r in rows if r["norm"] is not None and np.isfinite(r["norm"])]
+    largest = max(finite) if finite else None
+    cells = [("variable", "shape", "norm", "max |g|", "NaN", "Inf", "")]
+    for r in rows:
+        if r["norm"] is None:
+            cells.append((r["name"], r["shape"], "None", "", "", "", ""))
+            continue
+        flag = "<- largest" if largest is not None and r["norm"] == largest else ""
+        cells.append((r["name"], r["shape"], f"{r['norm']:.6g}", f"{r['max_abs']:.6g}",
+                      str(r["nan"]), str(r["inf"]), flag))
+    widths = [max(len(row[i]) for row in cells) for i in range(6)]
+    lines = [f"Gradient report: {len(rows)} variable{'s' if len(rows) != 1 else ''}"]
+    for row in cells:
+        lines.append(("  " + "  ".join(c.ljust(w) for c, w in zip(row, widths)) + "  "
+                      + row[6]).rstrip())
+    lines.append(f"global norm: {global_norm:.6g}")
+    report = GradientReport("\n".join(lines))
+    report.rows, report.global_norm = rows, global_norm
+    return report
+
+
+def _gradient_row(g: Any, variable: Any) -> dict:
+    name = getattr(variable, "path", None) or getattr(variable, "name", None) or "?"
+    shape = str(tuple(np.shape(variable._value))) if hasattr(variable, "_value") else "?"
+    row = {"name": str(name), "shape": shape, "norm": None, "max_abs": None, "nan": 0,
+           "inf": 0}
+    if g is None:
+        return row
+    values = np.asarray((g.values if isinstance(g, IndexedSlices) else g)._value)
+    if isinstance(g, IndexedSlices):  # repeated indices add up, as the dense gradient does
+        dense = np.zeros(tuple(np.shape(variable._value)), values.dtype)
+        np.add.at(dense, np.asarray(g.indices._value), values)
+        values = dense
+    magnitude = np.abs(values.astype(np.float64) if values.dtype.kind != "c" else values)
+    row.update(norm=float(np.sqrt(np.sum(np.square(magnitude)))),
+               max_abs=float(magnitude.max()) if magnitude.size else 0.0,
+               nan=int(np.isnan(magnitude).sum()), inf=int(np.isinf(magnitude).sum()))
+    return row
+
+
+__all__ = ["describe", "diagnose", "note", "explanation", "gradient_report", "GradientReport"]
