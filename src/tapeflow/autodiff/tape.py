@@ -59,6 +59,7 @@ class GradientTape:
         # id -> (tensor, primitive, inputs): values a watched one reached only through an op
         # with no gradient (or an integer output); lets `explain` name the op that cut a path.
         self._blocked: dict = {}
+        self._last_call: Optional[tuple] = None  # (targets, sources), kept for to_dot
 
     # -- context --------------------------------------------------------------------------------
     def __enter__(self) -> "GradientTape":
@@ -254,6 +255,7 @@ class GradientTape:
                                release=not self._persistent)
         grads = _in_tf_convention(grads)
         diagnostics.note(self, record, flat_targets, flat_sources, grads)
+        self._last_call = (flat_targets, flat_sources) if self._persistent else None
         del record
         self._release_if_done()
         if unconnected_gradients is UnconnectedGradients.ZERO:
@@ -325,6 +327,7 @@ class GradientTape:
                                          support().identity_seeds) if experimental_use_pfor \
                 else self._looped_rows(target, size, reached, support().one_hot_seed)
         diagnostics.note(self, self._nodes, [target], flat_sources, columns)
+        self._last_call = ([target], flat_sources) if self._persistent else None
         self._release_if_done()
         ops = support()
         result = []
@@ -433,6 +436,31 @@ class GradientTape:
                 self._pop()
             except ValueError:
                 pass
+
+    # -- views (a tapeflow addition) --------------------------------------------------------
+    def to_text(self) -> str:
+        """The record as text, one line per op in recording order (TF op names, output
+        dtypes and shapes), with the watched values and, after a `gradient`/`jacobian` call,
+        its sources and targets marked and the reasons `explain` gives for None gradients.
+
+        Raises:
+          RuntimeError: after a non-persistent tape's gradient call freed the record.
+        """
+        return _render(self, "text")
+
+    def to_dot(self) -> str:
+        """The record in Graphviz DOT, drawn as `to_text` writes it; a path `explain` found
+        cut (by an op with no gradient) is dashed and red, labelled with the reason."""
+        return _render(self, "dot")
+
+
+def _render(tape: GradientTape, form: str) -> str:
+    # The renderer sits in the graph layer above; it installs itself into backprop.hooks.
+    render = backprop_hooks.get("render_tape")
+    if render is None:
+        raise RuntimeError("GradientTape.to_text/to_dot need tapeflow.graph.render, which "
+                           "`import tapeflow` loads.")
+    return render(tape, form)
 
 
 def _not_a_tensor(item: Any, attribute: str) -> Exception:
