@@ -7,6 +7,7 @@ from typing import Any, Optional
 import numpy as np
 
 from tapeflow.keras.utils.dataset_utils import split_dataset, timeseries_dataset_from_array
+from tapeflow.keras.utils.model_plot import model_to_dot, plot_model
 from tapeflow.keras.utils.progbar import Progbar
 from tapeflow.keras.utils.py_dataset import PyDataset, Sequence
 
@@ -41,5 +42,5 @@ def to_categorical(x: Any, num_classes: Optional[int] = None) -> np.ndarray:
     return out.reshape(shape + (num_classes,))
 
 
-__all__ = ["Progbar", "PyDataset", "Sequence", "set_random_seed", "split_dataset",
-           "timeseries_dataset_from_array", "to_categorical"]
+__all__ = ["Progbar", "PyDataset", "Sequence", "model_to_dot", "plot_model", "set_random_seed",
+           "split_dataset", "timeseries_dataset_from_array", "to_categorical"]
