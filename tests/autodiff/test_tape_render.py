@@ -136,8 +136,6 @@ def test_graphviz_reads_the_graph_dot():
     _graphviz_accepts(_orphan_constants_graph().to_dot())
 
 
-@pytest.mark.xfail(strict=True, reason="`import tapeflow` does not load graph/render.py yet: "
-                   "graph/__init__.py needs `from tapeflow.graph import render`")
 def test_import_installs_renderer():
     code = ("import tapeflow as tf\nx = tf.constant(1.0)\nwith tf.GradientTape() as t:\n"
             "    t.watch(x)\n    y = x * 2.0\nprint(t.to_text().splitlines()[0])")

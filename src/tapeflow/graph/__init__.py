@@ -7,3 +7,4 @@ It sits below the ops (which trace sub-graphs for control flow) and above autodi
 """
 
 from tapeflow.graph import backward as _backward  # noqa: F401 - installs the compiled-backprop hook
+from tapeflow.graph import render as _render  # noqa: F401 - installs the tape renderer
