@@ -184,13 +184,20 @@ def _tf_shuffle(indices: np.ndarray, stream: Any) -> np.ndarray:
     return random_ops._shuffle_kernel(indices, stream)
 
 
-def _new_stream(seeds: Optional[tuple]) -> Any:
-    """A shuffle kernel's stream. Unseeded, TF's order is unpredictable; tapeflow takes the
-    seeds from NumPy's global generator so that `np.random.seed` still repeats a run."""
+def _new_stream(seeds: tuple) -> Any:
+    """A new shuffle kernel's stream for `seeds`."""
     from tapeflow.ops import random_ops
-    if seeds is None:
-        seeds = tuple(int(s) for s in np.random.randint(1, 2**31 - 1, size=2))
     return random_ops.Stream(*seeds)
+
+
+def _shuffled(indices: np.ndarray, seeds: Optional[tuple], stream: Any = None) -> np.ndarray:
+    """`indices` in the order Keras-on-TF's `tf.random.shuffle` gives under a global seed
+    (from `stream`, or a new kernel's). Unseeded, TF's order is unpredictable: NumPy's
+    permutation is as good, much faster than TF's Fisher-Yates, and `np.random.seed`
+    repeats it."""
+    if seeds is None:
+        return np.random.permutation(indices)
+    return _tf_shuffle(indices, stream if stream is not None else _new_stream(seeds))
 
 
 class ArrayDataAdapter(DataAdapter):
@@ -226,14 +233,16 @@ class ArrayDataAdapter(DataAdapter):
         n, size = self._num_samples, self.batch_size
         order = None
         if self._shuffle and self._shuffle != "batch":
-            order = _tf_shuffle(np.arange(n, dtype=np.int64), _new_stream(self._seeds))
-        stream = _new_stream(self._seeds) if self._shuffle == "batch" else None
+            order = _shuffled(np.arange(n, dtype=np.int64), self._seeds)
+        by_batch = self._shuffle == "batch"
+        stream = _new_stream(self._seeds) if by_batch and self._seeds is not None else None
         for step in range(self.num_batches):
             span = slice(step * size, min((step + 1) * size, n))
             if order is not None:
                 yield self._take(order[span])
-            elif stream is not None:
-                yield self._take(_tf_shuffle(np.arange(span.start, span.stop), stream))
+            elif by_batch:
+                yield self._take(_shuffled(np.arange(span.start, span.stop), self._seeds,
+                                           stream))
             else:
                 yield self._take(span)
 
