@@ -202,3 +202,18 @@ def test_get_single_element_and_save_load(tmp_path):
     loaded = D.load(str(tmp_path / "saved"))
     assert loaded.element_spec == src.element_spec
     assert values(loaded) == [(0, 0.0), (1, 1.0), (2, 2.0)]
+
+
+def test_parallel_map_uses_the_threads_it_is_given():
+    import threading
+    import time
+    from tapeflow.data.dataset_ops import parallel_map
+    seen = set()
+
+    def record(x):
+        seen.add(threading.get_ident())
+        time.sleep(0.002)     # long enough that a second worker would be started
+        return x
+
+    assert list(parallel_map(record, iter(range(16)), 1)) == list(range(16))
+    assert len(seen) == 1

@@ -846,7 +846,7 @@ def parallel_map(func: Callable, items: Iterator, parallelism: int) -> Iterator:
     """`func` of each item on a thread pool, results in order (a bounded window ahead)."""
     from concurrent.futures import ThreadPoolExecutor
     import os
-    workers = os.cpu_count() or 2 if parallelism == AUTOTUNE else max(1, parallelism)
+    workers = (os.cpu_count() or 2) if parallelism == AUTOTUNE else max(1, parallelism)
     window = 2 * workers
     with ThreadPoolExecutor(workers) as pool:
         pending: list = []
