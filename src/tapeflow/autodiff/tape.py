@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import enum
+import functools
 import logging
 from typing import Any, Iterator, Optional
 
@@ -24,6 +25,7 @@ from tapeflow.framework import nest
 from tapeflow.framework.context import context
 from tapeflow.framework.indexed_slices import IndexedSlices
 from tapeflow.framework.tensor import Tensor, TensorLike, wrap
+from tapeflow.framework import variables as _variables
 from tapeflow.framework.variables import Variable
 
 logger = logging.getLogger("tapeflow")
@@ -43,11 +45,17 @@ class GradientTape:
       persistent: allow more than one `gradient`/`jacobian` call; the record is freed when
         the tape is deleted.
       watch_accessed_variables: watch every trainable variable read while recording.
+      explain_none: (a tapeflow addition) warn, with `NoneGradientWarning`, at a `gradient`
+        or `jacobian` call that returns a None gradient, with the report of `explain()`.
     """
 
-    def __init__(self, persistent: bool = False, watch_accessed_variables: bool = True) -> None:
+    def __init__(self, persistent: bool = False, watch_accessed_variables: bool = True,
+                 explain_none: bool = False) -> None:
         self._persistent = persistent
         self._watch_accessed_variables = watch_accessed_variables
+        self._explain_none = explain_none
+        # Where the tape was made, for `explain`: only when that matters (rare).
+        self._origin = None if watch_accessed_variables else diagnostics.user_site()
         self._recording = False
         self._used = False
         self._reset_record()
@@ -59,6 +67,12 @@ class GradientTape:
         # id -> (tensor, primitive, inputs): values a watched one reached only through an op
         # with no gradient (or an integer output); lets `explain` name the op that cut a path.
         self._blocked: dict = {}
+        # For `explain`, the user's line of each event that cut a path, made only when one
+        # happens (never per op): id(value) -> (kind, (file, line), value, detail), kind "op"
+        # (an op with no gradient fed by a tracked value), ".numpy()", "NumPy", "float()" (a
+        # tracked value left tapeflow) or "assign" (a tracked value assigned to a variable).
+        self._cuts: Optional[dict] = None
+        self._pauses: Optional[list] = None  # the sites of `stop_recording` blocks
         self._last_call: Optional[tuple] = None  # (targets, sources), kept for to_dot
 
     # -- context --------------------------------------------------------------------------------
@@ -101,6 +115,9 @@ class GradientTape:
         """Temporarily stops recording; ops run inside are not differentiated."""
         if not self._recording:
             raise ValueError("Tape must be recording when stop_recording is called. ")
+        if self._pauses is None:
+            self._pauses = []
+        self._pauses.append(diagnostics.user_site())
         self._pop()
         try:
             yield
@@ -140,19 +157,31 @@ class GradientTape:
         """The variables this tape watches, in the order it started watching them."""
         return tuple(self._watched_variables.values())
 
-    def explain(self, source: Any) -> Any:
+    def explain(self, source: Any = diagnostics.EVERY_SOURCE) -> Any:
         """Why the last `gradient`/`jacobian` call gave no gradient w.r.t. `source`.
 
         A tapeflow addition (TensorFlow has no such method). `source` is a source of that
-        call, or a nested structure of them; returns the same structure of strings, one or
-        two sentences naming the value and saying what to do, with None where the gradient
-        was not None. Unconnected sources are explained also under
-        `UnconnectedGradients.ZERO`. Works after a non-persistent tape has freed its record.
+        call, or a nested structure of them; returns the same structure of strings, a few
+        sentences naming the value, the cause, the user's `file:line` (and its code) where
+        the path was cut, and what to do, with None where the gradient was not None. With no
+        argument, one report explaining every None gradient of the call. Unconnected sources
+        are explained also under `UnconnectedGradients.ZERO`. Works after a non-persistent
+        tape has freed its record.
 
         Raises:
           ValueError: before any gradient call, or for a value that was not a source of it.
         """
+        if source is diagnostics.EVERY_SOURCE:
+            return diagnostics.report(self)
         return nest.map_structure(lambda s: diagnostics.explanation(self, s), source)
+
+    def _cut(self, key: int, kind: str, value: Any, detail: Any = None) -> None:
+        """Notes the user's line of an event that cut a path (see `_cuts`); the first wins."""
+        cuts = self._cuts
+        if cuts is None:
+            cuts = self._cuts = {}
+        if key not in cuts:
+            cuts[key] = (kind, diagnostics.user_site(), value, detail)
 
     # -- recording (called by autodiff.core.record) ----------------------------------------------
     def _record(self, prim: Any, inputs: Any, attrs: dict, outputs: Any) -> None:
@@ -171,10 +200,12 @@ class GradientTape:
                     tracked[id(out)] = out
                 else:
                     self._blocked[id(out)] = (out, prim, inputs)
+                    self._cut(id(out), "op", out)
         elif outputs._value.dtype.kind in "fc":  # carries_gradient, inlined (hot)
             tracked[id(outputs)] = outputs
         else:  # an integer output (tf.cast to int32): the path stops here
             self._blocked[id(outputs)] = (outputs, prim, inputs)
+            self._cut(id(outputs), "op", outputs)
 
     def _watch_read(self, variable: Variable) -> bool:
         """A read of `variable` while recording: watches it if it is trainable (unless
@@ -204,8 +235,11 @@ class GradientTape:
                 break
         else:
             return
+        cuts = any(id(x) in tracked for x in inputs)  # the cut itself, not a value past it
         for out in (outputs if prim.multiple_results else (outputs,)):
             blocked[id(out)] = (out, prim, inputs)
+            if cuts:
+                self._cut(id(out), "op", out)
 
     # -- differentiation ------------------------------------------------------------------------
     def _check_usable(self) -> None:
@@ -229,6 +263,7 @@ class GradientTape:
             self._nodes = None
             self._tracked = {}
             self._blocked = {}
+            self._cuts = self._pauses = None
 
     def gradient(self, target: Any, sources: Any, output_gradients: Any = None,
                  unconnected_gradients: UnconnectedGradients = UnconnectedGradients.NONE) -> Any:
@@ -452,6 +487,44 @@ class GradientTape:
         """The record in Graphviz DOT, drawn as `to_text` writes it; a path `explain` found
         cut (by an op with no gradient) is dashed and red, labelled with the reason."""
         return _render(self, "dot")
+
+
+# -- values leaving tapeflow, assignments: the rare events `explain` names ----------------------
+
+def _note_escape(value: Any, how: str) -> None:
+    """`value` is taken out of tapeflow (`how`: ".numpy()", "NumPy", "float()") while tapes
+    record: each tape that tracks it (or would watch it, a trainable variable) notes the line."""
+    key = id(value)
+    for tape in context.state.tapes:
+        if key in tape._tracked or (isinstance(value, Variable) and value._trainable
+                                    and tape._watch_accessed_variables):
+            tape._cut(key, how, value)
+
+
+def _watch_escapes(method: Any, how: str) -> Any:
+    """`method` of TensorLike, noting (only while a tape records) that a value left tapeflow."""
+    @functools.wraps(method)
+    def leaving(self: Any, *args: Any, **kwargs: Any) -> Any:
+        if context.state.tapes:
+            _note_escape(self, how)
+        return method(self, *args, **kwargs)
+    return leaving
+
+
+TensorLike.numpy = _watch_escapes(TensorLike.numpy, ".numpy()")
+TensorLike.__array__ = _watch_escapes(TensorLike.__array__, "NumPy")
+TensorLike.__float__ = _watch_escapes(TensorLike.__float__, "float()")
+
+
+def _note_assign(variable: Variable, value: Any, op: str) -> None:
+    """`variable.<op>(value)` while tapes record: a tracked `value` ends its path there."""
+    if isinstance(value, TensorLike):
+        for tape in context.state.tapes:
+            if id(value) in tape._tracked:
+                tape._cut(id(value), "assign", value, (op, variable))
+
+
+_variables.hooks["taped_assign"] = _note_assign
 
 
 def _render(tape: GradientTape, form: str) -> str:

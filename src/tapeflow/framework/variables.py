@@ -30,7 +30,10 @@ def _eager_assign(variable: "Variable", value: np.ndarray) -> None:
 # Installed by tapeflow.autodiff (tapes record reads) and tapeflow.function (traces record
 # reads and writes; "graph_assign" is used only while a trace is active); the defaults are the
 # plain eager behaviour.
-hooks: dict = {"read": _eager_read, "assign": _eager_assign}
+hooks: dict = {"read": _eager_read, "assign": _eager_assign,
+               # called only while tapes record: lets `tape.explain` name an assignment that
+               # cut a gradient path (installed by tapeflow.autodiff)
+               "taped_assign": lambda variable, value, op: None}
 
 
 class Variable(TensorLike):
@@ -103,8 +106,11 @@ class Variable(TensorLike):
     def assign(self, value: Any, use_locking: Any = None, name: Any = None,
                read_value: bool = True) -> "Variable":
         """Replaces the value; returns the variable."""
-        if context.state.graph is not None:  # traced: the assignment becomes a graph node
+        state = context.state
+        if state.graph is not None:  # traced: the assignment becomes a graph node
             return hooks["graph_assign"](self, value, "AssignVariableOp")
+        if state.tapes:  # `explain` notes a tracked value whose path ends here
+            hooks["taped_assign"](self, value, "assign")
         value = self._converted(value, "AssignVariableOp")
         with self._lock:  # not inside another thread's read-modify-write
             hooks["assign"](self, value)
@@ -113,8 +119,11 @@ class Variable(TensorLike):
     def assign_add(self, delta: Any, use_locking: Any = None, name: Any = None,
                    read_value: bool = True) -> "Variable":
         """Adds `delta` to the value; returns the variable."""
-        if context.state.graph is not None:
+        state = context.state
+        if state.graph is not None:
             return hooks["graph_assign"](self, delta, "AssignAddVariableOp")
+        if state.tapes:  # `explain` notes a tracked value whose path ends here
+            hooks["taped_assign"](self, delta, "assign_add")
         delta = self._converted(delta, "AssignAddVariableOp")
         with self._lock:
             hooks["assign"](self, np.add(self._value, delta))  # delta has the variable's dtype
@@ -123,8 +132,11 @@ class Variable(TensorLike):
     def assign_sub(self, delta: Any, use_locking: Any = None, name: Any = None,
                    read_value: bool = True) -> "Variable":
         """Subtracts `delta` from the value; returns the variable."""
-        if context.state.graph is not None:
+        state = context.state
+        if state.graph is not None:
             return hooks["graph_assign"](self, delta, "AssignSubVariableOp")
+        if state.tapes:  # `explain` notes a tracked value whose path ends here
+            hooks["taped_assign"](self, delta, "assign_sub")
         delta = self._converted(delta, "AssignSubVariableOp")
         with self._lock:
             hooks["assign"](self, np.subtract(self._value, delta))
