@@ -590,7 +590,7 @@ def _unconnected(tape: Any, source: Any, what: str, facts: _Facts,
                 f"value itself.")
     escape = next((e for e in events if e[0] in _ESCAPES), None)
     if escape is not None:
-        took = "its value" if escape[2] is source else f"a value computed from it"
+        took = "its value" if escape[2] is source else "a value computed from it"
         return (f"{_cap(what)} reaches the target only through {took} taken out of tapeflow "
                 f"by {_ESCAPES[escape[0]]} at {where(escape[1])}: .numpy() or NumPy "
                 f"functions, which break the chain, give values with no history. "
