@@ -155,7 +155,7 @@ def _eager_error(op_type: str, outputs: list, inputs: list, frame: Any) -> Inval
     for what, n in zip(("-Inf", "+Inf", "+NaN"), counts):
         if n:
             text += f"  # of {what} elements: {n}\n"
-    text += _backward_line(_forward_op_of(frame))
+    text += _backward_line(rule_owner(frame))
     text += _inputs_text([str(x) for x in inputs])
     user = _user_frame(frame)
     if user is not None:
@@ -167,8 +167,9 @@ def _eager_error(op_type: str, outputs: list, inputs: list, frame: Any) -> Inval
                                 f"[Op:CheckNumericsV2] name: ")
 
 
-def _forward_op_of(frame: Any) -> Optional[str]:
-    """The forward op whose derivative rule is running, when a backward walk is on the stack."""
+def rule_owner(frame: Any) -> Optional[str]:
+    """The forward op whose derivative rule is running, when a backward walk is on the stack
+    above `frame` (messages about backward-pass ops name it)."""
     if context.backward_depth <= 0:
         return None
     while frame is not None:
@@ -249,7 +250,7 @@ def graph_error(program: Any, index: int, slot: int, value: Any) -> None:
               int(np.sum(np.isnan(value))))
     dtype = str(wrap(np.zeros((), info.dtype)).dtype)
     text = _header(slot, len(node.outputs), node.op_name, "graph", dtype, str(info.shape))
-    text += _backward_line(None, graph=node.phase == "backward")
+    text += _backward_line(node.made_by, graph=node.phase == "backward")
     text += _inputs_text([_graph_tensor_text(graph.values[v]) for v in node.inputs])
     text += f"  Graph name: \"{graph.name}\"\n"
     stack_height_limit, path_length_limit = program.checked

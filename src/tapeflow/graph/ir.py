@@ -32,7 +32,7 @@ from typing import Any, Iterator, Optional
 
 import numpy as np
 
-from tapeflow.autodiff import core
+from tapeflow.autodiff import core, numerics
 from tapeflow.framework.abstract import AbstractArray, ShapedArray, aval_of
 from tapeflow.framework import dtypes as _dtypes
 from tapeflow.framework.context import context
@@ -167,10 +167,10 @@ class ValueInfo:
 class Node:
     """One operation of the IR."""
 
-    __slots__ = ("op", "inputs", "attrs", "outputs", "name", "location", "phase")
+    __slots__ = ("op", "inputs", "attrs", "outputs", "name", "location", "phase", "made_by")
 
     def __init__(self, op: Any, inputs: list, attrs: dict, outputs: list, name: str,
-                 location: tuple, phase: str) -> None:
+                 location: tuple, phase: str, made_by: Optional[str] = None) -> None:
         self.op = op                # a core.Primitive, or a built-in op name (str)
         self.inputs = inputs        # value ids
         self.attrs = attrs
@@ -178,6 +178,7 @@ class Node:
         self.name = name
         self.location = location    # the user's (file, line, function, code) that made it
         self.phase = phase          # "forward" or "backward" (ops made by tape.gradient)
+        self.made_by = made_by      # backward ops: the forward op whose derivative rule made it
 
     @property
     def op_name(self) -> str:
@@ -394,7 +395,8 @@ class Graph:
                                      _TF_OP_NAMES.get(op.name, op.name)))
         frame, backward = _caller()
         node = Node(op, inputs, attrs, [], name, frame_location(frame),
-                    "backward" if backward else self.phase)
+                    "backward" if backward else self.phase,
+                    numerics.rule_owner(sys._getframe()) if backward else None)
         node.outputs = [
             self._new_value("op", name, example, producer=node, index=i) if avals is None
             else self._new_value("op", name, example, _static_shape(avals[i]), producer=node,
