@@ -495,6 +495,37 @@ class DatasetV2:
         from tapeflow.data.readers import list_files
         return list_files(file_pattern, shuffle, seed)
 
+    @staticmethod
+    def random(seed: Any = None, rerandomize_each_iteration: Any = None,
+               name: Optional[str] = None) -> "DatasetV2":
+        """An infinite stream of TF's pseudorandom int64 values (uint32 Philox words)."""
+        from tapeflow.data.sampling_ops import RandomDataset
+        return RandomDataset(seed, rerandomize_each_iteration)
+
+    @staticmethod
+    def counter(start: Any = 0, step: Any = 1, dtype: Any = _dtypes.int64,
+                name: Optional[str] = None) -> "DatasetV2":
+        """start, start + step, start + 2 * step, ... forever, in `dtype`."""
+        from tapeflow.data.sampling_ops import counter
+        return counter(start, step, dtype)
+
+    @staticmethod
+    def sample_from_datasets(datasets: Any, weights: Any = None, seed: Any = None,
+                             stop_on_empty_dataset: bool = False,
+                             rerandomize_each_iteration: Any = None) -> "DatasetV2":
+        """Elements of `datasets` drawn at random with probabilities `weights`, in TF's
+        order for a seed."""
+        from tapeflow.data.sampling_ops import sample_from_datasets
+        return sample_from_datasets(datasets, weights, seed, stop_on_empty_dataset,
+                                    rerandomize_each_iteration)
+
+    @staticmethod
+    def choose_from_datasets(datasets: Any, choice_dataset: Any,
+                             stop_on_empty_dataset: bool = True) -> "DatasetV2":
+        """The element of `datasets[i]` for each int64 `i` that `choice_dataset` yields."""
+        from tapeflow.data.sampling_ops import choose_from_datasets
+        return choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset)
+
 
 class TensorSliceDataset(DatasetV2):
     _tf_name = "_TensorSliceDataset"

@@ -40,6 +40,35 @@ def bucket_by_sequence_length(*args: Any, **kwargs: Any) -> Any:
     return lambda dataset: dataset.bucket_by_sequence_length(*args, **kwargs)
 
 
+def Counter(start: Any = 0, step: Any = 1, dtype: Any = None) -> Any:  # noqa: N802
+    """start, start + step, ... forever (deprecated alias of Dataset.counter)."""
+    from tapeflow.data.sampling_ops import counter
+    return counter(start, step, "int64" if dtype is None else dtype)
+
+
+def RandomDataset(seed: Any = None, rerandomize_each_iteration: Any = None,  # noqa: N802
+                  name: Any = None) -> Any:
+    """TF's pseudorandom int64 stream (deprecated alias of Dataset.random)."""
+    from tapeflow.data.sampling_ops import RandomDatasetV2
+    return RandomDatasetV2(seed, rerandomize_each_iteration)
+
+
+def sample_from_datasets(datasets: Any, weights: Any = None, seed: Any = None,
+                         stop_on_empty_dataset: bool = False) -> Any:
+    """Elements of `datasets` drawn at random (alias of Dataset.sample_from_datasets)."""
+    from tapeflow.data.sampling_ops import sample_from_datasets as sample
+    return sample(datasets, weights, seed, stop_on_empty_dataset)
+
+
+def choose_from_datasets(datasets: Any, choice_dataset: Any,
+                         stop_on_empty_dataset: bool = True) -> Any:
+    """Elements of `datasets` picked by `choice_dataset` (alias of
+    Dataset.choose_from_datasets)."""
+    from tapeflow.data.sampling_ops import choose_from_datasets as choose
+    return choose(datasets, choice_dataset, stop_on_empty_dataset)
+
+
 __all__ = ["AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "cardinality",
            "get_single_element", "assert_cardinality", "ignore_errors", "enumerate_dataset",
-           "bucket_by_sequence_length"]
+           "bucket_by_sequence_length", "Counter", "RandomDataset", "sample_from_datasets",
+           "choose_from_datasets"]
