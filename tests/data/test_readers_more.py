@@ -7,6 +7,7 @@ records in `TF_RECORDS`; every expected error text below is TF 2.21's.
 
 import pathlib
 
+import numpy as np
 import pytest
 
 import tapeflow as tf
@@ -115,3 +116,147 @@ def test_missing_file_and_wrong_compression():
         list(TFRecordDatasetV2(str(FIXTURES / "tf_written.tfrecord"), compression_type="GZIP"))
     assert str(info.value) == ("inflate() failed with error -3: incorrect header check "
                                "[Op:IteratorGetNext]")
+
+
+# -- CSV (every value, order and text below is TF 2.21's, measured on the same files) -------
+
+CSV = 'abcdefg,4.28E10,5.55E6,12\nhijklmn,-5.3E14,,2\n"q,""x""",1, 2 ,3\n'
+
+
+@pytest.fixture
+def csv_file(tmp_path):
+    path = tmp_path / "a.csv"
+    path.write_text(CSV)
+    return str(path)
+
+
+def _csv(path, defaults, **kwargs):
+    return tf.data.experimental.CsvDataset(path, defaults, **kwargs)
+
+
+def test_csv_values_spec_repr(csv_file):
+    ds = _csv(csv_file, [tf.string, tf.float32, tf.constant([7.5]), tf.constant([9], tf.int64)],
+              na_value="12")
+    assert repr(ds) == (
+        "<CsvDatasetV2 element_spec=(TensorSpec(shape=(), dtype=tf.string, name=None), "
+        "TensorSpec(shape=(), dtype=tf.float32, name=None), TensorSpec(shape=(), "
+        "dtype=tf.float32, name=None), TensorSpec(shape=(), dtype=tf.int64, name=None))>")
+    assert int(ds.cardinality()) == -2
+    rows = list(ds.as_numpy_iterator())
+    assert rows == [(b"abcdefg", np.float32(4.28e10), np.float32(5.55e6), 9),
+                    (b"hijklmn", np.float32(-5.3e14), np.float32(7.5), 2),
+                    (b'q,"x"', np.float32(1.0), np.float32(2.0), 3)]
+    assert rows[0][3].dtype == np.int64
+    picked = _csv(csv_file, [tf.float32, tf.constant([0.0]), tf.int32], select_cols=[1, 2, 3])
+    assert list(picked.as_numpy_iterator())[1] == (np.float32(-5.3e14), 0.0, 2)
+
+
+@pytest.mark.parametrize("defaults,kwargs,message", [
+    ([tf.string, tf.float32, tf.float32, tf.int32], {},
+     "Field 2 is required but missing in record!"),
+    ([tf.float32] * 3 + [tf.int32], {}, "Field 0 in record is not a valid float: abcdefg"),
+    ([tf.string, tf.float32, tf.float32], {}, "Expect 3 fields but have more in record"),
+    ([tf.string] + [tf.constant([0.0])] * 3 + [tf.int32], {},
+     "Expect 5 fields but have 4 in record"),
+    ([tf.string] * 4, {"field_delim": ";"}, "Expect 4 fields but have 1 in record"),
+    ([tf.string] * 4, {"na_value": "12"}, "Field 3 is required but missing in record!"),
+])
+def test_csv_record_errors_are_tensorflows(csv_file, defaults, kwargs, message):
+    with pytest.raises(tf.errors.InvalidArgumentError) as info:
+        list(_csv(csv_file, defaults, **kwargs))
+    assert str(info.value) == message + " [Op:IteratorGetNext]"
+
+
+@pytest.mark.parametrize("kwargs,message", [
+    ({"select_cols": [1, 0]}, "select_cols should be strictly increasing indices"),
+    ({"select_cols": [1]}, "select_cols should match output size"),
+    ({"select_cols": [0, 1], "exclude_cols": [2]},
+     "Either select_cols or exclude_cols should be empty"),
+])
+def test_csv_argument_errors_are_tensorflows(csv_file, kwargs, message):
+    with pytest.raises(tf.errors.InvalidArgumentError) as info:
+        _csv(csv_file, [tf.string, tf.float32], **kwargs)
+    assert str(info.value) == message + " [Op:CSVDatasetV2]"
+
+
+@pytest.mark.parametrize("text,dtype,want", [
+    ("+5", tf.int32, 5), (" 7 ", tf.int64, 7), ("2147483648", tf.int64, 2147483648),
+    ("2147483648", tf.int32, None), ("1_0", tf.int64, None), ("1.0", tf.int32, None),
+    ("0x1A.8", tf.float32, 26.5), ("Infinity", tf.float64, np.inf), ("1e40", tf.float32, np.inf),
+    ("1.4e-45", tf.float32, 1e-45), ("1.5abc", tf.float64, None), ("1_0.5", tf.float32, None),
+    # Correctly rounded to float32: the nearest double is a tie that would round down.
+    ("1.0000000596046447753906250000001", tf.float32, 1.0000001192092896),
+])
+def test_csv_numbers_parse_as_tensorflow(tmp_path, text, dtype, want):
+    path = tmp_path / "n.csv"
+    path.write_text(text + "\n")
+    ds = _csv(str(path), [dtype])
+    if want is None:
+        kind = {"int32": "int32", "int64": "int64", "float32": "float",
+                "float64": "double"}[dtype.name]
+        with pytest.raises(tf.errors.InvalidArgumentError, match=f"not a valid {kind}: "):
+            list(ds)
+        return
+    (value,), = list(ds.as_numpy_iterator())
+    assert value.dtype == dtype.as_numpy_dtype and value == want
+
+
+@pytest.mark.parametrize("text,want", [
+    ('"a""b",x\r\n"c\nd",y\r"e",z', [(b'a"b', b"x"), (b"c\nd", b"y"), (b"e", b"z")]),
+    ('"ab"c,x\n', "Reached end of file without closing quoted field in record"),
+    ('a"b,x\n', "Unquoted fields cannot have quotes inside"),
+    ("a,b,\n\nc,d,e", "Expect 2 fields but have more in record"),
+    ('"",x\n', "Field 0 is required but missing in record!"),
+])
+def test_csv_quotes_and_line_ends_as_tensorflow(tmp_path, text, want):
+    path = tmp_path / "q.csv"
+    path.write_bytes(text.encode())
+    ds = _csv(str(path), [tf.string, tf.constant(["D"])])
+    if isinstance(want, str):
+        with pytest.raises(tf.errors.InvalidArgumentError, match=want):
+            list(ds)
+    else:
+        assert list(ds.as_numpy_iterator()) == want
+
+
+MADE = "a,b,c,label\n1,2.5,x,0\n2,,y,1\n3,4.5,z,0\n4,1e3,w,1\n5,2,\"q,r\",0\n"
+
+
+def test_make_csv_dataset_infers_types_and_splits_the_label(tmp_path):
+    path = tmp_path / "m.csv"
+    path.write_text(MADE)
+    ds = tf.data.experimental.make_csv_dataset(str(path), 2, label_name="label", num_epochs=1,
+                                               shuffle=False)
+    assert repr(ds.element_spec) == (
+        "(OrderedDict([('a', TensorSpec(shape=(None,), dtype=tf.int32, name=None)), ('b', "
+        "TensorSpec(shape=(None,), dtype=tf.float32, name=None)), ('c', "
+        "TensorSpec(shape=(None,), dtype=tf.string, name=None))]), TensorSpec(shape=(None,), "
+        "dtype=tf.int32, name=None))")
+    batches = list(ds.as_numpy_iterator())
+    assert [f["a"].tolist() for f, _ in batches] == [[1, 2], [3, 4], [5]]
+    assert batches[0][0]["b"].tolist() == [2.5, 0.0] and batches[2][0]["c"].tolist() == [b"q,r"]
+    assert [label.tolist() for _, label in batches] == [[0, 1], [0, 1], [0]]
+
+
+def test_make_csv_dataset_shuffles_in_tensorflows_order(tmp_path):
+    path = tmp_path / "m.csv"
+    path.write_text(MADE)
+    ds = tf.data.experimental.make_csv_dataset(str(path), 2, shuffle_seed=3,
+                                               select_columns=["a", "c"])
+    assert repr(ds.element_spec) == (
+        "OrderedDict([('a', TensorSpec(shape=(2,), dtype=tf.int32, name=None)), ('c', "
+        "TensorSpec(shape=(2,), dtype=tf.string, name=None))])")
+    assert [f["a"].tolist() for f in ds.take(3).as_numpy_iterator()] == \
+        [[5, 4], [3, 2], [1, 4]]
+
+
+def test_make_csv_dataset_errors_are_tensorflows(tmp_path):
+    path = tmp_path / "m.csv"
+    path.write_text(MADE)
+    with pytest.raises(ValueError, match=r"must be one of the columns: \['a', 'b', 'c', "
+                       r"'label'\]. Received: zz.$"):
+        tf.data.experimental.make_csv_dataset(str(path), 2, label_name="zz")
+    with pytest.raises(ValueError, match=r"contains duplicate columns: set\(\).$"):
+        tf.data.experimental.make_csv_dataset(str(path), 2, select_columns=["a", "a"])
+    with pytest.raises(ValueError, match="^Expected `column_names` or `header` arguments"):
+        tf.data.experimental.make_csv_dataset(str(path), 2, header=False)

@@ -68,7 +68,19 @@ def choose_from_datasets(datasets: Any, choice_dataset: Any,
     return choose(datasets, choice_dataset, stop_on_empty_dataset)
 
 
+def CsvDataset(*args: Any, **kwargs: Any) -> Any:  # noqa: N802
+    """One tuple of scalars per CSV record, as tf.data.experimental.CsvDataset."""
+    from tapeflow.data.readers import CsvDatasetV2
+    return CsvDatasetV2(*args, **kwargs)
+
+
+def make_csv_dataset(*args: Any, **kwargs: Any) -> Any:
+    """Batches of (features, label) from CSV files, as TF's make_csv_dataset."""
+    from tapeflow.data.readers import make_csv_dataset as make
+    return make(*args, **kwargs)
+
+
 __all__ = ["AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "cardinality",
            "get_single_element", "assert_cardinality", "ignore_errors", "enumerate_dataset",
            "bucket_by_sequence_length", "Counter", "RandomDataset", "sample_from_datasets",
-           "choose_from_datasets"]
+           "choose_from_datasets", "CsvDataset", "make_csv_dataset"]

@@ -453,3 +453,448 @@ class TFRecordWriter:
 
 
 __all__ += ["TFRecordDatasetV2", "TFRecordWriter", "read_records", "crc32c", "masked_crc32c"]
+
+
+# -- CSV --------------------------------------------------------------------------------------
+# TF's CSVDatasetV2 kernel: RFC 4180 records (fields split by the delimiter, records by \n,
+# \r or \r\n, quoted fields with "" escapes); a bad field is reported after its whole record
+# is consumed (the first error of the record), so the next record still reads.
+
+_CSV_TYPES = (_dtypes.float32, _dtypes.float64, _dtypes.int32, _dtypes.int64, _dtypes.string)
+_INT_FIELD = None
+_SPACE = b" \t\n\v\f\r"
+
+
+def _parse_int(field: bytes, bits: int) -> Any:
+    global _INT_FIELD
+    if _INT_FIELD is None:
+        import re
+        _INT_FIELD = re.compile(rb"[ \t\n\v\f\r]*[+-]?[0-9]+[ \t\n\v\f\r]*\Z")
+    if not _INT_FIELD.match(field):
+        return None
+    value = int(field)
+    return value if -(1 << (bits - 1)) <= value < (1 << (bits - 1)) else None
+
+
+_STRTOD: dict = {}
+
+
+def _parse_float(field: bytes, single: bool) -> Any:
+    """C's strtof / strtod (correctly rounded; hex, inf, nan as TF accepts them), the rest
+    of the field only whitespace."""
+    if not _STRTOD:
+        import ctypes
+        import ctypes.util
+        libc = ctypes.CDLL(ctypes.util.find_library("c"))
+        for name, restype in (("strtof", ctypes.c_float), ("strtod", ctypes.c_double)):
+            fn = getattr(libc, name)
+            fn.restype, fn.argtypes = restype, [ctypes.c_char_p,
+                                                ctypes.POINTER(ctypes.c_char_p)]
+            _STRTOD[name] = fn
+        _STRTOD["end"], _STRTOD["byref"] = ctypes.c_char_p(), ctypes.byref
+    if b"\0" in field:
+        return None
+    end = _STRTOD["end"]
+    value = _STRTOD["strtof" if single else "strtod"](field, _STRTOD["byref"](end))
+    rest = end.value or b""
+    if len(rest) == len(field) or rest.strip(_SPACE):
+        return None
+    return value
+
+
+def _csv_fields(data: bytes, pos: int, delim: int, quote: bool) -> tuple:
+    """One record from `pos`: (fields, first error or None, next pos)."""
+    n, fields, error = len(data), [], None
+    while True:
+        if pos >= n:                       # after a delimiter at the end: an empty field
+            fields.append(b"")
+            return fields, error, pos
+        if quote and data[pos] == 34:
+            field, why, pos, end = _quoted_field(data, pos, delim)
+        else:
+            field, why, pos, end = _unquoted_field(data, pos, delim, quote)
+        error = error or why
+        fields.append(field)
+        if end:
+            return fields, error, pos
+
+
+def _unquoted_field(data: bytes, pos: int, delim: int, quote: bool) -> tuple:
+    start, n = pos, len(data)
+    while pos < n:
+        ch = data[pos]
+        if ch == delim:
+            return data[start:pos], _quote_error(data, start, pos, quote), pos + 1, False
+        if ch == 10 or ch == 13:
+            nxt = pos + 1
+            if ch == 13 and nxt < n and data[nxt] == 10:
+                nxt += 1
+            return data[start:pos], _quote_error(data, start, pos, quote), nxt, True
+        pos += 1
+    return data[start:pos], _quote_error(data, start, pos, quote), pos, True
+
+
+def _quote_error(data: bytes, start: int, stop: int, quote: bool) -> Any:
+    if quote and data.find(b'"', start, stop) >= 0:
+        return "Unquoted fields cannot have quotes inside"
+    return None
+
+
+def _quoted_field(data: bytes, pos: int, delim: int) -> tuple:
+    start, n, error = pos, len(data), None
+    q = pos + 1
+    while True:
+        q = data.find(b'"', q)
+        if q < 0:
+            return None, "Reached end of file without closing quoted field in record", n, \
+                False
+        if q + 1 >= n:
+            return _unescaped(data[start:q + 1], error), error, n, True
+        nxt = data[q + 1]
+        if nxt == delim:
+            return _unescaped(data[start:q + 1], error), error, q + 2, False
+        if nxt == 10 or nxt == 13:
+            after = q + 3 if nxt == 13 and q + 2 < n and data[q + 2] == 10 else q + 2
+            return _unescaped(data[start:q + 1], error), error, after, True
+        if nxt != 34:
+            error = error or "Quote inside a string has to be escaped by another quote"
+        q += 2 if nxt == 34 else 1
+
+
+def _unescaped(field: bytes, error: Any) -> Any:
+    return None if error else field[1:-1].replace(b'""', b'"')
+
+
+class CsvDatasetV2(DatasetV2):
+    """`tf.data.experimental.CsvDataset`: one tuple of scalars per CSV record, typed by
+    `record_defaults` (a dtype: required; a one-element tensor: its default)."""
+
+    _tf_name = "CsvDatasetV2"
+    _unrollable = False
+
+    def __init__(self, filenames: Any, record_defaults: Any, compression_type: Any = None,
+                 buffer_size: Any = None, header: bool = False, field_delim: str = ",",
+                 use_quote_delim: bool = True, na_value: str = "", select_cols: Any = None,
+                 exclude_cols: Any = None) -> None:
+        self._names = _filename_source(filenames)
+        self._defaults = [_csv_default(d) for d in record_defaults]
+        super().__init__(tuple(TensorSpec([], _dtypes.from_numpy(d.dtype)
+                                          if d.dtype != object else _dtypes.string)
+                               for d in self._defaults))
+        self._kinds = [_dtypes.string if d.dtype == object else _dtypes.from_numpy(d.dtype)
+                       for d in self._defaults]
+        self._compression = _csv_compression(compression_type)
+        if buffer_size is not None and int(buffer_size) <= 0:
+            raise _csv_op_error("buffer_size should be positive")
+        delim = field_delim.encode() if isinstance(field_delim, str) else bytes(field_delim)
+        if len(delim) != 1:
+            raise _csv_op_error("field_delim should be only 1 char")
+        self._delim, self._quote, self._header = delim[0], bool(use_quote_delim), bool(header)
+        self._na = na_value.encode() if isinstance(na_value, str) else bytes(na_value)
+        self._select = _csv_columns(select_cols, "select_cols")
+        self._exclude = _csv_columns(exclude_cols, "exclude_cols")
+        if self._select and len(self._select) != len(self._defaults):
+            raise _csv_op_error("select_cols should match output size")
+        if self._select and self._exclude:
+            raise _csv_op_error("Either select_cols or exclude_cols should be empty")
+
+    def _elements(self) -> Iterator:
+        for name in _names_of(self._names):
+            yield from self._file_records(name)
+
+    def _file_records(self, name: str) -> Iterator:
+        data = _file_bytes(name, self._compression)
+        pos = 0
+        if self._header and data:
+            _, error, pos = _csv_fields(data, 0, self._delim, self._quote)
+            if error:
+                raise _kernel_error(InvalidArgumentError, "Can't read header of file")
+        while pos < len(data):
+            fields, error, pos = _csv_fields(data, pos, self._delim, self._quote)
+            yield self._record(fields, error)
+
+    def _record(self, fields: list, error: Any) -> tuple:
+        out: list = []
+        select, exclude = self._select, self._exclude
+        for i, field in enumerate(fields):
+            if select and i not in select or exclude and i in exclude:
+                continue
+            why = self._convert(field, out) if field is not None or error is None else None
+            error = error or why
+        if error:
+            raise _kernel_error(InvalidArgumentError, error)
+        if len(out) != len(self._defaults):
+            raise _kernel_error(InvalidArgumentError, f"Expect {len(self._defaults)} fields "
+                                f"but have {len(out)} in record")
+        return tuple(out)
+
+    def _convert(self, field: bytes, out: list) -> Any:
+        """Appends `field` converted (or its default); returns TF's error text, if any."""
+        i = len(out)
+        if i >= len(self._defaults):
+            return f"Expect {len(self._defaults)} fields but have more in record"
+        default, kind = self._defaults[i], self._kinds[i]
+        out.append(None)
+        if field == b"" or field == self._na:
+            if default.size != 1:
+                return f"Field {i} is required but missing in record!"
+            out[i] = default.reshape(())
+            return None
+        if kind == _dtypes.string:
+            out[i] = np.asarray(field, dtype=object)
+            return None
+        if kind in (_dtypes.int32, _dtypes.int64):
+            value = _parse_int(field, 32 if kind == _dtypes.int32 else 64)
+        else:
+            value = _parse_float(field, kind == _dtypes.float32)
+        if value is None:
+            label = {"int32": "int32", "int64": "int64", "float32": "float",
+                     "float64": "double"}[kind.name]
+            return f"Field {i} in record is not a valid {label}: {field.decode(errors='replace')}"
+        out[i] = np.asarray(value, kind.as_numpy_dtype)
+        return None
+
+
+def _csv_op_error(message: str) -> Exception:
+    return InvalidArgumentError(None, None, f"{message} [Op:CSVDatasetV2]")
+
+
+def _csv_default(value: Any) -> np.ndarray:
+    if isinstance(value, _dtypes.DType) and value in _CSV_TYPES:
+        return np.zeros([0], object if value == _dtypes.string else value.as_numpy_dtype)
+    if isinstance(value, _dtypes.DType):
+        raise ValueError(f"Attempt to convert a value ({value!r}) with an unsupported type "
+                         f"(<class 'tensorflow.python.framework.dtypes.DType'>) to a Tensor.")
+    array = structure.to_numpy(structure.normalize(value))
+    if array.ndim > 1:
+        raise _csv_op_error("Each record default should be at most rank 1")
+    if array.size > 1:
+        raise _csv_op_error(f"There should only be 1 default per field but field has "
+                            f"{array.size}")
+    return array
+
+
+def _csv_compression(value: Any) -> str:
+    compression = (value or "")
+    compression = compression.decode() if isinstance(compression, bytes) else str(compression)
+    if compression not in ("", "GZIP", "ZLIB"):
+        raise _csv_op_error(f"Unsupported compression_type: {compression}.")
+    return compression
+
+
+def _csv_columns(value: Any, label: str) -> list:
+    if value is None:
+        return []
+    cols = [int(c) for c in np.ravel(np.asarray(getattr(value, "_value", value)))]
+    if any(a >= b for a, b in zip(cols, cols[1:])):
+        raise _csv_op_error(f"{label} should be strictly increasing indices")
+    if cols and cols[0] < 0:
+        raise _csv_op_error(f"{label} should be non-negative indices")
+    return cols
+
+
+__all__ += ["CsvDatasetV2"]
+
+
+class _FilesDataset(DatasetV2):
+    """The records of `make(name)` for each name of a dataset of file names, `cycle` files
+    interleaved a record at a time (make_csv_dataset's parallel interleave, deterministic)."""
+
+    _tf_name = "ParallelInterleaveDataset"
+    _unrollable = False
+
+    def __init__(self, names: DatasetV2, make: Callable, cycle: int) -> None:
+        self._names_ds, self._make, self._cycle = names, make, cycle
+        super().__init__(make(None).element_spec)
+
+    def _inputs(self) -> list:
+        return [self._names_ds]
+
+    def _elements(self) -> Iterator:
+        files = (self._make(name)._elements() for name in _names_of(self._names_ds))
+        return _round_robin(files, self._cycle)
+
+
+def _infer_type(value: str, na_value: str, previous: Any) -> Any:
+    """TF's make_csv_dataset inference: the least permissive of int32, int64, float32,
+    float64, string that every value so far fits."""
+    if value in ("", na_value):
+        return previous
+    order = [_dtypes.int32, _dtypes.int64, _dtypes.float32, _dtypes.float64, _dtypes.string]
+
+    def fits(dtype: Any) -> bool:
+        try:
+            if dtype == _dtypes.int32:
+                return np.int32(value) == np.int64(value)
+            if dtype == _dtypes.int64:
+                np.int64(value)
+                return True
+            if dtype in (_dtypes.float32, _dtypes.float64):
+                return dtype.as_numpy_dtype(value) < np.inf
+        except (ValueError, OverflowError):
+            return False
+        return True
+    for i, dtype in enumerate(order):
+        if fits(dtype) and (previous is None or previous in order[:i + 1]):
+            return dtype
+    return _dtypes.string
+
+
+def make_csv_dataset(file_pattern: Any, batch_size: int, column_names: Any = None,
+                     column_defaults: Any = None, label_name: Any = None,
+                     select_columns: Any = None, field_delim: str = ",",
+                     use_quote_delim: bool = True, na_value: str = "", header: bool = True,
+                     num_epochs: Any = None, shuffle: bool = True,
+                     shuffle_buffer_size: int = 10000, shuffle_seed: Any = None,
+                     prefetch_buffer_size: Any = None, num_parallel_reads: Any = None,
+                     sloppy: bool = False, num_rows_for_inference: Any = 100,
+                     compression_type: Any = None, ignore_errors: bool = False,
+                     encoding: str = "utf-8") -> DatasetV2:
+    """`tf.data.experimental.make_csv_dataset`: batches of (OrderedDict of feature columns,
+    label) from CSV files, with TF's column-name and type inference, shuffle and repeat."""
+    import collections
+    import csv
+    patterns = file_pattern if isinstance(file_pattern, list) else [file_pattern]
+    if isinstance(file_pattern, list) and not file_pattern:
+        raise ValueError("Argument `file_pattern` should not be empty.")
+    filenames = [m for p in patterns for m in glob.glob(p)]
+    if not filenames:
+        raise ValueError(f"No files match `file_pattern` {file_pattern}.")
+    if compression_type not in (None, "", "GZIP"):
+        raise ValueError(f"`compression_type` {compression_type} is not supported for "
+                         f"probing columns." if compression_type == "ZLIB" else
+                         f"Received unknown `compression_type` {compression_type}. "
+                         f"Expected: GZIP, ZLIB or  (empty string).")
+    opener = (lambda n: gzip.open(n, "rt", encoding=encoding, newline="")) \
+        if compression_type == "GZIP" else \
+        (lambda n: open(n, "r", encoding=encoding, newline=""))
+    quoting = csv.QUOTE_MINIMAL if use_quote_delim else csv.QUOTE_NONE
+    if column_names is None:
+        if not header:
+            raise ValueError("Expected `column_names` or `header` arguments. Neither is "
+                             "provided.")
+        column_names = _csv_header(filenames, opener, field_delim, quoting)
+    if len(column_names) != len(set(column_names)):
+        names = sorted(column_names)
+        twice = {a for a, b in zip(names, names[1:]) if a == b}
+        raise ValueError("Either `column_names` argument or CSV header row contains "
+                         f"duplicate column names: {twice}.")
+    select = None if select_columns is None else _sorted_columns(select_columns, column_names)
+    if column_defaults is not None:
+        defaults = list(column_defaults)
+    else:
+        defaults = _inferred_defaults(filenames, opener, len(column_names), field_delim,
+                                      quoting, na_value, header, num_rows_for_inference, select)
+    if select is not None and len(defaults) != len(select):
+        raise ValueError(f"If specified, `column_defaults` and `select_columns` must have the "
+                         f"same length: `column_defaults` has length {len(defaults)}, "
+                         f"`select_columns` has length {len(select)}.")
+    if select is not None and len(column_names) > len(select):
+        column_names = [column_names[i] for i in select]
+    if label_name is not None and label_name not in column_names:
+        raise ValueError(f"`label_name` provided must be one of the columns: {column_names}. "
+                         f"Received: {label_name}.")
+
+    def file_dataset(name: Any) -> DatasetV2:
+        ds = CsvDatasetV2(name if name is not None else np.zeros(0, object), defaults,
+                          compression_type=compression_type, header=header,
+                          field_delim=field_delim, use_quote_delim=use_quote_delim,
+                          na_value=na_value, select_cols=select)
+        return ds.ignore_errors() if ignore_errors else ds
+
+    def to_features(*columns: Any) -> Any:
+        features = collections.OrderedDict(zip(column_names, columns))
+        if label_name is not None:
+            return features, features.pop(label_name)
+        return features
+
+    names = TensorSliceDataset(np.array([f.encode() for f in filenames], dtype=object))
+    if shuffle:
+        names = names.shuffle(len(filenames), shuffle_seed)
+    cycle = 1 if num_parallel_reads is None else int(num_parallel_reads)
+    if cycle < 0:
+        import os
+        cycle = os.cpu_count() or 1
+    dataset = _FilesDataset(names, file_dataset, cycle)
+    if shuffle:
+        dataset = dataset.shuffle(shuffle_buffer_size, shuffle_seed)
+    if num_epochs != 1:
+        dataset = dataset.repeat(num_epochs)
+    dataset = dataset.batch(batch_size, drop_remainder=num_epochs is None)
+    dataset = dataset.map(to_features)
+    return dataset.prefetch(-1 if prefetch_buffer_size is None else prefetch_buffer_size)
+
+
+def _csv_header(filenames: list, opener: Callable, delim: str, quoting: int) -> list:
+    import csv
+    names = None
+    for name in filenames:
+        with opener(name) as f:
+            try:
+                row = next(csv.reader(f, delimiter=delim, quoting=quoting))
+            except StopIteration:
+                raise ValueError(f"Failed when reading the header line of {name}. Is it an "
+                                 f"empty file?") from None
+        if names is None:
+            names = row
+        elif row != names:
+            raise ValueError(f"All input CSV files should have the same column names in the "
+                             f"header row. File {name} has different column names.")
+    return names
+
+
+def _sorted_columns(select_columns: list, column_names: list) -> list:
+    index = {n: i for i, n in enumerate(column_names)}
+    results = []
+    for v in select_columns:
+        if isinstance(v, int):
+            if v < 0 or v >= len(column_names):
+                raise ValueError(f"Column index {v} specified in `select_columns` should be > "
+                                 f"0  and <= {len(column_names)}, which is the number of "
+                                 f"columns.")
+            results.append(v)
+        elif v not in index:
+            raise ValueError(f"Column {v} specified in `select_columns` must be of one of the "
+                             f"columns: {index.keys()}.")
+        else:
+            results.append(index[v])
+    unique = sorted(set(results))
+    if len(unique) != len(select_columns):
+        # TF looks for the duplicates in the de-duplicated list, so it names none: set().
+        raise ValueError("The `select_columns` argument contains duplicate columns: "
+                         f"{set(a for a, b in zip(unique, unique[1:]) if a == b)}.")
+    return unique
+
+
+def _inferred_defaults(filenames: list, opener: Callable, num_cols: int, delim: str,
+                       quoting: int, na_value: str, header: bool, rows: Any,
+                       select: Any) -> list:
+    import csv
+    columns = range(num_cols) if select is None else select
+    types: list = [None] * len(columns)
+    seen = 0
+    for name in filenames:
+        with opener(name) as f:
+            reader = csv.reader(f, delimiter=delim, quoting=quoting)
+            row_num = 1
+            if header:
+                next(reader, None)
+                row_num += 1
+            for row in reader:
+                if rows is not None and seen >= rows:
+                    break
+                if len(row) != num_cols:
+                    raise ValueError(f"Problem inferring types: CSV row {row_num} has "
+                                     f"{len(row)} number of fields. Expected: {num_cols}.")
+                row_num += 1
+                seen += 1
+                for j, c in enumerate(columns):
+                    types[j] = _infer_type(row[c], na_value, types[j])
+        if rows is not None and seen >= rows:
+            break
+    types = [t or _dtypes.string for t in types]
+    return [np.array([b"" if t == _dtypes.string else 0],
+                     object if t == _dtypes.string else t.as_numpy_dtype) for t in types]
+
+
+__all__ += ["make_csv_dataset"]
