@@ -8,6 +8,8 @@ from tapeflow.data.dataset_spec import DatasetSpec
 from tapeflow.data.iterator_ops import OwnedIterator as Iterator
 from tapeflow.data.options import Options
 from tapeflow.data.readers import TextLineDatasetV2 as TextLineDataset
+from tapeflow.data.readers import TFRecordDatasetV2 as TFRecordDataset
 
 __all__ = ["Dataset", "DatasetV2", "DatasetSpec", "AUTOTUNE", "INFINITE_CARDINALITY",
-           "UNKNOWN_CARDINALITY", "Iterator", "Options", "TextLineDataset", "experimental"]
+           "UNKNOWN_CARDINALITY", "Iterator", "Options", "TextLineDataset", "TFRecordDataset",
+           "experimental"]
