@@ -260,3 +260,23 @@ def test_make_csv_dataset_errors_are_tensorflows(tmp_path):
         tf.data.experimental.make_csv_dataset(str(path), 2, select_columns=["a", "a"])
     with pytest.raises(ValueError, match="^Expected `column_names` or `header` arguments"):
         tf.data.experimental.make_csv_dataset(str(path), 2, header=False)
+
+
+def test_parallel_reads_interleave_uneven_files_as_tf(tmp_path):
+    # Files of 2, 3 and 4 records read 2 at a time: an exhausted file frees its slot and the
+    # turn moves on (TF 2.21's order, the same for TextLineDataset and TFRecordDataset).
+    from tapeflow.data.readers import TFRecordWriter
+    lines, records = [], []
+    for k in range(3):
+        text = tmp_path / f"f{k}.txt"
+        text.write_text("".join(f"{k}-{i}\n" for i in range(k + 2)))
+        lines.append(str(text))
+        rec = str(tmp_path / f"f{k}.rec")
+        with TFRecordWriter(rec) as writer:
+            for i in range(k + 2):
+                writer.write(f"{k}-{i}".encode())
+        records.append(rec)
+    want = ["0-0", "1-0", "0-1", "1-1", "1-2", "2-0", "2-1", "2-2", "2-3"]
+    for ds in (tf.data.TextLineDataset(lines, num_parallel_reads=2),
+               tf.data.TFRecordDataset(records, num_parallel_reads=2)):
+        assert [x.decode() for x in ds.as_numpy_iterator()] == want

@@ -6,6 +6,7 @@ from __future__ import annotations
 import glob
 import gzip
 import itertools
+import os
 import zlib
 from typing import Any, Callable, Iterator, Optional
 
@@ -13,6 +14,7 @@ import numpy as np
 
 from tapeflow.data import structure
 from tapeflow.data.dataset_ops import DatasetV2, TensorSliceDataset
+from tapeflow.data.transformations import interleaved
 from tapeflow.framework import dtypes as _dtypes
 from tapeflow.framework.errors import (DataLossError, InvalidArgumentError, NotFoundError,
                                        UnknownError)
@@ -154,6 +156,7 @@ class TextLineDatasetV2(DatasetV2):
         if self._compression not in ("", "GZIP", "ZLIB"):
             raise InvalidArgumentError(None, None, f"Unsupported compression_type: "
                                        f"{compression_type}.")
+        self._cycle = _parallel_reads(num_parallel_reads)
 
     def _filenames(self) -> Iterator:
         if isinstance(self._names, DatasetV2):
@@ -164,9 +167,19 @@ class TextLineDatasetV2(DatasetV2):
             yield from self._names
 
     def _elements(self) -> Iterator:
-        for name in self._filenames():
-            for line in _read_lines(name, self._compression):
-                yield np.asarray(line, dtype=object)
+        files = (_read_lines(name, self._compression) for name in self._filenames())
+        lines = itertools.chain.from_iterable(files) if not self._cycle else \
+            interleaved(files, self._cycle)
+        return (np.asarray(line, dtype=object) for line in lines)
+
+def _parallel_reads(num_parallel_reads: Any) -> Optional[int]:
+    """How many files a reader interleaves (None: one after another); AUTOTUNE (-1) is the
+    core count, as TF's cycle length."""
+    if num_parallel_reads is None:
+        return None
+    cycle = int(np.asarray(getattr(num_parallel_reads, "_value", num_parallel_reads)))
+    return (os.cpu_count() or 1) if cycle < 0 else cycle
+
 
 def _read_lines(name: str, compression: str) -> Iterator:
     try:
@@ -320,27 +333,6 @@ def read_records(name: str, compression: str) -> Iterator[bytes]:
         offset = start + length + 4
 
 
-def _round_robin(iterators: Iterator, cycle: int) -> Iterator:
-    """Interleave's deterministic order with block_length 1: one element from each of
-    `cycle` open iterators in turn, an exhausted one replaced by the next."""
-    pending = iter(iterators)
-    slots = [it for it in itertools.islice(pending, cycle)]
-    while slots:
-        i = 0
-        while i < len(slots):
-            element = next(slots[i], _NOTHING)
-            if element is _NOTHING:
-                replacement = next(pending, None)
-                if replacement is None:
-                    del slots[i]
-                    continue
-                slots[i] = replacement
-                continue
-            yield element
-            i += 1
-
-
-_NOTHING = object()
 
 
 class TFRecordDatasetV2(DatasetV2):
@@ -360,12 +352,7 @@ class TFRecordDatasetV2(DatasetV2):
         self._compression = compression if compression in ("GZIP", "ZLIB") else ""
         self._buffer_size = None if buffer_size is None else int(
             np.asarray(getattr(buffer_size, "_value", buffer_size)))
-        cycle = None if num_parallel_reads is None else int(
-            np.asarray(getattr(num_parallel_reads, "_value", num_parallel_reads)))
-        if cycle is not None and cycle < 0:     # AUTOTUNE: TF's cycle is the core count
-            import os
-            cycle = os.cpu_count() or 1
-        self._cycle = cycle
+        self._cycle = _parallel_reads(num_parallel_reads)
 
     def _elements(self) -> Iterator:
         if self._buffer_size is not None and self._buffer_size < 0:
@@ -373,7 +360,7 @@ class TFRecordDatasetV2(DatasetV2):
                                 "`buffer_size` must be >= 0 (0 == no buffering)")
         files = (self._records(name) for name in _names_of(self._names))
         records = itertools.chain.from_iterable(files) if not self._cycle else \
-            _round_robin(files, self._cycle)
+            interleaved(files, self._cycle)
         return (np.asarray(r, dtype=object) for r in records)
 
     def _records(self, name: str) -> Iterator:
@@ -712,7 +699,7 @@ class _FilesDataset(DatasetV2):
 
     def _elements(self) -> Iterator:
         files = (self._make(name)._elements() for name in _names_of(self._names_ds))
-        return _round_robin(files, self._cycle)
+        return interleaved(files, self._cycle)
 
 
 def _infer_type(value: str, na_value: str, previous: Any) -> Any:

@@ -81,34 +81,40 @@ class InterleaveDataset(UnaryDataset):
             self._tf_name = "_ParallelInterleaveDataset"
 
     def _elements(self) -> Iterator:
-        # TensorFlow's InterleaveDataset loop: a cycle of open iterators, block_length
-        # elements from each in turn; an exhausted slot takes the next input element.
-        inputs = self._input._elements()
-        slots: list = [None] * self._cycle
-        index = block = opened = 0
-        end_of_input = False
-        while not end_of_input or opened:
-            current = slots[index]
-            if current is not None:
-                element = next(current, _END)
-                if element is not _END:
-                    yield element
-                    block += 1
-                    if block == self._block:
-                        index, block = (index + 1) % self._cycle, 0
-                    continue
-                slots[index] = None
-                opened -= 1
-                index, block = (index + 1) % self._cycle, 0
-            elif not end_of_input:
-                element = next(inputs, _END)
-                if element is _END:
-                    end_of_input = True
-                else:
-                    slots[index] = self._fn(element)._elements()
-                    opened += 1
+        opened = (self._fn(element)._elements() for element in self._input._elements())
+        return interleaved(opened, self._cycle, self._block)
+
+
+def interleaved(iterators: Iterator, cycle: int, block: int = 1) -> Iterator:
+    """TensorFlow's InterleaveDataset loop over `iterators` (opened lazily, as the input
+    elements are pulled): a cycle of `cycle` open iterators, `block` elements from each in
+    turn; an exhausted one frees its slot and the turn moves on, the slot taking the next
+    iterator when its turn comes again."""
+    slots: list = [None] * cycle
+    index = taken = opened = 0
+    end_of_input = False
+    while not end_of_input or opened:
+        current = slots[index]
+        if current is not None:
+            element = next(current, _END)
+            if element is not _END:
+                yield element
+                taken += 1
+                if taken == block:
+                    index, taken = (index + 1) % cycle, 0
+                continue
+            slots[index] = None
+            opened -= 1
+            index, taken = (index + 1) % cycle, 0
+        elif not end_of_input:
+            current = next(iterators, _END)
+            if current is _END:
+                end_of_input = True
             else:
-                index, block = (index + 1) % self._cycle, 0
+                slots[index] = current
+                opened += 1
+        else:
+            index, taken = (index + 1) % cycle, 0
 
 
 _END = object()
