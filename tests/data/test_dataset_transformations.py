@@ -217,3 +217,10 @@ def test_parallel_map_uses_the_threads_it_is_given():
 
     assert list(parallel_map(record, iter(range(16)), 1)) == list(range(16))
     assert len(seen) == 1
+
+
+def test_interleave_function_whose_inner_map_closes_over_the_element():
+    # TF 2.21's order (cycle 2; an exhausted input passes the turn on).
+    ds = tf.data.Dataset.range(3).interleave(
+        lambda k: tf.data.Dataset.range(k + 2).map(lambda i: k * 10 + i), cycle_length=2)
+    assert [int(x) for x in ds.as_numpy_iterator()] == [0, 10, 1, 11, 12, 20, 21, 22, 23]

@@ -564,3 +564,32 @@ def test_equal_python_literals_share_a_trace_as_in_tensorflow():
     assert [str(g(2).dtype), str(g(2.0).dtype), str(g(True).dtype)] == \
         ["<dtype: 'int32'>", "<dtype: 'int32'>", "<dtype: 'bool'>"]
     assert traces == [2, True]
+
+
+def test_a_function_defined_inside_another_captures_its_tensors():
+    # TF 2.21's answers: the inner function closes over the outer one's traced tensor.
+    @tf.function
+    def outer(x):
+        @tf.function
+        def inner(y):
+            return x * y
+        return inner(tf.constant(2.0)) + x
+
+    assert float(outer(tf.constant(3.0))) == 9.0
+    assert float(outer(tf.constant(4.0))) == 12.0
+
+    leaked = []
+
+    @tf.function
+    def keep(x):
+        leaked.append(x * 2.0)
+        return x
+
+    keep(tf.constant(1.0))
+
+    @tf.function
+    def use_leaked():
+        return leaked[0] + 1.0
+
+    with pytest.raises(TypeError, match="out of scope"):
+        use_leaked()

@@ -452,6 +452,8 @@ class ConcreteFunction:
             raise TypeError(f"{self.graph.name} takes {len(self.graph.inputs)} tensor "
                             f"arguments, got {len(tensors)}.")
         concrete = self._bound_to(variables, tensors) if variables else self
+        if concrete.graph.captures:   # tensors of an enclosing trace this one closed over
+            tensors = list(tensors) + [outer for outer, _ in concrete.graph.captures]
         if context.active:
             # A tape, accumulator or enclosing trace must see each op: run them through bind.
             if concrete._guard is None:

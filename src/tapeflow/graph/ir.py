@@ -276,6 +276,9 @@ class Graph:
                  allow_variable_creation: bool = True) -> None:
         self.name = name
         self.parent = parent                 # the graph a branch/loop body is traced inside
+        # A tf.function traced while another is: the graph being traced then, whose tensors
+        # (and its ancestors') this one may capture, as TF's nested functions do.
+        self.enclosing: Optional["Graph"] = context.graph if parent is None else None
         self.nodes: list = []
         self.values: list = []
         self.inputs: list = []               # placeholder vids, in call order
@@ -361,7 +364,7 @@ class Graph:
     def _capture(self, outer: Any) -> int:
         vid = self._capture_ids.get(id(outer))
         if vid is None:
-            if self.parent is None:
+            if self.parent is None and not self._encloses(outer):
                 raise _out_of_scope(outer)
             if isinstance(outer, Variable):
                 vid = self._new_value("input", self._unique("capture"), outer._value)
@@ -375,6 +378,16 @@ class Graph:
             self._capture_ids[id(outer)] = vid
             self.captures.append((outer, vid))
         return vid
+
+    def _encloses(self, outer: Any) -> bool:
+        """Whether `outer` is a tensor of a graph this one is traced inside of."""
+        graph = self.enclosing
+        owner = getattr(outer, "_graph", None)
+        while graph is not None and owner is not None:
+            if graph is owner:
+                return True
+            graph = graph.parent if graph.parent is not None else graph.enclosing
+        return False
 
     def value_id(self, x: Any) -> int:
         """The value id for an op input: symbolic tensors, captures and constants."""
