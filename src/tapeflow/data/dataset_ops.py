@@ -665,6 +665,23 @@ class UnaryDataset(DatasetV2):
         return [self._input]
 
 
+class PassThroughDataset(UnaryDataset):
+    """A dataset with its input's elements (options, prefetch, a declared cardinality, a
+    relaxed spec): count, random access and index plan are the input's."""
+
+    def _elements(self) -> Iterator:
+        return self._input._elements()
+
+    def _cardinality(self) -> int:
+        return self._input._cardinality()
+
+    def _random_access(self) -> Any:
+        return self._input._random_access()
+
+    def _index_plan(self) -> Any:
+        return self._input._index_plan()
+
+
 class BatchDataset(UnaryDataset):
     _tf_name = "_BatchDataset"
 
@@ -893,4 +910,4 @@ Dataset = DatasetV2
 
 __all__ = ["DatasetV2", "Dataset", "INFINITE", "UNKNOWN", "AUTOTUNE", "stack_elements",
            "SliceAccess", "RangeAccess", "OffsetAccess", "ZipAccess", "element_of",
-           "UnaryDataset", "parallel_map"]
+           "UnaryDataset", "PassThroughDataset", "parallel_map"]

@@ -13,9 +13,9 @@ from typing import Any, Callable, Iterator, Optional
 import numpy as np
 
 from tapeflow.data import structure
-from tapeflow.data.dataset_ops import (AUTOTUNE, INFINITE, UNKNOWN, DatasetV2, UnaryDataset,
-                                       ZipAccess, _ListAccess, _int_arg,
-                                       stack_elements, RangeDataset)
+from tapeflow.data.dataset_ops import (AUTOTUNE, INFINITE, UNKNOWN, DatasetV2,
+                                       PassThroughDataset, UnaryDataset, ZipAccess, _ListAccess,
+                                       _int_arg, stack_elements, RangeDataset)
 from tapeflow.data.dataset_spec import DatasetSpec, is_symbolic, placeholder_element
 from tapeflow.data.iterator_ops import to_tensors
 from tapeflow.data.structured_function import StructuredFunction, _call
@@ -207,7 +207,7 @@ class UniqueDataset(UnaryDataset):
                 yield element
 
 
-class PrefetchDataset(UnaryDataset):
+class PrefetchDataset(PassThroughDataset):
     _tf_name = "_PrefetchDataset"
     _unrollable = False   # runs Python per element (or a thread)
 
@@ -216,15 +216,6 @@ class PrefetchDataset(UnaryDataset):
         size = _int_arg(buffer_size, "buffer_size")
         self._autotune = size == AUTOTUNE
         self._size = 8 if self._autotune else size
-
-    def _cardinality(self) -> int:
-        return self._input._cardinality()
-
-    def _random_access(self) -> Any:
-        return self._input._random_access()
-
-    def _index_plan(self) -> Any:
-        return self._input._index_plan()
 
     def _elements(self) -> Iterator:
         if self._size == 0:
@@ -302,24 +293,12 @@ def prefetched(elements: Iterator, size: int) -> Iterator:
         stop.set()
 
 
-class OptionsDataset(UnaryDataset):
+class OptionsDataset(PassThroughDataset):
     _tf_name = "_OptionsDataset"
 
     def __init__(self, input_dataset: DatasetV2, options: Any) -> None:
         super().__init__(input_dataset)
         self._options = options
-
-    def _cardinality(self) -> int:
-        return self._input._cardinality()
-
-    def _elements(self) -> Iterator:
-        return self._input._elements()
-
-    def _random_access(self) -> Any:
-        return self._input._random_access()
-
-    def _index_plan(self) -> Any:
-        return self._input._index_plan()
 
 
 class IgnoreErrorsDataset(UnaryDataset):

@@ -207,19 +207,10 @@ def timeseries_dataset_from_array(data: Any, targets: Any, sequence_length: int,
 def _unknown_window_length(dataset: Any) -> Any:
     """The dataset with its windows' length unknown in `element_spec`, as TF's windows (cut
     by a `tf.range` of tensors) have it; the elements are the same."""
-    from tapeflow.data.dataset_ops import UnaryDataset
+    from tapeflow.data.dataset_ops import PassThroughDataset
 
-    class _WindowDataset(UnaryDataset):
+    class _WindowDataset(PassThroughDataset):
         _tf_name = "_MapDataset"
-
-        def _elements(self) -> Any:
-            return self._input._elements()
-
-        def _cardinality(self) -> int:
-            return self._input._cardinality()
-
-        def _random_access(self) -> Any:
-            return self._input._random_access()
 
     spec = dataset.element_spec
     windows = spec[0] if isinstance(spec, tuple) else spec
