@@ -224,3 +224,18 @@ def test_interleave_function_whose_inner_map_closes_over_the_element():
     ds = tf.data.Dataset.range(3).interleave(
         lambda k: tf.data.Dataset.range(k + 2).map(lambda i: k * 10 + i), cycle_length=2)
     assert [int(x) for x in ds.as_numpy_iterator()] == [0, 10, 1, 11, 12, 20, 21, 22, 23]
+
+
+@pytest.mark.parametrize("size, declared, text", [
+    (3, 5, "expected to contain 5 elements but contained only 3 elements."),
+    (6, 4, "expected to contain 4 elements but contained at least 5 elements."),
+    (3, -1, "expected to contain an infinite number of elements but contained only 3 "
+            "elements."),
+])
+def test_assert_cardinality_checks_the_count(size, declared, text):
+    # TF 2.21's answers: FailedPreconditionError "Input dataset was " + text.
+    ds = tf.data.Dataset.range(size).apply(tf.data.experimental.assert_cardinality(declared))
+    with pytest.raises(tf.errors.FailedPreconditionError, match="Input dataset was " + text):
+        list(ds.as_numpy_iterator())
+    good = tf.data.Dataset.range(4).apply(tf.data.experimental.assert_cardinality(4))
+    assert list(good.as_numpy_iterator()) == [0, 1, 2, 3] and int(good.cardinality()) == 4

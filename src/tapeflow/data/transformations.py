@@ -21,7 +21,8 @@ from tapeflow.data.iterator_ops import to_tensors
 from tapeflow.data.structured_function import StructuredFunction, _call
 from tapeflow.autograph import conversion
 from tapeflow.framework import dtypes as _dtypes
-from tapeflow.framework.errors import DataLossError, InvalidArgumentError
+from tapeflow.framework.errors import (DataLossError, FailedPreconditionError,
+                                       InvalidArgumentError)
 from tapeflow.framework.tensor import TensorLike
 from tapeflow.function import TensorSpec
 
@@ -851,8 +852,10 @@ __all__ = ["FlatMapDataset", "InterleaveDataset", "FilterDataset", "TakeWhileDat
            "GroupByWindowDataset", "bucket_by_sequence_length", "op_error"]
 
 
-class AssertCardinalityDataset(UnaryDataset):
-    """`tf.data.experimental.assert_cardinality`: the input with a declared cardinality."""
+class AssertCardinalityDataset(PassThroughDataset):
+    """`tf.data.experimental.assert_cardinality`: the input with a declared cardinality,
+    checked as the elements go by (TF's FailedPreconditionError once a pass has too many or
+    too few)."""
 
     _tf_name = "_AssertCardinalityDataset"
 
@@ -863,5 +866,23 @@ class AssertCardinalityDataset(UnaryDataset):
     def _cardinality(self) -> int:
         return self._declared
 
+    def _random_access(self) -> Any:
+        return None          # the count is checked by walking the elements
+
+    def _index_plan(self) -> Any:
+        return None
+
     def _elements(self) -> Iterator:
-        return self._input._elements()
+        expected = ("an infinite number of" if self._declared == INFINITE
+                    else str(self._declared))
+        count = 0
+        for element in self._input._elements():
+            count += 1
+            if 0 <= self._declared < count:
+                raise op_error(FailedPreconditionError, f"Input dataset was expected to "
+                               f"contain {expected} elements but contained at least {count} "
+                               f"elements.")
+            yield element
+        if count != self._declared:
+            raise op_error(FailedPreconditionError, f"Input dataset was expected to contain "
+                           f"{expected} elements but contained only {count} elements.")
