@@ -371,10 +371,12 @@ _categorical = Primitive("Multinomial", _categorical_kernel, shape_rule=_categor
 _FLOATS = ("float16", "float32", "float64")
 
 
-def _float_dtype(dtype: Any, op_name: str) -> _dtypes.DType:
+def _float_dtype(dtype: Any, value: Any = 0.0) -> _dtypes.DType:
+    """A float dtype of a random op, with TF's error for another (converting `value`, the
+    parameter TF converts first, to it)."""
     dtype = _dtypes.as_dtype(dtype)
     if dtype.name not in _FLOATS:
-        raise TypeError(f"Cannot convert 0.0 to EagerTensor of dtype {dtype.name}")
+        raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype {dtype.name}")
     return dtype
 
 
@@ -401,7 +403,7 @@ def _operand(value: Any, dtype: _dtypes.DType, label: str) -> Tensor:
 def normal(shape: Any, mean: Any = 0.0, stddev: Any = 1.0, dtype: Any = _dtypes.float32,
            seed: Optional[int] = None, name: Optional[str] = None) -> Tensor:
     """Samples from a normal distribution with `mean` and `stddev`."""
-    dtype = _float_dtype(dtype, "RandomStandardNormal")
+    dtype = _float_dtype(dtype)
     shape = static_value(shape, "RandomStandardNormal: shape", _shape_tuple)
     _check_shape(shape, "RandomStandardNormal")
     stream = _STATE.stream("RandomStandardNormal", _STATE.seeds(seed), dtype._np)
@@ -416,7 +418,7 @@ def truncated_normal(shape: Any, mean: Any = 0.0, stddev: Any = 1.0,
                      name: Optional[str] = None) -> Tensor:
     """Samples from a normal distribution, redrawing values more than two standard
     deviations from the mean."""
-    dtype = _float_dtype(dtype, "TruncatedNormal")
+    dtype = _float_dtype(dtype)
     shape = static_value(shape, "TruncatedNormal: shape", _shape_tuple)
     _check_shape(shape, "TruncatedNormal")
     stream = _STATE.stream("TruncatedNormal", _STATE.seeds(seed), dtype._np)

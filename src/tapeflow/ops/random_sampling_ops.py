@@ -34,7 +34,8 @@ from tapeflow.ops._convert import convert_to_tensor
 from tapeflow.ops._static import reads_static, static_value
 from tapeflow.ops.array_ops import _shape_tuple, broadcast_to, reshape
 from tapeflow.ops.math_ops import maximum
-from tapeflow.ops.random_ops import _STATE, Stream, _check_shape, _operand
+from tapeflow.ops.random_ops import (_FLOATS, _STATE, Stream, _check_shape, _float_dtype,
+                                     _operand)
 from tapeflow.ops.reduce_ops import reduce_sum
 from tapeflow.ops.stateless_random_ops import _key_counter, _key_counter_impl, _words
 
@@ -644,7 +645,6 @@ def _attr_error(attr: str, dtype: _dtypes.DType, op_name: str) -> str:
 
 # -- public ops ----------------------------------------------------------------------------------
 
-_FLOATS = ("float16", "float32", "float64")
 _SAMPLE_TYPES = ("float16", "float32", "float64", "int32", "int64")
 
 
@@ -655,13 +655,6 @@ def _shape_vector(shape: Any, op_name: str) -> tuple:
                                    f"Tensor<type: int32 shape: [] values: {int(shape)}> "
                                    f"[Op:{op_name}]")
     return static_value(shape, f"{op_name}: shape", _shape_tuple)
-
-
-def _float_type(dtype: Any, value: Any) -> _dtypes.DType:
-    dtype = _dtypes.as_dtype(dtype)
-    if dtype.name not in _FLOATS:
-        raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype {dtype.name}")
-    return dtype
 
 
 def _alpha_beta(alpha: Any, beta: Any, dtype: _dtypes.DType) -> tuple:
@@ -692,7 +685,7 @@ def gamma(shape: Any, alpha: Any, beta: Any = None, dtype: Any = _dtypes.float32
     """`shape` samples from each Gamma(alpha, beta) distribution (beta: the inverse scale):
     a `shape + broadcast(alpha, beta).shape` tensor of TensorFlow's numbers, differentiable
     with respect to alpha (implicit reparameterization) and beta."""
-    dtype = _float_type(dtype, alpha)
+    dtype = _float_dtype(dtype, alpha)
     shape = _shape_vector(shape, "RandomGamma")
     alpha, beta = _alpha_beta(alpha, beta, dtype)
     _check_shape(shape, "RandomGamma")
@@ -707,7 +700,7 @@ def stateless_gamma(shape: Any, seed: Any, alpha: Any, beta: Any = None,
                     dtype: Any = _dtypes.float32, name: Optional[str] = None) -> Tensor:
     """Gamma(alpha, beta) samples that depend only on `seed`; `shape` ends with the shape of
     broadcast(alpha, beta). TensorFlow's numbers for the same seed."""
-    dtype = _float_type(dtype, alpha)
+    dtype = _float_dtype(dtype, alpha)
     shape = _shape_vector(shape, "StatelessRandomGammaV3")
     alpha, beta = _alpha_beta(alpha, beta, dtype)
     key, counter = _key_counter(seed)
