@@ -13,6 +13,7 @@ becomes an `Assert` node: a side-effecting primitive, kept by every graph pass a
 from __future__ import annotations
 
 import collections
+import operator
 from typing import Any, Callable, Optional
 
 import numpy as np
@@ -446,21 +447,29 @@ def _rank_name(x: Tensor) -> str:
     return "" if context.graph is None else _name(x)
 
 
-def _assert_rank(x: Any, rank: Any, data: Optional[list], summarize: Optional[int],
-                 message: Optional[str]) -> Any:
+def _rank_relation(x: Any, rank: Any, data: Optional[list], summarize: Optional[int],
+                   message: Optional[str], what: str, holds: Callable,
+                   holds_op: Callable) -> Any:
+    """`x`'s rank checked against `rank` by `holds` (statically) or `holds_op` (as the graph
+    runs); `what` is "rank" or "rank at least", as TF's messages say it."""
     x = _convert(x, "x")
     rank = _convert(rank, "rank")
     message = _message_prefix(message)
     if data is None:
-        data = _rank_data(message, x, "rank", [rank])
+        data = _rank_data(message, x, what, [rank])
     try:
-        return _rank_checks(x, [rank], lambda actual, given: actual == given[0],
-                            lambda actual, given: math_ops.equal(actual, given[0]),
-                            data, summarize)
+        return _rank_checks(x, [rank], lambda actual, given: holds(actual, given[0]),
+                            lambda actual, given: holds_op(actual, given[0]), data, summarize)
     except _StaticRankError as exc:
-        raise ValueError(f"{message}Tensor {_rank_name(x)} must have rank "
+        raise ValueError(f"{message}Tensor {_rank_name(x)} must have {what} "
                          f"{int(exc.args[1][0])}.  Received rank {exc.args[0]}, shape "
                          f"{x.shape}") from None
+
+
+def _assert_rank(x: Any, rank: Any, data: Optional[list], summarize: Optional[int],
+                 message: Optional[str]) -> Any:
+    return _rank_relation(x, rank, data, summarize, message, "rank", operator.eq,
+                          math_ops.equal)
 
 
 @tf_export("debugging.assert_rank", "assert_rank")
@@ -473,19 +482,8 @@ def assert_rank(x: Any, rank: Any, message: Optional[str] = None,
 
 def _assert_rank_at_least(x: Any, rank: Any, data: Optional[list],
                           summarize: Optional[int], message: Optional[str]) -> Any:
-    x = _convert(x, "x")
-    rank = _convert(rank, "rank")
-    message = _message_prefix(message)
-    if data is None:
-        data = _rank_data(message, x, "rank at least", [rank])
-    try:
-        return _rank_checks(x, [rank], lambda actual, given: actual >= given[0],
-                            lambda actual, given: math_ops.greater_equal(actual, given[0]),
-                            data, summarize)
-    except _StaticRankError as exc:
-        raise ValueError(f"{message}Tensor {_rank_name(x)} must have rank at least "
-                         f"{int(exc.args[1][0])}.  Received rank {exc.args[0]}, shape "
-                         f"{x.shape}") from None
+    return _rank_relation(x, rank, data, summarize, message, "rank at least", operator.ge,
+                          math_ops.greater_equal)
 
 
 @tf_export("debugging.assert_rank_at_least")
