@@ -238,18 +238,12 @@ def _check_timeseries_args(data: Any, start_index: Any, end_index: Any, sampling
         if end_index <= 0:
             raise ValueError(f"`end_index` must be higher than 0. Received: "
                              f"end_index={end_index}")
-    if sampling_rate <= 0:
-        raise ValueError(f"`sampling_rate` must be higher than 0. Received: "
-                         f"sampling_rate={sampling_rate}")
-    if sampling_rate >= n:
-        raise ValueError(f"`sampling_rate` must be lower than the length of the data. "
-                         f"Received: sampling_rate={sampling_rate}, for data of length {n}")
-    if sequence_stride <= 0:
-        raise ValueError(f"`sequence_stride` must be higher than 0. Received: "
-                         f"sequence_stride={sequence_stride}")
-    if sequence_stride >= n:
-        raise ValueError(f"`sequence_stride` must be lower than the length of the data. "
-                         f"Received: sequence_stride={sequence_stride}, for data of length {n}")
+    for name, value in (("sampling_rate", sampling_rate), ("sequence_stride", sequence_stride)):
+        if value <= 0:
+            raise ValueError(f"`{name}` must be higher than 0. Received: {name}={value}")
+        if value >= n:
+            raise ValueError(f"`{name}` must be lower than the length of the data. "
+                             f"Received: {name}={value}, for data of length {n}")
     if format not in ("tf", "grain"):
         raise ValueError(f'`format` should be either "tf" or "grain". Received: format={format}')
     if format == "grain":
