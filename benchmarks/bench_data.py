@@ -153,7 +153,7 @@ def fit_epochs(repeat: int) -> None:
         return m
 
     runs = {"arrays": (model(), lambda m: m.fit(x, y, batch_size=BATCH, verbose=0)),
-            "dataset": (model(), lambda m: m.fit(pipeline(tf, x, y), verbose=0))}
+            "dataset": (model(), lambda m: m.fit(pipeline(tf, x, y), verbose=0, shuffle=False))}
     best = {name: float("inf") for name in runs}
     for round_ in range(repeat + 1):
         for name, (m, fit) in runs.items():

@@ -56,10 +56,13 @@ def test_element_buffer_order_is_tensorflows():
     assert got == FIXTURE["orders"]["filtered_input_unknown_buffer"][0]
 
 
-@pytest.mark.parametrize("n,buffer_size", [(1, 1), (5, 1), (37, 5), (37, 37), (37, 100),
-                                           (20000, 300), (9000, -2)])
-def test_index_and_element_paths_agree(n, buffer_size):
-    index_order = np.concatenate(list(shuffled_indices(n, buffer_size, Words(3, 4), chunk=97)))
+@pytest.mark.parametrize("n,buffer_size,chunk", [
+    (1, 1, 97), (5, 1, 97), (37, 5, 97), (37, 37, 97), (37, 100, 97), (20000, 300, 97),
+    (9000, -2, 97), (9000, -2, 1), (30000, 10000, 8192), (30000, 4000, 8192)])
+def test_index_and_element_paths_agree(n, buffer_size, chunk):
+    # The index path computes a chunk of ring steps at once; the element path steps the ring
+    # one element at a time. Chunks smaller and larger than the buffer carry owners across.
+    index_order = np.concatenate(list(shuffled_indices(n, buffer_size, Words(3, 4), chunk)))
     element_order = list(shuffled_elements(iter(range(n)), buffer_size, Words(3, 4)))
     assert index_order.tolist() == element_order
     assert sorted(element_order) == list(range(n))

@@ -109,31 +109,63 @@ class SeedGenerator:
 def shuffled_indices(n: int, buffer_size: int, words: Words,
                      chunk: int = _CHUNK) -> Iterator[np.ndarray]:
     """The order in which TensorFlow's shuffle emits the elements 0..n-1 of an input of
-    length n: int64 chunks of at most `chunk` indices. `buffer_size` UNKNOWN (-2) holds all."""
+    length n: int64 chunks of at most `chunk` indices. `buffer_size` UNKNOWN (-2) holds all.
+
+    The ring buffer's steps are computed a chunk at a time with array operations, not one
+    step at a time. Name each buffered element by its *key*: at step t the live elements
+    sit at ring offsets 0..live-1 from the start, and the key of offset o is t + o, so the
+    live keys are t, t+1, ... Step t emits the owner of key `pick = t + w % live`; the
+    element at the front (the owner of key t) takes key `pick`, and the refill owns key
+    t + size. So the owner of a key changes only at the steps that pick it: the step that
+    picks key k emits the owner left by the previous step that picked k, and the front at
+    step t is the owner left by the last step before t that picked key t."""
     size = n if buffer_size == UNKNOWN else min(buffer_size, n)
-    ring = list(range(size))
-    begin = 0
-    while begin < n:
-        # A run of steps whose ring start does not wrap: starts and refills are ranges.
-        first = begin % size
-        end = min(begin + chunk, n, begin + size - first)
-        if end + size <= n + 1:       # the buffer stays full: `live` is `size` throughout
-            offsets = words.take(end - begin) % size
-        else:
-            offsets = words.take(end - begin) % np.minimum(size, n - np.arange(begin, end))
-        picks = offsets + np.arange(first, first + end - begin)
-        picks[picks >= size] -= size
-        out: list = []
-        append = out.append
-        # The slot freed at `start` takes input element step + size; past the end of the
-        # input the slot is dead (the live ring never reaches it again), so any value will do.
-        for pick, start, refill in zip(picks.tolist(), range(first, first + end - begin),
-                                       range(begin + size, end + size)):
-            append(ring[pick])
-            ring[pick] = ring[start]
-            ring[start] = refill
-        yield np.asarray(out, np.int64)
-        begin = end
+    owners = np.arange(size, dtype=np.int64)     # the owners of keys begin .. begin + size - 1
+    for begin in range(0, n, chunk):
+        steps = np.arange(min(chunk, n - begin))
+        picks = steps + words.take(len(steps)) % np.minimum(size, n - begin - steps)
+        # keys relative to `begin`: those in the buffer now, then the refills of this chunk
+        first_owners = np.concatenate([owners, np.arange(size, size + len(steps)) + begin])
+        previous, last = _previous_picks(picks, len(first_owners))
+        front = first_owners[_front_sources(steps, previous, last)]
+        yield np.where(previous >= 0, front[previous], first_owners[picks])
+        kept = last[len(steps):]
+        owners = np.where(kept >= 0, front[kept], first_owners[len(steps):])
+
+
+def _previous_picks(picks: np.ndarray, n_keys: int) -> tuple:
+    """For each step, the last earlier step that picked the same key (-1: none); and for
+    each key, the last step that picked it (-1: none). Keys are peeled in rounds, each
+    taking the earliest remaining step of every key: few rounds, as few steps share a key."""
+    previous = np.full(len(picks), -1, np.int64)
+    last = np.full(n_keys, -1, np.int64)
+    earliest = np.empty(n_keys, np.int64)
+    pending = np.arange(len(picks))
+    while pending.size:
+        keys = picks[pending]
+        earliest.fill(len(picks))
+        np.minimum.at(earliest, keys, pending)
+        is_earliest = earliest[keys] == pending
+        steps, step_keys = pending[is_earliest], keys[is_earliest]
+        previous[steps] = last[step_keys]
+        last[step_keys] = steps
+        pending = pending[~is_earliest]
+    return previous, last
+
+
+def _front_sources(steps: np.ndarray, previous: np.ndarray, last: np.ndarray) -> np.ndarray:
+    """For each step t, the key (below len(steps): a step whose front moved on; otherwise
+    one of the chunk's first owners) whose first owner is at the front at step t."""
+    # The front at step t was left by the last step before t that picked key t: `last[t]`,
+    # or the step before that when step t picks its own front. With none, key t's first owner.
+    left_by = last[:len(steps)]
+    left_by = np.where(left_by == steps, previous, left_by)
+    source = np.where(left_by < 0, steps, left_by)
+    while True:            # pointer jumping: follow `source` to a step nobody left a front to
+        jumped = source[source]
+        if np.array_equal(jumped, source):
+            return source
+        source = jumped
 
 
 def shuffled_elements(elements: Iterator, buffer_size: int, words: Words) -> Iterator:
