@@ -104,6 +104,26 @@ class Program:
                     break
         return reuse
 
+    def _dying_after(self) -> dict:
+        """For each node index, the intermediates whose last use it is (or that nothing
+        uses): the program drops them there. Held to the end of the run, every dead array
+        keeps its memory, so each new result is a fresh allocation that the OS must map and
+        zero (a chain of 256 x 256 matrix products ran 1.6x slower)."""
+        graph = self.graph
+        last_use: dict = {}
+        for index, node in enumerate(graph.nodes):
+            for out in node.outputs:
+                last_use[out] = index         # made here; dropped here if nothing reads it
+            for v in node.inputs:
+                if v in last_use:
+                    last_use[v] = index
+        kept = set(graph.outputs)
+        dying: dict = {}
+        for v, index in last_use.items():
+            if v not in kept:
+                dying.setdefault(index, []).append(v)
+        return dying
+
     def _generate(self) -> tuple:
         graph = self.graph
         values = graph.values
@@ -133,12 +153,15 @@ class Program:
             elif info.kind == "var":
                 namespace[f"V{info.vid}"] = info.example
         reuse = self._plan_buffers()
+        dying = self._dying_after()
         chain_of: dict = {}    # vid -> buffer vid of the elementwise chain it belongs to
         for index, node in enumerate(graph.nodes):
             line_nodes[len(lines) + 1] = node
             lines.append("    " + self._line(index, node, namespace, reuse, chain_of))
             if self.checked:
                 lines.extend(self._check_lines(index, node, namespace))
+            if index in dying:
+                lines.append("    del " + ", ".join(f"v{v}" for v in dying[index]))
         if self.tensors:
             namespace["wrap"] = wrap
             outs = ", ".join(f"wrap(v{v})" for v in graph.outputs)
