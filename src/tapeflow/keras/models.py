@@ -9,6 +9,8 @@ Training (`compile`/`fit`/...) comes from `Trainer`.
 
 from __future__ import annotations
 
+import inspect
+import json
 import math
 import shutil
 from typing import Any, Callable, Optional
@@ -74,6 +76,78 @@ class Model(Layer, Trainer):
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return super().__call__(*args, **kwargs)
+
+    # -- saving -----------------------------------------------------------------------------
+    def compile(self, *args: Any, **kwargs: Any) -> None:
+        """`Trainer.compile`, remembering its arguments for `get_compile_config`."""
+        names = list(inspect.signature(Trainer.compile).parameters)[1:]
+        self._compile_args = {**dict(zip(names, args)), **kwargs}
+        super().compile(*args, **kwargs)
+
+    def get_compile_config(self) -> Optional[dict]:
+        """The `compile()` arguments, serialized (None if not compiled), as Keras 3."""
+        if not getattr(self, "compiled", False) or not hasattr(self, "_compile_args"):
+            return None
+        from tapeflow.keras.saving import serialize_keras_object
+        args = self._compile_args
+        return {"optimizer": serialize_keras_object(self.optimizer),
+                "loss": serialize_keras_object(args.get("loss")),
+                "loss_weights": serialize_keras_object(args.get("loss_weights")),
+                "metrics": serialize_keras_object(args.get("metrics")),
+                "weighted_metrics": serialize_keras_object(args.get("weighted_metrics")),
+                "run_eagerly": bool(args.get("run_eagerly", False)),
+                "steps_per_execution": args.get("steps_per_execution", 1),
+                "jit_compile": args.get("jit_compile", False)
+                if args.get("jit_compile", "auto") != "auto" else False}
+
+    def compile_from_config(self, config: dict) -> None:
+        """Compiles as `get_compile_config` recorded, then builds the optimizer (so its
+        slots can be restored from a file)."""
+        from tapeflow.keras.saving import deserialize_keras_object
+        config = deserialize_keras_object(config)
+        self.compile(**config)
+        if self.built and self.optimizer is not None and not self.optimizer.built:
+            self.optimizer.build(self.trainable_variables)
+
+    def build_from_config(self, config: Optional[dict]) -> None:
+        """Builds the model for the recorded input shape; a subclassed model without its own
+        `build` is called once on zeros of that shape, creating its weights (as Keras 3)."""
+        shape = (config or {}).get("input_shape")
+        if self.built or shape is None:
+            return
+        if type(self).build is not Layer.build:
+            self._maybe_build(tuple(shape))
+            return
+        concrete = tuple(1 if d is None else d for d in shape)
+        self(np.zeros(concrete, self._dtype))
+        self._build_shapes = list(shape)
+
+    def save(self, filepath: Any, overwrite: bool = True, zipped: Optional[bool] = None,
+             **kwargs: Any) -> None:
+        """Saves the model (config, weights, optimizer state) as a Keras 3 `.keras` file."""
+        import os
+        path = os.fspath(filepath)
+        if path.endswith((".h5", ".hdf5")):
+            raise NotImplementedError(
+                "tapeflow does not write Keras's legacy HDF5 model format (`.h5`); save to a "
+                "`.keras` file (`model.save('model.keras')`), Keras 3's format.")
+        from tapeflow.keras.saving import archive
+        archive.save_model(self, path, overwrite=overwrite,
+                           zipped=True if zipped is None else zipped)
+
+    def to_json(self, **kwargs: Any) -> str:
+        """The model's config as JSON (`keras.models.model_from_json` reads it back)."""
+        import json
+        from tapeflow.keras.saving import serialize_keras_object
+        return json.dumps(serialize_keras_object(self), **kwargs)
+
+    @classmethod
+    def from_config(cls, config: dict, custom_objects: Optional[dict] = None) -> "Model":
+        """A functional model from a functional config; otherwise `cls(**config)`."""
+        if "layers" in config and "input_layers" in config and \
+                not issubclass(cls, Sequential):
+            return Functional._from_graph_config(config, custom_objects)
+        return cls(**config)
 
 
 class Functional(Model):
@@ -147,6 +221,120 @@ class Functional(Model):
                 values[id(t)] = v
         return nest.pack_sequence_as(self._outputs_struct,
                                      [values[id(t)] for t in self.outputs])
+
+    def get_build_config(self) -> dict:
+        return {"input_shape": None}  # Keras 3's: the graph builds the model
+
+    def _node_indices(self) -> dict:
+        """node id -> its index among its layer's nodes in this model (Keras's reindexing)."""
+        in_model = {node.id for node in self._nodes}
+        indices: dict = {}
+        for layer in self._layers + [n.layer for n in self._nodes]:
+            k = 0
+            for node in layer._inbound_nodes:
+                if node.id in in_model and node.id not in indices:
+                    indices[node.id] = k
+                    k += 1
+        return indices
+
+    def get_config(self) -> dict:
+        """Keras 3's functional config: each layer's config with its name and inbound nodes,
+        and the input and output layers as `[layer name, node index, tensor index]`."""
+        from tapeflow.keras.saving import serialize_keras_object
+        from tapeflow.keras.saving.serialization import _keras_tensor_config
+        indices = self._node_indices()
+        for node in self._nodes:
+            if isinstance(node.layer, Operation):
+                raise NotImplementedError(
+                    f"Cannot serialize the functional model '{self.name}': its graph applies "
+                    f"the operation '{node.layer.name}' ({node.layer._class_name}) to "
+                    "KerasTensors; wrap it in a layer to save the model's config.")
+
+        def history(t: KerasTensor) -> list:
+            layer, node_index, tensor_index = t._keras_history
+            return [layer.name, indices[layer._inbound_nodes[node_index].id], tensor_index]
+
+        def encode(value: Any) -> Any:
+            if isinstance(value, KerasTensor):
+                return _keras_tensor_config(value, history(value))
+            if isinstance(value, (list, tuple)):
+                return [encode(v) for v in value]
+            if isinstance(value, dict):
+                return {k: encode(v) for k, v in value.items()}
+            return serialize_keras_object(value)
+
+        layers = []
+        in_model = {node.id for node in self._nodes}
+        for layer in self._layers:
+            config = serialize_keras_object(layer)
+            config["name"] = layer.name
+            config["inbound_nodes"] = [] if isinstance(layer, InputLayer) else [
+                {"args": encode(list(node.args)), "kwargs": encode(dict(node.kwargs))}
+                for node in layer._inbound_nodes if node.id in in_model]
+            layers.append(config)
+
+        def endpoints(struct: Any) -> Any:
+            if isinstance(struct, KerasTensor):
+                return history(struct)
+            if isinstance(struct, dict):
+                return {k: endpoints(v) for k, v in struct.items()}
+            return [endpoints(t) for t in struct]
+        return {"name": self.name, "trainable": self.trainable, "layers": layers,
+                "input_layers": endpoints(self._inputs_struct),
+                "output_layers": endpoints(self._outputs_struct)}
+
+    @classmethod
+    def _from_graph_config(cls, config: dict, custom_objects: Optional[dict] = None,
+                           make_layer: Optional[Callable] = None) -> "Functional":
+        """Rebuilds the graph of a functional config: each layer is created (by
+        `make_layer(layer config)` or deserialized), then called on the tensors its inbound
+        nodes name, in an order where every input exists."""
+        from tapeflow.keras.saving import deserialize_keras_object
+        created, tensors, pending = {}, {}, []
+        for layer_config in config["layers"]:
+            inner = {k: v for k, v in layer_config.items() if k not in ("name", "inbound_nodes")}
+            layer = make_layer(layer_config) if make_layer else \
+                deserialize_keras_object(inner, custom_objects)
+            created[layer_config["name"]] = layer
+            if isinstance(layer, InputLayer):
+                tensors[(layer_config["name"], 0)] = [layer.output_tensor]
+            pending += [(layer_config["name"], i, node)
+                        for i, node in enumerate(layer_config.get("inbound_nodes", []))]
+
+        def decode(value: Any) -> Any:
+            if isinstance(value, dict) and value.get("class_name") == "__keras_tensor__":
+                name, node_index, tensor_index = value["config"]["keras_history"]
+                return tensors[(name, node_index)][tensor_index]
+            if isinstance(value, list):
+                return [decode(v) for v in value]
+            if isinstance(value, dict):
+                return {k: decode(v) for k, v in value.items()}
+            return value
+        while pending:
+            remaining = []
+            for name, index, node in pending:
+                try:
+                    args, kwargs = decode(node.get("args", [])), decode(node.get("kwargs", {}))
+                except KeyError:
+                    remaining.append((name, index, node))
+                    continue
+                tensors[(name, index)] = nest.flatten(created[name](*args, **kwargs))
+            if len(remaining) == len(pending):
+                raise ValueError(f"Could not rebuild the functional model '{config.get('name')}'"
+                                 f": the inputs of layer(s) {[p[0] for p in remaining]} are "
+                                 "not produced by any layer of the config.")
+            pending = remaining
+
+        def endpoint(struct: Any) -> Any:
+            if isinstance(struct, list) and len(struct) == 3 and isinstance(struct[0], str):
+                return tensors[(struct[0], struct[1])][struct[2]]
+            if isinstance(struct, dict):
+                return {k: endpoint(v) for k, v in struct.items()}
+            return [endpoint(s) for s in struct]
+        inputs, outputs = endpoint(config["input_layers"]), endpoint(config["output_layers"])
+        model = cls(inputs, outputs, name=config.get("name"))
+        model.trainable = config.get("trainable", True)
+        return model
 
 
 def _adjust_input_rank(references: list, inputs: list, struct: Any) -> list:
@@ -265,6 +453,7 @@ class Sequential(Model):
         super().__init__(trainable=trainable, name=name or backend.unique_name("sequential"))
         self._input_batch_shape: Optional[tuple] = None
         self._input_dtype: Optional[str] = None
+        self._input_name = "input_layer"
         for layer in layers or []:
             self.add(layer, rebuild=False)
         self._maybe_build_from_input_shape()
@@ -275,6 +464,7 @@ class Sequential(Model):
             layer = layer._keras_history[0]
         if isinstance(layer, InputLayer):
             self._input_batch_shape, self._input_dtype = layer.batch_shape, layer.dtype
+            self._input_name = layer.name
             return
         if not isinstance(layer, Layer):
             raise ValueError(f"Only instances of `keras.Layer` can be added to a Sequential "
@@ -338,6 +528,44 @@ class Sequential(Model):
     def layers(self) -> list:
         """The stacked layers, in order (the InputLayer excluded)."""
         return list(self._layers)
+
+    def get_config(self) -> dict:
+        """Keras 3's Sequential config: the InputLayer (when the input shape is known) and
+        each layer's config, and the shape the model was built for."""
+        from tapeflow.keras.saving import serialize_keras_object
+        layers = []
+        if self._input_batch_shape is not None:
+            layers.append({"module": "keras.layers", "class_name": "InputLayer", "config": {
+                "batch_shape": list(self._input_batch_shape),
+                "dtype": self._input_dtype or self._dtype, "sparse": False, "ragged": False,
+                "name": self._input_name, "optional": False}, "registered_name": None})
+        layers += [serialize_keras_object(layer) for layer in self._layers]
+        config = {**super().get_config(), "layers": layers}
+        if self.built and self._input_batch_shape is not None:
+            config["build_input_shape"] = list(self._input_batch_shape)
+        return config
+
+    @classmethod
+    def from_config(cls, config: dict, custom_objects: Optional[dict] = None) -> "Sequential":
+        """The Sequential model `get_config` described (Keras's files included)."""
+        from tapeflow.keras.saving import deserialize_keras_object
+        layers = [deserialize_keras_object(c, custom_objects) for c in config.get("layers", [])]
+        model = cls(layers, trainable=config.get("trainable", True), name=config.get("name"))
+        shape = config.get("build_input_shape")
+        if not model.built and shape is not None and model._layers:
+            model._input_batch_shape = tuple(shape)
+            model._maybe_build_from_input_shape()
+        return model
+
+    def get_build_config(self) -> Optional[dict]:
+        if self._input_batch_shape is None:
+            return None
+        return {"input_shape": list(self._input_batch_shape)}
+
+    def build_from_config(self, config: Optional[dict]) -> None:
+        shape = (config or {}).get("input_shape")
+        if not self.built and shape is not None and self._layers:
+            self.build(tuple(shape))
 
 
 # -- summary ----------------------------------------------------------------------------------
@@ -502,4 +730,63 @@ def summary_text(model: Model, line_length: Optional[int] = None,
     return "\n".join(out)
 
 
-__all__ = ["Model", "Functional", "Sequential", "summary_text"]
+
+# -- keras.models functions -------------------------------------------------------------------
+
+def load_model(filepath: Any, custom_objects: Optional[dict] = None, compile: bool = True,
+               safe_mode: bool = True) -> Model:
+    """The model in a Keras 3 `.keras` file (tapeflow's or Keras's)."""
+    from tapeflow.keras.saving import archive
+    return archive.load_model(filepath, custom_objects=custom_objects, compile=compile,
+                              safe_mode=safe_mode)
+
+
+def save_model(model: Model, filepath: Any, overwrite: bool = True, **kwargs: Any) -> None:
+    """`model.save(filepath)`."""
+    model.save(filepath, overwrite=overwrite, **kwargs)
+
+
+def model_from_json(json_string: str, custom_objects: Optional[dict] = None) -> Model:
+    """The (unbuilt-weights, uncompiled) model a `model.to_json()` string describes."""
+    from tapeflow.keras.saving import deserialize_keras_object
+    return deserialize_keras_object(json.loads(json_string), custom_objects=custom_objects)
+
+
+def _default_clone(layer: Layer) -> Layer:
+    return layer.__class__.from_config(layer.get_config())
+
+
+def clone_model(model: Model, input_tensors: Any = None, clone_function: Optional[Callable] = None,
+                call_function: Optional[Callable] = None, recursive: bool = False,
+                **kwargs: Any) -> Model:
+    """A new model of the same architecture with new weights, as `keras.models.clone_model`:
+    each layer is `clone_function(layer)` (by default rebuilt from its config)."""
+    if input_tensors is not None or call_function is not None:
+        raise NotImplementedError("clone_model: tapeflow supports neither `input_tensors` nor "
+                                  "`call_function` yet.")
+    clone = clone_function or _default_clone
+    if isinstance(model, Sequential):
+        layers = [clone(layer) for layer in model.layers]
+        if model._input_batch_shape is not None:
+            from tapeflow.keras.layers.input_layer import Input
+            layers.insert(0, Input(batch_shape=model._input_batch_shape,
+                                   dtype=model._input_dtype or model._dtype))
+        return Sequential(layers, trainable=model.trainable, name=model.name)
+    if isinstance(model, Functional):
+        by_name = {layer.name: layer for layer in model.layers}
+
+        def make(layer_config: dict) -> Layer:
+            layer = by_name[layer_config["name"]]
+            if isinstance(layer, InputLayer):
+                return InputLayer(batch_shape=layer.batch_shape, dtype=layer.dtype,
+                                  name=layer.name)
+            return clone(layer)
+        return Functional._from_graph_config(model.get_config(), make_layer=make)
+    if clone_function is not None:
+        raise ValueError("clone_function cannot be used with a subclassed model; it is "
+                         "rebuilt from its config.")
+    return model.__class__.from_config(model.get_config())
+
+
+__all__ = ["Model", "Functional", "Sequential", "summary_text", "load_model", "save_model",
+           "model_from_json", "clone_model"]

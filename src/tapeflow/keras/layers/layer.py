@@ -187,7 +187,8 @@ class Layer:
             batch_shape = (batch_size,) + tuple(input_shape)
         self._batch_input_shape = None if batch_shape is None else tuple(batch_shape)
         self._trainable = bool(trainable)
-        self._dtype = str(getattr(dtype, "name", dtype) or backend.floatx())
+        self._dtype = _dtype_name(dtype) or backend.floatx()
+        self._build_shapes: Any = None  # the input shape `build` got, for get_build_config
         self.autocast = autocast
         self.built = False
         self.supports_masking = False
@@ -433,6 +434,7 @@ class Layer:
             with backend.name_scope(self.name, caller=self):
                 self.build(shapes)
             self.built = True
+            self._build_shapes = _plain_shape(shapes)
 
     def _build_and_check(self, inputs: Any, shapes: Any) -> None:
         """Builds an unbuilt layer, then checks `inputs` against the `input_spec` that
@@ -556,16 +558,68 @@ class Layer:
         return self._output_shape
 
     def get_config(self) -> dict:
-        """The layer's constructor arguments (name, trainable, dtype, ...) as a dict."""
-        return {"name": self.name, "trainable": self.trainable, "dtype": self._dtype}
+        """The layer's constructor arguments (name, trainable, dtype, ...) as a dict; the
+        dtype as Keras 3's DTypePolicy config."""
+        return {"name": self.name, "trainable": self.trainable,
+                "dtype": dtype_policy_config(self._dtype)}
 
     @classmethod
     def from_config(cls, config: dict) -> "Layer":
         """A layer built from the dict `get_config()` returns."""
         return cls(**config)
 
+    def get_build_config(self) -> Optional[dict]:
+        """`{'input_shape': ...}`: the shape the layer was built for (None if unbuilt or
+        built without one), as Keras 3 stores it in saved configs."""
+        if getattr(self, "_build_shapes", None) is None:
+            return None
+        return {"input_shape": self._build_shapes}
+
+    def build_from_config(self, config: Optional[dict]) -> None:
+        """Builds the layer (creates its weights) for the input shape `get_build_config`
+        recorded."""
+        if config and config.get("input_shape") is not None and not self.built:
+            shape = config["input_shape"]
+            self._maybe_build(tuple(shape) if not _is_shape_list(shape)
+                              else [tuple(s) for s in shape])
+
+    def __reduce__(self) -> tuple:
+        """Pickles through Keras's `.keras` format (config and weights), as Keras 3."""
+        from tapeflow.keras.saving import archive
+        return (archive.unpickle, (archive.to_bytes(self),))
+
     def __repr__(self) -> str:
         return f"<{type(self).__name__} name={self.name}, built={self.built}>"
+
+
+def _dtype_name(dtype: Any) -> Optional[str]:
+    """A dtype's name from a name, a DType, a DTypePolicy or its config dict (Keras 3's
+    `{'class_name': 'DTypePolicy', 'config': {'name': ...}}`)."""
+    if isinstance(dtype, dict):
+        dtype = dtype.get("config", {}).get("name", dtype.get("name"))
+    if dtype is None:
+        return None
+    return str(getattr(dtype, "name", dtype))
+
+
+def dtype_policy_config(dtype: str) -> dict:
+    """Keras 3's serialized DTypePolicy for a dtype name."""
+    return {"module": "keras", "class_name": "DTypePolicy", "config": {"name": dtype},
+            "registered_name": None}
+
+
+def _is_shape_list(shape: Any) -> bool:
+    return isinstance(shape, (list, tuple)) and bool(shape) and \
+        isinstance(shape[0], (list, tuple))
+
+
+def _plain_shape(shapes: Any) -> Any:
+    """A build shape as JSON-ready lists (TensorShape-like items become tuples)."""
+    if _is_shape_list(shapes):
+        return [list(s) for s in shapes]
+    if isinstance(shapes, (list, tuple)):
+        return [None if d is None else int(d) for d in shapes]
+    return None
 
 
 def _check_positional(flat_args: Any) -> None:

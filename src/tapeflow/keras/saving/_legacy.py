@@ -1,9 +1,7 @@
-"""`model.save_weights` / `model.load_weights` in tapeflow's weights format.
-
-Keras 3 writes HDF5 to '*.weights.h5'. tapeflow has no h5py dependency, so it writes a NumPy
-`.npz` archive (see `tapeflow.train._format`: no pickle, atomic write) under the name the user
-gives, which must end in '.weights.h5' (Keras's name, kept so programs run unchanged) or
-'.weights.npz'. The files are not interchangeable with Keras's HDF5 files.
+"""tapeflow's older weights format: a NumPy `.npz` archive (see `tapeflow.train._format`: no
+pickle, atomic write), written under '*.weights.npz' (and, by older tapeflow versions, under
+'*.weights.h5' names). `keras.saving` reads these files still; new '.weights.h5' files are
+Keras's HDF5.
 
 Layout: 'weights/<i>' holds the i-th entry of `model.weights` (the order Keras uses), and
 'names/<i>' its variable name, for clear error messages.
@@ -44,6 +42,13 @@ def save_weights(model: Any, filepath: str, overwrite: bool = True) -> None:
         arrays[f"weights/{i}"] = np.asarray(variable.numpy())
         arrays[f"names/{i}"] = np.array(str(getattr(variable, "path", None) or variable.name))
     _format.write_arrays(filepath, arrays)
+    os.chmod(filepath, 0o666 & ~_umask())  # the mode the umask gives, not mkstemp's 0600
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def load_weights(model: Any, filepath: str, skip_mismatch: bool = False) -> None:

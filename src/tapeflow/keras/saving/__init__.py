@@ -1,0 +1,74 @@
+"""`keras.saving`: Keras 3's files and configs.
+
+- `model.save('m.keras')` / `load_model`: Keras 3's zip (`archive`), read and written both ways.
+- `save_weights('w.weights.h5')` / `load_weights`: Keras's HDF5 layout (`weights`, via h5py,
+  imported only when a file is read or written). tapeflow's older npz weights (`.weights.npz`,
+  or npz written under a `.weights.h5` name) stay readable.
+- `serialize_keras_object` / `deserialize_keras_object` and the custom-object registry
+  (`serialization`).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from tapeflow.keras.saving import _legacy
+from tapeflow.keras.saving.archive import load_model, save_model
+from tapeflow.keras.saving.serialization import (
+    CustomObjectScope, custom_object_scope, deserialize_keras_object, get_custom_objects,
+    get_registered_name, get_registered_object, register_keras_serializable,
+    serialize_keras_object)
+from tapeflow.keras.saving import weights as _weights
+
+
+def save_weights(model: Any, filepath: Any, overwrite: bool = True, **kwargs: Any) -> None:
+    """Writes the weights of `model` (and its optimizer) to '*.weights.h5', Keras's HDF5
+    layout, atomically ('*.weights.npz' writes tapeflow's older npz format)."""
+    filepath = os.fspath(filepath)
+    if filepath.endswith(".weights.npz"):
+        return _legacy.save_weights(model, filepath, overwrite=overwrite)
+    if not filepath.endswith(".weights.h5"):
+        raise ValueError(f"The filename must end in `.weights.h5`. Received: "
+                         f"filepath={filepath}")
+    if not overwrite and os.path.exists(filepath):
+        raise FileExistsError(f"File {filepath} already exists and overwrite=False.")
+    if not getattr(model, "built", True):
+        raise ValueError("You are saving a model that has not yet been built. Try building "
+                         "the model first by calling it on some data or by using `build()`.")
+    _weights.atomic_write(filepath, lambda f: _weights.write_h5(model, f))
+
+
+def load_weights(model: Any, filepath: Any, skip_mismatch: bool = False, **kwargs: Any) -> None:
+    """Loads weights saved by `save_weights` (tapeflow's or Keras's, '.weights.h5' or a
+    '.keras' file), or tapeflow's older npz weights."""
+    filepath = os.fspath(filepath)
+    if filepath.endswith(".keras"):
+        import io
+        import zipfile
+        with zipfile.ZipFile(filepath) as archive:
+            data = archive.read("model.weights.h5")
+        return _weights.read_h5(model, io.BytesIO(data), skip_mismatch=skip_mismatch)
+    if not filepath.endswith((".weights.h5", ".weights.npz")):
+        raise ValueError(f"File format not supported: filepath={filepath}. Keras 3 only "
+                         "supports V3 `.keras` and `.weights.h5` files, or legacy V1/V2 `.h5` "
+                         "files.")
+    if not os.path.exists(filepath):
+        raise FileNotFoundError(f"No such file or directory: '{filepath}'")
+    if not getattr(model, "built", True):
+        raise ValueError("You are loading weights into a model that has not yet been built. "
+                         "Try building the model first by calling it on some data or by "
+                         "using `build()`.")
+    kind = _weights.file_kind(filepath)
+    if kind == "hdf5":
+        return _weights.read_h5(model, filepath, skip_mismatch=skip_mismatch)
+    if kind == "zip":
+        return _legacy.load_weights(model, filepath, skip_mismatch=skip_mismatch)
+    raise ValueError(f"{filepath} is neither a Keras weights file (HDF5) nor tapeflow's older "
+                     "npz weights file.")
+
+
+__all__ = ["save_model", "load_model", "save_weights", "load_weights",
+           "serialize_keras_object", "deserialize_keras_object", "register_keras_serializable",
+           "get_registered_name", "get_registered_object", "get_custom_objects",
+           "CustomObjectScope", "custom_object_scope"]

@@ -1,0 +1,112 @@
+"""Keras 3's `.keras` file: a zip of 'metadata.json', 'config.json' (the model's
+`serialize_keras_object` config) and 'model.weights.h5' (see `weights`). Loading reads the
+config with tapeflow's classes (no code runs from the file), then the weights; with
+`compile=True` the optimizer is rebuilt and its slots restored, so training continues."""
+
+from __future__ import annotations
+
+import datetime
+import io
+import json
+import os
+import zipfile
+from typing import Any, Mapping, Optional
+
+from tapeflow.keras.saving import serialization, weights
+
+CONFIG, METADATA, WEIGHTS = "config.json", "metadata.json", "model.weights.h5"
+KERAS_VERSION = "3.15.1"  # the Keras release whose format tapeflow writes
+_MAX_MEMBER = 1 << 34  # refuse members claiming more than 16 GiB (zip bombs), as Keras
+
+
+def save_model(model: Any, filepath: Any, overwrite: bool = True, zipped: bool = True,
+               **kwargs: Any) -> None:
+    """Writes `model` to `filepath` ('*.keras'), atomically."""
+    filepath = os.fspath(filepath)
+    if not filepath.endswith(".keras"):
+        raise ValueError("Invalid filepath extension for saving. Please add either a `.keras` "
+                         "extension for the native Keras format (recommended) or a `.h5` "
+                         "extension. Use `model.export(filepath)` if you want to export a "
+                         f"SavedModel for use with TFLite/TFServing/etc. Received: "
+                         f"filepath={filepath}.")
+    if not zipped:
+        raise NotImplementedError("tapeflow writes `.keras` zip files only (zipped=True).")
+    if not overwrite and os.path.exists(filepath):
+        raise FileExistsError(f"File {filepath} already exists and overwrite=False.")
+    config = json.dumps(serialization.serialize_keras_object(model))
+    metadata = json.dumps({"keras_version": KERAS_VERSION, "date_saved":
+                           datetime.datetime.now().strftime("%Y-%m-%d@%H:%M:%S")})
+    h5 = weights.h5_bytes(model)
+
+    def write(f: Any) -> None:
+        with zipfile.ZipFile(f, "w") as z:
+            z.writestr(METADATA, metadata)
+            z.writestr(CONFIG, config)
+            z.writestr(WEIGHTS, h5)
+    weights.atomic_write(filepath, write)
+
+
+def _read(archive: zipfile.ZipFile, name: str) -> bytes:
+    try:
+        info = archive.getinfo(name)
+    except KeyError:
+        raise ValueError(f"The file is not a Keras model archive: it has no '{name}'.") \
+            from None
+    if info.file_size > _MAX_MEMBER:
+        raise ValueError(f"Refusing to read '{name}': it claims {info.file_size} bytes.")
+    return archive.read(name)
+
+
+def load_model(filepath: Any, custom_objects: Optional[Mapping] = None, compile: bool = True,
+               safe_mode: bool = True) -> Any:
+    """The model saved in a `.keras` file (by tapeflow or by Keras 3)."""
+    filepath = os.fspath(filepath)
+    if not os.path.exists(filepath):
+        raise ValueError(f"File not found: filepath={filepath}. Please ensure the file is an "
+                         "accessible `.keras` zip file.")
+    if not filepath.endswith(".keras") or not zipfile.is_zipfile(filepath):
+        raise ValueError(f"File format not supported: filepath={filepath}. Keras 3 only "
+                         "supports V3 `.keras` files and legacy H5 format files (`.h5` "
+                         "extension). tapeflow reads `.keras` files.")
+    with zipfile.ZipFile(filepath) as archive:
+        config = json.loads(_read(archive, CONFIG))
+        h5 = _read(archive, WEIGHTS)
+    if not compile:
+        config.pop("compile_config", None)
+    with serialization._safe_mode(safe_mode), serialization.CustomObjectScope(custom_objects):
+        model = serialization.deserialize_keras_object(config, custom_objects,
+                                                        safe_mode=safe_mode)
+    optimizer = getattr(model, "optimizer", None) if compile else None
+    if optimizer is not None and not optimizer.built and model.built:
+        optimizer.build(model.trainable_variables)
+    weights.read_h5(model, io.BytesIO(h5))
+    return model
+
+
+
+
+
+def to_bytes(obj: Any) -> bytes:
+    """A `.keras` archive of `obj` (a model or a layer) in memory: what pickling stores."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as z:
+        z.writestr(METADATA, json.dumps({"keras_version": KERAS_VERSION}))
+        z.writestr(CONFIG, json.dumps(serialization.serialize_keras_object(obj)))
+        z.writestr(WEIGHTS, weights.h5_bytes(obj))
+    return buffer.getvalue()
+
+
+def unpickle(data: bytes) -> Any:
+    """The object `to_bytes` stored (compiled, with `safe_mode=False`: unpickling runs code
+    in any case, as Keras says)."""
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        config = json.loads(_read(archive, CONFIG))
+        h5 = _read(archive, WEIGHTS)
+    with serialization._safe_mode(False):
+        obj = serialization.deserialize_keras_object(config, safe_mode=False)
+    optimizer = getattr(obj, "optimizer", None)
+    if optimizer is not None and not optimizer.built and obj.built:
+        optimizer.build(obj.trainable_variables)
+    weights.read_h5(obj, io.BytesIO(h5))
+    return obj
+__all__ = ["save_model", "load_model", "to_bytes", "unpickle"]

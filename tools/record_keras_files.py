@@ -1,0 +1,135 @@
+"""Writes small model files with real Keras 3 into tests/keras/fixtures/ (run with a Python
+that has Keras 3 + TensorFlow; tapeflow's tests only read the results):
+
+  python tools/record_keras_files.py
+
+For each of a Sequential, a functional and a subclassed model (with a registered custom
+layer): `<name>.keras` (compiled with Adam and trained two steps, so the optimizer holds
+slots), `<name>.weights.h5`, and `<name>_io.npz` with the fixed inputs `x`, the targets `y`
+and Keras's predictions `pred` (plus `pred_after` after one more training step on x, y from
+the loaded model, to check that training continues identically). `keras_layout.json` lists
+every group, dataset (shape, dtype) and attribute of each HDF5 file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+import zipfile
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+import h5py  # noqa: E402
+import keras  # noqa: E402
+import numpy as np  # noqa: E402
+
+OUT = os.path.join(os.path.dirname(__file__), "..", "tests", "keras", "fixtures")
+
+
+@keras.saving.register_keras_serializable(package="tapeflow_fixtures")
+class Scale(keras.layers.Layer):
+    """A custom layer: multiplies by a learned vector."""
+
+    def __init__(self, factor=2.0, **kwargs):
+        super().__init__(**kwargs)
+        self.factor = factor
+
+    def build(self, input_shape):
+        self.w = self.add_weight(shape=(input_shape[-1],), initializer="ones", name="w")
+
+    def call(self, x):
+        return x * self.w * self.factor
+
+    def get_config(self):
+        return {**super().get_config(), "factor": self.factor}
+
+
+@keras.saving.register_keras_serializable(package="tapeflow_fixtures")
+class TwoLayer(keras.Model):
+    """A subclassed model: Dense, custom Scale, Dense."""
+
+    def __init__(self, units=5, **kwargs):
+        super().__init__(**kwargs)
+        self.units = units
+        self.hidden = keras.layers.Dense(units, activation="relu", name="hidden")
+        self.scale = Scale(0.5, name="scale")
+        self.out = keras.layers.Dense(2, name="out")
+
+    def call(self, x):
+        return self.out(self.scale(self.hidden(x)))
+
+    def get_config(self):
+        return {**super().get_config(), "units": self.units}
+
+
+def models():
+    seq = keras.Sequential([keras.Input((4,)), keras.layers.Dense(6, activation="tanh"),
+                            keras.layers.BatchNormalization(), keras.layers.Dropout(0.1),
+                            keras.layers.Dense(3, activation="softmax")], name="seq")
+    inputs = keras.Input((4,), name="x")
+    a = keras.layers.Dense(5, activation="relu", name="a")(inputs)
+    b = keras.layers.Dense(5, name="b")(inputs)
+    c = keras.layers.Concatenate(name="cat")([a, b])
+    d = keras.layers.LayerNormalization(name="norm")(c)
+    outputs = keras.layers.Dense(2, name="y")(d)
+    func = keras.Model(inputs, outputs, name="func")
+    sub = TwoLayer(name="sub")
+    sub(np.zeros((1, 4), "float32"))
+    return {"sequential": (seq, "sparse_categorical_crossentropy", 3),
+            "functional": (func, "mse", 2), "subclassed": (sub, "mse", 2)}
+
+
+def layout(path):
+    """Every group, dataset and attribute of an HDF5 file, by path."""
+    entries = {}
+
+    def attrs(obj):
+        return {k: (v.decode() if isinstance(v, bytes) else np.asarray(v).tolist())
+                for k, v in obj.attrs.items()}
+
+    def visit(name, obj):
+        if isinstance(obj, h5py.Dataset):
+            entries[name] = {"kind": "dataset", "shape": list(obj.shape),
+                             "dtype": str(obj.dtype), "attrs": attrs(obj)}
+        else:
+            entries[name] = {"kind": "group", "attrs": attrs(obj)}
+
+    with h5py.File(path, "r") as f:
+        entries["/"] = {"kind": "group", "attrs": attrs(f)}
+        f.visititems(visit)
+    return entries
+
+
+def main() -> None:
+    keras.utils.set_random_seed(0)
+    os.makedirs(OUT, exist_ok=True)
+    rng = np.random.default_rng(0)
+    layouts = {}
+    for name, (model, loss, classes) in models().items():
+        x = rng.normal(size=(8, 4)).astype("float32")
+        y = (rng.integers(0, classes, size=(8,)) if loss.startswith("sparse")
+             else rng.normal(size=(8, classes))).astype("float32")
+        model.compile(optimizer=keras.optimizers.Adam(0.01), loss=loss)
+        model.train_on_batch(x, y)
+        model.train_on_batch(x, y)
+        pred = model.predict(x, verbose=0)
+        model.save(os.path.join(OUT, f"{name}.keras"))
+        model.save_weights(os.path.join(OUT, f"{name}.weights.h5"))
+        loaded = keras.models.load_model(os.path.join(OUT, f"{name}.keras"))
+        loaded.train_on_batch(x, y)
+        after = loaded.predict(x, verbose=0)
+        np.savez(os.path.join(OUT, f"{name}_io.npz"), x=x, y=y, pred=pred, pred_after=after)
+        layouts[f"{name}.weights.h5"] = layout(os.path.join(OUT, f"{name}.weights.h5"))
+        with zipfile.ZipFile(os.path.join(OUT, f"{name}.keras")) as z, \
+                tempfile.TemporaryDirectory() as tmp:
+            z.extract("model.weights.h5", tmp)
+            layouts[f"{name}.keras"] = layout(os.path.join(tmp, "model.weights.h5"))
+    with open(os.path.join(OUT, "keras_layout.json"), "w") as f:
+        json.dump({"keras_version": keras.__version__, "files": layouts}, f, indent=1,
+                  sort_keys=True)
+    print("wrote", sorted(os.listdir(OUT)), file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
