@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import operator
 import os
+import time
 import warnings
+from collections.abc import Iterable
 from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
@@ -505,6 +507,455 @@ class LambdaCallback(Callback):
             setattr(self, name, fn)
 
 
+
+class ReduceLROnPlateau(MonitorCallback):
+    """Multiplies the learning rate by `factor` when `monitor` has not improved for
+    `patience` epochs (then waits `cooldown` epochs), down to `min_lr`; logs it as
+    'learning_rate'."""
+
+    def __init__(self, monitor: str = "val_loss", factor: float = 0.1, patience: int = 10,
+                 verbose: int = 0, mode: str = "auto", min_delta: float = 1e-4,
+                 cooldown: int = 0, min_lr: float = 0.0, **kwargs: Any) -> None:
+        super().__init__(monitor, mode, min_delta=min_delta)
+        if factor >= 1.0:
+            raise ValueError("ReduceLROnPlateau does not support a factor >= 1.0. "
+                             f"Received factor={factor}")
+        self.factor = factor
+        self.min_lr = min_lr
+        self.patience = patience
+        self.verbose = verbose
+        self.cooldown = cooldown
+        self.cooldown_counter = 0
+        self.wait = 0
+
+    def _reset(self) -> None:
+        self.best = None
+        self.cooldown_counter = 0
+        self.wait = 0
+
+    def on_train_begin(self, logs: Optional[dict] = None) -> None:
+        self._reset()
+
+    def in_cooldown(self) -> bool:
+        """Whether the callback is waiting out its cooldown after a reduction."""
+        return self.cooldown_counter > 0
+
+    def _reduce_lr(self, epoch: int) -> bool:
+        optimizer = self.model.optimizer
+        old_lr = float(np.asarray(optimizer.learning_rate))
+        if old_lr <= np.float32(self.min_lr):
+            return False
+        new_lr = max(old_lr * self.factor, self.min_lr)
+        optimizer.learning_rate = new_lr
+        if self.verbose > 0:
+            print_msg(f"\nEpoch {epoch + 1}: ReduceLROnPlateau reducing learning rate to "
+                      f"{new_lr}.")
+        return True
+
+    def on_epoch_end(self, epoch: int, logs: Optional[dict] = None) -> None:
+        if self.monitor_op is None:
+            self._set_monitor_op()
+        logs = logs if logs is not None else {}
+        logs["learning_rate"] = float(np.asarray(self.model.optimizer.learning_rate))
+        current = logs.get(self.monitor)
+        if current is None:
+            warnings.warn("Learning rate reduction is conditioned on metric "
+                          f"`{self.monitor}` which is not available. Available metrics are: "
+                          f"{','.join(list(logs.keys()))}.", stacklevel=2)
+            return
+        if self.in_cooldown():
+            self.cooldown_counter -= 1
+            self.wait = 0
+        if self._is_improvement(current, self.best):
+            self.best = current
+            self.wait = 0
+        elif not self.in_cooldown():
+            self.wait += 1
+            if self.wait >= self.patience and self._reduce_lr(epoch):
+                self.cooldown_counter = self.cooldown
+                self.wait = 0
+
+
+class CSVLogger(Callback):
+    """Writes each epoch's logs to a CSV file: an 'epoch' column, then the log names sorted
+    (with 'val_' columns added when the first epoch has none), 'NA' where a value is missing;
+    `append=True` continues an existing file without repeating its header."""
+
+    def __init__(self, filename: str, separator: str = ",", append: bool = False) -> None:
+        super().__init__()
+        self.sep = separator
+        self.filename = os.fspath(filename)
+        self.append = append
+        self.writer: Any = None
+        self.keys: Optional[list] = None
+        self.append_header = True
+        self.csv_file: Any = None
+
+    def on_train_begin(self, logs: Optional[dict] = None) -> None:
+        if self.append:
+            if os.path.exists(self.filename):
+                with open(self.filename) as f:
+                    self.append_header = not bool(len(f.readline()))
+            mode = "a"
+        else:
+            mode = "w"
+        if self.csv_file and not self.csv_file.closed:
+            self.csv_file.close()
+        self.csv_file = open(self.filename, mode)  # noqa: SIM115 - closed on_train_end
+        self.writer = None
+        self.keys = None
+
+    @staticmethod
+    def _cell(value: Any) -> Any:
+        if isinstance(value, str):
+            return value
+        if isinstance(value, Iterable) and not (isinstance(value, np.ndarray)
+                                                and value.ndim == 0):
+            return f'"[{", ".join(map(str, value))}]"'
+        return value
+
+    def on_epoch_end(self, epoch: int, logs: Optional[dict] = None) -> None:
+        import collections
+        import csv
+        logs = logs or {}
+        if self.keys is None:
+            self.keys = sorted(logs.keys())
+            if self.keys and not any(k.startswith("val_") for k in self.keys):
+                self.keys.extend([f"val_{k}" for k in self.keys])
+        if not self.writer:
+            class CustomDialect(csv.excel):
+                delimiter = self.sep
+            self.writer = csv.DictWriter(self.csv_file, fieldnames=["epoch"] + self.keys,
+                                         dialect=CustomDialect)
+            if self.append_header:
+                self.writer.writeheader()
+        row = collections.OrderedDict({"epoch": epoch})
+        row.update((key, self._cell(logs.get(key, "NA"))) for key in self.keys)
+        self.writer.writerow(row)
+        self.csv_file.flush()
+
+    def on_train_end(self, logs: Optional[dict] = None) -> None:
+        if self.csv_file and not self.csv_file.closed:
+            self.csv_file.close()
+        self.writer = None
+
+
+class BackupAndRestore(Callback):
+    """Backs up the model and optimizer at each epoch end (or every `save_freq` batches) in
+    `backup_dir`, and restores them when `fit` starts again after an interruption, so training
+    resumes at the epoch after the last backup; the backup is deleted when `fit` ends
+    (`delete_checkpoint`). Keras 3 writes `latest.weights.h5`; tapeflow writes a
+    `tf.train.Checkpoint` of the model and optimizer (`latest.npz`, tapeflow's format) next to
+    Keras's `training_metadata.json`."""
+
+    def __init__(self, backup_dir: str, save_freq: Any = "epoch",
+                 double_checkpoint: bool = False, delete_checkpoint: bool = True) -> None:
+        super().__init__()
+        self.save_freq = save_freq
+        self.double_checkpoint = double_checkpoint
+        self.delete_checkpoint = delete_checkpoint
+        self._batches_seen_since_last_saving = 0
+        self._last_batch_seen = 0
+        self._current_epoch = 0
+        if not backup_dir:
+            raise ValueError("Empty `backup_dir` argument passed")
+        self.backup_dir = os.fspath(backup_dir)
+        self._weights_prefix = os.path.join(self.backup_dir, "latest")
+        self._weights_path = self._weights_prefix + ".npz"
+        self._training_metadata_path = os.path.join(self.backup_dir, "training_metadata.json")
+        self._prev_weights_path = f"{self._weights_path}.bkp"
+        self._prev_training_metadata_path = f"{self._training_metadata_path}.bkp"
+        if save_freq != "epoch" and not isinstance(save_freq, int):
+            raise ValueError("Invalid value for argument `save_freq`. Received: "
+                             f"save_freq={save_freq}. Expected either 'epoch' or an integer "
+                             "value.")
+
+    def _checkpoint(self) -> Any:
+        from tapeflow.train import Checkpoint
+        objects = {"model": self.model}
+        if self.model.optimizer is not None:
+            objects["optimizer"] = self.model.optimizer
+        return Checkpoint(**objects)
+
+    def on_train_begin(self, logs: Optional[dict] = None) -> None:
+        import shutil
+        try:
+            self._load_model()
+        except (OSError, ValueError) as e:  # a damaged latest backup: fall back to the .bkp
+            if not os.path.exists(self._prev_weights_path):
+                raise e
+            shutil.copy(self._prev_weights_path, self._weights_path)
+            if os.path.exists(self._prev_training_metadata_path):
+                shutil.copy(self._prev_training_metadata_path, self._training_metadata_path)
+            elif os.path.exists(self._training_metadata_path):
+                os.remove(self._training_metadata_path)
+            self._load_model()
+
+    def _load_model(self) -> None:
+        import json
+        if not getattr(self.model, "built", True):
+            raise ValueError("To use the BackupAndRestore callback, you model must be built "
+                             f"before you call `fit()`. Model {self.model} is unbuilt. You can "
+                             "build it beforehand by calling it on a batch of data.")
+        if os.path.exists(self._weights_path):
+            optimizer = self.model.optimizer
+            if optimizer is not None and not optimizer.built:
+                optimizer.build(self.model.trainable_variables)
+            self._checkpoint().read(self._weights_prefix)
+        if os.path.exists(self._training_metadata_path):
+            with open(self._training_metadata_path) as f:
+                self.model._initial_epoch = json.loads(f.read())["epoch"]
+
+    def on_epoch_end(self, epoch: int, logs: Optional[dict] = None) -> None:
+        self._current_epoch = epoch + 1
+        self._last_batch_seen = 0
+        if self.save_freq == "epoch":
+            self._save_model()
+
+    def on_train_batch_end(self, batch: int, logs: Optional[dict] = None) -> None:
+        """Backs up every `save_freq` batches when `save_freq` is an int."""
+        if self._should_save_on_batch(batch):
+            self._save_model()
+
+    def _save_model(self) -> None:
+        import json
+        import shutil
+        os.makedirs(self.backup_dir, exist_ok=True)
+        if self.double_checkpoint and os.path.exists(self._weights_path):
+            shutil.copy(self._weights_path, self._prev_weights_path)
+        if self.double_checkpoint and os.path.exists(self._training_metadata_path):
+            shutil.copy(self._training_metadata_path, self._prev_training_metadata_path)
+        self._checkpoint().write(self._weights_prefix)
+        with open(self._training_metadata_path, "w") as f:
+            f.write(json.dumps({"epoch": self._current_epoch, "batch": self._last_batch_seen}))
+
+    def _should_save_on_batch(self, batch: int) -> bool:
+        if self.save_freq == "epoch":
+            return False
+        if batch <= self._last_batch_seen:  # a new epoch
+            add_batches = batch + 1
+        else:
+            add_batches = batch - self._last_batch_seen
+        self._batches_seen_since_last_saving += add_batches
+        self._last_batch_seen = batch
+        if self._batches_seen_since_last_saving >= self.save_freq:
+            self._batches_seen_since_last_saving = 0
+            return True
+        return False
+
+    def on_train_end(self, logs: Optional[dict] = None) -> None:
+        import shutil
+        if self.delete_checkpoint and os.path.exists(self.backup_dir):
+            shutil.rmtree(self.backup_dir)
+
+
+class TensorBoard(Callback):
+    """Logs to TensorBoard as Keras 3: per-epoch scalars (`epoch_loss`, `epoch_<metric>`,
+    `epoch_learning_rate`) in `log_dir/train` and the validation ones (without 'val_') in
+    `log_dir/validation`; with `update_freq='batch'` or N, `batch_<metric>` every N batches;
+    weight histograms (`<weight path>/histogram`) every `histogram_freq` epochs;
+    `evaluation_<metric>_vs_iterations` after each evaluation. `write_graph` writes the
+    model's JSON (Keras's 'keras' tag) when the model has `to_json`; tapeflow has no TF graph
+    to write, so the train-step graph is not written. Profiling (`profile_batch`) and
+    embeddings are not available. Needs the tensorboard extra."""
+
+    def __init__(self, log_dir: str = "logs", histogram_freq: int = 0, write_graph: bool = True,
+                 write_images: bool = False, write_steps_per_second: bool = False,
+                 update_freq: Any = "epoch", profile_batch: Any = 0, embeddings_freq: int = 0,
+                 embeddings_metadata: Any = None) -> None:
+        super().__init__()
+        if profile_batch:
+            raise ValueError("Profiling is not available in tapeflow. Received: "
+                             f"profile_batch={profile_batch} (must be 0)")
+        if embeddings_freq:
+            raise NotImplementedError("tapeflow's TensorBoard callback does not log embeddings "
+                                      f"(embeddings_freq={embeddings_freq}).")
+        self.log_dir = str(log_dir)
+        self.histogram_freq = histogram_freq
+        self.write_graph = write_graph
+        self.write_images = write_images
+        self.write_steps_per_second = write_steps_per_second
+        self.update_freq = 1 if update_freq == "batch" else update_freq
+        self.embeddings_freq = embeddings_freq
+        self.embeddings_metadata = embeddings_metadata
+        self._global_train_batch = 0
+        self._global_test_batch = 0
+        self._previous_epoch_iterations = 0
+        self._batch_start_time = 0.0
+        self._epoch_start_time = 0.0
+        self._writers: dict = {}
+        self._prev_summary_state: list = []
+
+    @property
+    def summary(self) -> Any:
+        """The `tf.summary` module the callback writes with."""
+        from tapeflow import summary
+        return summary
+
+    def set_model(self, model: Any) -> None:
+        """Attaches the model and opens fresh writers (writing the model's JSON)."""
+        self._model = model
+        self._train_dir = os.path.join(self.log_dir, "train")
+        self._val_dir = os.path.join(self.log_dir, "validation")
+        self._writers = {}
+        if self.write_graph:
+            self._write_keras_model_summary()
+
+    @property
+    def _train_writer(self) -> Any:
+        if "train" not in self._writers:
+            self._writers["train"] = self.summary.create_file_writer(self._train_dir)
+        return self._writers["train"]
+
+    @property
+    def _val_writer(self) -> Any:
+        if "val" not in self._writers:
+            self._writers["val"] = self.summary.create_file_writer(self._val_dir)
+        return self._writers["val"]
+
+    def _write_keras_model_summary(self) -> None:
+        with self._train_writer.as_default():
+            if type(self.model).__name__ not in ("Functional", "Sequential"):
+                return
+            try:
+                json_string = self.model.to_json()
+            except Exception as exc:  # noqa: BLE001 - Keras warns on any failure
+                warnings.warn(f"Model failed to serialize as JSON. Ignoring... {exc}",
+                              stacklevel=2)
+                return
+            from tensorboard.compat.proto.summary_pb2 import SummaryMetadata
+            metadata = SummaryMetadata()
+            metadata.plugin_data.plugin_name = "graph_keras_model"
+            metadata.plugin_data.content = b"1"
+            self.summary.write("keras", json_string, step=0, metadata=metadata)
+
+    def _push_writer(self, writer: Any, step: int) -> None:
+        if self.update_freq == "epoch":
+            return
+        contexts = (writer.as_default(step),
+                    self.summary.record_if(lambda: step % self.update_freq == 0))
+        self._prev_summary_state.append(contexts)
+        contexts[0].__enter__()
+        contexts[1].__enter__()
+
+    def _pop_writer(self) -> None:
+        if self.update_freq == "epoch" or not self._prev_summary_state:
+            return
+        contexts = self._prev_summary_state.pop()
+        contexts[1].__exit__(None, None, None)
+        contexts[0].__exit__(None, None, None)
+
+    def _close_writers(self) -> None:
+        for writer in self._writers.values():
+            writer.close()
+
+    def on_train_begin(self, logs: Optional[dict] = None) -> None:
+        self._global_train_batch = 0
+        self._previous_epoch_iterations = 0
+        self._push_writer(self._train_writer, self._global_train_batch)
+
+    def on_train_end(self, logs: Optional[dict] = None) -> None:
+        self._pop_writer()
+        self._close_writers()
+
+    def on_test_begin(self, logs: Optional[dict] = None) -> None:
+        self._push_writer(self._val_writer, self._global_test_batch)
+
+    def on_test_end(self, logs: Optional[dict] = None) -> None:
+        optimizer = getattr(self.model, "optimizer", None)
+        if optimizer is not None and hasattr(optimizer, "iterations"):
+            with self._val_writer.as_default():
+                for name, value in (logs or {}).items():
+                    self.summary.scalar(f"evaluation_{name}_vs_iterations", value,
+                                        step=optimizer.iterations)
+        self._pop_writer()
+
+    def on_train_batch_begin(self, batch: int, logs: Optional[dict] = None) -> None:
+        self._global_train_batch += 1
+        if self.update_freq != "epoch":
+            self._pop_writer()
+            self._push_writer(self._train_writer, self._global_train_batch)
+        if self.write_steps_per_second:
+            self._batch_start_time = time.time()
+
+    def on_train_batch_end(self, batch: int, logs: Optional[dict] = None) -> None:
+        """Writes `batch_<metric>` (when a writer was pushed by `update_freq`)."""
+        if self.write_steps_per_second:
+            self.summary.scalar("batch_steps_per_second",
+                                1.0 / (time.time() - self._batch_start_time),
+                                step=self._global_train_batch)
+        if isinstance(logs, dict):
+            for name, value in logs.items():
+                self.summary.scalar(f"batch_{name}", value, step=self._global_train_batch)
+
+    def on_test_batch_begin(self, batch: int, logs: Optional[dict] = None) -> None:
+        self._global_test_batch += 1
+        if self.update_freq != "epoch":
+            self._pop_writer()
+            self._push_writer(self._val_writer, self._global_test_batch)
+
+    def on_epoch_begin(self, epoch: int, logs: Optional[dict] = None) -> None:
+        if self.write_steps_per_second:
+            self._previous_epoch_iterations = float(np.asarray(self.model.optimizer.iterations))
+            self._epoch_start_time = time.time()
+
+    def on_epoch_end(self, epoch: int, logs: Optional[dict] = None) -> None:
+        self._log_epoch_metrics(epoch, logs)
+        if self.histogram_freq and epoch % self.histogram_freq == 0:
+            self._log_weights(epoch)
+
+    def _collect_learning_rate(self, logs: dict) -> dict:
+        optimizer = getattr(self.model, "optimizer", None)
+        if optimizer is not None and hasattr(optimizer, "learning_rate"):
+            logs["learning_rate"] = float(np.asarray(optimizer.learning_rate))
+        return logs
+
+    def _log_epoch_metrics(self, epoch: int, logs: Optional[dict]) -> None:
+        if not logs:
+            return
+        train_logs = {k: v for k, v in logs.items() if not k.startswith("val_")}
+        val_logs = {k: v for k, v in logs.items() if k.startswith("val_")}
+        train_logs = self._collect_learning_rate(train_logs)
+        if self.write_steps_per_second:
+            iterations = float(np.asarray(self.model.optimizer.iterations))
+            train_logs["steps_per_second"] = float(np.float32(
+                (iterations - self._previous_epoch_iterations)
+                / (time.time() - self._epoch_start_time)))
+        if train_logs:
+            with self._train_writer.as_default():
+                for name, value in train_logs.items():
+                    self.summary.scalar(f"epoch_{name}", value, step=epoch)
+        if val_logs:
+            with self._val_writer.as_default():
+                for name, value in val_logs.items():
+                    self.summary.scalar(f"epoch_{name[4:]}", value, step=epoch)
+
+    def _log_weights(self, epoch: int) -> None:
+        with self._train_writer.as_default():
+            for layer in self.model.layers:
+                for weight in layer.weights:
+                    name = getattr(weight, "path", weight.name).replace(":", "_")
+                    self.summary.histogram(f"{name}/histogram", weight, step=epoch)
+                    if self.write_images:
+                        self._log_weight_as_image(weight, f"{name}/image", epoch)
+            self._train_writer.flush()
+
+    def _log_weight_as_image(self, weight: Any, name: str, epoch: int) -> None:
+        """A weight as Keras draws it: a bias as a row, a kernel (wider side along x), a
+        channels-last conv kernel as one image per output channel."""
+        image = np.squeeze(np.asarray(weight))
+        if image.ndim == 1:
+            image = image.reshape(1, image.shape[0], 1, 1)
+        elif image.ndim == 2:
+            if image.shape[0] > image.shape[1]:
+                image = image.T
+            image = image.reshape(1, image.shape[0], image.shape[1], 1)
+        elif image.ndim == 3:
+            image = np.transpose(image, [2, 0, 1])[..., None]
+        if image.ndim == 4 and image.shape[-1] in (1, 3, 4):
+            self.summary.image(name, image, step=epoch)
+
 __all__ = ["Callback", "CallbackList", "History", "ProgbarLogger", "EarlyStopping",
            "ModelCheckpoint", "LearningRateScheduler", "LambdaCallback", "MonitorCallback",
-           "TerminateOnNaN"]
+           "TerminateOnNaN", "ReduceLROnPlateau", "CSVLogger", "BackupAndRestore",
+           "TensorBoard"]
