@@ -14,7 +14,7 @@ import numpy as np
 from tapeflow.framework import dtypes as _dtypes
 from tapeflow.framework.tensor import Tensor, wrap
 from tapeflow.keras import backend
-from tapeflow.keras._registry import serialize_keras_object
+from tapeflow.keras._registry import drop_keras_only, serialize_keras_object
 
 
 def _np_dtype(dtype: Any) -> np.dtype:
@@ -270,7 +270,8 @@ def get(identifier: Any) -> Optional[Any]:
             raise ValueError(f"Could not interpret initializer identifier: {identifier}")
         return _BY_NAME[key]()
     if isinstance(identifier, dict):
-        return _BY_NAME[_snake(identifier["class_name"])](**identifier.get("config", {}))
+        cls = _BY_NAME[_snake(identifier["class_name"])]
+        return cls(**drop_keras_only(cls, identifier.get("config", {})))
     if isinstance(identifier, type):
         return identifier()
     if callable(identifier):

@@ -21,6 +21,8 @@ from typing import Any, Callable, Iterator, Mapping, Optional
 
 import numpy as np
 
+from tapeflow.keras._registry import drop_keras_only as _drop_keras_only
+
 _GLOBAL_CUSTOM_OBJECTS: dict = {}
 _GLOBAL_CUSTOM_NAMES: dict = {}
 _STATE = threading.local()  # custom_object_scope stack, safe_mode
@@ -38,6 +40,8 @@ _PUBLIC_MODULES = (
     ("tapeflow.keras.activations", "keras.activations"),
     ("tapeflow.keras.models", "keras"),
 )
+# Classes Keras writes by their private module (and registered name).
+_KERAS_PRIVATE = {"Functional": ("keras.src.models.functional", "Functional")}
 # Keras module -> the tapeflow module whose names it holds.
 _TAPEFLOW_MODULES = {
     "keras.optimizers.schedules": "tapeflow.keras.optimizers.schedules",
@@ -52,15 +56,6 @@ _TAPEFLOW_MODULES = {
     "keras.models": "tapeflow.keras.models",
     "keras": "tapeflow.keras.models",
 }
-
-# Keras-only constructor arguments: dropped when they hold Keras's default (a feature that is
-# off); any other value reaches the constructor, which rejects it.
-_KERAS_ONLY_DEFAULTS = {
-    "quantization_config": None, "input_axes": None, "output_axes": None, "renorm": False,
-    "renorm_clipping": None, "renorm_momentum": 0.99, "sparse": False, "ragged": False,
-    "optional": False, "lora_rank": None, "lora_alpha": None, "gamma_regularizer": None,
-}
-
 
 # -- registry ---------------------------------------------------------------------------------
 
@@ -203,6 +198,8 @@ def serialize_keras_object(obj: Any) -> Any:
               "class_name": cls.__name__,
               "config": serialize_keras_object(obj.get_config()),
               "registered_name": None if _is_builtin(cls) else get_registered_name(cls)}
+    if _is_builtin(cls) and cls.__name__ in _KERAS_PRIVATE:  # not in Keras's public API
+        config["module"], config["registered_name"] = _KERAS_PRIVATE[cls.__name__]
     build = getattr(obj, "get_build_config", None)
     if build is not None and build() is not None:
         config["build_config"] = serialize_keras_object(build())
@@ -383,19 +380,6 @@ def _tapeflow_object(module: str, name: str) -> Any:
         if found is not None and (inspect.isclass(found) or callable(found)):
             return found
     return None
-
-
-def _drop_keras_only(cls: Any, inner: Any) -> Any:
-    """Removes Keras-only arguments holding their 'off' default that `cls` does not take."""
-    if not isinstance(inner, dict) or not inspect.isclass(cls):
-        return inner
-    try:
-        params = inspect.signature(cls.__init__).parameters
-    except (TypeError, ValueError):
-        return inner
-    return {k: v for k, v in inner.items()
-            if not (k in _KERAS_ONLY_DEFAULTS and k not in params
-                    and v == _KERAS_ONLY_DEFAULTS[k])}
 
 
 __all__ = ["serialize_keras_object", "deserialize_keras_object", "register_keras_serializable",

@@ -1,0 +1,131 @@
+"""The reverse of tests/keras/test_saving_keras_files.py: tapeflow writes, real Keras 3 reads.
+
+  python tools/check_keras_reads_tapeflow.py [--keras-python /path/to/venv/bin/python]
+
+With tapeflow, builds a Sequential, a functional and a subclassed model (a registered custom
+layer), trains each two steps with Adam, and writes `<name>.keras`, `<name>.weights.h5` and its
+inputs and predictions into a temporary folder. Then, with the Python that has Keras 3 (never
+imported by tapeflow or its tests), loads each file, predicts, trains one more step on the same
+batch as tapeflow does, and prints the largest differences.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+DEFAULT_KERAS_PYTHON = "/work/tfenv/venv/bin/python"
+NAMES = ("sequential", "functional", "subclassed")
+
+
+def define(keras):
+    """The three models, written once for tapeflow.keras and for Keras (same API)."""
+
+    @keras.saving.register_keras_serializable(package="tapeflow_check")
+    class Scale(keras.layers.Layer):
+        def __init__(self, factor=2.0, **kwargs):
+            super().__init__(**kwargs)
+            self.factor = factor
+
+        def build(self, input_shape):
+            self.w = self.add_weight(shape=(input_shape[-1],), initializer="ones", name="w")
+
+        def call(self, x):
+            return x * self.w * self.factor
+
+        def get_config(self):
+            return {**super().get_config(), "factor": self.factor}
+
+    @keras.saving.register_keras_serializable(package="tapeflow_check")
+    class TwoLayer(keras.Model):
+        def __init__(self, units=5, **kwargs):
+            super().__init__(**kwargs)
+            self.units = units
+            self.hidden = keras.layers.Dense(units, activation="relu", name="hidden")
+            self.scale = Scale(0.5, name="scale")
+            self.out = keras.layers.Dense(2, name="out")
+
+        def call(self, x):
+            return self.out(self.scale(self.hidden(x)))
+
+        def get_config(self):
+            return {**super().get_config(), "units": self.units}
+
+    def models():
+        seq = keras.Sequential([keras.Input((4,)), keras.layers.Dense(6, activation="tanh"),
+                                keras.layers.BatchNormalization(),
+                                keras.layers.Dense(3, activation="softmax")], name="seq")
+        inputs = keras.Input((4,), name="x")
+        a = keras.layers.Dense(5, activation="relu", name="a")(inputs)
+        b = keras.layers.Dense(5, name="b")(inputs)
+        c = keras.layers.Concatenate(name="cat")([a, b])
+        d = keras.layers.LayerNormalization(name="norm")(c)
+        func = keras.Model(inputs, keras.layers.Dense(2, name="y")(d), name="func")
+        sub = TwoLayer(name="sub")
+        sub(np.zeros((1, 4), "float32"))
+        return {"sequential": (seq, "sparse_categorical_crossentropy", 3),
+                "functional": (func, "mse", 2), "subclassed": (sub, "mse", 2)}
+    return models
+
+
+def write_with_tapeflow(folder: str) -> None:
+    import tapeflow as tf
+    keras = tf.keras
+    rng = np.random.default_rng(1)
+    for name, (model, loss, classes) in define(keras)().items():
+        x = rng.normal(size=(8, 4)).astype("float32")
+        y = (rng.integers(0, classes, size=(8,)) if loss.startswith("sparse")
+             else rng.normal(size=(8, classes))).astype("float32")
+        model.compile(optimizer=keras.optimizers.Adam(0.01), loss=loss)
+        model.train_on_batch(x, y)
+        model.train_on_batch(x, y)
+        pred = model.predict(x, verbose=0)
+        model.save(os.path.join(folder, f"{name}.keras"))
+        model.save_weights(os.path.join(folder, f"{name}.weights.h5"))
+        model.train_on_batch(x, y)
+        after = model.predict(x, verbose=0)
+        np.savez(os.path.join(folder, f"{name}_io.npz"), x=x, y=y, pred=pred, pred_after=after)
+
+
+def read_with_keras(folder: str) -> None:
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    import keras
+    fresh = define(keras)
+    for name in NAMES:
+        io = dict(np.load(os.path.join(folder, f"{name}_io.npz")))
+        model = keras.models.load_model(os.path.join(folder, f"{name}.keras"))
+        pred = model.predict(io["x"], verbose=0)
+        model.train_on_batch(io["x"], io["y"])
+        after = model.predict(io["x"], verbose=0)
+        other, loss, _ = fresh()[name]
+        other.compile(optimizer=keras.optimizers.Adam(0.01), loss=loss)
+        other.optimizer.build(other.trainable_variables)
+        other.load_weights(os.path.join(folder, f"{name}.weights.h5"))
+        weights_pred = other.predict(io["x"], verbose=0)
+        print(f"{name:10s} load_model: max |keras - tapeflow| prediction "
+              f"{np.abs(pred - io['pred']).max():.3g}, after one more Adam step "
+              f"{np.abs(after - io['pred_after']).max():.3g}; load_weights: "
+              f"{np.abs(weights_pred - io['pred']).max():.3g}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--keras-python", default=DEFAULT_KERAS_PYTHON)
+    parser.add_argument("--read", help=argparse.SUPPRESS)  # the Keras half
+    args = parser.parse_args()
+    if args.read:
+        read_with_keras(args.read)
+        return
+    with tempfile.TemporaryDirectory() as folder:
+        write_with_tapeflow(folder)
+        subprocess.run([args.keras_python, os.path.abspath(__file__), "--read", folder],
+                       check=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
