@@ -117,13 +117,18 @@ def read_arrays(path: str) -> dict:
             arrays = {key: archive[key] for key in archive.files}
     except Exception as e:  # noqa: BLE001 - a damaged file fails in any of zipfile's, NumPy's
         # header parser's (tokenize, ast) or the decompressor's ways: all are data loss.
+        kind = describe_foreign_file(path)
+        if kind is not None:
+            raise DataLossError(None, None, f"Unable to read checkpoint file {path}: it is not "
+                                f"a tapeflow checkpoint but {kind}.") from e
         raise DataLossError(None, None, f"Unable to read checkpoint file {path}: the file is "
                             f"truncated, corrupted or not a tapeflow checkpoint "
                             f"({type(e).__name__}: {e}).") from e
     fmt = arrays.pop(_FORMAT_KEY, None)
     if fmt is None or str(fmt) not in _FORMATS:
+        kind = describe_foreign_file(path) or "a NumPy .npz archive of other arrays"
         raise DataLossError(None, None, f"Unable to read checkpoint file {path}: it is not a "
-                            f"tapeflow checkpoint (expected format '{FORMAT}').")
+                            f"tapeflow checkpoint but {kind} (expected format '{FORMAT}').")
     keys = arrays.pop(_KEYS_KEY, None)
     if str(fmt) == FORMAT and (keys is None or sorted(map(str, keys.ravel())) != sorted(arrays)):
         raise DataLossError(None, None, f"Unable to read checkpoint file {path}: the file is "
@@ -131,4 +136,40 @@ def read_arrays(path: str) -> dict:
     return arrays
 
 
-__all__ = ["FORMAT", "write_arrays", "read_arrays"]
+_HDF5_MAGIC = b"\x89HDF\r\n\x1a\n"
+_SSTABLE_MAGIC = bytes.fromhex("57fb808b247547db")   # TF's table magic, the last 8 bytes
+
+
+def describe_foreign_file(path: str) -> "str | None":
+    """What a file that is not a tapeflow checkpoint is, from its bytes (None: unrecognized).
+
+    HDF5 (a Keras `.weights.h5` or `.h5` model), a zip that is a Keras `.keras` archive, or
+    TensorFlow's checkpoint index (an SSTable)."""
+    import zipfile
+    try:
+        with open(path, "rb") as f:
+            head = f.read(8)
+            f.seek(max(0, os.path.getsize(path) - 8))
+            tail = f.read(8)
+    except OSError:
+        return None
+    if head == _HDF5_MAGIC:
+        return ("an HDF5 file (a Keras '.weights.h5' or '.h5' file: read it with "
+                "`model.load_weights`)")
+    if head.startswith(b"PK"):
+        try:
+            with zipfile.ZipFile(path) as archive:
+                names = set(archive.namelist())
+        except Exception:  # noqa: BLE001 - a damaged zip fails in many ways: unrecognized
+            return None
+        if "config.json" in names and "metadata.json" in names:
+            return ("a Keras '.keras' model archive (read it with "
+                    "`keras.models.load_model`)")
+        return None
+    if tail == _SSTABLE_MAGIC:
+        return ("a TensorFlow checkpoint (a TensorBundle '.index' file), which tapeflow "
+                "cannot read: tapeflow reads its own checkpoints ('<prefix>.npz')")
+    return None
+
+
+__all__ = ["FORMAT", "write_arrays", "read_arrays", "describe_foreign_file"]

@@ -23,7 +23,7 @@ from typing import Any, Optional
 import numpy as np
 
 from tapeflow.framework import dtypes as _dtypes
-from tapeflow.framework.errors import NotFoundError
+from tapeflow.framework.errors import DataLossError, NotFoundError
 from tapeflow.framework.variables import Variable
 from tapeflow.train import _format
 
@@ -64,21 +64,94 @@ def _cast(value: np.ndarray, variable: Variable, key: str) -> np.ndarray:
                          f"from a saved value of dtype {value.dtype}: {e}") from None
 
 
+_PENDING = "_checkpoint_pending_values"
+
+
+def _restore_pending(obj: Any) -> bool:
+    """Whether `obj` still waits for values a restore deferred (an optimizer's slots, an
+    unbuilt model's weights)."""
+    if hasattr(obj, "_defer_restore"):
+        return getattr(obj, "_deferred_values", None) is not None
+    return _PENDING in getattr(obj, "__dict__", {})
+
+
+def _defer_until_built(obj: Any, values: list) -> None:
+    """Restores `values` into `obj`'s variables once it has created them (TF's deferred
+    restoration): the object's class is swapped for a same-named subclass whose `build` and
+    `__call__` (a subclassed model makes its sublayers' weights in its first call) try the
+    restore after running; the original class comes back once it is done. When the weights
+    are made inside `__call__`, that first call runs again on the restored values, so its
+    outputs are the restored model's, as TF's (its side effects, such as a random draw, happen
+    twice)."""
+    cls = type(obj)
+    if _PENDING not in obj.__dict__:
+        hooked = type(cls.__name__, (cls,), {
+            "__module__": cls.__module__, "__qualname__": cls.__qualname__,
+            "build": _after(cls, "build"), "__call__": _after(cls, "__call__"),
+            "_checkpoint_original_class": cls})
+        obj.__class__ = hooked
+    obj.__dict__[_PENDING] = list(values)
+
+
+def _after(cls: type, name: str) -> Any:
+    method = getattr(cls, name)
+
+    def hooked(self: Any, *args: Any, **kwargs: Any) -> Any:
+        result = method(self, *args, **kwargs)
+        if _try_deferred_restore(self) and name == "__call__":
+            # The weights were made inside this call (a subclassed model's sublayers), so its
+            # outputs came from the initial values: run it again on the restored ones.
+            result = method(self, *args, **kwargs)
+        return result
+    hooked.__name__ = name
+    return hooked
+
+
+def _try_deferred_restore(obj: Any) -> bool:
+    """Restores the deferred values once `obj` has all its variables; whether it did."""
+    values = obj.__dict__.get(_PENDING)
+    if values is None:
+        return False
+    variables = _variables_of(obj)
+    if len(variables) < len(values):
+        return False   # not fully built yet
+    del obj.__dict__[_PENDING]
+    obj.__class__ = obj._checkpoint_original_class
+    if len(variables) != len(values):
+        raise ValueError(f"Checkpoint holds {len(values)} values for this object but, once "
+                         f"built, it has {len(variables)} variables.")
+    checked = []
+    for i, (variable, value) in enumerate(zip(variables, values)):
+        if not variable.shape.is_compatible_with(value.shape):
+            raise ValueError(f"Shape mismatch restoring variable {i} ('{variable.name}') once "
+                             f"built: the checkpoint has {value.shape}, the variable "
+                             f"{tuple(variable.shape)}.")
+        checked.append((variable, _cast(value, variable, f"{i}")))
+    for variable, value in checked:
+        variable.assign(value)
+    return True
+
+
 class CheckpointLoadStatus:
     """What `restore`/`read` matched, with TensorFlow's assertion methods."""
 
     def __init__(self, unmatched_saved: list, unmatched_objects: list, deferred: list) -> None:
         self._unmatched_saved = unmatched_saved
         self._unmatched_objects = unmatched_objects
-        self._deferred = deferred
+        self._deferred = deferred   # (key, object) restored when the object builds
+
+    def _still_deferred(self) -> list:
+        return [key for key, obj in self._deferred if _restore_pending(obj)]
 
     def assert_consumed(self) -> "CheckpointLoadStatus":
-        """Raises AssertionError unless every saved value and every object was matched."""
-        if self._unmatched_saved or self._unmatched_objects or self._deferred:
+        """Raises AssertionError unless every saved value and every object was matched
+        (objects restored on build count once they are built)."""
+        deferred = self._still_deferred()
+        if self._unmatched_saved or self._unmatched_objects or deferred:
             raise AssertionError(
                 f"Unresolved object in checkpoint: saved values {self._unmatched_saved} were not "
                 f"restored; objects {self._unmatched_objects} were not found in the checkpoint; "
-                f"deferred (not yet built): {self._deferred}")
+                f"deferred (not yet built): {deferred}")
         return self
 
     def assert_existing_objects_matched(self) -> "CheckpointLoadStatus":
@@ -132,7 +205,10 @@ class Checkpoint:
         for variable, value in assignments:
             variable.assign(value)
         for obj, values in deferrals:
-            obj._defer_restore(values)
+            if hasattr(obj, "_defer_restore"):
+                obj._defer_restore(values)
+            else:
+                _defer_until_built(obj, values)
         used = {"save_counter"} & set(arrays)
         unmatched_objects, deferred = [], []
         for key in self._objects:
@@ -141,7 +217,7 @@ class Checkpoint:
             if not saved:
                 unmatched_objects.append(key)
             elif any(obj is self._objects[key] for obj, _ in deferrals):
-                deferred.append(key)
+                deferred.append((key, self._objects[key]))
         unmatched_saved = sorted(set(arrays) - used)
         return CheckpointLoadStatus(unmatched_saved, unmatched_objects, deferred)
 
@@ -160,6 +236,10 @@ class Checkpoint:
             values = [arrays[saved[i]] for i in sorted(saved)]
             if len(values) > len(variables) and hasattr(obj, "_defer_restore"):
                 # An optimizer without slots yet: restore what exists, the rest on build.
+                deferrals.append((obj, values))
+                continue
+            if len(values) > len(variables) and getattr(obj, "built", None) is False:
+                # A Keras model or layer not built yet: restored once it builds, as TF.
                 deferrals.append((obj, values))
                 continue
             if len(values) != len(variables):
@@ -182,8 +262,7 @@ class Checkpoint:
 
     def read(self, save_path: str, options: Any = None) -> CheckpointLoadStatus:
         """Restores the values written by `write` (or `save`) at `save_path`."""
-        save_path = os.fspath(save_path)
-        return self._apply(_format.read_arrays(save_path + _SUFFIX))
+        return self._apply(_read(os.fspath(save_path)))
 
     def save(self, file_prefix: str, options: Any = None) -> str:
         """Increments `save_counter`, writes `<file_prefix>-<counter>`, records it as the
@@ -201,6 +280,25 @@ class Checkpoint:
         if save_path is None:
             return CheckpointLoadStatus([], [], [])
         return self.read(save_path)
+
+
+def _read(save_path: str) -> dict:
+    """The arrays of the checkpoint at `save_path` ('<prefix>', read from '<prefix>.npz').
+
+    Where there is no such file but TensorFlow's ('<prefix>.index') or the path names a file
+    itself (an HDF5 or .keras file, garbage), the error says what that file is."""
+    path = save_path + _SUFFIX
+    if os.path.isfile(path):
+        return _format.read_arrays(path)
+    for candidate in (save_path + ".index", save_path):
+        if os.path.isfile(candidate):
+            kind = _format.describe_foreign_file(candidate) or (
+                "a file of unrecognized content")
+            raise DataLossError(None, None, f"Unable to restore from {save_path}: there is "
+                                f"no tapeflow checkpoint {path}, and {candidate} is {kind}.")
+    raise NotFoundError(None, None, f"Failed to find any matching files for {save_path}. "
+                        "Please double-check that the path is correct. You may be missing "
+                        "the checkpoint suffix (e.g. the '-1' in 'path/to/ckpt-1').")
 
 
 # -- the directory's `checkpoint` state file ---------------------------------------------------
@@ -335,7 +433,7 @@ def list_variables(ckpt_dir_or_file: str) -> list:
         path = latest_checkpoint(path)
         if path is None:
             raise NotFoundError(None, None, f"No checkpoint found in {ckpt_dir_or_file}")
-    arrays = _format.read_arrays(path + _SUFFIX)
+    arrays = _read(path)
     return sorted((k, list(v.shape)) for k, v in arrays.items())
 
 
