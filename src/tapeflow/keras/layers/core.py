@@ -185,6 +185,49 @@ class Lambda(Layer):
             kwargs["training"] = training
         return self.function(inputs, **kwargs)
 
+    def get_config(self) -> dict:
+        """Keras 3's Lambda config: a Python lambda as its marshalled code (read back only
+        with `safe_mode=False`), a named function by name."""
+        from tapeflow.keras.saving import serialize_keras_object
+        from tapeflow.keras.saving._code import func_dump
+        function: Any = serialize_keras_object(self.function)
+        if getattr(self.function, "__name__", None) == "<lambda>":
+            code, defaults, closure = func_dump(self.function)
+            function = {"class_name": "__lambda__",
+                        "config": {"code": code, "defaults": defaults, "closure": closure}}
+        return {**super().get_config(), "function": function,
+                "arguments": serialize_keras_object(self.arguments)}
+
+    @classmethod
+    def from_config(cls, config: dict, custom_objects: Any = None,
+                    safe_mode: Optional[bool] = None) -> "Lambda":
+        """Refuses a stored Python lambda unless `safe_mode=False` (here or in the loading
+        call), as Keras 3: loading it would run code from the file."""
+        from tapeflow.keras.saving import deserialize_keras_object, serialization
+        from tapeflow.keras.saving._code import func_load
+        config = dict(config)
+        function = config["function"]
+        if isinstance(function, dict) and function.get("class_name") == "__lambda__":
+            unsafe = safe_mode is False or (safe_mode is None and
+                                            not serialization.in_safe_mode())
+            if not unsafe:
+                raise ValueError(LAMBDA_REFUSED)
+            inner = function["config"]
+            config["function"] = func_load(inner["code"], inner["defaults"], inner["closure"])
+        else:
+            config["function"] = deserialize_keras_object(function, custom_objects)
+        config["arguments"] = deserialize_keras_object(config.get("arguments") or {},
+                                                       custom_objects)
+        return cls(**config)
+
+
+LAMBDA_REFUSED = (
+    "Requested the deserialization of a `Lambda` layer whose `function` is a Python lambda. "
+    "This carries a potential risk of arbitrary code execution and thus it is disallowed by "
+    "default. If you trust the source of the artifact, you can override this error by "
+    "passing `safe_mode=False` to the loading function, or calling "
+    "`keras.config.enable_unsafe_deserialization().")
+
 
 class Embedding(Layer):
     """Maps integer ids to rows of an `(input_dim, output_dim)` table named 'embeddings'

@@ -298,8 +298,8 @@ def _deserialize_config(inner: Any, custom_objects: Mapping) -> Any:
     """An inner config's values: nested special values ('__tuple__', '__numpy__') are
     decoded; nested object configs stay dicts for the class's own from_config to read."""
     if isinstance(inner, dict):
-        if "class_name" in inner and inner.get("class_name", "").startswith("__") and \
-                inner["class_name"] != "__keras_tensor__":
+        if "class_name" in inner and str(inner.get("class_name")).startswith("__") and \
+                inner["class_name"] not in ("__keras_tensor__", "__lambda__"):
             value = _special(inner["class_name"], inner.get("config"), custom_objects)
             if value is not _NOT_SPECIAL:
                 return value

@@ -90,6 +90,10 @@ def _children(obj: Any, kind: str) -> Iterator[tuple]:
         yield "layers", obj.layers
     if kind == "Optimizer":
         return  # tapeflow's optimizers hold no saveable children
+    if kind == "Weights":
+        if _kind(getattr(obj, "optimizer", None)) == "Optimizer":
+            yield "optimizer", obj.optimizer
+        return
     skip = _skipset(kind)
     for name in sorted(set(dir(obj)), key=_name_key):
         if name.startswith("__") or name in skip:
@@ -113,8 +117,11 @@ def _unique(name: str, used: dict) -> str:
 def walk(obj: Any, path: str = "", visited: Optional[set] = None) -> Iterator[tuple]:
     """(path, object) for every saveable under `obj` (itself first), each object once at
     the first path Keras would give it."""
+    root = visited is None
     visited = set() if visited is None else visited
     kind = _kind(obj)
+    if kind is None and root and hasattr(obj, "weights"):
+        kind = "Weights"  # a Trainer that is no Layer: its `weights` are its own
     if kind is None or id(obj) in visited:
         return
     visited.add(id(obj))
@@ -147,8 +154,11 @@ def _walk_container(container: Any, path: str, visited: set, seen: set) -> Itera
 def own_variables(obj: Any) -> list:
     """The variables an object stores itself, in Keras's order: a layer's trainable then
     non-trainable own variables; an optimizer's `variables` (slots as Keras orders them)."""
-    if _kind(obj) == "Optimizer":
+    kind = _kind(obj)
+    if kind == "Optimizer":
         return _optimizer_variables(obj)
+    if kind is None:  # the root of walk's "Weights" case
+        return list(obj.weights)
     return list(obj._trainable_variables) + list(obj._non_trainable_variables)
 
 
@@ -203,11 +213,11 @@ def load_own_variables(obj: Any, store: dict) -> None:
             warnings.warn(message, stacklevel=3)
             return
     elif len(store) != len(variables):
-        if not variables and not obj.built:
+        if not variables and not getattr(obj, "built", True):
             raise ValueError(f"Layer '{obj.name}' was never built and thus it doesn't have any "
                              f"variables. However the weights file lists {len(store)} "
                              f"variables for this layer.")
-        raise ValueError(f"Layer '{obj.name}' expected {len(variables)} variables, but "
+        raise ValueError(f"Layer '{getattr(obj, 'name', type(obj).__name__)}' expected {len(variables)} variables, but "
                          f"received {len(store)} variables during loading. Expected: "
                          f"{[v.name for v in variables]}")
     for i, variable in enumerate(variables):
@@ -222,7 +232,7 @@ def write_h5(model: Any, target: Any) -> None:
     with h5py.File(target, "w") as f:
         for path, obj in walk(model):
             group = f.create_group(f"{path}/vars" if path else "vars")
-            group.attrs["name"] = obj.name
+            group.attrs["name"] = getattr(obj, "name", None) or type(obj).__name__
             for i, variable in enumerate(own_variables(obj)):
                 group[str(i)] = np.asarray(variable.numpy())
 
