@@ -16,6 +16,7 @@ keras = tf.keras
 def _model_and_data():
     x = np.linspace(-1, 1, 24, dtype=np.float32).reshape(12, 2)
     y = (x[:, :1] * 2 - x[:, 1:]).astype(np.float32)
+    keras.backend.clear_session()   # layer names (the histogram tags) start afresh
     keras.utils.set_random_seed(0)
     model = keras.Sequential([keras.Input((2,)), keras.layers.Dense(3), keras.layers.Dense(1)])
     model.compile(optimizer=keras.optimizers.SGD(0.1), loss="mse", metrics=["mae"])
