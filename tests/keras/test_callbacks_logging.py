@@ -128,8 +128,6 @@ def test_backup_and_restore_restores_model_optimizer_and_epoch(tmp_path):
         np.testing.assert_array_equal(a, b)
 
 
-@pytest.mark.xfail(strict=True, reason="fit must start at model._initial_epoch after "
-                   "on_train_begin, as Keras 3's fit does (a change in keras/trainer.py)")
 def test_backup_and_restore_resumes_fit_at_the_next_epoch(tmp_path):
     backup = str(tmp_path / "backup")
     model, x, y = _model_and_data()

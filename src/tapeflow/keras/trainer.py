@@ -303,6 +303,8 @@ class Trainer:
         self.stop_training = False
         train_function = self._step_function("train")
         callback_list.on_train_begin()
+        # BackupAndRestore's on_train_begin restores an interrupted run and says where it was.
+        initial_epoch = getattr(self, "_initial_epoch", None) or initial_epoch
         training_logs = None
         logs: dict = {}
         try:
