@@ -1,6 +1,5 @@
 """examples/black_scholes_greeks.py: autodiff Greeks against the closed forms (SciPy's norm)."""
 
-import pytest
 
 
 def test_greeks_match_closed_form(load_example):
@@ -12,7 +11,6 @@ def test_greeks_match_closed_form(load_example):
     # whose error would be O(1).
     worst = max(errors, key=errors.get)
     assert errors[worst] < 1e-9, (worst, errors[worst])
-
 
 def test_asian_pathwise_greeks_agree_with_finite_differences(load_example):
     bs = load_example("black_scholes_greeks")
