@@ -1,7 +1,6 @@
 """examples/black_scholes_greeks.py: autodiff Greeks against the closed forms (SciPy's norm)."""
 
 
-
 def test_greeks_match_closed_form(load_example):
     bs = load_example("black_scholes_greeks")
     errors = bs.max_relative_errors(n=500, seed=3)
