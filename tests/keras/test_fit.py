@@ -129,7 +129,7 @@ def test_save_and_load_weights_round_trip(tmp_path):
     np.testing.assert_array_equal(other.predict(x, verbose=0), m.predict(x, verbose=0))
     with pytest.raises(ValueError, match="must end in `.weights.h5`"):
         m.save_weights(str(tmp_path / "model.h5"))
-    with pytest.raises(ValueError, match="holds 4 weights but the model has 2"):
+    with pytest.raises(ValueError, match="could not be loaded"):
         TinyModel(4, 1).load_weights(path)
 
 

@@ -446,14 +446,14 @@ class Trainer:
         return list(weights if weights is not None else self.variables)
 
     def save_weights(self, filepath: str, overwrite: bool = True) -> None:
-        """Writes the model's weights to `filepath` ('*.weights.h5', as Keras 3 names it, or
-        '*.weights.npz'). The content is tapeflow's NumPy `.npz` format (no pickle, written to
-        a temporary file and renamed into place), not HDF5: see `tapeflow.keras.saving`."""
+        """Writes the model's weights to `filepath` ('*.weights.h5'): HDF5 in Keras 3's layout,
+        which real Keras reads, written to a temporary file and renamed into place."""
         from tapeflow.keras import saving
         saving.save_weights(self, filepath, overwrite=overwrite)
 
     def load_weights(self, filepath: str, skip_mismatch: bool = False, **kwargs: Any) -> None:
-        """Restores weights written by `save_weights`, in order, checking their shapes."""
+        """Restores weights from a Keras 3 '*.weights.h5' file (written by Keras or by
+        `save_weights`; tapeflow's older npz files too), checking their shapes as Keras does."""
         from tapeflow.keras import saving
         saving.load_weights(self, filepath, skip_mismatch=skip_mismatch)
 
