@@ -38,9 +38,25 @@ def kernel_of(prim: Any) -> Callable:
     return prim.impl
 
 
-def _is_fresh_ufunc_result(kernel: Any, attrs: dict, example: Any) -> bool:
-    return isinstance(kernel, np.ufunc) and not attrs and kernel.nout == 1 and \
-        isinstance(example, np.ndarray) and example.ndim > 0
+# Set by tests to compile the plain path (every result a new array) and compare.
+REUSE_BUFFERS = True
+
+
+def _fresh_result(kernel: Any, attrs: dict) -> bool:
+    """Whether the kernel always returns a new array, never a view of an input: plain ufuncs,
+    and kernels marked `fresh_result` (matrix products, ReLU)."""
+    if isinstance(kernel, np.ufunc):
+        return not attrs and kernel.nout == 1
+    return getattr(kernel, "fresh_result", False)
+
+
+def _writes_out(kernel: Any, attrs: dict, example: Any) -> bool:
+    """Whether the kernel can write its (array) result into a given buffer (`out=`)."""
+    if not isinstance(example, np.ndarray) or example.ndim == 0:
+        return False
+    if isinstance(kernel, np.ufunc):
+        return not attrs and kernel.nout == 1
+    return getattr(kernel, "takes_out", False)
 
 
 class Program:
@@ -78,23 +94,22 @@ class Program:
             if node.op_name == "AssignVariableOp":
                 escaped.add(node.inputs[1])
             elif isinstance(node.op, str) or node.op.multiple_results or \
-                    not _is_fresh_ufunc_result(kernel_of(node.op), node.attrs,
-                                               values[node.outputs[0]].example):
+                    not _fresh_result(kernel_of(node.op), node.attrs):
                 # Kept by reference elsewhere (loop state), or possibly viewed: reshape,
-                # slicing, transpose and other non-ufunc kernels may return a view of their
-                # input, so that input's buffer must not be overwritten while it lives.
+                # slicing, transpose and other kernels may return a view of their input,
+                # so that input's buffer must not be overwritten while it lives.
                 escaped.update(node.inputs)
         owned = set()   # values held in arrays this program allocated
         reuse: dict = {}
         for index, node in enumerate(graph.nodes):
-            if isinstance(node.op, str) or node.op.multiple_results:
+            if isinstance(node.op, str) or node.op.multiple_results or \
+                    not _fresh_result(kernel_of(node.op), node.attrs):
                 continue
-            kernel = kernel_of(node.op)
             out = node.outputs[0]
+            owned.add(out)   # a matrix product's result too: the next op may overwrite it
             example = values[out].example
-            if not _is_fresh_ufunc_result(kernel, node.attrs, example):
+            if not _writes_out(kernel_of(node.op), node.attrs, example):
                 continue
-            owned.add(out)
             for v in node.inputs:
                 info = values[v]
                 if v in owned and v not in escaped and last_use.get(v) == index and \
@@ -152,7 +167,7 @@ class Program:
                 namespace[f"v{info.vid}"] = info.example  # constants are globals
             elif info.kind == "var":
                 namespace[f"V{info.vid}"] = info.example
-        reuse = self._plan_buffers()
+        reuse = self._plan_buffers() if REUSE_BUFFERS else {}
         dying = self._dying_after()
         chain_of: dict = {}    # vid -> buffer vid of the elementwise chain it belongs to
         for index, node in enumerate(graph.nodes):

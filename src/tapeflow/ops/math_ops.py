@@ -738,6 +738,7 @@ _cast = Primitive("Cast", lambda x, dtype: x.astype(dtype), shape_rule=_with_dty
     lambda g, ans, x, dtype: _cast_vjp(g, ans, x))
 _cast.lowering = lambda dtype: (f"{{0}}.astype('{np.dtype(dtype).str}')"
                                 if np.dtype(dtype).kind in "biufc" else None)
+_cast.impl.fresh_result = True   # astype copies
 
 
 @tf_export("cast")
@@ -908,6 +909,9 @@ def _matmul_vjp_b(g: Tensor, ans: Tensor, a: Tensor, b: Tensor, transpose_a: boo
 
 _matmul = Primitive("MatMul", _matmul_kernel, shape_rule=_matmul_rule, bilinear=True,
                     batch_safe=True).defvjp(_matmul_vjp_a, _matmul_vjp_b)
+# A new array every time: a compiled program's next elementwise op (bias add, ReluGrad, a
+# learning rate's product) may write into it (graph/compiler.py).
+_matmul_kernel.fresh_result = True
 
 
 def _matmul_lowering(transpose_a: bool, transpose_b: bool, unranked: bool = False) -> Any:

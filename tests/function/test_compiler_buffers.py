@@ -1,0 +1,159 @@
+"""Compiled programs write results into dying buffers (matrix products, bias adds, ReLU and
+its gradient, updates): every number must equal the plain path's, where each op allocates."""
+
+import numpy as np
+import pytest
+
+import tapeflow as tf
+from tapeflow.graph import backward, compiler
+
+
+@pytest.fixture
+def plain(monkeypatch):
+    """Compiles without buffer reuse (the reference path); new backward programs too."""
+    monkeypatch.setattr(compiler, "REUSE_BUFFERS", False)
+    monkeypatch.setattr(backward, "_programs", {})
+    monkeypatch.setattr(backward, "_seen", {})
+
+
+def _mlp_training(optimizer: str, compiled: bool, steps: int = 3) -> list:
+    """Dense 6-16-16-4, ReLU, sparse softmax cross-entropy from logits, a few steps: the
+    weights after them and the losses."""
+    tf.keras.utils.set_random_seed(1)
+    model = tf.keras.Sequential([tf.keras.Input((6,)),
+                                 tf.keras.layers.Dense(16, activation="relu"),
+                                 tf.keras.layers.Dense(16, activation="relu"),
+                                 tf.keras.layers.Dense(4)])
+    opt = tf.keras.optimizers.Adam(0.01) if optimizer == "adam" else \
+        tf.keras.optimizers.SGD(0.1)
+    loss_fn = tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+
+    def step(x, y):
+        with tf.GradientTape() as tape:
+            loss = loss_fn(y, model(x, training=True))
+        grads = tape.gradient(loss, model.trainable_variables)
+        opt.apply_gradients(zip(grads, model.trainable_variables))
+        return loss
+
+    if compiled:
+        step = tf.function(step)
+    rng = np.random.default_rng(0)
+    x = tf.constant(rng.normal(size=(8, 6)).astype(np.float32))
+    y = tf.constant(rng.integers(0, 4, 8).astype(np.int32))
+    losses = [step(x, y).numpy() for _ in range(steps)]
+    return losses + [v.numpy() for v in model.trainable_variables]
+
+
+@pytest.mark.parametrize("optimizer", ["sgd", "adam"])
+@pytest.mark.parametrize("compiled", [True, False], ids=["tf_function", "eager"])
+def test_training_step_equals_plain_path_bitwise(optimizer, compiled, monkeypatch):
+    # eager: the repeated tape's backward pass is a compiled program from the second step on
+    fast = _mlp_training(optimizer, compiled)
+    monkeypatch.setattr(compiler, "REUSE_BUFFERS", False)
+    monkeypatch.setattr(backward, "_programs", {})
+    monkeypatch.setattr(backward, "_seen", {})
+    reference = _mlp_training(optimizer, compiled)
+    for a, b in zip(fast, reference):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_dense_relu_step_writes_into_matmul_results():
+    w = tf.Variable(np.ones((3, 4), np.float32))
+    b = tf.Variable(np.ones(4, np.float32))
+
+    @tf.function
+    def f(x):
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_sum(tf.nn.relu(tf.matmul(x, w) + b))
+        return tape.gradient(loss, [w, b])
+
+    x = tf.constant(np.arange(6, dtype=np.float32).reshape(2, 3) - 2)
+    grads = f(x)
+    source = f.get_concrete_function(x).lowered_source()
+    product = next(line for line in source.splitlines() if "np.dot(" in line)
+    name = product.split("=")[0].strip()
+    assert f", out={name})" in source   # the bias add overwrites the product
+    assert source.count("out=") >= 2   # and ReLU overwrites the sum
+    # x @ w + 1 = [[-2, -2, -2, -2], [7, 7, 7, 7]]: only the second row passes ReLU
+    np.testing.assert_array_equal(grads[0].numpy(), np.repeat([[1.], [2.], [3.]], 4, axis=1))
+    np.testing.assert_array_equal(grads[1].numpy(), np.ones(4, np.float32))
+
+
+def test_a_result_used_again_is_not_overwritten():
+    w = tf.constant(np.full((2, 2), 2.0, np.float32))
+
+    @tf.function
+    def f(x):
+        h = tf.matmul(x, w)         # read by the add and returned
+        z = h + 1.0                 # read by relu and returned
+        return h, z, tf.nn.relu(z), tf.nn.relu(h * -1.0)
+
+    x = tf.constant([[1.0, -2.0], [0.5, 0.25]])
+    h, z, r, s = (t.numpy() for t in f(x))
+    np.testing.assert_array_equal(h, [[-2., -2.], [1.5, 1.5]])
+    np.testing.assert_array_equal(z, [[-1., -1.], [2.5, 2.5]])
+    np.testing.assert_array_equal(r, [[0., 0.], [2.5, 2.5]])
+    np.testing.assert_array_equal(s, [[2., 2.], [0., 0.]])
+
+
+_EDGES = np.array([-0.0, 0.0, np.nan, -np.inf, np.inf, -1.5, 2.5, 3e38, -3e38], np.float32)
+
+
+@pytest.mark.parametrize("compiled", [False, True], ids=["eager", "tf_function"])
+def test_relu_and_its_gradient_keep_nan_and_signed_zeros(compiled):
+    # TF 2.21: relu gives +0 for -0 and negatives, keeps NaN and +inf; ReluGrad is
+    # g * (y > 0), so a NaN or inf cotangent where y <= 0 gives NaN, a negative one -0
+    g = tf.constant(np.array([np.nan, -1., np.inf, -np.inf, 1., -2., 3., -4., 5.], np.float32))
+
+    def f(x):
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = tf.nn.relu(x * 1.0)
+        return y, tape.gradient(y, x, output_gradients=g)
+
+    f = tf.function(f) if compiled else f
+    y, dx = (t.numpy() for t in f(tf.constant(_EDGES)))
+    np.testing.assert_array_equal(y.view(np.uint32)[[0, 1, 3, 5]], [0, 0, 0, 0])
+    np.testing.assert_array_equal(y[[4, 6, 7, 8]], np.float32([np.inf, 2.5, 3e38, 0.]))
+    assert np.isnan(y[2])
+    np.testing.assert_array_equal(dx[[1, 4, 6, 7, 8]], [-0., 1., 3., -4., 0.])
+    assert np.signbit(dx[[1, 5]]).all() and not np.signbit(dx[8])
+    assert np.isnan(dx[[0, 2, 3]]).all()
+
+
+def test_relu_of_growing_and_integer_inputs():
+    small = tf.nn.relu(tf.constant([-1.0, 2.0]))
+    large = tf.nn.relu(tf.constant(np.linspace(-1, 1, 1001, dtype=np.float32)))
+    again = tf.nn.relu(tf.constant([[3.0], [-3.0]]))
+    np.testing.assert_array_equal(small.numpy(), [0., 2.])
+    np.testing.assert_array_equal(large.numpy(), np.maximum(np.linspace(-1, 1, 1001,
+                                                                         dtype=np.float32), 0))
+    np.testing.assert_array_equal(again.numpy(), [[3.], [0.]])
+    ints = tf.nn.relu(tf.constant([-3, 0, 5]))
+    assert ints.dtype == tf.int32 and ints.numpy().tolist() == [0, 0, 5]
+    assert float(tf.nn.relu(tf.constant(-2.0))) == 0.0
+
+
+def test_check_numerics_still_names_the_op_after_in_place_writes():
+    w = tf.constant([[1e38, 1.0]], tf.float32)
+
+    @tf.function
+    def f(x):   # the product is finite, the bias add overflows (and is written in place)
+        return tf.nn.relu(tf.matmul(x, w) + tf.constant([3e38, 0.0]))
+
+    tf.debugging.enable_check_numerics()
+    try:
+        with pytest.raises(tf.errors.InvalidArgumentError, match="AddV2"):
+            f(tf.constant([[1.0]]))
+    finally:
+        tf.debugging.disable_check_numerics()
+
+
+def test_plain_path_has_no_in_place_writes(plain):
+    @tf.function
+    def f(x):
+        return tf.nn.relu(tf.matmul(x, x) + 1.0)
+
+    x = tf.constant(np.eye(2, dtype=np.float32))
+    np.testing.assert_array_equal(f(x).numpy(), [[2., 1.], [1., 2.]])
+    assert "out=" not in f.get_concrete_function(x).lowered_source()
