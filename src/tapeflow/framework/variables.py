@@ -6,6 +6,7 @@ earlier (and held by a tape for its backward pass) keeps the value it had when i
 
 from __future__ import annotations
 
+import sys
 import threading
 from typing import Any, Callable, Iterable, Optional
 
@@ -209,10 +210,40 @@ class update_lock:
             lock.release()
 
 
+def _references(variable: Variable) -> int:
+    value = variable._value
+    return sys.getrefcount(value)
+
+
+def _calibrated_references() -> int:
+    """What `_references` counts for a value held by its variable alone (the variable's slot,
+    the local name and the call's argument in CPython 3.11; measured, not assumed). 0 (never
+    sole) where the count is not a proof: a free-threaded build may defer counts."""
+    if not getattr(sys, "_is_gil_enabled", lambda: True)():
+        return 0
+    probe = Variable.__new__(Variable)
+    probe._value = np.empty(1)
+    return _references(probe)
+
+
+_SOLE_REFERENCES = _calibrated_references()
+
+
+def owns_value(variable: Variable) -> bool:
+    """Whether nothing but `variable` references its array, so writing into that array in
+    place is unobservable: no tensor read from it, no view or buffer of it (those hold a
+    reference to it or, for views, to the array owning the data: so the array must own its
+    data), and it is writable. Only a proof while no other thread can take a reference
+    meanwhile: callers check that they are the only thread."""
+    value = variable._value
+    return isinstance(value, np.ndarray) and _references(variable) == _SOLE_REFERENCES + 1 \
+        and value.flags.owndata and value.flags.writeable
+
+
 def _dtype_error(variable: Variable, value: TensorLike, op_name: str) -> Exception:
     return InvalidArgumentError(
         f"Cannot update variable with shape {variable.shape} and dtype "
         f"{variable.dtype.name} using a value of dtype {value.dtype.name} [Op:{op_name}]")
 
 
-__all__ = ["Variable", "hooks", "update_lock"]
+__all__ = ["Variable", "hooks", "update_lock", "owns_value"]

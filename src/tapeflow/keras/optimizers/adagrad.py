@@ -7,8 +7,10 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from tapeflow.framework.variables import Variable
+from tapeflow.keras.optimizers.fused import python_scalar
 from tapeflow.keras.optimizers.optimizer import Optimizer
 from tapeflow.ops import math_ops
+from tapeflow.ops.optimizer_ops import APPLY_ADAGRAD
 
 
 class Adagrad(Optimizer):
@@ -38,6 +40,15 @@ class Adagrad(Optimizer):
         accumulator = self._accumulators[self._get_variable_index(variable)]
         accumulator.assign_add(squared)
         variable.assign_sub(lr * gradient / math_ops.sqrt(accumulator + self.epsilon))
+
+    def _fused_update(self) -> tuple:
+        return APPLY_ADAGRAD, {}
+
+    def _fused_slots(self, index: int) -> tuple:
+        return (self._accumulators[index],)
+
+    def _fused_scalars(self, dtype: Any, learning_rate: Any) -> tuple:
+        return math_ops.cast(learning_rate, dtype), python_scalar(self.epsilon, dtype)
 
     def get_config(self) -> dict:
         return {**super().get_config(),

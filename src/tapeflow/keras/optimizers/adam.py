@@ -9,9 +9,15 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
+import numpy as np
+
+from tapeflow.framework.context import context, run_kernel
+from tapeflow.framework.tensor import Tensor, wrap
 from tapeflow.framework.variables import Variable
+from tapeflow.keras.optimizers.fused import python_scalar
 from tapeflow.keras.optimizers.optimizer import Optimizer
 from tapeflow.ops import math_ops
+from tapeflow.ops.optimizer_ops import APPLY_ADAM
 
 
 class Adam(Optimizer):
@@ -41,14 +47,10 @@ class Adam(Optimizer):
             self._velocity_hats = self.add_optimizer_variables(var_list, "velocity_hat")
 
     def update_step(self, gradient: Any, variable: Variable, learning_rate: Any) -> None:
-        dtype = variable.dtype
         lr, gradient, squared = self._step_inputs(gradient, variable, learning_rate)
-        local_step = math_ops.cast(self.iterations + 1, dtype)
-        beta_1_power = math_ops.pow(math_ops.cast(self.beta_1, dtype), local_step)
-        beta_2_power = math_ops.pow(math_ops.cast(self.beta_2, dtype), local_step)
         index = self._get_variable_index(variable)
         m, v = self._momentums[index], self._velocities[index]
-        alpha = lr * math_ops.sqrt(1 - beta_2_power) / (1 - beta_1_power)
+        alpha = self._alpha(lr, variable.dtype)
         m.assign_add((gradient - m) * (1 - self.beta_1))
         v.assign_add((squared - v) * (1 - self.beta_2))
         if self.amsgrad:
@@ -56,6 +58,44 @@ class Adam(Optimizer):
             v_hat.assign(math_ops.maximum(v_hat, v))
             v = v_hat
         variable.assign_sub((m * alpha) / (math_ops.sqrt(v) + self.epsilon))
+
+    def _alpha(self, lr: Any, dtype: Any) -> Any:
+        """lr * sqrt(1 - beta_2**t) / (1 - beta_1**t), t = iterations + 1, in `dtype`."""
+        local_step = math_ops.cast(self.iterations + 1, dtype)
+        beta_1_power = math_ops.pow(math_ops.cast(self.beta_1, dtype), local_step)
+        beta_2_power = math_ops.pow(math_ops.cast(self.beta_2, dtype), local_step)
+        return lr * math_ops.sqrt(1 - beta_2_power) / (1 - beta_1_power)
+
+    def _eager_alpha(self, lr: np.ndarray, dtype: np.dtype) -> Optional[Tensor]:
+        """`_alpha` as the same NumPy ufuncs on the same 0-d values, without the ops'
+        dispatch (once per step eagerly), for Python-float betas; else None."""
+        if type(self.beta_1) is not float or type(self.beta_2) is not float:
+            return None
+        local_step = np.add(self._iterations._value, np.int64(1)).astype(dtype)
+        one = np.array(1, dtype)
+        # cast(beta, dtype) converts the Python float to a float32 tensor first.
+        beta_1_power = np.power(np.array(self.beta_1, np.float32).astype(dtype), local_step)
+        beta_2_power = np.power(np.array(self.beta_2, np.float32).astype(dtype), local_step)
+        alpha = np.true_divide(np.multiply(lr, np.sqrt(np.subtract(one, beta_2_power))),
+                               np.subtract(one, beta_1_power))
+        return wrap(np.asarray(alpha))
+
+    def _fused_update(self) -> tuple:
+        return APPLY_ADAM, ({"amsgrad": True} if self.amsgrad else {})
+
+    def _fused_slots(self, index: int) -> tuple:
+        slots = (self._momentums[index], self._velocities[index])
+        return slots + (self._velocity_hats[index],) if self.amsgrad else slots
+
+    def _fused_scalars(self, dtype: Any, learning_rate: Any) -> tuple:
+        lr = math_ops.cast(learning_rate, dtype)
+        alpha = None
+        if context.state.graph is None:
+            alpha = run_kernel(self._eager_alpha, lr._value, dtype.as_numpy_dtype)
+        if alpha is None:
+            alpha = self._alpha(lr, dtype)
+        return (alpha, python_scalar(1 - self.beta_1, dtype),
+                python_scalar(1 - self.beta_2, dtype), python_scalar(self.epsilon, dtype))
 
     def get_config(self) -> dict:
         return {**super().get_config(), "beta_1": self.beta_1, "beta_2": self.beta_2,

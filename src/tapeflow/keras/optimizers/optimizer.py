@@ -23,6 +23,7 @@ from tapeflow.framework.tensor_conversion import convert_to_tensor
 from tapeflow.framework.variables import Variable
 from tapeflow.ops import array_ops, math_ops, reduce_ops
 from tapeflow.keras.backend import auto_name
+from tapeflow.keras.optimizers.fused import apply_fused
 from tapeflow.keras.optimizers.schedules import LearningRateSchedule
 
 def _variable_label(variable: Any) -> str:
@@ -238,8 +239,10 @@ class Optimizer:
         grads = self._clip_gradients(grads)
         self._apply_weight_decay(trainable_variables)
         learning_rate = self.learning_rate
-        for grad, variable in zip(grads, trainable_variables):
-            self.update_step(grad, variable, learning_rate)
+        if not (self._fused_updates and
+                apply_fused(self, grads, trainable_variables, learning_rate)):
+            for grad, variable in zip(grads, trainable_variables):
+                self.update_step(grad, variable, learning_rate)
         for variable in trainable_variables:
             if getattr(variable, "constraint", None) is not None:
                 variable.assign(variable.constraint(variable))
@@ -313,6 +316,24 @@ class Optimizer:
 
     def update_step(self, gradient: Tensor, variable: Variable, learning_rate: Any) -> None:
         """Updates one variable from its gradient; subclasses implement it."""
+        raise NotImplementedError
+
+    # -- the fused path (see fused.py) ------------------------------------------------------
+    # False on an instance: every step op by op, as `update_step` (the reference path).
+    _fused_updates = True
+
+    def _fused_update(self) -> Optional[tuple]:
+        """`(primitive, attrs)` of this optimizer's fused update step (ops/optimizer_ops.py),
+        or None: it has none, or its configuration is not covered."""
+        return None
+
+    def _fused_slots(self, index: int) -> tuple:
+        """The slots of variable `index`, in the order the fused kernel takes them."""
+        return ()
+
+    def _fused_scalars(self, dtype: Any, learning_rate: Any) -> tuple:
+        """The step's scalars in `dtype`, for the fused kernel: the same values (the same
+        ops) as `update_step` computes for each variable."""
         raise NotImplementedError
 
     @staticmethod

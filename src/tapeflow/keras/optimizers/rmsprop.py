@@ -9,8 +9,10 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from tapeflow.framework.variables import Variable
+from tapeflow.keras.optimizers.fused import python_scalar
 from tapeflow.keras.optimizers.optimizer import Optimizer
 from tapeflow.ops import math_ops
+from tapeflow.ops.optimizer_ops import APPLY_RMSPROP
 
 
 class RMSprop(Optimizer):
@@ -61,6 +63,20 @@ class RMSprop(Optimizer):
             variable.assign_sub(momentum)
         else:
             variable.assign_sub(increment)
+
+    def _fused_update(self) -> tuple:
+        return APPLY_RMSPROP, {"momentum": self.momentum > 0, "centered": bool(self.centered)}
+
+    def _fused_slots(self, index: int) -> tuple:
+        slots = (self._velocities[index],)
+        if self.momentum > 0:
+            slots += (self._momentums[index],)
+        return slots + (self._average_gradients[index],) if self.centered else slots
+
+    def _fused_scalars(self, dtype: Any, learning_rate: Any) -> tuple:
+        return (math_ops.cast(learning_rate, dtype), python_scalar(self.rho, dtype),
+                python_scalar(1 - self.rho, dtype), python_scalar(self.momentum, dtype),
+                python_scalar(self.epsilon, dtype))
 
     def get_config(self) -> dict:
         return {**super().get_config(), "rho": self.rho, "momentum": self.momentum,

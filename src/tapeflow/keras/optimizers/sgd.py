@@ -13,6 +13,7 @@ from tapeflow.ops.indexed_slices_ops import densify
 from tapeflow.framework.variables import Variable
 from tapeflow.keras.optimizers.optimizer import Optimizer
 from tapeflow.ops import math_ops
+from tapeflow.ops.optimizer_ops import APPLY_SGD
 
 
 class SGD(Optimizer):
@@ -52,6 +53,17 @@ class SGD(Optimizer):
             variable.assign_add(m * momentum - gradient * lr)
         else:
             variable.assign_add(m)
+
+    def _fused_update(self) -> tuple:
+        if self.momentum == 0:
+            return APPLY_SGD, {}
+        return APPLY_SGD, {"momentum": True, "nesterov": bool(self.nesterov)}
+
+    def _fused_slots(self, index: int) -> tuple:
+        return () if self.momentum == 0 else (self.momentums[index],)
+
+    def _fused_scalars(self, dtype: Any, learning_rate: Any) -> tuple:
+        return math_ops.cast(learning_rate, dtype), math_ops.cast(self.momentum, dtype)
 
     def get_config(self) -> dict:
         return {**super().get_config(), "momentum": self.momentum, "nesterov": self.nesterov}

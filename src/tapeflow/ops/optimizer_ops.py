@@ -1,0 +1,176 @@
+"""Fused optimizer updates: one kernel per variable for Keras's Adam, SGD, RMSprop, Adagrad.
+
+Each kernel runs the same float operations as the optimizer's op-by-op `update_step`, in the
+same order and dtype, with NumPy ufuncs, so its results are bitwise equal to it: only the
+per-op dispatch and most temporaries go. A kernel takes the variable's value and its slots'
+values (the state), the gradient and the step's scalars, and returns the new state; with
+`out` (one array or None per state value) it writes each new value into the given array,
+which the caller has proven nothing else can see (`Variable._owns_value`). As primitives
+(`ApplyAdam`...), `tf.function` records one node per variable, its kernel writing fresh arrays.
+
+Scalars are 0-d arrays of the variable's dtype: Adam (alpha, 1 - beta_1, 1 - beta_2, epsilon),
+SGD (lr, momentum), RMSprop (lr, rho, 1 - rho, momentum, epsilon), Adagrad (lr, epsilon).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional, Sequence
+
+import numpy as np
+
+from tapeflow.autodiff.core import Primitive
+
+Out = Optional[Sequence[Optional[np.ndarray]]]
+
+
+def _outs(out: Out, n: int) -> Sequence[Optional[np.ndarray]]:
+    return (None,) * n if out is None else out
+
+
+def adam(var: np.ndarray, m: np.ndarray, v: np.ndarray, *rest: Any, amsgrad: bool = False,
+         out: Out = None) -> tuple:
+    """Keras Adam: m += (g - m) * (1 - b1); v += (g**2 - v) * (1 - b2) (amsgrad: v_hat =
+    max(v_hat, v)); var -= (m * alpha) / (sqrt(v) + eps). `rest` is ([v_hat,] g, alpha,
+    1 - b1, 1 - b2, eps); returns (var, m, v[, v_hat])."""
+    if out is None and not amsgrad:
+        return _adam_fresh(var, m, v, *rest)
+    v_hat, rest = (rest[0], rest[1:]) if amsgrad else (None, rest)
+    g, alpha, c1, c2, eps = rest
+    o_var, o_m, o_v, o_hat = (out if amsgrad else (*out, None)) if out else (None,) * 4
+    # Four arrays at most: a new m or v goes into its temporary unless written in place,
+    # and a temporary freed that way holds the variable's step.
+    t = np.subtract(g, m)
+    np.multiply(t, c1, t)
+    m = np.add(m, t, t if o_m is None else o_m)
+    s = np.square(g)
+    np.subtract(s, v, s)
+    np.multiply(s, c2, s)
+    v = np.add(v, s, s if o_v is None else o_v)
+    if amsgrad:
+        v_hat = np.maximum(v_hat, v, out=o_hat)
+    step = np.multiply(m, alpha, None if t is m else t)
+    d = np.sqrt(v_hat if amsgrad else v, None if s is v else s)
+    np.add(d, eps, d)
+    np.true_divide(step, d, step)
+    var = np.subtract(var, step, step if o_var is None else o_var)
+    return (var, m, v, v_hat) if amsgrad else (var, m, v)
+
+
+def _adam_fresh(var: np.ndarray, m: np.ndarray, v: np.ndarray, g: np.ndarray, alpha: Any,
+                c1: Any, c2: Any, eps: Any, subtract: Any = np.subtract,
+                multiply: Any = np.multiply, add: Any = np.add) -> tuple:
+    # `adam` into fresh arrays, its operations written out (the traced step's kernel).
+    t = subtract(g, m)
+    multiply(t, c1, t)
+    m = add(m, t, t)
+    s = np.square(g)
+    subtract(s, v, s)
+    multiply(s, c2, s)
+    v = add(v, s, s)
+    step = multiply(m, alpha)
+    d = np.sqrt(v)
+    add(d, eps, d)
+    np.true_divide(step, d, step)
+    return subtract(var, step, step), m, v
+
+
+def sgd(var: np.ndarray, *rest: Any, momentum: bool = False, nesterov: bool = False,
+        out: Out = None) -> tuple:
+    """Keras SGD: var -= g * lr; with momentum m = m * momentum - g * lr, then var += m
+    (nesterov: var += m * momentum - g * lr). `rest` is ([m,] g, lr, momentum); returns
+    (var[, m])."""
+    if not momentum:
+        g, lr, _ = rest
+        o_var, = _outs(out, 1)
+        return (np.subtract(var, np.multiply(g, lr), o_var),)
+    m, g, lr, mu = rest
+    o_var, o_m = _outs(out, 2)
+    step = np.multiply(g, lr)
+    t = np.multiply(m, mu)
+    m = np.subtract(t, step, o_m)
+    if nesterov:
+        np.multiply(m, mu, t)
+        np.subtract(t, step, t)
+        return np.add(var, t, o_var), m
+    return np.add(var, m, o_var), m
+
+
+def rmsprop(var: np.ndarray, velocity: np.ndarray, *rest: Any, momentum: bool = False,
+            centered: bool = False, out: Out = None) -> tuple:
+    """Keras RMSprop: vel = rho * vel + (1 - rho) * g**2 (centered: avg = rho * avg +
+    (1 - rho) * g, denominator vel - avg**2 + eps, else vel + eps); inc = lr * g /
+    sqrt(denominator); var -= inc, or with momentum mom = momentum * mom + inc, var -= mom.
+    `rest` is ([mom,] [avg,] g, lr, rho, 1 - rho, momentum, eps); returns (var, vel[, mom]
+    [, avg])."""
+    n = 2 + momentum + centered
+    mom = rest[0] if momentum else None
+    avg = rest[n - 3] if centered else None
+    g, lr, rho, one_minus_rho, mu, eps = rest[n - 2:]
+    outs = _outs(out, n)
+    o_var, o_vel = outs[0], outs[1]
+    t = np.multiply(rho, velocity)
+    s = np.square(g)
+    np.multiply(one_minus_rho, s, s)
+    velocity = np.add(t, s, o_vel)
+    if centered:
+        np.multiply(rho, avg, t)
+        np.multiply(one_minus_rho, g, s)
+        avg = np.add(t, s, outs[n - 1])
+        np.square(avg, s)
+        np.subtract(velocity, s, s)
+        np.add(s, eps, s)
+    else:
+        np.add(velocity, eps, s)
+    np.sqrt(s, s)
+    np.multiply(lr, g, t)
+    np.true_divide(t, s, t)
+    new = (velocity,)
+    if momentum:
+        np.multiply(mu, mom, s)
+        mom = np.add(s, t, outs[2])
+        t = mom
+        new += (mom,)
+    if centered:
+        new += (avg,)
+    return (np.subtract(var, t, o_var),) + new
+
+
+def adagrad(var: np.ndarray, accumulator: np.ndarray, g: np.ndarray, lr: Any, eps: Any,
+            out: Out = None) -> tuple:
+    """Keras Adagrad: acc += g**2; var -= lr * g / sqrt(acc + eps); returns (var, acc)."""
+    o_var, o_acc = _outs(out, 2)
+    s = np.square(g)
+    accumulator = np.add(accumulator, s, o_acc)
+    np.add(accumulator, eps, s)
+    np.sqrt(s, s)
+    t = np.multiply(lr, g)
+    np.true_divide(t, s, t)
+    return np.subtract(var, t, o_var), accumulator
+
+
+def _state_rule(count: Any) -> Any:
+    """The shape rule of an update: its outputs are shaped and typed as its state inputs."""
+    def rule(*avals: Any, **attrs: Any) -> tuple:
+        return tuple(avals[:count(**attrs)])
+    return rule
+
+
+def _update_primitive(name: str, kernel: Any, count: Any) -> Primitive:
+    return Primitive(name, kernel, multiple_results=True, differentiable=False,
+                     shape_rule=_state_rule(count), register=True)
+
+
+APPLY_ADAM = _update_primitive("KerasApplyAdam", adam,
+                               lambda amsgrad=False: 4 if amsgrad else 3)
+APPLY_SGD = _update_primitive("KerasApplySGD", sgd,
+                              lambda momentum=False, nesterov=False: 1 + momentum)
+APPLY_RMSPROP = _update_primitive("KerasApplyRMSprop", rmsprop,
+                                  lambda momentum=False, centered=False:
+                                  2 + momentum + centered)
+APPLY_ADAGRAD = _update_primitive("KerasApplyAdagrad", adagrad, lambda: 2)
+
+# The kernel of each primitive, for the eager path (which passes `out`).
+KERNELS = {APPLY_ADAM: adam, APPLY_SGD: sgd, APPLY_RMSPROP: rmsprop, APPLY_ADAGRAD: adagrad}
+
+__all__ = ["adam", "sgd", "rmsprop", "adagrad", "APPLY_ADAM", "APPLY_SGD", "APPLY_RMSPROP",
+           "APPLY_ADAGRAD", "KERNELS"]
