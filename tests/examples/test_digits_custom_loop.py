@@ -1,0 +1,14 @@
+"""examples/digits_custom_loop.py: a GradientTape + tf.function loop learns the digits."""
+
+import pytest
+
+pytest.importorskip("sklearn", reason="the digits examples need scikit-learn (the test extra)")
+
+
+def test_custom_loop_reaches_97_percent(load_example):
+    digits = load_example("digits_custom_loop")
+    accuracy, largest_norm = digits.train(epochs=10, log=lambda *_: None)
+    # 10 of the program's 20 epochs: measured 0.9806 (the full run 0.9944); 0.97 is the
+    # issue's bar and leaves 4 digits of the 360 for seed-to-seed variation.
+    assert accuracy >= 0.97, accuracy
+    assert largest_norm > 1.0  # early gradients exceed clip_norm, so clipping was exercised
