@@ -5,7 +5,7 @@ system builds its step from the same data and initial weights, then the systems 
 interleaved rounds (round 1: A, B, C, ...; round 2: A, B, C, ...), so that the machine's
 drifts hit all alike; the table gives the median over rounds. Then the big step's peak memory
 and each library's import time, in fresh subprocesses. Writes DIR/latest.json, DIR/latest.png
-(where matplotlib imports) and DIR/latest.md (README's Speed section).
+(where matplotlib imports); `--readme` then puts its table into README.md.
 
     python -m benchmarks [--quick] [--only chain,mlp,...] [--systems tapeflow,numpy,...]
                          [--out DIR] [--rounds N]
@@ -16,6 +16,7 @@ and each library's import time, in fresh subprocesses. Writes DIR/latest.json, D
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import json
 import os
 import select
@@ -30,6 +31,7 @@ from benchmarks import workloads as W
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SETUP_TIMEOUT_S = 150      # a first call (trace, compile) that takes longer is skipped
+MEMORY_PARALLEL = 3        # memory runs at once (RSS is theirs alone; time does not count)
 TIME_TIMEOUT_S = 120
 
 
@@ -39,6 +41,20 @@ def child_env() -> dict:
     paths = [os.path.join(ROOT, "src"), ROOT] + env.get("PYTHONPATH", "").split(os.pathsep)
     env["PYTHONPATH"] = os.pathsep.join(p for p in paths if p)
     return env
+
+
+def load_avg() -> list:
+    """The 1-minute load average (other jobs on a shared machine show here), or []."""
+    try:
+        return [round(os.getloadavg()[0], 2)]
+    except OSError:
+        return []
+
+
+def progress(text: str) -> None:
+    """A line that the next overwrites, on a terminal only."""
+    if sys.stdout.isatty():
+        print(text, end="\r", flush=True)
 
 
 class WorkerProcess:
@@ -101,8 +117,9 @@ class Run:
     def __init__(self, args: argparse.Namespace) -> None:
         self.args = args
         self.logdir = tempfile.mkdtemp(prefix="benchmarks-")
-        self.systems = [s for s in systems.SYSTEMS
-                        if not args.systems or s.id in args.systems or s.group in args.systems]
+        self.systems = [s for s in systems.SYSTEMS if s.id in args.systems
+                        or s.group in args.systems
+                        or ("all" in args.systems and s.group not in systems.OPT_IN)]
         self.workers: dict = {}
         self.versions: dict = {}
         self.missing: dict = {}
@@ -114,6 +131,9 @@ class Run:
 
     def start_workers(self) -> None:
         """Starts every group's worker at once (imports overlap), then collects hellos."""
+        for group, why in systems.OPT_IN.items():
+            if group not in (s.group for s in self.systems):
+                self.note(why)
         groups = dict.fromkeys(s.group for s in self.systems)
         pending = {g: WorkerProcess(g, self.logdir) for g in groups}
         for group, worker in pending.items():
@@ -147,10 +167,10 @@ class Run:
             worker = self.worker(s.group)
             if worker is None:
                 continue
-            print(f"  {s.name:24s} setting up", end="\r", flush=True)
+            progress(f"  {s.name:24s} setting up")
             reply = worker.request(SETUP_TIMEOUT_S, cmd="setup", workload=workload.name,
                                    mode=s.mode, warm_s=self.args.sample_s)
-            print(" " * 40, end="\r")
+            progress(" " * 40)
             if reply.get("unsupported"):
                 skipped[s.id] = "not available"
             elif not reply["ok"]:
@@ -167,6 +187,7 @@ class Run:
         for _ in range(self.args.rounds):
             for s in list(cells):
                 entry = results[s.id]
+                time.sleep(self.args.settle_s)   # the last worker's BLAS threads stop spinning
                 reply = self.workers[s.group].request(
                     TIME_TIMEOUT_S, cmd="time", workload=workload.name, mode=s.mode,
                     number=entry["number"])
@@ -179,6 +200,7 @@ class Run:
                     del results[s.id]
         for s in cells:
             results[s.id]["median_s"] = statistics.median(results[s.id]["samples_s"])
+        self.check_agreement(workload, results)
         for group in dict.fromkeys(s.group for s in cells):
             self.workers[group].request(60, cmd="drop", workload=workload.name)
         entry = {"title": workload.title, "results": results, "skipped": skipped}
@@ -186,22 +208,40 @@ class Run:
         report.print_workload(entry, systems.BY_ID)
         return entry
 
+    def check_agreement(self, workload: W.Workload, results: dict) -> None:
+        """Notes a system whose first result (loss, gradient, Hessian sum) differs from the
+        others' beyond float32 noise: its step is not the same computation."""
+        checks = {sid: r["check"] for sid, r in results.items()}
+        if len(checks) < 2:
+            return
+        middle = statistics.median(checks.values())
+        for sid, value in checks.items():
+            if abs(value - middle) > 1e-3 * max(abs(middle), 1e-6):
+                self.note(f"{systems.BY_ID[sid].name} on {workload.name}: first result "
+                          f"{value:.6g}, the others' median {middle:.6g}")
+
     def memory(self, ran_big: dict) -> dict:
         """Peak RSS growth of the big step, each system in a fresh subprocess."""
         print(W.EXTRA["memory"], flush=True)
-        steps = 2 if self.args.quick else 5
-        results, skipped = {}, {}
-        for s in self.systems:
-            if s.group in self.missing or (ran_big and s.id not in ran_big["results"]):
-                continue
+        steps = 2 if self.args.quick else 3
+        chosen = [s for s in self.systems if s.group not in self.missing
+                  and (not ran_big or s.id in ran_big["results"])]
+
+        def measure(s: systems.System) -> dict:
             try:
                 proc = subprocess.run(
                     [sys.executable, "-m", "benchmarks.worker", s.group, "--memory", s.id,
                      str(steps)], cwd=ROOT, env=child_env(), capture_output=True, text=True,
                     timeout=SETUP_TIMEOUT_S)
-                reply = json.loads(proc.stdout.strip().splitlines()[-1])
+                return json.loads(proc.stdout.strip().splitlines()[-1])
             except (subprocess.TimeoutExpired, IndexError, ValueError) as e:
-                skipped[s.id] = f"{type(e).__name__}"
+                return {"ok": False, "error": type(e).__name__}
+        with concurrent.futures.ThreadPoolExecutor(MEMORY_PARALLEL) as pool:
+            replies = list(pool.map(measure, chosen))
+        results, skipped = {}, {}
+        for s, reply in zip(chosen, replies):
+            if not reply.get("ok"):
+                skipped[s.id] = reply["error"]
                 self.note(f"{s.name}: memory measurement failed ({skipped[s.id]})")
                 continue
             results[s.id] = {"growth_mib": reply["growth_mib"], "setup_mib": reply["setup_mib"]}
@@ -230,7 +270,7 @@ class Run:
         return {"title": W.EXTRA["import"], "results": results}
 
     def execute(self) -> dict:
-        start = time.perf_counter()
+        start, date, load = time.perf_counter(), time.strftime("%Y-%m-%d %H:%M %Z"), load_avg()
         names = self.args.only or [w.name for w in W.WORKLOADS] + list(W.EXTRA)
         self.start_workers()
         timed = {}
@@ -241,7 +281,7 @@ class Run:
         finally:
             for worker in self.workers.values():
                 worker.close()
-        result = {"date": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
+        result = {"date": date,
                   "command": " ".join(["python -m benchmarks"] + sys.argv[1:]),
                   "quick": self.args.quick, "rounds": self.args.rounds,
                   "sample_s": self.args.sample_s,
@@ -256,6 +296,7 @@ class Run:
             result["import"] = self.imports()
         result["notes"] = self.notes
         result["wall_s"] = time.perf_counter() - start
+        result["machine"]["load_average"] = {"start": load, "end": load_avg()}
         return result
 
 
@@ -265,8 +306,9 @@ def parse(argv: list) -> argparse.Namespace:
     p.add_argument("--only", type=lambda v: v.split(","), default=None,
                    help="workloads to run: " + ",".join([w.name for w in W.WORKLOADS]
                                                         + list(W.EXTRA)))
-    p.add_argument("--systems", type=lambda v: v.split(","), default=None,
-                   help="systems or libraries: " + ",".join(s.id for s in systems.SYSTEMS))
+    p.add_argument("--systems", type=lambda v: v.split(","), default=["all"],
+                   help="systems or libraries (default: all but torch_compile): "
+                        + ",".join(s.id for s in systems.SYSTEMS))
     p.add_argument("--out", default=os.path.join(ROOT, "benchmarks", "results"))
     p.add_argument("--rounds", type=int, default=None, help="timing rounds (default 7)")
     p.add_argument("--markdown", action="store_true",
@@ -280,6 +322,8 @@ def parse(argv: list) -> argparse.Namespace:
             p.error(f"unknown workload {name!r}; known: {', '.join(sorted(known))}")
     args.rounds = args.rounds or (3 if args.quick else 7)
     args.sample_s = 0.02 if args.quick else 0.2
+    args.settle_s = 0.01 if args.quick else 0.1   # pause between samples: idle OpenBLAS
+    # threads spin ~0.1 s, which would steal a core from the next system's sample
     return args
 
 
@@ -299,8 +343,6 @@ def main(argv: list) -> None:
     os.makedirs(args.out, exist_ok=True)
     with open(json_path, "w") as f:
         json.dump(result, f, indent=1)
-    with open(os.path.join(args.out, "latest.md"), "w") as f:
-        f.write(report.markdown(result))
     chart = report.chart(result, os.path.join(args.out, "latest.png"))
     report.print_summary(result)
     print(f"wrote {json_path}" + (f", {chart}" if chart else " (no matplotlib: no chart)")

@@ -155,9 +155,9 @@ def jax_build(workload: str, mode: str) -> Optional[Callable]:
         grad, x = wrap(jax.grad(forward)), jnp.float32(d["x"])
         return lambda: grad(x).block_until_ready()
     if workload == "hessian":
-        hess = wrap(jax.hessian(lambda v: jnp.sum(jnp.sin(v) * jnp.sum(v ** 2))))
-        x = jnp.asarray(d["x"])
-        return lambda: hess(x).block_until_ready()
+        hess = jax.hessian(lambda v: jnp.sum(jnp.sin(v) * jnp.sum(v ** 2)))
+        total, x = wrap(lambda v: jnp.sum(hess(v))), jnp.asarray(d["x"])
+        return lambda: total(x).block_until_ready()
     if workload == "mlp":
         def mse(params, x, y):
             return jnp.mean((_jax_dense(jnp, params, x) - y) ** 2)

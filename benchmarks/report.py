@@ -7,6 +7,7 @@ import os
 import platform
 import re
 import sys
+import textwrap
 from typing import Optional
 
 from benchmarks import systems
@@ -80,7 +81,10 @@ def machine(versions: dict) -> dict:
 def machine_line(m: dict) -> str:
     blas = ", ".join(f"{b['internal_api']} {b['version']} ({b['num_threads']} threads)"
                      for b in m["blas"]) or "unknown BLAS"
-    return (f"{m['cpu']}, {m['cores']} cores, {m['platform']}; Python {m['python']}, "
+    load = m.get("load_average", {})
+    busy = (f" (load average {load['start'][0]} at the start, {load['end'][0]} at the end: "
+            "other jobs shared the cores)" if load.get("start") and load.get("end") else "")
+    return (f"{m['cpu']}, {m['cores']} cores, {m['platform']}{busy}; Python {m['python']}, "
             f"NumPy {m['numpy']} with {blas}")
 
 
@@ -98,7 +102,7 @@ def summary_rows(result: dict) -> list:
                      if systems.BY_ID[sid].group in systems.PEER_GROUPS
                      and systems.BY_ID[sid].mode == mode}
             best = min(peers, key=peers.get) if peers else None
-            label = f"{entry['title']}, {'eager' if mode == 'eager' else '`tf.function`'}"
+            label = f"{W.BY_NAME[wname].short}, {'eager' if mode == 'eager' else 'compiled'}"
             rows.append((label, fmt_time(mine), names.get(best, "-"),
                          fmt_time(peers.get(best)),
                          _ratio(mine / peers[best] if mine and best else None),
@@ -106,7 +110,7 @@ def summary_rows(result: dict) -> list:
     big, gemm = result["workloads"].get("big"), result["workloads"].get("gemm")
     if big and gemm and "tapeflow_fn" in big["results"] and "numpy" in gemm["results"]:
         fn, floor = big["results"]["tapeflow_fn"]["median_s"], gemm["results"]["numpy"]["median_s"]
-        rows.append(("big step `tf.function` over the GEMM floor (its 8 matrix products alone)",
+        rows.append(("big step `tf.function` over the GEMM floor",
                      fmt_time(fn), "GEMM floor", fmt_time(floor), _ratio(fn / floor), "-"))
     for key, unit in (("memory", "MiB"), ("import", "s")):
         if key in result:
@@ -121,12 +125,12 @@ def _extra_rows(result: dict, key: str, unit: str, names: dict) -> list:
     if key == "memory":
         peers = [sid for sid in res if systems.BY_ID[sid].group in systems.PEER_GROUPS]
         mine = [sid for sid in res if systems.BY_ID[sid].group == "tapeflow"]
-        label = lambda sid: f"big step peak memory (RSS growth), {names[sid][9:]}"  # noqa: E731
+        label = lambda sid: f"big step peak memory, {names[sid][9:]}"  # noqa: E731
         peer_name = lambda sid: names[sid]  # noqa: E731
     else:
         peers = [g for g in res if g in systems.PEER_GROUPS]
         mine = [g for g in res if g == "tapeflow"]
-        label = lambda g: "`import` time (`python -c \"import X\"`)"  # noqa: E731
+        label = lambda g: "`import` time"  # noqa: E731
         peer_name = lambda g: systems.GROUP_LABEL[g]  # noqa: E731
     best = min(peers, key=value) if peers else None
     floor = res.get("numpy")
@@ -145,6 +149,11 @@ def full_table(result: dict) -> list:
     for entry in result["workloads"].values():
         cells = [fmt_time(entry["results"].get(sid, {}).get("median_s")) for sid in ids]
         lines.append(f"| {entry['title']} | " + " | ".join(cells) + " |")
+    if "import" in result:
+        res = result["import"]["results"]
+        lines.append("| `import` (s) | " + " | ".join(
+            f"{res[g]:.2f}" if (g := systems.BY_ID[sid].group) in res else "-"
+            for sid in ids) + " |")
     if "memory" in result:
         res = result["memory"]["results"]
         lines.append("| big step peak memory (MiB) | " + " | ".join(
@@ -165,11 +174,14 @@ def markdown(result: dict) -> str:
         "TensorFlow programs are tapeflow's, the same code run with `lib = tensorflow` (Keras "
         "models from `tf.keras`); PyTorch uses `torch.optim.Adam`, JAX and autograd Keras's Adam "
         "formula by hand. \"Best peer\" is the fastest of the others in the same mode: eager "
-        "against eager, `tf.function` against `tf.function`, `jax.jit` and `torch.compile`.",
+        "against eager; compiled: tapeflow's `tf.function` against TensorFlow's, `jax.jit` "
+        "and (where run) `torch.compile`. Memory: peak RSS growth over "
+        f"{result.get('memory', {}).get('steps', '-')} big steps after setup, each system in a "
+        "fresh process; `import`: `python -c \"import X\"` wall time, the fastest of 3.",
         "",
         f"Run of {result['date']}{' (--quick)' if result['quick'] else ''} on "
         f"{machine_line(m)}. Peers: {peers or 'none installed'}.", "",
-        "| workload | tapeflow | best peer | | tapeflow / best peer | NumPy by hand |",
+        "| workload | tapeflow | best peer | its time | tapeflow / best peer | NumPy by hand |",
         "| --- | --- | --- | --- | --- | --- |",
     ]
     lines += [f"| {a} | {b} | {c} | {d} | {e} | {f} |" for a, b, c, d, e, f in
@@ -178,13 +190,16 @@ def markdown(result: dict) -> str:
               "(benchmarks/results/latest.png)", "",
               "<details><summary>Every system's median</summary>", "", *full_table(result), "",
               "</details>", "",
+              "Workloads: " + "; ".join(w.title for w in W.WORKLOADS) + ".", "",
               "Not yet measured: " + "; ".join(W.NOT_YET.values()) + ".", "",
+              *(["Notes from the run: " + "; ".join(result["notes"]) + ".", ""]
+                if result["notes"] else []),
               "To reproduce (the `bench` extra installs TensorFlow, PyTorch, JAX, autograd and "
               "matplotlib; a peer that is missing is skipped with a note):", "", "```sh",
               "python -m venv benchenv",
               "benchenv/bin/pip install -e '.[bench]' "
               "--extra-index-url https://download.pytorch.org/whl/cpu",
-              "benchenv/bin/python -m benchmarks            # ~5 min; --quick, --only big,cnn, "
+              "benchenv/bin/python -m benchmarks            # 5-8 min; --quick, --only big,cnn, "
               "--systems tapeflow,torch",
               "benchenv/bin/python -m benchmarks --readme   # this section, from "
               "benchmarks/results/latest.json",
@@ -192,7 +207,14 @@ def markdown(result: dict) -> str:
               "The run writes `benchmarks/results/latest.json` (every sample, the first call's "
               "time, the machine) and `latest.png`. Timings on a shared machine swing; compare "
               "systems within one run, not across runs.", ""]
-    return "\n".join(lines)
+    return "\n".join(_wrap(line) for line in lines)
+
+
+def _wrap(line: str) -> str:
+    """Prose lines wrapped at 95 columns as the README's; tables, code, images kept."""
+    if not line or line.startswith(("|", "!", "<", "```", "benchenv", "python ")):
+        return line
+    return textwrap.fill(line, 95, break_long_words=False, break_on_hyphens=False)
 
 
 def update_readme(path: str, section: str) -> None:
@@ -232,14 +254,15 @@ def chart(result: dict, path: str) -> Optional[str]:
                              squeeze=False)
     ax, width = axes[0][0], 0.85 / max(len(ids), 1)
     entries = list(result["workloads"].items())
-    for j, sid in enumerate(ids):
-        xs, ys = [], []
-        for i, (_, entry) in enumerate(entries):
-            if sid in entry["results"]:
-                xs.append(i + (j - (len(ids) - 1) / 2) * width)
-                ys.append(entry["results"][sid]["median_s"] * 1e3)
-        ax.bar(xs, ys, width, label=result["systems"][sid]["name"], color=colors[sid],
-               edgecolor="black" if sid.startswith("tapeflow") else None)
+    labelled = set()
+    for i, (_, entry) in enumerate(entries):
+        present = [sid for sid in ids if sid in entry["results"]]
+        for j, sid in enumerate(present):      # each group's bars side by side, centred
+            ax.bar(i + (j - (len(present) - 1) / 2) * width,
+                   entry["results"][sid]["median_s"] * 1e3, width, color=colors[sid],
+                   label=None if sid in labelled else result["systems"][sid]["name"],
+                   edgecolor="black" if sid.startswith("tapeflow") else None)
+            labelled.add(sid)
     ax.set_yscale("log")
     ax.set_ylabel("median time per step (ms, log scale)")
     ax.set_xticks(range(len(entries)))
@@ -262,8 +285,9 @@ def chart(result: dict, path: str) -> Optional[str]:
             ax.set_title("import time (s)", fontsize=9)
         ax.bar(range(len(keys)), values, color=[colors[k] for k in keys])
         ax.set_xticks(range(len(keys)))
-        ax.set_xticklabels([result["systems"][k]["name"] for k in keys], rotation=70,
-                           fontsize=7, ha="right")
+        names = [result["systems"][k]["name"] if key == "memory"
+                 else systems.GROUP_LABEL[systems.BY_ID[k].group] for k in keys]
+        ax.set_xticklabels(names, rotation=70, fontsize=7, ha="right")
         ax.grid(axis="y", alpha=0.3)
     fig.tight_layout()
     fig.savefig(path, dpi=110)

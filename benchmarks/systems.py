@@ -35,6 +35,12 @@ SYSTEMS = [
     System("autograd", "autograd", "autograd", "eager"),
 ]
 BY_ID = {s.id: s for s in SYSTEMS}
+# Run only when asked for (--systems ...,torch_compile): on this 2-core CPU, compiling took
+# 24 s for the seed MLP (quiet machine) and had not finished the CNN after ~400 s (loaded
+# machine); the compiled MLP step ran slower than eager (0.93 ms against 0.62 ms), and the
+# 100-op chain did not compile within 150 s.
+OPT_IN = {"torch_compile": "PyTorch torch.compile is not run by default: its CPU compiles take "
+                           "24 s to minutes per model here (add --systems all,torch_compile)"}
 GROUP_MODULE = {"numpy": "numpy", "tapeflow": "tapeflow", "tensorflow": "tensorflow",
                 "torch": "torch", "torch_compile": "torch", "jax": "jax", "autograd": "autograd"}
 GROUP_LABEL = {"numpy": "NumPy", "tapeflow": "tapeflow", "tensorflow": "TensorFlow",

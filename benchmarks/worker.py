@@ -42,7 +42,7 @@ class Worker:
         check = first_value(step())
         first = time.perf_counter() - start
         calls, start = 0, time.perf_counter()
-        while calls < 3 or time.perf_counter() - start < warm_s:
+        while calls < 2 or time.perf_counter() - start < warm_s:
             step()
             calls += 1
         self.steps[workload, mode] = step

@@ -26,17 +26,22 @@ CLASSES = 10
 class Workload:
     """A timed workload. `modes`: "eager" and/or "compiled" (one row of the table each)."""
     name: str
+    short: str
     title: str
     modes: tuple = ("eager", "compiled")
 
 
 WORKLOADS = [
-    Workload("chain", f"chain of {5 * CHAIN_ROUNDS} scalar ops + gradient"),
-    Workload("mlp", "seed MLP step (Dense 10-64-32-1, ReLU, MSE, b=32, Adam)"),
-    Workload("big", "big step (Dense 784-1024-1024-10, softmax CE, b=256, Adam)"),
-    Workload("hessian", f"Hessian of a {HESSIAN_N}-dim function"),
-    Workload("cnn", "small CNN step (Conv32-pool-Conv64-Dense10, 28x28x1, b=64, Adam)"),
-    Workload("gemm", "GEMM floor: the big step's 8 matrix products alone (NumPy)", ("floor",)),
+    Workload("chain", f"chain of {5 * CHAIN_ROUNDS} scalar ops",
+             f"chain of {5 * CHAIN_ROUNDS} scalar ops + gradient"),
+    Workload("mlp", "seed MLP step",
+             "seed MLP step (Dense 10-64-32-1, ReLU, MSE, b=32, Adam)"),
+    Workload("big", "big step", "big step (Dense 784-1024-1024-10, softmax CE, b=256, Adam)"),
+    Workload("hessian", "Hessian", f"Hessian of sum(sin(x)*sum(x**2)), x of {HESSIAN_N} values"),
+    Workload("cnn", "small CNN step",
+             "small CNN step (Conv32-pool-Conv64-Dense10, 28x28x1, b=64, Adam)"),
+    Workload("gemm", "GEMM floor", "GEMM floor: the big step's 8 matrix products alone (NumPy)",
+             ("floor",)),
 ]
 BY_NAME = {w.name: w for w in WORKLOADS}
 EXTRA = {   # measured differently: peak memory and import time, in fresh subprocesses
