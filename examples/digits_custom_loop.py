@@ -37,7 +37,7 @@ def load_data(seed=0):
 def train(epochs=20, batch_size=32, clip_norm=1.0, seed=0, log=print):
     """Trains a 64-128-10 network; returns (test accuracy, largest gradient norm seen)."""
     x_train, y_train, x_test, y_test = load_data(seed)
-    tf.random.set_seed(seed)
+    keras.utils.set_random_seed(seed)  # Keras 3 initializers ignore tf.random.set_seed
     model = keras.Sequential([
         keras.Input(shape=(64,)),
         keras.layers.Dense(128, activation="relu"),
