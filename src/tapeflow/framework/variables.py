@@ -236,7 +236,8 @@ def owns_value(variable: Variable) -> bool:
     data), and it is writable. Only a proof while no other thread can take a reference
     meanwhile: callers check that they are the only thread."""
     value = variable._value
-    return isinstance(value, np.ndarray) and _references(variable) == _SOLE_REFERENCES + 1 \
+    return isinstance(value, np.ndarray) and _SOLE_REFERENCES > 0 and \
+        _references(variable) == _SOLE_REFERENCES + 1 \
         and value.flags.owndata and value.flags.writeable
 
 
