@@ -8,7 +8,7 @@ float64 gives about 1e-13). Then a Monte Carlo arithmetic-average Asian call: pa
 and vega (the tape differentiates through every simulated path) with their standard errors,
 beside central finite differences on the same random numbers.
 
-Run: `python examples/black_scholes_greeks.py` (about 2 s). The last line is the largest
+Run: `python examples/black_scholes_greeks.py` (under 10 s). The last line is the largest
 relative error of any Greek over the batch.
 """
 

@@ -11,8 +11,8 @@ are `-tape.gradient(E, x)`. The program
 3. runs 500 steps of velocity-Verlet dynamics (dt = 0.002) at a low temperature inside a
    `tf.function`, printing the total energy's drift, which a wrong force would make large.
 
-Run: `python examples/molecular_forces.py` (about 10 s). The last line is the relaxed energy
-beside the known minimum, and the largest force error against the analytic force.
+Run: `python examples/molecular_forces.py` (a few seconds). The last line is the relaxed
+energy beside the known minimum, and the largest force error against the analytic force.
 """
 
 import itertools

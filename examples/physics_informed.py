@@ -7,8 +7,8 @@ squared ODE residual u'' + pi^2 sin(pi x) at 64 collocation points. u'' comes fr
 `GradientTape`s around the network, and a third (outer) tape takes the loss's gradient with
 respect to the weights, all inside one `tf.function` training step run by Adam.
 
-Run: `python examples/physics_informed.py` (about 20 s). It prints the residual loss falling;
-the last line is the maximum error against sin(pi x) on a fine grid.
+Run: `python examples/physics_informed.py` (a few seconds). It prints the residual loss
+falling; the last line is the maximum error against sin(pi x) on a fine grid.
 """
 
 import math

@@ -7,8 +7,9 @@ respect to the launch angle and speed drives plain gradient descent until the sh
 the target (100 m away, 10 m up, after 4 s). The answer is checked against a shooting-method
 solution of the same problem with SciPy (`solve_ivp` at tight tolerances inside `fsolve`).
 
-Run: `python examples/projectile.py` (about 10 s). It prints the miss distance falling, then
-the launch parameters beside SciPy's; the last line is their difference.
+Run: `python examples/projectile.py` (about 10 s: 80 gradient steps). It prints the miss
+distance falling, then the launch parameters beside SciPy's; the last line is their
+difference.
 """
 
 import math

@@ -135,7 +135,8 @@ def main() -> None:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
         plt.plot(returns, ".", alpha=0.3, label="episode return")
-        plt.plot(np.convolve(returns, np.ones(100) / 100, mode="valid"), label="100-episode mean")
+        means = np.convolve(returns, np.ones(100) / 100, mode="valid")  # episodes 100, 101...
+        plt.plot(np.arange(99, len(returns)), means, label="mean of the last 100")
         plt.xlabel("episode")
         plt.legend()
         plt.savefig("reinforce_cartpole.png", dpi=100)

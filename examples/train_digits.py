@@ -1,9 +1,9 @@
 """Train a small classifier on scikit-learn's bundled 8x8 handwritten digits with `fit`.
 
 Needs the optional extra: `pip install scikit-learn` (tapeflow itself does not depend on it).
-Run: `PYTHONPATH=src python3 examples/train_digits.py`. It prints Keras-style progress, then
-the test accuracy and the training time; it reaches about 98% test accuracy (0.9833 on the
-360 held-out digits) in under two seconds on one CPU core.
+Run: `python examples/train_digits.py`. It prints Keras-style progress, then
+the test accuracy and the training time; it reaches 98.33% test accuracy on the 360
+held-out digits (seeded, every run) in under two seconds on one CPU core.
 """
 
 import sys
