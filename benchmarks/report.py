@@ -197,7 +197,7 @@ def markdown(result: dict) -> str:
               "To reproduce (the `bench` extra installs TensorFlow, PyTorch, JAX, autograd and "
               "matplotlib; a peer that is missing is skipped with a note):", "", "```sh",
               "python -m venv benchenv",
-              "benchenv/bin/pip install -e '.[bench]' "
+              "benchenv/bin/pip install '.[bench]' "
               "--extra-index-url https://download.pytorch.org/whl/cpu",
               "benchenv/bin/python -m benchmarks            # 5-8 min; --quick, --only big,cnn, "
               "--systems tapeflow,torch",
@@ -206,7 +206,8 @@ def markdown(result: dict) -> str:
               "```", "",
               "The run writes `benchmarks/results/latest.json` (every sample, the first call's "
               "time, the machine) and `latest.png`. Timings on a shared machine swing; compare "
-              "systems within one run, not across runs.", ""]
+              "systems within one run, not across runs. How the suite measures, and where its "
+              "code is: [docs/benchmarks.md](docs/benchmarks.md).", ""]
     return "\n".join(_wrap(line) for line in lines)
 
 
@@ -266,8 +267,7 @@ def chart(result: dict, path: str) -> Optional[str]:
     ax.set_yscale("log")
     ax.set_ylabel("median time per step (ms, log scale)")
     ax.set_xticks(range(len(entries)))
-    ax.set_xticklabels([re.sub(r" \(.*", "", e["title"]).replace(": ", "\n")
-                        for _, e in entries], fontsize=8)
+    ax.set_xticklabels([W.BY_NAME[name].short for name, _ in entries], fontsize=8)
     ax.set_title(f"python -m benchmarks, {result['date']}: {result['machine']['cpu']}, "
                  f"{result['machine']['cores']} cores", fontsize=9)
     ax.grid(axis="y", which="both", alpha=0.3)
