@@ -17,12 +17,13 @@ def plain(monkeypatch):
 
 
 def _mlp_training(optimizer: str, compiled: bool, steps: int = 3) -> list:
-    """Dense 6-16-16-4, ReLU, sparse softmax cross-entropy from logits, a few steps: the
-    weights after them and the losses."""
+    """Dense 6-256-256-4 on a batch of 64 (hidden results of 16384 elements: large enough
+    to be written in place), ReLU, sparse softmax cross-entropy from logits, a few steps:
+    the losses and the weights after them."""
     tf.keras.utils.set_random_seed(1)
     model = tf.keras.Sequential([tf.keras.Input((6,)),
-                                 tf.keras.layers.Dense(16, activation="relu"),
-                                 tf.keras.layers.Dense(16, activation="relu"),
+                                 tf.keras.layers.Dense(256, activation="relu"),
+                                 tf.keras.layers.Dense(256, activation="relu"),
                                  tf.keras.layers.Dense(4)])
     opt = tf.keras.optimizers.Adam(0.01) if optimizer == "adam" else \
         tf.keras.optimizers.SGD(0.1)
@@ -38,8 +39,8 @@ def _mlp_training(optimizer: str, compiled: bool, steps: int = 3) -> list:
     if compiled:
         step = tf.function(step)
     rng = np.random.default_rng(0)
-    x = tf.constant(rng.normal(size=(8, 6)).astype(np.float32))
-    y = tf.constant(rng.integers(0, 4, 8).astype(np.int32))
+    x = tf.constant(rng.normal(size=(64, 6)).astype(np.float32))
+    y = tf.constant(rng.integers(0, 4, 64).astype(np.int32))
     losses = [step(x, y).numpy() for _ in range(steps)]
     return losses + [v.numpy() for v in model.trainable_variables]
 
@@ -58,8 +59,10 @@ def test_training_step_equals_plain_path_bitwise(optimizer, compiled, monkeypatc
 
 
 def test_dense_relu_step_writes_into_matmul_results():
-    w = tf.Variable(np.ones((3, 4), np.float32))
-    b = tf.Variable(np.ones(4, np.float32))
+    rng = np.random.default_rng(2)
+    x_np = rng.integers(-3, 4, (128, 3)).astype(np.float32)
+    w_np = rng.integers(-3, 4, (3, 128)).astype(np.float32)
+    w, b = tf.Variable(w_np), tf.Variable(np.ones(128, np.float32))
 
     @tf.function
     def f(x):
@@ -67,20 +70,22 @@ def test_dense_relu_step_writes_into_matmul_results():
             loss = tf.reduce_sum(tf.nn.relu(tf.matmul(x, w) + b))
         return tape.gradient(loss, [w, b])
 
-    x = tf.constant(np.arange(6, dtype=np.float32).reshape(2, 3) - 2)
-    grads = f(x)
+    x = tf.constant(x_np)
+    dw, db = (g.numpy() for g in f(x))
     source = f.get_concrete_function(x).lowered_source()
     product = next(line for line in source.splitlines() if "np.dot(" in line)
     name = product.split("=")[0].strip()
     assert f", out={name})" in source   # the bias add overwrites the product
-    assert source.count("out=") >= 2   # and ReLU overwrites the sum
-    # x @ w + 1 = [[-2, -2, -2, -2], [7, 7, 7, 7]]: only the second row passes ReLU
-    np.testing.assert_array_equal(grads[0].numpy(), np.repeat([[1.], [2.], [3.]], 4, axis=1))
-    np.testing.assert_array_equal(grads[1].numpy(), np.ones(4, np.float32))
+    assert source.count("out=") >= 3   # ReLU the sum, ReluGrad its cotangent
+    mask = (x_np @ w_np + 1 > 0).astype(np.float32)   # small integers: exact
+    np.testing.assert_array_equal(dw, x_np.T @ mask)
+    np.testing.assert_array_equal(db, mask.sum(0))
 
 
 def test_a_result_used_again_is_not_overwritten():
-    w = tf.constant(np.full((2, 2), 2.0, np.float32))
+    rng = np.random.default_rng(3)
+    x_np = rng.integers(-3, 4, (128, 128)).astype(np.float32)
+    w = tf.constant(np.full((128, 128), 2.0, np.float32))
 
     @tf.function
     def f(x):
@@ -88,12 +93,12 @@ def test_a_result_used_again_is_not_overwritten():
         z = h + 1.0                 # read by relu and returned
         return h, z, tf.nn.relu(z), tf.nn.relu(h * -1.0)
 
-    x = tf.constant([[1.0, -2.0], [0.5, 0.25]])
-    h, z, r, s = (t.numpy() for t in f(x))
-    np.testing.assert_array_equal(h, [[-2., -2.], [1.5, 1.5]])
-    np.testing.assert_array_equal(z, [[-1., -1.], [2.5, 2.5]])
-    np.testing.assert_array_equal(r, [[0., 0.], [2.5, 2.5]])
-    np.testing.assert_array_equal(s, [[2., 2.], [0., 0.]])
+    h, z, r, s = (t.numpy() for t in f(tf.constant(x_np)))
+    expected = x_np @ np.full((128, 128), 2.0, np.float32)   # small integers: exact
+    np.testing.assert_array_equal(h, expected)
+    np.testing.assert_array_equal(z, expected + 1)
+    np.testing.assert_array_equal(r, np.maximum(expected + 1, 0))
+    np.testing.assert_array_equal(s, np.maximum(-expected, 0))
 
 
 _EDGES = np.array([-0.0, 0.0, np.nan, -np.inf, np.inf, -1.5, 2.5, 3e38, -3e38], np.float32)
@@ -135,11 +140,12 @@ def test_relu_of_growing_and_integer_inputs():
 
 
 def test_check_numerics_still_names_the_op_after_in_place_writes():
-    w = tf.constant([[1e38, 1.0]], tf.float32)
+    w = tf.constant(np.full((1, 16384), 1e38, np.float32))
+    bias = tf.constant(np.r_[3e38, np.zeros(16383)].astype(np.float32))
 
     @tf.function
     def f(x):   # the product is finite, the bias add overflows (and is written in place)
-        return tf.nn.relu(tf.matmul(x, w) + tf.constant([3e38, 0.0]))
+        return tf.nn.relu(tf.matmul(x, w) + bias)
 
     tf.debugging.enable_check_numerics()
     try:
@@ -154,6 +160,6 @@ def test_plain_path_has_no_in_place_writes(plain):
     def f(x):
         return tf.nn.relu(tf.matmul(x, x) + 1.0)
 
-    x = tf.constant(np.eye(2, dtype=np.float32))
-    np.testing.assert_array_equal(f(x).numpy(), [[2., 1.], [1., 2.]])
+    x = tf.constant(np.eye(128, dtype=np.float32))
+    np.testing.assert_array_equal(f(x).numpy(), np.eye(128) + 1)
     assert "out=" not in f.get_concrete_function(x).lowered_source()

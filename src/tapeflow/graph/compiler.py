@@ -42,21 +42,32 @@ def kernel_of(prim: Any) -> Callable:
 REUSE_BUFFERS = True
 
 
+# Elements from which a kernel call writing into a dying buffer beats the inlined NumPy
+# expression that allocates (an `out=` keyword and a Python call cost more than small arrays).
+_INPLACE_MIN_SIZE = 16384
+
+
 def _fresh_result(kernel: Any, attrs: dict) -> bool:
     """Whether the kernel always returns a new array, never a view of an input: plain ufuncs,
-    and kernels marked `fresh_result` (matrix products, ReLU)."""
+    and kernels marked `fresh_result` (matrix products, casts, ReLU)."""
     if isinstance(kernel, np.ufunc):
         return not attrs and kernel.nout == 1
     return getattr(kernel, "fresh_result", False)
 
 
+def _reusable(kernel: Any, example: Any) -> bool:
+    """Whether a later op may overwrite this fresh result: a ufunc's, or a large one."""
+    return isinstance(kernel, np.ufunc) or np.size(example) >= _INPLACE_MIN_SIZE
+
+
 def _writes_out(kernel: Any, attrs: dict, example: Any) -> bool:
-    """Whether the kernel can write its (array) result into a given buffer (`out=`)."""
+    """Whether the kernel can write its (array) result into a given buffer (`out=`): a
+    ufunc, or a kernel marked `takes_out` for a large result."""
     if not isinstance(example, np.ndarray) or example.ndim == 0:
         return False
     if isinstance(kernel, np.ufunc):
         return not attrs and kernel.nout == 1
-    return getattr(kernel, "takes_out", False)
+    return getattr(kernel, "takes_out", False) and example.size >= _INPLACE_MIN_SIZE
 
 
 class Program:
@@ -106,9 +117,11 @@ class Program:
                     not _fresh_result(kernel_of(node.op), node.attrs):
                 continue
             out = node.outputs[0]
-            owned.add(out)   # a matrix product's result too: the next op may overwrite it
             example = values[out].example
-            if not _writes_out(kernel_of(node.op), node.attrs, example):
+            kernel = kernel_of(node.op)
+            if _reusable(kernel, example):
+                owned.add(out)   # a matrix product's result too: the next op may overwrite it
+            if not _writes_out(kernel, node.attrs, example):
                 continue
             for v in node.inputs:
                 info = values[v]
