@@ -24,7 +24,7 @@ def backprop_batched(nodes: list, target: Any, seeds: Any, sources: list) -> lis
 
     def run_rules(prim: Any, out_grads: Any, outs: Any, inputs: tuple, attrs: dict,
                   live: set) -> tuple:
-        return ops.batched_vjp(prim, out_grads, outs, tuple(inputs), attrs)
+        return ops.batched_vjp(prim, out_grads, outs, tuple(inputs), attrs, live)
 
     def fit(g: Any, x: Any) -> Any:
         if not isinstance(g, ops.Tensor):

@@ -58,7 +58,7 @@ class Primitive:
 
     __slots__ = ("name", "impl", "vjp", "vjps", "jvp", "multiple_results", "differentiable",
                  "stateful", "side_effect", "lowering", "shape_rule", "linear", "bilinear",
-                 "elementwise", "batch_safe", "batch_vjp", "sparse_pass_through")
+                 "elementwise", "batch_safe", "batch_vjp", "batch_vjps", "sparse_pass_through")
 
     def __init__(self, name: str, impl: Optional[Callable], *, multiple_results: bool = False,
                  differentiable: bool = True, stateful: bool = False, side_effect: bool = False,
@@ -80,6 +80,7 @@ class Primitive:
         self.elementwise = elementwise
         self.batch_safe = batch_safe
         self.batch_vjp: Optional[Callable] = None
+        self.batch_vjps: Optional[tuple] = None   # per-input batched rules, when given so
         self.sparse_pass_through = sparse_pass_through
         # For tf.function's code generator: `lowering(**attrs)` gives the kernel as a Python
         # expression over NumPy with `{0}`, `{1}`... for the inputs (or None: call the kernel).
@@ -110,11 +111,19 @@ class Primitive:
         self.jvp = rule
         return self
 
-    def defbatch(self, rule: Callable) -> "Primitive":
+    def defbatch(self, rule: Callable, *per_input: Callable) -> "Primitive":
         """Sets the batched VJP `rule(g, ans, *inputs, **attrs)`, where `g` has a leading
         batch axis, for vectorized jacobians (ops whose plain rule reshapes, transposes,
-        reduces or slices and so is not batch-safe as written)."""
-        self.batch_vjp = rule
+        reduces or slices and so is not batch-safe as written, or one a batch makes slow).
+        With one rule per input (as `defvjp`), only those of inputs that need a gradient
+        run."""
+        if not per_input:
+            self.batch_vjp = rule
+            return self
+        rules = (rule,) + per_input
+        self.batch_vjps = rules
+        self.batch_vjp = lambda g, ans, *inputs, **attrs: tuple(
+            r(g, ans, *inputs, **attrs) for r in rules)
         return self
 
     def __repr__(self) -> str:
