@@ -197,8 +197,7 @@ def markdown(result: dict) -> str:
               "To reproduce (the `bench` extra installs TensorFlow, PyTorch, JAX, autograd and "
               "matplotlib; a peer that is missing is skipped with a note):", "", "```sh",
               "python -m venv benchenv",
-              "benchenv/bin/pip install '.[bench]' "
-              "--extra-index-url https://download.pytorch.org/whl/cpu",
+              "benchenv/bin/pip install '.[bench]'",
               "benchenv/bin/python -m benchmarks            # 5-8 min; --quick, --only big,cnn, "
               "--systems tapeflow,torch",
               "benchenv/bin/python -m benchmarks --readme   # this section, from "
