@@ -16,6 +16,7 @@ from typing import Any, Iterable, Optional, Sequence
 import numpy as np
 
 from tapeflow.framework import dtypes as _dtypes
+from tapeflow.framework.context import context
 from tapeflow.framework.indexed_slices import IndexedSlices
 from tapeflow.ops.indexed_slices_ops import densify
 from tapeflow.framework.tensor import Tensor
@@ -53,10 +54,11 @@ class Optimizer:
                           stacklevel=2)
         if kwargs:
             raise ValueError(f"Argument(s) not recognized: {kwargs}")
-        if use_ema or gradient_accumulation_steps:
+        if gradient_accumulation_steps:
             raise NotImplementedError(
-                "tapeflow's optimizers do not implement `use_ema` or "
-                "`gradient_accumulation_steps` yet.")
+                "tapeflow's optimizers do not implement `gradient_accumulation_steps` yet.")
+        if use_ema:
+            _check_ema_arguments(ema_momentum, ema_overwrite_frequency)
         clip_args = sum(a is not None for a in (clipnorm, clipvalue, global_clipnorm))
         if clip_args > 1:
             raise ValueError(
@@ -139,7 +141,11 @@ class Optimizer:
 
     # -- building ---------------------------------------------------------------------------
     def build(self, variables: Sequence[Variable]) -> None:
-        """Records the variables this optimizer updates; subclasses add their slots."""
+        """Records the variables this optimizer updates (and, with `use_ema`, creates their
+        moving averages, before the slots subclasses add, as Keras orders them)."""
+        if self.use_ema:
+            self._model_variables_moving_average = self.add_optimizer_variables(
+                variables, "average")
         for i, variable in enumerate(variables):
             self._trainable_variables_indices[id(variable)] = i
         self._trainable_variables = list(variables)
@@ -174,10 +180,22 @@ class Optimizer:
 
     def add_optimizer_variables(self, trainable_variables: Sequence[Variable], name: Any,
                                 initializer: Any = "zeros") -> Any:
-        """One slot per variable for `name` (a list), or one list per name (a tuple)."""
+        """One slot per variable for `name` (a list), or one list per name (a tuple).
+
+        With several names the slots are made variable by variable (the first variable's
+        slot of each name, then the second's), as Keras does: `variables` and the files
+        that store it keep Keras's order. `initializer` is one for all names or a list."""
         names = [name] if isinstance(name, str) else list(name)
-        lists = tuple([self.add_variable_from_reference(v, n, initializer)
-                       for v in trainable_variables] for n in names)
+        initializers = (list(initializer) if isinstance(initializer, (list, tuple))
+                        else [initializer] * len(names))
+        if len(names) != len(initializers):
+            raise ValueError(
+                "The number of provided names must match the number of provided "
+                f"initializers.  Received name='{name}', initializer='{initializer}'")
+        lists: tuple = tuple([] for _ in names)
+        for variable in trainable_variables:
+            for slots, slot_name, init in zip(lists, names, initializers):
+                slots.append(self.add_variable_from_reference(variable, slot_name, init))
         return lists[0] if isinstance(name, str) else lists
 
     def _defer_restore(self, values: list) -> None:
@@ -243,10 +261,60 @@ class Optimizer:
                 apply_fused(self, grads, trainable_variables, learning_rate)):
             for grad, variable in zip(grads, trainable_variables):
                 self.update_step(grad, variable, learning_rate)
+        if self.use_ema:
+            self._update_model_variables_moving_average(self._trainable_variables)
+            if self.ema_overwrite_frequency:
+                self._overwrite_every_ema_frequency()
         for variable in trainable_variables:
             if getattr(variable, "constraint", None) is not None:
                 variable.assign(variable.constraint(variable))
         self._iterations.assign_add(np.int64(1))
+
+    # -- the exponential moving average (use_ema) ---------------------------------------------
+    def _update_model_variables_moving_average(self, trainable_variables: Sequence) -> None:
+        """average = m * average + (1 - m) * variable, m = ema_momentum (0 on the first
+        step: the average starts at the variable), with Keras's ops in its order."""
+        not_first_step = math_ops.not_equal(self._iterations, 0)
+        for variable, average in zip(trainable_variables,
+                                     self._model_variables_moving_average):
+            momentum = math_ops.cast(not_first_step, variable.dtype) * self.ema_momentum
+            average.assign(momentum * average + (1 - momentum) * variable)
+
+    def _overwrite_every_ema_frequency(self) -> None:
+        """Every `ema_overwrite_frequency` steps (counting this one) the model's variables
+        take their averages' values."""
+        due = (self._iterations + 1) % self.ema_overwrite_frequency == 0
+        if context.state.graph is None:
+            if bool(due.numpy()):
+                self._overwrite_model_variables_with_average_value(self._trainable_variables)
+            return
+        # Traced: a select of the same values instead of a cond with assignments inside.
+        averages = self._model_variables_moving_average
+        self._check_average_count(self._trainable_variables)
+        for variable, average in zip(self._trainable_variables, averages):
+            variable.assign(math_ops.where(due, average.value(), variable.value()))
+
+    def _check_average_count(self, variables: Sequence) -> None:
+        averages = self._model_variables_moving_average
+        if len(variables) != len(averages):
+            raise ValueError(
+                f"The length of model variables ({len(variables)}) to override does not "
+                "match the length of model variables stored in the optimizer "
+                f"({len(averages)}). Please check if the optimizer was called on your model.")
+
+    def _overwrite_model_variables_with_average_value(self, trainable_variables: Sequence
+                                                      ) -> None:
+        """Assigns each moving average to its model variable."""
+        self._check_average_count(trainable_variables)
+        for variable, average in zip(trainable_variables,
+                                     self._model_variables_moving_average):
+            variable.assign(average)
+
+    def finalize_variable_values(self, var_list: Sequence[Variable]) -> None:
+        """Called at the end of `fit`: with `use_ema`, the model's variables take their
+        moving averages' values."""
+        if self.use_ema:
+            self._overwrite_model_variables_with_average_value(var_list)
 
     def _check_variables_are_known(self, variables: Sequence[Variable]) -> None:
         for v in variables:
@@ -390,6 +458,16 @@ class Optimizer:
             from tapeflow.keras.optimizers import schedules
             config["learning_rate"] = getattr(schedules, lr["class_name"])(**lr["config"])
         return cls(**config)
+
+
+def _check_ema_arguments(ema_momentum: Any, ema_overwrite_frequency: Any) -> None:
+    if ema_momentum > 1 or ema_momentum < 0:
+        raise ValueError("`ema_momentum` must be in the range [0, 1]. "
+                         f"Received: ema_momentum={ema_momentum}")
+    if ema_overwrite_frequency and (not isinstance(ema_overwrite_frequency, int)
+                                    or ema_overwrite_frequency < 1):
+        raise ValueError("`ema_overwrite_frequency` must be an integer >= 1 or None. "
+                         f"Received: ema_overwrite_frequency={ema_overwrite_frequency}")
 
 
 def global_norm(values: Sequence[Any]) -> Tensor:
