@@ -137,16 +137,41 @@ class CallbackList(Callback):
         return iter(self.callbacks)
 
 
+def pythonify_logs(logs: Optional[dict]) -> dict:
+    """Keras's copy of the logs for the callbacks: keys sorted, nested dicts flattened,
+    values made Python floats where `float` takes them. What a callback adds
+    (LearningRateScheduler's 'learning_rate') reaches the later callbacks, not the caller."""
+    result: dict = {}
+    for key, value in sorted((logs or {}).items()):
+        if isinstance(value, dict):
+            result.update(pythonify_logs(value))
+            continue
+        try:
+            value = float(value)
+        except Exception:  # noqa: BLE001 - Keras keeps whatever float() refuses
+            pass
+        result[key] = value
+    return result
+
+
 def _dispatcher(hook: str) -> Callable:
-    def dispatch(self: CallbackList, *args: Any, **kwargs: Any) -> None:
-        # Keras hands the callbacks a copy of the logs (pythonify_logs): what a callback adds
-        # (LearningRateScheduler's 'learning_rate') reaches the later callbacks, not the caller.
-        if isinstance(kwargs.get("logs"), dict):
-            kwargs["logs"] = dict(kwargs["logs"])
-        elif args and isinstance(args[-1], dict):
-            args = args[:-1] + (dict(args[-1]),)
-        for c in self.callbacks:
-            getattr(c, hook)(*args, **kwargs)
+    # Called as Keras's CallbackList calls them: epoch hooks (epoch, logs), batch hooks
+    # (batch, logs=logs), begin/end hooks (logs), logs always a dict.
+    if "batch" in hook:
+        def dispatch(self: CallbackList, batch: int, logs: Optional[dict] = None) -> None:
+            logs = pythonify_logs(logs)
+            for c in self.callbacks:
+                getattr(c, hook)(batch, logs=logs)
+    elif "epoch" in hook:
+        def dispatch(self: CallbackList, epoch: int, logs: Optional[dict] = None) -> None:
+            logs = pythonify_logs(logs)
+            for c in self.callbacks:
+                getattr(c, hook)(epoch, logs)
+    else:
+        def dispatch(self: CallbackList, logs: Optional[dict] = None) -> None:
+            logs = pythonify_logs(logs)
+            for c in self.callbacks:
+                getattr(c, hook)(logs)
     dispatch.__name__ = hook
     dispatch.__doc__ = f"Calls `{hook}` on every callback in the list, in order."
     return dispatch
@@ -955,7 +980,89 @@ class TensorBoard(Callback):
         if image.ndim == 4 and image.shape[-1] in (1, 3, 4):
             self.summary.image(name, image, step=epoch)
 
+
+class SwapEMAWeights(Callback):
+    """Swaps the model's weights with the optimizer's moving averages (`use_ema=True`) for
+    `evaluate` and `predict`, and back afterwards; with `swap_on_epoch=True` also at the end
+    of each epoch (so later callbacks, e.g. ModelCheckpoint, see the averages) and back at
+    the start of the next. The swap is in place, by addition and subtraction, as Keras's
+    TensorFlow backend does it (so the values round as they do there)."""
+
+    def __init__(self, swap_on_epoch: bool = False) -> None:
+        super().__init__()
+        self.swap_on_epoch = swap_on_epoch
+        self._ema_weights_in_model = False
+
+    def _ema_optimizers(self) -> list:
+        optimizer = self.model.optimizer
+        optimizer = getattr(optimizer, "inner_optimizer", optimizer)
+        inner = getattr(optimizer, "optimizers", None)
+        if inner is not None:
+            chosen = [o for o in inner if getattr(o, "use_ema", False)]
+            if not chosen:
+                raise ValueError(
+                    "SwapEMAWeights must be used when at least one inner optimizer has "
+                    "`use_ema=True` set. Received a MultiOptimizer with all inner "
+                    "optimizers having `use_ema=False`.")
+        else:
+            chosen = [optimizer]
+        for o in chosen:
+            if not hasattr(o, "_model_variables_moving_average"):
+                raise ValueError("SwapEMAWeights must be used when `use_ema=True` is set on "
+                                 f"the optimizer. Received: use_ema={o.use_ema}")
+        return chosen
+
+    def _swap_variables(self) -> None:
+        for optimizer in self._ema_optimizers():
+            for var, average in zip(optimizer._trainable_variables,
+                                    optimizer._model_variables_moving_average):
+                var.assign_add(average)
+                average.assign(var - average)
+                var.assign(var - average)
+
+    def _finalize_ema_values(self) -> None:
+        for optimizer in self._ema_optimizers():
+            for var, average in zip(optimizer._trainable_variables,
+                                    optimizer._model_variables_moving_average):
+                average.assign(var)
+
+    def on_epoch_begin(self, epoch: int, logs: Optional[dict] = None) -> None:
+        if self.swap_on_epoch and self._ema_weights_in_model:
+            self._swap_variables()
+            self._ema_weights_in_model = False
+
+    def on_epoch_end(self, epoch: int, logs: Optional[dict] = None) -> None:
+        if self.swap_on_epoch and not self._ema_weights_in_model:
+            self._swap_variables()
+            self._ema_weights_in_model = True
+            # `fit` ends with `finalize_variable_values` (model <- averages): the averages,
+            # swapped out into the model here, must hold the EMA values again by then.
+            if epoch == self.params["epochs"] - 1:
+                self._finalize_ema_values()
+
+    def on_test_begin(self, logs: Optional[dict] = None) -> None:
+        if not self._ema_weights_in_model:
+            self._swap_variables()
+            self._ema_weights_in_model = True
+
+    def on_test_end(self, logs: Optional[dict] = None) -> None:
+        if self._ema_weights_in_model:
+            self._swap_variables()
+            self._ema_weights_in_model = False
+
+    def on_predict_begin(self, logs: Optional[dict] = None) -> None:
+        if not self._ema_weights_in_model:
+            self._swap_variables()
+            self._ema_weights_in_model = True
+
+    def on_predict_end(self, logs: Optional[dict] = None) -> None:
+        # Keras 3.15 tests `not` here, so after `predict` the averages stay in the model
+        # (until the next `evaluate` ends); kept, so the weights are Keras's.
+        if not self._ema_weights_in_model:
+            self._swap_variables()
+            self._ema_weights_in_model = False
+
 __all__ = ["Callback", "CallbackList", "History", "ProgbarLogger", "EarlyStopping",
            "ModelCheckpoint", "LearningRateScheduler", "LambdaCallback", "MonitorCallback",
            "TerminateOnNaN", "ReduceLROnPlateau", "CSVLogger", "BackupAndRestore",
-           "TensorBoard"]
+           "TensorBoard", "SwapEMAWeights"]
