@@ -1,10 +1,11 @@
 """Convolution and pooling: conv1d, conv2d (NHWC), conv2d_transpose, depthwise_conv2d,
 max_pool2d, avg_pool2d, with their backward ops as primitives.
 
-Every kernel works on a strided view of the padded input, `(N, OH, OW, KH, KW, C)` (no copy),
-and then does one `tensordot` (convolution) or one reduction (pooling), so the cost is NumPy's,
-not Python's. The backward ops scatter-add with a loop over the *kernel* positions (KH*KW
-slices), never over pixels.
+Every kernel works on a strided view of the padded input, `(N, OH, OW, KH, KW, C)` (no copy).
+A convolution copies it once into a matrix (im2col) and does one matrix product (BLAS, on
+every core); its filter gradient is one product with that matrix, its input gradient one
+product and a scatter-add back (col2im). Pools reduce tap by tap. Every loop in Python runs
+over the *kernel* positions (KH*KW slices), never over pixels.
 
 The derivative rules pair the ops up as transposes of each other, written with these same
 tapeflow ops, so higher derivatives work:
@@ -17,6 +18,7 @@ tapeflow ops, so higher derivatives work:
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Optional
 
 import numpy as np
@@ -272,11 +274,26 @@ def _check_groups(depth: int, filter_depth: int, out_depth: int) -> None:
                                    f"[Op:Conv2D]")
 
 
+_FEW_CHANNELS = 4  # below this depth, im2col copies fastest in (KH, KW, C, N, OH, OW) order
+
+
+def _im2col(cols: np.ndarray) -> np.ndarray:
+    """Windows `(N, OH, OW, KH, KW, C)` as one `(N*OH*OW, KH*KW*C)` matrix, copied once. With
+    few channels the copy runs in long rows along OW, so the matrix comes back as the
+    transpose of a contiguous one, which BLAS reads as fast."""
+    n, oh, ow, kh, kw, c = cols.shape
+    if c < _FEW_CHANNELS:
+        rows = np.ascontiguousarray(cols.transpose(3, 4, 5, 0, 1, 2))
+        return rows.reshape(kh * kw * c, n * oh * ow).T
+    return cols.reshape(n * oh * ow, kh * kw * c)
+
+
 def _grouped_dot(cols: np.ndarray, w: np.ndarray, groups: int) -> np.ndarray:
     """Contracts the trailing (KH, KW, C) of `cols` with a `[KH, KW, C / groups, O]` filter,
-    group by group (groups == 1 is one tensordot)."""
+    group by group (groups == 1 is one matrix product)."""
     if groups == 1:
-        return np.tensordot(cols, w, axes=([-3, -2, -1], [0, 1, 2]))
+        return np.dot(_im2col(cols), w.reshape(-1, w.shape[3])).reshape(
+            cols.shape[:3] + w.shape[3:])
     kh, kw, cg, o = w.shape
     lead = cols.shape[:-3]
     c = cols.reshape(lead + (kh, kw, groups, cg))
@@ -331,6 +348,7 @@ def _widened_if_nonfinite(kernel):
     cheap check on the output): TF's kernels accumulate with fused multiply-adds, so
     inf + (-1e30 * 1e30) is inf there, where a float32 product would overflow to -inf and
     make nan."""
+    @functools.wraps(kernel)
     def run(a, b, *args, **attrs):
         out = kernel(a, b, *args, **attrs)
         if out.dtype in (np.float16, np.float32) and not np.isfinite(out).all():
@@ -369,8 +387,9 @@ def _backprop_input_kernel(g, w, *sizes, input_shape, strides, dilations, pads, 
     if g.size == 0 or w.size == 0:
         return np.zeros(input_shape, g.dtype)
     groups = _groups(input_shape[3], w.shape[2])
-    if groups == 1:
-        cols = np.tensordot(g, w, axes=([3], [3]))  # (N, OH, OW, KH, KW, C)
+    if groups == 1:  # (N, OH, OW, KH, KW, C): one matrix product
+        cols = np.dot(g.reshape(-1, g.shape[3]), w.reshape(-1, w.shape[3]).T).reshape(
+            g.shape[:3] + w.shape[:3])
     else:
         kh, kw, cg, o = w.shape
         gg = g.reshape(g.shape[:3] + (groups, o // groups))
@@ -393,7 +412,8 @@ def _filter_dot(xs: np.ndarray, g: np.ndarray, groups: int) -> np.ndarray:
     """sum over (N, OH, OW) of x-window (..., KH, KW, C) times g (..., O), per group:
     `[KH, KW, C / groups, O]`."""
     if groups == 1:
-        return np.tensordot(xs, g, axes=([0, 1, 2], [0, 1, 2]))
+        return np.dot(_im2col(xs).T, g.reshape(-1, g.shape[3])).reshape(
+            xs.shape[3:] + g.shape[3:])
     kh, kw, c = xs.shape[3:]
     o = g.shape[3]
     out = np.einsum("nhwijgc,nhwgo->ijcgo", xs.reshape(xs.shape[:5] + (groups, c // groups)),
@@ -713,15 +733,45 @@ _avg_pool_grad.defvjp(lambda c, ans, g, *sizes, input_shape, **a: (
     (bind(_avg_pool, (c,), a),) + _no_sizes(sizes)))
 
 
-def _argmax_cols(x, ksize, strides, pads, out_hw) -> np.ndarray:
-    """Flat index within each window of TensorFlow's argmax: its first maximum; padding never
-    wins. Inputs with nan or -inf take TensorFlow's scan (`_argmax_scan`)."""
+def _window_max(cols: np.ndarray) -> np.ndarray:
+    """Each window's max, one `np.maximum` per tap (NumPy's max over two strided axes is
+    several times slower); nan propagates as in `max`."""
+    out = cols[:, :, :, 0, 0, :].copy()
+    for i, j in np.ndindex(*cols.shape[3:5]):
+        if i or j:
+            np.maximum(out, cols[:, :, :, i, j, :], out=out)
+    return out
+
+
+def _first_max_masks(x, ksize, strides, pads, out_hw):
+    """Per tap (i, j), the mask `(N, OH, OW, C)` of windows whose TensorFlow argmax is that
+    tap: their first maximum; padding never wins. Inputs with nan or -inf take TensorFlow's
+    scan (`_argmax_scan`)."""
     cols = _patches(_pad(x, pads, -np.inf), ksize, out_hw, strides, (1, 1))
     if x.size and not x.min() > -np.inf:  # one cheap pass: nan or -inf somewhere
-        return _argmax_scan(cols, x.shape, ksize, strides, pads)
-    n, oh, ow, kh, kw, c = cols.shape
-    flat = cols.transpose(0, 1, 2, 5, 3, 4).reshape(n, oh, ow, c, kh * kw)
-    return flat.argmax(axis=-1)
+        arg = _argmax_scan(cols, x.shape, ksize, strides, pads)
+        return [(i, j, arg == i * ksize[1] + j) for i, j in np.ndindex(*ksize)]
+    return _first_hits(cols, _window_max(cols))
+
+
+def _first_hits(cols: np.ndarray, best: np.ndarray):
+    """(i, j, mask) per tap in scan order: the windows whose first tap equal to `best` is
+    (i, j)."""
+    free = None  # windows whose maximum no earlier tap held
+    for i, j in np.ndindex(*cols.shape[3:5]):
+        hit = cols[:, :, :, i, j, :] == best
+        if free is None:
+            free = ~hit
+        else:
+            hit &= free
+            free ^= hit
+        yield i, j, hit
+
+
+def _tap_view(out: np.ndarray, i: int, j: int, out_hw: tuple, strides: tuple) -> np.ndarray:
+    """The positions of padded `out` that tap (i, j) of each window reads: (N, OH, OW, C)."""
+    (oh, ow), (sh, sw) = out_hw, strides
+    return out[:, i:i + sh * (oh - 1) + 1:sh, j:j + sw * (ow - 1) + 1:sw, :]
 
 
 def _argmax_scan(cols, shape, ksize, strides, pads) -> np.ndarray:
@@ -757,25 +807,36 @@ def _max_pool_kernel(x, ksize, strides, pads, out_hw):
         return np.zeros((x.shape[0],) + tuple(out_hw) + (x.shape[3],), x.dtype)
     if x.dtype.kind in "iu":  # TF's integer MaxPool: padding is the dtype's least value
         cols = _patches(_pad(x, pads, np.iinfo(x.dtype).min), ksize, out_hw, strides, (1, 1))
-        return cols.max(axis=(3, 4))
+        return _window_max(cols)
     cols = _patches(_pad(x, pads, -np.inf), ksize, out_hw, strides, (1, 1))
-    out = cols.max(axis=(3, 4))
+    out = _window_max(cols)
     if out.size and not out.min() > -np.inf:  # nan or -inf came out: the rare, slower way
         out = np.fmax.reduce(cols, axis=(3, 4))
         np.fmax(out, np.finfo(x.dtype).min, out=out)
     return out
 
 
+def _masked(g: np.ndarray, hit: np.ndarray, bits: np.dtype) -> np.ndarray:
+    """The bits of `g` where `hit`, else zero bits (+0.0): one pass with no 0 * inf = nan
+    (np.where and np.add's where= run several times slower)."""
+    return np.bitwise_and(g.view(bits), np.negative(hit, dtype=bits))
+
+
 def _max_pool_grad_kernel(x, g, ksize, strides, pads, out_hw):
-    """Routes each output's cotangent to its window's argmax (scatter-add)."""
+    """Adds each output's cotangent to its window's argmax, and nothing elsewhere (so an inf
+    or nan cotangent reaches that input only, as in TF)."""
     if out_hw is None:
         pads, out_hw = _run_time_geometry(x.shape[1:3], ksize, strides, (1, 1), pads,
                                           "MaxPoolGrad")
-    arg = _argmax_cols(x, ksize, strides, pads, out_hw)
-    onehot = (arg[..., None] == np.arange(ksize[0] * ksize[1])).astype(g.dtype)
-    cols = (onehot * g[..., None]).reshape(g.shape + tuple(ksize)).transpose(0, 1, 2, 4, 5, 3)
     padded = (x.shape[0], x.shape[1] + sum(pads[0]), x.shape[2] + sum(pads[1]), x.shape[3])
-    return _scatter(cols, padded, pads, strides, (1, 1))
+    out = np.zeros(padded, g.dtype)
+    if 0 not in out_hw:
+        bits = np.dtype(f"u{g.dtype.itemsize}")
+        for i, j, hit in _first_max_masks(x, ksize, strides, pads, out_hw):
+            view = _tap_view(out, i, j, out_hw, strides)
+            view += _masked(g, hit, bits).view(g.dtype)  # added to zeros: -0.0 gives 0, as TF
+    (t, b), (l, r) = pads
+    return out[:, t:out.shape[1] - b, l:out.shape[2] - r, :]
 
 
 def _max_pool_grad_grad_kernel(x, c, ksize, strides, pads, out_hw):
@@ -783,12 +844,12 @@ def _max_pool_grad_grad_kernel(x, c, ksize, strides, pads, out_hw):
     if out_hw is None:
         pads, out_hw = _run_time_geometry(x.shape[1:3], ksize, strides, (1, 1), pads,
                                           "MaxPoolGradGrad")
-    arg = _argmax_cols(x, ksize, strides, pads, out_hw)
-    cols = _patches(_pad(c, pads), ksize, out_hw, strides, (1, 1))
-    n, oh, ow, kh, kw, ch = cols.shape
-    flat = cols.transpose(0, 1, 2, 5, 3, 4).reshape(n, oh, ow, ch, kh * kw)
-    return np.take_along_axis(flat, arg[..., None], axis=-1)[..., 0].astype(c.dtype,
-                                                                             copy=False)
+    out = np.zeros((x.shape[0],) + tuple(out_hw) + (x.shape[3],), c.dtype)
+    if 0 not in out_hw:
+        c_cols = _patches(_pad(c, pads), ksize, out_hw, strides, (1, 1))
+        for i, j, hit in _first_max_masks(x, ksize, strides, pads, out_hw):
+            np.copyto(out, c_cols[:, :, :, i, j, :], where=hit)
+    return out
 
 
 _max_pool = Primitive("MaxPool", _max_pool_kernel, shape_rule=_pool_rule("MaxPool"))
