@@ -212,3 +212,23 @@ def test_update_inside_a_tape_keeps_the_op_by_op_path():
     ref_opt.apply_gradients([(g, ref)])
     np.testing.assert_array_equal(w.numpy(), ref.numpy())
     assert int(opt.iterations.numpy()) == 1
+
+
+@pytest.mark.parametrize("traced", [False, True])
+@pytest.mark.parametrize("make", [lambda: optimizers.Adam(0.1),
+                                  lambda: optimizers.SGD(0.1, momentum=0.9),
+                                  lambda: optimizers.RMSprop(0.1),
+                                  lambda: optimizers.Adagrad(0.1)])
+def test_scalar_variables_update(make, traced):
+    # TF 2.21: Adam(0.1) on a float64 scalar 1.0 with gradient 2.0 gives 0.900000824196408.
+    v = tf.Variable(1.0, dtype=tf.float64)
+    w = tf.Variable([1.0, 2.0])
+    opt = make()
+
+    def step():
+        opt.apply_gradients([(tf.constant(2.0, tf.float64), v), (tf.constant([1.0, 1.0]), w)])
+
+    (tf.function(step) if traced else step)()
+    assert v.numpy() < 1.0 and v.shape == ()
+    if isinstance(opt, optimizers.Adam):
+        assert v.numpy() == pytest.approx(0.900000824196408, abs=1e-12)

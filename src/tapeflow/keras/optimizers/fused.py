@@ -50,7 +50,9 @@ def _plain(variable: Any) -> bool:
 
 def _fusable(gradient: Any, variable: Any, traced: bool) -> bool:
     value = getattr(variable, "_value", None)
-    if value is None or value.dtype.kind != "f" or not _plain(variable):
+    # A scalar variable stays op by op: NumPy's ufuncs give 0-d results as NumPy scalars,
+    # which the kernels cannot write into.
+    if value is None or value.dtype.kind != "f" or value.ndim == 0 or not _plain(variable):
         return False
     if traced:
         return isinstance(gradient, Tensor) and gradient.dtype == variable.dtype and \
