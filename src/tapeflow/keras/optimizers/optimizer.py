@@ -38,6 +38,12 @@ class Optimizer:
       learning_rate: a float, a `LearningRateSchedule`, or a callable with no arguments.
       weight_decay: if set, each step first does `v -= v * weight_decay * learning_rate`.
       clipnorm / clipvalue / global_clipnorm: gradient clipping (at most one of them).
+      use_ema: keep an exponential moving average of each variable (after each step,
+        `average = ema_momentum * average + (1 - ema_momentum) * variable`); `fit` ends by
+        assigning the averages to the variables (`finalize_variable_values`).
+      ema_momentum: the average's momentum (default 0.99).
+      ema_overwrite_frequency: if set, every that many steps the variables take their
+        averages' values.
       loss_scale_factor: gradients are divided by it before the update.
       name: the optimizer's name (auto-numbered from the class name by default).
     """
