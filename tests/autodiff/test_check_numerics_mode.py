@@ -204,6 +204,7 @@ def test_gradient_report_table():
 
 
 def test_gradient_report_keras_names_and_global_norm():
+    tf.keras.backend.clear_session()   # the automatic names count layers made by earlier tests
     model = tf.keras.Sequential([tf.keras.layers.Dense(2)])
     model.build((None, 3))
     with tf.GradientTape() as tape:
