@@ -15,16 +15,19 @@ import os
 import re
 import tempfile
 import time
-from typing import Mapping
+from typing import Any, Callable, Mapping
 
 import numpy as np
 
 from tapeflow.framework.errors import DataLossError, NotFoundError
 
-FORMAT = "tapeflow-checkpoint-v2"
-_FORMATS = ("tapeflow-checkpoint-v1", FORMAT)   # v1 files (no manifest) stay readable
+FORMAT = "tapeflow-checkpoint-v3"
+# v1 files (no manifest) and v2 files stay readable. v3: an optimizer's slots in Keras's order
+# (variable by variable); before it, Adam saved all momentums, then all velocities.
+LEGACY_SLOT_ORDER = ("tapeflow-checkpoint-v1", "tapeflow-checkpoint-v2")
+_FORMATS = LEGACY_SLOT_ORDER + (FORMAT,)
 _FORMAT_KEY = "__format__"
-# v2: the names of the saved arrays, checked on reading: a damaged zip directory can drop
+# v2 on: the names of the saved arrays, checked on reading: a damaged zip directory can drop
 # members without any other error (its entry count is not checksummed).
 _KEYS_KEY = "__keys__"
 # `.<target file name>.tmp-<writer pid>-<random>`; the prefix is the name without `-<n>.npz`.
@@ -34,9 +37,7 @@ _ANY_WRITER_AGE = 3600.0    # seconds unmodified before any writer's temporary i
 
 
 def write_arrays(path: str, arrays: Mapping[str, np.ndarray]) -> None:
-    """Writes `arrays` to `path` atomically (temporary file + fsync + os.replace)."""
-    directory = os.path.dirname(os.path.abspath(path))
-    os.makedirs(directory, exist_ok=True)
+    """Writes `arrays` to `path` atomically (see `atomic_write`)."""
     payload = {_FORMAT_KEY: np.array(FORMAT),
                _KEYS_KEY: np.array(sorted(arrays), dtype=np.str_)}
     for key, value in arrays.items():
@@ -44,14 +45,26 @@ def write_arrays(path: str, arrays: Mapping[str, np.ndarray]) -> None:
         if value.dtype == object:
             raise TypeError(f"Cannot save '{key}': object arrays are not allowed.")
         payload[key] = value
-    name = os.path.basename(path)
+    directory, name = os.path.split(os.path.abspath(path))
+    os.makedirs(directory, exist_ok=True)
     _remove_stale_temporaries(directory, re.sub(r"(?:-\d+)?\.npz$", "", name))
+    atomic_write(path, lambda f: np.savez(f, **payload))
+
+
+def atomic_write(path: str, write: Callable[[Any], None]) -> None:
+    """Calls `write(binary file)` on a temporary file beside `path`
+    (`.<name>.tmp-<pid>-<random>`), flushes and fsyncs it, gives it the mode the umask gives
+    (not mkstemp's 0600) and renames it over `path`: a crash mid-write leaves the old file
+    whole."""
+    directory, name = os.path.split(os.path.abspath(path))
+    os.makedirs(directory, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{name}.tmp-{os.getpid()}-", dir=directory)
     try:
         with os.fdopen(fd, "wb") as f:
-            np.savez(f, **payload)
+            write(f)
             f.flush()
             os.fsync(f.fileno())
+        os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
@@ -102,7 +115,19 @@ def _remove_stale_temporaries(directory: str, prefix: str) -> None:
                     pass  # removed meanwhile by another process: nothing to do
 
 
-def read_arrays(path: str) -> dict:
+class SavedArrays(dict):
+    """The arrays of a checkpoint file, by key, and the `format` it was written in."""
+
+    format: str = FORMAT
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def read_arrays(path: str) -> SavedArrays:
     """The arrays in a file written by `write_arrays`.
 
     Raises NotFoundError when there is no file, DataLossError when it is truncated, corrupt,
@@ -130,10 +155,13 @@ def read_arrays(path: str) -> dict:
         raise DataLossError(None, None, f"Unable to read checkpoint file {path}: it is not a "
                             f"tapeflow checkpoint but {kind} (expected format '{FORMAT}').")
     keys = arrays.pop(_KEYS_KEY, None)
-    if str(fmt) == FORMAT and (keys is None or sorted(map(str, keys.ravel())) != sorted(arrays)):
+    if str(fmt) != _FORMATS[0] and \
+            (keys is None or sorted(map(str, keys.ravel())) != sorted(arrays)):
         raise DataLossError(None, None, f"Unable to read checkpoint file {path}: the file is "
                             f"corrupted (its arrays do not match its manifest).")
-    return arrays
+    saved = SavedArrays(arrays)
+    saved.format = str(fmt)
+    return saved
 
 
 _HDF5_MAGIC = b"\x89HDF\r\n\x1a\n"
@@ -172,4 +200,6 @@ def describe_foreign_file(path: str) -> "str | None":
     return None
 
 
-__all__ = ["FORMAT", "write_arrays", "read_arrays", "describe_foreign_file"]
+__all__ = ["FORMAT", "LEGACY_SLOT_ORDER", "SavedArrays", "write_arrays", "atomic_write",
+           "read_arrays",
+           "describe_foreign_file"]

@@ -234,6 +234,9 @@ class Checkpoint:
                 continue
             variables = _variables_of(obj)
             values = [arrays[saved[i]] for i in sorted(saved)]
+            if getattr(arrays, "format", _format.FORMAT) in _format.LEGACY_SLOT_ORDER and \
+                    hasattr(obj, "_from_legacy_slot_order"):
+                values = obj._from_legacy_slot_order(values)
             if len(values) > len(variables) and hasattr(obj, "_defer_restore"):
                 # An optimizer without slots yet: restore what exists, the rest on build.
                 deferrals.append((obj, values))

@@ -46,6 +46,18 @@ class Adam(Optimizer):
         if self.amsgrad:
             self._velocity_hats = self.add_optimizer_variables(var_list, "velocity_hat")
 
+    def _from_legacy_slot_order(self, values: list) -> list:
+        """Values of a tapeflow checkpoint written before format v3 (all momentums, then all
+        velocities) in today's order, Keras's: each variable's momentum, then its velocity.
+        Without this, same-shaped slots would restore into each other without an error."""
+        kinds = 3 if self.amsgrad else 2
+        head = 2 if isinstance(self._learning_rate, Variable) else 1   # iterations[, lr]
+        n = (len(values) - head) // kinds
+        if n <= 0 or head + kinds * n != len(values):
+            return values          # not Adam's layout: the count check reports it
+        m, v, rest = values[head:head + n], values[head + n:head + 2 * n], values[head + 2 * n:]
+        return values[:head] + [x for pair in zip(m, v) for x in pair] + rest
+
     def update_step(self, gradient: Any, variable: Variable, learning_rate: Any) -> None:
         lr, gradient, squared = self._step_inputs(gradient, variable, learning_rate)
         index = self._get_variable_index(variable)
