@@ -41,14 +41,7 @@ def save_weights(model: Any, filepath: str, overwrite: bool = True) -> None:
     for i, variable in enumerate(_weights(model)):
         arrays[f"weights/{i}"] = np.asarray(variable.numpy())
         arrays[f"names/{i}"] = np.array(str(getattr(variable, "path", None) or variable.name))
-    _format.write_arrays(filepath, arrays)
-    os.chmod(filepath, 0o666 & ~_umask())  # the mode the umask gives, not mkstemp's 0600
-
-
-def _umask() -> int:
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
+    _format.write_arrays(filepath, arrays)   # with the mode the umask gives
 
 
 def load_weights(model: Any, filepath: str, skip_mismatch: bool = False) -> None:

@@ -12,14 +12,13 @@ ways. h5py is imported only here, when a file is read or written.
 from __future__ import annotations
 
 import io
-import os
-import tempfile
 import warnings
-from typing import Any, Callable, Iterator, Optional
+from typing import Any, Iterator, Optional
 
 import numpy as np
 
 from tapeflow.keras.backend import to_snake_case
+from tapeflow.train._format import atomic_write
 
 HDF5_SIGNATURE = b"\x89HDF\r\n\x1a\n"
 
@@ -217,7 +216,8 @@ def load_own_variables(obj: Any, store: dict) -> None:
             raise ValueError(f"Layer '{obj.name}' was never built and thus it doesn't have any "
                              f"variables. However the weights file lists {len(store)} "
                              f"variables for this layer.")
-        raise ValueError(f"Layer '{getattr(obj, 'name', type(obj).__name__)}' expected {len(variables)} variables, but "
+        name = getattr(obj, "name", type(obj).__name__)
+        raise ValueError(f"Layer '{name}' expected {len(variables)} variables, but "
                          f"received {len(store)} variables during loading. Expected: "
                          f"{[v.name for v in variables]}")
     for i, variable in enumerate(variables):
@@ -272,31 +272,6 @@ def _vars_group(f: Any, path: str) -> dict:
 
 
 # -- files ----------------------------------------------------------------------------------------
-
-def atomic_write(filepath: str, write: Callable[[Any], None]) -> None:
-    """Calls `write(binary file)` on a temporary file beside `filepath`, then renames it into
-    place (a crash leaves the old file whole). The file gets the mode the umask gives."""
-    directory = os.path.dirname(os.path.abspath(filepath))
-    os.makedirs(directory, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(filepath)}.tmp-", dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            write(f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, 0o666 & ~_umask())
-        os.replace(tmp, filepath)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-
-
-def _umask() -> int:
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
 
 def file_kind(filepath: str) -> str:
     """'hdf5', 'zip' (a .keras archive or tapeflow's old npz weights) or 'unknown'."""
