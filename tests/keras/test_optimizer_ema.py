@@ -155,3 +155,19 @@ def test_weights_file_holds_the_averages(tmp_path):
     assert len(other.optimizer.variables) == 8
     for a, b in zip(opt.variables, other.optimizer.variables):
         np.testing.assert_array_equal(a.numpy(), b.numpy())
+
+
+def test_fit_ends_with_the_moving_averages_in_the_model():
+    # Keras's fit calls optimizer.finalize_variable_values after its last epoch: with use_ema
+    # the model keeps the averages, not the last raw weights.
+    import numpy as np
+    from tapeflow import keras
+    keras.utils.set_random_seed(0)
+    model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(1)])
+    model.compile(optimizer=keras.optimizers.SGD(0.1, use_ema=True, ema_momentum=0.5),
+                  loss="mse")
+    x = np.arange(24, dtype=np.float32).reshape(8, 3) / 10
+    model.fit(x, x[:, :1], epochs=2, batch_size=4, verbose=0)
+    averages = model.optimizer._model_variables_moving_average
+    for weight, average in zip(model.trainable_weights, averages):
+        np.testing.assert_array_equal(weight.numpy(), average.numpy())

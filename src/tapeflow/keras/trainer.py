@@ -335,6 +335,9 @@ class Trainer:
                     break
         finally:
             self._eval_epoch_iterator = None
+        if getattr(self, "optimizer", None) is not None and epochs > 0:
+            # With use_ema, the model ends with the moving averages (as Keras's fit).
+            self.optimizer.finalize_variable_values(list(self.trainable_variables))
         callback_list.on_train_end(logs=training_logs)
         return self.history
 
