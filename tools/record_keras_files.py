@@ -5,10 +5,10 @@ that has Keras 3 + TensorFlow; tapeflow's tests only read the results):
 
 For each of a Sequential, a functional and a subclassed model (with a registered custom
 layer): `<name>.keras` (compiled with Adam and trained two steps, so the optimizer holds
-slots), `<name>.weights.h5` (Sequential and functional), and `<name>_io.npz` with the fixed inputs `x`, the targets `y`
-and Keras's predictions `pred` (plus `pred_after` after one more training step on x, y from
-the loaded model, to check that training continues identically). `keras_layout.json` lists
-every group, dataset (shape, dtype) and attribute of each HDF5 file.
+slots), `<name>.weights.h5` (Sequential and functional), and `<name>_io.npz` with the fixed
+inputs `x`, the targets `y` and Keras's predictions `pred` (plus `pred_after` after one more
+training step on x, y from the loaded model, to check that training continues identically).
+`keras_layout.json` lists every group, dataset (shape, dtype) and attribute of each HDF5 file.
 """
 
 from __future__ import annotations
