@@ -177,7 +177,8 @@ def markdown(result: dict) -> str:
         "against eager; compiled: tapeflow's `tf.function` against TensorFlow's, `jax.jit` "
         "and (where run) `torch.compile`. Memory: peak RSS growth over "
         f"{result.get('memory', {}).get('steps', '-')} big steps after setup, each system in a "
-        "fresh process; `import`: `python -c \"import X\"` wall time, the fastest of 4 with bytecode cached.",
+        "fresh process; `import`: `python -c \"import X\"` wall time, the fastest of 4 with "
+        "bytecode cached.",
         "",
         f"Run of {result['date']}{' (--quick)' if result['quick'] else ''} on "
         f"{machine_line(m)}. Peers: {peers or 'none installed'}.", "",
