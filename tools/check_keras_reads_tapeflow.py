@@ -19,65 +19,17 @@ import tempfile
 
 import numpy as np
 
+from keras_fixture_models import define   # beside this script
+
 DEFAULT_KERAS_PYTHON = "/work/tfenv/venv/bin/python"
 NAMES = ("sequential", "functional", "subclassed")
-
-
-def define(keras):
-    """The three models, written once for tapeflow.keras and for Keras (same API)."""
-
-    @keras.saving.register_keras_serializable(package="tapeflow_check")
-    class Scale(keras.layers.Layer):
-        def __init__(self, factor=2.0, **kwargs):
-            super().__init__(**kwargs)
-            self.factor = factor
-
-        def build(self, input_shape):
-            self.w = self.add_weight(shape=(input_shape[-1],), initializer="ones", name="w")
-
-        def call(self, x):
-            return x * self.w * self.factor
-
-        def get_config(self):
-            return {**super().get_config(), "factor": self.factor}
-
-    @keras.saving.register_keras_serializable(package="tapeflow_check")
-    class TwoLayer(keras.Model):
-        def __init__(self, units=5, **kwargs):
-            super().__init__(**kwargs)
-            self.units = units
-            self.hidden = keras.layers.Dense(units, activation="relu", name="hidden")
-            self.scale = Scale(0.5, name="scale")
-            self.out = keras.layers.Dense(2, name="out")
-
-        def call(self, x):
-            return self.out(self.scale(self.hidden(x)))
-
-        def get_config(self):
-            return {**super().get_config(), "units": self.units}
-
-    def models():
-        seq = keras.Sequential([keras.Input((4,)), keras.layers.Dense(6, activation="tanh"),
-                                keras.layers.BatchNormalization(),
-                                keras.layers.Dense(3, activation="softmax")], name="seq")
-        inputs = keras.Input((4,), name="x")
-        a = keras.layers.Dense(5, activation="relu", name="a")(inputs)
-        b = keras.layers.Dense(5, name="b")(inputs)
-        c = keras.layers.Concatenate(name="cat")([a, b])
-        d = keras.layers.LayerNormalization(name="norm")(c)
-        func = keras.Model(inputs, keras.layers.Dense(2, name="y")(d), name="func")
-        sub = TwoLayer(name="sub")
-        sub(np.zeros((1, 4), "float32"))
-        return {"sequential": (seq, "sparse_categorical_crossentropy", 3),
-                "functional": (func, "mse", 2), "subclassed": (sub, "mse", 2)}
-    return models
 
 
 def write_with_tapeflow(folder: str) -> None:
     import tapeflow as tf
     keras = tf.keras
     rng = np.random.default_rng(1)
-    for name, (model, loss, classes) in define(keras)().items():
+    for name, (model, loss, classes) in define(keras, "tapeflow_check")().items():
         x = rng.normal(size=(8, 4)).astype("float32")
         y = (rng.integers(0, classes, size=(8,)) if loss.startswith("sparse")
              else rng.normal(size=(8, classes))).astype("float32")
@@ -95,7 +47,7 @@ def write_with_tapeflow(folder: str) -> None:
 def read_with_keras(folder: str) -> None:
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
     import keras
-    fresh = define(keras)
+    fresh = define(keras, "tapeflow_check")
     for name in NAMES:
         io = dict(np.load(os.path.join(folder, f"{name}_io.npz")))
         model = keras.models.load_model(os.path.join(folder, f"{name}.keras"))

@@ -5,6 +5,7 @@ The reverse direction (Keras reads tapeflow's files) is tools/check_keras_reads_
 import io
 import json
 import os
+import sys
 import zipfile
 
 import h5py
@@ -13,59 +14,22 @@ import pytest
 
 import tapeflow as tf
 
+# The fixture models are the recording script's own code, run here with tapeflow.keras.
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools"))
+from keras_fixture_models import define  # noqa: E402
+
 keras = tf.keras
 FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures")
 NAMES = ("sequential", "functional", "subclassed")
 
 
-@keras.saving.register_keras_serializable(package="tapeflow_fixtures")
-class Scale(keras.layers.Layer):
-    def __init__(self, factor=2.0, **kwargs):
-        super().__init__(**kwargs)
-        self.factor = factor
-
-    def build(self, input_shape):
-        self.w = self.add_weight(shape=(input_shape[-1],), initializer="ones", name="w")
-
-    def call(self, x):
-        return x * self.w * self.factor
-
-    def get_config(self):
-        return {**super().get_config(), "factor": self.factor}
-
-
-@keras.saving.register_keras_serializable(package="tapeflow_fixtures")
-class TwoLayer(keras.Model):
-    def __init__(self, units=5, **kwargs):
-        super().__init__(**kwargs)
-        self.units = units
-        self.hidden = keras.layers.Dense(units, activation="relu", name="hidden")
-        self.scale = Scale(0.5, name="scale")
-        self.out = keras.layers.Dense(2, name="out")
-
-    def call(self, x):
-        return self.out(self.scale(self.hidden(x)))
-
-    def get_config(self):
-        return {**super().get_config(), "units": self.units}
+_fixture_models = define(keras)
 
 
 def models():
     """The fixture script's models, built with tapeflow (fresh automatic names)."""
     keras.backend.clear_session()
-    seq = keras.Sequential([keras.Input((4,)), keras.layers.Dense(6, activation="tanh"),
-                            keras.layers.BatchNormalization(), keras.layers.Dropout(0.0),
-                            keras.layers.Dense(3, activation="softmax")], name="seq")
-    inputs = keras.Input((4,), name="x")
-    a = keras.layers.Dense(5, activation="relu", name="a")(inputs)
-    b = keras.layers.Dense(5, name="b")(inputs)
-    c = keras.layers.Concatenate(name="cat")([a, b])
-    d = keras.layers.LayerNormalization(name="norm")(c)
-    func = keras.Model(inputs, keras.layers.Dense(2, name="y")(d), name="func")
-    sub = TwoLayer(name="sub")
-    sub(np.zeros((1, 4), "float32"))
-    return {"sequential": (seq, "sparse_categorical_crossentropy"),
-            "functional": (func, "mse"), "subclassed": (sub, "mse")}
+    return {name: (model, loss) for name, (model, loss, _) in _fixture_models().items()}
 
 
 def _io(name):
