@@ -19,7 +19,7 @@ import tempfile
 
 import numpy as np
 
-from keras_fixture_models import define   # beside this script
+from keras_fixture_models import batch, define, trained   # beside this script
 
 DEFAULT_KERAS_PYTHON = "/work/tfenv/venv/bin/python"
 NAMES = ("sequential", "functional", "subclassed")
@@ -30,13 +30,8 @@ def write_with_tapeflow(folder: str) -> None:
     keras = tf.keras
     rng = np.random.default_rng(1)
     for name, (model, loss, classes) in define(keras, "tapeflow_check")().items():
-        x = rng.normal(size=(8, 4)).astype("float32")
-        y = (rng.integers(0, classes, size=(8,)) if loss.startswith("sparse")
-             else rng.normal(size=(8, classes))).astype("float32")
-        model.compile(optimizer=keras.optimizers.Adam(0.01), loss=loss)
-        model.train_on_batch(x, y)
-        model.train_on_batch(x, y)
-        pred = model.predict(x, verbose=0)
+        x, y = batch(rng, loss, classes)
+        pred = trained(keras, model, loss, x, y)
         model.save(os.path.join(folder, f"{name}.keras"))
         model.save_weights(os.path.join(folder, f"{name}.weights.h5"))
         model.train_on_batch(x, y)

@@ -62,3 +62,42 @@ def define(keras, package: str = "tapeflow_fixtures"):
                 "functional": (func, "mse", 2), "subclassed": (sub, "mse", 2)}
 
     return models
+
+
+def batch(rng, loss: str, units: int) -> tuple:
+    """Inputs (8, 4) and targets for a model with `units` outputs and `loss`."""
+    x = rng.normal(size=(8, 4)).astype("float32")
+    y = (rng.integers(0, units, size=(8,)) if loss.startswith("sparse")
+         else rng.normal(size=(8, units))).astype("float32")
+    return x, y
+
+
+def trained(keras, model, loss: str, x, y):
+    """Compiles `model` with Adam(0.01), trains two steps on (x, y) (so the optimizer holds
+    slots) and returns its predictions on x."""
+    model.compile(optimizer=keras.optimizers.Adam(0.01), loss=loss)
+    model.train_on_batch(x, y)
+    model.train_on_batch(x, y)
+    return model.predict(x, verbose=0)
+
+
+def hdf5_layout(source) -> dict:
+    """Every group, dataset (shape, dtype) and attribute of an HDF5 file, by path."""
+    import h5py
+    entries = {}
+
+    def attrs(obj):
+        return {k: (v.decode() if isinstance(v, bytes) else np.asarray(v).tolist())
+                for k, v in obj.attrs.items()}
+
+    def visit(name, obj):
+        if isinstance(obj, h5py.Dataset):
+            entries[name] = {"kind": "dataset", "shape": list(obj.shape),
+                             "dtype": str(obj.dtype), "attrs": attrs(obj)}
+        else:
+            entries[name] = {"kind": "group", "attrs": attrs(obj)}
+
+    with h5py.File(source, "r") as f:
+        entries["/"] = {"kind": "group", "attrs": attrs(f)}
+        f.visititems(visit)
+    return entries

@@ -20,36 +20,14 @@ import tempfile
 import zipfile
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-import h5py  # noqa: E402
 import keras  # noqa: E402
 import numpy as np  # noqa: E402
-from keras_fixture_models import define  # noqa: E402 - beside this script
+from keras_fixture_models import batch, define, hdf5_layout, trained  # noqa: E402
 
 OUT = os.path.join(os.path.dirname(__file__), "..", "tests", "keras", "fixtures")
 
 
 models = define(keras)
-
-
-def layout(path):
-    """Every group, dataset and attribute of an HDF5 file, by path."""
-    entries = {}
-
-    def attrs(obj):
-        return {k: (v.decode() if isinstance(v, bytes) else np.asarray(v).tolist())
-                for k, v in obj.attrs.items()}
-
-    def visit(name, obj):
-        if isinstance(obj, h5py.Dataset):
-            entries[name] = {"kind": "dataset", "shape": list(obj.shape),
-                             "dtype": str(obj.dtype), "attrs": attrs(obj)}
-        else:
-            entries[name] = {"kind": "group", "attrs": attrs(obj)}
-
-    with h5py.File(path, "r") as f:
-        entries["/"] = {"kind": "group", "attrs": attrs(f)}
-        f.visititems(visit)
-    return entries
 
 
 def main() -> None:
@@ -58,17 +36,12 @@ def main() -> None:
     rng = np.random.default_rng(0)
     layouts = {}
     for name, (model, loss, classes) in models().items():
-        x = rng.normal(size=(8, 4)).astype("float32")
-        y = (rng.integers(0, classes, size=(8,)) if loss.startswith("sparse")
-             else rng.normal(size=(8, classes))).astype("float32")
-        model.compile(optimizer=keras.optimizers.Adam(0.01), loss=loss)
-        model.train_on_batch(x, y)
-        model.train_on_batch(x, y)
-        pred = model.predict(x, verbose=0)
+        x, y = batch(rng, loss, classes)
+        pred = trained(keras, model, loss, x, y)
         model.save(os.path.join(OUT, f"{name}.keras"))
         if name != "subclassed":  # (kept small: its layout is in its .keras file)
             model.save_weights(os.path.join(OUT, f"{name}.weights.h5"))
-            layouts[f"{name}.weights.h5"] = layout(os.path.join(OUT, f"{name}.weights.h5"))
+            layouts[f"{name}.weights.h5"] = hdf5_layout(os.path.join(OUT, f"{name}.weights.h5"))
         loaded = keras.models.load_model(os.path.join(OUT, f"{name}.keras"))
         loaded.train_on_batch(x, y)
         after = loaded.predict(x, verbose=0)
@@ -76,7 +49,7 @@ def main() -> None:
         with zipfile.ZipFile(os.path.join(OUT, f"{name}.keras")) as z, \
                 tempfile.TemporaryDirectory() as tmp:
             z.extract("model.weights.h5", tmp)
-            layouts[f"{name}.keras"] = layout(os.path.join(tmp, "model.weights.h5"))
+            layouts[f"{name}.keras"] = hdf5_layout(os.path.join(tmp, "model.weights.h5"))
     with open(os.path.join(OUT, "keras_layout.json"), "w") as f:
         json.dump({"keras_version": keras.__version__, "files": layouts}, f, sort_keys=True)
     print("wrote", sorted(os.listdir(OUT)), file=sys.stderr)

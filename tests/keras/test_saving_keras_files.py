@@ -8,7 +8,6 @@ import os
 import sys
 import zipfile
 
-import h5py
 import numpy as np
 import pytest
 
@@ -16,7 +15,7 @@ import tapeflow as tf
 
 # The fixture models are the recording script's own code, run here with tapeflow.keras.
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools"))
-from keras_fixture_models import define  # noqa: E402
+from keras_fixture_models import define, hdf5_layout  # noqa: E402
 
 keras = tf.keras
 FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures")
@@ -34,26 +33,6 @@ def models():
 
 def _io(name):
     return dict(np.load(os.path.join(FIXTURES, f"{name}_io.npz")))
-
-
-def _layout(source):
-    """Group/dataset names, shapes, dtypes and attributes, as the fixture script lists them."""
-    entries = {}
-
-    def attrs(obj):
-        return {k: (v.decode() if isinstance(v, bytes) else np.asarray(v).tolist())
-                for k, v in obj.attrs.items()}
-
-    def visit(name, obj):
-        if isinstance(obj, h5py.Dataset):
-            entries[name] = {"kind": "dataset", "shape": list(obj.shape),
-                             "dtype": str(obj.dtype), "attrs": attrs(obj)}
-        else:
-            entries[name] = {"kind": "group", "attrs": attrs(obj)}
-    with h5py.File(source, "r") as f:
-        entries["/"] = {"kind": "group", "attrs": attrs(f)}
-        f.visititems(visit)
-    return entries
 
 
 def _without_optimizer_name(layout):
@@ -87,7 +66,7 @@ def test_keras_weights_file_loads_into_tapeflow_model(name):
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_tapeflow_files_have_keras_layout(name, tmp_path):
+def test_tapeflow_files_have_kerashdf5_layout(name, tmp_path):
     expected = json.load(open(os.path.join(FIXTURES, "keras_layout.json")))["files"]
     model, loss = models()[name]
     model.compile(optimizer=keras.optimizers.Adam(0.01), loss=loss)
@@ -96,12 +75,12 @@ def test_tapeflow_files_have_keras_layout(name, tmp_path):
     model.save(tmp_path / "m.keras")
     with zipfile.ZipFile(tmp_path / "m.keras") as z:
         assert sorted(z.namelist()) == ["config.json", "metadata.json", "model.weights.h5"]
-        layout = _layout(io.BytesIO(z.read("model.weights.h5")))
+        layout = hdf5_layout(io.BytesIO(z.read("model.weights.h5")))
     assert _without_optimizer_name(layout) == \
         _without_optimizer_name(expected[f"{name}.keras"])
     if f"{name}.weights.h5" in expected:
         model.save_weights(tmp_path / "w.weights.h5")
-        assert _without_optimizer_name(_layout(tmp_path / "w.weights.h5")) == \
+        assert _without_optimizer_name(hdf5_layout(tmp_path / "w.weights.h5")) == \
             _without_optimizer_name(expected[f"{name}.weights.h5"])
 
 
