@@ -120,16 +120,22 @@ def _try_deferred_restore(obj: Any) -> bool:
     if len(variables) != len(values):
         raise ValueError(f"Checkpoint holds {len(values)} values for this object but, once "
                          f"built, it has {len(variables)} variables.")
-    checked = []
-    for i, (variable, value) in enumerate(zip(variables, values)):
-        if not variable.shape.is_compatible_with(value.shape):
-            raise ValueError(f"Shape mismatch restoring variable {i} ('{variable.name}') once "
-                             f"built: the checkpoint has {value.shape}, the variable "
-                             f"{tuple(variable.shape)}.")
-        checked.append((variable, _cast(value, variable, f"{i}")))
-    for variable, value in checked:
+    for variable, value in _checked_assignments(variables, values, "", " once built"):
         variable.assign(value)
     return True
+
+
+def _checked_assignments(variables: list, values: list, key: str, when: str = "") -> list:
+    """(variable, value cast to its dtype) pairs; ValueError, before any is assigned, where
+    a shape differs."""
+    pairs = []
+    for i, (variable, value) in enumerate(zip(variables, values)):
+        if not variable.shape.is_compatible_with(value.shape):
+            raise ValueError(f"Shape mismatch restoring {f'{key!r} ' if key else ''}variable "
+                             f"{i} ('{variable.name}'){when}: the checkpoint has "
+                             f"{value.shape}, the variable {tuple(variable.shape)}.")
+        pairs.append((variable, _cast(value, variable, f"{key}/{i}" if key else f"{i}")))
+    return pairs
 
 
 class CheckpointLoadStatus:
@@ -248,12 +254,7 @@ class Checkpoint:
             if len(values) != len(variables):
                 raise ValueError(f"Checkpoint holds {len(values)} values for {key!r} but the "
                                  f"object has {len(variables)} variables.")
-            for i, (variable, value) in enumerate(zip(variables, values)):
-                if not variable.shape.is_compatible_with(value.shape):
-                    raise ValueError(f"Shape mismatch restoring {key!r} variable {i} "
-                                     f"('{variable.name}'): the checkpoint has {value.shape}, "
-                                     f"the variable {tuple(variable.shape)}.")
-                assignments.append((variable, _cast(value, variable, f"{key}/{i}")))
+            assignments.extend(_checked_assignments(variables, values, key))
         return assignments, deferrals
 
     # -- public API ---------------------------------------------------------------------------
