@@ -22,6 +22,8 @@ import numpy as np
 
 import tapeflow as tf
 
+from _plotting import save_plot  # examples/_plotting.py
+
 LJ38_MINIMUM = -173.928427  # Cambridge Cluster Database, global minimum of LJ38
 
 
@@ -135,18 +137,14 @@ def main() -> None:
     print(f"velocity Verlet, {steps} steps of dt = {dt} at T = 0.1: total energy "
           f"{totals[0]:.6f} -> {totals[-1]:.6f}, max drift "
           f"{np.abs(totals - totals[0]).max():.1e}")
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
+
+    def draw(plt):
         plt.plot(np.arange(1, steps + 1) * dt, totals - totals[0])
         plt.xlabel("time (reduced units)")
         plt.ylabel("total energy - initial")
         plt.title("LJ38 velocity Verlet energy drift")
-        plt.savefig("molecular_forces.png", dpi=100)
-        print("saved molecular_forces.png")
-    except ImportError:
-        pass
+
+    save_plot("molecular_forces.png", draw)
     print(f"({time.perf_counter() - start:.1f}s)")
     print(f"relaxed energy {result.fun:.6f} (known LJ38 minimum {LJ38_MINIMUM}); "
           f"force error {err:.1e}")

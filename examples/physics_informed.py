@@ -19,6 +19,8 @@ import numpy as np
 import tapeflow as tf
 from tapeflow import keras
 
+from _plotting import save_plot  # examples/_plotting.py
+
 
 def make_network(width=32, seed=0):
     """N(x): 1 -> width -> width -> 1 with tanh, smooth enough to differentiate twice."""
@@ -81,17 +83,13 @@ def main() -> None:
     print("u'' = -pi^2 sin(pi x), u(0) = u(1) = 0, by a 1-32-32-1 tanh network:")
     network, losses = train()
     error = max_error(network)
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
+
+    def draw(plt):
         plt.semilogy(losses)
         plt.xlabel("Adam step")
         plt.ylabel("mean squared ODE residual")
-        plt.savefig("physics_informed.png", dpi=100)
-        print("saved physics_informed.png")
-    except ImportError:
-        pass
+
+    save_plot("physics_informed.png", draw)
     print(f"({time.perf_counter() - start:.1f}s)")
     print(f"max |u - sin(pi x)| on 1001 points: {error:.1e}")
 

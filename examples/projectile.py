@@ -17,6 +17,8 @@ import time
 
 import tapeflow as tf
 
+from _plotting import save_plot  # examples/_plotting.py
+
 G, DRAG = 9.81, 0.005                # m/s^2; drag per unit mass, 1/m
 TARGET, FLIGHT_TIME = (100.0, 10.0), 4.0
 STEPS = 400
@@ -101,17 +103,13 @@ def main() -> None:
     ref_angle, ref_speed = shooting_solution()
     print(f"gradient descent: angle {math.degrees(angle):.6f} deg, speed {speed:.6f} m/s")
     print(f"SciPy shooting:   angle {math.degrees(ref_angle):.6f} deg, speed {ref_speed:.6f} m/s")
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
+
+    def draw(plt):
         plt.semilogy(misses)
         plt.xlabel("gradient step")
         plt.ylabel("miss distance (m)")
-        plt.savefig("projectile.png", dpi=100)
-        print("saved projectile.png")
-    except ImportError:
-        pass
+
+    save_plot("projectile.png", draw)
     print(f"({time.perf_counter() - start:.1f}s)")
     print(f"miss {misses[-1]:.1e} m; vs SciPy: angle {abs(math.degrees(angle - ref_angle)):.1e} "
           f"deg, speed {abs(speed - ref_speed):.1e} m/s")

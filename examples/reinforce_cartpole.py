@@ -30,6 +30,8 @@ import numpy as np
 import tapeflow as tf
 from tapeflow import keras
 
+from _plotting import save_plot  # examples/_plotting.py
+
 try:
     import gymnasium as gym
 except ImportError:
@@ -130,19 +132,15 @@ def main() -> None:
     start = time.perf_counter()
     returns = train()
     seconds = time.perf_counter() - start
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
+
+    def draw(plt):
         plt.plot(returns, ".", alpha=0.3, label="episode return")
         means = np.convolve(returns, np.ones(100) / 100, mode="valid")  # episodes 100, 101...
         plt.plot(np.arange(99, len(returns)), means, label="mean of the last 100")
         plt.xlabel("episode")
         plt.legend()
-        plt.savefig("reinforce_cartpole.png", dpi=100)
-        print("saved reinforce_cartpole.png")
-    except ImportError:
-        pass
+
+    save_plot("reinforce_cartpole.png", draw)
     print(f"({seconds:.1f}s)")
     print(f"average return over the last 100 episodes: {np.mean(returns[-100:]):.1f} "
           f"after {len(returns)} episodes")

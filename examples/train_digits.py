@@ -13,6 +13,8 @@ import numpy as np
 
 from tapeflow import keras
 
+from _plotting import save_plot  # examples/_plotting.py
+
 try:
     from sklearn.datasets import load_digits
 except ImportError:
@@ -38,11 +40,23 @@ def main() -> None:
     model.compile(optimizer=keras.optimizers.Adam(learning_rate=0.005),
                   loss="sparse_categorical_crossentropy", metrics=["accuracy"])
     start = time.perf_counter()
-    model.fit(x_train, y_train, batch_size=32, epochs=15, validation_split=0.1, verbose=2,
-              callbacks=[keras.callbacks.EarlyStopping(monitor="val_loss", patience=3,
-                                                       restore_best_weights=True)])
+    history = model.fit(x_train, y_train, batch_size=32, epochs=15, validation_split=0.1,
+                        verbose=2, callbacks=[keras.callbacks.EarlyStopping(
+                            monitor="val_loss", patience=3, restore_best_weights=True)])
     seconds = time.perf_counter() - start
     loss, accuracy = model.evaluate(x_test, y_test, verbose=0)
+
+    def draw(plt):
+        epochs = range(1, len(history.history["loss"]) + 1)
+        for panel, name in enumerate(("loss", "accuracy"), start=1):
+            plt.subplot(1, 2, panel)
+            plt.plot(epochs, history.history[name], label="train")
+            plt.plot(epochs, history.history[f"val_{name}"], label="validation")
+            plt.xlabel("epoch")
+            plt.title(name)
+            plt.legend()
+
+    save_plot("train_digits.png", draw, figsize=(10, 4))
     print(f"test accuracy: {accuracy:.4f} (loss {loss:.4f}) on {len(x_test)} digits; "
           f"trained in {seconds:.1f}s")
 

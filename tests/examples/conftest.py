@@ -2,10 +2,13 @@
 
 import importlib.util
 import os
+import sys
 
 import pytest
 
 _EXAMPLES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples")
+# `python examples/x.py` puts examples/ on sys.path, where x.py finds its `_plotting` helper.
+sys.path.insert(0, os.path.abspath(_EXAMPLES))
 
 
 def _load(name: str):

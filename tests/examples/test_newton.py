@@ -9,7 +9,8 @@ def test_rosenbrock_newton_reaches_the_known_minimum_quadratically(load_example)
     newton = load_example("newton")
     error, history = newton.run_rosenbrock(dim=10, log=quiet)
     assert error < 1e-10  # x* = 1 exactly; SciPy's rosen_hess gives the same 26 iterations
-    grads = [g for _, g in history if g > 0]
+    assert history[-1][2] == error  # the per-iteration error the plot shows ends at x
+    grads = [g for _, g, _ in history if g > 0]
     # Quadratic convergence: near the end |g_{k+1}| <= C |g_k|^2 (measured C ~ 3 for
     # 5.3e-5 -> 8.8e-9); a wrong Hessian converges linearly at best and fails this.
     assert grads[-1] <= 10 * grads[-2] ** 2

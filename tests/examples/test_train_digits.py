@@ -7,7 +7,8 @@ import pytest
 pytest.importorskip("sklearn", reason="the digits examples need scikit-learn (the test extra)")
 
 
-def test_fit_example_reaches_97_percent(load_example, capsys):
+def test_fit_example_reaches_97_percent(load_example, capsys, monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)  # where matplotlib is installed, main() saves its plot here
     load_example("train_digits").main()  # 15 epochs with early stopping: ~2 s of training
     last = capsys.readouterr().out.strip().splitlines()[-1]
     accuracy = float(re.search(r"test accuracy: ([0-9.]+)", last).group(1))
