@@ -125,7 +125,9 @@ def test_save_and_load_weights_round_trip(tmp_path):
     path = str(tmp_path / "model.weights.h5")
     m.save_weights(path)
     other = _model()
-    other.load_weights(path)
+    # The file holds the trained optimizer's slots; the new model's is not built (Keras warns).
+    with pytest.warns(UserWarning, match="Skipping variable loading for optimizer"):
+        other.load_weights(path)
     np.testing.assert_array_equal(other.predict(x, verbose=0), m.predict(x, verbose=0))
     with pytest.raises(ValueError, match="must end in `.weights.h5`"):
         m.save_weights(str(tmp_path / "model.h5"))

@@ -83,13 +83,15 @@ class Adam(Optimizer):
         dispatch (once per step eagerly), for Python-float betas; else None."""
         if type(self.beta_1) is not float or type(self.beta_2) is not float:
             return None
-        local_step = np.add(self._iterations._value, np.int64(1)).astype(dtype)
-        one = np.array(1, dtype)
-        # cast(beta, dtype) converts the Python float to a float32 tensor first.
-        beta_1_power = np.power(np.array(self.beta_1, np.float32).astype(dtype), local_step)
-        beta_2_power = np.power(np.array(self.beta_2, np.float32).astype(dtype), local_step)
-        alpha = np.true_divide(np.multiply(lr, np.sqrt(np.subtract(one, beta_2_power))),
-                               np.subtract(one, beta_1_power))
+        # Silent like the ops: float16 steps past 65504 overflow to inf, as in TensorFlow.
+        with np.errstate(all="ignore"):
+            local_step = np.add(self._iterations._value, np.int64(1)).astype(dtype)
+            one = np.array(1, dtype)
+            # cast(beta, dtype) converts the Python float to a float32 tensor first.
+            beta_1_power = np.power(np.array(self.beta_1, np.float32).astype(dtype), local_step)
+            beta_2_power = np.power(np.array(self.beta_2, np.float32).astype(dtype), local_step)
+            alpha = np.true_divide(np.multiply(lr, np.sqrt(np.subtract(one, beta_2_power))),
+                                   np.subtract(one, beta_1_power))
         return wrap(np.asarray(alpha))
 
     def _fused_update(self) -> tuple:
