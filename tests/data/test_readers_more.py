@@ -280,3 +280,11 @@ def test_parallel_reads_interleave_uneven_files_as_tf(tmp_path):
     for ds in (tf.data.TextLineDataset(lines, num_parallel_reads=2),
                tf.data.TFRecordDataset(records, num_parallel_reads=2)):
         assert [x.decode() for x in ds.as_numpy_iterator()] == want
+
+
+def test_text_line_dataset_checks_its_filenames_as_tf():
+    # TF 2.21 validates TextLineDataset's filenames as TFRecordDataset's (same messages).
+    with pytest.raises(TypeError, match="Got `tf.int32` elements.$"):
+        tf.data.TextLineDataset([1, 2])
+    with pytest.raises(TypeError, match="Got a dataset of `tf.int32` elements.$"):
+        tf.data.TextLineDataset(tf.data.Dataset.from_tensor_slices([1]))

@@ -145,29 +145,15 @@ class TextLineDatasetV2(DatasetV2):
                  buffer_size: Any = None, num_parallel_reads: Any = None,
                  name: Optional[str] = None) -> None:
         super().__init__(TensorSpec([], _dtypes.string))
-        names = filenames
-        if isinstance(names, DatasetV2):
-            self._names = names
-        else:
-            array = structure.to_numpy(structure.normalize(names))
-            self._names = [x.decode() if isinstance(x, bytes) else str(x)
-                           for x in np.ravel(array)]
+        self._names = _filename_source(filenames)
         self._compression = (compression_type or "").upper()
         if self._compression not in ("", "GZIP", "ZLIB"):
             raise InvalidArgumentError(None, None, f"Unsupported compression_type: "
                                        f"{compression_type}.")
         self._cycle = _parallel_reads(num_parallel_reads)
 
-    def _filenames(self) -> Iterator:
-        if isinstance(self._names, DatasetV2):
-            for element in self._names._elements():
-                x = element[()]
-                yield x.decode() if isinstance(x, bytes) else str(x)
-        else:
-            yield from self._names
-
     def _elements(self) -> Iterator:
-        files = (_read_lines(name, self._compression) for name in self._filenames())
+        files = (_read_lines(name, self._compression) for name in _names_of(self._names))
         lines = itertools.chain.from_iterable(files) if not self._cycle else \
             interleaved(files, self._cycle)
         return (np.asarray(line, dtype=object) for line in lines)
