@@ -96,10 +96,7 @@ class Program:
         """For each node, the input vid whose buffer it may overwrite (`out=`), if any."""
         graph = self.graph
         values = graph.values
-        last_use: dict = {}
-        for index, node in enumerate(graph.nodes):
-            for v in node.inputs:
-                last_use[v] = index
+        last_use = self._last_reads()
         escaped = set(graph.outputs)
         for node in graph.nodes:
             if node.op_name == "AssignVariableOp":
@@ -137,20 +134,22 @@ class Program:
         uses): the program drops them there. Held to the end of the run, every dead array
         keeps its memory, so each new result is a fresh allocation that the OS must map and
         zero (a chain of 256 x 256 matrix products ran 1.6x slower)."""
-        graph = self.graph
-        last_use: dict = {}
-        for index, node in enumerate(graph.nodes):
-            for out in node.outputs:
-                last_use[out] = index         # made here; dropped here if nothing reads it
-            for v in node.inputs:
-                if v in last_use:
-                    last_use[v] = index
-        kept = set(graph.outputs)
+        last_read = self._last_reads()
+        kept = set(self.graph.outputs)
         dying: dict = {}
-        for v, index in last_use.items():
-            if v not in kept:
-                dying.setdefault(index, []).append(v)
+        for index, node in enumerate(self.graph.nodes):
+            for out in node.outputs:
+                if out not in kept:   # dropped where it is made if nothing reads it
+                    dying.setdefault(last_read.get(out, index), []).append(out)
         return dying
+
+    def _last_reads(self) -> dict:
+        """For each value a node reads, the index of the last node reading it."""
+        last_read: dict = {}
+        for index, node in enumerate(self.graph.nodes):
+            for v in node.inputs:
+                last_read[v] = index
+        return last_read
 
     def _generate(self) -> tuple:
         graph = self.graph
