@@ -118,7 +118,9 @@ def _remove_stale_temporaries(directory: str, prefix: str) -> None:
 class SavedArrays(dict):
     """The arrays of a checkpoint file, by key, and the `format` it was written in."""
 
-    format: str = FORMAT
+    def __init__(self, arrays: Mapping[str, np.ndarray], format: str) -> None:  # noqa: A002
+        super().__init__(arrays)
+        self.format = format
 
 
 def _umask() -> int:
@@ -159,9 +161,7 @@ def read_arrays(path: str) -> SavedArrays:
             (keys is None or sorted(map(str, keys.ravel())) != sorted(arrays)):
         raise DataLossError(None, None, f"Unable to read checkpoint file {path}: the file is "
                             f"corrupted (its arrays do not match its manifest).")
-    saved = SavedArrays(arrays)
-    saved.format = str(fmt)
-    return saved
+    return SavedArrays(arrays, str(fmt))
 
 
 _HDF5_MAGIC = b"\x89HDF\r\n\x1a\n"

@@ -204,7 +204,7 @@ class Checkpoint:
                 arrays[f"{key}/{i}"] = np.asarray(variable.numpy())
         return arrays
 
-    def _apply(self, arrays: dict) -> CheckpointLoadStatus:
+    def _apply(self, arrays: _format.SavedArrays) -> CheckpointLoadStatus:
         # Everything is checked before anything is assigned: a failed restore leaves every
         # object as it was.
         assignments, deferrals = self._plan_restore(arrays)
@@ -227,7 +227,7 @@ class Checkpoint:
         unmatched_saved = sorted(set(arrays) - used)
         return CheckpointLoadStatus(unmatched_saved, unmatched_objects, deferred)
 
-    def _plan_restore(self, arrays: dict) -> tuple:
+    def _plan_restore(self, arrays: _format.SavedArrays) -> tuple:
         """The (variable, value) assignments and (optimizer, values) deferred restorations a
         restore makes, validated: raises ValueError, assigning nothing, on any mismatch."""
         assignments, deferrals = [], []
@@ -240,7 +240,7 @@ class Checkpoint:
                 continue
             variables = _variables_of(obj)
             values = [arrays[saved[i]] for i in sorted(saved)]
-            if getattr(arrays, "format", _format.FORMAT) in _format.LEGACY_SLOT_ORDER and \
+            if arrays.format in _format.LEGACY_SLOT_ORDER and \
                     hasattr(obj, "_from_legacy_slot_order"):
                 values = obj._from_legacy_slot_order(values)
             if len(values) > len(variables) and hasattr(obj, "_defer_restore"):
@@ -286,7 +286,7 @@ class Checkpoint:
         return self.read(save_path)
 
 
-def _read(save_path: str) -> dict:
+def _read(save_path: str) -> _format.SavedArrays:
     """The arrays of the checkpoint at `save_path` ('<prefix>', read from '<prefix>.npz').
 
     Where there is no such file but TensorFlow's ('<prefix>.index') or the path names a file
