@@ -152,36 +152,14 @@ def _walk_container(container: Any, path: str, visited: set, seen: set) -> Itera
 
 def own_variables(obj: Any) -> list:
     """The variables an object stores itself, in Keras's order: a layer's trainable then
-    non-trainable own variables; an optimizer's `variables` (slots as Keras orders them)."""
+    non-trainable own variables; an optimizer's `variables` (its slots are made in Keras's
+    order: each variable's momentum, then its velocity)."""
     kind = _kind(obj)
     if kind == "Optimizer":
-        return _optimizer_variables(obj)
+        return list(obj.variables)
     if kind is None:  # the root of walk's "Weights" case
         return list(obj.weights)
     return list(obj._trainable_variables) + list(obj._non_trainable_variables)
-
-
-def _optimizer_variables(optimizer: Any) -> list:
-    """`optimizer.variables` in Keras's order. Keras creates the slots of one
-    `add_optimizer_variables` call variable by variable (momentum, velocity of the first
-    variable, then of the second); where tapeflow's Adam made all momentums, then all
-    velocities, they are interleaved here."""
-    variables = list(optimizer.variables)
-    momentums = getattr(optimizer, "_momentums", None)
-    velocities = getattr(optimizer, "_velocities", None)
-    if not momentums or not velocities or len(momentums) != len(velocities):
-        return variables
-    n = len(momentums)
-    ids = [id(v) for v in variables]
-    try:
-        start = ids.index(id(momentums[0]))
-    except ValueError:
-        return variables
-    block = variables[start:start + 2 * n]
-    if [id(v) for v in block] != [id(v) for v in list(momentums) + list(velocities)]:
-        return variables  # already interleaved (or another layout): as it is
-    interleaved = [v for pair in zip(momentums, velocities) for v in pair]
-    return variables[:start] + interleaved + variables[start + 2 * n:]
 
 
 def _variable_text(v: Any) -> str:
