@@ -36,7 +36,7 @@ newaxis = None
 
 # Heavier namespaces load on first use, so `import tapeflow` stays fast.
 _LAZY_SUBMODULES = {"keras", "train", "test", "config", "autograph", "version", "data",
-                     "debugging", "summary"}
+                     "debugging", "summary", "distribute"}
 
 
 def __getattr__(name: str):

@@ -34,7 +34,10 @@ def _eager_assign(variable: "Variable", value: np.ndarray) -> None:
 hooks: dict = {"read": _eager_read, "assign": _eager_assign,
                # called only while tapes record: lets `tape.explain` name an assignment that
                # cut a gradient path (installed by tapeflow.autodiff)
-               "taped_assign": lambda variable, value, op: None}
+               "taped_assign": lambda variable, value, op: None,
+               # set by tapeflow.distribute while a strategy's scope is open: mirrors each new
+               # variable (None otherwise: creation pays one lookup)
+               "created": None}
 
 
 class Variable(TensorLike):
@@ -80,6 +83,8 @@ class Variable(TensorLike):
         self._constraint = constraint
         if context.graph is not None:  # tf.function allows creation on the first trace only
             context.graph.on_variable_created(self)
+        if hooks["created"] is not None:
+            hooks["created"](self)
 
     # -- reading ----------------------------------------------------------------------------
     def value(self) -> Tensor:
