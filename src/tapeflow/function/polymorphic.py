@@ -279,7 +279,9 @@ class ConcreteFunction:
         self._guard = update_lock(writes) if writes else None
 
     def _release_examples(self) -> None:
-        # Intermediates of the trace are not needed any more; keep only shape and dtype.
+        # Intermediates of the trace are not needed any more; keep only shape and dtype. The
+        # variables' values after the trace's assignments go too (an optimizer's new state).
+        self.graph._var_examples.clear()
         for info in self.graph.values:
             if info.kind in ("input", "op") and isinstance(info.example, np.ndarray) \
                     and info.example.size > 1:

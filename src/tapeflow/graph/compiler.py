@@ -92,15 +92,21 @@ class Program:
         self.run = namespace["run"]
 
     # -- lowering ---------------------------------------------------------------------------
-    def _plan_buffers(self) -> dict:
-        """For each node, the input vid whose buffer it may overwrite (`out=`), if any."""
+    def _plan_buffers(self, updates: dict) -> dict:
+        """For each node, the input vid whose buffer it may overwrite (`out=`), if any; and
+        the scratch gradients of `updates` (their entries get True where the gradient's
+        buffer is the program's and dies there)."""
         graph = self.graph
         values = graph.values
         last_use = self._last_reads()
         escaped = set(graph.outputs)
-        for node in graph.nodes:
+        for index, node in enumerate(graph.nodes):
             if node.op_name == "AssignVariableOp":
                 escaped.add(node.inputs[1])
+            elif index in updates:
+                # Its elementwise kernel keeps no view of the gradient it may overwrite.
+                n = updates[index][0]
+                escaped.update(node.inputs[:n] + node.inputs[n + 1:])
             elif isinstance(node.op, str) or node.op.multiple_results or \
                     not _fresh_result(kernel_of(node.op), node.attrs):
                 # Kept by reference elsewhere (loop state), or possibly viewed: reshape,
@@ -108,8 +114,20 @@ class Program:
                 # so that input's buffer must not be overwritten while it lives.
                 escaped.update(node.inputs)
         owned = set()   # values held in arrays this program allocated
+
+        def dying_here(v: int, index: int, node: Any, example: Any) -> bool:
+            info = values[v]
+            return v in owned and v not in escaped and last_use.get(v) == index and \
+                node.inputs.count(v) == 1 and np.shape(info.example) == np.shape(example) \
+                and info.dtype == example.dtype
+
         reuse: dict = {}
         for index, node in enumerate(graph.nodes):
+            if index in updates:
+                n = updates[index][0]
+                updates[index][2] = dying_here(node.inputs[n], index, node,
+                                               values[node.inputs[0]].example)
+                continue
             if isinstance(node.op, str) or node.op.multiple_results or \
                     not _fresh_result(kernel_of(node.op), node.attrs):
                 continue
@@ -121,13 +139,51 @@ class Program:
             if not _writes_out(kernel, node.attrs, example):
                 continue
             for v in node.inputs:
-                info = values[v]
-                if v in owned and v not in escaped and last_use.get(v) == index and \
-                        node.inputs.count(v) == 1 and np.shape(info.example) == example.shape \
-                        and info.dtype == example.dtype:
+                if dying_here(v, index, node, example):
                     reuse[index] = v
                     break
         return reuse
+
+    def _variable_updates(self) -> dict:
+        """The optimizer updates (ops/optimizer_ops.py) that run on the variables themselves
+        (in place where they own their arrays): large ones whose every state input is a read of a
+        variable and every state output goes only to an assignment of that variable, with
+        nothing else touching it from the read to the assignment but earlier reads. For each,
+        its index -> [state count, the reads that die there, whether the gradient does]."""
+        from tapeflow.ops.optimizer_ops import state_count   # lazily: the ops import this
+        graph, nodes = self.graph, self.graph.nodes
+        users: dict = {}
+        for index, node in enumerate(nodes):
+            for v in node.inputs:
+                users.setdefault(v, []).append(index)
+        position = {id(node): index for index, node in enumerate(nodes)}
+        last_use = self._last_reads()
+        found: dict = {}
+        for index, node in enumerate(nodes):
+            n = None if isinstance(node.op, str) else state_count(node.op, node.attrs)
+            if n is None:
+                continue
+            handles = []
+            for read_vid, new in zip(node.inputs[:n], node.outputs):
+                read = graph.values[read_vid].producer
+                assign = users.get(new, [])
+                if read is None or read.op_name != "ReadVariableOp" or len(assign) != 1 or \
+                        nodes[assign[0]].inputs != [read.inputs[0], new] or \
+                        new in graph.outputs:
+                    break
+                handle = read.inputs[0]
+                if any(j != index and not (j < index and nodes[j].op_name == "ReadVariableOp")
+                       for j in users[handle] if position[id(read)] < j < assign[0]):
+                    break
+                handles.append(handle)
+            # Small arrays come from NumPy's cache of small blocks: fresh ones cost nothing
+            # there, and the proof of ownership more than it saves.
+            big = np.size(graph.values[node.inputs[0]].example) >= _INPLACE_MIN_SIZE
+            if big and len(handles) == n and len(set(handles)) == n:
+                dying = [v for v in node.inputs[:n] if last_use[v] == index
+                         and node.inputs.count(v) == 1 and v not in graph.outputs]
+                found[index] = [n, dying, False]
+        return found
 
     def _dying_after(self) -> dict:
         """For each node index, the intermediates whose last use it is (or that nothing
@@ -179,15 +235,26 @@ class Program:
                 namespace[f"v{info.vid}"] = info.example  # constants are globals
             elif info.kind == "var":
                 namespace[f"V{info.vid}"] = info.example
-        reuse = self._plan_buffers() if REUSE_BUFFERS else {}
+        updates = self._variable_updates() if REUSE_BUFFERS and not self.dry else {}
+        reuse = self._plan_buffers(updates) if REUSE_BUFFERS else {}
         dying = self._dying_after()
         chain_of: dict = {}    # vid -> buffer vid of the elementwise chain it belongs to
         for index, node in enumerate(graph.nodes):
-            line_nodes[len(lines) + 1] = node
-            lines.append("    " + self._line(index, node, namespace, reuse, chain_of))
+            if index in updates:
+                # The program lets go of the variables' arrays first: the update can then
+                # prove that nothing else holds them.
+                n, early, scratch = updates[index]
+                if early:
+                    lines.append("    del " + ", ".join(f"v{v}" for v in early))
+                    dying[index] = [v for v in dying.get(index, ()) if v not in early]
+                line_nodes[len(lines) + 1] = node
+                lines.append("    " + self._update_line(index, node, namespace, n, scratch))
+            else:
+                line_nodes[len(lines) + 1] = node
+                lines.append("    " + self._line(index, node, namespace, reuse, chain_of))
             if self.checked:
                 lines.extend(self._check_lines(index, node, namespace))
-            if index in dying:
+            if dying.get(index):
                 lines.append("    del " + ", ".join(f"v{v}" for v in dying[index]))
         if self.tensors:
             namespace["wrap"] = wrap
@@ -248,6 +315,20 @@ class Program:
             self.fused_chains += 1
         self.inplace += 1
         return f"v{out} = {fn}({args}, out=v{target})"
+
+    def _update_line(self, index: int, node: Any, namespace: dict, n: int,
+                     scratch: bool) -> str:
+        """An optimizer update called on its state's variables (`V..`) instead of their
+        values read earlier; its outputs are still assigned to them after."""
+        from tapeflow.ops.optimizer_ops import variable_update
+        fn = f"f{index}"
+        namespace[fn] = variable_update(node.op, node.attrs, scratch)
+        values = self.graph.values
+        args = [f"V{values[v].producer.inputs[0]}" for v in node.inputs[:n]] + \
+            [f"v{v}" for v in node.inputs[n:]]
+        outs = "".join(f"v{v}, " for v in node.outputs)
+        self.inplace += 1
+        return f"({outs}) = {fn}({', '.join(args)})"
 
     # -- running ----------------------------------------------------------------------------
     def __call__(self, arrays: list) -> list:

@@ -66,6 +66,12 @@ def has_side_effect(op: Any) -> bool:
     return op.side_effect
 
 
+# Primitives whose outputs a trace leaves abstract (shape and dtype from the shape rule, no
+# kernel run): optimizer updates, whose examples would be a second copy of the model's and
+# optimizer's state, alive until the trace ends.
+ABSTRACT_AT_TRACE: set = set()
+
+
 def is_nondeterministic(op: Any) -> bool:
     """True for ops that must run anew each time (random draws, reads, side effects)."""
     if isinstance(op, str):
@@ -428,7 +434,7 @@ class Graph:
         vids = [self.value_id(x) for x in inputs]
         infos = [self.values[v] for v in vids]
         examples = [info.example for info in infos]
-        concrete = all(e is not None for e in examples)
+        concrete = prim not in ABSTRACT_AT_TRACE and all(e is not None for e in examples)
         raw = None
         if concrete:
             try:

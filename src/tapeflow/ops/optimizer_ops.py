@@ -5,8 +5,12 @@ same order and dtype, with NumPy ufuncs, so its results are bitwise equal to it:
 per-op dispatch and most temporaries go. A kernel takes the variable's value and its slots'
 values (the state), the gradient and the step's scalars, and returns the new state; with
 `out` (one array or None per state value) it writes each new value into the given array,
-which the caller has proven nothing else can see (`Variable._owns_value`). As primitives
-(`ApplyAdam`...), `tf.function` records one node per variable, its kernel writing fresh arrays.
+which the caller has proven nothing else can see (`Variable._owns_value`); with `scratch`,
+it may also overwrite the gradient (a compiled program's dying buffer). As primitives
+(`ApplyAdam`...), `tf.function` records one node per variable (its outputs abstract while
+tracing: an example would be a second copy of the optimizer's state); the compiled program
+calls `variable_update`'s kernel on the variables themselves, which updates them in place
+when they own their arrays.
 
 Scalars are 0-d arrays of the variable's dtype: Adam (alpha, 1 - beta_1, 1 - beta_2, epsilon),
 SGD (lr, momentum), RMSprop (lr, rho, 1 - rho, momentum, epsilon), Adagrad (lr, epsilon).
@@ -14,11 +18,14 @@ SGD (lr, momentum), RMSprop (lr, rho, 1 - rho, momentum, epsilon), Adagrad (lr, 
 
 from __future__ import annotations
 
-from typing import Any, Optional, Sequence
+import threading
+from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 
 from tapeflow.autodiff.core import Primitive
+from tapeflow.framework.variables import owns_value
+from tapeflow.graph.ir import ABSTRACT_AT_TRACE
 
 Out = Optional[Sequence[Optional[np.ndarray]]]
 
@@ -28,21 +35,22 @@ def _outs(out: Out, n: int) -> Sequence[Optional[np.ndarray]]:
 
 
 def adam(var: np.ndarray, m: np.ndarray, v: np.ndarray, *rest: Any, amsgrad: bool = False,
-         out: Out = None) -> tuple:
+         out: Out = None, scratch: bool = False) -> tuple:
     """Keras Adam: m += (g - m) * (1 - b1); v += (g**2 - v) * (1 - b2) (amsgrad: v_hat =
     max(v_hat, v)); var -= (m * alpha) / (sqrt(v) + eps). `rest` is ([v_hat,] g, alpha,
     1 - b1, 1 - b2, eps); returns (var, m, v[, v_hat])."""
-    if out is None and not amsgrad:
+    if out is None and not amsgrad and not scratch:
         return _adam_fresh(var, m, v, *rest)
     v_hat, rest = (rest[0], rest[1:]) if amsgrad else (None, rest)
     g, alpha, c1, c2, eps = rest
     o_var, o_m, o_v, o_hat = (out if amsgrad else (*out, None)) if out else (None,) * 4
-    # Four arrays at most: a new m or v goes into its temporary unless written in place,
-    # and a temporary freed that way holds the variable's step.
-    t = np.subtract(g, m)
+    # Four arrays at most (three with `scratch`: g's buffer is the first temporary): a new m
+    # or v goes into its temporary unless written in place, and a temporary freed that way
+    # holds the variable's step.
+    s = np.square(g)
+    t = np.subtract(g, m, g if scratch else None)
     np.multiply(t, c1, t)
     m = np.add(m, t, t if o_m is None else o_m)
-    s = np.square(g)
     np.subtract(s, v, s)
     np.multiply(s, c2, s)
     v = np.add(v, s, s if o_v is None else o_v)
@@ -75,17 +83,17 @@ def _adam_fresh(var: np.ndarray, m: np.ndarray, v: np.ndarray, g: np.ndarray, al
 
 
 def sgd(var: np.ndarray, *rest: Any, momentum: bool = False, nesterov: bool = False,
-        out: Out = None) -> tuple:
+        out: Out = None, scratch: bool = False) -> tuple:
     """Keras SGD: var -= g * lr; with momentum m = m * momentum - g * lr, then var += m
     (nesterov: var += m * momentum - g * lr). `rest` is ([m,] g, lr, momentum); returns
     (var[, m])."""
     if not momentum:
         g, lr, _ = rest
         o_var, = _outs(out, 1)
-        return (np.subtract(var, np.multiply(g, lr), o_var),)
+        return (np.subtract(var, np.multiply(g, lr, g if scratch else None), o_var),)
     m, g, lr, mu = rest
     o_var, o_m = _outs(out, 2)
-    step = np.multiply(g, lr)
+    step = np.multiply(g, lr, g if scratch else None)
     t = np.multiply(m, mu)
     m = np.subtract(t, step, o_m)
     if nesterov:
@@ -96,12 +104,12 @@ def sgd(var: np.ndarray, *rest: Any, momentum: bool = False, nesterov: bool = Fa
 
 
 def rmsprop(var: np.ndarray, velocity: np.ndarray, *rest: Any, momentum: bool = False,
-            centered: bool = False, out: Out = None) -> tuple:
+            centered: bool = False, out: Out = None, scratch: bool = False) -> tuple:
     """Keras RMSprop: vel = rho * vel + (1 - rho) * g**2 (centered: avg = rho * avg +
     (1 - rho) * g, denominator vel - avg**2 + eps, else vel + eps); inc = lr * g /
     sqrt(denominator); var -= inc, or with momentum mom = momentum * mom + inc, var -= mom.
     `rest` is ([mom,] [avg,] g, lr, rho, 1 - rho, momentum, eps); returns (var, vel[, mom]
-    [, avg])."""
+    [, avg]). It reads g to the end: `scratch` gives it no buffer."""
     n = 2 + momentum + centered
     mom = rest[0] if momentum else None
     avg = rest[n - 3] if centered else None
@@ -136,14 +144,14 @@ def rmsprop(var: np.ndarray, velocity: np.ndarray, *rest: Any, momentum: bool = 
 
 
 def adagrad(var: np.ndarray, accumulator: np.ndarray, g: np.ndarray, lr: Any, eps: Any,
-            out: Out = None) -> tuple:
+            out: Out = None, scratch: bool = False) -> tuple:
     """Keras Adagrad: acc += g**2; var -= lr * g / sqrt(acc + eps); returns (var, acc)."""
     o_var, o_acc = _outs(out, 2)
     s = np.square(g)
     accumulator = np.add(accumulator, s, o_acc)
     np.add(accumulator, eps, s)
     np.sqrt(s, s)
-    t = np.multiply(lr, g)
+    t = np.multiply(lr, g, g if scratch else None)
     np.true_divide(t, s, t)
     return np.subtract(var, t, o_var), accumulator
 
@@ -155,9 +163,43 @@ def _state_rule(count: Any) -> Any:
     return rule
 
 
+_STATE_COUNTS: dict = {}   # primitive -> count(**attrs): how many state inputs (and outputs)
+
+
 def _update_primitive(name: str, kernel: Any, count: Any) -> Primitive:
-    return Primitive(name, kernel, multiple_results=True, differentiable=False,
+    prim = Primitive(name, kernel, multiple_results=True, differentiable=False,
                      shape_rule=_state_rule(count), register=True)
+    _STATE_COUNTS[prim] = count
+    ABSTRACT_AT_TRACE.add(prim)
+    return prim
+
+
+def state_count(prim: Any, attrs: dict) -> Optional[int]:
+    """How many of `prim`'s first inputs are variable state it returns updated (None where
+    `prim` is no optimizer update)."""
+    count = _STATE_COUNTS.get(prim)
+    return None if count is None else count(**attrs)
+
+
+def variable_update(prim: Any, attrs: dict, scratch: bool) -> Callable:
+    """The kernel a compiled program calls for an update whose state it reads from
+    variables and assigns back: it takes the variables (then the gradient and scalars) and
+    returns the new state, written into a variable's own array where nothing else can see
+    it (`owns_value`: the program has dropped its own references) and no other thread runs
+    that could take a reference meanwhile; `scratch`: the gradient's buffer is the program's,
+    dying here."""
+    kernel, n = KERNELS[prim], state_count(prim, attrs)
+
+    def update(*args: Any) -> tuple:
+        variables = args[:n]
+        if threading.active_count() == 1:
+            owned = [owns_value(v) for v in variables]   # before taking references below
+            values = [v._value for v in variables]
+            out = [a if own else None for a, own in zip(values, owned)]
+        else:
+            values, out = [v._value for v in variables], None
+        return kernel(*values, *args[n:], out=out, scratch=scratch, **attrs)
+    return update
 
 
 APPLY_ADAM = _update_primitive("KerasApplyAdam", adam,
@@ -173,4 +215,4 @@ APPLY_ADAGRAD = _update_primitive("KerasApplyAdagrad", adagrad, lambda: 2)
 KERNELS = {APPLY_ADAM: adam, APPLY_SGD: sgd, APPLY_RMSPROP: rmsprop, APPLY_ADAGRAD: adagrad}
 
 __all__ = ["adam", "sgd", "rmsprop", "adagrad", "APPLY_ADAM", "APPLY_SGD", "APPLY_RMSPROP",
-           "APPLY_ADAGRAD", "KERNELS"]
+           "APPLY_ADAGRAD", "KERNELS", "state_count", "variable_update"]
