@@ -267,6 +267,10 @@ class Embedding(Layer):
             ids = math_ops.cast(ids, "int32")
         return array_ops.gather(self.embeddings, ids)
 
+    def compute_mask(self, inputs: Any, previous_mask: Any = None) -> Any:
+        """With `mask_zero`, True where the id is not 0 (padding), as Keras 3."""
+        return math_ops.not_equal(inputs, 0) if self.mask_zero else None
+
     def get_config(self) -> dict:
         return {**super().get_config(), "input_dim": self.input_dim,
                 "output_dim": self.output_dim, **_weight_config(self, "embeddings"),

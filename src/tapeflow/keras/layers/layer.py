@@ -6,6 +6,7 @@ from __future__ import annotations
 import inspect
 import itertools
 import math
+import weakref
 from typing import Any, Optional
 
 import numpy as np
@@ -27,6 +28,30 @@ _TRAINING_STACK: list = []
 _NODE_IDS = itertools.count()
 # Nonzero while a symbolic call runs `call` on stand-in zeros: losses added then are dropped.
 _INFERRING = [0]
+# Keras's `_keras_mask` attribute, kept aside (tensors have slots): id(tensor) -> (weak
+# reference, mask); an entry goes when its tensor does.
+_MASKS: dict = {}
+
+
+def get_keras_mask(x: Any) -> Any:
+    """The mask `set_keras_mask` attached to the tensor `x` (a Masking or
+    `Embedding(mask_zero=True)` output), or None."""
+    entry = _MASKS.get(id(x))
+    return entry[1] if entry is not None and entry[0]() is x else None
+
+
+def set_keras_mask(x: Any, mask: Any) -> None:
+    """Attaches `mask` to the tensor `x`, as Keras 3's `backend.set_keras_mask`."""
+    key = id(x)
+    _MASKS[key] = (weakref.ref(x, lambda _, key=key: _MASKS.pop(key, None)), mask)
+
+
+def _masks_of(x: Any) -> Any:
+    """The masks attached to `x` (a tensor, or a list of them), None when there are none."""
+    if isinstance(x, (list, tuple)):
+        masks = [get_keras_mask(t) for t in x]
+        return masks if any(m is not None for m in masks) else None
+    return get_keras_mask(x)
 
 
 class KerasTensor:
@@ -191,7 +216,8 @@ class Layer:
         self._build_shapes: Any = None  # the input shape `build` got, for get_build_config
         self.autocast = autocast
         self.built = False
-        self.supports_masking = False
+        # As Keras 3: a layer that defines `compute_mask` passes masks on.
+        self.supports_masking = type(self).compute_mask is not Layer.compute_mask
         from tapeflow.keras import regularizers
         self.activity_regularizer = regularizers.get(activity_regularizer)
         self._losses: list = []
@@ -201,6 +227,7 @@ class Layer:
         self._call_has_training = "training" in params
         self._call_training_default = (params["training"].default
                                        if self._call_has_training else None)
+        self._call_has_mask = "mask" in params
 
     _input_spec: Any = None
     # Keras 3 takes only tensors (arrays, None) positionally; other values go by keyword.
@@ -422,6 +449,10 @@ class Layer:
         raise NotImplementedError(f"Layer {type(self).__name__} does not have a `call` method "
                                   f"implemented.")
 
+    def compute_mask(self, inputs: Any, previous_mask: Any = None) -> Any:
+        """The mask of the outputs (Keras 3's default: the input's mask)."""
+        return previous_mask
+
     def compute_output_shape(self, input_shape: Any) -> Any:
         """The output shape, found by running `call` on zeros of that shape."""
         dummy = nest.map_structure(lambda s: KerasTensor(s, self._dtype),
@@ -456,6 +487,11 @@ class Layer:
         if any(isinstance(t, KerasTensor) for t in flat_args) or \
                 (kwargs and any(isinstance(t, KerasTensor) for t in nest.flatten(kwargs))):
             return self._symbolic_call(args, kwargs)
+        previous_mask = _masks_of(args[0]) if _MASKS else None
+        if kwargs.get("mask") is not None:
+            previous_mask = kwargs["mask"]
+        elif previous_mask is not None and self._call_has_mask:
+            kwargs["mask"] = previous_mask
         inputs = self._convert_inputs(args[0])
         args = (inputs,) + (self._convert_inputs(args[1:]) if len(args) > 1 else ())
         if self.input_spec is not None:  # before building: a failed call builds nothing
@@ -484,11 +520,29 @@ class Layer:
             _TRAINING_STACK.pop()
         if self.activity_regularizer is not None:
             self._add_activity_loss(outputs)
+        if self.supports_masking:
+            self._set_output_masks(inputs, outputs, previous_mask)
         if self._output_shape is None:
             self._output_shape = nest.map_structure(
                 lambda t: (None,) + tuple(t.shape.as_list())[1:] if isinstance(t, TensorLike)
                 and t.shape.rank else None, outputs)
         return outputs
+
+    def _set_output_masks(self, inputs: Any, outputs: Any, previous_mask: Any) -> None:
+        """Attaches `compute_mask`'s masks to the outputs that have none (Keras's
+        `_set_mask_metadata`)."""
+        if previous_mask is None and type(self).compute_mask is Layer.compute_mask:
+            return
+        flat = [t for t in nest.flatten(outputs) if isinstance(t, TensorLike)]
+        if all(get_keras_mask(t) is not None for t in flat):
+            return
+        masks = self.compute_mask(inputs, previous_mask)
+        if masks is None:
+            return
+        for tensor, mask in zip(flat, nest.flatten(masks) if isinstance(masks, (list, tuple))
+                                else [masks]):
+            if mask is not None and get_keras_mask(tensor) is None:
+                set_keras_mask(tensor, mask)
 
     def _add_activity_loss(self, outputs: Any) -> None:
         """The activity penalty of each output, divided by the batch size (as Keras 3)."""
@@ -773,4 +827,5 @@ def is_keras_tensor(x: Any) -> bool:
     return isinstance(x, KerasTensor)
 
 
-__all__ = ["Layer", "KerasTensor", "Node", "Operation", "is_keras_tensor"]
+__all__ = ["Layer", "KerasTensor", "Node", "Operation", "is_keras_tensor", "get_keras_mask",
+           "set_keras_mask"]
