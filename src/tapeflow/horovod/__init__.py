@@ -20,6 +20,7 @@ from tapeflow.distribute import collective
 from tapeflow.framework import nest
 from tapeflow.framework.indexed_slices import IndexedSlices
 from tapeflow.framework.tensor_conversion import convert_to_tensor
+from tapeflow.ops.index_ops import ensure_shape
 from tapeflow.ops.script_ops import numpy_function
 
 __all__ = [
@@ -234,10 +235,9 @@ def _run(func: Any, tensors: list, dtypes: list) -> list:
 
 
 def _same_shapes(outs: list, tensors: list) -> list:
-    for out, t in zip(outs, tensors):
-        if not out.shape.is_fully_defined() and hasattr(out, "set_shape"):
-            out.set_shape(t.shape)
-    return outs
+    """In a graph, numpy_function's results have unknown shapes: give them the inputs'."""
+    return [out if out.shape.is_fully_defined() else ensure_shape(out, t.shape)
+            for out, t in zip(outs, tensors)]
 
 
 def _dense_allreduce(tensor: Any, op: int, name: str, prescale: float, postscale: float,
@@ -329,8 +329,8 @@ def allgather(tensor: Any, name: Optional[str] = None, ignore_name_scope: bool =
     x = convert_to_tensor(tensor)
     label = name or "HorovodAllgather"
     out = _run(lambda arrays: [_world().allgather(arrays[0], name=label)], [x], [x.dtype])[0]
-    if hasattr(out, "set_shape") and not out.shape.is_fully_defined() and x.shape.rank:
-        out.set_shape([None] + list(x.shape)[1:])
+    if x.shape.rank and not out.shape.is_fully_defined():
+        out = ensure_shape(out, [None] + list(x.shape)[1:])
     return out
 
 
