@@ -124,3 +124,51 @@ def test_max_pool_of_integers_with_padding_keeps_the_least_value_out():
     x = np.array([[-5, -7], [-9, -6]], np.int32).reshape(1, 2, 2, 1)
     y = tf.nn.max_pool2d(tf.constant(x), 2, 1, "SAME").numpy().ravel()
     np.testing.assert_array_equal(y, [-5, -6, -6, -6])
+
+
+def test_tiled_max_pool_gradient_with_nan_inf_and_odd_sizes_follows_tensorflow():
+    """Windows that tile the input (ksize == strides): TF 2.21's answers. A leading nan keeps
+    the gradient, a later one never takes it; the row and column past the last window get
+    zeros; an all -inf window routes to its first input; 0 and -0.0 tie (the first wins)."""
+    x = np.array([[np.nan, 1, 5, np.nan, 7], [2, 3, 4, 6, 8], [9, 9, 9, 9, 9]],
+                 np.float32).reshape(1, 3, 5, 1)
+    g = np.array([10, 20], np.float32).reshape(1, 1, 2, 1)
+    np.testing.assert_array_equal(tf.nn.max_pool2d(tf.constant(x), 2, 2, "VALID").numpy()
+                                  .ravel(), [3, 6])
+    np.testing.assert_array_equal(_pool_grad(x, 2, 2, "VALID", g).reshape(3, 5),
+                                  [[10, 0, 0, 0, 0], [0, 0, 0, 20, 0], [0, 0, 0, 0, 0]])
+    x = np.array([[-np.inf, -np.inf, 0, 0], [-np.inf, -np.inf, 0, -0.0]],
+                 np.float32).reshape(1, 2, 4, 1)
+    got = _pool_grad(x, 2, 2, "SAME", g).reshape(2, 4)
+    np.testing.assert_array_equal(got, [[10, 0, 20, 0], [0, 0, 0, 0]])
+    assert not np.signbit(got).any()
+
+
+@pytest.mark.parametrize("k,s,padding,shape", [(2, 2, "VALID", (3, 9, 8, 4)),
+                                               (3, 3, "VALID", (2, 8, 10, 3)),
+                                               (2, 2, "SAME", (2, 6, 4, 5)),
+                                               ((2, 3), (2, 3), "VALID", (2, 7, 9, 2))])
+def test_tiled_max_pool_gradient_matches_the_overlapping_path(k, s, padding, shape):
+    """The tiled kernel against the general one (routing by first maximum, many ties), in
+    float32 and float64, with the second-order transpose."""
+    from tapeflow.ops import conv_ops
+    x = RNG.integers(-1, 2, shape).astype(np.float32)
+    k2, s2 = conv_ops._pair(k, "ksize", "MaxPool"), conv_ops._pair(s, "strides", "MaxPool")
+    out_hw, pads = conv_ops._geometry(shape[1:3], k2, s2, (1, 1), padding, "MaxPool")
+    g = RNG.standard_normal((shape[0],) + out_hw + (shape[3],)).astype(np.float32)
+    want = _first_max_grad_general(x, g, k2, s2, pads, out_hw)
+    for dtype in (np.float32, np.float64):
+        got = _pool_grad(x.astype(dtype), k, s, padding, g.astype(dtype))
+        assert got.dtype == dtype
+        np.testing.assert_array_equal(got, want.astype(dtype))
+
+
+def _first_max_grad_general(x, g, ksize, strides, pads, out_hw):
+    """The general (padded-buffer) kernel's routing, for comparison."""
+    from tapeflow.ops import conv_ops
+    padded = (x.shape[0], x.shape[1] + sum(pads[0]), x.shape[2] + sum(pads[1]), x.shape[3])
+    out = np.zeros(padded, g.dtype)
+    for i, j, hit in conv_ops._first_max_masks(x, ksize, strides, pads, out_hw):
+        conv_ops._tap_view(out, i, j, out_hw, strides)[...] += np.where(hit, g, 0)
+    (t, b), (l, r) = pads
+    return out[:, t:out.shape[1] - b, l:out.shape[2] - r, :]

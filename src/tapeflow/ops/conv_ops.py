@@ -231,28 +231,30 @@ def _pad(x: np.ndarray, pads: tuple, value: float = 0) -> np.ndarray:
 
 
 def _patches(xp: np.ndarray, k_hw: tuple, out_hw: tuple, strides: tuple,
-             dilations: tuple) -> np.ndarray:
-    """A read-only view `(N, OH, OW, KH, KW, C)` of the padded input's windows."""
+             dilations: tuple, writeable: bool = False) -> np.ndarray:
+    """A view `(N, OH, OW, KH, KW, C)` of the padded input's windows (read-only unless
+    `writeable`, for windows that do not overlap)."""
     xp = np.ascontiguousarray(xp)
     sn, sh, sw, sc = xp.strides
     shape = (xp.shape[0],) + tuple(out_hw) + tuple(k_hw) + (xp.shape[3],)
     steps = (sn, sh * strides[0], sw * strides[1], sh * dilations[0], sw * dilations[1], sc)
-    return as_strided(xp, shape, steps, writeable=False)
+    return as_strided(xp, shape, steps, writeable=writeable)
 
 
-def _scatter(cols: np.ndarray, padded_shape: tuple, pads: tuple, strides: tuple,
+def _scatter(taps: np.ndarray, padded_shape: tuple, pads: tuple, strides: tuple,
              dilations: tuple) -> np.ndarray:
-    """Adds window values `cols` `(N, OH, OW, KH, KW, C)` back to their input positions and
-    crops the padding: the transpose of `_patches`."""
-    out = np.zeros(padded_shape, cols.dtype)
-    _, oh, ow, kh, kw, _ = cols.shape
+    """Adds window values `taps` `(KH, KW, N, OH, OW, C)` back to their input positions and
+    crops the padding: the transpose of `_patches`. Tap-major, each add reads one contiguous
+    block (window-major rows would make every add stride through all KH*KW taps)."""
+    out = np.zeros(padded_shape, taps.dtype)
+    kh, kw, _, oh, ow, _ = taps.shape
     sh, sw = strides
     for i in range(kh if oh and ow else 0):  # no windows (an empty output): zeros
         top = i * dilations[0]
         for j in range(kw):
             left = j * dilations[1]
-            out[:, top:top + sh * (oh - 1) + 1:sh, left:left + sw * (ow - 1) + 1:sw, :] += \
-                cols[:, :, :, i, j, :]
+            view = out[:, top:top + sh * (oh - 1) + 1:sh, left:left + sw * (ow - 1) + 1:sw, :]
+            np.add(view, taps[i, j], out=view)
     (t, b), (l, r) = pads
     return out[:, t:out.shape[1] - b, l:out.shape[2] - r, :]
 
@@ -387,17 +389,25 @@ def _backprop_input_kernel(g, w, *sizes, input_shape, strides, dilations, pads, 
     if g.size == 0 or w.size == 0:
         return np.zeros(input_shape, g.dtype)
     groups = _groups(input_shape[3], w.shape[2])
-    if groups == 1:  # (N, OH, OW, KH, KW, C): one matrix product
-        cols = np.dot(g.reshape(-1, g.shape[3]), w.reshape(-1, w.shape[3]).T).reshape(
-            g.shape[:3] + w.shape[:3])
-    else:
-        kh, kw, cg, o = w.shape
-        gg = g.reshape(g.shape[:3] + (groups, o // groups))
-        cols = np.einsum("nhwgo,ijcgo->nhwijgc", gg, w.reshape(kh, kw, cg, groups, o // groups),
-                         optimize=True).reshape(g.shape[:3] + (kh, kw, cg * groups))
     padded = (input_shape[0], input_shape[1] + sum(pads[0]), input_shape[2] + sum(pads[1]),
               input_shape[3])
-    return _scatter(cols, padded, pads, strides, dilations).astype(g.dtype, copy=False)
+    return _scatter(_input_taps(g, w, groups), padded, pads, strides,
+                    dilations).astype(g.dtype, copy=False)
+
+
+def _input_taps(g: np.ndarray, w: np.ndarray, groups: int) -> np.ndarray:
+    """Each filter tap's share of the input gradient, `(KH, KW, N, OH, OW, C)`: one matrix
+    product per tap (groups == 1) into its own contiguous block."""
+    kh, kw, cg, o = w.shape
+    if groups > 1:
+        gg = g.reshape(g.shape[:3] + (groups, o // groups))
+        return np.einsum("nhwgo,ijcgo->ijnhwgc", gg, w.reshape(kh, kw, cg, groups, o // groups),
+                         optimize=True).reshape((kh, kw) + g.shape[:3] + (cg * groups,))
+    rows = g.reshape(-1, o)
+    taps = np.empty((kh, kw, rows.shape[0], cg), np.result_type(g, w))
+    for i, j in np.ndindex(kh, kw):
+        np.dot(rows, w[i, j].T, out=taps[i, j])
+    return taps.reshape((kh, kw) + g.shape[:3] + (cg,))
 
 
 def _run_time_shape(g: tuple, w: tuple, sizes: np.ndarray, pattern: tuple) -> tuple:
@@ -719,10 +729,10 @@ def _avg_pool_grad_kernel(g, *sizes, input_shape, ksize, strides, pads, out_hw):
                                           "AvgPoolGrad")
     # The counts are float64: cast back, or a float32 gradient would come out float64.
     g = (g / _pool_counts(input_shape, ksize, strides, pads, out_hw)).astype(g.dtype, copy=False)
-    cols = np.broadcast_to(g[:, :, :, None, None, :], g.shape[:3] + tuple(ksize) + g.shape[3:])
+    taps = np.broadcast_to(g, tuple(ksize) + g.shape)
     padded = (input_shape[0], input_shape[1] + sum(pads[0]), input_shape[2] + sum(pads[1]),
               input_shape[3])
-    return _scatter(cols, padded, pads, strides, (1, 1)).astype(g.dtype, copy=False)
+    return _scatter(taps, padded, pads, strides, (1, 1)).astype(g.dtype, copy=False)
 
 
 _avg_pool = Primitive("AvgPool", _avg_pool_kernel, shape_rule=_pool_rule("AvgPool"))
@@ -828,15 +838,46 @@ def _max_pool_grad_kernel(x, g, ksize, strides, pads, out_hw):
     if out_hw is None:
         pads, out_hw = _run_time_geometry(x.shape[1:3], ksize, strides, (1, 1), pads,
                                           "MaxPoolGrad")
+    bits = np.dtype(f"u{g.dtype.itemsize}")
+    if ksize == strides and not _padded(pads) and 0 not in out_hw:
+        out = _tiled_max_pool_grad(x, g, ksize, out_hw, bits)
+        if out is not None:
+            return out
     padded = (x.shape[0], x.shape[1] + sum(pads[0]), x.shape[2] + sum(pads[1]), x.shape[3])
     out = np.zeros(padded, g.dtype)
     if 0 not in out_hw:
-        bits = np.dtype(f"u{g.dtype.itemsize}")
         for i, j, hit in _first_max_masks(x, ksize, strides, pads, out_hw):
             view = _tap_view(out, i, j, out_hw, strides)
             view += _masked(g, hit, bits).view(g.dtype)  # added to zeros: -0.0 gives 0, as TF
     (t, b), (l, r) = pads
     return out[:, t:out.shape[1] - b, l:out.shape[2] - r, :]
+
+
+def _tiled_max_pool_grad(x, g, ksize, out_hw, bits):
+    """MaxPoolGrad where the windows tile x (ksize == strides, no padding; rows and columns
+    past the last window get zeros): each input is in at most one window, so it gets `g`
+    where it is its window's first maximum, else +0.0. The work runs on a tap-major copy of
+    the windows, `(KH, KW, N, OH, OW, C)`: every pass contiguous (NumPy runs passes over
+    NHWC taps, 32-float runs apart, several times slower). None where a window holds nan
+    (TensorFlow's scan then decides, `_argmax_scan`)."""
+    (oh, ow), (kh, kw) = out_hw, ksize
+    taps = np.empty((kh, kw, x.shape[0], oh, ow, x.shape[3]), x.dtype)
+    np.copyto(taps, _patches(x, ksize, out_hw, ksize, (1, 1)).transpose(3, 4, 0, 1, 2, 5))
+    best = np.maximum.reduce(taps.reshape((kh * kw,) + taps.shape[2:]), axis=0)
+    if np.isnan(best.min()):
+        return None
+    g_bits = (g + g.dtype.type(0)).view(bits)  # + 0: a -0.0 cotangent gives +0.0, as TF
+    routed = taps if x.dtype == g.dtype else np.empty(taps.shape, g.dtype)
+    routed_bits = routed.view(bits)
+    # Tap (i, j) is overwritten only after its mask is taken (the scan reads it first).
+    for i, j, hit in _first_hits(taps.transpose(2, 3, 4, 0, 1, 5), best):
+        np.multiply(g_bits, hit, out=routed_bits[i, j])  # the bits of g or zero: no 0 * inf
+    out = np.empty(x.shape, g.dtype)
+    out[:, oh * kh:] = 0
+    out[:, :, ow * kw:] = 0
+    np.copyto(_patches(out, ksize, out_hw, ksize, (1, 1), writeable=True),
+              routed.transpose(2, 3, 4, 0, 1, 5))
+    return out
 
 
 def _max_pool_grad_grad_kernel(x, c, ksize, strides, pads, out_hw):
