@@ -464,10 +464,16 @@ class ModelCheckpoint(MonitorCallback):
             raise KeyError(f'Failed to format this callback filepath: "{self.filepath}". '
                            f"Reason: {e}") from e
         if self._should_save(epoch, logs, filepath):
-            dirname = os.path.dirname(filepath)
+            # Under a multi-worker strategy the others write to a temporary folder and delete
+            # it: only the chief's file is kept (as Keras's distributed_file_utils).
+            from tapeflow.distribute import keras_support as dist
+            strategy = dist.current_strategy(self.model)
+            write_path = dist.write_filepath(filepath, strategy)
+            dirname = os.path.dirname(write_path)
             if dirname:
                 os.makedirs(dirname, exist_ok=True)
-            self.model.save_weights(filepath, overwrite=True)
+            self.model.save_weights(write_path, overwrite=True)
+            dist.remove_temp_dirpath(os.path.dirname(filepath), strategy)
             if self.verbose > 0:
                 print_msg(f"\nEpoch {epoch + 1}: finished saving model to {filepath}")
 
@@ -704,8 +710,9 @@ class BackupAndRestore(Callback):
 
     def on_train_begin(self, logs: Optional[dict] = None) -> None:
         import shutil
+        from tapeflow.distribute import keras_support as dist
         try:
-            self._load_model()
+            self._load_model()  # every worker reads the chief's backup
         except (OSError, ValueError) as e:  # a damaged latest backup: fall back to the .bkp
             if not os.path.exists(self._prev_weights_path):
                 raise e
@@ -715,6 +722,7 @@ class BackupAndRestore(Callback):
             elif os.path.exists(self._training_metadata_path):
                 os.remove(self._training_metadata_path)
             self._load_model()
+        dist.barrier(dist.current_strategy(self.model))  # all read before the chief writes
 
     def _load_model(self) -> None:
         import json
@@ -743,15 +751,30 @@ class BackupAndRestore(Callback):
             self._save_model()
 
     def _save_model(self) -> None:
+        # Under a multi-worker strategy every worker saves (a checkpoint makes variables, on
+        # all workers alike), the others into a temporary folder they delete: the chief's
+        # backup is kept, and all restore from it (as Keras's worker training state).
+        from tapeflow.distribute import keras_support as dist
+        strategy = dist.current_strategy(self.model)
+        self._write_backup(dist.write_dirpath(self.backup_dir, strategy))
+        dist.remove_temp_dirpath(self.backup_dir, strategy)
+        # No worker goes on (and may fail) before the chief's backup is complete.
+        dist.barrier(strategy)
+
+    def _write_backup(self, dirpath: str) -> None:
         import json
         import shutil
-        os.makedirs(self.backup_dir, exist_ok=True)
-        if self.double_checkpoint and os.path.exists(self._weights_path):
-            shutil.copy(self._weights_path, self._prev_weights_path)
-        if self.double_checkpoint and os.path.exists(self._training_metadata_path):
-            shutil.copy(self._training_metadata_path, self._prev_training_metadata_path)
-        self._checkpoint().write(self._weights_prefix)
-        with open(self._training_metadata_path, "w") as f:
+
+        def at(path: str) -> str:
+            return os.path.join(dirpath, os.path.basename(path))
+        weights, metadata = at(self._weights_path), at(self._training_metadata_path)
+        os.makedirs(dirpath, exist_ok=True)
+        if self.double_checkpoint and os.path.exists(weights):
+            shutil.copy(weights, at(self._prev_weights_path))
+        if self.double_checkpoint and os.path.exists(metadata):
+            shutil.copy(metadata, at(self._prev_training_metadata_path))
+        self._checkpoint().write(at(self._weights_prefix))
+        with open(metadata, "w") as f:
             f.write(json.dumps({"epoch": self._current_epoch, "batch": self._last_batch_seen}))
 
     def _should_save_on_batch(self, batch: int) -> bool:
@@ -770,6 +793,9 @@ class BackupAndRestore(Callback):
 
     def on_train_end(self, logs: Optional[dict] = None) -> None:
         import shutil
+        from tapeflow.distribute import keras_support as dist
+        if not dist.is_chief(dist.current_strategy(self.model)):
+            return  # the chief owns the backup
         if self.delete_checkpoint and os.path.exists(self.backup_dir):
             shutil.rmtree(self.backup_dir)
 

@@ -13,11 +13,13 @@ Keras-on-TF's batch order.
 
 from __future__ import annotations
 
-from typing import Any, Optional, Sequence
+import functools
+from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 
 from tapeflow.autodiff import GradientTape
+from tapeflow.distribute import keras_support as _dist
 from tapeflow.framework import nest
 from tapeflow.framework.tensor_conversion import convert_to_tensor
 from tapeflow.keras.data_adapters import (EpochIterator, _to_numpy_tree,
@@ -29,6 +31,19 @@ from tapeflow.ops import math_ops
 def _as_floats(logs: dict) -> dict:
     """A step's logs (tensors) as Python floats, keys sorted, as `fit` reports them."""
     return dict(sorted((k, float(np.asarray(v))) for k, v in logs.items()))
+
+
+def _in_strategy_scope(method: Callable) -> Callable:
+    """Runs a loop in the scope of the model's strategy (the one it was compiled under), so
+    the variables it creates (built layers, optimizer slots) are mirrored, as in Keras."""
+    @functools.wraps(method)
+    def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
+        strategy = getattr(self, "_distribute_strategy", None)
+        if strategy is None:
+            return method(self, *args, **kwargs)
+        with strategy.scope():
+            return method(self, *args, **kwargs)
+    return wrapper
 
 
 def _as_tensors(data: Any) -> Any:
@@ -55,6 +70,7 @@ class Trainer:
     _loss_tracker: Any = None
     run_eagerly: bool = False
     jit_compile: Any = False
+    _distribute_strategy: Any = None
 
     # -- configuration ------------------------------------------------------------------------
     def compile(self, optimizer: Any = "rmsprop", loss: Any = None, loss_weights: Any = None,
@@ -89,6 +105,8 @@ class Trainer:
         self.run_eagerly = bool(run_eagerly)
         self.jit_compile = jit_compile
         self._step_functions: dict = {}
+        # The strategy in scope: fit/evaluate/predict run under it (Keras keeps the model's).
+        self._distribute_strategy = _dist.current_strategy()
         self.compiled = True
 
     def _flat_output_names(self) -> list:
@@ -214,6 +232,9 @@ class Trainer:
             total = extra if total is None else total + math_ops.cast(extra, total.dtype)
         if total is None:
             raise ValueError("No loss to compute. Provide a `loss` argument in `compile()`.")
+        replicas = _dist.num_replicas(self._distribute_strategy)
+        if replicas > 1:  # the replicas' gradients are summed: each adds its share of the mean
+            total = total / replicas
         return total
 
     def train_step(self, data: Any) -> dict:
@@ -255,7 +276,10 @@ class Trainer:
 
     def _update_metrics(self, x: Any, y: Any, y_pred: Any, loss: Any, sample_weight: Any) -> dict:
         batch_size = int(nest.flatten(x)[0].shape[0])
-        self._loss_tracker.update_state(loss, sample_weight=batch_size)
+        replicas = _dist.num_replicas(self._distribute_strategy)
+        # The tracker records the replica's own mean loss (compute_loss scaled it down).
+        self._loss_tracker.update_state(loss * replicas if replicas > 1 else loss,
+                                        sample_weight=batch_size)
         if self._compiled_metrics is None:
             self._build_metrics(y, y_pred)
         # `metrics` ignore the sample weights; `weighted_metrics` use them (Keras 3).
@@ -273,11 +297,28 @@ class Trainer:
         return {m.name: m.result() for m in self.metrics}
 
     def get_metrics_result(self) -> dict:
-        """The current value of every metric as a Python float, keys sorted (as Keras)."""
+        """The current value of every metric as a Python float, keys sorted (as Keras); over
+        all workers under a multi-worker strategy (every worker gets the same logs)."""
+        if _dist.communicator_of(self._distribute_strategy) is not None:
+            return _dist.synced_metrics_result(self._distribute_strategy, self.metrics)
         logs = {m.name: float(np.asarray(m.result())) for m in self.metrics}
         return dict(sorted(logs.items()))
 
     # -- loops --------------------------------------------------------------------------------
+    def _run_step(self, function: Any, batch: Any, split: Callable) -> dict:
+        """One step on this worker's share of a global batch, in the strategy's replica
+        context (its gradients summed over the workers); the logs as floats, over all
+        workers under a multi-worker strategy."""
+        data = _as_tensors(split(batch))
+        strategy = self._distribute_strategy
+        if strategy is None:
+            return _as_floats(function(data))
+        logs = strategy.run(function, args=(data,))
+        if _dist.communicator_of(strategy) is not None:
+            return self.get_metrics_result()
+        return _as_floats(logs)
+
+    @_in_strategy_scope
     def fit(self, x: Any = None, y: Any = None, batch_size: Optional[int] = None,
             epochs: int = 1, verbose: Any = "auto", callbacks: Optional[Sequence] = None,
             validation_split: float = 0.0, validation_data: Any = None, shuffle: bool = True,
@@ -289,6 +330,8 @@ class Trainer:
         'val_'-prefixed ones when there is validation data)."""
         self._assert_compile_called("fit")
         self._eval_epoch_iterator = None
+        x = _dist.unwrap_dataset(x)
+        split = _dist.batch_splitter(self._distribute_strategy, x, batch_size)
         if validation_split and validation_data is None:
             (x, y, sample_weight), validation_data = train_validation_split(
                 (x, y, sample_weight), validation_split)
@@ -314,7 +357,7 @@ class Trainer:
                 with epoch_iterator.catch_stop_iteration():
                     for step, iterator in epoch_iterator:
                         callback_list.on_train_batch_begin(step)
-                        logs = _as_floats(train_function(_as_tensors(next(iterator))))
+                        logs = self._run_step(train_function, next(iterator), split)
                         callback_list.on_train_batch_end(step, logs)
                         if self.stop_training:
                             break
@@ -346,11 +389,14 @@ class Trainer:
         from tapeflow.keras import callbacks as callbacks_module
         if isinstance(callbacks, callbacks_module.CallbackList):
             return callbacks
+        if not _dist.is_chief(self._distribute_strategy):
+            verbose = 0  # only the chief prints progress, as Keras under MultiWorker
         return callbacks_module.CallbackList(callbacks, add_history=add_history,
                                              add_progbar=verbose != 0, model=self,
                                              verbose=verbose, epochs=epochs,
                                              steps=epoch_iterator.num_batches)
 
+    @_in_strategy_scope
     def evaluate(self, x: Any = None, y: Any = None, batch_size: Optional[int] = None,
                  verbose: Any = "auto", sample_weight: Any = None,
                  steps: Optional[int] = None, callbacks: Optional[Sequence] = None,
@@ -362,6 +408,8 @@ class Trainer:
         if kwargs:
             raise ValueError(f"Arguments not recognized: {kwargs}")
         epoch_iterator = getattr(self, "_eval_epoch_iterator", None) if use_cached else None
+        x = _dist.unwrap_dataset(x)
+        split = _dist.batch_splitter(self._distribute_strategy, x, batch_size)
         if epoch_iterator is None:
             epoch_iterator = EpochIterator(x, y, sample_weight, batch_size=batch_size,
                                            steps_per_epoch=steps, shuffle=False)
@@ -374,7 +422,7 @@ class Trainer:
         with epoch_iterator.catch_stop_iteration():
             for step, iterator in epoch_iterator:
                 callback_list.on_test_batch_begin(step)
-                logs = _as_floats(test_function(_as_tensors(next(iterator))))
+                logs = self._run_step(test_function, next(iterator), split)
                 callback_list.on_test_batch_end(step, logs)
                 if self.stop_evaluating:
                     break
@@ -384,11 +432,15 @@ class Trainer:
             return logs
         return _logs_to_values(self, logs)
 
+    @_in_strategy_scope
     def predict(self, x: Any, batch_size: Optional[int] = None, verbose: Any = "auto",
                 steps: Optional[int] = None, callbacks: Optional[Sequence] = None) -> Any:
         """The model's outputs for every sample, batch by batch, as NumPy arrays."""
+        x = _dist.unwrap_dataset(x)
+        split = _dist.batch_splitter(self._distribute_strategy, x, batch_size)
         epoch_iterator = EpochIterator(x, batch_size=batch_size, steps_per_epoch=steps,
                                        shuffle=False)
+        strategy = self._distribute_strategy
         callback_list = self._callback_list(callbacks, verbose, 1, epoch_iterator)
         predict_function = self._step_function("predict")
         self.stop_predicting = False
@@ -397,8 +449,11 @@ class Trainer:
         with epoch_iterator.catch_stop_iteration():
             for step, iterator in epoch_iterator:
                 callback_list.on_predict_batch_begin(step)
-                out = predict_function(_as_tensors(next(iterator)))
-                outputs.append(nest.map_structure(np.asarray, out))
+                data = _as_tensors(split(next(iterator)))
+                out = predict_function(data) if strategy is None else \
+                    strategy.run(predict_function, args=(data,))
+                outputs.append(_dist.gather_outputs(strategy, nest.map_structure(np.asarray,
+                                                                                 out)))
                 callback_list.on_predict_batch_end(step, {"outputs": out})
                 if self.stop_predicting:
                     break
