@@ -76,7 +76,8 @@ class TFConfigClusterResolver:
         config = _tf_config()
         task = config.get("task", {}) or {}
         self.task_type = task_type if task_type is not None else task.get("type")
-        self.task_id = int(task_id if task_id is not None else task.get("index", 0) or 0)
+        task_id = task_id if task_id is not None else task.get("index")
+        self.task_id = None if task_id is None else int(task_id)
         self.rpc_layer = rpc_layer if rpc_layer is not None else config.get("rpc_layer")
         self.environment = environment if environment is not None else config.get("environment")
         self._cluster_spec = ClusterSpec(config.get("cluster", {}))
@@ -143,9 +144,11 @@ class MultiWorkerMirroredStrategy(Strategy):
                     f"(size {communicator.size}, this process rank {communicator.rank}): "
                     f"tapeflow's workers are MPI ranks, so launch with `mpiexec -n {count}` "
                     "and give rank r the task index r (the chief is rank 0).")
-        else:  # the MPI job alone describes the cluster
+        elif communicator.size > 1:  # the MPI job alone describes the cluster
             resolver.task_type = "worker"
             resolver.task_id = communicator.rank
+        else:  # one worker and no cluster: TensorFlow's resolver knows no task
+            resolver.task_type = resolver.task_id = None
         self._cluster_resolver = resolver
         super().__init__(CollectiveAllReduceExtended(self, communicator))
 

@@ -24,7 +24,7 @@ def run(backup_dir: str, checkpoint_dir: str, fail_epoch: int = -1) -> list:
     this run trained."""
     keras.backend.set_floatx("float64")
     strategy = tf.distribute.MultiWorkerMirroredStrategy()
-    rank = strategy.cluster_resolver.task_id
+    rank = strategy.cluster_resolver.task_id or 0  # None in one process, as TF
     keras.utils.set_random_seed(rank)
     rng = np.random.default_rng(3)
     x = rng.normal(size=(32, 4))
@@ -52,5 +52,5 @@ if __name__ == "__main__":
     from _mpi import save_rank
     fail = int(sys.argv[3]) if len(sys.argv) > 3 else -1
     *weights, epochs = run(sys.argv[1], sys.argv[2], fail)
-    save_rank(tf.distribute.MultiWorkerMirroredStrategy().cluster_resolver.task_id,
+    save_rank(tf.distribute.MultiWorkerMirroredStrategy().cluster_resolver.task_id or 0,
               epochs=epochs, **{f"w{i}": w for i, w in enumerate(weights)})

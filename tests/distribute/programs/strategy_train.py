@@ -78,7 +78,7 @@ def run(configs: tuple = ("loop_sgd", "fit_sgd", "loop_adam", "fit_adam")) -> di
     name."""
     keras.backend.set_floatx("float64")
     strategy = tf.distribute.MultiWorkerMirroredStrategy()
-    rank = strategy.cluster_resolver.task_id
+    rank = strategy.cluster_resolver.task_id or 0  # None in one process, as TF
     results = {}
     for config in configs:
         kind, name = config.split("_")
@@ -93,4 +93,4 @@ if __name__ == "__main__":
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     from _mpi import save_rank
     out = run(tuple(sys.argv[1:]) or ("loop_sgd", "fit_sgd", "loop_adam", "fit_adam"))
-    save_rank(int(tf.distribute.MultiWorkerMirroredStrategy().cluster_resolver.task_id), **out)
+    save_rank(tf.distribute.MultiWorkerMirroredStrategy().cluster_resolver.task_id or 0, **out)
