@@ -338,3 +338,52 @@ def test_fit_under_mirrored_strategy_equals_plain_fit():
         np.testing.assert_array_equal(a, b)
     assert got[1] == want[1] and got[2] == want[2]
     np.testing.assert_array_equal(got[3], want[3])
+
+
+def test_two_workers_dataset_shares_and_shard_policies(monkeypatch):
+    from tapeflow.distribute.input_lib import AutoShardPolicy
+    strategy = _twin_strategy(monkeypatch)
+    dataset = tf.data.Dataset.range(10).batch(4)
+    shares = [x.numpy().tolist() for x in strategy.experimental_distribute_dataset(dataset)]
+    assert shares == [[0, 1], [4, 5], [8, 9]]  # rank 0's half of each global batch
+    options = tf.data.Options()
+    options.experimental_distribute.auto_shard_policy = AutoShardPolicy.OFF
+    every = strategy.experimental_distribute_dataset(dataset.with_options(options))
+    assert [x.numpy().tolist() for x in every] == [[0, 1], [2, 3], [4, 5], [6, 7], [8, 9], []]
+    options.experimental_distribute.auto_shard_policy = AutoShardPolicy.FILE
+    with pytest.raises(NotImplementedError, match="AutoShardPolicy.FILE is not implemented"):
+        strategy.experimental_distribute_dataset(dataset.with_options(options))
+    with pytest.raises(ValueError, match="needs batched elements"):
+        list(strategy.experimental_distribute_dataset(tf.data.Dataset.range(3)))
+
+    def dataset_fn(context):
+        assert (context.num_input_pipelines, context.input_pipeline_id,
+                context.num_replicas_in_sync) == (2, 0, 2)
+        return tf.data.Dataset.range(4).batch(context.get_per_replica_batch_size(4))
+    from_fn = strategy.distribute_datasets_from_function(dataset_fn)
+    assert [x.numpy().tolist() for x in from_fn] == [[0, 1], [2, 3]]
+
+
+def test_two_workers_fit_reads_dataset_batches_as_global(monkeypatch):
+    strategy = _twin_strategy(monkeypatch)
+    x = np.linspace(-1, 1, 16).reshape(8, 2)
+    y = x @ np.array([[1.], [-2.]])
+
+    def train(data):
+        keras.utils.set_random_seed(1)
+        with strategy.scope():
+            model = keras.Sequential([keras.Input((2,)), keras.layers.Dense(1)])
+            model.compile(optimizer=keras.optimizers.SGD(0.1), loss="mse")
+        model.fit(data, epochs=1, shuffle=False, verbose=0)
+        return [w.numpy() for w in model.weights]
+    dataset = tf.data.Dataset.from_tensor_slices((x, y)).batch(4).prefetch(1)
+    from_dataset = train(dataset)
+    distributed = train(strategy.experimental_distribute_dataset(dataset))
+    keras.utils.set_random_seed(1)
+    with strategy.scope():
+        model = keras.Sequential([keras.Input((2,)), keras.layers.Dense(1)])
+        model.compile(optimizer=keras.optimizers.SGD(0.1), loss="mse")
+    model.fit(x, y, batch_size=4, epochs=1, shuffle=False, verbose=0)
+    for a, b, c in zip(from_dataset, distributed, model.weights):
+        np.testing.assert_array_equal(a, c.numpy())
+        np.testing.assert_array_equal(b, c.numpy())

@@ -95,17 +95,24 @@ def batch_share(batch: Any, rank: int, size: int, global_batch_size: Optional[in
     batch's size."""
     if size == 1:
         return batch
-    leaves = [leaf for leaf in nest.flatten(batch) if leaf is not None]
-    if not leaves:
-        return batch
-    length = int(np.shape(_array(leaves[0]))[0]) if np.ndim(_array(leaves[0])) else None
+    length = batch_length(batch)
     if length is None:
-        raise ValueError("tapeflow's distributed input needs batched elements (a leading batch "
-                         "dimension to split over the workers); batch the dataset first.")
+        return batch
     sizes = replica_batch_sizes(global_batch_size or length, size)
     start = min(sum(sizes[:rank]), length)
     stop = min(start + sizes[rank], length)
     return nest.map_structure(lambda leaf: leaf if leaf is None else leaf[start:stop], batch)
+
+
+def batch_length(batch: Any) -> Optional[int]:
+    """The leading (batch) dimension of a batch's leaves (None when it has none)."""
+    leaves = [leaf for leaf in nest.flatten(batch) if leaf is not None]
+    if not leaves:
+        return None
+    if not np.ndim(_array(leaves[0])):
+        raise ValueError("tapeflow's distributed input needs batched elements (a leading batch "
+                         "dimension to split over the workers); batch the dataset first.")
+    return int(np.shape(_array(leaves[0]))[0])
 
 
 def _array(leaf: Any) -> Any:
@@ -163,7 +170,7 @@ class DistributedDataset:
         global_size = self._global_batch_size
         for batch in self._dataset:
             if global_size is None:
-                global_size = int(np.shape(_array(nest.flatten(batch)[0]))[0])
+                global_size = batch_length(batch)
             shares = range(size) if self._policy is AutoShardPolicy.OFF else (rank,)
             for r in shares:
                 yield _as_tensors(batch_share(batch, r, size, global_size))

@@ -13,7 +13,8 @@ from typing import Any, Callable, Optional, Sequence
 import numpy as np
 
 from tapeflow.distribute import distribute_lib
-from tapeflow.distribute.input_lib import DistributedDataset, _static_batch_size, batch_share
+from tapeflow.distribute.input_lib import (DistributedDataset, DistributedDatasetsFromFunction,
+                                           _static_batch_size, batch_length, batch_share)
 from tapeflow.framework import nest
 
 
@@ -30,22 +31,24 @@ def num_replicas(strategy: Any) -> int:
 
 
 def unwrap_dataset(x: Any) -> Any:
-    """The dataset a DistributedDataset distributes (the loops split its batches again)."""
-    return x._dataset if isinstance(x, DistributedDataset) else x
+    """The dataset a distributed dataset reads (the loops split a DistributedDataset's
+    batches again; a dataset from `distribute_datasets_from_function` is this worker's)."""
+    if isinstance(x, (DistributedDataset, DistributedDatasetsFromFunction)):
+        return x._dataset
+    return x
 
 
 def batch_splitter(strategy: Any, x: Any, batch_size: Optional[int]) -> Callable[[Any], Any]:
     """A function from a global batch to this worker's share of it (identity with one
     worker). The global batch size: `batch_size`, the dataset's, else the first batch's."""
     communicator = communicator_of(strategy)
-    if communicator is None:
+    if communicator is None or isinstance(x, DistributedDatasetsFromFunction):
         return lambda batch: batch
-    global_size = [batch_size or _static_batch_size(x)]
+    global_size = [batch_size or _static_batch_size(unwrap_dataset(x))]
 
     def split(batch: Any) -> Any:
         if global_size[0] is None:
-            leaves = [leaf for leaf in nest.flatten(batch) if leaf is not None]
-            global_size[0] = int(np.shape(getattr(leaves[0], "_value", leaves[0]))[0])
+            global_size[0] = batch_length(batch)
         return batch_share(batch, communicator.rank, communicator.size, global_size[0])
     return split
 

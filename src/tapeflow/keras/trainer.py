@@ -330,8 +330,8 @@ class Trainer:
         'val_'-prefixed ones when there is validation data)."""
         self._assert_compile_called("fit")
         self._eval_epoch_iterator = None
-        x = _dist.unwrap_dataset(x)
         split = _dist.batch_splitter(self._distribute_strategy, x, batch_size)
+        x = _dist.unwrap_dataset(x)
         if validation_split and validation_data is None:
             (x, y, sample_weight), validation_data = train_validation_split(
                 (x, y, sample_weight), validation_split)
@@ -408,8 +408,8 @@ class Trainer:
         if kwargs:
             raise ValueError(f"Arguments not recognized: {kwargs}")
         epoch_iterator = getattr(self, "_eval_epoch_iterator", None) if use_cached else None
-        x = _dist.unwrap_dataset(x)
         split = _dist.batch_splitter(self._distribute_strategy, x, batch_size)
+        x = _dist.unwrap_dataset(x)
         if epoch_iterator is None:
             epoch_iterator = EpochIterator(x, y, sample_weight, batch_size=batch_size,
                                            steps_per_epoch=steps, shuffle=False)
@@ -436,8 +436,8 @@ class Trainer:
     def predict(self, x: Any, batch_size: Optional[int] = None, verbose: Any = "auto",
                 steps: Optional[int] = None, callbacks: Optional[Sequence] = None) -> Any:
         """The model's outputs for every sample, batch by batch, as NumPy arrays."""
-        x = _dist.unwrap_dataset(x)
         split = _dist.batch_splitter(self._distribute_strategy, x, batch_size)
+        x = _dist.unwrap_dataset(x)
         epoch_iterator = EpochIterator(x, batch_size=batch_size, steps_per_epoch=steps,
                                        shuffle=False)
         strategy = self._distribute_strategy
