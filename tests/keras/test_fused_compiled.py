@@ -135,3 +135,58 @@ def test_a_function_returning_the_updated_variable():
     np.testing.assert_array_equal(new.numpy(), w.numpy())
     assert not np.array_equal(w.numpy(), start)
     np.testing.assert_allclose(total.numpy(), w.numpy().sum(), rtol=1e-5)
+
+
+def _small_setup(fused):
+    rng = np.random.default_rng(2)
+    w = tf.Variable(rng.normal(size=(5, 4)).astype("float32"))
+    b = tf.Variable(rng.normal(size=(4,)).astype("float32"))
+    x = tf.constant(rng.normal(size=(8, 5)).astype("float32"))
+    opt = optimizers.Adam(0.01)
+    opt._fused_updates = fused
+
+    @tf.function
+    def step():
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_sum(tf.square(tf.tanh(x @ w + b)))
+        grads = tape.gradient(loss, [w, b])
+        opt.apply_gradients(zip(grads, [w, b]))
+    return step, w, b, opt
+
+
+def test_small_updates_run_as_one_group_in_place():
+    step, w, b, opt = _small_setup(True)
+    step()
+    step()    # the first run after the trace moves the state into the group's buffers
+    state = [w, b] + list(opt.variables[1:])
+    before = [id(v._value) for v in state]
+    step()
+    assert [id(v._value) for v in state] == before
+
+
+def _run_small(fused, between):
+    step, w, b, opt = _small_setup(fused)
+    for i in range(5):
+        step()
+        between(i, w, b)
+    return _state(w, b, opt)
+
+
+@pytest.mark.parametrize("case", ["held_value", "held_slice", "assigned"])
+def test_grouped_updates_leave_what_others_hold_and_see_assignments(case):
+    held = []
+
+    def between(i, w, b):
+        if case == "held_value" and i == 1:
+            held.append((w.value(), w.numpy().copy()))
+        elif case == "held_slice" and i == 1:
+            held.append((w.value()._value[1:3], w.numpy()[1:3].copy()))
+        elif case == "assigned" and i == 2:
+            b.assign(np.full((4,), 0.25, np.float32))
+    want = _run_small(False, between)
+    kept, held = held, []
+    got = _run_small(True, between)
+    for a, e in zip(got, want):
+        np.testing.assert_array_equal(a, e)
+    for value, copy in kept + held:
+        np.testing.assert_array_equal(np.asarray(value), copy)

@@ -84,6 +84,7 @@ class Program:
         self.input_vids = graph.inputs + [vid for _, vid in graph.captures]
         self.fused_chains = 0
         self.inplace = 0
+        self._ignored: dict = {}   # node index -> inputs it does not read (see _last_reads)
         # Compiled while tf.debugging.enable_check_numerics is on: the program checks each
         # op's float outputs (and keeps doing so, as TF's traced checks do).
         self.checked = None if dry else numerics.graph_checks()
@@ -159,6 +160,7 @@ class Program:
         position = {id(node): index for index, node in enumerate(nodes)}
         last_use = self._last_reads()
         found: dict = {}
+        small: dict = {}
         for index, node in enumerate(nodes):
             n = None if isinstance(node.op, str) else state_count(node.op, node.attrs)
             if n is None:
@@ -176,14 +178,57 @@ class Program:
                        for j in users[handle] if position[id(read)] < j < assign[0]):
                     break
                 handles.append(handle)
+            if len(handles) != n or len(set(handles)) != n:
+                continue
             # Small arrays come from NumPy's cache of small blocks: fresh ones cost nothing
-            # there, and the proof of ownership more than it saves.
-            big = np.size(graph.values[node.inputs[0]].example) >= _INPLACE_MIN_SIZE
-            if big and len(handles) == n and len(set(handles)) == n:
-                dying = [v for v in node.inputs[:n] if last_use[v] == index
-                         and node.inputs.count(v) == 1 and v not in graph.outputs]
-                found[index] = [n, dying, False]
-        return found
+            # there, and the proof of ownership more than it saves; they run as groups.
+            if np.size(graph.values[node.inputs[0]].example) < _INPLACE_MIN_SIZE:
+                small[index] = handles
+                continue
+            dying = [v for v in node.inputs[:n] if last_use[v] == index
+                     and node.inputs.count(v) == 1 and v not in graph.outputs]
+            found[index] = [n, dying, False]
+        return found, self._groups(small, users)
+
+    def _groups(self, small: dict, users: dict) -> dict:
+        """Small updates run as UpdateGroups: those of one primitive, attributes, dtype and
+        scalars, where nothing touches their variables from the first one to the last but
+        their own reads (used by them alone) and assignments. Member index -> (group,
+        position)."""
+        from tapeflow.ops.optimizer_ops import UpdateGroup
+        graph, nodes = self.graph, self.graph.nodes
+        kinds: dict = {}
+        for index, handles in small.items():
+            node = nodes[index]
+            n = len(handles)
+            key = (node.op, tuple(sorted(node.attrs.items())), tuple(node.inputs[n + 1:]),
+                   graph.values[node.inputs[0]].dtype)
+            kinds.setdefault(key, []).append(index)
+        members: dict = {}
+        for key, indices in kinds.items():
+            first, last = indices[0], indices[-1]
+            own = {nodes[i].outputs[k]: i for i in indices for k in range(len(small[i]))}
+            last_assign = max(users[v][0] for v in own)
+
+            def allowed(j: int, i: int) -> bool:
+                other = nodes[j]
+                if other.op_name == "AssignVariableOp":
+                    return own.get(other.inputs[1]) == i
+                return other.op_name == "ReadVariableOp" and \
+                    all(u == i for u in users.get(other.outputs[0], ()))
+            if len(indices) < 2 or not all(
+                    allowed(j, i) for i in indices for h in small[i]
+                    for j in users[h] if first <= j <= last_assign):
+                continue
+            variables = [[graph.values[h].example for h in small[i]] for i in indices]
+            shapes = [np.shape(graph.values[nodes[i].inputs[0]].example) for i in indices]
+            try:
+                group = UpdateGroup(key[0], nodes[first].attrs, variables, shapes)
+            except TypeError:   # attributes that are not hashable: no group
+                continue
+            for position, i in enumerate(indices):
+                members[i] = (group, position)
+        return members
 
     def _dying_after(self) -> dict:
         """For each node index, the intermediates whose last use it is (or that nothing
@@ -200,11 +245,15 @@ class Program:
         return dying
 
     def _last_reads(self) -> dict:
-        """For each value a node reads, the index of the last node reading it."""
+        """For each value a node reads, the index of the last node reading it (the inputs
+        `_ignored` lists for a node, it does not read)."""
         last_read: dict = {}
+        ignored = self._ignored
         for index, node in enumerate(self.graph.nodes):
+            skip = ignored.get(index, ())
             for v in node.inputs:
-                last_read[v] = index
+                if v not in skip:
+                    last_read[v] = index
         return last_read
 
     def _generate(self) -> tuple:
@@ -235,11 +284,21 @@ class Program:
                 namespace[f"v{info.vid}"] = info.example  # constants are globals
             elif info.kind == "var":
                 namespace[f"V{info.vid}"] = info.example
-        updates = self._variable_updates() if REUSE_BUFFERS and not self.dry else {}
+        updates, grouped = self._variable_updates() if REUSE_BUFFERS and not self.dry \
+            and not self.checked else ({}, {})
+        # A grouped update takes its variables, not the values read earlier: those die at
+        # their last other use.
+        self._ignored = {i: set(graph.nodes[i].inputs[:len(g.variables[p])])
+                         for i, (g, p) in grouped.items()}
         reuse = self._plan_buffers(updates) if REUSE_BUFFERS else {}
         dying = self._dying_after()
+        read = self._last_reads()
         chain_of: dict = {}    # vid -> buffer vid of the elementwise chain it belongs to
         for index, node in enumerate(graph.nodes):
+            if node.op_name == "ReadVariableOp" and node.outputs[0] not in read and \
+                    node.outputs[0] not in graph.outputs:
+                dying[index].remove(node.outputs[0])   # a read nothing uses (a group's)
+                continue
             if index in updates:
                 # The program lets go of the variables' arrays first: the update can then
                 # prove that nothing else holds them.
@@ -249,6 +308,15 @@ class Program:
                     dying[index] = [v for v in dying.get(index, ()) if v not in early]
                 line_nodes[len(lines) + 1] = node
                 lines.append("    " + self._update_line(index, node, namespace, n, scratch))
+            elif index in grouped:
+                line_nodes[len(lines) + 1] = node
+                group, position = grouped[index]
+                fn = f"f{index}"
+                namespace[fn] = group.member(position)
+                n = len(group.variables[position])
+                outs = "".join(f"v{v}, " for v in node.outputs)
+                args = ", ".join(f"v{v}" for v in node.inputs[n:])
+                lines.append(f"    ({outs}) = {fn}({args})")
             else:
                 line_nodes[len(lines) + 1] = node
                 lines.append("    " + self._line(index, node, namespace, reuse, chain_of))

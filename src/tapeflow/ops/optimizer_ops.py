@@ -18,6 +18,7 @@ SGD (lr, momentum), RMSprop (lr, rho, 1 - rho, momentum, epsilon), Adagrad (lr, 
 
 from __future__ import annotations
 
+import sys
 import threading
 from typing import Any, Callable, Optional, Sequence
 
@@ -211,8 +212,89 @@ APPLY_RMSPROP = _update_primitive("KerasApplyRMSprop", rmsprop,
                                   2 + momentum + centered)
 APPLY_ADAGRAD = _update_primitive("KerasApplyAdagrad", adagrad, lambda: 2)
 
+class UpdateGroup:
+    """Small updates of one kind and one step (the same scalars) in a compiled program, run
+    as one update over flat buffers: a dozen ufunc calls on tiny arrays cost the same as on
+    a few thousand elements, so six Adam updates of a small model cost about one.
+
+    The variables hold views of the flat state buffers. Each member's call (in program order)
+    returns its variables' views, which the program assigns; the last one runs the kernel on
+    the buffers in place. Nothing reads the group's variables from the first member's call to
+    the last (the compiler checks), so the views' stale contents in between are unseen. The
+    first call writes into the buffers only where the variables still hold the views and
+    nothing else references a view or a buffer (and no other thread runs); otherwise it
+    makes new buffers from the variables' values."""
+
+    def __init__(self, prim: Any, attrs: dict, variables: list, shapes: list) -> None:
+        self.kernel, self.attrs = KERNELS[prim], attrs
+        self.variables = variables      # per member: its state's variables
+        self.shapes = shapes            # per member: the state's static shape
+        self.state = [v for group in variables for v in group]
+        self.flat: Optional[list] = None  # one buffer per state slot (var, m, v...)
+        self.views: list = []           # per state variable (as `state`): its view
+        self.view_refs = self.flat_refs = None
+        self.grads: list = []
+        self.plain = False
+
+    def member(self, index: int) -> Callable:
+        """Member `index`'s kernel: (gradient, *scalars) -> its state's new values."""
+        n, last = len(self.variables[index]), index == len(self.variables) - 1
+        start = n * index
+
+        def update(g: np.ndarray, *scalars: Any) -> tuple:
+            if index == 0:
+                self._start()
+            if self.plain:
+                return self.kernel(*[v._value for v in self.variables[index]], g, *scalars,
+                                   **self.attrs)
+            self.grads.append(g)
+            if last:
+                grads, self.grads = self.grads, []
+                flat_g = np.concatenate(grads, axis=None)
+                self.kernel(*self.flat, flat_g, *scalars, out=self.flat, scratch=True,
+                            **self.attrs)
+            return tuple(self.views[start:start + n])
+        return update
+
+    def _start(self) -> None:
+        self.grads = []
+        if not (threading.active_count() == 1 and self._sole()):
+            self._rebuild()
+
+    def _sole(self) -> bool:
+        """Whether the variables hold the views and nothing else references them."""
+        views, state = self.views, self.state
+        if not views:
+            return False
+        for i in range(len(views)):
+            if state[i]._value is not views[i] or sys.getrefcount(views[i]) != self.view_refs:
+                return False
+        flat = self.flat
+        return all(sys.getrefcount(flat[k]) == self.flat_refs[k] for k in range(len(flat)))
+
+    def _rebuild(self) -> None:
+        values = [[v._value for v in group] for group in self.variables]
+        self.plain = any(np.shape(a) != shape for group, shape in zip(values, self.shapes)
+                         for a in group)
+        if self.plain:   # a variable of unknown dims took another shape: one by one
+            self.flat, self.views = None, []
+            return
+        n = len(values[0])
+        flat = [np.concatenate([group[k] for group in values], axis=None) for k in range(n)]
+        views, offset = [], 0
+        for shape in self.shapes:
+            size = int(np.prod(shape))
+            views += [flat[k][offset:offset + size].reshape(shape) for k in range(n)]
+            offset += size
+        self.flat, self.views = flat, views
+        # Counted as `_sole` counts: the list and the call's argument (and, for a view, the
+        # variable that will hold it; for a buffer, each of its views).
+        self.view_refs = sys.getrefcount(views[0]) + 1
+        self.flat_refs = [sys.getrefcount(flat[k]) for k in range(n)]
+
+
 # The kernel of each primitive, for the eager path (which passes `out`).
 KERNELS = {APPLY_ADAM: adam, APPLY_SGD: sgd, APPLY_RMSPROP: rmsprop, APPLY_ADAGRAD: adagrad}
 
 __all__ = ["adam", "sgd", "rmsprop", "adagrad", "APPLY_ADAM", "APPLY_SGD", "APPLY_RMSPROP",
-           "APPLY_ADAGRAD", "KERNELS", "state_count", "variable_update"]
+           "APPLY_ADAGRAD", "KERNELS", "state_count", "variable_update", "UpdateGroup"]
