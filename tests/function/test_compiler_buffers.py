@@ -163,3 +163,24 @@ def test_plain_path_has_no_in_place_writes(plain):
     x = tf.constant(np.eye(128, dtype=np.float32))
     np.testing.assert_array_equal(f(x).numpy(), np.eye(128) + 1)
     assert "out=" not in f.get_concrete_function(x).lowered_source()
+
+
+def test_runs_without_locks_only_when_they_call_no_python():
+    # A lone thread's run needs no variable locks unless the run may call Python (which may
+    # start threads that update the variables meanwhile).
+    v = tf.Variable(1.0)
+
+    @tf.function
+    def plain(x):
+        v.assign_add(x)
+        return v.read_value()
+
+    @tf.function
+    def calling(x):
+        y = tf.py_function(lambda a: a * 2.0, [x], tf.float32)
+        v.assign_add(y)
+        return v.read_value()
+    x = tf.constant(1.0)
+    assert plain.get_concrete_function(x)._alone_unlocked
+    assert not calling.get_concrete_function(x)._alone_unlocked
+    assert float(plain(x)) == 2.0 and float(calling(x)) == 4.0

@@ -190,3 +190,29 @@ def test_grouped_updates_leave_what_others_hold_and_see_assignments(case):
         np.testing.assert_array_equal(a, e)
     for value, copy in kept + held:
         np.testing.assert_array_equal(np.asarray(value), copy)
+
+
+def test_grouped_updates_with_other_threads_alive_write_fresh_arrays():
+    import threading
+    step, w, b, opt = _small_setup(True)
+    step()
+    step()
+    want_step, ww, wb, wopt = _small_setup(False)
+    want_step()
+    want_step()
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    try:
+        held = w.value()
+        kept = held.numpy().copy()
+        before = id(w._value)
+        step()
+        want_step()
+        assert id(w._value) != before
+        np.testing.assert_array_equal(held.numpy(), kept)
+    finally:
+        stop.set()
+        other.join()
+    for a, e in zip(_state(w, b, opt), _state(ww, wb, wopt)):
+        np.testing.assert_array_equal(a, e)

@@ -16,6 +16,7 @@ import inspect
 import io
 import linecache
 import logging
+import threading
 import traceback
 import weakref
 from typing import Any, Callable, Optional, Sequence
@@ -23,6 +24,7 @@ from typing import Any, Callable, Optional, Sequence
 import numpy as np
 
 import tapeflow.autograph as autograph
+from tapeflow.autodiff.core import READ_VARIABLE
 from tapeflow.framework import dtypes as _dtypes
 from tapeflow.framework import nest
 from tapeflow.framework.convert import mismatch_error
@@ -36,7 +38,7 @@ from tapeflow.framework.tensor_shape import TensorShape, as_shape
 from tapeflow.framework.variables import Variable, update_lock
 from tapeflow.graph import passes
 from tapeflow.graph.compiler import compile_graph, replay
-from tapeflow.graph.ir import Graph, SymbolicTensor, is_internal, tracing
+from tapeflow.graph.ir import ABSTRACT_AT_TRACE, Graph, SymbolicTensor, is_internal, tracing
 
 _PY_SCALARS = (bool, int, float, complex, str, bytes, type(None))
 
@@ -277,6 +279,9 @@ class ConcreteFunction:
         # atomic update, as TensorFlow's assign ops are under concurrent calls.
         writes = _assigned_variables(self.graph)
         self._guard = update_lock(writes) if writes else None
+        # A run that calls no Python (no py_function, nothing stateful) starts no thread:
+        # with no other thread alive, nothing can update its variables meanwhile.
+        self._alone_unlocked = bool(writes) and _calls_no_python(self.graph)
 
     def _release_examples(self) -> None:
         # Intermediates of the trace are not needed any more; keep only shape and dtype. The
@@ -465,7 +470,8 @@ class ConcreteFunction:
                     flat = replay(concrete.graph, list(tensors))
         else:
             arrays = [t._value for t in tensors]
-            if concrete._guard is None:
+            if concrete._guard is None or \
+                    (concrete._alone_unlocked and threading.active_count() == 1):
                 flat = [wrap(a) for a in concrete._program(arrays)]
             else:
                 with concrete._guard:
@@ -527,6 +533,18 @@ def _subgraphs(graph: Graph) -> list:
                 if isinstance(sub, Graph):
                     found.append(sub)
     return found
+
+
+def _calls_no_python(graph: Graph) -> bool:
+    """Whether a run of `graph` (its branches and loop bodies included) runs NumPy kernels
+    only: no op that is stateful or has side effects (py_function, prints, random draws)
+    but variable reads, assignments and optimizer updates."""
+    for node in graph.nodes:
+        op = node.op
+        if not isinstance(op, str) and (op.stateful or op.side_effect or "PyFunc" in op.name) \
+                and op not in ABSTRACT_AT_TRACE and op is not READ_VARIABLE:
+            return False
+    return all(_calls_no_python(sub) for sub in _subgraphs(graph))
 
 
 def _assigned_variables(graph: Graph) -> list:

@@ -222,8 +222,8 @@ class UpdateGroup:
     the buffers in place. Nothing reads the group's variables from the first member's call to
     the last (the compiler checks), so the views' stale contents in between are unseen. The
     first call writes into the buffers only where the variables still hold the views and
-    nothing else references a view or a buffer (and no other thread runs); otherwise it
-    makes new buffers from the variables' values."""
+    nothing else references a view or a buffer; otherwise it makes new buffers from the
+    variables' values. While other threads run, each member updates into fresh arrays."""
 
     def __init__(self, prim: Any, attrs: dict, variables: list, shapes: list) -> None:
         self.kernel, self.attrs = KERNELS[prim], attrs
@@ -258,7 +258,14 @@ class UpdateGroup:
 
     def _start(self) -> None:
         self.grads = []
-        if not (threading.active_count() == 1 and self._sole()):
+        if threading.active_count() != 1:
+            # Another thread may read a variable between the members' calls and keep a
+            # view that the last one would then change: each member updates into fresh
+            # arrays.
+            self.plain = True
+        elif self._sole():
+            self.plain = False
+        else:
             self._rebuild()
 
     def _sole(self) -> bool:
