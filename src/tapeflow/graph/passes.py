@@ -140,16 +140,44 @@ def merge_equal_constants(graph: Graph) -> int:
     return len(subst)
 
 
+def fold_constant_selects(graph: Graph) -> int:
+    """Replaces a select (`tf.where`) whose condition is a constant, all True or all False,
+    by the operand it picks where that operand already has the result's shape and dtype (a
+    loss's `divide_no_nan`-style guard on a count known when tracing)."""
+    values = graph.values
+    subst: dict = {}
+    kept = []
+    for node in graph.nodes:
+        picked = None
+        if node.op_name == "SelectV2" and values[node.inputs[0]].kind == "const":
+            condition = np.asarray(values[node.inputs[0]].example)
+            if condition.dtype == bool and condition.size and \
+                    (condition.all() or not condition.any()):
+                picked = node.inputs[1] if condition.all() else node.inputs[2]
+                out, info = values[node.outputs[0]], values[picked]
+                if not (out.shape.is_fully_defined() and info.shape.is_fully_defined()
+                        and out.shape == info.shape and out.dtype == info.dtype):
+                    picked = None
+        if picked is None:
+            kept.append(node)
+        else:
+            subst[node.outputs[0]] = picked
+    graph.nodes = kept
+    _substitute(graph, subst)
+    return len(subst)
+
+
 def optimize(graph: Graph) -> dict:
     """Runs the passes; returns how much each did (shown by ConcreteFunction.pretty_printed)."""
     stats = {"dead_code": eliminate_dead_code(graph)}
     stats["constants_merged"] = merge_equal_constants(graph)
     stats["constants_folded"] = fold_constants(graph)
     stats["constants_merged"] += merge_equal_constants(graph)  # folding made new ones
+    stats["selects_folded"] = fold_constant_selects(graph)
     stats["cse_merged"] = eliminate_common_subexpressions(graph)
     stats["dead_code"] += eliminate_dead_code(graph)
     return stats
 
 
 __all__ = ["optimize", "eliminate_dead_code", "merge_equal_constants",
-           "eliminate_common_subexpressions", "fold_constants"]
+           "eliminate_common_subexpressions", "fold_constants", "fold_constant_selects"]
