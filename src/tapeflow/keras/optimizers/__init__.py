@@ -1,4 +1,5 @@
-"""`keras.optimizers`: SGD, Adam, AdamW, RMSprop, Adagrad, learning rate schedules, `get`."""
+"""`keras.optimizers`: SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta, Adamax, Nadam, Lion, Ftrl,
+learning rate schedules, `get`."""
 
 from __future__ import annotations
 
@@ -6,13 +7,19 @@ from typing import Any
 
 from tapeflow.keras._registry import serialize_keras_object
 from tapeflow.keras.optimizers import schedules
+from tapeflow.keras.optimizers.adadelta import Adadelta
 from tapeflow.keras.optimizers.adagrad import Adagrad
 from tapeflow.keras.optimizers.adam import Adam, AdamW
+from tapeflow.keras.optimizers.adamax import Adamax
+from tapeflow.keras.optimizers.ftrl import Ftrl
+from tapeflow.keras.optimizers.lion import Lion
+from tapeflow.keras.optimizers.nadam import Nadam
 from tapeflow.keras.optimizers.optimizer import Optimizer
 from tapeflow.keras.optimizers.rmsprop import RMSprop
 from tapeflow.keras.optimizers.sgd import SGD
 
-_BY_NAME = {cls.__name__.lower(): cls for cls in (SGD, Adam, AdamW, RMSprop, Adagrad)}
+_BY_NAME = {cls.__name__.lower(): cls for cls in (SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta,
+                                                  Adamax, Nadam, Lion, Ftrl)}
 
 
 def serialize(optimizer: Optimizer) -> dict:
@@ -46,5 +53,5 @@ def get(identifier: Any) -> Any:
     raise ValueError(f"Could not interpret optimizer identifier: {identifier}")
 
 
-__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "schedules", "get",
-           "serialize", "deserialize"]
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax",
+           "Nadam", "Lion", "Ftrl", "schedules", "get", "serialize", "deserialize"]

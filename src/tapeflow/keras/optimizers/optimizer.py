@@ -22,7 +22,8 @@ from tapeflow.ops.indexed_slices_ops import densify
 from tapeflow.framework.tensor import Tensor
 from tapeflow.framework.tensor_conversion import convert_to_tensor
 from tapeflow.framework.variables import Variable
-from tapeflow.ops import array_ops, math_ops, reduce_ops
+from tapeflow.distribute.distribute_lib import aggregate_gradients
+from tapeflow.ops import array_ops, control_flow_ops, math_ops, reduce_ops
 from tapeflow.keras.backend import auto_name
 from tapeflow.keras.optimizers.fused import apply_fused
 from tapeflow.keras.optimizers.schedules import LearningRateSchedule
@@ -44,7 +45,13 @@ class Optimizer:
       ema_momentum: the average's momentum (default 0.99).
       ema_overwrite_frequency: if set, every that many steps the variables take their
         averages' values.
-      loss_scale_factor: gradients are divided by it before the update.
+      loss_scale_factor: `scale_loss` multiplies the loss by it (`fit` does, before taking
+        gradients) and `apply` divides the gradients by it before anything else.
+      gradient_accumulation_steps: if set (an int >= 2), a step adds its gradients to
+        per-variable accumulators, and every that many steps the mean of the accumulated
+        gradients is applied (then clipped, weight decay done) and the accumulators cleared.
+        `iterations` then counts applied updates (steps // gradient_accumulation_steps), which
+        the update formulas and EMA see; learning rate schedules see every step.
       name: the optimizer's name (auto-numbered from the class name by default).
     """
 
@@ -60,9 +67,9 @@ class Optimizer:
                           stacklevel=2)
         if kwargs:
             raise ValueError(f"Argument(s) not recognized: {kwargs}")
-        if gradient_accumulation_steps:
-            raise NotImplementedError(
-                "tapeflow's optimizers do not implement `gradient_accumulation_steps` yet.")
+        if gradient_accumulation_steps and not gradient_accumulation_steps >= 2:
+            raise ValueError("`gradient_accumulation_steps` must be an integer >= 2. "
+                             f"Received: gradient_accumulation_steps={gradient_accumulation_steps}")
         if use_ema:
             _check_ema_arguments(ema_momentum, ema_overwrite_frequency)
         clip_args = sum(a is not None for a in (clipnorm, clipvalue, global_clipnorm))
@@ -105,8 +112,11 @@ class Optimizer:
 
     # -- state ------------------------------------------------------------------------------
     @property
-    def iterations(self) -> Variable:
-        """The number of steps applied so far (an int64 Variable)."""
+    def iterations(self) -> Any:
+        """The number of steps applied so far (an int64 Variable); with gradient accumulation,
+        the number of updates applied (steps // gradient_accumulation_steps, a tensor)."""
+        if self.gradient_accumulation_steps:
+            return math_ops.floordiv(self._iterations, self.gradient_accumulation_steps)
         return self._iterations
 
     @property
@@ -147,11 +157,15 @@ class Optimizer:
 
     # -- building ---------------------------------------------------------------------------
     def build(self, variables: Sequence[Variable]) -> None:
-        """Records the variables this optimizer updates (and, with `use_ema`, creates their
-        moving averages, before the slots subclasses add, as Keras orders them)."""
+        """Records the variables this optimizer updates and creates, as Keras orders them
+        before the slots subclasses add, their moving averages (`use_ema`), then their
+        gradient accumulators (`gradient_accumulation_steps`)."""
         if self.use_ema:
             self._model_variables_moving_average = self.add_optimizer_variables(
                 variables, "average")
+        if self.gradient_accumulation_steps:
+            self._accumulated_gradients = self.add_optimizer_variables(
+                variables, "gradient_accumulator")
         for i, variable in enumerate(variables):
             self._trainable_variables_indices[id(variable)] = i
         self._trainable_variables = list(variables)
@@ -230,7 +244,8 @@ class Optimizer:
     def apply_gradients(self, grads_and_vars: Iterable) -> Variable:
         """Applies `(gradient, variable)` pairs (a `zip`); returns `iterations`."""
         pairs = list(grads_and_vars)
-        grads = [g for g, _ in pairs]
+        # Inside strategy.run of a multi-replica strategy: summed over the replicas.
+        grads = aggregate_gradients([g for g, _ in pairs])
         variables = [v for _, v in pairs]
         self.apply(grads, variables)
         return self._iterations
@@ -260,13 +275,10 @@ class Optimizer:
         grads = [g if isinstance(g, IndexedSlices) else convert_to_tensor(g) for g in grads]
         if self.loss_scale_factor is not None:
             grads = [_map_values(g, lambda x: x / self.loss_scale_factor) for g in grads]
-        grads = self._clip_gradients(grads)
-        self._apply_weight_decay(trainable_variables)
-        learning_rate = self.learning_rate
-        if not (self._fused_updates and
-                apply_fused(self, grads, trainable_variables, learning_rate)):
-            for grad, variable in zip(grads, trainable_variables):
-                self.update_step(grad, variable, learning_rate)
+        if self.gradient_accumulation_steps:
+            self._accumulate_or_update(grads, trainable_variables)
+        else:
+            self._clip_decay_and_update(grads, trainable_variables)
         if self.use_ema:
             self._update_model_variables_moving_average(self._trainable_variables)
             if self.ema_overwrite_frequency:
@@ -276,20 +288,70 @@ class Optimizer:
                 variable.assign(variable.constraint(variable))
         self._iterations.assign_add(np.int64(1))
 
+    def _clip_decay_and_update(self, grads: list, trainable_variables: list) -> None:
+        grads = self._clip_gradients(grads)
+        self._apply_weight_decay(trainable_variables)
+        self._backend_update_step(grads, trainable_variables, self.learning_rate)
+
+    def _backend_update_step(self, grads: list, trainable_variables: list,
+                             learning_rate: Any) -> None:
+        """The update of every variable from its (clipped) gradient: one fused kernel each
+        where the optimizer has one, else `update_step` op by op. Subclasses with state shared
+        by all variables (Nadam) update it here first."""
+        # Not fused when accumulating: the kernels' scalars read the step count directly.
+        if self._fused_updates and not self.gradient_accumulation_steps and \
+                apply_fused(self, grads, trainable_variables, learning_rate):
+            return
+        for grad, variable in zip(grads, trainable_variables):
+            self.update_step(grad, variable, learning_rate)
+
+    # -- gradient accumulation (gradient_accumulation_steps) -----------------------------------
+    def _accumulate_or_update(self, grads: list, trainable_variables: list) -> None:
+        """On every `gradient_accumulation_steps`-th step (counting this one), applies
+        (g + accumulated) / steps and clears the accumulators; else adds g to them. A cond,
+        as Keras: traced, both branches are recorded and the step count picks one."""
+        steps = self.gradient_accumulation_steps
+        grads = [densify(g) for g in grads]
+        accumulators = [self._accumulated_gradients[self._get_variable_index(v)]
+                        for v in trainable_variables]
+
+        def update() -> Tensor:
+            means = [(g + a) / steps for g, a in zip(grads, accumulators)]
+            self._clip_decay_and_update(means, trainable_variables)
+            for a in self._accumulated_gradients:
+                a.assign(array_ops.zeros(a.shape, a.dtype))
+            return _nothing()
+
+        def accumulate() -> Tensor:
+            for g, a in zip(grads, accumulators):
+                a.assign(a + g)
+            return _nothing()
+
+        is_update_step = math_ops.equal((self._iterations + 1) % steps, 0)
+        control_flow_ops.cond(is_update_step, update, accumulate)
+
+    def scale_loss(self, loss: Any) -> Any:
+        """`loss * loss_scale_factor` (the loss unchanged without one): what `fit` takes
+        gradients of, `apply` dividing them by the factor again."""
+        if self.loss_scale_factor is not None:
+            return loss * self.loss_scale_factor
+        return loss
+
     # -- the exponential moving average (use_ema) ---------------------------------------------
     def _update_model_variables_moving_average(self, trainable_variables: Sequence) -> None:
         """average = m * average + (1 - m) * variable, m = ema_momentum (0 on the first
         step: the average starts at the variable), with Keras's ops in its order."""
-        not_first_step = math_ops.not_equal(self._iterations, 0)
+        not_first_step = math_ops.not_equal(self.iterations, 0)
         for variable, average in zip(trainable_variables,
                                      self._model_variables_moving_average):
             momentum = math_ops.cast(not_first_step, variable.dtype) * self.ema_momentum
             average.assign(momentum * average + (1 - momentum) * variable)
 
     def _overwrite_every_ema_frequency(self) -> None:
-        """Every `ema_overwrite_frequency` steps (counting this one) the model's variables
+        """Every `ema_overwrite_frequency` steps (counting this one; with gradient
+        accumulation, whenever `iterations + 1` is a multiple, as Keras) the model's variables
         take their averages' values."""
-        due = (self._iterations + 1) % self.ema_overwrite_frequency == 0
+        due = (self.iterations + 1) % self.ema_overwrite_frequency == 0
         if context.state.graph is None:
             if bool(due.numpy()):
                 self._overwrite_model_variables_with_average_value(self._trainable_variables)
@@ -466,6 +528,12 @@ class Optimizer:
         return cls(**config)
 
 
+def _nothing() -> Tensor:
+    # What the branches of a cond run for their assignments return: tapeflow's traced cond
+    # needs a tensor output (TensorFlow's also takes None).
+    return convert_to_tensor(np.int32(0))
+
+
 def _check_ema_arguments(ema_momentum: Any, ema_overwrite_frequency: Any) -> None:
     if ema_momentum > 1 or ema_momentum < 0:
         raise ValueError("`ema_momentum` must be in the range [0, 1]. "
@@ -501,6 +569,13 @@ def dense_and_square(gradient: Any) -> tuple:
     return gradient, math_ops.square(gradient)
 
 
+def dense_of(gradient: Any, fn: Any) -> Tensor:
+    """`fn(gradient)` dense, as Keras 3's TF backend computes an elementwise function of a
+    gradient (a product with a scalar, a square, an abs): for IndexedSlices, applied to the
+    values before repeated indices are summed."""
+    return densify(_map_values(gradient, fn))
+
+
 def _map_values(gradient: Any, fn: Any) -> Any:
     # An elementwise function of a gradient; IndexedSlices map their values (as Keras 3).
     if isinstance(gradient, IndexedSlices):
@@ -508,4 +583,4 @@ def _map_values(gradient: Any, fn: Any) -> Any:
     return fn(gradient)
 
 
-__all__ = ["Optimizer", "global_norm", "clip_by_global_norm", "dense_and_square"]
+__all__ = ["Optimizer", "global_norm", "clip_by_global_norm", "dense_and_square", "dense_of"]
