@@ -243,9 +243,11 @@ class Trainer:
         with GradientTape() as tape:
             y_pred = self(x, training=True)
             loss = self.compute_loss(x, y, y_pred, sample_weight, training=True)
+            # Keras differentiates the loss times loss_scale_factor (apply divides it back).
+            scaled_loss = self.optimizer.scale_loss(loss)
         # Read after the forward pass, as Keras does: an unbuilt model creates its weights there.
         variables = list(self.trainable_variables)
-        gradients = tape.gradient(loss, variables)
+        gradients = tape.gradient(scaled_loss, variables)
         self.optimizer.apply_gradients(zip(gradients, variables))
         return self._update_metrics(x, y, y_pred, loss, sample_weight)
 
