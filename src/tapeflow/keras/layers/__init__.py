@@ -6,19 +6,37 @@ from tapeflow.keras.layers.input_layer import Input, InputLayer
 from tapeflow.keras.layers.core import (Activation, Dense, Dropout, Embedding,
                                         Flatten, Lambda, Reshape)
 from tapeflow.keras.layers.convolutional import *  # noqa: F403
-from tapeflow.keras.layers.normalization import (BatchNormalization,
-                                                 LayerNormalization)
+from tapeflow.keras.layers.normalization import *  # noqa: F403
 from tapeflow.keras.layers.merging import *  # noqa: F403
-from tapeflow.keras.layers.noise import GaussianDropout, GaussianNoise
+from tapeflow.keras.layers.noise import *  # noqa: F403
 from tapeflow.keras.layers.recurrent import *  # noqa: F403
+from tapeflow.keras.layers.activation import *  # noqa: F403
+from tapeflow.keras.layers.reshaping import (Cropping1D, Cropping2D, Identity, Permute,
+                                             RepeatVector, UpSampling1D, UpSampling2D,
+                                             ZeroPadding1D, ZeroPadding2D)
+from tapeflow.keras.layers.einsum_dense import EinsumDense
+from tapeflow.keras.layers.attention import *  # noqa: F403
 
+from tapeflow.keras.layers import activation as _activation
+from tapeflow.keras.layers import attention as _attention
 from tapeflow.keras.layers import convolutional as _convolutional
 from tapeflow.keras.layers import merging as _merging
+from tapeflow.keras.layers import noise as _noise
+from tapeflow.keras.layers import normalization as _normalization
 from tapeflow.keras.layers import recurrent as _recurrent
+from tapeflow.keras.layers import reshaping as _reshaping
 
 __all__ = ["Layer", "KerasTensor", "InputSpec", "Input", "InputLayer", "Activation", "Dense",
-           "Dropout", "Embedding", "Flatten", "Lambda", "Reshape", "BatchNormalization",
-           "LayerNormalization", "GaussianNoise", "GaussianDropout"]
-__all__ += _convolutional.__all__
-__all__ += _merging.__all__
-__all__ += _recurrent.__all__
+           "Dropout", "Embedding", "Flatten", "Lambda", "Reshape", "EinsumDense"]
+for _module in (_convolutional, _normalization, _merging, _noise, _recurrent, _activation,
+                _reshaping, _attention):
+    __all__ += _module.__all__
+
+# Keras's namespace holds only the layers: the submodules (which importing them binds here)
+# stay reachable through sys.modules (`from tapeflow.keras.layers.core import Dense`).
+for _name in ("input_spec", "layer", "input_layer", "core", "convolutional", "normalization",
+              "merging", "noise", "recurrent", "rnn_cells", "activation", "reshaping",
+              "einsum_dense", "attention"):
+    globals().pop(_name, None)
+del _module, _name, _activation, _attention, _convolutional, _merging, _noise, _normalization
+del _recurrent, _reshaping

@@ -1,14 +1,15 @@
-"""BatchNormalization and LayerNormalization, with Keras 3's defaults and update rules."""
+"""BatchNormalization, LayerNormalization, GroupNormalization and UnitNormalization, with
+Keras 3's defaults and update rules."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from tapeflow.framework.tensor_conversion import convert_to_tensor
-from tapeflow.keras import initializers
+from tapeflow.keras import constraints, initializers, regularizers
 from tapeflow.keras.layers.input_spec import InputSpec
 from tapeflow.keras.layers.layer import Layer
-from tapeflow.ops import array_ops, math_ops, reduce_ops
+from tapeflow.ops import array_ops, math_ops, nn_ops, reduce_ops
 
 
 def _param_shape(input_shape: tuple, axes: tuple) -> tuple:
@@ -161,4 +162,134 @@ def _norm_regularizers_config(layer: Layer) -> dict:
                                                  "beta_constraint", "gamma_constraint")}
 
 
-__all__ = ["BatchNormalization", "LayerNormalization"]
+class UnitNormalization(Layer):
+    """Scales each example to unit L2 norm over `axis`: `x * min(rsqrt(sum(x**2)), 1e12)`,
+    as Keras 3's `ops.normalize`."""
+
+    def __init__(self, axis: Any = -1, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        if isinstance(axis, (list, tuple)):
+            self.axis = list(axis)
+        elif isinstance(axis, int):
+            self.axis = axis
+        else:
+            raise TypeError(f"Invalid value for `axis` argument: expected an int or a "
+                            f"list/tuple of ints. Received: axis={axis}")
+        self.supports_masking = True
+        self.built = True
+
+    def call(self, inputs: Any) -> Any:
+        x = convert_to_tensor(inputs)
+        if x.shape.rank == 0:
+            x = array_ops.expand_dims(x, 0)
+        axis = tuple(self.axis) if isinstance(self.axis, list) else self.axis
+        square_sum = reduce_ops.reduce_sum(math_ops.square(x), axis=axis, keepdims=True)
+        inv_norm = math_ops.minimum(math_ops.rsqrt(square_sum),
+                                    math_ops.cast(1.0 / 1e-12, x.dtype))
+        return x * inv_norm
+
+    def compute_output_shape(self, input_shape: Any) -> Any:
+        for axis in self.axis if isinstance(self.axis, list) else [self.axis]:
+            if axis >= len(input_shape) or axis < -len(input_shape):
+                raise ValueError(f"Axis {self.axis} is out of bounds for input shape "
+                                 f"{input_shape}.")
+        return input_shape
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "axis": self.axis}
+
+
+class GroupNormalization(Layer):
+    """Normalizes each example over groups of channels (`groups` of them along `axis`; -1:
+    one channel per group, instance normalization), then scales by gamma and shifts by beta
+    per channel. Weights: gamma, beta."""
+
+    def __init__(self, groups: int = 32, axis: int = -1, epsilon: float = 1e-3,
+                 center: bool = True, scale: bool = True, beta_initializer: Any = "zeros",
+                 gamma_initializer: Any = "ones", beta_regularizer: Any = None,
+                 gamma_regularizer: Any = None, beta_constraint: Any = None,
+                 gamma_constraint: Any = None, **kwargs: Any) -> None:
+        if not isinstance(groups, int) or (groups <= 0 and groups != -1):
+            raise ValueError(f"Received an invalid value for argument `groups`, expected a "
+                             f"positive integer (or `-1` for instance normalization). "
+                             f"Received: groups={groups}")
+        super().__init__(**kwargs)
+        self.supports_masking = True
+        self.groups, self.axis, self.epsilon = groups, axis, epsilon
+        self.center, self.scale = center, scale
+        self.beta_initializer = initializers.get(beta_initializer)
+        self.gamma_initializer = initializers.get(gamma_initializer)
+        self.beta_regularizer = regularizers.get(beta_regularizer)
+        self.gamma_regularizer = regularizers.get(gamma_regularizer)
+        self.beta_constraint = constraints.get(beta_constraint)
+        self.gamma_constraint = constraints.get(gamma_constraint)
+
+    def build(self, input_shape: Any) -> None:
+        dim = input_shape[self.axis]
+        if dim is None:
+            raise ValueError(f"Axis {self.axis} of input tensor should have a defined "
+                             f"dimension but the layer received an input with shape "
+                             f"{input_shape}.")
+        if self.groups == -1:
+            self.groups = dim
+        if dim < self.groups:
+            raise ValueError(f"Number of groups ({self.groups}) cannot be more than the "
+                             f"number of channels ({dim}).")
+        if dim % self.groups != 0:
+            raise ValueError(f"Number of groups ({self.groups}) must be a multiple of the "
+                             f"number of channels ({dim}).")
+        self.input_spec = InputSpec(ndim=len(input_shape), axes={self.axis: dim})
+        self.gamma = self.add_weight(shape=(dim,), name="gamma",
+                                     initializer=self.gamma_initializer,
+                                     regularizer=self.gamma_regularizer,
+                                     constraint=self.gamma_constraint) if self.scale else None
+        self.beta = self.add_weight(shape=(dim,), name="beta",
+                                    initializer=self.beta_initializer,
+                                    regularizer=self.beta_regularizer,
+                                    constraint=self.beta_constraint) if self.center else None
+        self.built = True
+
+    def call(self, inputs: Any) -> Any:
+        x = convert_to_tensor(inputs)
+        shape = x.shape.as_list()
+        rank = len(shape)
+        axis = self.axis % rank
+        # (batch, ..., groups, channels per group, ...): statistics over all but the
+        # batch and group axes.
+        group_shape = [-1] + shape[1:]
+        group_shape[axis] = shape[axis] // self.groups
+        group_shape.insert(axis, self.groups)
+        grouped = array_ops.reshape(x, group_shape)
+        reduce_axes = [i for i in range(1, rank + 1) if i != axis]
+        mean, variance = nn_ops.moments(grouped, axes=reduce_axes, keepdims=True)
+        inv = math_ops.rsqrt(variance + self.epsilon)
+        broadcast = [1] * rank
+        broadcast[axis] = shape[axis] // self.groups
+        broadcast.insert(axis, self.groups)
+        if self.gamma is not None:
+            inv = inv * array_ops.reshape(self.gamma, broadcast)
+        offset = -mean * inv
+        if self.beta is not None:
+            offset = offset + array_ops.reshape(self.beta, broadcast)
+        return array_ops.reshape(grouped * inv + offset, array_ops.shape(x))
+
+    def compute_output_shape(self, input_shape: Any) -> Any:
+        axis = self.axis
+        if axis >= len(input_shape) or axis < -len(input_shape):
+            raise ValueError(f"Axis {axis} is out of bounds for input shape {input_shape}. "
+                             f"Received: axis={self.axis}")
+        return input_shape
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "groups": self.groups, "axis": self.axis,
+                "epsilon": self.epsilon, "center": self.center, "scale": self.scale,
+                "beta_initializer": initializers.serialize(self.beta_initializer),
+                "gamma_initializer": initializers.serialize(self.gamma_initializer),
+                "beta_regularizer": regularizers.serialize(self.beta_regularizer),
+                "gamma_regularizer": regularizers.serialize(self.gamma_regularizer),
+                "beta_constraint": constraints.serialize(self.beta_constraint),
+                "gamma_constraint": constraints.serialize(self.gamma_constraint)}
+
+
+__all__ = ["BatchNormalization", "LayerNormalization", "UnitNormalization",
+           "GroupNormalization"]
