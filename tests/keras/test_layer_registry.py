@@ -1,0 +1,130 @@
+"""Every public layer of `tapeflow.keras.layers` is tested against numbers recorded from
+Keras 3: each has an entry below naming a Keras fixture (a file in tests/keras/fixtures,
+written by a tools/record_keras_*.py script) and the entry in it that builds the layer. A
+layer added without such a fixture fails here; the ones that still lack one are listed (and
+must leave the list once they get one)."""
+
+import inspect
+import json
+import os
+import re
+import zipfile
+
+import pytest
+
+from tapeflow.keras import layers as L
+from tapeflow.keras.layers import Layer
+
+FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures")
+
+# layer class -> (fixture file, entry). In a .json fixture the entry is a path of keys
+# ('cases/lstm') whose text builds the layer ('L.LSTM(' or its serialized class_name); in a
+# .keras file it is the archive member holding the config.
+COVERED = {
+    "Dense": ("functional.keras", "config.json"),
+    "Concatenate": ("functional.keras", "config.json"),
+    "InputLayer": ("functional.keras", "config.json"),
+    "BatchNormalization": ("sequential.keras", "config.json"),
+    "Dropout": ("sequential.keras", "config.json"),
+    "LayerNormalization": ("layers_more.json", "model"),
+    "Embedding": ("layers_more.json", "model"),
+    "Add": ("layers_more.json", "model"),
+    "SimpleRNN": ("rnn.json", "cases/simple_rnn"),
+    "LSTM": ("rnn.json", "cases/lstm"),
+    "GRU": ("rnn.json", "cases/gru"),
+    "SimpleRNNCell": ("rnn.json", "cases/rnn_cell_state"),
+    "LSTMCell": ("rnn.json", "cases/stacked"),
+    "GRUCell": ("rnn.json", "cases/stacked"),
+    "RNN": ("rnn.json", "cases/stacked"),
+    "StackedRNNCells": ("rnn.json", "cases/stacked"),
+    "Bidirectional": ("rnn.json", "cases/bidi_concat"),
+    "TimeDistributed": ("rnn.json", "cases/time_distributed"),
+    "Masking": ("rnn.json", "models/masking_lstm"),
+    "EinsumDense": ("layers_more.json", "cases/einsum_dense_heads"),
+    "MultiHeadAttention": ("layers_more.json", "cases/mha_keras_masks"),
+    "Attention": ("layers_more.json", "cases/attention_masks"),
+    "AdditiveAttention": ("layers_more.json", "cases/additive"),
+    "ReLU": ("layers_more.json", "cases/relu_options"),
+    "LeakyReLU": ("layers_more.json", "cases/leaky_relu"),
+    "PReLU": ("layers_more.json", "cases/prelu_shared"),
+    "ELU": ("layers_more.json", "cases/elu"),
+    "Softmax": ("layers_more.json", "cases/softmax_mask"),
+    "Permute": ("layers_more.json", "cases/permute"),
+    "RepeatVector": ("layers_more.json", "cases/repeat_vector"),
+    "Identity": ("layers_more.json", "cases/identity"),
+    "Reshape": ("layers_more.json", "cases/reshape"),
+    "Flatten": ("layers_more.json", "cases/flatten"),
+    "Lambda": ("layers_more.json", "cases/lambda"),
+    "UpSampling1D": ("layers_more.json", "cases/up_sampling_1d"),
+    "UpSampling2D": ("layers_more.json", "cases/up_sampling_2d_bilinear"),
+    "ZeroPadding1D": ("layers_more.json", "cases/zero_padding_1d"),
+    "ZeroPadding2D": ("layers_more.json", "cases/zero_padding_2d"),
+    "Cropping1D": ("layers_more.json", "cases/cropping_1d"),
+    "Cropping2D": ("layers_more.json", "cases/cropping_2d"),
+    "SpatialDropout1D": ("layers_more.json", "cases/spatial_dropout_1d"),
+    "SpatialDropout2D": ("layers_more.json", "cases/spatial_dropout_2d"),
+    "AlphaDropout": ("layers_more.json", "cases/alpha_dropout"),
+    "UnitNormalization": ("layers_more.json", "cases/unit_normalization"),
+    "GroupNormalization": ("layers_more.json", "cases/group_normalization"),
+}
+
+# Public layers that no Keras fixture covers yet (their tests, if any, hard-code a few
+# values). A layer gets off this list by getting a fixture entry in COVERED.
+WITHOUT_FIXTURES = {
+    "Activation", "Average", "Maximum", "Minimum", "Multiply", "Subtract",
+    "Conv1D", "Conv2D", "Conv2DTranspose", "DepthwiseConv2D",
+    "MaxPooling1D", "MaxPooling2D", "AveragePooling1D", "AveragePooling2D",
+    "GlobalMaxPooling1D", "GlobalMaxPooling2D", "GlobalAveragePooling1D",
+    "GlobalAveragePooling2D", "GaussianNoise", "GaussianDropout",
+}
+
+
+def _public_layers():
+    """Class name -> class of every public Layer subclass (aliases count once)."""
+    out = {}
+    for name in dir(L):
+        obj = getattr(L, name)
+        if not name.startswith("_") and inspect.isclass(obj) and issubclass(obj, Layer) \
+                and obj is not Layer:
+            out[obj.__name__] = obj
+    return out
+
+
+def _entry_text(file, entry):
+    path = os.path.join(FIXTURES, file)
+    if file.endswith(".keras"):
+        with zipfile.ZipFile(path) as archive:
+            return archive.read(entry).decode()
+    node = json.load(open(path))
+    for key in entry.split("/"):
+        node = node[key]
+    return json.dumps(node)
+
+
+def test_every_public_layer_has_a_keras_fixture():
+    layers = _public_layers()
+    missing = sorted(set(layers) - set(COVERED) - WITHOUT_FIXTURES)
+    assert not missing, (f"layers without a Keras fixture (record one with a "
+                         f"tools/record_keras_*.py script and list it in COVERED): {missing}")
+
+
+def test_the_lists_name_existing_layers_only():
+    layers = _public_layers()
+    assert not set(COVERED) - set(layers)
+    assert not WITHOUT_FIXTURES - set(layers)
+    assert not WITHOUT_FIXTURES & set(COVERED)
+
+
+@pytest.mark.parametrize("name", sorted(COVERED))
+def test_fixture_entry_builds_the_layer(name):
+    file, entry = COVERED[name]
+    text = _entry_text(file, entry)
+    assert re.search(rf"\b{name}\(", text) or f'"class_name": "{name}"' in text \
+        or f'\\"class_name\\": \\"{name}\\"' in text, f"{file}:{entry} does not build {name}"
+
+
+def test_layers_namespace_holds_no_modules():
+    """As Keras's: `keras.layers.core` and friends are AttributeErrors."""
+    assert not [n for n in dir(L) if inspect.ismodule(getattr(L, n))]
+    for name in ("core", "recurrent", "convolutional", "attention", "layer"):
+        assert not hasattr(L, name)
