@@ -314,6 +314,7 @@ class _CellLayer(RNN):
 
     @property
     def units(self) -> int:
+        """The cell's number of units (the output size)."""
         return self.cell.units
 
     def __getattr__(self, name: str) -> Any:
@@ -553,9 +554,11 @@ class Bidirectional(Layer):
         return output_mask
 
     def reset_states(self) -> None:
+        """Alias of `reset_state`."""
         self.reset_state()
 
     def reset_state(self) -> None:
+        """Zeroes both directions' states (AttributeError unless stateful)."""
         if not self.stateful:
             raise AttributeError("Layer must be stateful.")
         self.forward_layer.reset_state()
@@ -563,6 +566,7 @@ class Bidirectional(Layer):
 
     @property
     def states(self) -> Any:
+        """The forward then the backward layer's state variables (None unless stateful)."""
         if self.forward_layer.states and self.backward_layer.states:
             return tuple(self.forward_layer.states + self.backward_layer.states)
         return None

@@ -59,9 +59,11 @@ class DropoutRNNCell:
         return self._recurrent_dropout_mask
 
     def reset_dropout_mask(self) -> None:
+        """Forgets this call's input dropout mask (the next call draws a new one)."""
         self._dropout_mask = None
 
     def reset_recurrent_dropout_mask(self) -> None:
+        """Forgets this call's recurrent dropout mask (the next call draws a new one)."""
         self._recurrent_dropout_mask = None
 
 
@@ -433,13 +435,16 @@ class StackedRNNCells(Layer):
 
     @property
     def state_size(self) -> list:
+        """Each cell's state size, in order."""
         return [c.state_size for c in self.cells]
 
     @property
     def output_size(self) -> int:
+        """The last cell's output size."""
         return _output_dim(self.cells[-1])
 
     def get_initial_state(self, batch_size: Any = None) -> list:
+        """Each cell's zero states for a batch, in order."""
         states = []
         for cell in self.cells:
             if getattr(cell, "get_initial_state", None):
