@@ -150,7 +150,7 @@ class MultiHeadAttention(Layer):
             with backend.name_scope(self.name, caller=self):
                 self.build(**shapes)
             self.built = True
-            self._build_shapes_dict = {k: list(v) for k, v in shapes.items()}
+            self._build_shapes_dict = dict(shapes)
         return super().__call__(*args, **kwargs)
 
     def get_build_config(self) -> Optional[dict]:
@@ -165,7 +165,7 @@ class MultiHeadAttention(Layer):
             with backend.name_scope(self.name, caller=self):
                 self.build(**shapes)
             self.built = True
-            self._build_shapes_dict = dict(config["shapes_dict"])
+            self._build_shapes_dict = shapes
 
     def build(self, query_shape: Any, value_shape: Any = None, key_shape: Any = None) -> None:
         """Creates the query/key/value/output projections for these input shapes."""
