@@ -38,7 +38,7 @@ def train_reference():
 
 
 def _assert_same(reference: dict, ranks: list, configs: tuple) -> None:
-    keys = [k for k in reference if k.rsplit("_", 1)[0] in configs]
+    keys = [k for k in reference if k.rsplit("_", 1)[0] in configs]  # not coll_*
     assert keys
     for rank, got in enumerate(ranks):
         for key in keys:
@@ -46,10 +46,25 @@ def _assert_same(reference: dict, ranks: list, configs: tuple) -> None:
                                        err_msg=f"rank {rank}: {key}")
 
 
+def _assert_collectives(ranks: list) -> None:
+    """strategy.reduce / gather / ReplicaContext.all_reduce of rank-dependent values."""
+    n = len(ranks)
+    counts = np.arange(1, n + 1)
+    gathered = np.concatenate([np.full((r + 1, 2), float(r)) for r in range(n)])
+    for rank, got in enumerate(ranks):
+        np.testing.assert_array_equal(got["coll_sum"], [counts.sum()])
+        np.testing.assert_allclose(got["coll_mean_axis"],
+                                   np.sum(np.arange(n) * counts) / counts.sum())
+        np.testing.assert_array_equal(got["coll_gather"], gathered)
+        np.testing.assert_allclose(got["coll_context_mean"], (n - 1) / 2)
+        assert int(got["coll_replica_id"]) == rank
+
+
 def test_two_ranks_train_as_one_process_on_the_global_batch(tmp_path, train_reference):
     proc = mpirun("strategy_train.py", 2, tmp_path)
     ranks = load_ranks(tmp_path, 2)
     assert [int(r["replicas"]) for r in ranks] == [2, 2]
+    _assert_collectives(ranks)
     _assert_same(train_reference, ranks, ("loop_sgd", "fit_sgd", "loop_adam", "fit_adam"))
     # Only the chief prints fit's progress (verbose=2: one line per epoch, two fits).
     assert proc.stdout.count("Epoch 1/2") == 2, proc.stdout
@@ -59,6 +74,7 @@ def test_four_ranks_oversubscribed(tmp_path, train_reference):
     mpirun("strategy_train.py", 4, tmp_path, "loop_sgd", "fit_adam")
     ranks = load_ranks(tmp_path, 4)
     assert [int(r["replicas"]) for r in ranks] == [4] * 4
+    _assert_collectives(ranks)
     _assert_same(train_reference, ranks, ("loop_sgd", "fit_adam"))
 
 

@@ -73,6 +73,21 @@ def fit(strategy, rank: int, name: str) -> tuple:
     return [w.numpy() for w in model.weights] + [logs, evaluated, predicted]
 
 
+def collectives(strategy, rank: int) -> dict:
+    """Cross-worker reductions of rank-dependent values (the test knows their answers)."""
+    context_mean = strategy.run(
+        lambda: tf.distribute.get_replica_context().all_reduce("MEAN", tf.constant(float(rank))))
+    return {
+        "coll_sum": strategy.reduce("SUM", tf.constant([rank + 1.0]), axis=None).numpy(),
+        "coll_mean_axis": strategy.reduce("MEAN", tf.fill([rank + 1], float(rank)),
+                                          axis=0).numpy(),
+        "coll_gather": strategy.gather(tf.fill([rank + 1, 2], float(rank)), axis=0).numpy(),
+        "coll_context_mean": context_mean.numpy(),
+        "coll_replica_id": strategy.run(
+            lambda: tf.distribute.get_replica_context().replica_id_in_sync_group).numpy(),
+    }
+
+
 def run(configs: tuple = ("loop_sgd", "fit_sgd", "loop_adam", "fit_adam")) -> dict:
     """The results on this rank of each configuration ('loop_sgd', 'fit_adam', ...), by
     name."""
@@ -86,6 +101,7 @@ def run(configs: tuple = ("loop_sgd", "fit_sgd", "loop_adam", "fit_adam")) -> di
                                                                             name)):
             results[f"{config}_{i}"] = value
     results["replicas"] = np.array(strategy.num_replicas_in_sync)
+    results.update(collectives(strategy, rank))
     return results
 
 
