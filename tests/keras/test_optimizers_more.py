@@ -179,14 +179,7 @@ def _fit_data():
             rng.normal(size=(16, 2)).astype("float32"))
 
 
-SCALED = [c for c, s in META["fit"].items() if "loss_scale_factor" in s["kwargs"]]
-
-
-@pytest.mark.parametrize("case", [
-    pytest.param(c, marks=pytest.mark.xfail(
-        strict=True, reason="Trainer.train_step must take the gradients of "
-                            "optimizer.scale_loss(loss), as Keras's")) if c in SCALED else c
-    for c in sorted(META["fit"])])
+@pytest.mark.parametrize("case", sorted(META["fit"]))
 def test_fit_matches_keras(case):
     spec = META["fit"][case]
     model = _fit_model()
