@@ -26,7 +26,8 @@ from numpy.lib.stride_tricks import as_strided
 
 from tapeflow.framework.abstract import ShapedArray, has_static_shape, shape_error
 from tapeflow.autodiff.core import Primitive, bind
-from tapeflow.framework.errors import AbortedError, InvalidArgumentError
+from tapeflow.framework.errors import (AbortedError, InvalidArgumentError, NotFoundError,
+                                        UnimplementedError)
 from tapeflow.framework.tensor import Tensor
 from tapeflow.framework.exports import tf_export
 from tapeflow.ops._convert import convert_to_tensor, require
@@ -103,11 +104,11 @@ def _geometry(in_hw: tuple, k_hw: tuple, strides: tuple, dilations: tuple, mode:
     if None in in_hw or None in k_hw:
         if mode == "SAME":
             return None, mode
-        return None, ((0, 0), (0, 0)) if mode == "VALID" else mode  # explicit: ((t, b), (l, r))
-    modes = (mode, mode) if isinstance(mode, str) else mode
-    (oh, ph), (ow, pw) = (_out_and_pads(in_hw[i], k_hw[i], strides[i], dilations[i], modes[i],
-                                        op_name) for i in range(2))
-    return (oh, ow), (ph, pw)
+        return None, ((0, 0),) * len(in_hw) if mode == "VALID" else mode  # explicit pairs
+    modes = (mode,) * len(in_hw) if isinstance(mode, str) else mode
+    geometry = [_out_and_pads(in_hw[i], k_hw[i], strides[i], dilations[i], modes[i], op_name)
+                for i in range(len(in_hw))]
+    return tuple(g[0] for g in geometry), tuple(g[1] for g in geometry)
 
 
 def _run_time_geometry(in_hw: tuple, k_hw: tuple, strides: tuple, dilations: tuple,
@@ -125,12 +126,12 @@ def _run_time_geometry(in_hw: tuple, k_hw: tuple, strides: tuple, dilations: tup
 # are TF's shape-function errors (ValueError).
 
 
-def _rank4(op_name: str, avals: tuple, i: int) -> tuple:
-    """The dims of input `i`, which must be rank 4 (all unknown where the rank is)."""
+def _rank4(op_name: str, avals: tuple, i: int, rank: int = 4) -> tuple:
+    """The dims of input `i`, which must be rank `rank` (all unknown where the rank is)."""
     shape = avals[i].shape
     if shape is None:
-        return (None,) * 4
-    if len(shape) != 4:
+        return (None,) * rank
+    if len(shape) != rank:
         raise shape_error(op_name, avals, f"Shape must be rank 4 but is rank {len(shape)}")
     return shape
 
@@ -156,88 +157,110 @@ def _windowed(op_name: str, avals: tuple, in_hw: tuple, k_hw: tuple, strides: tu
     return tuple(out)
 
 
-def _conv2d_rule(x: ShapedArray, w: ShapedArray, strides: tuple, dilations: tuple,
-                 pads: tuple, out_hw: Any = None) -> ShapedArray:
-    """[N, OH, OW, C_out]; a grouped convolution's depths must divide as in TF."""
-    avals = (x, w)
-    n, h, width, depth = _rank4("Conv2D", avals, 0)
-    kh, kw, filter_depth, out_depth = _rank4("Conv2D", avals, 1)
-    if depth is not None and filter_depth:
-        if depth % filter_depth:
-            raise shape_error("Conv2D", avals, f"Depth of input ({depth}) is not a multiple of "
-                                                f"input depth of filter ({filter_depth})")
-        groups = depth // filter_depth
-        if out_depth is not None and groups and out_depth % groups:
-            raise shape_error("Conv2D", avals, f"Depth of output ({out_depth}) is not a "
-                                                f"multiple of the number of groups ({groups})")
-    oh, ow = _windowed("Conv2D", avals, (h, width), (kh, kw), strides, dilations, pads)
-    return ShapedArray((n, oh, ow, out_depth), x.dtype)
-
-
-def _backprop_input_rule(g: ShapedArray, w: ShapedArray, *sizes: ShapedArray,
-                         input_shape: tuple, **geometry: Any) -> ShapedArray:
-    """The input's shape (an attribute, its unknown dims read from `sizes` as the graph
-    runs); the cotangent's depth is the filter's output depth."""
-    avals = (g, w)
-    depth = _rank4("Conv2DBackpropInput", avals, 0)[3]
-    filter_out = _rank4("Conv2DBackpropInput", avals, 1)[3]
-    if depth is not None and filter_out is not None and depth != filter_out:
-        raise shape_error("Conv2DBackpropInput", avals,
-                           f"Dimensions must be equal, but are {depth} and {filter_out}")
-    return ShapedArray(input_shape, g.dtype)
-
-
-def _backprop_filter_rule(x: ShapedArray, g: ShapedArray, *sizes: ShapedArray,
-                          filter_shape: tuple, **geometry: Any) -> ShapedArray:
-    """The filter's shape (an attribute, its unknown dims read from `sizes` as the graph
-    runs)."""
-    for i in (0, 1):
-        _rank4("Conv2DBackpropFilter", (x, g), i)
-    return ShapedArray(filter_shape, x.dtype)
-
-
-def _pool_rule(op_name: str, dtype_of: int = 0):
-    """MaxPool, AvgPool and MaxPoolGradGrad: [N, OH, OW, C] of input 0, in input
-    `dtype_of`'s dtype."""
-    def rule(*avals: ShapedArray, ksize: tuple, strides: tuple, pads: tuple,
-             out_hw: Any = None) -> ShapedArray:
-        n, h, w, c = _rank4(op_name, avals, 0)
-        oh, ow = _windowed(op_name, avals, (h, w), ksize, strides, (1, 1), pads)
-        return ShapedArray((n, oh, ow, c), avals[dtype_of].dtype)
+def _conv_rule(op_name: str = "Conv2D", rank: int = 4):
+    """[N, O..., C_out]; a grouped convolution's depths must divide as in TF."""
+    def rule(x: ShapedArray, w: ShapedArray, strides: tuple, dilations: tuple,
+             pads: tuple, out_hw: Any = None) -> ShapedArray:
+        avals = (x, w)
+        dims = _rank4(op_name, avals, 0, rank)
+        filter_dims = _rank4(op_name, avals, 1, rank)
+        depth, (filter_depth, out_depth) = dims[-1], filter_dims[-2:]
+        if depth is not None and filter_depth:
+            if depth % filter_depth:
+                raise shape_error(op_name, avals, f"Depth of input ({depth}) is not a multiple "
+                                                  f"of input depth of filter ({filter_depth})")
+            groups = depth // filter_depth
+            if out_depth is not None and groups and out_depth % groups:
+                raise shape_error(op_name, avals, f"Depth of output ({out_depth}) is not a "
+                                                  f"multiple of the number of groups ({groups})")
+        out = _windowed(op_name, avals, dims[1:-1], filter_dims[:-2], strides, dilations, pads)
+        return ShapedArray((dims[0],) + out + (out_depth,), x.dtype)
     return rule
 
 
-def _max_pool_grad_rule(x: ShapedArray, g: ShapedArray, **geometry: Any) -> ShapedArray:
+def _backprop_input_rule(op_name: str = "Conv2DBackpropInput", rank: int = 4):
+    """The input's shape (an attribute, its unknown dims read from `sizes` as the graph
+    runs); the cotangent's depth is the filter's output depth."""
+    def rule(g: ShapedArray, w: ShapedArray, *sizes: ShapedArray, input_shape: tuple,
+             **geometry: Any) -> ShapedArray:
+        avals = (g, w)
+        depth = _rank4(op_name, avals, 0, rank)[-1]
+        filter_out = _rank4(op_name, avals, 1, rank)[-1]
+        if depth is not None and filter_out is not None and depth != filter_out:
+            raise shape_error(op_name, avals,
+                              f"Dimensions must be equal, but are {depth} and {filter_out}")
+        return ShapedArray(input_shape, g.dtype)
+    return rule
+
+
+def _backprop_filter_rule(op_name: str = "Conv2DBackpropFilter", rank: int = 4):
+    """The filter's shape (an attribute, its unknown dims read from `sizes` as the graph
+    runs)."""
+    def rule(x: ShapedArray, g: ShapedArray, *sizes: ShapedArray, filter_shape: tuple,
+             **geometry: Any) -> ShapedArray:
+        for i in (0, 1):
+            _rank4(op_name, (x, g), i, rank)
+        return ShapedArray(filter_shape, x.dtype)
+    return rule
+
+
+def _pool_rule(op_name: str, dtype_of: int = 0, rank: int = 4):
+    """MaxPool, AvgPool and MaxPoolGradGrad (and their 3-D kin): [N, O..., C] of input 0, in
+    input `dtype_of`'s dtype."""
+    def rule(*avals: ShapedArray, ksize: tuple, strides: tuple, pads: tuple,
+             out_hw: Any = None) -> ShapedArray:
+        dims = _rank4(op_name, avals, 0, rank)
+        out = _windowed(op_name, avals, dims[1:-1], ksize, strides, (1,) * len(ksize), pads)
+        return ShapedArray((dims[0],) + out + (dims[-1],), avals[dtype_of].dtype)
+    return rule
+
+
+def _max_pool_grad_rule(op_name: str = "MaxPoolGrad", rank: int = 4):
     """The cotangent of MaxPool's input: x's shape, g's dtype."""
-    return ShapedArray(_rank4("MaxPoolGrad", (x, g), 0), g.dtype)
+    def rule(x: ShapedArray, g: ShapedArray, **geometry: Any) -> ShapedArray:
+        return ShapedArray(_rank4(op_name, (x, g), 0, rank), g.dtype)
+    return rule
 
 
-def _avg_pool_grad_rule(g: ShapedArray, *sizes: ShapedArray, input_shape: tuple,
-                        **geometry: Any) -> ShapedArray:
+def _avg_pool_grad_rule(op_name: str = "AvgPoolGrad", rank: int = 4):
     """The cotangent of AvgPool's input: its shape (an attribute, its unknown dims read from
     `sizes` as the graph runs), g's dtype."""
-    _rank4("AvgPoolGrad", (g,), 0)
-    return ShapedArray(input_shape, g.dtype)
+    def rule(g: ShapedArray, *sizes: ShapedArray, input_shape: tuple,
+             **geometry: Any) -> ShapedArray:
+        _rank4(op_name, (g,), 0, rank)
+        return ShapedArray(input_shape, g.dtype)
+    return rule
 
 
 # -- NumPy kernels -------------------------------------------------------------------------------
 
 
 def _pad(x: np.ndarray, pads: tuple, value: float = 0) -> np.ndarray:
-    (t, b), (l, r) = pads
-    if not (t or b or l or r):
+    if not _padded(pads):
         return x
-    return np.pad(x, ((0, 0), (t, b), (l, r), (0, 0)), constant_values=value)
+    return np.pad(x, ((0, 0),) + tuple(pads) + ((0, 0),), constant_values=value)
+
+
+def _crop(x: np.ndarray, pads: tuple) -> np.ndarray:
+    """`x` without the padding `pads` (one (before, after) pair per spatial axis)."""
+    return x[(slice(None),) + tuple(slice(a, x.shape[i + 1] - b) for i, (a, b) in
+                                    enumerate(pads))]
+
+
+def _padded_shape(shape: tuple, pads: tuple) -> tuple:
+    return (shape[0],) + tuple(d + a + b for d, (a, b) in zip(shape[1:-1], pads)) + shape[-1:]
 
 
 def _patches(xp: np.ndarray, k_hw: tuple, out_hw: tuple, strides: tuple,
              dilations: tuple, writeable: bool = False) -> np.ndarray:
     """A view `(N, OH, OW, KH, KW, C)` of the padded input's windows (read-only unless
-    `writeable`, for windows that do not overlap)."""
+    `writeable`, for windows that do not overlap); `(N, O..., K..., C)` for any number of
+    spatial axes."""
     xp = np.ascontiguousarray(xp)
-    sn, sh, sw, sc = xp.strides
-    shape = (xp.shape[0],) + tuple(out_hw) + tuple(k_hw) + (xp.shape[3],)
-    steps = (sn, sh * strides[0], sw * strides[1], sh * dilations[0], sw * dilations[1], sc)
+    spatial = xp.strides[1:-1]
+    shape = (xp.shape[0],) + tuple(out_hw) + tuple(k_hw) + (xp.shape[-1],)
+    steps = ((xp.strides[0],) + tuple(s * t for s, t in zip(spatial, strides)) +
+             tuple(s * d for s, d in zip(spatial, dilations)) + (xp.strides[-1],))
     return as_strided(xp, shape, steps, writeable=writeable)
 
 
@@ -247,16 +270,18 @@ def _scatter(taps: np.ndarray, padded_shape: tuple, pads: tuple, strides: tuple,
     crops the padding: the transpose of `_patches`. Tap-major, each add reads one contiguous
     block (window-major rows would make every add stride through all KH*KW taps)."""
     out = np.zeros(padded_shape, taps.dtype)
-    kh, kw, _, oh, ow, _ = taps.shape
-    sh, sw = strides
-    for i in range(kh if oh and ow else 0):  # no windows (an empty output): zeros
-        top = i * dilations[0]
-        for j in range(kw):
-            left = j * dilations[1]
-            view = out[:, top:top + sh * (oh - 1) + 1:sh, left:left + sw * (ow - 1) + 1:sw, :]
-            np.add(view, taps[i, j], out=view)
-    (t, b), (l, r) = pads
-    return out[:, t:out.shape[1] - b, l:out.shape[2] - r, :]
+    rank = len(strides)
+    k, o = taps.shape[:rank], taps.shape[rank + 1:2 * rank + 1]
+    for tap in (np.ndindex(*k) if 0 not in o else ()):  # no windows (an empty output): zeros
+        view = out[_tap_index(tap, o, strides, dilations)]
+        np.add(view, taps[tap], out=view)
+    return _crop(out, pads)
+
+
+def _tap_index(tap: tuple, out: tuple, strides: tuple, dilations: tuple) -> tuple:
+    """The index of the (padded) positions that filter tap `tap` of every window reads."""
+    return (slice(None),) + tuple(slice(t * d, t * d + s * (n - 1) + 1, s) for t, n, s, d in
+                                  zip(tap, out, strides, dilations))
 
 
 def _groups(in_depth: int, filter_depth: int) -> int:
@@ -283,29 +308,29 @@ def _im2col(cols: np.ndarray) -> np.ndarray:
     """Windows `(N, OH, OW, KH, KW, C)` as one `(N*OH*OW, KH*KW*C)` matrix, copied once. With
     few channels the copy runs in long rows along OW, so the matrix comes back as the
     transpose of a contiguous one, which BLAS reads as fast."""
-    n, oh, ow, kh, kw, c = cols.shape
-    if c < _FEW_CHANNELS:
-        rows = np.ascontiguousarray(cols.transpose(3, 4, 5, 0, 1, 2))
-        return rows.reshape(kh * kw * c, n * oh * ow).T
-    return cols.reshape(n * oh * ow, kh * kw * c)
+    rank = (cols.ndim - 2) // 2
+    windows, taps = int(np.prod(cols.shape[:rank + 1])), int(np.prod(cols.shape[rank + 1:]))
+    if cols.shape[-1] < _FEW_CHANNELS:
+        order = tuple(range(rank + 1, cols.ndim)) + tuple(range(rank + 1))
+        return np.ascontiguousarray(cols.transpose(order)).reshape(taps, windows).T
+    return cols.reshape(windows, taps)
 
 
 def _grouped_dot(cols: np.ndarray, w: np.ndarray, groups: int) -> np.ndarray:
-    """Contracts the trailing (KH, KW, C) of `cols` with a `[KH, KW, C / groups, O]` filter,
+    """Contracts the trailing (K..., C) of `cols` with a `[K..., C / groups, O]` filter,
     group by group (groups == 1 is one matrix product)."""
+    rank, (cg, o) = w.ndim - 2, w.shape[-2:]
     if groups == 1:
-        return np.dot(_im2col(cols), w.reshape(-1, w.shape[3])).reshape(
-            cols.shape[:3] + w.shape[3:])
-    kh, kw, cg, o = w.shape
-    lead = cols.shape[:-3]
-    c = cols.reshape(lead + (kh, kw, groups, cg))
-    out = np.einsum("...ijgc,ijcgo->...go", c, w.reshape(kh, kw, cg, groups, o // groups),
+        return np.dot(_im2col(cols), w.reshape(-1, o)).reshape(cols.shape[:rank + 1] + (o,))
+    lead = cols.shape[:-rank - 1]
+    c = cols.reshape(lead + (-1, groups, cg))
+    out = np.einsum("...kgc,kcgo->...go", c, w.reshape(-1, cg, groups, o // groups),
                     optimize=True)
     return out.reshape(lead + (o,))
 
 
 def _padded(pads: tuple) -> bool:
-    return any(pads[0]) or any(pads[1])
+    return any(a or b for a, b in pads)
 
 
 def _tap_slices(tap: int, size: int, out: int, stride: int, dilation: int,
@@ -322,26 +347,29 @@ def _tap_slices(tap: int, size: int, out: int, stride: int, dilation: int,
 
 
 def _taps(x_hw: tuple, k_hw: tuple, out_hw: tuple, strides, dilations, pads):
-    """(i, j, output slices, input slices) for each filter tap with any real input."""
-    for i in range(k_hw[0]):
-        rows = _tap_slices(i, x_hw[0], out_hw[0], strides[0], dilations[0], pads[0][0])
-        if rows is None:
-            continue
-        for j in range(k_hw[1]):
-            cols = _tap_slices(j, x_hw[1], out_hw[1], strides[1], dilations[1], pads[1][0])
-            if cols is not None:
-                yield i, j, (rows[0], cols[0]), (rows[1], cols[1])
+    """(tap, output index, input index) for each filter tap with any real input."""
+    for tap in np.ndindex(*k_hw):
+        spans = [_tap_slices(t, *args) for t, args in
+                 zip(tap, zip(x_hw, out_hw, strides, dilations, (p[0] for p in pads)))]
+        if None not in spans:
+            yield (tap, (slice(None),) + tuple(s[0] for s in spans),
+                   (slice(None),) + tuple(s[1] for s in spans))
+
+
+def _tap_filter(w: np.ndarray, tap: tuple) -> np.ndarray:
+    """Filter tap `tap` of `w` as a `[1, ..., 1, C, O]` filter."""
+    return w[tuple(slice(t, t + 1) for t in tap)]
 
 
 def _conv_by_taps(x, w, strides, dilations, pads, out_hw, groups):
     """Conv2D over the real terms only, one filter tap at a time: padding contributes no
     term (as in TF's kernels), so an inf or nan weight never meets a padding zero."""
-    out = np.zeros((x.shape[0],) + tuple(out_hw) + (w.shape[3],), np.result_type(x, w))
-    for i, j, (orow, ocol), (irow, icol) in _taps(x.shape[1:3], w.shape[:2], out_hw, strides,
-                                                    dilations, pads):
-        xs = x[:, irow, icol, :]
-        out[:, orow, ocol, :] += _grouped_dot(xs[..., None, None, :], w[i:i + 1, j:j + 1],
-                                              groups)
+    out = np.zeros((x.shape[0],) + tuple(out_hw) + (w.shape[-1],), np.result_type(x, w))
+    ones = (None,) * (w.ndim - 2)
+    for tap, out_index, in_index in _taps(x.shape[1:-1], w.shape[:-2], out_hw, strides,
+                                          dilations, pads):
+        xs = x[in_index][(Ellipsis,) + ones + (slice(None),)]
+        out[out_index] += _grouped_dot(xs, _tap_filter(w, tap), groups)
     return out
 
 
@@ -363,16 +391,16 @@ def _widened_if_nonfinite(kernel):
 @_widened_if_nonfinite
 def _conv_kernel(x, w, strides, dilations, pads, out_hw):
     if out_hw is None:  # traced with unknown sizes: the wrapper's checks run here
-        if w.shape[2]:
-            _check_groups(x.shape[3], w.shape[2], w.shape[3])
-        pads, out_hw = _run_time_geometry(x.shape[1:3], w.shape[:2], strides, dilations, pads,
-                                          "Conv2D")
+        if w.shape[-2]:
+            _check_groups(x.shape[-1], w.shape[-2], w.shape[-1])
+        pads, out_hw = _run_time_geometry(x.shape[1:-1], w.shape[:-2], strides, dilations,
+                                          pads, _CONV_NAMES[x.ndim])
     if 0 in out_hw or x.size == 0 or w.size == 0:
-        return np.zeros((x.shape[0],) + tuple(out_hw) + (w.shape[3],), np.result_type(x, w))
-    groups = _groups(x.shape[3], w.shape[2])
+        return np.zeros((x.shape[0],) + tuple(out_hw) + (w.shape[-1],), np.result_type(x, w))
+    groups = _groups(x.shape[-1], w.shape[-2])
     if _padded(pads) and not np.isfinite(w).all():  # the rare case: a check on the filter
         return _conv_by_taps(x, w, strides, dilations, pads, out_hw, groups).astype(x.dtype)
-    cols = _patches(_pad(x, pads), w.shape[:2], out_hw, strides, dilations)
+    cols = _patches(_pad(x, pads), w.shape[:-2], out_hw, strides, dilations)
     return _grouped_dot(cols, w, groups).astype(x.dtype, copy=False)
 
 
@@ -381,54 +409,52 @@ def _backprop_input_kernel(g, w, *sizes, input_shape, strides, dilations, pads, 
     if sizes:
         input_shape = _run_time_shape(g.shape, w.shape, sizes[0], input_shape)
     if out_hw is None:
-        pads, out_hw = _run_time_geometry(input_shape[1:3], w.shape[:2], strides, dilations,
-                                          pads, "Conv2DBackpropInput")
-        if tuple(g.shape[1:3]) != out_hw or g.shape[3] != w.shape[3] or \
-                input_shape[3] % w.shape[2]:
+        pads, out_hw = _run_time_geometry(input_shape[1:-1], w.shape[:-2], strides, dilations,
+                                          pads, _INPUT_NAMES[g.ndim])
+        if tuple(g.shape[1:-1]) != out_hw or g.shape[-1] != w.shape[-1] or \
+                input_shape[-1] % w.shape[-2]:
             _transposeshape_error(g.shape, w.shape, input_shape)
     if g.size == 0 or w.size == 0:
         return np.zeros(input_shape, g.dtype)
-    groups = _groups(input_shape[3], w.shape[2])
-    padded = (input_shape[0], input_shape[1] + sum(pads[0]), input_shape[2] + sum(pads[1]),
-              input_shape[3])
-    return _scatter(_input_taps(g, w, groups), padded, pads, strides,
+    groups = _groups(input_shape[-1], w.shape[-2])
+    return _scatter(_input_taps(g, w, groups), _padded_shape(input_shape, pads), pads, strides,
                     dilations).astype(g.dtype, copy=False)
 
 
 def _input_taps(g: np.ndarray, w: np.ndarray, groups: int) -> np.ndarray:
-    """Each filter tap's share of the input gradient, `(KH, KW, N, OH, OW, C)`: one matrix
-    product per tap (groups == 1) into its own contiguous block."""
-    kh, kw, cg, o = w.shape
+    """Each filter tap's share of the input gradient, `(KH, KW, N, OH, OW, C)` (`(K..., N,
+    O..., C)`): one matrix product per tap (groups == 1) into its own contiguous block."""
+    k, (cg, o) = w.shape[:-2], w.shape[-2:]
     if groups > 1:
-        gg = g.reshape(g.shape[:3] + (groups, o // groups))
-        return np.einsum("nhwgo,ijcgo->ijnhwgc", gg, w.reshape(kh, kw, cg, groups, o // groups),
-                         optimize=True).reshape((kh, kw) + g.shape[:3] + (cg * groups,))
+        gg = g.reshape(-1, groups, o // groups)
+        return np.einsum("mgo,kcgo->kmgc", gg, w.reshape(-1, cg, groups, o // groups),
+                         optimize=True).reshape(k + g.shape[:-1] + (cg * groups,))
     rows = g.reshape(-1, o)
-    taps = np.empty((kh, kw, rows.shape[0], cg), np.result_type(g, w))
-    for i, j in np.ndindex(kh, kw):
-        np.dot(rows, w[i, j].T, out=taps[i, j])
-    return taps.reshape((kh, kw) + g.shape[:3] + (cg,))
+    taps = np.empty(k + (rows.shape[0], cg), np.result_type(g, w))
+    for tap in np.ndindex(*k):
+        np.dot(rows, w[tap].T, out=taps[tap])
+    return taps.reshape(k + g.shape[:-1] + (cg,))
 
 
 def _run_time_shape(g: tuple, w: tuple, sizes: np.ndarray, pattern: tuple) -> tuple:
     """The input's shape read as the graph runs; it must have the dims the trace knew."""
     shape = tuple(int(d) for d in sizes)
-    if len(shape) != 4 or any(p is not None and p != d for p, d in zip(pattern, shape)):
+    if len(shape) != len(pattern) or any(p is not None and p != d for p, d in zip(pattern, shape)):
         _transposeshape_error(g, w, shape)
     return shape
 
 
 def _filter_dot(xs: np.ndarray, g: np.ndarray, groups: int) -> np.ndarray:
-    """sum over (N, OH, OW) of x-window (..., KH, KW, C) times g (..., O), per group:
-    `[KH, KW, C / groups, O]`."""
+    """sum over (N, O...) of x-window (..., K..., C) times g (..., O), per group:
+    `[K..., C / groups, O]`."""
+    rank, o = g.ndim - 2, g.shape[-1]
     if groups == 1:
-        return np.dot(_im2col(xs).T, g.reshape(-1, g.shape[3])).reshape(
-            xs.shape[3:] + g.shape[3:])
-    kh, kw, c = xs.shape[3:]
-    o = g.shape[3]
-    out = np.einsum("nhwijgc,nhwgo->ijcgo", xs.reshape(xs.shape[:5] + (groups, c // groups)),
-                    g.reshape(g.shape[:3] + (groups, o // groups)), optimize=True)
-    return out.reshape(kh, kw, c // groups, o)
+        return np.dot(_im2col(xs).T, g.reshape(-1, o)).reshape(xs.shape[rank + 1:] + (o,))
+    k, c = xs.shape[rank + 1:-1], xs.shape[-1]
+    windows = int(np.prod(xs.shape[:rank + 1]))
+    out = np.einsum("mkgc,mgo->kcgo", xs.reshape(windows, -1, groups, c // groups),
+                    g.reshape(windows, groups, o // groups), optimize=True)
+    return out.reshape(k + (c // groups, o))
 
 
 @_widened_if_nonfinite
@@ -436,27 +462,49 @@ def _backprop_filter_kernel(x, g, *sizes, filter_shape, strides, dilations, pads
     if sizes:
         filter_shape = tuple(int(d) for d in sizes[0])
     if out_hw is None:
-        pads, out_hw = _run_time_geometry(x.shape[1:3], filter_shape[:2], strides, dilations,
-                                          pads, "Conv2DBackpropFilter")
+        pads, out_hw = _run_time_geometry(x.shape[1:-1], filter_shape[:-2], strides, dilations,
+                                          pads, _FILTER_NAMES[x.ndim])
     if 0 in out_hw or x.size == 0 or 0 in filter_shape:
         return np.zeros(filter_shape, x.dtype)
-    groups = _groups(x.shape[3], filter_shape[2])
+    groups = _groups(x.shape[-1], filter_shape[-2])
     if _padded(pads) and not np.isfinite(g).all():  # real terms only: no 0 * inf at padding
         out = np.zeros(filter_shape, np.result_type(x, g))
-        for i, j, (orow, ocol), (irow, icol) in _taps(x.shape[1:3], filter_shape[:2], out_hw,
-                                                        strides, dilations, pads):
-            xs = x[:, irow, icol, :][:, :, :, None, None, :]
-            out[i:i + 1, j:j + 1] = _filter_dot(xs, g[:, orow, ocol, :], groups)
+        ones = (None,) * (x.ndim - 2)
+        for tap, out_index, in_index in _taps(x.shape[1:-1], filter_shape[:-2], out_hw,
+                                              strides, dilations, pads):
+            xs = x[in_index][(Ellipsis,) + ones + (slice(None),)]
+            out[tuple(slice(t, t + 1) for t in tap)] = _filter_dot(xs, g[out_index], groups)
         return out.astype(x.dtype, copy=False)
-    cols = _patches(_pad(x, pads), filter_shape[:2], out_hw, strides, dilations)
+    cols = _patches(_pad(x, pads), filter_shape[:-2], out_hw, strides, dilations)
     return _filter_dot(cols, g, groups).astype(x.dtype, copy=False)
 
 
-_conv2d = Primitive("Conv2D", _conv_kernel, shape_rule=_conv2d_rule)
-_conv2d_backprop_input = Primitive("Conv2DBackpropInput", _backprop_input_kernel,
-                                   shape_rule=_backprop_input_rule)
-_conv2d_backprop_filter = Primitive("Conv2DBackpropFilter", _backprop_filter_kernel,
-                                    shape_rule=_backprop_filter_rule)
+# The same kernels run 2-D (NHWC) and 3-D (NDHWC) convolutions; the op names follow the rank.
+_CONV_NAMES = {4: "Conv2D", 5: "Conv3D"}
+_INPUT_NAMES = {4: "Conv2DBackpropInput", 5: "Conv3DBackpropInputV2"}
+_FILTER_NAMES = {4: "Conv2DBackpropFilter", 5: "Conv3DBackpropFilterV2"}
+
+
+def _conv_primitives(rank: int) -> tuple:
+    """The convolution, its input gradient and its filter gradient for rank-`rank` operands,
+    their VJPs pairing them up as transposes of each other."""
+    names = _CONV_NAMES[rank], _INPUT_NAMES[rank], _FILTER_NAMES[rank]
+    conv = Primitive(names[0], _conv_kernel, shape_rule=_conv_rule(names[0], rank))
+    backprop_input = Primitive(names[1], _backprop_input_kernel,
+                               shape_rule=_backprop_input_rule(names[1], rank))
+    backprop_filter = Primitive(names[2], _backprop_filter_kernel,
+                                shape_rule=_backprop_filter_rule(names[2], rank))
+    # <c, conv(x, w)> is bilinear: each rule is one of the three ops with the roles swapped.
+    conv.defvjp(lambda g, ans, x, w, **a: (
+        _shaped_as(backprop_input, (g, w), x, "input_shape", a),
+        _shaped_as(backprop_filter, (x, g), w, "filter_shape", a)))
+    backprop_input.defvjp(lambda c, ans, g, w, *sizes, input_shape, **a: (
+        bind(conv, (c, w), a),
+        _shaped_as(backprop_filter, (c, g), w, "filter_shape", a)) + _no_sizes(sizes))
+    backprop_filter.defvjp(lambda c, ans, x, g, *sizes, filter_shape, **a: (
+        _shaped_as(backprop_input, (g, c), x, "input_shape", a),
+        bind(conv, (x, c), a)) + _no_sizes(sizes))
+    return conv, backprop_input, backprop_filter
 
 
 def _geom_attrs(attrs: dict) -> dict:
@@ -475,16 +523,8 @@ def _no_sizes(sizes: tuple) -> tuple:
     return (None,) * len(sizes)  # the run-time shape input has no cotangent
 
 
-# <c, conv(x, w)> is bilinear: each rule is one of the three ops with the roles swapped.
-_conv2d.defvjp(lambda g, ans, x, w, **a: (
-    _shaped_as(_conv2d_backprop_input, (g, w), x, "input_shape", a),
-    _shaped_as(_conv2d_backprop_filter, (x, g), w, "filter_shape", a)))
-_conv2d_backprop_input.defvjp(lambda c, ans, g, w, *sizes, input_shape, **a: (
-    bind(_conv2d, (c, w), a),
-    _shaped_as(_conv2d_backprop_filter, (c, g), w, "filter_shape", a)) + _no_sizes(sizes))
-_conv2d_backprop_filter.defvjp(lambda c, ans, x, g, *sizes, filter_shape, **a: (
-    _shaped_as(_conv2d_backprop_input, (g, c), x, "input_shape", a),
-    bind(_conv2d, (x, c), a)) + _no_sizes(sizes))
+_conv2d, _conv2d_backprop_input, _conv2d_backprop_filter = _conv_primitives(4)
+_conv3d, _conv3d_backprop_input, _conv3d_backprop_filter = _conv_primitives(5)
 
 
 def _check_rank(t: Tensor, rank: int, what: str, op_name: str) -> None:
@@ -706,41 +746,60 @@ def _base_padding(k: int, rate: int, mode: Any, axis: int) -> tuple:
 
 def _pool_counts(shape: tuple, k_hw, strides, pads, out_hw) -> np.ndarray:
     """How many real (non-padding) inputs each window covers: AvgPool divides by it, as TF."""
-    ones = np.ones((1, shape[1], shape[2], 1), np.float64)
-    counts = _patches(_pad(ones, pads), k_hw, out_hw, strides, (1, 1)).sum(axis=(3, 4))
+    rank = len(k_hw)
+    ones = np.ones((1,) + tuple(shape[1:-1]) + (1,), np.float64)
+    counts = _patches(_pad(ones, pads), k_hw, out_hw, strides, (1,) * rank).sum(
+        axis=_tap_axes(rank))
     return np.maximum(counts, 1)
 
 
+def _tap_axes(rank: int) -> tuple:
+    """The window axes of a `_patches` view."""
+    return tuple(range(rank + 1, 2 * rank + 1))
+
+
 def _avg_pool_kernel(x, ksize, strides, pads, out_hw):
+    ones = (1,) * len(ksize)
     if out_hw is None:
-        pads, out_hw = _run_time_geometry(x.shape[1:3], ksize, strides, (1, 1), pads,
-                                          "AvgPool")
+        pads, out_hw = _run_time_geometry(x.shape[1:-1], ksize, strides, ones, pads,
+                                          _AVG_POOL_NAMES[x.ndim])
     if 0 in out_hw:
-        return np.zeros((x.shape[0],) + tuple(out_hw) + (x.shape[3],), x.dtype)
-    sums = _patches(_pad(x, pads), ksize, out_hw, strides, (1, 1)).sum(axis=(3, 4))
+        return np.zeros((x.shape[0],) + tuple(out_hw) + (x.shape[-1],), x.dtype)
+    sums = _patches(_pad(x, pads), ksize, out_hw, strides, ones).sum(axis=_tap_axes(len(ones)))
     return (sums / _pool_counts(x.shape, ksize, strides, pads, out_hw)).astype(x.dtype)
 
 
 def _avg_pool_grad_kernel(g, *sizes, input_shape, ksize, strides, pads, out_hw):
     if sizes:
         input_shape = tuple(int(d) for d in sizes[0])
+    ones = (1,) * len(ksize)
     if out_hw is None:
-        pads, out_hw = _run_time_geometry(input_shape[1:3], ksize, strides, (1, 1), pads,
-                                          "AvgPoolGrad")
+        pads, out_hw = _run_time_geometry(input_shape[1:-1], ksize, strides, ones, pads,
+                                          _AVG_POOL_NAMES[g.ndim] + "Grad")
     # The counts are float64: cast back, or a float32 gradient would come out float64.
     g = (g / _pool_counts(input_shape, ksize, strides, pads, out_hw)).astype(g.dtype, copy=False)
     taps = np.broadcast_to(g, tuple(ksize) + g.shape)
-    padded = (input_shape[0], input_shape[1] + sum(pads[0]), input_shape[2] + sum(pads[1]),
-              input_shape[3])
-    return _scatter(taps, padded, pads, strides, (1, 1)).astype(g.dtype, copy=False)
+    return _scatter(taps, _padded_shape(input_shape, pads), pads, strides,
+                    ones).astype(g.dtype, copy=False)
 
 
-_avg_pool = Primitive("AvgPool", _avg_pool_kernel, shape_rule=_pool_rule("AvgPool"))
-_avg_pool_grad = Primitive("AvgPoolGrad", _avg_pool_grad_kernel,
-                           shape_rule=_avg_pool_grad_rule)
-_avg_pool.defvjp(lambda g, ans, x, **a: _shaped_as(_avg_pool_grad, (g,), x, "input_shape", a))
-_avg_pool_grad.defvjp(lambda c, ans, g, *sizes, input_shape, **a: (
-    (bind(_avg_pool, (c,), a),) + _no_sizes(sizes)))
+_AVG_POOL_NAMES = {4: "AvgPool", 5: "AvgPool3D"}
+
+
+def _avg_pool_primitives(rank: int) -> tuple:
+    """AvgPool and its gradient (the transpose of each other) for rank-`rank` inputs."""
+    name = _AVG_POOL_NAMES[rank]
+    pool = Primitive(name, _avg_pool_kernel, shape_rule=_pool_rule(name, rank=rank))
+    grad = Primitive(name + "Grad", _avg_pool_grad_kernel,
+                     shape_rule=_avg_pool_grad_rule(name + "Grad", rank))
+    pool.defvjp(lambda g, ans, x, **a: _shaped_as(grad, (g,), x, "input_shape", a))
+    grad.defvjp(lambda c, ans, g, *sizes, input_shape, **a: (
+        (bind(pool, (c,), a),) + _no_sizes(sizes)))
+    return pool, grad
+
+
+_avg_pool, _avg_pool_grad = _avg_pool_primitives(4)
+_avg_pool3d, _avg_pool3d_grad = _avg_pool_primitives(5)
 
 
 def _window_max(cols: np.ndarray) -> np.ndarray:
@@ -895,7 +954,7 @@ def _max_pool_grad_grad_kernel(x, c, ksize, strides, pads, out_hw):
 
 _max_pool = Primitive("MaxPool", _max_pool_kernel, shape_rule=_pool_rule("MaxPool"))
 _max_pool_grad = Primitive("MaxPoolGrad", _max_pool_grad_kernel,
-                           shape_rule=_max_pool_grad_rule)
+                           shape_rule=_max_pool_grad_rule())
 _max_pool_grad_grad = Primitive("MaxPoolGradGrad", _max_pool_grad_grad_kernel,
                                 shape_rule=_pool_rule("MaxPoolGradGrad", dtype_of=1))
 # The routing is piecewise constant in x, so x's cotangent through the grad ops is zeros (not
@@ -1000,8 +1059,7 @@ def _pool_by_rank(input: Any, pool1d: Any, pool2d: Any, name3d: str) -> Any:  # 
         raise ValueError(f"`input.shape.rank` must be 3, 4 or 5. Received: "
                          f"input.shape={shape} of rank {len(shape)}.")
     if len(shape) == 5:
-        raise NotImplementedError(f"tf.nn.{name3d[:-2]}: 3-D pooling (a rank-5 input) is not "
-                                  f"supported by tapeflow")
+        return globals()[name3d]
     return pool1d if len(shape) == 3 else pool2d
 
 
@@ -1060,10 +1118,9 @@ def convolution(input: Any, filters: Any, strides: Any = None,  # noqa: A002 - T
     if spatial not in (1, 2, 3):
         raise ValueError(f"`num_spatial_dims` must be 1, 2, or 3. Received: "
                          f"num_spatial_dims={spatial}.")
-    if spatial == 3:
-        raise NotImplementedError("tf.nn.convolution: 3-D convolution (a rank-5 filter) is "
-                                  "not supported by tapeflow")
     strides = 1 if strides is None else strides
+    if spatial == 3:
+        return _convolution3d(x, w, strides, padding, data_format, dilations)
     if dilations is not None and any(int(d) != 1 for d in np.ravel(dilations)):
         _check_dilated_channels(x, w, spatial)
         _check_dilated_strides(strides, dilations, spatial)
@@ -1108,3 +1165,438 @@ def _check_dilated_channels(x: Tensor, w: Tensor, spatial: int) -> None:
                          f"number of output filters. Received: input.shape={x.shape} with "
                          f"{depth} channels and filters.shape={w.shape} with {filter_depth} "
                          f"output filters.")
+
+
+# -- 3-D convolution and pooling (NDHWC), transposed and separable convolutions, tf.nn.pool ----
+
+
+def _list5(value: Any, name: str, op: str) -> tuple:
+    """conv3d's `strides`/`dilations`: a list of 5 ints (the op wrapper takes nothing else)."""
+    if not isinstance(value, (list, tuple)):
+        raise TypeError(f"Expected list for '{name}' argument to '{op}' Op, not {value}.")
+    if len(value) != 5:
+        raise InvalidArgumentError(f"Length for attr '{name}' of {len(value)} must be at least "
+                                   f"minimum 5 [Op:Conv3D]")
+    return tuple(int(v) for v in value)
+
+
+def _triple(value: Any, name: str, op_name: str) -> tuple:
+    """A 3-D op's `ksize`/`strides`/`dilations` in Python (TF's `_get_sequence`): an int, 1, 3
+    or 5 ints; the batch and channel entries of 5 must be 1."""
+    if isinstance(value, (int, np.integer)):
+        return (int(value),) * 3
+    value = [int(v) for v in value]
+    if len(value) == 1:
+        return tuple(value) * 3
+    if len(value) == 3:
+        return tuple(value)
+    if len(value) != 5:
+        raise ValueError(f"{name} should be of length 1, 3 or 5. Received: {name}={value} of "
+                         f"length {len(value)}")
+    _inner_entries(value, name, op_name)
+    return tuple(value[1:4])
+
+
+def _inner_entries(value: tuple, name: str, op_name: str) -> None:
+    """TF's 3-D kernels refuse windows or steps across the batch or channels."""
+    if value[0] != 1 or value[-1] != 1:
+        if op_name.startswith(("MaxPool", "AvgPool")):
+            where = "batch" if value[0] != 1 else "depth"
+            raise UnimplementedError(f"Pooling is not yet supported on the {where} dimension. "
+                                     f"[Op:{op_name}]")
+        raise (UnimplementedError if op_name == "Conv3D" else InvalidArgumentError)(
+            f"Current implementation does not yet support {name} in the batch and depth "
+            f"dimensions. [Op:{op_name}]")
+
+
+def _padding3d(padding: Any, op_name: str) -> str:
+    """The 3-D ops take SAME or VALID only (their wrappers refuse explicit pairs)."""
+    if not isinstance(padding, str):
+        _explicit_padding_type_error(padding)
+    if padding.upper() not in ("SAME", "VALID"):
+        raise InvalidArgumentError(f"Value for attr 'padding' of \"{padding}\" is not in the "
+                                   f"list of allowed values: \"SAME\", \"VALID\" [Op:{op_name}]")
+    return padding.upper()
+
+
+def _channels_last(x: Tensor, data_format: Optional[str], first: str) -> Tensor:
+    """`x` moved channels-last where `data_format` is the channels-first `first`."""
+    if data_format != first:
+        return x
+    rank = x._value.ndim
+    return transpose(x, (0,) + tuple(range(2, rank)) + (1,))
+
+
+def _channels_back(y: Tensor, data_format: Optional[str], first: str) -> Tensor:
+    if data_format != first:
+        return y
+    rank = y._value.ndim
+    return transpose(y, (0, rank - 1) + tuple(range(1, rank - 1)))
+
+
+def _check_data_format(data_format: Optional[str], formats: tuple, op_name: str) -> None:
+    if data_format not in formats:
+        raise InvalidArgumentError(f"Invalid data format: {data_format} [Op:{op_name}]")
+
+
+_CONV3D_TYPES = "half, bfloat16, float, double"
+
+
+def _conv3d_operands(x: Any, w: Any, op_name: str) -> tuple:
+    """Both operands as float tensors of one dtype, rank 5."""
+    x, w = convert_to_tensor(x), convert_to_tensor(w)
+    if x._value.dtype != w._value.dtype:
+        w = convert_to_tensor(w, dtype_hint=x.dtype)
+    if x._value.dtype.kind != "f":
+        raise InvalidArgumentError(f"Value for attr 'T' of {x.dtype.name} is not in the list of "
+                                   f"allowed values: {_CONV3D_TYPES} [Op:{op_name}]")
+    if x._value.dtype != w._value.dtype:
+        raise InvalidArgumentError(f"cannot compute {op_name} as input #1(zero-based) was "
+                                   f"expected to be a {x.dtype.name} tensor but is a "
+                                   f"{w.dtype.name} tensor [Op:{op_name}]")
+    _check_rank(x, 5, "input", op_name)
+    _check_rank(w, 5, "filter", op_name)
+    return x, w
+
+
+def _bind_conv_nd(prim: Primitive, x: Tensor, w: Tensor, strides: tuple, padding: str,
+                  dilations: tuple, op_name: str) -> Tensor:
+    """A convolution primitive over channels-last operands, its geometry resolved."""
+    out, pads = _geometry(x._value.shape[1:-1], w._value.shape[:-2], strides, dilations,
+                          padding, op_name)
+    return bind(prim, (x, w), {"strides": strides, "dilations": dilations, "pads": pads,
+                               "out_hw": out})
+
+
+@tf_export("nn.conv3d")
+def conv3d(input: Any, filters: Any, strides: Any, padding: str,  # noqa: A002 - TF's name
+           data_format: str = "NDHWC", dilations: Any = (1, 1, 1, 1, 1),
+           name: Optional[str] = None) -> Tensor:
+    """3-D convolution of NDHWC (or NCDHW) `input` with `filters` `[KD, KH, KW, C_in, C_out]`.
+
+    Args:
+      strides, dilations: lists of 5 ints (batch and channel entries 1).
+      padding: 'SAME' or 'VALID'.
+    """
+    x, w = _conv3d_operands(input, filters, "Conv3D")
+    _check_data_format(data_format, ("NDHWC", "NCDHW"), "Conv3D")
+    mode = _padding3d(padding, "Conv3D")
+    strides, dilations = _list5(strides, "strides", "conv3d"), _list5(dilations, "dilations",
+                                                                      "conv3d")
+    if data_format == "NCDHW":  # the entries follow the layout
+        strides, dilations = (tuple(v[i] for i in (0, 2, 3, 4, 1)) for v in (strides, dilations))
+    _inner_entries(strides, "strides", "Conv3D")
+    x = _channels_last(x, data_format, "NCDHW")
+    if x._value.shape[-1] != w._value.shape[3]:
+        raise InvalidArgumentError(f"input and filter must have the same depth: "
+                                   f"{x._value.shape[-1]} vs {w._value.shape[3]} [Op:Conv3D]")
+    if any(d != 1 for d in dilations[1:4]) and x._value.dtype == np.float64:  # Eigen's kernel
+        raise InvalidArgumentError("CPU implementation of Conv3D currently only supports "
+                                   "dilated rates of 1. [Op:Conv3D]")
+    y = _bind_conv_nd(_conv3d, x, w, strides[1:4], mode, dilations[1:4], "Conv3D")
+    return _channels_back(y, data_format, "NCDHW")
+
+
+def _convolution3d(x: Tensor, w: Tensor, strides: Any, padding: Any,
+                   data_format: Optional[str], dilations: Any) -> Tensor:
+    """`tf.nn.convolution` with a rank-5 filter: several batch dims flattened, dilations
+    as TF's space-to-batch gives them (the same numbers as a dilated Conv3D)."""
+    batch = x._value.shape[:-4]
+    if len(batch) > 1:
+        x = reshape(x, (-1,) + x._value.shape[-4:])
+    x, w = _conv3d_operands(x, w, "Conv3D")
+    mode = _padding3d(padding, "Conv3D")
+    dil = (1, 1, 1) if dilations is None else tuple(_spatial_values(dilations, 3))
+    y = _bind_conv_nd(_conv3d, x, w, tuple(_spatial_values(strides, 3)), mode, dil, "Conv3D")
+    return reshape(y, batch + y._value.shape[1:]) if len(batch) > 1 else y
+
+
+def conv_nd(x: Any, w: Any, strides: tuple, padding: str, dilations: tuple) -> Tensor:
+    """A channels-last convolution of any rank (1, 2 or 3 spatial axes), grouped where the
+    input has a multiple of the filter's depth: what Keras's convolution computes (it runs
+    grouped and 3-D convolutions through XLA, which the CPU kernels refuse)."""
+    x, w = convert_to_tensor(x), convert_to_tensor(w)
+    if w._value.ndim == 3:
+        y = conv_nd(expand_dims(x, 1), expand_dims(w, 0), (1,) + tuple(strides), padding,
+                    (1,) + tuple(dilations))
+        return squeeze(y, axis=1)
+    prim, name = (_conv2d, "Conv2D") if w._value.ndim == 4 else (_conv3d, "Conv3D")
+    _check_groups(x._value.shape[-1], w._value.shape[-2], w._value.shape[-1])
+    return _bind_conv_nd(prim, x, w, tuple(strides), padding.upper(), tuple(dilations), name)
+
+
+@tf_export("nn.conv3d_transpose")
+def conv3d_transpose(input: Any, filters: Any, output_shape: Any,  # noqa: A002 - TF's name
+                     strides: Any, padding: str = "SAME", data_format: str = "NDHWC",
+                     dilations: Any = None, name: Optional[str] = None) -> Tensor:
+    """The transpose (gradient) of conv3d: `filters` is `[KD, KH, KW, C_out, C_in]` and the
+    result has `output_shape`."""
+    op = "Conv3DBackpropInputV2"
+    g, w = _conv3d_operands(input, filters, op)
+    _check_data_format(data_format, ("NDHWC", "NCDHW"), op)
+    mode = _padding3d(padding, op)
+    out_shape = tuple(int(d) for d in np.asarray(getattr(output_shape, "_value",
+                                                         output_shape)).reshape(-1))
+    first = data_format == "NCDHW"
+    spatial = (2, 3, 4) if first else (1, 2, 3)
+    strides = _triple_in(strides, "strides", op, first)
+    dilations = _triple_in(1 if dilations is None else dilations, "dilations", op, first)
+    if dilations != (1, 1, 1) and g._value.dtype == np.float64:
+        raise InvalidArgumentError(f"Current CPU implementation does not yet support dilation "
+                                   f"rates larger than 1. [Op:{op}]")
+    g = _channels_last(g, data_format, "NCDHW")
+    if first:
+        out_shape = (out_shape[0],) + tuple(out_shape[i] for i in spatial) + (out_shape[1],)
+    out, pads = _geometry(out_shape[1:4], w._value.shape[:3], strides, dilations, mode, op)
+    for axis in range(3):
+        if out[axis] != g._value.shape[axis + 1]:
+            raise InvalidArgumentError(
+                f"Conv3DBackpropInputOp: Size of out_backprop doesn't match computed: actual = "
+                f"{g._value.shape[axis + 1]}, computed = {out[axis]} spatial_dim: {axis + 1} "
+                f"input: {out_shape[axis + 1]} filter: {w._value.shape[axis]} output: "
+                f"{g._value.shape[axis + 1]} stride: {strides[axis]} dilation: "
+                f"{dilations[axis]} [Op:{op}]")
+    if g._value.shape[-1] != w._value.shape[4] or out_shape[-1] != w._value.shape[3]:
+        raise InvalidArgumentError(f"{op}: input shape {list(g._value.shape)} does not match "
+                                   f"filter {list(w._value.shape)} and output_shape "
+                                   f"{list(out_shape)} [Op:{op}]")
+    y = bind(_conv3d_backprop_input, (g, w), {"input_shape": out_shape, "strides": strides,
+                                              "dilations": dilations, "pads": pads,
+                                              "out_hw": out})
+    return _channels_back(y, data_format, "NCDHW")
+
+
+def _triple_in(value: Any, name: str, op_name: str, first: bool) -> tuple:
+    """`_triple` for an NCDHW op: a 5-list's spatial entries are its last three."""
+    if first and not isinstance(value, (int, np.integer)) and len(value) == 5:
+        value = [value[0]] + list(value[2:]) + [value[1]]
+    return _triple(value, name, op_name)
+
+
+@tf_export("nn.conv1d_transpose")
+def conv1d_transpose(input: Any, filters: Any, output_shape: Any,  # noqa: A002 - TF's name
+                     strides: Any, padding: str = "SAME", data_format: str = "NWC",
+                     dilations: Any = None, name: Optional[str] = None) -> Tensor:
+    """The transpose of conv1d: `filters` `[K, C_out, C_in]`, the result `output_shape`
+    (as TF: conv2d_transpose of the input viewed as N1WC)."""
+    if data_format not in ("NWC", "NCW"):
+        raise ValueError(f"`data_format` must be 'NWC' or 'NCW'. Received: "
+                         f"data_format={data_format}")
+    g = _channels_last(convert_to_tensor(input), data_format, "NCW")
+    out_shape = [int(d) for d in np.asarray(getattr(output_shape, "_value",
+                                                    output_shape)).reshape(-1)]
+    if data_format == "NCW":
+        out_shape = [out_shape[0], out_shape[2], out_shape[1]]
+    stride, dilation = (_single(v, n, "Conv2DBackpropInput") for v, n in
+                        ((strides, "strides"), (1 if dilations is None else dilations,
+                                                "dilations")))
+    y = conv2d_transpose(expand_dims(g, 1), expand_dims(convert_to_tensor(filters), 0),
+                         [out_shape[0], 1] + out_shape[1:], (1, stride), padding,
+                         dilations=(1, dilation))
+    return _channels_back(squeeze(y, axis=1), data_format, "NCW")
+
+
+@tf_export("nn.separable_conv2d")
+def separable_conv2d(input: Any, depthwise_filter: Any, pointwise_filter: Any,  # noqa: A002
+                     strides: Any, padding: Any, data_format: Optional[str] = None,
+                     dilations: Any = None, name: Optional[str] = None) -> Tensor:
+    """A depthwise convolution (`depthwise_filter` `[KH, KW, C, M]`, with `strides` and
+    `dilations`) followed by a 1x1 convolution (`pointwise_filter` `[1, 1, C * M, O]`)."""
+    pointwise = convert_to_tensor(pointwise_filter)
+    if pointwise._value.ndim == 4 and tuple(pointwise._value.shape[:2]) != (1, 1):
+        bad = pointwise._value.shape[0] if pointwise._value.shape[0] != 1 else \
+            pointwise._value.shape[1]
+        raise ValueError(f"Dimensions {bad} and 1 are not compatible")
+    if isinstance(strides, (int, np.integer)) or len(strides) not in (4, 5):
+        raise InvalidArgumentError("Sliding window strides field must specify 4 or 5 "
+                                   "dimensions [Op:DepthwiseConv2dNative]")
+    first = data_format == "NCHW"
+    x = _channels_last(convert_to_tensor(input), data_format, "NCHW")
+    if first:
+        strides = [strides[0], strides[2], strides[3], strides[1]]
+    y = depthwise_conv2d(x, depthwise_filter, strides, padding, dilations=dilations)
+    y = conv2d(y, pointwise, [1, 1, 1, 1], "VALID")
+    return _channels_back(y, data_format, "NCHW")
+
+
+# MaxPool3D as TensorFlow's CPU kernel: the max of each window's non-nan inputs from the
+# lowest finite value; its gradient goes to *every* input equal to its window's max (ties
+# included, unlike 2-D MaxPool's first argmax).
+
+
+def _max_pool3d_kernel(x, ksize, strides, pads, out_hw):
+    if out_hw is None:
+        pads, out_hw = _run_time_geometry(x.shape[1:-1], ksize, strides, (1, 1, 1), pads,
+                                          "MaxPool3D")
+    shape = (x.shape[0],) + tuple(out_hw) + (x.shape[-1],)
+    if 0 in out_hw:
+        return np.zeros(shape, x.dtype)
+    out = np.full(shape, np.finfo(x.dtype).min, x.dtype)
+    for tap in _window_taps(x, -np.inf, ksize, strides, pads, out_hw):
+        np.fmax(out, tap, out=out)
+    return out
+
+
+def _window_taps(x, value, ksize, strides, pads, out_hw):
+    """Each window's input at each tap, `(N, O..., C)` views of `x` padded with `value`."""
+    cols = _patches(_pad(x, pads, value), ksize, out_hw, strides, (1,) * len(ksize))
+    lead = (slice(None),) * (len(ksize) + 1)
+    for tap in np.ndindex(*ksize):
+        yield cols[lead + tap]
+
+
+def _max_pool3d_grad_kernel(x, g, ksize, strides, pads, out_hw):
+    """Adds each window's cotangent to every input equal to the window's max."""
+    if out_hw is None:
+        pads, out_hw = _run_time_geometry(x.shape[1:-1], ksize, strides, (1, 1, 1), pads,
+                                          "MaxPool3DGrad")
+    best = _max_pool3d_kernel(x, ksize, strides, pads, out_hw)
+    taps = np.zeros(tuple(ksize) + g.shape, g.dtype)
+    if 0 not in out_hw:
+        for tap, values in zip(np.ndindex(*ksize),
+                               _window_taps(x, -np.inf, ksize, strides, pads, out_hw)):
+            np.copyto(taps[tap], g, where=values == best)
+    return _scatter(taps, _padded_shape(x.shape, pads), pads, strides, (1, 1, 1))
+
+
+def _max_pool3d_grad_grad_kernel(x, c, ksize, strides, pads, out_hw):
+    """The transpose of MaxPool3DGrad: per window, the sum of `c` over its maxima."""
+    if out_hw is None:
+        pads, out_hw = _run_time_geometry(x.shape[1:-1], ksize, strides, (1, 1, 1), pads,
+                                          "MaxPool3DGradGrad")
+    best = _max_pool3d_kernel(x, ksize, strides, pads, out_hw)
+    out = np.zeros(best.shape, c.dtype)
+    if 0 not in out_hw:
+        for values, routed in zip(_window_taps(x, -np.inf, ksize, strides, pads, out_hw),
+                                  _window_taps(c, 0, ksize, strides, pads, out_hw)):
+            np.add(out, routed, out=out, where=values == best)
+    return out
+
+
+_max_pool3d = Primitive("MaxPool3D", _max_pool3d_kernel,
+                        shape_rule=_pool_rule("MaxPool3D", rank=5))
+_max_pool3d_grad = Primitive("MaxPool3DGrad", _max_pool3d_grad_kernel,
+                             shape_rule=_max_pool_grad_rule("MaxPool3DGrad", 5))
+_max_pool3d_grad_grad = Primitive("MaxPool3DGradGrad", _max_pool3d_grad_grad_kernel,
+                                  shape_rule=_pool_rule("MaxPool3DGradGrad", 1, 5))
+# Piecewise constant routing: x's cotangent through the gradient ops is zeros.
+_max_pool3d.defvjp(lambda g, ans, x, **a: bind(_max_pool3d_grad, (x, g), a))
+_max_pool3d_grad.defvjp(lambda c, ans, x, g, **a: (zeros_like(x),
+                                                   bind(_max_pool3d_grad_grad, (x, c), a)))
+_max_pool3d_grad_grad.defvjp(lambda c, ans, x, cc, **a: (zeros_like(x),
+                                                         bind(_max_pool3d_grad, (x, c), a)))
+
+
+def _pool3d(prim: Primitive, input: Any, ksize: Any, strides: Any, padding: Any,  # noqa: A002
+            data_format: str, op_name: str, dtypes: tuple) -> Tensor:
+    x = convert_to_tensor(input)
+    mode = _padding3d(padding, op_name)
+    data_format = data_format or "NDHWC"  # tf.nn.max_pool/avg_pool pass None
+    _check_data_format(data_format, ("NDHWC", "NCDHW"), op_name)
+    first = data_format == "NCDHW"
+    ksize = _triple_in(ksize, "ksize", op_name, first)
+    strides = _triple_in(strides, "strides", op_name, first)
+    _require_pool3d_dtype(x, op_name, dtypes)
+    if x._value.ndim != 5:
+        raise InvalidArgumentError(f"tensor_in must be 5-dimensional: "
+                                   f"{list(x._value.shape)} [Op:{op_name}]")
+    x = _channels_last(x, data_format, "NCDHW")
+    out, pads = _geometry(x._value.shape[1:4], ksize, strides, (1, 1, 1), mode, op_name)
+    y = bind(prim, (x,), {"ksize": ksize, "strides": strides, "pads": pads, "out_hw": out})
+    return _channels_back(y, data_format, "NCDHW")
+
+
+def _require_pool3d_dtype(x: Tensor, op_name: str, allowed: tuple) -> None:
+    """TF's CPU 3-D pools: float32 (float16 and, for AvgPool3D, float64 have no CPU
+    kernel: NotFoundError); anything else is not in the op's list."""
+    name = x.dtype.name
+    if x._value.dtype == np.float32:
+        return
+    if name in allowed:
+        raise NotFoundError(f"Could not find device for node: {{{{node {op_name}}}}} = "
+                            f"{op_name}[T=DT_{name.upper()}]")
+    listed = "half, bfloat16, float" + (", double" if op_name == "AvgPool3D" else "")
+    raise InvalidArgumentError(f"Value for attr 'T' of {name} is not in the list of allowed "
+                               f"values: {listed} [Op:{op_name}]")
+
+
+@tf_export("nn.max_pool3d")
+def max_pool3d(input: Any, ksize: Any, strides: Any, padding: str,  # noqa: A002 - TF's name
+               data_format: str = "NDHWC", name: Optional[str] = None) -> Tensor:
+    """Max over `ksize` windows of NDHWC `input` (the max of the non-nan inputs)."""
+    return _pool3d(_max_pool3d, input, ksize, strides, padding, data_format, "MaxPool3D",
+                   ("float16",))
+
+
+@tf_export("nn.avg_pool3d")
+def avg_pool3d(input: Any, ksize: Any, strides: Any, padding: str,  # noqa: A002 - TF's name
+               data_format: str = "NDHWC", name: Optional[str] = None) -> Tensor:
+    """Mean over `ksize` windows of NDHWC `input` (SAME: of the real inputs only)."""
+    return _pool3d(_avg_pool3d, input, ksize, strides, padding, data_format, "AvgPool3D",
+                   ("float16", "float64"))
+
+
+@tf_export("nn.pool")
+def pool(input: Any, window_shape: Any, pooling_type: str,  # noqa: A002 - TF's name
+         strides: Any = None, padding: str = "VALID", data_format: Optional[str] = None,
+         dilations: Any = None, name: Optional[str] = None) -> Tensor:
+    """N-D max or average pooling (`tf.nn.pool`): the 1-, 2- or 3-D pool of the rank of
+    `window_shape`; dilated windows (VALID, strides 1) through TF's space-to-batch."""
+    x = convert_to_tensor(input)
+    window = [int(v) for v in window_shape]
+    rank = len(window)
+    if not 1 <= rank <= 3:
+        raise ValueError(f"`len(window_shape)` must be 1, 2, or 3. Received: "
+                         f"window_shape={window_shape} of length {rank}")
+    if x._value.ndim != rank + 2:
+        raise ValueError(f"Shape {x.shape} must have rank {rank + 2}")
+    strides = np.array([1] * rank if strides is None else _spatial_values(strides, rank))
+    rate = np.array([1] * rank if dilations is None else _spatial_values(dilations, rank))
+    if np.any(rate > 1) and np.any(strides > 1):
+        raise ValueError(f"`strides > 1` not supported in conjunction with `dilation_rate > 1`. "
+                         f"Received: strides={strides} and dilation_rate={rate}")
+    if padding == "SAME" and np.any(rate > 1):
+        raise ValueError(f"pooling with 'SAME' padding is not implemented for `dilation_rate` "
+                         f"> 1. Received: padding={padding} and dilation_rate={rate}")
+    if np.any(strides > window):
+        raise ValueError(f"`strides` > `window_shape` not supported due to inconsistency "
+                         f"between CPU and GPU implementations. Received: strides={strides} "
+                         f"and window_shape={window}")
+    if pooling_type not in ("MAX", "AVG"):
+        raise ValueError(f"{rank}-D {pooling_type} pooling is not supported.")
+    first = data_format is not None and data_format.startswith("NC")
+    fmt = "NC" if first else None
+    x = _channels_last(x, fmt, "NC")
+    ops = {1: (max_pool1d, avg_pool1d), 2: (max_pool2d, avg_pool2d),
+           3: (max_pool3d, avg_pool3d)}[rank]
+    op = ops[0] if pooling_type == "MAX" else ops[1]
+    channels_last = {1: "NWC", 2: "NHWC", 3: "NDHWC"}[rank]
+
+    def run(v: Tensor) -> Tensor:
+        return op(v, window, [int(s) for s in strides], padding, channels_last)
+
+    y = run(x) if not np.any(rate > 1) else _with_space_to_batch(x, tuple(int(r) for r in rate),
+                                                                  run)
+    return _channels_back(y, fmt, "NC")
+
+
+def _with_space_to_batch(x: Tensor, rate: tuple, op: Any) -> Tensor:
+    """TF's `with_space_to_batch` for VALID padding, channels last: `x` padded at the end to a
+    multiple of `rate` on each axis, split into its prod(rate) phases (stacked in the batch),
+    `op` run on them, and the phases interleaved back, less the padding's share."""
+    shape, k = x._value.shape, len(rate)
+    n, c = shape[0], shape[-1]
+    extra = [(-size) % r for size, r in zip(shape[1:-1], rate)]
+    padded = pad(x, [[0, 0]] + [[0, e] for e in extra] + [[0, 0]])
+    blocks = [(size + e) // r for size, e, r in zip(shape[1:-1], extra, rate)]
+    split = [n] + [d for b, r in zip(blocks, rate) for d in (b, r)] + [c]
+    order = [2 + 2 * i for i in range(k)] + [0] + [1 + 2 * i for i in range(k)] + [2 * k + 1]
+    phases = reshape(transpose(reshape(padded, split), order),
+                     [int(np.prod(rate)) * n] + blocks + [c])
+    y = op(phases)
+    out, depth = list(y._value.shape[1:-1]), y._value.shape[-1]
+    y = reshape(y, list(rate) + [n] + out + [depth])
+    back = [k] + [d for i in range(k) for d in (k + 1 + i, i)] + [2 * k + 1]
+    y = reshape(transpose(y, back), [n] + [o * r for o, r in zip(out, rate)] + [depth])
+    return y[(slice(None),) + tuple(slice(0, o * r - e) for o, r, e in
+                                    zip(out, rate, extra))]
