@@ -153,6 +153,17 @@ CASES = {
                                      [(2, 4, 3)], {}, {}),
     "group_normalization_plain": ("L.GroupNormalization(groups=3, center=False, scale=False, "
                                   "epsilon=1e-5)", "x", [(2, 2, 2, 6)], {}, {}),
+    # GroupQueryAttention
+    "gqa": ("L.GroupQueryAttention(head_dim=3, num_query_heads=4, num_key_value_heads=2)",
+            "args", [Q, KV], {}, {}),
+    "gqa_causal": ("L.GroupQueryAttention(3, 4, 2)", "args", [Q, Q], {"use_causal_mask": True},
+                   {}),
+    "gqa_keras_masks": ("L.GroupQueryAttention(3, 4, 2)", "args", [Q, KV], {},
+                        {"keras_masks": True}),
+    "gqa_masks_scores": ("L.GroupQueryAttention(3, 4, 1, use_bias=False)", "args", [Q, KV],
+                         {"return_attention_scores": True}, {"keras_masks": True}),
+    "gqa_attention_mask_key": ("L.GroupQueryAttention(2, 2, 2, use_gate=True)", "args",
+                               [Q, (2, 5, 6), (2, 5, 3)], {}, {"attention_mask": True}),
 }
 
 # Keras's errors: code run with L and np.
@@ -183,6 +194,7 @@ ERRORS = {
     "unit_normalization_axis": "L.UnitNormalization(axis='a')",
     "alpha_dropout_rate": "L.AlphaDropout(1.5)",
     "data_format": "L.ZeroPadding1D(1, data_format='channels_middle')",
+    "gqa_heads": "L.GroupQueryAttention(2, 3, 2)",
 }
 
 MODEL = """

@@ -11,9 +11,7 @@ from tapeflow.keras.layers.merging import *  # noqa: F403
 from tapeflow.keras.layers.noise import *  # noqa: F403
 from tapeflow.keras.layers.recurrent import *  # noqa: F403
 from tapeflow.keras.layers.activation import *  # noqa: F403
-from tapeflow.keras.layers.reshaping import (Cropping1D, Cropping2D, Identity, Permute,
-                                             RepeatVector, UpSampling1D, UpSampling2D,
-                                             ZeroPadding1D, ZeroPadding2D)
+from tapeflow.keras.layers.reshaping import *  # noqa: F403
 from tapeflow.keras.layers.einsum_dense import EinsumDense
 from tapeflow.keras.layers.attention import *  # noqa: F403
 

@@ -9,7 +9,7 @@ from tapeflow.framework.tensor_conversion import convert_to_tensor
 from tapeflow.keras import activations, constraints, initializers, regularizers
 from tapeflow.keras.layers.input_spec import InputSpec
 from tapeflow.keras.layers.layer import Layer
-from tapeflow.ops import array_ops, math_ops, reduce_ops
+from tapeflow.ops import math_ops, reduce_ops
 
 __all__ = ["ReLU", "LeakyReLU", "PReLU", "ELU", "Softmax"]
 

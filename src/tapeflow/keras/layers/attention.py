@@ -20,9 +20,10 @@ from tapeflow.keras.layers.activation import Softmax
 from tapeflow.keras.layers.core import Dropout
 from tapeflow.keras.layers.einsum_dense import EinsumDense
 from tapeflow.keras.layers.layer import KerasTensor, Layer, get_keras_mask, set_keras_mask
-from tapeflow.ops import array_ops, linalg_ops, math_ops, nn_ops, reduce_ops
+from tapeflow.ops import array_ops, linalg_ops, manip_ops, math_ops, nn_ops, reduce_ops
 
-__all__ = ["MultiHeadAttention", "Attention", "AdditiveAttention"]
+__all__ = ["MultiHeadAttention", "GroupQueryAttention", "GroupedQueryAttention", "Attention",
+           "AdditiveAttention"]
 
 # Keras's `_get_large_negative` for float32 logits of dot_product_attention.
 _LARGE_NEGATIVE = -0.7 * 3.38953e38
@@ -47,7 +48,45 @@ def _positive_int(value: Any, name: str, allow_none: bool = False) -> None:
                          f"positive integer{extra}. Received: {name}={value}")
 
 
-class MultiHeadAttention(Layer):
+class _QueryValueLayer(Layer):
+    """A layer called as `layer(query, value, key=None, ...)` and built, as Keras builds a
+    multi-input layer, from all their shapes (`build(query_shape, value_shape,
+    key_shape)`), which its build config records as Keras's shapes dict."""
+
+    _build_shapes_dict: Optional[dict] = None
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        """Builds for the shapes of query, value and key (Keras builds a multi-input layer
+        from all of them), then calls."""
+        if not self.built and args:
+            query = args[0]
+            value = args[1] if len(args) > 1 else kwargs.get("value")
+            key = args[2] if len(args) > 2 else kwargs.get("key")
+            shapes = {"query_shape": _shape_of(query), "value_shape": _shape_of(value)}
+            if key is not None:
+                shapes["key_shape"] = _shape_of(key)
+            with backend.name_scope(self.name, caller=self):
+                self.build(**shapes)
+            self.built = True
+            self._build_shapes_dict = dict(shapes)
+        return super().__call__(*args, **kwargs)
+
+    def get_build_config(self) -> Optional[dict]:
+        """`{'shapes_dict': {'query_shape': ..., 'value_shape': ...}}`, as Keras 3."""
+        return None if self._build_shapes_dict is None else \
+            {"shapes_dict": self._build_shapes_dict}
+
+    def build_from_config(self, config: Optional[dict]) -> None:
+        if config and "shapes_dict" in config and not self.built:
+            shapes = {k: tuple(v) if v is not None else None
+                      for k, v in config["shapes_dict"].items()}
+            with backend.name_scope(self.name, caller=self):
+                self.build(**shapes)
+            self.built = True
+            self._build_shapes_dict = shapes
+
+
+class MultiHeadAttention(_QueryValueLayer):
     """Multi-head attention (Vaswani et al., 2017) as Keras 3's layer.
 
     `query`, `key` and `value` are projected by EinsumDense layers named 'query', 'key' and
@@ -107,7 +146,6 @@ class MultiHeadAttention(Layer):
         self._sliding_window = sliding_window
         self.seed = seed
         self._inverse_sqrt_key_dim = 1.0 / math.sqrt(float(self._key_dim))
-        self._build_shapes_dict: Optional[dict] = None
 
     num_heads = property(lambda self: self._num_heads)
     key_dim = property(lambda self: self._key_dim)
@@ -137,36 +175,6 @@ class MultiHeadAttention(Layer):
                 "seed": self.seed}
 
     # -- building ----------------------------------------------------------------------------
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        """Builds for the shapes of query, value and key (Keras builds a multi-input layer
-        from all of them), then calls."""
-        if not self.built and args:
-            query = args[0]
-            value = args[1] if len(args) > 1 else kwargs.get("value")
-            key = args[2] if len(args) > 2 else kwargs.get("key")
-            shapes = {"query_shape": _shape_of(query), "value_shape": _shape_of(value)}
-            if key is not None:
-                shapes["key_shape"] = _shape_of(key)
-            with backend.name_scope(self.name, caller=self):
-                self.build(**shapes)
-            self.built = True
-            self._build_shapes_dict = dict(shapes)
-        return super().__call__(*args, **kwargs)
-
-    def get_build_config(self) -> Optional[dict]:
-        """`{'shapes_dict': {'query_shape': ..., 'value_shape': ...}}`, as Keras 3."""
-        return None if self._build_shapes_dict is None else \
-            {"shapes_dict": self._build_shapes_dict}
-
-    def build_from_config(self, config: Optional[dict]) -> None:
-        if config and "shapes_dict" in config and not self.built:
-            shapes = {k: tuple(v) if v is not None else None
-                      for k, v in config["shapes_dict"].items()}
-            with backend.name_scope(self.name, caller=self):
-                self.build(**shapes)
-            self.built = True
-            self._build_shapes_dict = shapes
-
     def build(self, query_shape: Any, value_shape: Any = None, key_shape: Any = None) -> None:
         """Creates the query/key/value/output projections for these input shapes."""
         if value_shape is None:
@@ -287,21 +295,9 @@ class MultiHeadAttention(Layer):
 
     def _dot_product_attention(self, query: Any, key: Any, value: Any, mask: Any,
                                is_causal: bool) -> Any:
-        """Keras's `ops.dot_product_attention` on TensorFlow (its XLA-style einsums)."""
-        logits = linalg_ops.einsum("BTNH,BSNH->BNTS", query, key)
-        logits = logits * math_ops.cast(self._inverse_sqrt_key_dim, logits.dtype)
-        if mask is not None:
-            for _ in range(4 - mask.shape.rank):
-                mask = array_ops.expand_dims(mask, -len(self._attention_axes) * 2 - 1)
-            mask = math_ops.cast(mask, "bool")
-        if is_causal:
-            causal = array_ops.expand_dims(self._compute_causal_mask(query, key), 0)
-            mask = causal if mask is None else math_ops.logical_and(mask, causal)
-        if mask is not None:
-            logits = math_ops.where(mask, logits,
-                                    math_ops.cast(_LARGE_NEGATIVE, logits.dtype))
-        probs = nn_ops.softmax(logits, axis=-1)
-        return linalg_ops.einsum("BNTS,BSNH->BTNH", probs, value)
+        return _dot_product_attention(query, key, value, mask, is_causal,
+                                      self._inverse_sqrt_key_dim,
+                                      -len(self._attention_axes) * 2 - 1)
 
     def _masked_softmax(self, scores: Any, attention_mask: Any = None) -> Any:
         if attention_mask is not None:
@@ -314,45 +310,13 @@ class MultiHeadAttention(Layer):
                                 value_mask: Any = None, key_mask: Any = None,
                                 attention_mask: Any = None,
                                 use_causal_mask: bool = False) -> Any:
-        """The (B, T, S) boolean mask: the query mask over rows, the value and key masks
-        over columns, the causal and sliding-window masks and `attention_mask`, and-ed."""
-        auto = None
-
-        def both(a: Any, b: Any) -> Any:
-            return b if a is None else math_ops.logical_and(a, b)
-        if query_mask is not None:
-            auto = array_ops.expand_dims(math_ops.cast(query_mask, "bool"), -1)
-        for mask in (value_mask, key_mask):
-            if mask is not None:
-                auto = both(auto, array_ops.expand_dims(math_ops.cast(mask, "bool"), -2))
-        if use_causal_mask:
-            auto = both(auto, self._compute_causal_mask(query, value))
-        if self._sliding_window is not None:
-            auto = both(auto, self._compute_sliding_window_mask(query, value))
-        if attention_mask is not None:
+        if attention_mask is not None:  # (GroupQueryAttention leaves it uncast)
             attention_mask = math_ops.cast(attention_mask, "bool")
-        if auto is not None:
-            attention_mask = auto if attention_mask is None else \
-                math_ops.logical_and(attention_mask, auto)
-        return attention_mask
+        return _attention_mask(query, value, query_mask, value_mask, key_mask, attention_mask,
+                               use_causal_mask, self._sliding_window)
 
     def _compute_causal_mask(self, query: Any, value: Any = None) -> Any:
-        """(1, T, S): True where the key position is at most the query position."""
-        rows, cols = self._positions(query, value)
-        return math_ops.greater_equal(rows, cols)
-
-    def _compute_sliding_window_mask(self, query: Any, value: Any = None) -> Any:
-        """(1, T, S): True within `sliding_window - 1` positions either side."""
-        rows, cols = self._positions(query, value)
-        return math_ops.less(math_ops.abs(rows - cols), self._sliding_window)
-
-    @staticmethod
-    def _positions(query: Any, value: Any) -> tuple:
-        q_len = array_ops.shape(query)[1]
-        v_len = q_len if value is None else array_ops.shape(value)[1]
-        rows = array_ops.reshape(array_ops.range(q_len), (1, -1, 1))
-        cols = array_ops.reshape(array_ops.range(v_len), (1, 1, -1))
-        return rows, cols
+        return _causal_mask(query, value)
 
     def compute_output_shape(self, query_shape: Any, value_shape: Any = None,
                              key_shape: Any = None) -> tuple:
@@ -366,6 +330,215 @@ class MultiHeadAttention(Layer):
         if self._projection_shape:
             query_shape = query_shape[:-1] + self._projection_shape
         return query_shape
+
+
+class GroupedQueryAttention(_QueryValueLayer):
+    """Grouped-query attention (Ainslie et al., 2023) as Keras 3's `GroupQueryAttention`:
+    `num_query_heads` query heads share `num_key_value_heads` key/value heads (each
+    repeated `num_query_heads // num_key_value_heads` times). Projections 'query', 'key',
+    'value' (kernels `(dim, heads, head_dim)`) and 'attention_output'; masks and paths as
+    MultiHeadAttention's."""
+
+    def __init__(self, head_dim: int, num_query_heads: int, num_key_value_heads: int,
+                 dropout: float = 0.0, use_bias: bool = True,
+                 sliding_window: Optional[int] = None, flash_attention: Any = None,
+                 kernel_initializer: Any = "glorot_uniform", bias_initializer: Any = "zeros",
+                 kernel_regularizer: Any = None, bias_regularizer: Any = None,
+                 activity_regularizer: Any = None, kernel_constraint: Any = None,
+                 bias_constraint: Any = None, use_gate: bool = False,
+                 seed: Optional[int] = None, **kwargs: Any) -> None:
+        super().__init__(activity_regularizer=activity_regularizer, **kwargs)
+        self.supports_masking = True
+        self.head_dim, self.num_query_heads = head_dim, num_query_heads
+        self.num_key_value_heads = num_key_value_heads
+        if num_query_heads % num_key_value_heads != 0:
+            raise ValueError("`num_query_heads` must be divisible by `num_key_value_heads`.")
+        self.num_repeats = num_query_heads // num_key_value_heads
+        self.dropout, self.use_bias, self.use_gate = dropout, use_bias, use_gate
+        if sliding_window is not None and (not isinstance(sliding_window, int)
+                                           or sliding_window <= 0):
+            raise ValueError(f"`sliding_window` must be `None` or a positive integer. "
+                             f"Received: sliding_window={sliding_window}")
+        if flash_attention:
+            raise ValueError("Flash attention is not supported in tensorflow backend.")
+        self.sliding_window = sliding_window
+        self.kernel_initializer = initializers.get(kernel_initializer)
+        self.bias_initializer = initializers.get(bias_initializer)
+        self.kernel_regularizer = regularizers.get(kernel_regularizer)
+        self.bias_regularizer = regularizers.get(bias_regularizer)
+        self.kernel_constraint = constraints.get(kernel_constraint)
+        self.bias_constraint = constraints.get(bias_constraint)
+        self.seed = seed
+        self._inverse_sqrt_head_dim = 1.0 / math.sqrt(float(self.head_dim))
+
+    def build(self, query_shape: Any, value_shape: Any = None, key_shape: Any = None) -> None:
+        """Creates the projections for these input shapes."""
+        key_shape = value_shape if key_shape is None else key_shape
+        self.feature_dim = query_shape[-1]
+        heads = (self.num_query_heads, "uh", "bqm,muh->bquh")
+        kv_heads = (self.num_key_value_heads, "vh", "bkm,mvh->bkvh")
+        self._query_dense = self._projection(*heads, "query", query_shape)
+        self._key_dense = self._projection(*kv_heads, "key", key_shape)
+        if self.use_gate:
+            self._gate_dense = self._projection(*heads, "gate", query_shape, "sigmoid")
+        self._value_dense = self._projection(*kv_heads, "value", value_shape)
+        self._softmax = Softmax(axis=-1, dtype=self.dtype)
+        self._dropout_layer = Dropout(rate=self.dropout, dtype=self.dtype, seed=self.seed)
+        self._output_dense = EinsumDense(
+            "bquh,uhm->bqm", output_shape=(None, self.feature_dim),
+            bias_axes="m" if self.use_bias else None, name="attention_output",
+            **self._sublayer_kwargs())
+        self._output_dense.build((None, None, self.num_query_heads, self.head_dim))
+        self.built = True
+
+    def _projection(self, heads: int, bias_axes: str, equation: str, name: str, shape: Any,
+                    activation: Any = None) -> Any:
+        layer = EinsumDense(equation, output_shape=(None, heads, self.head_dim),
+                            bias_axes=bias_axes if self.use_bias else None,
+                            activation=activation, name=name, **self._sublayer_kwargs())
+        layer.build(shape)
+        return layer
+
+    def _sublayer_kwargs(self) -> dict:
+        def fresh(init: Any) -> Any:
+            return type(init).from_config(init.get_config())
+        return dict(kernel_regularizer=self.kernel_regularizer,
+                    bias_regularizer=self.bias_regularizer,
+                    activity_regularizer=self.activity_regularizer,
+                    kernel_constraint=self.kernel_constraint,
+                    bias_constraint=self.bias_constraint, dtype=self.dtype,
+                    kernel_initializer=fresh(self.kernel_initializer),
+                    bias_initializer=fresh(self.bias_initializer))
+
+    def call(self, query: Any, value: Any, key: Any = None, query_mask: Any = None,
+             value_mask: Any = None, key_mask: Any = None, attention_mask: Any = None,
+             return_attention_scores: bool = False, training: Any = None,
+             use_causal_mask: bool = False) -> Any:
+        # The inputs' Keras masks fill the *_mask arguments left None (Keras's __call__).
+        query_mask = get_keras_mask(query) if query_mask is None else query_mask
+        value_mask = get_keras_mask(value) if value_mask is None else value_mask
+        if key is not None and key_mask is None:
+            key_mask = get_keras_mask(key)
+        key = value if key is None else key
+        causal_only = (use_causal_mask and query_mask is None and value_mask is None
+                       and key_mask is None and attention_mask is None
+                       and self.sliding_window is None)
+        if not causal_only:
+            attention_mask = _attention_mask(query, value, query_mask, value_mask, key_mask,
+                                             attention_mask, use_causal_mask,
+                                             self.sliding_window)
+        gate = self._gate_dense(query) if self.use_gate else None
+        query = self._query_dense(query)
+        key = manip_ops.repeat(self._key_dense(key), self.num_repeats, axis=2)
+        value = manip_ops.repeat(self._value_dense(value), self.num_repeats, axis=2)
+        if not (self.dropout > 0.0 or return_attention_scores or query.shape.rank != 4):
+            output = _dot_product_attention(query, key, value, attention_mask, causal_only,
+                                            self._inverse_sqrt_head_dim)
+            scores = None
+        else:
+            if causal_only:
+                attention_mask = _causal_mask(query, value)
+            query = query * math_ops.cast(self._inverse_sqrt_head_dim, query.dtype)
+            scores = linalg_ops.einsum("bquh,bkuh->buqk", query, key)
+            if attention_mask is not None:
+                for _ in range(scores.shape.rank - attention_mask.shape.rank):
+                    attention_mask = array_ops.expand_dims(attention_mask, -3)
+            scores = self._softmax(scores, mask=attention_mask)
+            final = self._dropout_layer(scores, training=training) if self.dropout > 0.0 \
+                else scores
+            output = linalg_ops.einsum("buqk,bkuh->bquh", final, value)
+        output = self._output_dense(output * gate if gate is not None else output)
+        return (output, scores) if return_attention_scores else output
+
+    def compute_output_shape(self, query_shape: Any, value_shape: Any = None,
+                             key_shape: Any = None) -> Any:
+        value_shape = query_shape if value_shape is None else value_shape
+        key_shape = value_shape if key_shape is None else key_shape
+        if query_shape[-1] != value_shape[-1]:
+            raise ValueError(f"The last dimension of `query_shape` and `value_shape` must be "
+                             f"equal, but are {query_shape[-1]}, {value_shape[-1]}. Received: "
+                             f"query_shape={query_shape}, value_shape={value_shape}")
+        if tuple(value_shape[1:-1]) != tuple(key_shape[1:-1]):
+            raise ValueError(f"All dimensions of `value` and `key`, except the last one, must "
+                             f"be equal. Received: value_shape={value_shape} and "
+                             f"key_shape={key_shape}")
+        return query_shape
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "head_dim": self.head_dim,
+                "num_query_heads": self.num_query_heads,
+                "num_key_value_heads": self.num_key_value_heads, "use_bias": self.use_bias,
+                "use_gate": self.use_gate, "sliding_window": self.sliding_window,
+                "dropout": self.dropout,
+                "kernel_initializer": initializers.serialize(self.kernel_initializer),
+                "bias_initializer": initializers.serialize(self.bias_initializer),
+                "kernel_regularizer": regularizers.serialize(self.kernel_regularizer),
+                "bias_regularizer": regularizers.serialize(self.bias_regularizer),
+                "activity_regularizer": regularizers.serialize(self.activity_regularizer),
+                "kernel_constraint": constraints.serialize(self.kernel_constraint),
+                "bias_constraint": constraints.serialize(self.bias_constraint),
+                "seed": self.seed}
+
+
+GroupQueryAttention = GroupedQueryAttention
+
+
+def _dot_product_attention(query: Any, key: Any, value: Any, mask: Any, is_causal: bool,
+                           scale: float, mask_axis: int = -3) -> Any:
+    """Keras's `ops.dot_product_attention` on TensorFlow (its XLA-style einsums): scaled
+    logits, masked positions at -0.7 * 3.4e38 (a fully masked row averages the values)."""
+    logits = linalg_ops.einsum("BTNH,BSNH->BNTS", query, key)
+    logits = logits * math_ops.cast(scale, logits.dtype)
+    if mask is not None:
+        for _ in range(4 - mask.shape.rank):
+            mask = array_ops.expand_dims(mask, mask_axis)
+        mask = math_ops.cast(mask, "bool")
+    if is_causal:
+        causal = array_ops.expand_dims(_causal_mask(query, key), 0)
+        mask = causal if mask is None else math_ops.logical_and(mask, causal)
+    if mask is not None:
+        logits = math_ops.where(mask, logits, math_ops.cast(_LARGE_NEGATIVE, logits.dtype))
+    probs = nn_ops.softmax(logits, axis=-1)
+    return linalg_ops.einsum("BNTS,BSNH->BTNH", probs, value)
+
+
+def _attention_mask(query: Any, value: Any, query_mask: Any, value_mask: Any, key_mask: Any,
+                    attention_mask: Any, use_causal_mask: bool,
+                    sliding_window: Optional[int]) -> Any:
+    """The (B, T, S) boolean mask: the query mask over rows, the value and key masks over
+    columns, the causal and sliding-window masks and `attention_mask`, and-ed."""
+    auto = None
+
+    def both(a: Any, b: Any) -> Any:
+        return b if a is None else math_ops.logical_and(a, b)
+    if query_mask is not None:
+        auto = array_ops.expand_dims(math_ops.cast(query_mask, "bool"), -1)
+    for mask in (value_mask, key_mask):
+        if mask is not None:
+            auto = both(auto, array_ops.expand_dims(math_ops.cast(mask, "bool"), -2))
+    if use_causal_mask:
+        auto = both(auto, _causal_mask(query, value))
+    if sliding_window is not None:
+        rows, cols = _positions(query, value)
+        auto = both(auto, math_ops.less(math_ops.abs(rows - cols), sliding_window))
+    if auto is None:
+        return attention_mask
+    return auto if attention_mask is None else \
+        math_ops.logical_and(math_ops.cast(attention_mask, "bool"), auto)
+
+
+def _causal_mask(query: Any, value: Any = None) -> Any:
+    """(1, T, S): True where the key position is at most the query position."""
+    rows, cols = _positions(query, value)
+    return math_ops.greater_equal(rows, cols)
+
+
+def _positions(query: Any, value: Any) -> tuple:
+    """Query positions (1, T, 1) and key positions (1, 1, S), from the inputs' lengths."""
+    q_len = array_ops.shape(query)[1]
+    v_len = q_len if value is None else array_ops.shape(value)[1]
+    return (array_ops.reshape(array_ops.range(q_len), (1, -1, 1)),
+            array_ops.reshape(array_ops.range(v_len), (1, 1, -1)))
 
 
 def _build_attention_equation(rank: int, attn_axes: tuple) -> tuple:
