@@ -33,3 +33,13 @@ def _hammer(update, threads: int = 2, times: int = 5000) -> None:
 def hammer():
     """`hammer(update, threads=2, times=5000)`: concurrent calls, for atomicity tests."""
     return _hammer
+
+
+@pytest.fixture(autouse=True)
+def _global_seed_unset_after_each_test():
+    """A test that sets the global seed (`tf.random.set_seed`, Keras's `set_random_seed`)
+    does not decide what the tests after it draw: results that depend on test order hide."""
+    yield
+    from tapeflow.ops.random_ops import get_global_seed, set_seed
+    if get_global_seed() is not None:
+        set_seed(None)

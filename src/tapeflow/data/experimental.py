@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from tapeflow.data.dataset_ops import AUTOTUNE
+from tapeflow.data.options import AutoShardPolicy
 from tapeflow.data.dataset_ops import INFINITE as INFINITE_CARDINALITY
 from tapeflow.data.dataset_ops import UNKNOWN as UNKNOWN_CARDINALITY
 
@@ -80,7 +81,8 @@ def make_csv_dataset(*args: Any, **kwargs: Any) -> Any:
     return make(*args, **kwargs)
 
 
-__all__ = ["AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "cardinality",
+__all__ = ["AUTOTUNE", "AutoShardPolicy", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY",
+           "cardinality",
            "get_single_element", "assert_cardinality", "ignore_errors", "enumerate_dataset",
            "bucket_by_sequence_length", "Counter", "RandomDataset", "sample_from_datasets",
            "choose_from_datasets", "CsvDataset", "make_csv_dataset"]

@@ -3,7 +3,20 @@ run their own way, so the options do not change results."""
 
 from __future__ import annotations
 
+import enum
 from typing import Any
+
+
+class AutoShardPolicy(enum.IntEnum):
+    """How a dataset is split over the workers of a distribution strategy
+    (`tf.data.experimental.AutoShardPolicy`, set in
+    `Options().experimental_distribute.auto_shard_policy`)."""
+
+    OFF = -1
+    AUTO = 0
+    FILE = 1
+    DATA = 2
+    HINT = 3
 
 
 class _OptionGroup:
@@ -47,4 +60,4 @@ class Options:
         return f"<tensorflow.python.data.ops.options.Options object at 0x{id(self):x}>"
 
 
-__all__ = ["Options"]
+__all__ = ["AutoShardPolicy", "Options"]

@@ -9,23 +9,13 @@ order from each batch, so a short last batch may leave the last workers an empty
 
 from __future__ import annotations
 
-import enum
 from typing import Any, Callable, Iterator, Optional
 
 import numpy as np
 
+from tapeflow.data.options import AutoShardPolicy
 from tapeflow.framework import nest
 from tapeflow.framework.tensor_conversion import convert_to_tensor
-
-
-class AutoShardPolicy(enum.IntEnum):
-    """How a dataset is split over the workers (`tf.data.experimental.AutoShardPolicy`)."""
-
-    OFF = -1
-    AUTO = 0
-    FILE = 1
-    DATA = 2
-    HINT = 3
 
 
 class InputContext:
