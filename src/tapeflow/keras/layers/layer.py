@@ -3,6 +3,7 @@ symbolic calls (on `KerasTensor`s) that the functional API and `summary()` are m
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import itertools
 import math
@@ -11,12 +12,13 @@ from typing import Any, Optional
 
 import numpy as np
 
+from tapeflow.framework import dtypes as _dtypes
 from tapeflow.framework import nest
 from tapeflow.framework.errors import OpError
 from tapeflow.graph.ir import Graph, tracing
 from tapeflow.framework.tensor import TensorLike
 from tapeflow.framework.tensor_conversion import convert_to_tensor
-from tapeflow.keras import backend, initializers
+from tapeflow.keras import backend, initializers, mixed_precision
 from tapeflow.keras.backend import to_snake_case
 from tapeflow.keras.layers.input_spec import assert_input_compatibility
 from tapeflow.keras.variables import Variable
@@ -186,7 +188,8 @@ class Layer:
 
     Args:
       trainable: whether the layer's weights are trained (settable later).
-      dtype: the dtype of the weights and computations (default 'float32').
+      dtype: the dtype policy (a name such as 'float32' or 'mixed_float16', a DTypePolicy):
+        the weights' and the computations' dtypes; the global policy by default.
       name: a unique name; by default the snake_case class name, numbered ('dense_1').
       input_shape / input_dim / batch_size: the input shape (without the batch dimension),
         so a Sequential model can build at once.
@@ -212,7 +215,8 @@ class Layer:
             batch_shape = (batch_size,) + tuple(input_shape)
         self._batch_input_shape = None if batch_shape is None else tuple(batch_shape)
         self._trainable = bool(trainable)
-        self._dtype = _dtype_name(dtype) or backend.floatx()
+        self._dtype_policy = mixed_precision.get(dtype)
+        self._dtype = self._dtype_policy.variable_dtype
         self._build_shapes: Any = None  # the input shape `build` got, for get_build_config
         self.autocast = autocast
         self.built = False
@@ -294,9 +298,12 @@ class Layer:
             initializer = "glorot_uniform" if "float" in dtype else "zeros"
         initializer = initializers.get(initializer)
         from tapeflow.keras import constraints, regularizers
+        # A mixed policy's float weights read in the compute dtype inside `call`.
+        cls = mixed_precision.AutocastVariable if autocast and "float" in dtype and \
+            self._dtype_policy.compute_dtype != self._dtype else Variable
         with backend.name_scope(self.name, caller=self):
-            variable = Variable(initializer, shape=shape, dtype=dtype, trainable=trainable,
-                                name=name)
+            variable = cls(initializer, shape=shape, dtype=dtype, trainable=trainable,
+                           name=name)
         # The optimizer applies `variable.constraint` after each update; `losses` calls the
         # regularizer on the current value at every read.
         variable.regularizer = regularizers.get(regularizer)
@@ -326,14 +333,29 @@ class Layer:
         return self._dtype
 
     @property
+    def dtype_policy(self) -> Any:
+        """The layer's DTypePolicy."""
+        return self._dtype_policy
+
+    @dtype_policy.setter
+    def dtype_policy(self, value: Any) -> None:
+        self._dtype_policy = mixed_precision.get(value)
+        self._dtype = self._dtype_policy.variable_dtype
+
+    @property
     def compute_dtype(self) -> str:
-        """The dtype of the layer's computations."""
-        return self._dtype
+        """The dtype of the layer's computations (its float inputs are cast to it)."""
+        return self._dtype_policy.compute_dtype
 
     @property
     def variable_dtype(self) -> str:
         """The dtype of the layer's weights."""
         return self._dtype
+
+    @property
+    def input_dtype(self) -> str:
+        """The dtype float inputs are converted to (the compute dtype)."""
+        return self._dtype_policy.compute_dtype
 
     @property
     def layers(self) -> list:
@@ -455,7 +477,7 @@ class Layer:
 
     def compute_output_shape(self, input_shape: Any) -> Any:
         """The output shape, found by running `call` on zeros of that shape."""
-        dummy = nest.map_structure(lambda s: KerasTensor(s, self._dtype),
+        dummy = nest.map_structure(lambda s: KerasTensor(s, self.compute_dtype),
                                    _shape_structure(input_shape))
         out = _infer_outputs(self, (dummy,), {})
         return nest.map_structure(lambda t: t.shape, out)
@@ -512,7 +534,7 @@ class Layer:
             self._clear_losses()  # an outermost call starts a fresh list, as Keras 3
         _TRAINING_STACK.append(training)
         try:
-            with backend.name_scope(self.name, caller=self):
+            with backend.name_scope(self.name, caller=self), self._autocast_scope():
                 outputs = self.call(*args, **kwargs)
         except Exception as exc:  # noqa: BLE001 - re-raised with the call's arguments
             raise _with_call_arguments(exc, self, args, kwargs) from None
@@ -554,15 +576,30 @@ class Layer:
                     loss = math_ops.divide_no_nan(loss, batch)
                 self.add_loss(loss)
 
+    def _autocast_scope(self) -> Any:
+        """Keras's AutocastScope for `call`: weights read in the compute dtype where the
+        policy mixes dtypes; an enclosing scope is updated or cleared, as Keras 3."""
+        compute, outer = self._dtype_policy.compute_dtype, mixed_precision.get_autocast_dtype()
+        if outer is not None:
+            if not self.autocast or "float" not in compute:
+                return mixed_precision.AutocastScope(None)
+            if outer != compute:
+                return mixed_precision.AutocastScope(compute)
+        elif compute != self._dtype:
+            return mixed_precision.AutocastScope(compute)
+        return contextlib.nullcontext()
+
     def _convert_inputs(self, inputs: Any) -> Any:
-        """Arrays become tensors; floating inputs take the layer's dtype (Keras's autocast)."""
+        """Arrays become tensors; floating inputs take the compute dtype (Keras's autocast)."""
+        compute = self._dtype_policy.compute_dtype
+
         def convert(x: Any) -> Any:
             if x is None:
                 return x
             t = x if isinstance(x, TensorLike) else convert_to_tensor(x)
-            if self.autocast and t.dtype.is_floating and t.dtype.name != self._dtype and \
-                    "float" in self._dtype:
-                t = math_ops.cast(t, self._dtype)
+            if self.autocast and t.dtype.is_floating and t.dtype.name != compute and \
+                    "float" in compute:
+                t = math_ops.cast(t, compute)
             return t
         return nest.map_structure(convert, inputs)
 
@@ -615,7 +652,7 @@ class Layer:
         """The layer's constructor arguments (name, trainable, dtype, ...) as a dict; the
         dtype as Keras 3's DTypePolicy config."""
         return {"name": self.name, "trainable": self.trainable,
-                "dtype": dtype_policy_config(self._dtype)}
+                "dtype": dtype_policy_config(self._dtype_policy.name)}
 
     @classmethod
     def from_config(cls, config: dict) -> "Layer":
@@ -644,16 +681,6 @@ class Layer:
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} name={self.name}, built={self.built}>"
-
-
-def _dtype_name(dtype: Any) -> Optional[str]:
-    """A dtype's name from a name, a DType, a DTypePolicy or its config dict (Keras 3's
-    `{'class_name': 'DTypePolicy', 'config': {'name': ...}}`)."""
-    if isinstance(dtype, dict):
-        dtype = dtype.get("config", {}).get("name", dtype.get("name"))
-    if dtype is None:
-        return None
-    return str(getattr(dtype, "name", dtype))
 
 
 def dtype_policy_config(dtype: str) -> dict:
@@ -708,7 +735,10 @@ def _infer_outputs(layer: Layer, args: tuple, kwargs: dict) -> Any:
             if not isinstance(t, KerasTensor):
                 return t
             shape = tuple(fill if d is None else d for d in t.shape)
-            return graph.placeholder(np.zeros(shape, np.dtype(t.dtype)),
+            dtype = t.dtype
+            if layer.autocast and "float" in dtype and "float" in layer.compute_dtype:
+                dtype = layer.compute_dtype  # as __call__ casts float inputs
+            return graph.placeholder(np.zeros(shape, _dtypes.as_dtype(dtype)._np),
                                      f"keras_tensor_{next(count)}", shape)
         c_args = nest.map_structure(concrete, list(args))
         c_kwargs = {k: nest.map_structure(concrete, v) for k, v in kwargs.items()}
@@ -720,7 +750,7 @@ def _infer_outputs(layer: Layer, args: tuple, kwargs: dict) -> Any:
         _INFERRING[0] += 1
         try:
             with tracing(graph), backend.name_scope(layer.name, caller=layer), \
-                    np.errstate(all="ignore"):
+                    layer._autocast_scope(), np.errstate(all="ignore"):
                 results.append(layer.call(*c_args, **c_kwargs))
         except Exception as exc:  # noqa: BLE001 - re-raised as Keras words it
             raise _output_spec_error(exc, layer, args, kwargs) from None

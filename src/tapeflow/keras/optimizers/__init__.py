@@ -13,6 +13,7 @@ from tapeflow.keras.optimizers.adam import Adam, AdamW
 from tapeflow.keras.optimizers.adamax import Adamax
 from tapeflow.keras.optimizers.ftrl import Ftrl
 from tapeflow.keras.optimizers.lion import Lion
+from tapeflow.keras.optimizers.loss_scale_optimizer import LossScaleOptimizer
 from tapeflow.keras.optimizers.nadam import Nadam
 from tapeflow.keras.optimizers.optimizer import Optimizer
 from tapeflow.keras.optimizers.rmsprop import RMSprop
@@ -30,7 +31,8 @@ def serialize(optimizer: Optimizer) -> dict:
 def deserialize(config: dict, custom_objects: Any = None) -> Optimizer:
     """The optimizer described by `serialize`'s dict (class names are case-insensitive)."""
     name = config["class_name"]
-    cls = (custom_objects or {}).get(name) or _BY_NAME.get(name.lower())
+    cls = (custom_objects or {}).get(name) or _BY_NAME.get(name.lower()) or \
+        (LossScaleOptimizer if name == "LossScaleOptimizer" else None)
     if cls is None:
         raise ValueError(f"Could not interpret optimizer identifier: {name}")
     return cls.from_config(config.get("config", {}))
@@ -54,4 +56,4 @@ def get(identifier: Any) -> Any:
 
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax",
-           "Nadam", "Lion", "Ftrl", "schedules", "get", "serialize", "deserialize"]
+           "Nadam", "Lion", "Ftrl", "LossScaleOptimizer", "schedules", "get", "serialize", "deserialize"]
