@@ -14,7 +14,8 @@ NAMESPACES = [
     "tapeflow.keras.losses", "tapeflow.keras.metrics", "tapeflow.keras.callbacks",
     "tapeflow.keras.initializers", "tapeflow.keras.activations", "tapeflow.keras.regularizers",
     "tapeflow.keras.constraints", "tapeflow.train", "tapeflow.autodiff", "tapeflow.test",
-    "tapeflow.debugging", "tapeflow.data",
+    "tapeflow.debugging", "tapeflow.data", "tapeflow.distribute", "tapeflow.horovod",
+    "tapeflow.horovod.keras",
 ]
 
 

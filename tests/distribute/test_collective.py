@@ -114,6 +114,7 @@ def test_horovod_needs_init():
     assert hvd.is_initialized()
     assert (hvd.rank(), hvd.size(), hvd.local_rank(), hvd.local_size()) == (0, 1, 0, 1)
     assert (hvd.cross_rank(), hvd.cross_size()) == (0, 1)
+    assert hvd.join() == 0      # the one rank is the last to join
 
 
 def test_horovod_allreduce_ops_and_errors():

@@ -9,6 +9,7 @@ launched by mpiexec, so the same script also runs alone. They work eagerly and i
 
 from __future__ import annotations
 
+import time
 import warnings
 from typing import Any, Optional, Sequence
 
@@ -138,22 +139,28 @@ def mpi_threads_supported() -> bool:
 
 
 def nccl_built() -> bool:
+    """Whether NCCL is built in: never (tapeflow's collectives run over MPI only)."""
     return False
 
 
 def gloo_built() -> bool:
+    """Whether Gloo is built in: never (tapeflow's collectives run over MPI only)."""
     return False
 
 
 def gloo_enabled() -> bool:
+    """Whether the collectives run over Gloo: never (they run over MPI)."""
     return False
 
 
 def join(device: str = "") -> int:
-    """Waits for every rank (Horovod's join, for ranks that ran out of data early is not
-    supported: every rank must call the same collectives); returns the last rank to join."""
-    _world().barrier()
-    return size() - 1
+    """Waits until every rank has called `join`; returns the rank that called it last (by
+    wall-clock arrival: the clocks of different machines may disagree slightly).
+
+    Horovod's join also lets ranks that ran out of data early keep serving the others'
+    allreduces; here every rank must call the same collectives, so data must be even."""
+    arrivals = _world().allgather_object(time.time())
+    return int(np.argmax(arrivals))
 
 
 # -- compression -------------------------------------------------------------------------------
