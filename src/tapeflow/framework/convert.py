@@ -43,7 +43,7 @@ def _leaf_kind(leaf: Any) -> str:
     if isinstance(leaf, bool):
         return "b"
     if isinstance(leaf, (np.generic, np.ndarray)):
-        kind = leaf.dtype.kind
+        kind = _dtypes.kind_of(leaf.dtype)
         return {"b": "B", "u": "i", "U": "S"}.get(kind, kind if kind in "ifcS" else "")
     if isinstance(leaf, numbers.Integral):
         return "i"
@@ -168,7 +168,7 @@ def _fits(array: np.ndarray, target: np.dtype, value: Any, native: bool) -> bool
     between any numeric types; Python values only where no meaning is lost in kind (a
     Python float never becomes an integer, nor a number a bool), and Python bools only to
     the dtypes whose TF converter reads them as numbers (TF refuses to cast a bool list)."""
-    src, dst = array.dtype.kind, target.kind
+    src, dst = _dtypes.kind_of(array.dtype), _dtypes.kind_of(target)
     if src == dst or array.size == 0:
         return True
     if not native:
@@ -206,7 +206,7 @@ def _as_array(value: Any, dtype: Optional[np.dtype]) -> np.ndarray:
                             f"{cpp_name(_dtypes.from_numpy(dtype))}")
         if native and dtype == np.uint64 and array.dtype.kind == "i":
             _check_unsigned(value)
-        if native and dtype.kind in "fc":
+        if native and _dtypes.kind_of(dtype) in "fc":
             # From the Python value itself: tf.constant(0.1, tf.float64) (or complex128)
             # is the nearest 0.1, not a widened float32.
             array = quiet_array(value, dtype)

@@ -7,6 +7,8 @@ from typing import Any
 
 import numpy as np
 
+from tapeflow.framework.exports import tf_export
+
 
 class DType:
     """A tensor element type: `tf.float32`, `tf.int32`, `tf.bool`, ..."""
@@ -103,9 +105,40 @@ complex64 = DType("complex64", np.complex64)
 complex128 = DType("complex128", np.complex128)
 string = DType("string", np.object_)
 
+
+class _LazyNumpyDType(DType):
+    """A DType whose NumPy type lives in a package imported on first use: `bfloat16`'s is
+    ml_dtypes' (as TF's own), whose import costs ~5x NumPy's, so `import tapeflow` skips it."""
+
+    __slots__ = ("_module", "_attr", "_loaded")
+
+    def __init__(self, name: str, module: str, attr: str) -> None:
+        self.name, self._module, self._attr, self._loaded = name, module, attr, None
+        self.is_floating, self.is_complex, self.is_integer = True, False, False
+        self.is_unsigned = self.is_bool = False
+        self.is_differentiable = True
+
+    @property
+    def as_numpy_dtype(self) -> Any:  # type: ignore[override]
+        """The NumPy scalar type (ml_dtypes.bfloat16), imported now if it was not yet."""
+        return self._np.type
+
+    @property
+    def _np(self) -> np.dtype:  # type: ignore[override]
+        if self._loaded is None:
+            import importlib
+            self._loaded = np.dtype(getattr(importlib.import_module(self._module), self._attr))
+            _BY_NUMPY[self._loaded] = self
+        return self._loaded
+
+
+# TF's brain floating point: float32's exponent, 8 bits of mantissa. Declared to the package
+# as the ops are (the dtypes above are imported by name in tapeflow/__init__.py).
+bfloat16 = tf_export("bfloat16")(_LazyNumpyDType("bfloat16", "ml_dtypes", "bfloat16"))
+
 _ALL = (float16, float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
         bool, complex64, complex128)
-_BY_NAME = {d.name: d for d in _ALL + (string,)}
+_BY_NAME = {d.name: d for d in _ALL + (string, bfloat16)}
 _BY_NAME.update(half=float16, double=float64)
 # NumPy dtype -> DType; the hot path (Tensor.dtype) is one dict lookup.
 _BY_NUMPY = {d._np: d for d in _ALL}
@@ -113,6 +146,13 @@ _BY_NUMPY[np.dtype(np.str_)] = string
 _BY_NUMPY[np.dtype(np.bytes_)] = string
 _BY_NUMPY[np.dtype(np.object_)] = string
 _BY_PYTHON = {float: float32, int: int32, builtins.bool: bool, complex: complex128, str: string}
+
+
+def kind_of(np_dtype: np.dtype) -> str:
+    """NumPy's kind letter of a dtype, with ml_dtypes' floats ('V' to NumPy) as 'f'; for the
+    conversion paths, not per op."""
+    kind = np_dtype.kind
+    return "f" if kind == "V" and np_dtype.name == "bfloat16" else kind
 
 
 def from_numpy(np_dtype: np.dtype) -> DType:
@@ -123,6 +163,8 @@ def from_numpy(np_dtype: np.dtype) -> DType:
         kind = np.dtype(np_dtype).kind
         if kind in "USO":
             return string
+        if np.dtype(np_dtype).name == "bfloat16" and np_dtype == bfloat16._np:
+            return bfloat16  # registered now: the next lookup is the dict's
         raise TypeError(f"Cannot convert NumPy dtype {np_dtype} to a tapeflow dtype.") from None
 
 
@@ -145,4 +187,4 @@ def as_dtype(type_value: Any) -> DType:
 
 __all__ = ["DType", "as_dtype", "float16", "half", "float32", "float64", "double", "int8", "int16",
            "int32", "int64", "uint8", "uint16", "uint32", "uint64", "bool", "complex64",
-           "complex128", "string"]
+           "complex128", "string", "bfloat16"]

@@ -25,6 +25,8 @@ def numpy_text(value: Any, is_repr: bool = False) -> str:
             text = repr(value) if isinstance(value, bytes) else str(value)
     else:
         text = repr(value) if is_repr else str(value)
+        if is_repr and value.dtype.kind == "V":  # ml_dtypes >= 0.7 writes dtype(bfloat16)
+            text = text.replace("dtype=dtype(bfloat16)", "dtype=bfloat16")
     return "\n" + text if "\n" in text else text
 
 
