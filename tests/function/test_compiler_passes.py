@@ -36,3 +36,14 @@ def test_select_that_broadcasts_or_mixes_stays():
     np.testing.assert_array_equal(tf.function(mixed)(x).numpy(), [1.0, 2.0, 4.0])
     assert _folded(broadcasting, x) == 0
     assert _folded(mixed, x) == 0
+
+
+def test_selects_of_folded_selects():
+    x = tf.constant([1.0, -2.0, 4.0])
+
+    def f(x):
+        a = tf.where(tf.constant(False), -x, x * 3.0)
+        b = tf.where(tf.constant(True), a, x)
+        return tf.where(tf.constant(False), x, b) + 1.0
+    np.testing.assert_array_equal(tf.function(f)(x).numpy(), [4.0, -5.0, 13.0])
+    assert _folded(f, x) == 3

@@ -41,6 +41,11 @@ def kernel_of(prim: Any) -> Callable:
 # Set by tests to compile the plain path (every result a new array) and compare.
 REUSE_BUFFERS = True
 
+# Optimizer updates the program may run on the variables themselves (ops/optimizer_ops.py
+# registers its primitives): primitive -> (state count(**attrs), variable_update(prim,
+# attrs, scratch) -> kernel, UpdateGroup(prim, attrs, variables, shapes)).
+VARIABLE_UPDATES: dict = {}
+
 
 # Elements from which a kernel call writing into a dying buffer beats the inlined NumPy
 # expression that allocates (an `out=` keyword and a Python call cost more than small arrays).
@@ -151,7 +156,6 @@ class Program:
         variable and every state output goes only to an assignment of that variable, with
         nothing else touching it from the read to the assignment but earlier reads. For each,
         its index -> [state count, the reads that die there, whether the gradient does]."""
-        from tapeflow.ops.optimizer_ops import state_count   # lazily: the ops import this
         graph, nodes = self.graph, self.graph.nodes
         users: dict = {}
         for index, node in enumerate(nodes):
@@ -162,9 +166,10 @@ class Program:
         found: dict = {}
         small: dict = {}
         for index, node in enumerate(nodes):
-            n = None if isinstance(node.op, str) else state_count(node.op, node.attrs)
-            if n is None:
+            update = None if isinstance(node.op, str) else VARIABLE_UPDATES.get(node.op)
+            if update is None:
                 continue
+            n = update[0](**node.attrs)
             handles = []
             for read_vid, new in zip(node.inputs[:n], node.outputs):
                 read = graph.values[read_vid].producer
@@ -195,7 +200,6 @@ class Program:
         scalars, where nothing touches their variables from the first one to the last but
         their own reads (used by them alone) and assignments. Member index -> (group,
         position)."""
-        from tapeflow.ops.optimizer_ops import UpdateGroup
         graph, nodes = self.graph, self.graph.nodes
         kinds: dict = {}
         for index, handles in small.items():
@@ -223,7 +227,8 @@ class Program:
             variables = [[graph.values[h].example for h in small[i]] for i in indices]
             shapes = [np.shape(graph.values[nodes[i].inputs[0]].example) for i in indices]
             try:
-                group = UpdateGroup(key[0], nodes[first].attrs, variables, shapes)
+                group = VARIABLE_UPDATES[key[0]][2](key[0], nodes[first].attrs, variables,
+                                                    shapes)
             except TypeError:   # attributes that are not hashable: no group
                 continue
             for position, i in enumerate(indices):
@@ -388,9 +393,8 @@ class Program:
                      scratch: bool) -> str:
         """An optimizer update called on its state's variables (`V..`) instead of their
         values read earlier; its outputs are still assigned to them after."""
-        from tapeflow.ops.optimizer_ops import variable_update
         fn = f"f{index}"
-        namespace[fn] = variable_update(node.op, node.attrs, scratch)
+        namespace[fn] = VARIABLE_UPDATES[node.op][1](node.op, node.attrs, scratch)
         values = self.graph.values
         args = [f"V{values[v].producer.inputs[0]}" for v in node.inputs[:n]] + \
             [f"v{v}" for v in node.inputs[n:]]

@@ -148,6 +148,7 @@ def fold_constant_selects(graph: Graph) -> int:
     subst: dict = {}
     kept = []
     for node in graph.nodes:
+        node.inputs = [subst.get(v, v) for v in node.inputs]   # a select of a folded one
         picked = None
         if node.op_name == "SelectV2" and values[node.inputs[0]].kind == "const":
             condition = np.asarray(values[node.inputs[0]].example)

@@ -26,6 +26,7 @@ import numpy as np
 
 from tapeflow.autodiff.core import Primitive
 from tapeflow.framework.variables import owns_value
+from tapeflow.graph.compiler import VARIABLE_UPDATES
 from tapeflow.graph.ir import ABSTRACT_AT_TRACE
 
 Out = Optional[Sequence[Optional[np.ndarray]]]
@@ -302,6 +303,8 @@ class UpdateGroup:
 
 # The kernel of each primitive, for the eager path (which passes `out`).
 KERNELS = {APPLY_ADAM: adam, APPLY_SGD: sgd, APPLY_RMSPROP: rmsprop, APPLY_ADAGRAD: adagrad}
+VARIABLE_UPDATES.update({prim: (_STATE_COUNTS[prim], variable_update, UpdateGroup)
+                         for prim in KERNELS})
 
 __all__ = ["adam", "sgd", "rmsprop", "adagrad", "APPLY_ADAM", "APPLY_SGD", "APPLY_RMSPROP",
            "APPLY_ADAGRAD", "KERNELS", "state_count", "variable_update", "UpdateGroup"]
