@@ -207,30 +207,31 @@ class Program:
             n = len(handles)
             key = (node.op, tuple(sorted(node.attrs.items())), tuple(node.inputs[n + 1:]),
                    graph.values[node.inputs[0]].dtype)
-            kinds.setdefault(key, []).append(index)
+            try:
+                kinds.setdefault(key, []).append(index)
+            except TypeError:   # attributes that cannot be hashed: not grouped
+                continue
+
+        def allowed(j: int, i: int, own: dict) -> bool:
+            """Whether node j may touch member i's variable inside the group's span: its
+            assignment of i's result, or a read that only i uses (or nothing)."""
+            other = nodes[j]
+            if other.op_name == "AssignVariableOp":
+                return own.get(other.inputs[1]) == i
+            return other.op_name == "ReadVariableOp" and \
+                all(u == i for u in users.get(other.outputs[0], ()))
         members: dict = {}
         for key, indices in kinds.items():
-            first, last = indices[0], indices[-1]
+            first = indices[0]
             own = {nodes[i].outputs[k]: i for i in indices for k in range(len(small[i]))}
             last_assign = max(users[v][0] for v in own)
-
-            def allowed(j: int, i: int) -> bool:
-                other = nodes[j]
-                if other.op_name == "AssignVariableOp":
-                    return own.get(other.inputs[1]) == i
-                return other.op_name == "ReadVariableOp" and \
-                    all(u == i for u in users.get(other.outputs[0], ()))
             if len(indices) < 2 or not all(
-                    allowed(j, i) for i in indices for h in small[i]
+                    allowed(j, i, own) for i in indices for h in small[i]
                     for j in users[h] if first <= j <= last_assign):
                 continue
             variables = [[graph.values[h].example for h in small[i]] for i in indices]
             shapes = [np.shape(graph.values[nodes[i].inputs[0]].example) for i in indices]
-            try:
-                group = VARIABLE_UPDATES[key[0]][2](key[0], nodes[first].attrs, variables,
-                                                    shapes)
-            except TypeError:   # attributes that are not hashable: no group
-                continue
+            group = VARIABLE_UPDATES[key[0]][2](key[0], nodes[first].attrs, variables, shapes)
             for position, i in enumerate(indices):
                 members[i] = (group, position)
         return members
