@@ -240,8 +240,10 @@ class MPICommunicator(Communicator):
         """Polls the requests until all complete; raises after the timeout.
 
         Polls without pausing for the first millisecond (a small allreduce takes microseconds
-        and Test() drives MPI's progress), then sleeps between polls, up to 1 ms, so a long
-        wait does not hold a core that the peer ranks may need.
+        and Test() drives MPI's progress), then sleeps between polls, up to 0.1 ms, so a long
+        wait does not hold a core that the peer ranks may need. (Open MPI's non-blocking
+        allreduce advances only while it is tested: pauses of 1 ms made a 1 MiB allreduce
+        30x slower than a blocking one.)
         """
         start = time.monotonic()
         deadline = start + _timeout_s()
@@ -256,7 +258,7 @@ class MPICommunicator(Communicator):
                                     "hangs, or runs a different sequence of collectives")
                     raise errors.DeadlineExceededError(None, None, self._broken)
                 if now - start > 1e-3:
-                    pause = min(max(pause * 2, 2e-5), 1e-3)
+                    pause = min(max(pause * 2, 2e-5), 1e-4)
                     time.sleep(pause)
         except self._MPI.Exception as e:
             self._broken = (f"{what} on rank {self.rank} of {self.size} failed in MPI "
@@ -339,8 +341,9 @@ class MPICommunicator(Communicator):
             for group in _fuse_plan(arrays, _fusion_bytes()):
                 # float16 has no MPI type: reduce in float32, round once at the end.
                 wire = np.float32 if arrays[group[0]].dtype == np.float16 else None
-                flat = np.concatenate([arrays[i].ravel() for i in group]).astype(wire) \
-                    if wire else np.concatenate([arrays[i].ravel() for i in group])
+                parts = [arrays[i].ravel() for i in group]
+                flat = parts[0] if len(parts) == 1 else np.concatenate(parts)
+                flat = np.ascontiguousarray(flat, wire)
                 buffers.append((group, flat, np.empty_like(flat)))
             self._run("allreduce", lambda: [self._comm.Iallreduce(send, recv, mpi_op)
                                             for _, send, recv in buffers])
@@ -350,7 +353,7 @@ class MPICommunicator(Communicator):
                 offset = 0
                 for i in group:
                     a = arrays[i]
-                    out[i] = recv[offset:offset + a.size].reshape(a.shape).astype(a.dtype)
+                    out[i] = recv[offset:offset + a.size].reshape(a.shape).astype(a.dtype, copy=False)
                     offset += a.size
             return out
 
