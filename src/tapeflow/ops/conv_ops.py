@@ -1506,6 +1506,9 @@ def _pool3d(prim: Primitive, input: Any, ksize: Any, strides: Any, padding: Any,
     return _channels_back(y, data_format, "NCDHW")
 
 
+_ATTR_NAMES = {"float64": "double", "float32": "float", "float16": "half"}  # TF's attr texts
+
+
 def _require_pool3d_dtype(x: Tensor, op_name: str, allowed: tuple) -> None:
     """TF's CPU 3-D pools: float32 (float16 and, for AvgPool3D, float64 have no CPU
     kernel: NotFoundError); anything else is not in the op's list."""
@@ -1516,6 +1519,7 @@ def _require_pool3d_dtype(x: Tensor, op_name: str, allowed: tuple) -> None:
         raise NotFoundError(f"Could not find device for node: {{{{node {op_name}}}}} = "
                             f"{op_name}[T=DT_{name.upper()}]")
     listed = "half, bfloat16, float" + (", double" if op_name == "AvgPool3D" else "")
+    name = _ATTR_NAMES.get(name, name)
     raise InvalidArgumentError(f"Value for attr 'T' of {name} is not in the list of allowed "
                                f"values: {listed} [Op:{op_name}]")
 
