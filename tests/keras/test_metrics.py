@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 
+import tapeflow as tf
 from tapeflow.keras import metrics
 
 YT = np.array([0, 1, 1, 0, 1], np.float32)
@@ -54,3 +55,24 @@ def test_names():
     assert isinstance(metrics.get("AUC"), metrics.AUC)
     with pytest.raises(ValueError, match="Could not interpret metric identifier"):
         metrics.get("nope")
+
+
+def test_metrics_take_floatx_as_their_dtype():
+    # TF 2.21 / Keras 3.15's answers under set_floatx("float64"): float64 state and results;
+    # a float32 input is cast up (1/3 in float32, then float64).
+    keras = tf.keras
+    keras.backend.set_floatx("float64")
+    try:
+        mean = keras.metrics.Mean()
+        mean.update_state(np.float32(1 / 3))
+        assert mean.result().dtype == tf.float64
+        assert mean.result().numpy() == np.float64(np.float32(1 / 3))
+        accuracy = keras.metrics.Accuracy()
+        accuracy.update_state(np.array([1, 2]), np.array([1, 3]))
+        assert accuracy.result().dtype == tf.float64
+        assert keras.metrics.binary_accuracy(np.array([1.0, 0.0]),
+                                             np.array([0.7, 0.7])).dtype == tf.float64
+        assert keras.metrics.MeanSquaredError().variables[0].dtype == tf.float64
+    finally:
+        keras.backend.set_floatx("float32")
+    assert keras.metrics.Mean().result().dtype == tf.float32

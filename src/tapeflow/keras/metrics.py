@@ -1,7 +1,7 @@
 """`keras.metrics`: stateful metrics (update_state / result / reset_state), Keras 3 formulas.
 
-State lives in non-trainable float32 Variables updated with `assign_add`, so results
-accumulate across batches exactly as Keras's do.
+State lives in non-trainable Variables of the metric's dtype (default `floatx()`, as Keras),
+updated with `assign_add`, so results accumulate across batches exactly as Keras's do.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from tapeflow.framework.tensor_conversion import convert_to_tensor
 from tapeflow.framework.variables import Variable
 from tapeflow.ops import array_ops, math_ops, reduce_ops
 from tapeflow.keras import losses as _losses
-from tapeflow.keras.backend import auto_name
+from tapeflow.keras.backend import auto_name, floatx
 from tapeflow.keras.losses import squeeze_or_expand_to_same_rank
 
 class Metric:
@@ -28,7 +28,7 @@ class Metric:
 
     def __init__(self, dtype: Any = None, name: Optional[str] = None) -> None:
         self.name = name or auto_name(self.__class__.__name__)
-        self._dtype = _dtypes.as_dtype(dtype or "float32")
+        self._dtype = _dtypes.as_dtype(dtype or floatx())
         self._variables: list = []
 
     @property
@@ -142,7 +142,7 @@ def accuracy(y_true: Any, y_pred: Any) -> Tensor:
     y_pred = convert_to_tensor(y_pred)
     y_true = math_ops.cast(convert_to_tensor(y_true), y_pred.dtype)
     y_true, y_pred = squeeze_or_expand_to_same_rank(y_true, y_pred)
-    return math_ops.cast(math_ops.equal(y_true, y_pred), _dtypes.float32)
+    return math_ops.cast(math_ops.equal(y_true, y_pred), floatx())
 
 
 def binary_accuracy(y_true: Any, y_pred: Any, threshold: float = 0.5) -> Tensor:
@@ -152,7 +152,7 @@ def binary_accuracy(y_true: Any, y_pred: Any, threshold: float = 0.5) -> Tensor:
     y_true, y_pred = squeeze_or_expand_to_same_rank(y_true, y_pred)
     y_pred = math_ops.cast(math_ops.greater(y_pred, math_ops.cast(threshold, y_pred.dtype)),
                            y_true.dtype)
-    return math_ops.cast(math_ops.equal(y_true, y_pred), _dtypes.float32)
+    return math_ops.cast(math_ops.equal(y_true, y_pred), floatx())
 
 
 def _class_matches(y_true: Tensor, y_pred: Any) -> Tensor:
@@ -163,7 +163,7 @@ def _class_matches(y_true: Tensor, y_pred: Any) -> Tensor:
     if squeezed:
         y_true = array_ops.squeeze(y_true, axis=[-1])
     predicted = math_ops.cast(reduce_ops.argmax(y_pred, axis=-1), y_true.dtype)
-    matches = math_ops.cast(math_ops.equal(y_true, predicted), _dtypes.float32)
+    matches = math_ops.cast(math_ops.equal(y_true, predicted), floatx())
     return array_ops.reshape(matches, shape) if squeezed else matches
 
 
