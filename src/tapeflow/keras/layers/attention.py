@@ -48,6 +48,10 @@ def _positive_int(value: Any, name: str, allow_none: bool = False) -> None:
                          f"positive integer{extra}. Received: {name}={value}")
 
 
+def _read_only(attribute: str, doc: str) -> property:
+    return property(lambda self: getattr(self, attribute), doc=doc)
+
+
 class _QueryValueLayer(Layer):
     """A layer called as `layer(query, value, key=None, ...)` and built, as Keras builds a
     multi-input layer, from all their shapes (`build(query_shape, value_shape,
@@ -147,16 +151,16 @@ class MultiHeadAttention(_QueryValueLayer):
         self.seed = seed
         self._inverse_sqrt_key_dim = 1.0 / math.sqrt(float(self._key_dim))
 
-    num_heads = property(lambda self: self._num_heads)
-    key_dim = property(lambda self: self._key_dim)
-    value_dim = property(lambda self: self._value_dim)
-    dropout = property(lambda self: self._dropout)
-    use_bias = property(lambda self: self._use_bias)
-    attention_axes = property(lambda self: self._attention_axes)
-    query_dense = property(lambda self: self._query_dense)
-    key_dense = property(lambda self: self._key_dense)
-    value_dense = property(lambda self: self._value_dense)
-    output_dense = property(lambda self: self._output_dense)
+    num_heads = _read_only("_num_heads", "The number of attention heads.")
+    key_dim = _read_only("_key_dim", "The size of each head for query and key.")
+    value_dim = _read_only("_value_dim", "The size of each head for value.")
+    dropout = _read_only("_dropout", "The dropout rate of the attention probabilities.")
+    use_bias = _read_only("_use_bias", "Whether the projections have biases.")
+    attention_axes = _read_only("_attention_axes", "The axes attention runs over.")
+    query_dense = _read_only("_query_dense", "The query projection (an EinsumDense).")
+    key_dense = _read_only("_key_dense", "The key projection (an EinsumDense).")
+    value_dense = _read_only("_value_dense", "The value projection (an EinsumDense).")
+    output_dense = _read_only("_output_dense", "The output projection (an EinsumDense).")
 
     def get_config(self) -> dict:
         return {**super().get_config(), "num_heads": self._num_heads,
