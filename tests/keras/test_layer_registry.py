@@ -67,16 +67,27 @@ COVERED = {
     "AlphaDropout": ("layers_more.json", "cases/alpha_dropout"),
     "UnitNormalization": ("layers_more.json", "cases/unit_normalization"),
     "GroupNormalization": ("layers_more.json", "cases/group_normalization"),
+    "Rescaling": ("preprocessing.json", "cases/rescaling"),
+    "Normalization": ("preprocessing.json", "cases/normalization_adapt"),
+    "Discretization": ("preprocessing.json", "cases/discretization_adapt"),
+    "CategoryEncoding": ("preprocessing.json", "cases/category_count"),
+    "Resizing": ("preprocessing.json", "cases/resizing_bilinear"),
+    "CenterCrop": ("preprocessing.json", "cases/center_crop"),
+    "RandomFlip": ("preprocessing.json", "cases/random_flip"),
+    "RandomRotation": ("preprocessing.json", "cases/random_rotation"),
+    "RandomZoom": ("preprocessing.json", "cases/random_zoom"),
+    "RandomTranslation": ("preprocessing.json", "cases/random_translation"),
+    "RandomContrast": ("preprocessing.json", "cases/random_contrast"),
+    "RandomBrightness": ("preprocessing.json", "cases/random_brightness"),
+    "RandomCrop": ("preprocessing.json", "cases/random_crop"),
 }
 
 # Public layers that no Keras fixture covers yet (their tests, if any, hard-code a few
 # values). A layer gets off this list by getting a fixture entry in COVERED.
 WITHOUT_FIXTURES = {
     "Activation", "Average", "Maximum", "Minimum", "Multiply", "Subtract",
-    "Conv1D", "Conv2D", "Conv2DTranspose", "DepthwiseConv2D",
-    "MaxPooling1D", "MaxPooling2D", "AveragePooling1D", "AveragePooling2D",
-    "GlobalMaxPooling1D", "GlobalMaxPooling2D", "GlobalAveragePooling1D",
-    "GlobalAveragePooling2D", "GaussianNoise", "GaussianDropout",
+    "MaxPooling1D", "AveragePooling2D", "GlobalMaxPooling1D", "GlobalAveragePooling2D",
+    "GaussianNoise", "GaussianDropout",
 }
 
 

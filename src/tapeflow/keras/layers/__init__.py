@@ -14,9 +14,11 @@ from tapeflow.keras.layers.activation import *  # noqa: F403
 from tapeflow.keras.layers.reshaping import *  # noqa: F403
 from tapeflow.keras.layers.einsum_dense import EinsumDense
 from tapeflow.keras.layers.attention import *  # noqa: F403
+from tapeflow.keras.layers.preprocessing import *  # noqa: F403
 
 from tapeflow.keras.layers import activation as _activation
 from tapeflow.keras.layers import attention as _attention
+from tapeflow.keras.layers import preprocessing as _preprocessing
 from tapeflow.keras.layers import convolutional as _convolutional
 from tapeflow.keras.layers import merging as _merging
 from tapeflow.keras.layers import noise as _noise
@@ -27,14 +29,14 @@ from tapeflow.keras.layers import reshaping as _reshaping
 __all__ = ["Layer", "KerasTensor", "InputSpec", "Input", "InputLayer", "Activation", "Dense",
            "Dropout", "Embedding", "Flatten", "Lambda", "Reshape", "EinsumDense"]
 for _module in (_convolutional, _normalization, _merging, _noise, _recurrent, _activation,
-                _reshaping, _attention):
+                _reshaping, _attention, _preprocessing):
     __all__ += _module.__all__
 
 # Keras's namespace holds only the layers: the submodules (which importing them binds here)
 # stay reachable through sys.modules (`from tapeflow.keras.layers.core import Dense`).
 for _name in ("input_spec", "layer", "input_layer", "core", "convolutional", "normalization",
               "merging", "noise", "recurrent", "rnn_cells", "activation", "reshaping",
-              "einsum_dense", "attention"):
+              "einsum_dense", "attention", "preprocessing"):
     globals().pop(_name, None)
 del _module, _name, _activation, _attention, _convolutional, _merging, _noise, _normalization
-del _recurrent, _reshaping
+del _recurrent, _reshaping, _preprocessing
