@@ -37,6 +37,7 @@ newaxis = None
 # Heavier namespaces load on first use, so `import tapeflow` stays fast.
 _LAZY_SUBMODULES = {"keras", "train", "test", "config", "autograph", "version", "data",
                      "debugging", "summary", "distribute"}
+_LAZY_SUBMODULES.add("experimental")  # tf.experimental.numpy
 
 
 def __getattr__(name: str):
