@@ -37,4 +37,33 @@ from tapeflow.experimental.numpy._math import (
     sin, sinc, sinh, sort, sqrt, square, std, subtract, sum, tan, tanh, tensordot, trace,
     true_divide, var, vdot)
 
-__all__ = sorted(n for n in dir() if not n.startswith("_"))
+# TF 2.21's dir(tf.experimental.numpy), all 229 names.
+__all__ = [
+    "abs", "absolute", "add", "all", "allclose", "amax", "amin", "angle", "any", "append",
+    "arange", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctan2", "arctanh",
+    "argmax", "argmin", "argsort", "around", "array", "array_equal", "asanyarray", "asarray",
+    "ascontiguousarray", "atleast_1d", "atleast_2d", "atleast_3d", "average", "bitwise_and",
+    "bitwise_not", "bitwise_or", "bitwise_xor", "bool_", "broadcast_arrays", "broadcast_to",
+    "cbrt", "ceil", "clip", "complex128", "complex64", "complex_", "compress", "concatenate",
+    "conj", "conjugate", "copy", "cos", "cosh", "count_nonzero", "cross", "cumprod", "cumsum",
+    "deg2rad", "diag", "diag_indices", "diagflat", "diagonal", "diff", "divide", "divmod",
+    "dot", "dsplit", "dstack", "e", "einsum", "empty", "empty_like", "equal", "exp", "exp2",
+    "expand_dims", "experimental_enable_numpy_behavior", "expm1", "eye", "fabs", "finfo", "fix",
+    "flatten", "flip", "fliplr", "flipud", "float16", "float32", "float64", "float_",
+    "float_power", "floor", "floor_divide", "full", "full_like", "gcd", "geomspace", "greater",
+    "greater_equal", "heaviside", "hsplit", "hstack", "hypot", "identity", "iinfo", "imag",
+    "inexact", "inf", "inner", "int16", "int32", "int64", "int8", "int_", "isclose",
+    "iscomplex", "iscomplexobj", "isfinite", "isinf", "isnan", "isneginf", "isposinf", "isreal",
+    "isrealobj", "isscalar", "issubdtype", "ix_", "kron", "lcm", "less", "less_equal",
+    "linspace", "log", "log10", "log1p", "log2", "logaddexp", "logaddexp2", "logical_and",
+    "logical_not", "logical_or", "logical_xor", "logspace", "matmul", "max", "maximum", "mean",
+    "meshgrid", "min", "minimum", "mod", "moveaxis", "multiply", "nanmean", "nanprod", "nansum",
+    "ndarray", "ndim", "negative", "newaxis", "nextafter", "nonzero", "not_equal", "object_",
+    "ones", "ones_like", "outer", "pad", "pi", "polyval", "positive", "power", "prod",
+    "promote_types", "ptp", "rad2deg", "random", "ravel", "real", "reciprocal", "remainder",
+    "repeat", "reshape", "result_type", "roll", "rot90", "round", "select", "shape", "sign",
+    "signbit", "sin", "sinc", "sinh", "size", "sort", "split", "sqrt", "square", "squeeze",
+    "stack", "std", "string_", "subtract", "sum", "swapaxes", "take", "take_along_axis", "tan",
+    "tanh", "tensordot", "tile", "trace", "transpose", "tri", "tril", "triu", "true_divide",
+    "uint16", "uint32", "uint64", "uint8", "unicode_", "vander", "var", "vdot", "vsplit",
+    "vstack", "where", "zeros", "zeros_like"]

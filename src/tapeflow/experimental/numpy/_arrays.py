@@ -55,7 +55,7 @@ def array(val: Any, dtype: Any = None, copy: bool = True, ndmin: int = 0) -> tf.
     """`tnp.array`: `val` as a tensor (`ndmin` leading axes of length 1 added as needed)."""
     result = _array_internal(val, _np_dtype(dtype))
     if ndmin > 32:
-        raise ValueError(f"ndmin bigger than allowable number of dimensions: 32.")
+        raise ValueError("ndmin bigger than allowable number of dimensions: 32.")
     if result.shape.rank is not None and result.shape.rank < ndmin:
         result = tf.reshape(result, [1] * (ndmin - result.shape.rank) + _dims(result))
     return result
@@ -282,7 +282,7 @@ def ix_(*args: Any) -> list:
     for i, a in enumerate(args):
         a = asarray(a)
         if a.shape.rank != 1:
-            raise ValueError("Arguments must be 1-d, got arg {} of rank {}".format(i, a.shape.rank))
+            raise ValueError(f"Arguments must be 1-d, got arg {i} of rank {a.shape.rank}")
         if a.dtype == tf.bool:
             a = tf.reshape(tf.where(a), [-1])
         out.append(tf.reshape(a, [1] * i + [-1] + [1] * (n - i - 1)))
@@ -629,7 +629,7 @@ def take(a: Any, indices: Any, axis: Optional[int] = None, out: Any = None,
     elif mode == "wrap":
         indices = tf.math.floormod(indices, n)
     else:
-        raise ValueError(f"The `raise` mode to take is not supported.")
+        raise ValueError("The `raise` mode to take is not supported.")
     return tf.gather(a, indices, axis=axis)
 
 
@@ -638,15 +638,17 @@ def take_along_axis(arr: Any, indices: Any, axis: Optional[int]) -> tf.Tensor:
     arr, indices = asarray(arr), asarray(indices)
     if axis is None:
         if indices.shape.rank != 1:
-            raise ValueError(f"when axis=None, `indices` must have a single dimension.")
+            raise ValueError("when axis=None, `indices` must have a single dimension.")
         arr, axis = ravel(arr), 0
     rank = arr.shape.rank
     if indices.shape.rank != rank:
         raise ValueError("`indices` and `arr` must have the same number of dimensions.")
     axis = _axis(axis, rank)
     indices = tf.cast(indices, tf.int64)
-    shp = np.broadcast_shapes(tuple(arr.shape.as_list()[:axis] + [1] + arr.shape.as_list()[axis + 1:]),
-                              tuple(indices.shape.as_list()[:axis] + [1] + indices.shape.as_list()[axis + 1:]))
+    def others(t: tf.Tensor) -> tuple:  # the shape with `axis` set to 1
+        dims = t.shape.as_list()
+        return tuple(dims[:axis] + [1] + dims[axis + 1:])
+    shp = np.broadcast_shapes(others(arr), others(indices))
     out_shape = list(shp[:axis]) + [indices.shape[axis]] + list(shp[axis + 1:])
     arr = tf.broadcast_to(arr, list(shp[:axis]) + [arr.shape[axis]] + list(shp[axis + 1:]))
     indices = tf.broadcast_to(indices, out_shape)

@@ -17,7 +17,7 @@ import tapeflow as tf
 from tapeflow.experimental.numpy import _dtypes
 from tapeflow.experimental.numpy._arrays import (
     _axis, _dims, _maybe_promote_to_int, _np_dtype, array, asarray, atleast_1d, diagonal,
-    full_like, moveaxis, promote, ravel, reshape, where, zeros)
+    full_like, moveaxis, promote, ravel, where, zeros)
 from tapeflow.framework.tensor import TensorLike
 
 _FLOAT_KINDS = "fc"
@@ -255,7 +255,7 @@ def sign(x: Any, out: Any = None, where: Any = None, **kwargs: Any) -> tf.Tensor
     if where:
         raise ValueError("tf.numpy doesnt support setting where.")
     if kwargs:
-        raise ValueError("tf.numpy doesnt support setting {}".format(kwargs.keys()))
+        raise ValueError(f"tf.numpy doesnt support setting {kwargs.keys()}")
     return tf.sign(asarray(x))
 
 
@@ -383,7 +383,8 @@ def isclose(a: Any, b: Any, rtol: float = 1e-05, atol: float = 1e-08,
     if a._value.dtype.kind not in _FLOAT_KINDS:
         return tf.equal(a, b)
     real_dtype = a.dtype.real_dtype
-    result = tf.abs(a - b) <= tf.constant(atol, real_dtype) + tf.constant(rtol, real_dtype) * tf.abs(b)
+    tolerance = tf.constant(atol, real_dtype) + tf.constant(rtol, real_dtype) * tf.abs(b)
+    result = tf.abs(a - b) <= tolerance
     if equal_nan:
         result = result | (tf.math.is_nan(a) & tf.math.is_nan(b))
     return result
