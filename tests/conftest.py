@@ -36,10 +36,16 @@ def hammer():
 
 
 @pytest.fixture(autouse=True)
-def _global_seed_unset_after_each_test():
-    """A test that sets the global seed (`tf.random.set_seed`, Keras's `set_random_seed`)
-    does not decide what the tests after it draw: results that depend on test order hide."""
+def _global_state_reset_after_each_test():
+    """A test that sets global state (the global seed, Keras's floatx or dtype policy) does
+    not decide what the tests after it see: results that depend on test order hide. (Keras
+    fixes its global policy when the first layer is made, so a later set_floatx alone would
+    not reach the next test's layers.)"""
     yield
+    from tapeflow.keras import backend, mixed_precision
     from tapeflow.ops.random_ops import get_global_seed, set_seed
     if get_global_seed() is not None:
         set_seed(None)
+    if backend.floatx() != "float32":
+        backend.set_floatx("float32")
+    mixed_precision._GLOBAL[0] = None
