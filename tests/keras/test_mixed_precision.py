@@ -177,13 +177,13 @@ def test_fit_final_weights(policy):
                                    atol=5e-3)
 
 
-@pytest.mark.xfail(strict=True, reason="Trainer.compile must wrap the optimizer in a "
-                   "LossScaleOptimizer under mixed_float16 (keras/trainer.py)")
 def test_compile_wraps_the_optimizer_under_mixed_float16():
     model = build_model("mixed_float16")
     model.compile(optimizer=keras.optimizers.SGD(0.1), loss="sparse_categorical_crossentropy")
     assert type(model.optimizer).__name__ == "LossScaleOptimizer"
     assert model.optimizer.get_config()["inner_optimizer"]["class_name"] == "SGD"
+    model.compile(optimizer=keras.optimizers.SGD(0.1), loss="mse", auto_scale_loss=False)
+    assert type(model.optimizer).__name__ == "SGD"
 
 
 @needs_bfloat16_ops

@@ -87,6 +87,13 @@ class Trainer:
         from tapeflow.keras import metrics as metrics_module
         from tapeflow.keras import optimizers
         self.optimizer = optimizers.get(optimizer)
+        if auto_scale_loss and self.optimizer is not None and \
+                getattr(self, "dtype_policy", None) is not None and \
+                self.dtype_policy.name == "mixed_float16" and \
+                not isinstance(self.optimizer, optimizers.LossScaleOptimizer):
+            # Keras 3: float16 gradients underflow without a dynamic loss scale.
+            self.optimizer = optimizers.LossScaleOptimizer(self.optimizer,
+                                                           name="loss_scale_optimizer")
         self.loss = loss
         self._loss_fn = self._make_loss(losses_module, self._per_output(loss))
         self._loss_weights = self._per_output(loss_weights)
