@@ -516,8 +516,16 @@ def _abs_vjp(g: Tensor, ans: Tensor, x: Tensor) -> Tensor:
     return divide_no_nan(cast(g, x.dtype) * conj(x), cast(ans, x.dtype))
 
 
+def _abs_jvp(tangents: list, ans: Tensor, x: Tensor) -> Optional[Tensor]:
+    t = tangents[0]
+    if t is None or not x.dtype.is_complex:
+        return None if t is None else t * bind(_sign, (x,))
+    # |z| is not holomorphic, so its VJP is no JVP: d|z| = Re(conj(z) dz) / |z| (0 at 0).
+    return divide_no_nan(real(t * conj(x)), ans)
+
+
 _abs = Primitive("Abs", np.abs, shape_rule=same_shape(_real_dtype), elementwise=True,
-                 batch_safe=True).defvjp(_abs_vjp)
+                 batch_safe=True).defvjp(_abs_vjp).defjvp(_abs_jvp)
 _sign = Primitive("Sign", np.sign, shape_rule=same_as_input, elementwise=True,
                   batch_safe=True).defvjp(lambda g, ans, x: zeros_like(g))
 # 2 * g * x, as (g + g) * x: no scalar to convert, exactly g * 2x (doubling is exact), and a
@@ -760,8 +768,10 @@ def cast(x: Any, dtype: Any, name: Optional[str] = None) -> Tensor:
     return bind(_cast, (x,), {"dtype": target._np})
 
 
+# TF's gradient is complex(g, +0); the backward pass holds its conjugate, g - 0j (a bare
+# cast's g + 0j would come out of the tape as g - 0j, printed "1.-0.j").
 _real = Primitive("Real", np.real, shape_rule=same_shape(_real_dtype), linear=True,
-                  batch_safe=True).defvjp(lambda g, ans, x: cast(g, x.dtype))
+                  batch_safe=True).defvjp(lambda g, ans, x: bind(_conj, (cast(g, x.dtype),)))
 _conj = Primitive("Conj", np.conj, shape_rule=same_as_input, linear=True).defvjp(
     lambda g, ans, x: bind(_conj, (g,)))
 
