@@ -23,6 +23,7 @@ from tapeflow.framework.variables import Variable
 from tapeflow.framework.exports import populate as _populate
 from tapeflow.autodiff import GradientTape, UnconnectedGradients, custom_gradient
 import tapeflow.ops  # noqa: F401 - the op families declare their public names on import
+import tapeflow.ops.complex_ops  # noqa: F401 - tf.complex, tf.math.angle
 from tapeflow import dtypes, linalg, math, nn, random  # the namespaces
 from tapeflow.module import Module, name_scope
 from tapeflow._version import __version__
@@ -38,6 +39,7 @@ newaxis = None
 _LAZY_SUBMODULES = {"keras", "train", "test", "config", "autograph", "version", "data",
                      "debugging", "summary", "distribute"}
 _LAZY_SUBMODULES.add("experimental")  # tf.experimental.numpy
+_LAZY_SUBMODULES.add("signal")
 
 
 def __getattr__(name: str):

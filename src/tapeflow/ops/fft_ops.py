@@ -1,0 +1,292 @@
+"""Fast Fourier transforms over the innermost 1, 2 or 3 axes (`tf.signal.fft`, `rfft`, ...).
+
+The kernels are SciPy's pocketfft (`scipy.fft`, imported on first use), which computes
+complex64 in single precision as TensorFlow's own FFT does (the bits may differ in the last
+place). Every transform is linear, so forward mode pushes tangents through the op itself.
+
+Reverse mode, in the backward pass's holomorphic form (complex cotangents are the conjugates
+of TensorFlow's, see `autodiff.tape`): a complex-linear op's cotangent is its transpose
+applied to g, and the DFT matrix is symmetric, so FFT's rule is FFT and IFFT's is IFFT. RFFT
+(real in) takes the real part of the transpose: zero-pad g to the full spectrum, FFT, real.
+IRFFT's rule is TensorFlow's (the RFFT of g, times 1 or 2 for the bins Hermitian symmetry
+counts once or twice, over the size), conjugated. The wrappers crop or zero-pad the input to
+`fft_length` with ops of their own, so the primitives see exactly `fft_length` (the half
+spectrum on IRFFT's last axis) and their rules are exact adjoints; TensorFlow's rules are the
+same numbers where they apply, and fail when the input is longer than `fft_length`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import numpy as np
+
+from tapeflow.autodiff.core import Primitive, bind, dims_text
+from tapeflow.framework.abstract import ShapedArray, shape_error
+from tapeflow.framework.convert import cpp_name
+from tapeflow.framework.errors import InvalidArgumentError
+from tapeflow.framework.exports import tf_export
+from tapeflow.framework.tensor import Tensor
+from tapeflow.ops._convert import convert_to_tensor
+from tapeflow.ops._static import reads_static, static_value
+from tapeflow.ops.array_ops import slice_tensor
+from tapeflow.ops.manip_ops import pad
+from tapeflow.ops.math_ops import conj, multiply, real
+
+_SUFFIX = {1: "", 2: "2D", 3: "3D"}
+_COMPLEX_OF = {np.dtype(np.float32): np.dtype(np.complex64),
+               np.dtype(np.float64): np.dtype(np.complex128)}
+_REAL_OF = {c: r for r, c in _COMPLEX_OF.items()}
+
+
+def _scipy_fft():
+    import scipy.fft  # first use only: keeps `import tapeflow` fast
+    return scipy.fft
+
+
+def _axes(rank: int) -> tuple:
+    return tuple(range(-rank, 0))
+
+
+def _check_rank(op_name: str, rank: int, avals: tuple) -> None:
+    x = avals[0]
+    if x.shape is not None and len(x.shape) < rank:
+        raise shape_error(op_name, avals, f"Shape must be at least rank {rank} but is rank "
+                                          f"{len(x.shape)}")
+
+
+# -- complex to complex ----------------------------------------------------------------------------
+
+def _c2c_kernel(rank: int, inverse: bool):
+    def kernel(x: np.ndarray) -> np.ndarray:
+        if x.size == 0:
+            return np.zeros(x.shape, x.dtype)
+        transform = _scipy_fft().ifftn if inverse else _scipy_fft().fftn
+        return transform(x, axes=_axes(rank))
+    return kernel
+
+
+def _c2c_rule(op_name: str, rank: int):
+    def rule(x: ShapedArray) -> ShapedArray:
+        _check_rank(op_name, rank, (x,))
+        return ShapedArray(x.shape, x.dtype)
+    return rule
+
+
+def _c2c(rank: int, inverse: bool) -> Primitive:
+    name = ("IFFT" if inverse else "FFT") + _SUFFIX[rank]
+    prim = Primitive(name, _c2c_kernel(rank, inverse), shape_rule=_c2c_rule(name, rank),
+                     linear=True, batch_safe=True)
+    return prim.defvjp(lambda g, ans, x: bind(prim, (g,)))   # the DFT matrix is symmetric
+
+
+_FFT = {rank: _c2c(rank, False) for rank in (1, 2, 3)}
+_IFFT = {rank: _c2c(rank, True) for rank in (1, 2, 3)}
+
+
+# -- real to complex and back ------------------------------------------------------------------
+
+def _half(fft_length: tuple) -> tuple:
+    """The dims of a real signal's half spectrum: the last one is n // 2 + 1."""
+    return fft_length[:-1] + (fft_length[-1] // 2 + 1,)
+
+
+def _rfft_kernel(rank: int):
+    def kernel(x: np.ndarray, fft_length: tuple) -> np.ndarray:
+        if x.size == 0:
+            return np.zeros(x.shape[:-rank] + _half(fft_length), _COMPLEX_OF[x.dtype])
+        return _scipy_fft().rfftn(x, s=fft_length, axes=_axes(rank))
+    return kernel
+
+
+def _irfft_kernel(rank: int):
+    def kernel(y: np.ndarray, fft_length: tuple) -> np.ndarray:
+        if y.size == 0:
+            return np.zeros(y.shape[:-rank] + fft_length, _REAL_OF[y.dtype])
+        return _scipy_fft().irfftn(y, s=fft_length, axes=_axes(rank))
+    return kernel
+
+
+def _r2c_rule(op_name: str, rank: int, inverse: bool):
+    def rule(x: ShapedArray, fft_length: tuple) -> ShapedArray:
+        _check_rank(op_name, rank, (x,))
+        dtype = _REAL_OF[x.dtype] if inverse else _COMPLEX_OF[x.dtype]
+        if x.shape is None:
+            return ShapedArray(None, dtype)
+        dims = fft_length if inverse else _half(fft_length)
+        return ShapedArray(x.shape[:-rank] + dims, dtype)
+    return rule
+
+
+def _rfft_vjp(rank: int):
+    def rule(g: Tensor, ans: Tensor, x: Tensor, fft_length: tuple) -> Tensor:
+        # The transpose of "keep the half spectrum": zeros for the dropped bins.
+        paddings = [[0, 0]] * (g._value.ndim - 1) + [[0, fft_length[-1] - g._value.shape[-1]]]
+        return real(bind(_FFT[rank], (pad(g, paddings),)))
+    return rule
+
+
+def _irfft_vjp(rank: int):
+    def rule(g: Tensor, ans: Tensor, y: Tensor, fft_length: tuple) -> Tensor:
+        n = fft_length[-1]
+        weights = np.full(n // 2 + 1, 2.0)
+        weights[0] = 1.0
+        if n % 2 == 0:
+            weights[-1] = 1.0
+        weights = (weights / np.prod(fft_length)).astype(y._value.dtype)
+        spectrum = bind(_RFFT[rank], (g,), {"fft_length": fft_length})
+        return conj(multiply(spectrum, weights))   # (this order gives TF's +0 imaginary parts)
+    return rule
+
+
+def _r2c(rank: int, inverse: bool) -> Primitive:
+    name = ("IRFFT" if inverse else "RFFT") + _SUFFIX[rank]
+    kernel = _irfft_kernel(rank) if inverse else _rfft_kernel(rank)
+    prim = Primitive(name, kernel, shape_rule=_r2c_rule(name, rank, inverse), linear=True,
+                     batch_safe=True)
+    return prim.defvjp(_irfft_vjp(rank) if inverse else _rfft_vjp(rank))
+
+
+_RFFT = {rank: _r2c(rank, False) for rank in (1, 2, 3)}
+_IRFFT = {rank: _r2c(rank, True) for rank in (1, 2, 3)}
+
+
+# -- the public ops ------------------------------------------------------------------------------
+
+def _complex_op(prim: Primitive, rank: int):
+    def op(input: Any, name: Optional[str] = None) -> Tensor:  # noqa: A002 - TF's name
+        x = convert_to_tensor(input, dtype_hint=np.complex64)
+        if x._value.dtype.kind != "c":
+            raise InvalidArgumentError(
+                f"Value for attr 'Tcomplex' of {cpp_name(x.dtype)} is not in the list of "
+                f"allowed values: complex64, complex128\n\t; NodeDef: {{{{node {prim.name}}}}}"
+                f"; Op<name={prim.name}; signature=input:Tcomplex -> output:Tcomplex; "
+                f"attr=Tcomplex:type,default=DT_COMPLEX64,allowed=[DT_COMPLEX64, "
+                f"DT_COMPLEX128]> [Op:{prim.name}]")
+        shape = x._value.shape
+        if shape is not None and len(shape) < rank and not hasattr(x, "_graph"):
+            raise InvalidArgumentError(f"Input must have rank of at least {rank} but got: "
+                                       f"{dims_text(shape)} [Op:{prim.name}]")
+        return bind(prim, (x,))
+    return op
+
+
+def _fft_length(fft_length: Any, inferred: Any, rank: int, op_name: str) -> tuple:
+    """`fft_length` as a tuple of `rank` positive ints (`inferred()` when None)."""
+    if fft_length is None:
+        return inferred()
+    value = static_value(fft_length, f"{op_name}: fft_length", np.asarray)
+    if value.ndim == 0:
+        raise TypeError("'numpy.int32' object is not iterable")  # TF's wrapper's failure
+    if value.shape != (rank,):
+        raise InvalidArgumentError(f"fft_length must have shape [{rank}] [Op:{op_name}]")
+    return _positive(tuple(int(d) for d in value), op_name)
+
+
+def _positive(fft_length: tuple, op_name: str) -> tuple:
+    # TensorFlow's kernel aborts the process on an empty transform; tapeflow refuses it.
+    if any(d <= 0 for d in fft_length):
+        raise InvalidArgumentError(f"fft_length must be positive, got {list(fft_length)} "
+                                   f"[Op:{op_name}]")
+    return fft_length
+
+
+def _inner_dims(x: Tensor, rank: int, op_name: str) -> tuple:
+    dims = x._value.shape[-rank:]
+    if None in dims:
+        raise NotImplementedError(
+            f"{op_name}: tapeflow needs fft_length where the input's inner dims are unknown "
+            f"while tracing (input shape {dims_text(x._value.shape)}); pass fft_length.")
+    return tuple(dims)
+
+
+def _fit(x: Tensor, dims: tuple) -> Tensor:
+    """`x` cropped or zero-padded at the end of its innermost axes to `dims` (as the
+    kernels of TensorFlow's RFFT and IRFFT do), with differentiable ops. An axis of unknown
+    size is padded by its target and then cropped."""
+    shape = x._value.shape
+    rank = len(shape)
+    paddings = [[0, 0] for _ in shape]
+    crop = False
+    for axis, target in zip(range(rank - len(dims), rank), dims):
+        size = shape[axis]
+        if size is None or size < target:
+            paddings[axis][1] = target if size is None else target - size
+        crop = crop or size is None or size > target
+    if any(after for _, after in paddings):
+        x = pad(x, paddings)
+    if crop:
+        key = (slice(None),) * (rank - len(dims)) + tuple(slice(0, d) for d in dims)
+        x = slice_tensor(x, key)
+    return x
+
+
+def _check_input(x: Tensor, rank: int, allowed: dict, what: str) -> None:
+    if x._value.dtype not in allowed:
+        raise ValueError(f"{what} requires tf.{' or tf.'.join(d.name for d in allowed)} "
+                         f"inputs, got: {x!s}")
+    shape = x._value.shape
+    if shape is not None and len(shape) < rank:
+        raise ValueError(f"Shape {tuple(shape)} must have rank at least {rank}")
+
+
+def _rfft_op(rank: int):
+    prim = _RFFT[rank]
+
+    @reads_static
+    def op(input_tensor: Any, fft_length: Any = None, name: Optional[str] = None) -> Tensor:
+        x = convert_to_tensor(input_tensor, dtype_hint=np.float32)
+        _check_input(x, rank, _COMPLEX_OF, "RFFT")
+        length = _fft_length(fft_length, lambda: _positive(_inner_dims(x, rank, prim.name),
+                                                           prim.name), rank, prim.name)
+        return bind(prim, (_fit(x, length),), {"fft_length": length})
+    return op
+
+
+def _irfft_op(rank: int):
+    prim = _IRFFT[rank]
+
+    def inferred(y: Tensor) -> tuple:
+        dims = _inner_dims(y, rank, prim.name)
+        return _positive(dims[:-1] + (2 * (dims[-1] - 1),), prim.name)
+
+    @reads_static
+    def op(input_tensor: Any, fft_length: Any = None, name: Optional[str] = None) -> Tensor:
+        y = convert_to_tensor(input_tensor, dtype_hint=np.complex64)
+        _check_input(y, rank, _REAL_OF, "IRFFT")
+        length = _fft_length(fft_length, lambda: inferred(y), rank, prim.name)
+        return bind(prim, (_fit(y, _half(length)),), {"fft_length": length})
+    return op
+
+
+fft = tf_export("signal.fft")(_complex_op(_FFT[1], 1))
+ifft = tf_export("signal.ifft")(_complex_op(_IFFT[1], 1))
+fft2d = tf_export("signal.fft2d")(_complex_op(_FFT[2], 2))
+ifft2d = tf_export("signal.ifft2d")(_complex_op(_IFFT[2], 2))
+fft3d = tf_export("signal.fft3d")(_complex_op(_FFT[3], 3))
+ifft3d = tf_export("signal.ifft3d")(_complex_op(_IFFT[3], 3))
+rfft = tf_export("signal.rfft")(_rfft_op(1))
+irfft = tf_export("signal.irfft")(_irfft_op(1))
+rfft2d = tf_export("signal.rfft2d")(_rfft_op(2))
+irfft2d = tf_export("signal.irfft2d")(_irfft_op(2))
+rfft3d = tf_export("signal.rfft3d")(_rfft_op(3))
+irfft3d = tf_export("signal.irfft3d")(_irfft_op(3))
+
+_DOCS = {
+    "fft": "The discrete Fourier transform over the innermost axis of a complex tensor.",
+    "ifft": "The inverse discrete Fourier transform over the innermost axis.",
+    "rfft": "The Fourier transform of a real signal over its innermost axis: the "
+            "fft_length // 2 + 1 non-negative frequencies (float32 gives complex64).",
+    "irfft": "The real signal of length fft_length (default 2 * (n - 1)) whose half "
+             "spectrum over the innermost axis is the input (complex64 gives float32).",
+}
+for _rank, _suffix in ((1, ""), (2, "2d"), (3, "3d")):
+    _over = "" if _rank == 1 else f" (over the innermost {_rank} axes)"
+    for _base, _doc in _DOCS.items():
+        _fn = globals()[_base + _suffix]
+        _fn.__doc__ = _doc if _rank == 1 else _doc.replace(" over the innermost axis", "") \
+            .replace(" over its innermost axis", "").rstrip(".") + _over + "."
+        _fn.__name__ = _fn.__qualname__ = _base + _suffix
+
+__all__ = ["fft", "ifft", "fft2d", "ifft2d", "fft3d", "ifft3d", "rfft", "irfft", "rfft2d",
+           "irfft2d", "rfft3d", "irfft3d"]
