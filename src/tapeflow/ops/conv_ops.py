@@ -1321,7 +1321,9 @@ def conv_nd(x: Any, w: Any, strides: tuple, padding: str, dilations: tuple) -> T
                     (1,) + tuple(dilations))
         return squeeze(y, axis=1)
     prim, name = (_conv2d, "Conv2D") if w._value.ndim == 4 else (_conv3d, "Conv3D")
-    _check_groups(x._value.shape[-1], w._value.shape[-2], w._value.shape[-1])
+    depths = (x._value.shape[-1], w._value.shape[-2], w._value.shape[-1])
+    if None not in depths:  # else the kernel checks as the graph runs
+        _check_groups(*depths)
     return _bind_conv_nd(prim, x, w, tuple(strides), padding.upper(), tuple(dilations), name)
 
 
@@ -1348,15 +1350,17 @@ def conv3d_transpose(input: Any, filters: Any, output_shape: Any,  # noqa: A002 
     if first:
         out_shape = (out_shape[0],) + tuple(out_shape[i] for i in spatial) + (out_shape[1],)
     out, pads = _geometry(out_shape[1:4], w._value.shape[:3], strides, dilations, mode, op)
-    for axis in range(3):
-        if out[axis] != g._value.shape[axis + 1]:
+    for axis in range(3 if out is not None else 0):  # unknown sizes: the kernel checks
+        if None not in (out[axis], g._value.shape[axis + 1]) and \
+                out[axis] != g._value.shape[axis + 1]:
             raise InvalidArgumentError(
                 f"Conv3DBackpropInputOp: Size of out_backprop doesn't match computed: actual = "
                 f"{g._value.shape[axis + 1]}, computed = {out[axis]} spatial_dim: {axis + 1} "
                 f"input: {out_shape[axis + 1]} filter: {w._value.shape[axis]} output: "
                 f"{g._value.shape[axis + 1]} stride: {strides[axis]} dilation: "
                 f"{dilations[axis]} [Op:{op}]")
-    if g._value.shape[-1] != w._value.shape[4] or out_shape[-1] != w._value.shape[3]:
+    if _differ(g._value.shape[-1], w._value.shape[4]) or _differ(out_shape[-1],
+                                                                  w._value.shape[3]):
         raise InvalidArgumentError(f"{op}: input shape {list(g._value.shape)} does not match "
                                    f"filter {list(w._value.shape)} and output_shape "
                                    f"{list(out_shape)} [Op:{op}]")
@@ -1364,6 +1368,10 @@ def conv3d_transpose(input: Any, filters: Any, output_shape: Any,  # noqa: A002 
                                               "dilations": dilations, "pads": pads,
                                               "out_hw": out})
     return _channels_back(y, data_format, "NCDHW")
+
+
+def _differ(a: Optional[int], b: Optional[int]) -> bool:
+    return a is not None and b is not None and a != b
 
 
 def _triple_in(value: Any, name: str, op_name: str, first: bool) -> tuple:
