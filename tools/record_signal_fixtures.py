@@ -1,4 +1,5 @@
-"""Records TensorFlow's answers to the tf.signal / complex cases of tests/signal/_cases.py.
+"""Records TensorFlow's answers to the tf.signal and complex cases of
+tests/signal/_signal_cases.py.
 
 Run once with the reference TensorFlow (never a tapeflow dependency):
 
@@ -17,7 +18,7 @@ import numpy as np
 import tensorflow as tf
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-CASES_FILE = os.path.join(ROOT, "tests", "signal", "_cases.py")
+CASES_FILE = os.path.join(ROOT, "tests", "signal", "_signal_cases.py")
 OUT = os.path.join(ROOT, "tests", "signal", "fixtures", "signal.npz")
 
 

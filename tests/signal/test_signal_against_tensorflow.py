@@ -1,5 +1,5 @@
 """tf.signal and complex numbers against TensorFlow 2.21's answers (fixtures/signal.npz,
-recorded by tools/record_signal_fixtures.py from the programs of _cases.py).
+recorded by tools/record_signal_fixtures.py from the programs of _signal_cases.py).
 
 Every output must have TF's dtype and shape; values agree within float32 (float64) rounding:
 TF uses its own FFT (DUCC), tapeflow SciPy's pocketfft, so last bits differ. The error is
@@ -17,7 +17,7 @@ import pytest
 import tapeflow as tf
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _cases import CASES  # noqa: E402
+from _signal_cases import CASES  # noqa: E402
 
 FIXTURE = np.load(os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures",
                                "signal.npz"))

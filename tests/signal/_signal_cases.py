@@ -1,7 +1,7 @@
 """tf.signal and complex-number programs, each a function of the `tf` module it runs on.
 
 tools/record_signal_fixtures.py runs them on TensorFlow 2.21 and stores the results in
-fixtures/signal.npz; tests/signal/test_against_tensorflow.py runs them on tapeflow and
+fixtures/signal.npz; tests/signal/test_signal_against_tensorflow.py runs them on tapeflow and
 compares. A case returns a tensor or a list of tensors (values are compared with their
 dtypes). The inputs are fixed NumPy arrays, so both libraries see the same numbers.
 """
