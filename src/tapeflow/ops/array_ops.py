@@ -15,6 +15,7 @@ from tapeflow.framework import dtypes as _dtypes
 from tapeflow.framework.context import context
 from tapeflow.framework.errors import InvalidArgumentError
 from tapeflow.framework.indexed_slices import IndexedSlices
+from tapeflow.framework.ragged_tensor import fallback as ragged_fallback
 from tapeflow.framework.tensor import Tensor, TensorLike, wrap
 from tapeflow.framework.tensor_shape import TensorShape
 from tapeflow.framework import convert as _convert_module
@@ -410,7 +411,10 @@ def concat(values: Sequence[Any], axis: int, name: str = "concat") -> Tensor:
     if not len(values):
         raise InvalidArgumentError("OpKernel 'ConcatV2' has constraint on attr 'T' not in "
                                    "NodeDef '[N=0, Tidx=DT_INT32]' [Op:ConcatV2]")
-    tensors = _same_dtype(list(values), "ConcatV2")
+    try:
+        tensors = _same_dtype(list(values), "ConcatV2")
+    except (TypeError, ValueError) as exc:  # RaggedTensors: joined rows
+        return ragged_fallback(exc, "concat", concat, values, axis)
     if len(tensors) == 1:  # TensorFlow returns the one input without checking the axis
         return tensors[0]
     rank = tensors[0]._value.ndim
@@ -491,7 +495,10 @@ def stack(values: Sequence[Any], axis: int = 0, name: str = "stack") -> Tensor:
     """Joins tensors of one shape along a new axis."""
     if not len(values):   # TensorFlow stacks nothing into a float32 [0]
         return wrap(np.zeros((0,), np.float32))
-    tensors = _same_dtype(list(values), "Pack")
+    try:
+        tensors = _same_dtype(list(values), "Pack")
+    except (TypeError, ValueError) as exc:  # RaggedTensors: a new ragged axis
+        return ragged_fallback(exc, "stack", stack, values, axis)
     rank = tensors[0]._value.ndim
     axis = _python_axis(static_value(axis, "Pack: axis", int), rank + 1)
     for index, t in enumerate(tensors):

@@ -20,6 +20,7 @@ from tapeflow.framework.convert import cpp_name, mismatch_error
 from tapeflow.framework.errors import (InternalError, InvalidArgumentError, NotFoundError,
                                        UnimplementedError)
 from tapeflow.framework.indexed_slices import IndexedSlices
+from tapeflow.framework.ragged_tensor import fallback as ragged_fallback
 from tapeflow.framework.tensor import Tensor, TensorLike
 from tapeflow.framework.exports import tf_export
 from tapeflow.ops._convert import binary_operands, convert_to_tensor, require
@@ -125,7 +126,10 @@ def _refuse(x: Tensor, allowed: str, no_kernel: str, op_name: str) -> None:
 
 def _unary_op(prim: Primitive, allowed: str, no_kernel: str = ""):
     def op(x: Any, name: Optional[str] = None) -> Tensor:
-        x = convert_to_tensor(x)
+        try:
+            x = convert_to_tensor(x)
+        except (TypeError, ValueError) as exc:  # a RaggedTensor: on its values
+            return ragged_fallback(exc, "unary", op, x)
         if x._value.dtype.kind not in allowed:
             _refuse(x, allowed, no_kernel, prim.name)
         return bind(prim, (x,))
@@ -150,7 +154,7 @@ def _binary_op(prim: Primitive, allowed: str = _NUMERIC, no_kernel: str = "",
             return bind(prim, (a, b))
         except (TypeError, ValueError, InvalidArgumentError) as exc:
             if reflected is None:
-                raise
+                return ragged_fallback(exc, "binary", op, x, y)
             return operator_error(exc, x, y, reflected)
     return op
 
@@ -374,7 +378,7 @@ def _divide_op(reflected: Optional[str] = None):
             return bind(_div, (a, b))
         except (TypeError, ValueError) as exc:
             if reflected is None:
-                raise
+                return ragged_fallback(exc, "binary", divide, x, y)
             return operator_error(exc, x, y, reflected)
     return divide
 

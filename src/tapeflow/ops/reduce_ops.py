@@ -12,6 +12,7 @@ from tapeflow.autodiff.core import Primitive, bind, dims_text
 from tapeflow.framework import dtypes as _dtypes
 from tapeflow.framework.convert import cpp_name
 from tapeflow.framework.errors import InvalidArgumentError
+from tapeflow.framework.ragged_tensor import fallback as ragged_fallback
 from tapeflow.framework.tensor import Tensor, TensorLike
 from tapeflow.framework.exports import tf_export
 from tapeflow.ops._convert import convert_to_tensor, require
@@ -88,7 +89,10 @@ def _reduction(prim: Primitive, allowed: str, no_axes_is_identity: bool = True):
     @reads_static
     def op(input_tensor: Any, axis: Any = None, keepdims: bool = False,
            name: Optional[str] = None) -> Tensor:
-        x = convert_to_tensor(input_tensor)
+        try:
+            x = convert_to_tensor(input_tensor)
+        except (TypeError, ValueError) as exc:  # a RaggedTensor: over its present values
+            return ragged_fallback(exc, "reduce", op, input_tensor, axis, keepdims)
         require(x, allowed, prim.name)
         shape = x._value.shape
         axes = _axes(static_value(axis, f"{prim.name}: axis"),

@@ -1,0 +1,531 @@
+"""`tf.RaggedTensor`: a tensor whose rows have different lengths, as TensorFlow 2's.
+
+A RaggedTensor is its `values` (a Tensor, or a RaggedTensor for more ragged dimensions) and
+its `row_splits`: row `i` is `values[row_splits[i]:row_splits[i + 1]]`. Every op on a ragged
+tensor works on its `flat_values` with tapeflow ops, so gradients flow through them; the row
+partitions are integer tensors, computed with NumPy (they are never differentiated).
+
+This module holds the data structure, its factories over row partitions and the dispatch
+point; the methods that need ops (`to_tensor`, indexing, operators, `from_tensor`) are
+attached by `tapeflow.ops.ragged_ops` (the framework layer sits below the ops).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Optional
+
+import numpy as np
+
+from tapeflow.framework import dtypes as _dtypes
+from tapeflow.framework.errors import InvalidArgumentError
+from tapeflow.framework.tensor import Tensor, TensorLike, wrap
+from tapeflow.framework.tensor_conversion import convert_to_tensor
+from tapeflow.framework.tensor_shape import TensorShape
+
+_SPLIT_DTYPES = (_dtypes.int32, _dtypes.int64)
+
+
+def _splits_dtype(dtype: Any) -> _dtypes.DType:
+    dtype = _dtypes.as_dtype(dtype)
+    if dtype not in _SPLIT_DTYPES:
+        raise ValueError(f"row_splits_dtype must be int32 or int64, got {dtype!r}")
+    return dtype
+
+
+def _index_tensor(value: Any, name: str, dtype: Any = None) -> Tensor:
+    """A 1-D integer partition tensor (int64 unless it is already int32/int64)."""
+    if isinstance(value, TensorLike):
+        tensor = convert_to_tensor(value)
+    else:
+        array = np.asarray(value)
+        tensor = convert_to_tensor(value, dtype=dtype or (
+            _dtypes.int64 if array.dtype.kind in "iu" or array.size == 0 else None))
+    if tensor.dtype not in _SPLIT_DTYPES:
+        raise ValueError(f"{name} must have dtype int32 or int64, got {tensor.dtype!r}")
+    if tensor.shape.rank != 1:
+        raise ValueError(f"Shape {tensor.shape} must have rank 1")
+    return tensor
+
+
+def _invalid(factory: str, what: str) -> InvalidArgumentError:
+    return InvalidArgumentError(f"Arguments to {factory} do not form a valid RaggedTensor:"
+                                f"{what}")
+
+
+def _values_of(values: Any) -> Any:
+    return values if isinstance(values, (RaggedTensor, TensorLike)) else \
+        convert_to_tensor(values)
+
+
+def _nvals(values: Any) -> int:
+    return values.nrows_int() if isinstance(values, RaggedTensor) else int(values.shape[0])
+
+
+class RaggedTensor:
+    """Represents a ragged tensor, as `tf.RaggedTensor`: build one with `tf.ragged.constant`
+    or a `from_*` factory (`RaggedTensor.from_row_splits(values, row_splits)`)."""
+
+    __slots__ = ("_values", "_row_splits", "_uniform")
+
+    def __init__(self, values: Any, row_splits: Tensor, internal: bool = False,
+                 uniform_row_length: Optional[int] = None) -> None:
+        if not internal:
+            raise ValueError("RaggedTensor constructor is private; please use one of the "
+                             "factory methods instead (e.g., RaggedTensor.from_row_lengths())")
+        self._values = values
+        self._row_splits = row_splits
+        # Rows known to share one length (from_tensor, from_uniform_row_length): the shape
+        # shows it, as TF's RowPartition does.
+        self._uniform = uniform_row_length
+
+    # -- factories ------------------------------------------------------------------------
+    @classmethod
+    def from_row_splits(cls, values: Any, row_splits: Any, name: Optional[str] = None,
+                        validate: bool = True) -> "RaggedTensor":
+        """Rows `values[row_splits[i]:row_splits[i + 1]]`."""
+        values = _values_of(values)
+        splits = _index_tensor(row_splits, "row_splits")
+        if validate:
+            s = np.asarray(splits._value)
+            if s.size == 0:
+                raise _invalid("from_row_splits", "empty row_splits")
+            if s[0] != 0:
+                raise _invalid("from_row_splits", "first value of row_splits must be 0")
+            if np.any(np.diff(s) < 0):
+                raise _invalid("from_row_splits", "row_splits must be sorted")
+            if s[-1] != _nvals(values):
+                raise _invalid("from_row_splits", "last value of row_splits must equal "
+                                                  "the number of values")
+        return cls(values, splits, internal=True)
+
+    @classmethod
+    def from_row_lengths(cls, values: Any, row_lengths: Any, name: Optional[str] = None,
+                         validate: bool = True) -> "RaggedTensor":
+        """Rows of the given lengths, taken in order from `values`."""
+        lengths = _index_tensor(row_lengths, "row_lengths")
+        l = np.asarray(lengths._value)
+        if validate and np.any(l < 0):
+            raise _invalid("from_row_lengths", "row_lengths must be non-negative")
+        splits = np.concatenate([[0], np.cumsum(l)]).astype(l.dtype)
+        values = _values_of(values)
+        if validate and splits[-1] != _nvals(values):
+            raise _invalid("from_row_lengths", "sum of row_lengths must equal the number of "
+                                               "values")
+        return cls(values, wrap(splits), internal=True)
+
+    @classmethod
+    def from_value_rowids(cls, values: Any, value_rowids: Any, nrows: Any = None,
+                          name: Optional[str] = None, validate: bool = True) -> "RaggedTensor":
+        """Value `i` goes to row `value_rowids[i]` (sorted); `nrows` adds trailing empty
+        rows."""
+        rowids = _index_tensor(value_rowids, "value_rowids")
+        r = np.asarray(rowids._value)
+        if validate and r.size and (np.any(np.diff(r) < 0) or r[0] < 0):
+            raise _invalid("from_value_rowids", "value_rowids must be sorted and non-negative")
+        n = (int(r[-1]) + 1 if r.size else 0) if nrows is None else int(np.asarray(
+            nrows._value if isinstance(nrows, TensorLike) else nrows))
+        if validate and r.size and r[-1] >= n:
+            raise _invalid("from_value_rowids", "nrows must be greater than the largest "
+                                                "value_rowid")
+        lengths = np.bincount(r, minlength=n).astype(r.dtype)
+        splits = np.concatenate([[0], np.cumsum(lengths)]).astype(r.dtype)
+        return cls(_values_of(values), wrap(splits), internal=True)
+
+    @classmethod
+    def from_row_starts(cls, values: Any, row_starts: Any, name: Optional[str] = None,
+                        validate: bool = True) -> "RaggedTensor":
+        """Rows starting at `row_starts` (the first must be 0), each ending where the next
+        starts."""
+        values = _values_of(values)
+        starts = _index_tensor(row_starts, "row_starts")
+        s = np.asarray(starts._value)
+        splits = np.concatenate([s, [_nvals(values)]]).astype(s.dtype)
+        return cls.from_row_splits(values, wrap(splits), validate=validate)
+
+    @classmethod
+    def from_row_limits(cls, values: Any, row_limits: Any, name: Optional[str] = None,
+                        validate: bool = True) -> "RaggedTensor":
+        """Rows ending at `row_limits`, each starting where the one before ends."""
+        limits = _index_tensor(row_limits, "row_limits")
+        l = np.asarray(limits._value)
+        splits = np.concatenate([[0], l]).astype(l.dtype)
+        return cls.from_row_splits(values, wrap(splits), validate=validate)
+
+    @classmethod
+    def from_uniform_row_length(cls, values: Any, uniform_row_length: Any,
+                                nrows: Any = None, validate: bool = True,
+                                name: Optional[str] = None) -> "RaggedTensor":
+        """Rows of one length, `uniform_row_length`, taken in order from `values`."""
+        values = _values_of(values)
+        length = int(np.asarray(uniform_row_length._value if isinstance(
+            uniform_row_length, TensorLike) else uniform_row_length))
+        nvals = _nvals(values)
+        if nrows is None:
+            n = nvals // length if length else 0
+        else:
+            n = int(np.asarray(nrows._value if isinstance(nrows, TensorLike) else nrows))
+        if validate and n * length != nvals:
+            raise _invalid("from_uniform_row_length", "uniform_row_length must divide the "
+                                                      "number of values")
+        dtype = uniform_row_length.dtype.as_numpy_dtype if isinstance(
+            uniform_row_length, TensorLike) else np.int64
+        splits = wrap(np.arange(n + 1, dtype=dtype) * length)
+        return cls(values, splits, internal=True, uniform_row_length=length)
+
+    @classmethod
+    def from_nested_row_splits(cls, flat_values: Any, nested_row_splits: Any,
+                               name: Optional[str] = None,
+                               validate: bool = True) -> "RaggedTensor":
+        """A RaggedTensor with one ragged dimension per row-splits tensor (outermost
+        first)."""
+        if isinstance(nested_row_splits, TensorLike):
+            raise TypeError("nested_row_splits must be a list of Tensors")
+        result = _values_of(flat_values)
+        for splits in reversed(list(nested_row_splits)):
+            result = cls.from_row_splits(result, splits, validate=validate)
+        return result
+
+    @classmethod
+    def from_nested_row_lengths(cls, flat_values: Any, nested_row_lengths: Any,
+                                name: Optional[str] = None,
+                                validate: bool = True) -> "RaggedTensor":
+        """As from_nested_row_splits, from row lengths."""
+        result = _values_of(flat_values)
+        for lengths in reversed(list(nested_row_lengths)):
+            result = cls.from_row_lengths(result, lengths, validate=validate)
+        return result
+
+    @classmethod
+    def from_nested_value_rowids(cls, flat_values: Any, nested_value_rowids: Any,
+                                 nested_nrows: Any = None, name: Optional[str] = None,
+                                 validate: bool = True) -> "RaggedTensor":
+        """As from_nested_row_splits, from value row ids (and optional row counts)."""
+        rowids = list(nested_value_rowids)
+        nrows = [None] * len(rowids) if nested_nrows is None else list(nested_nrows)
+        result = _values_of(flat_values)
+        for ids, n in reversed(list(zip(rowids, nrows))):
+            result = cls.from_value_rowids(result, ids, n, validate=validate)
+        return result
+
+    # -- structure --------------------------------------------------------------------------
+    @property
+    def values(self) -> Any:
+        """The concatenated rows (a Tensor, or a RaggedTensor when ragged_rank > 1)."""
+        return self._values
+
+    @property
+    def row_splits(self) -> Tensor:
+        """Where each row starts and ends in `values` (nrows + 1 entries)."""
+        return self._row_splits
+
+    @property
+    def uniform_row_length(self) -> Optional[Tensor]:
+        """The length of every row where the rows are known to share one, else None."""
+        return None if self._uniform is None else wrap(
+            np.asarray(self._uniform, self._splits.dtype))
+
+    @property
+    def flat_values(self) -> Tensor:
+        """The innermost values, a Tensor."""
+        values = self._values
+        while isinstance(values, RaggedTensor):
+            values = values._values
+        return values
+
+    @property
+    def nested_row_splits(self) -> tuple:
+        """The row_splits of every ragged dimension, outermost first."""
+        splits, rt = [], self
+        while isinstance(rt, RaggedTensor):
+            splits.append(rt._row_splits)
+            rt = rt._values
+        return tuple(splits)
+
+    @property
+    def ragged_rank(self) -> int:
+        """The number of ragged dimensions."""
+        return len(self.nested_row_splits)
+
+    @property
+    def dtype(self) -> _dtypes.DType:
+        """The dtype of the values."""
+        return self.flat_values.dtype
+
+
+    @property
+    def shape(self) -> TensorShape:
+        """The static shape: rows, then None for each ragged dimension, then the flat values'
+        inner dimensions."""
+        dims, rt = [self.nrows_int()], self
+        while isinstance(rt, RaggedTensor):
+            dims.append(rt._uniform)
+            rt = rt._values
+        return TensorShape(dims).concatenate(rt.shape[1:])
+
+    def get_shape(self) -> TensorShape:
+        """The static shape (as `shape`)."""
+        return self.shape
+
+    @property
+    def _splits(self) -> np.ndarray:
+        return np.asarray(self._row_splits._value)
+
+    def nrows_int(self) -> int:
+        return len(self._splits) - 1
+
+    def nrows(self, out_type: Any = None, name: Optional[str] = None) -> Tensor:
+        """The number of rows, a scalar tensor of the row-splits dtype (or `out_type`)."""
+        dtype = self._row_splits.dtype if out_type is None else _dtypes.as_dtype(out_type)
+        return convert_to_tensor(self.nrows_int(), dtype=dtype)
+
+    def row_lengths(self, axis: int = 1, name: Optional[str] = None) -> Any:
+        """The length of each row (of the ragged dimension `axis`)."""
+        if axis == 0:
+            return self.nrows()
+        if axis == 1:
+            return wrap(np.diff(self._splits))
+        if not isinstance(self._values, RaggedTensor):
+            raise ValueError(f"axis={axis} out of bounds: expected a ragged dimension")
+        return self.with_values(self._values.row_lengths(axis - 1))
+
+    def nested_row_lengths(self, name: Optional[str] = None) -> tuple:
+        """The row lengths of every ragged dimension, outermost first."""
+        return tuple(wrap(np.diff(np.asarray(s._value))) for s in self.nested_row_splits)
+
+    def row_starts(self, name: Optional[str] = None) -> Tensor:
+        """Where each row starts in `values`."""
+        return wrap(self._splits[:-1].copy())
+
+    def row_limits(self, name: Optional[str] = None) -> Tensor:
+        """Where each row ends in `values`."""
+        return wrap(self._splits[1:].copy())
+
+    def _rowids(self) -> np.ndarray:
+        s = self._splits
+        return np.repeat(np.arange(len(s) - 1, dtype=s.dtype), np.diff(s))
+
+    def value_rowids(self, name: Optional[str] = None) -> Tensor:
+        """The row of each value."""
+        return wrap(self._rowids())
+
+    def nested_value_rowids(self, name: Optional[str] = None) -> tuple:
+        """The value_rowids of every ragged dimension, outermost first."""
+        ids, rt = [], self
+        while isinstance(rt, RaggedTensor):
+            ids.append(rt.value_rowids())
+            rt = rt._values
+        return tuple(ids)
+
+    def bounding_shape(self, axis: Any = None, name: Optional[str] = None,
+                       out_type: Any = None) -> Tensor:
+        """The smallest dense shape that holds this tensor (longest rows)."""
+        dims = [self.nrows_int()]
+        rt = self
+        while isinstance(rt, RaggedTensor):
+            lengths = np.diff(rt._splits)
+            dims.append(int(lengths.max()) if lengths.size else 0)
+            rt = rt._values
+        dims += [int(d) for d in np.shape(rt._value)[1:]]
+        dtype = self._row_splits.dtype if out_type is None else _dtypes.as_dtype(out_type)
+        shape = np.asarray(dims, dtype=dtype.as_numpy_dtype)
+        return wrap(shape if axis is None else shape[axis])
+
+    def with_values(self, new_values: Any) -> "RaggedTensor":
+        """This tensor's outermost row partition over `new_values`."""
+        new_values = _values_of(new_values)
+        if _nvals(new_values) != _nvals(self._values):
+            raise ValueError("new_values must have as many rows as values")
+        return RaggedTensor(new_values, self._row_splits, internal=True,
+                            uniform_row_length=self._uniform)
+
+    def with_flat_values(self, new_values: Any) -> "RaggedTensor":
+        """This tensor's row partitions over new flat values."""
+        if isinstance(self._values, RaggedTensor):
+            return self.with_values(self._values.with_flat_values(new_values))
+        return self.with_values(new_values)
+
+    def with_row_splits_dtype(self, dtype: Any) -> "RaggedTensor":
+        """The same tensor with its row partitions in `dtype` (int32 or int64)."""
+        dtype = _splits_dtype(dtype)
+        values = self._values.with_row_splits_dtype(dtype) \
+            if isinstance(self._values, RaggedTensor) else self._values
+        splits = wrap(self._splits.astype(dtype.as_numpy_dtype))
+        return RaggedTensor(values, splits, internal=True, uniform_row_length=self._uniform)
+
+    # -- Python values ------------------------------------------------------------------------
+    def to_list(self) -> list:
+        """The nested Python list of the values."""
+        values = self._values.to_list() if isinstance(self._values, RaggedTensor) else \
+            np.asarray(self._values._value).tolist()
+        s = self._splits.tolist()
+        return [values[s[i]:s[i + 1]] for i in range(len(s) - 1)]
+
+    def numpy(self) -> np.ndarray:
+        """The rows as a NumPy array: one array when they have one length, else an object
+        array of the rows (TensorFlow's rule)."""
+        values = self._values.numpy()
+        splits = self._splits
+        rows = [values[splits[i]:splits[i + 1]] for i in range(len(splits) - 1)]
+        if not rows:
+            return np.zeros((0, 0) + values.shape[1:], dtype=values.dtype)
+        ragged = any(len(row) != len(rows[0]) for row in rows)
+        return np.array(rows, dtype=np.object_ if ragged else None)
+
+    def __repr__(self) -> str:
+        with np.printoptions(formatter={"all": _formatter}):
+            return f"<tf.RaggedTensor {_formatter(self.numpy())}>"
+
+    __str__ = __repr__
+
+    def __len__(self) -> int:
+        return self.nrows_int()
+
+    def __iter__(self):
+        for i in range(self.nrows_int()):
+            yield self[i]
+
+    def __bool__(self) -> bool:
+        raise TypeError("RaggedTensor may not be used as a boolean.")
+
+    __hash__ = None  # as tensors: == is elementwise
+
+    # Ops cannot convert a RaggedTensor to a dense tensor.
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        raise TypeError("Attempt to convert a RaggedTensor to a dense array; use to_tensor()")
+
+    @property
+    def _type_spec(self) -> "RaggedTensorSpec":
+        return RaggedTensorSpec.from_value(self)
+
+
+class RaggedTensorSpec:
+    """The type of a RaggedTensor, as `tf.RaggedTensorSpec(shape, dtype, ragged_rank,
+    row_splits_dtype, flat_values_spec)`."""
+
+    __slots__ = ("_shape", "_dtype", "_ragged_rank", "_row_splits_dtype")
+
+    def __init__(self, shape: Any = None, dtype: Any = _dtypes.float32,
+                 ragged_rank: Optional[int] = None, row_splits_dtype: Any = _dtypes.int64,
+                 flat_values_spec: Any = None) -> None:
+        if flat_values_spec is not None:
+            dtype = flat_values_spec.dtype
+        self._shape = TensorShape(shape)
+        self._dtype = _dtypes.as_dtype(dtype)
+        self._row_splits_dtype = _splits_dtype(row_splits_dtype)
+        rank = self._shape.rank
+        if ragged_rank is None:
+            if rank is None:
+                raise ValueError("Must specify ragged_rank or a shape with a known rank.")
+            ragged_rank = rank - 1
+        if not isinstance(ragged_rank, int):
+            raise TypeError(f"ragged_rank must be an int, got {ragged_rank!r}")
+        if rank is not None and not 0 <= ragged_rank < rank:
+            raise ValueError(f"ragged_rank must be non-negative and less than rank, got "
+                             f"{ragged_rank}")
+        self._ragged_rank = ragged_rank
+
+    @classmethod
+    def from_value(cls, value: RaggedTensor) -> "RaggedTensorSpec":
+        """The spec of a RaggedTensor."""
+        return cls(value.shape, value.dtype, value.ragged_rank, value._row_splits.dtype)
+
+    @property
+    def shape(self) -> TensorShape:
+        """The static shape (None for ragged dimensions)."""
+        return self._shape
+
+    @property
+    def dtype(self) -> _dtypes.DType:
+        """The values' dtype."""
+        return self._dtype
+
+    @property
+    def ragged_rank(self) -> int:
+        """The number of ragged dimensions."""
+        return self._ragged_rank
+
+    @property
+    def row_splits_dtype(self) -> _dtypes.DType:
+        """The row partitions' dtype."""
+        return self._row_splits_dtype
+
+    @property
+    def flat_values_spec(self) -> None:
+        """None: the flat values' spec follows from shape and dtype."""
+        return None
+
+    @property
+    def value_type(self) -> type:
+        """RaggedTensor."""
+        return RaggedTensor
+
+    def _key(self) -> tuple:
+        dims = None if self._shape.rank is None else tuple(self._shape.as_list())
+        return (dims, self._dtype, self._ragged_rank, self._row_splits_dtype)
+
+    def is_compatible_with(self, other: Any) -> bool:
+        """Whether `other` (a spec or RaggedTensor) fits this spec."""
+        if isinstance(other, RaggedTensor):
+            other = RaggedTensorSpec.from_value(other)
+        if not isinstance(other, RaggedTensorSpec):
+            return False
+        return (self._dtype == other._dtype and self._ragged_rank == other._ragged_rank
+                and self._row_splits_dtype == other._row_splits_dtype
+                and self._shape.is_compatible_with(other._shape))
+
+    def __eq__(self, other: Any) -> bool:
+        return isinstance(other, RaggedTensorSpec) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return (f"RaggedTensorSpec({self._shape!r}, {self._dtype!r}, {self._ragged_rank}, "
+                f"{self._row_splits_dtype!r})")
+
+
+def _formatter(x: Any) -> str:
+    """TensorFlow's text for a ragged value: NumPy's, with commas between elements."""
+    if isinstance(x, np.ndarray):
+        if x.size != 0:
+            return np.array2string(x, separator=", ")
+        return repr(x.tolist())  # NumPy writes `[]` for any empty shape
+    return str(x)
+
+
+# -- dispatch ---------------------------------------------------------------------------------
+# kind ("unary", "binary", "reduce", "concat", "stack") -> the ragged version, filled by
+# tapeflow.ops.ragged_ops. Ops call `fallback` only where converting an argument failed.
+_FALLBACKS: dict = {}
+
+
+def register_fallback(kind: str, handler: Callable) -> None:
+    _FALLBACKS[kind] = handler
+
+
+def _has_ragged(args: tuple) -> bool:
+    for a in args:
+        if type(a) is RaggedTensor:
+            return True
+        if type(a) in (list, tuple) and any(type(v) is RaggedTensor for v in a):
+            return True
+    return False
+
+
+def fallback(exc: BaseException, kind: str, op: Callable, *args: Any, **kwargs: Any) -> Any:
+    """What an op whose argument conversion raised `exc` does: with a RaggedTensor among
+    `args` (or in a list argument), the ragged version of the op of this `kind`; else it
+    re-raises `exc`."""
+    if _has_ragged(args):
+        handler = _FALLBACKS.get(kind)
+        if handler is not None:
+            return handler(op, *args, **kwargs)
+    raise exc
+
+
+def is_ragged(value: Any) -> bool:
+    """Whether `value` is a RaggedTensor."""
+    return type(value) is RaggedTensor
+
+
+__all__ = ["RaggedTensor", "RaggedTensorSpec", "fallback", "register_fallback", "is_ragged"]

@@ -1,0 +1,605 @@
+"""The ops of `tf.ragged` and the ragged versions of TensorFlow's ops (its ragged dispatch).
+
+Values move with differentiable tapeflow ops (`gather`, elementwise ops, segment
+reductions), so a GradientTape sees through them to `flat_values`; row partitions are
+computed with NumPy. The dense ops call the ragged versions here only after converting an
+argument failed (`ragged_tensor.fallback`), so the dense path does no extra work.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Optional
+
+import numpy as np
+
+from tapeflow.framework import dtypes as _dtypes
+from tapeflow.framework import nest
+from tapeflow.framework.errors import InvalidArgumentError
+from tapeflow.framework.ragged_tensor import RaggedTensor, RaggedTensorSpec, register_fallback
+from tapeflow.framework.tensor import Tensor, TensorLike, wrap
+from tapeflow.framework.exports import tf_export
+from tapeflow.ops._convert import convert_to_tensor
+from tapeflow.ops import array_ops, index_ops, math_ops, reduce_ops
+
+tf_export("RaggedTensor")(RaggedTensor)
+tf_export("RaggedTensorSpec")(RaggedTensorSpec)
+
+# -- row helpers (NumPy on partitions) -----------------------------------------------------------
+
+def _ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """The concatenation of `arange(start, start + length)` for each pair."""
+    lengths = np.asarray(lengths, np.int64)
+    total = int(lengths.sum())
+    if total == 0:
+        return np.zeros(0, np.int64)
+    offsets = np.repeat(np.asarray(starts, np.int64) - np.cumsum(lengths) + lengths, lengths)
+    return offsets + np.arange(total, dtype=np.int64)
+
+
+def _splits_from_lengths(lengths: np.ndarray, dtype: Any) -> Tensor:
+    return wrap(np.concatenate([[0], np.cumsum(lengths)]).astype(dtype))
+
+
+def _gather_rows(values: Any, rows: np.ndarray) -> Any:
+    """`values[rows]` along the first axis, for a Tensor or a RaggedTensor."""
+    rows = np.asarray(rows, np.int64)
+    if not isinstance(values, RaggedTensor):
+        return array_ops.gather(values, wrap(rows))
+    s = values._splits
+    lengths = s[rows + 1] - s[rows]
+    inner = _gather_rows(values._values, _ranges(s[rows], lengths))
+    return RaggedTensor(inner, _splits_from_lengths(lengths, s.dtype), internal=True)
+
+
+def _flat_rowids(rt: RaggedTensor) -> np.ndarray:
+    """For each flat value, the index of its outermost row."""
+    ids = rt._rowids().astype(np.int64)
+    values = rt._values
+    while isinstance(values, RaggedTensor):
+        ids = ids[values._rowids()]
+        values = values._values
+    return ids
+
+
+def _flat_coords(rt: RaggedTensor) -> np.ndarray:
+    """The dense coordinates (over the ragged_rank + 1 leading axes) of each flat value."""
+    coords = np.arange(rt.nrows_int(), dtype=np.int64)[:, None]
+    level: Any = rt
+    while isinstance(level, RaggedTensor):
+        s = level._splits.astype(np.int64)
+        ids = level._rowids().astype(np.int64)
+        position = np.arange(len(ids), dtype=np.int64) - s[ids]
+        coords = np.concatenate([coords[ids], position[:, None]], axis=1)
+        level = level._values
+    return coords
+
+
+def _same_partitions(a: RaggedTensor, b: RaggedTensor) -> bool:
+    sa, sb = a.nested_row_splits, b.nested_row_splits
+    return len(sa) == len(sb) and all(
+        np.array_equal(np.asarray(x._value), np.asarray(y._value)) for x, y in zip(sa, sb))
+
+
+def _check_same_partitions(a: RaggedTensor, b: RaggedTensor) -> None:
+    if not _same_partitions(a, b):
+        raise InvalidArgumentError("Inputs must have identical ragged splits. "
+                                   f"Condition x == y did not hold (shapes {a.shape} and "
+                                   f"{b.shape}).")
+
+
+# -- construction ------------------------------------------------------------------------------
+
+def _depths(pylist: Any, depth: int, scalars: set, lists: list) -> None:
+    if isinstance(pylist, (list, tuple)):
+        lists[0] = max(lists[0], depth + 1)
+        for item in pylist:
+            _depths(item, depth + 1, scalars, lists)
+    elif isinstance(pylist, np.ndarray) and pylist.ndim:
+        _depths(pylist.tolist(), depth, scalars, lists)
+    else:
+        scalars.add(depth)
+
+
+@tf_export("ragged.constant")
+def constant(pylist: Any, dtype: Any = None, ragged_rank: Optional[int] = None,
+             inner_shape: Any = None, name: Optional[str] = None,
+             row_splits_dtype: Any = _dtypes.int64) -> Any:
+    """A RaggedTensor from a nested Python list (a Tensor when ragged_rank is 0)."""
+    if isinstance(pylist, (RaggedTensor, TensorLike)):
+        raise TypeError("pylist may not be a Tensor or RaggedTensor")
+    splits_dtype = _dtypes.as_dtype(row_splits_dtype).as_numpy_dtype
+    scalars: set = set()
+    lists = [0]
+    _depths(pylist, 0, scalars, lists)
+    if len(scalars) > 1:
+        raise ValueError("all scalar values must have the same nesting depth")
+    depth = scalars.pop() if scalars else lists[0]
+    inner = None if inner_shape is None else tuple(int(d) for d in inner_shape)
+    if ragged_rank is None:
+        ragged_rank = max(0, depth - 1 - (0 if inner is None else len(inner)))
+    if ragged_rank < 0:
+        raise ValueError(f"Invalid pylist={pylist!r}: ragged_rank must be non-negative")
+    if scalars and ragged_rank >= depth:
+        raise ValueError(f"Invalid pylist={pylist!r}: ragged_rank={ragged_rank} must be less "
+                         f"than the nesting depth {depth}")
+    if ragged_rank == 0:
+        return convert_to_tensor(pylist, dtype=dtype)
+    rows, partitions = list(pylist), []
+    for _ in range(ragged_rank):
+        if any(not isinstance(r, (list, tuple, np.ndarray)) for r in rows):
+            raise ValueError("pylist has scalar values at a ragged dimension")
+        partitions.append(np.asarray([len(r) for r in rows], splits_dtype))
+        rows = [item for r in rows for item in r]
+    if rows:
+        values = convert_to_tensor(list(rows), dtype=dtype)
+        if inner is not None and tuple(values.shape[1:]) != inner:
+            raise ValueError(f"inner values have shape {values.shape[1:]}, expected "
+                             f"inner_shape {list(inner)}")
+    else:
+        shape = (0,) + (inner or (0,) * max(0, depth - ragged_rank - 1))
+        values = convert_to_tensor(np.zeros(shape, _dtypes.as_dtype(
+            dtype or _dtypes.float32).as_numpy_dtype))
+    result: Any = values
+    for lengths in reversed(partitions[1:]):
+        result = RaggedTensor(result, _splits_from_lengths(lengths, splits_dtype), internal=True)
+    return RaggedTensor(result, _splits_from_lengths(partitions[0], splits_dtype),
+                        internal=True)
+
+
+def _from_tensor(tensor: Any, lengths: Any = None, padding: Any = None, ragged_rank: int = 1,
+                 name: Optional[str] = None,
+                 row_splits_dtype: Any = _dtypes.int64) -> RaggedTensor:
+    """A RaggedTensor from a dense tensor, with rows cut to `lengths`, or with their trailing
+    `padding` removed."""
+    t = convert_to_tensor(tensor)
+    splits_dtype = _dtypes.as_dtype(row_splits_dtype).as_numpy_dtype
+    shape = [int(d) for d in np.shape(t._value)]
+    if not isinstance(ragged_rank, int) or not 0 < ragged_rank < len(shape):
+        raise ValueError(f"ragged_rank must be greater than 0 and less than tensor.shape.rank"
+                         f" ({len(shape)}); got {ragged_rank}")
+    if lengths is not None and padding is not None:
+        raise ValueError("Specify argument `lengths` or `padding`, but not both.")
+    outer = shape[:ragged_rank]
+    rows, cols = int(np.prod(outer)), shape[ragged_rank]
+    inner = shape[ragged_rank + 1:]
+    flat = array_ops.reshape(t, [rows * cols] + inner)
+    if lengths is not None:
+        row_lengths = np.minimum(np.asarray(
+            lengths._value if isinstance(lengths, TensorLike) else lengths).reshape(-1), cols)
+    elif padding is not None:
+        pad = np.asarray(convert_to_tensor(padding, dtype=t.dtype)._value)
+        same = np.asarray(t._value).reshape([rows, cols] + inner) == pad
+        same = same.reshape(rows, cols, -1).all(axis=2)
+        kept = ~same[:, ::-1]
+        row_lengths = np.where(kept.any(axis=1), cols - np.argmax(kept, axis=1), 0)
+    else:
+        row_lengths = np.full(rows, cols)
+    row_lengths = row_lengths.astype(splits_dtype)
+    values = _gather_rows(flat, _ranges(np.arange(rows) * cols, row_lengths))
+    uniform = cols if lengths is None and padding is None else None
+    result = RaggedTensor(values, _splits_from_lengths(row_lengths, splits_dtype), internal=True,
+                          uniform_row_length=uniform)
+    for level in range(ragged_rank - 1, 0, -1):  # the outer ragged dims are uniform
+        n = int(np.prod(outer[:level]))
+        result = RaggedTensor(result, _splits_from_lengths(
+            np.full(n, outer[level], splits_dtype), splits_dtype), internal=True,
+            uniform_row_length=outer[level])
+    return result
+
+
+def _to_tensor(self: RaggedTensor, default_value: Any = None, name: Optional[str] = None,
+               shape: Any = None) -> Tensor:
+    """The dense tensor, rows padded with `default_value` (zero) to the bounding shape, or
+    padded and cut to `shape`."""
+    flat = self.flat_values
+    dims = [int(d) for d in self.bounding_shape()._value]
+    if shape is not None:
+        given = shape.as_list() if hasattr(shape, "as_list") else list(
+            np.asarray(shape._value) if isinstance(shape, TensorLike) else shape)
+        if len(given) != len(dims):
+            raise ValueError(f"shape {given} must have rank {len(dims)}")
+        dims = [d if g is None or g == -1 else int(g) for d, g in zip(dims, given)]
+    lead = self.ragged_rank + 1
+    inner = dims[lead:]
+    if inner != [int(d) for d in flat.shape[1:]]:
+        flat = flat[(slice(None),) + tuple(slice(0, d) for d in inner)]
+        if [int(d) for d in flat.shape[1:]] != inner:
+            raise ValueError(f"to_tensor cannot pad the inner dimensions {flat.shape[1:]} to "
+                             f"{inner}")
+    n = int(flat.shape[0])
+    coords = _flat_coords(self)
+    keep = np.all(coords < np.asarray(dims[:lead]), axis=1)
+    index = np.full(dims[:lead], n, np.int64)   # n: the default row
+    index[tuple(coords[keep].T)] = np.nonzero(keep)[0]
+    default = math_ops.zeros_like(flat[:1]) if default_value is None else \
+        array_ops.broadcast_to(convert_to_tensor(default_value, dtype=flat.dtype), [1] + inner)
+    table = array_ops.concat([flat, default], axis=0)
+    return array_ops.gather(table, wrap(index))
+
+
+# -- indexing ------------------------------------------------------------------------------------
+
+def _getitem(self: RaggedTensor, key: Any) -> Any:
+    """`rt[i]`, `rt[a:b]`, `rt[:, j]`, `rt[:, a:b]`, ... as TensorFlow's."""
+    key = key if isinstance(key, tuple) else (key,)
+    if not key:
+        return self
+    first, rest = key[0], key[1:]
+    if first is Ellipsis or first is None:
+        raise ValueError("Ellipsis and tf.newaxis are not supported in RaggedTensor indexing")
+    if isinstance(first, slice):
+        rows = self._slice_rows(first)
+        return rows if not rest else _index_inner(rows, rest)
+    i = int(first._value if isinstance(first, TensorLike) else first)
+    n = self.nrows_int()
+    if not -n <= i < n:
+        raise IndexError(f"Row key {i} out of bounds")
+    i %= n
+    s = self._splits
+    row = _slice_first(self._values, int(s[i]), int(s[i + 1]))
+    return row[rest] if rest else row
+
+
+def _slice_first(values: Any, start: int, stop: int) -> Any:
+    return values._slice_rows(slice(start, stop)) if isinstance(values, RaggedTensor) else \
+        values[start:stop]
+
+
+def _slice_rows(self: RaggedTensor, key: slice) -> RaggedTensor:
+    rows = np.arange(self.nrows_int())[key]
+    if key.step in (None, 1) and (len(rows) == 0 or rows[-1] - rows[0] + 1 == len(rows)):
+        s = self._splits
+        start = int(rows[0]) if len(rows) else 0
+        stop = int(rows[-1]) + 1 if len(rows) else 0
+        values = _slice_first(self._values, int(s[start]), int(s[stop]))
+        return RaggedTensor(values, wrap(s[start:stop + 1] - s[start]), internal=True,
+                            uniform_row_length=self._uniform)
+    return _gather_rows(self, rows)
+
+
+def _index_inner(rows: RaggedTensor, key: tuple) -> Any:
+    """Indexes the ragged axis 1 (and the axes after it) of every row."""
+    inner, rest = key[0], key[1:]
+    s = rows._splits.astype(np.int64)
+    lengths = np.diff(s)
+    if isinstance(inner, slice):
+        spans = [range(l)[inner] for l in lengths]
+        new_lengths = np.asarray([len(r) for r in spans], s.dtype)
+        picked = np.asarray([s[i] + j for i, r in enumerate(spans) for j in r], np.int64)
+        values = _gather_rows(rows._values, picked)
+        if rest:
+            values = values[(slice(None),) + rest]
+        uniform = None if rows._uniform is None else len(range(rows._uniform)[inner])
+        return RaggedTensor(values, _splits_from_lengths(new_lengths, s.dtype), internal=True,
+                            uniform_row_length=uniform)
+    if inner is Ellipsis or inner is None:
+        raise ValueError("Ellipsis and tf.newaxis are not supported in RaggedTensor indexing")
+    raise ValueError("Cannot index into an inner ragged dimension.")
+
+
+# -- elementwise ops -----------------------------------------------------------------------------
+
+def _dense_like(other: Any, rt: RaggedTensor) -> Any:
+    """The non-ragged operand of a binary op, shaped to broadcast with `rt.flat_values`
+    (Python values take its dtype where they can, as TF's ragged dispatch converts them)."""
+    t = convert_to_tensor(other, dtype_hint=rt.dtype)
+    rank, inner_rank = t.shape.rank, rt.flat_values.shape.rank - 1
+    if rank <= inner_rank:
+        return t
+    full = rt.ragged_rank + 1 + inner_rank
+    dims = [1] * (full - rank) + [int(d) for d in t.shape]
+    if rank > full or any(d != 1 for d in dims[1:rt.ragged_rank + 1]) or \
+            dims[0] not in (1, rt.nrows_int()):
+        raise InvalidArgumentError(f"Unable to broadcast a dense tensor of shape {t.shape} "
+                                   f"with a RaggedTensor of shape {rt.shape}")
+    inner = dims[rt.ragged_rank + 1:]
+    t = array_ops.reshape(t, [dims[0]] + inner)
+    return t[0] if dims[0] == 1 else array_ops.gather(t, wrap(_flat_rowids(rt)))
+
+
+def elementwise_binary(op: Callable, x: Any, y: Any, name: Optional[str] = None) -> Any:
+    """A binary elementwise op with a ragged operand: on the flat values."""
+    if isinstance(x, RaggedTensor) and isinstance(y, RaggedTensor):
+        _check_same_partitions(x, y)
+        return x.with_flat_values(op(x.flat_values, y.flat_values))
+    if isinstance(x, RaggedTensor):
+        return x.with_flat_values(op(x.flat_values, _dense_like(y, x)))
+    return y.with_flat_values(op(_dense_like(x, y), y.flat_values))
+
+
+def elementwise_unary(op: Callable, x: Any, *args: Any, **kwargs: Any) -> RaggedTensor:
+    """A unary elementwise op on a RaggedTensor: on its flat values."""
+    return x.with_flat_values(op(x.flat_values, *args, **kwargs))
+
+
+@tf_export("ragged.map_flat_values")
+def map_flat_values(op: Callable, *args: Any, **kwargs: Any) -> Any:
+    """`op` applied to the flat values of the RaggedTensors among the arguments (which must
+    share their row partitions); the result has their partitions."""
+    ragged = [x for x in nest.flatten([args, kwargs]) if isinstance(x, RaggedTensor)]
+    if not ragged:
+        return op(*args, **kwargs)
+    for other in ragged[1:]:
+        if not _same_partitions(ragged[0], other):
+            raise ValueError("Inputs must have identical ragged splits.")
+
+    def flat(x: Any) -> Any:
+        return x.flat_values if isinstance(x, RaggedTensor) else x
+
+    out = op(*nest.map_structure(flat, list(args)), **nest.map_structure(flat, kwargs))
+    if int(convert_to_tensor(out).shape[0]) != int(ragged[0].flat_values.shape[0]):
+        raise ValueError("tf.ragged.map_flat_values requires that the output of `op` have "
+                         "the same outer-dimension size as flat_values of any ragged inputs.")
+    return ragged[0].with_flat_values(out)
+
+
+# -- reductions ----------------------------------------------------------------------------------
+
+def _segment_op(op: Callable) -> Callable:
+    table = {reduce_ops.reduce_sum: index_ops.unsorted_segment_sum,
+             reduce_ops.reduce_max: index_ops.unsorted_segment_max,
+             reduce_ops.reduce_min: index_ops.unsorted_segment_min}
+    if op in table:
+        return table[op]
+    if op in (reduce_ops.reduce_any, reduce_ops.reduce_all):
+        # Counts of True (any) or of False (all): an empty row is False for any, True for all.
+        def boolean(data: Tensor, ids: Tensor, n: int) -> Tensor:
+            flags = data if op is reduce_ops.reduce_any else math_ops.logical_not(data)
+            count = index_ops.unsorted_segment_sum(math_ops.cast(flags, _dtypes.int32), ids, n)
+            return math_ops.greater(count, 0) if op is reduce_ops.reduce_any else \
+                math_ops.equal(count, 0)
+        return boolean
+    raise TypeError(f"{getattr(op, '__name__', op)} does not support RaggedTensor arguments "
+                    f"in tapeflow")
+
+
+def _reduce_axis(op: Callable, rt: RaggedTensor, axis: int, keepdims: bool) -> Any:
+    """One reduction over `axis` (non-negative) of a RaggedTensor."""
+    if axis > rt.ragged_rank:  # a dense axis of the flat values
+        return rt.with_flat_values(op(rt.flat_values, axis=axis - rt.ragged_rank,
+                                      keepdims=keepdims))
+    if keepdims:
+        raise ValueError("tapeflow's ragged reductions do not take keepdims=True over a "
+                         "ragged axis")
+    segment = _segment_op(op)
+    if axis == rt.ragged_rank and axis >= 1:  # the innermost ragged axis: rows reduce
+        if rt.ragged_rank == 1:
+            return segment(rt._values, wrap(rt._rowids()), rt.nrows_int())
+        return rt.with_values(_reduce_axis(op, rt._values, axis - 1, False))
+    if axis == 0 and rt.ragged_rank == 1:  # across rows: by position in the row
+        s = rt._splits.astype(np.int64)
+        ids = rt._rowids().astype(np.int64)
+        position = np.arange(len(ids)) - s[ids]
+        width = int(np.diff(s).max()) if len(s) > 1 else 0
+        return segment(rt._values, wrap(position), width)
+    raise ValueError(f"tapeflow reduces a RaggedTensor of ragged_rank {rt.ragged_rank} only "
+                     f"over its innermost ragged axis, axis 0 of ragged_rank 1 and the dense "
+                     f"axes; got axis={axis}")
+
+
+def _axes(axis: Any, rank: int) -> list:
+    values = np.asarray(axis._value if isinstance(axis, TensorLike) else axis).reshape(-1)
+    axes = []
+    for a in values.tolist():
+        if not -rank <= a < rank:
+            raise ValueError(f"axis={a} out of bounds: expected {-rank}<=axis<{rank}")
+        axes.append(a % rank)
+    return sorted(set(axes), reverse=True)
+
+
+def reduce(op: Callable, input_tensor: Any, axis: Any = None, keepdims: bool = False,
+           name: Optional[str] = None) -> Any:
+    """A reduction (tf.reduce_sum, ...) of a RaggedTensor, as TF's ragged reductions: over
+    the present values only; reduce_mean is the sum over the count (so a float for
+    integers, NaN for an empty row)."""
+    rt = input_tensor
+    if op is reduce_ops.reduce_mean:
+        total = reduce(reduce_ops.reduce_sum, rt, axis, keepdims)
+        ones = rt.with_flat_values(math_ops.ones_like(rt.flat_values))
+        return math_ops.divide(total, reduce(reduce_ops.reduce_sum, ones, axis, keepdims))
+    if axis is None:
+        return op(rt.flat_values, keepdims=keepdims) if not keepdims else \
+            array_ops.reshape(op(rt.flat_values), [1] * rt.shape.rank)
+    result: Any = rt
+    for a in _axes(axis, rt.shape.rank):
+        result = _reduce_axis(op, result, a, keepdims) if isinstance(result, RaggedTensor) \
+            else op(result, axis=a, keepdims=keepdims)
+    return result
+
+
+# -- concat and stack ----------------------------------------------------------------------------
+
+def _as_ragged(value: Any, ragged_rank: int) -> RaggedTensor:
+    if isinstance(value, RaggedTensor):
+        return value
+    return _from_tensor(convert_to_tensor(value), ragged_rank=ragged_rank)
+
+
+def _ragged_inputs(values: Any) -> list:
+    rank = max(v.ragged_rank for v in values if isinstance(v, RaggedTensor))
+    inputs = [_as_ragged(v, rank) for v in values]
+    dtypes = {v.dtype for v in inputs}
+    if len(dtypes) > 1:
+        raise InvalidArgumentError(f"Input tensors must have the same dtype; got "
+                                   f"{sorted(d.name for d in dtypes)}")
+    if len({v.ragged_rank for v in inputs}) > 1:
+        raise ValueError("RaggedTensors to concatenate must have the same ragged_rank")
+    return inputs
+
+
+def _concat_rows(inputs: list) -> Any:
+    """The rows of every input, one after another (axis 0)."""
+    if not isinstance(inputs[0], RaggedTensor):
+        return array_ops.concat(inputs, axis=0)
+    values = _concat_rows([v._values for v in inputs])
+    lengths = np.concatenate([np.diff(v._splits) for v in inputs])
+    return RaggedTensor(values, _splits_from_lengths(lengths, inputs[0]._splits.dtype),
+                        internal=True)
+
+
+def concat(op: Callable, values: Any, axis: Any, name: str = "concat") -> Any:
+    """tf.concat of RaggedTensors (and tensors): along the rows (axis 0) or within each row
+    (axis 1)."""
+    inputs = _ragged_inputs(list(values))
+    rank = inputs[0].shape.rank
+    axis = _axes(axis, rank)[0]
+    if axis == 0:
+        return _concat_rows(inputs)
+    if axis == 1:
+        nrows = {v.nrows_int() for v in inputs}
+        if len(nrows) > 1:
+            raise InvalidArgumentError("Input tensors at index 0 (=x) and 1 (=y) must have "
+                                       "the same number of rows")
+        joined = _concat_rows(inputs)
+        lengths = [np.diff(v._splits).astype(np.int64) for v in inputs]
+        offsets = np.cumsum([0] + [int(v._splits[-1]) for v in inputs])
+        starts = [v._splits[:-1].astype(np.int64) + o for v, o in zip(inputs, offsets)]
+        picked = _ranges(np.stack(starts, 1).reshape(-1), np.stack(lengths, 1).reshape(-1))
+        total = np.sum(lengths, axis=0)
+        return RaggedTensor(_gather_rows(joined._values, picked),
+                            _splits_from_lengths(total, inputs[0]._splits.dtype), internal=True)
+    if all(_same_partitions(inputs[0], v) for v in inputs) and axis > inputs[0].ragged_rank:
+        return inputs[0].with_flat_values(array_ops.concat(
+            [v.flat_values for v in inputs], axis=axis - inputs[0].ragged_rank))
+    raise ValueError(f"tapeflow concatenates RaggedTensors along axis 0 or 1 (or a dense "
+                     f"axis of identically partitioned ones); got axis={axis}")
+
+
+def stack(op: Callable, values: Any, axis: Any = 0, name: str = "stack") -> Any:
+    """tf.stack of RaggedTensors (and tensors) along a new axis 0 or 1."""
+    inputs = _ragged_inputs(list(values))
+    axis = int(axis._value if isinstance(axis, TensorLike) else axis)
+    dtype = inputs[0]._splits.dtype
+    joined = _concat_rows(inputs)
+    if axis == 0:
+        lengths = np.asarray([v.nrows_int() for v in inputs], dtype)
+        return RaggedTensor(joined, _splits_from_lengths(lengths, dtype), internal=True)
+    if axis == 1:
+        nrows = {v.nrows_int() for v in inputs}
+        if len(nrows) > 1:
+            raise InvalidArgumentError("Input tensors must have the same number of rows to be "
+                                       "stacked along axis 1")
+        n, k = nrows.pop(), len(inputs)
+        offsets = np.cumsum([0] + [v.nrows_int() for v in inputs])[:-1]
+        order = (offsets[None, :] + np.arange(n)[:, None]).reshape(-1)
+        return RaggedTensor(_gather_rows(joined, order),
+                            _splits_from_lengths(np.full(n, k, dtype), dtype), internal=True)
+    raise ValueError(f"tapeflow stacks RaggedTensors along axis 0 or 1; got axis={axis}")
+
+
+# -- tf.ragged ops -------------------------------------------------------------------------------
+
+_RANGE_ORDER = (_dtypes.int32, _dtypes.int64, _dtypes.float32, _dtypes.float64)
+
+
+@tf_export("ragged.range")
+def ragged_range(starts: Any, limits: Any = None, deltas: Any = 1, dtype: Any = None,
+                 name: Optional[str] = None, row_splits_dtype: Any = _dtypes.int64) -> RaggedTensor:
+    """Row `i` is `range(starts[i], limits[i], deltas[i])` (scalars broadcast)."""
+    if limits is None:
+        starts, limits = 0, starts
+    parts = [convert_to_tensor(v, dtype=dtype) for v in (starts, limits, deltas)]
+    if dtype is None:
+        dtype = max((p.dtype for p in parts), key=_RANGE_ORDER.index)
+    np_dtype = _dtypes.as_dtype(dtype).as_numpy_dtype
+    s, l, d = np.broadcast_arrays(*(np.asarray(p._value).astype(np_dtype) for p in parts))
+    if s.ndim > 1:
+        raise InvalidArgumentError("starts, limits and deltas must be scalars or vectors")
+    if np.any(d == 0):
+        raise InvalidArgumentError("Requires delta != 0 [Op:RaggedRange]")
+    s, l, d = np.atleast_1d(s), np.atleast_1d(l), np.atleast_1d(d)
+    rows = [np.arange(a, b, c, dtype=np_dtype) for a, b, c in zip(s, l, d)]
+    lengths = np.asarray([len(r) for r in rows], _dtypes.as_dtype(row_splits_dtype).as_numpy_dtype)
+    values = np.concatenate(rows) if rows else np.zeros(0, np_dtype)
+    return RaggedTensor(wrap(values.astype(np_dtype)), _splits_from_lengths(
+        lengths, lengths.dtype), internal=True)
+
+
+@tf_export("ragged.boolean_mask")
+def boolean_mask(data: Any, mask: Any, name: Optional[str] = None) -> Any:
+    """The elements of `data` where `mask` (of `data`'s leading shape) is True; a 2-D mask
+    keeps each row's own elements, giving a RaggedTensor."""
+    if not isinstance(mask, RaggedTensor):
+        mask = convert_to_tensor(mask)
+        if mask.dtype != _dtypes.bool:
+            raise TypeError(f"mask must have dtype bool, got {mask.dtype!r}")
+        if mask.shape.rank == 1:
+            if not isinstance(data, RaggedTensor):
+                return index_ops.boolean_mask(data, mask)
+            return _gather_rows(data, np.nonzero(np.asarray(mask._value))[0])
+        if mask.shape.rank != 2:
+            raise ValueError("tapeflow's ragged.boolean_mask takes a mask of rank 1 or 2")
+        mask = _from_tensor(mask)
+    if mask.ragged_rank != 1 or mask.flat_values.shape.rank != 1:
+        raise ValueError("tapeflow's ragged.boolean_mask takes a mask of rank 1 or 2")
+    if not isinstance(data, RaggedTensor):
+        data = _from_tensor(convert_to_tensor(data))
+    if not np.array_equal(data._splits, mask._splits):
+        raise InvalidArgumentError("mask and data must have the same row partitions")
+    keep = np.asarray(mask._values._value)
+    lengths = np.add.reduceat(keep.astype(np.int64), mask._splits[:-1]) if keep.size else \
+        np.zeros(mask.nrows_int(), np.int64)
+    lengths = np.where(np.diff(mask._splits) == 0, 0, lengths)
+    return RaggedTensor(_gather_rows(data._values, np.nonzero(keep)[0]),
+                        _splits_from_lengths(lengths, data._splits.dtype), internal=True)
+
+
+@tf_export("ragged.stack")
+def ragged_stack(values: Any, axis: int = 0, name: Optional[str] = None) -> RaggedTensor:
+    """Stacks tensors and RaggedTensors of one rank (row lengths may differ) into a
+    RaggedTensor."""
+    values = list(values)
+    if not any(isinstance(v, RaggedTensor) for v in values):
+        tensors = [convert_to_tensor(v) for v in values]
+        if tensors and tensors[0].shape.rank == 1 and axis == 0:
+            lengths = np.asarray([int(t.shape[0]) for t in tensors], np.int64)
+            return RaggedTensor(array_ops.concat(tensors, axis=0),
+                                _splits_from_lengths(lengths, np.int64), internal=True)
+        values = [_from_tensor(t) for t in tensors]
+    return stack(None, values, axis)
+
+
+# -- methods and operators -----------------------------------------------------------------------
+
+def _binary_method(op: Callable, reflected: bool = False) -> Callable:
+    if reflected:
+        return lambda self, other: elementwise_binary(op, other, self)
+    return lambda self, other: elementwise_binary(op, self, other)
+
+
+def _install() -> None:
+    """Attaches the methods that need ops to RaggedTensor."""
+    R = RaggedTensor
+    R.from_tensor = classmethod(lambda cls, tensor, lengths=None, padding=None, ragged_rank=1,
+                                name=None, row_splits_dtype=_dtypes.int64: _from_tensor(
+                                    tensor, lengths, padding, ragged_rank, name,
+                                    row_splits_dtype))
+    R.from_tensor.__func__.__doc__ = _from_tensor.__doc__
+    R.to_tensor = _to_tensor
+    R.__getitem__ = _getitem
+    R._slice_rows = _slice_rows
+    pairs = {"add": math_ops.add, "sub": math_ops.subtract, "mul": math_ops.multiply,
+             "truediv": math_ops.divide, "floordiv": math_ops.floordiv,
+             "mod": math_ops.floormod, "pow": math_ops.pow,
+             "and": math_ops.logical_and, "or": math_ops.logical_or,
+             "xor": math_ops.logical_xor}
+    for name, op in pairs.items():
+        setattr(R, f"__{name}__", _binary_method(op))
+        setattr(R, f"__r{name}__", _binary_method(op, reflected=True))
+    for name, op in {"lt": math_ops.less, "le": math_ops.less_equal,
+                     "gt": math_ops.greater, "ge": math_ops.greater_equal}.items():
+        setattr(R, f"__{name}__", _binary_method(op))
+    R.__neg__ = lambda self: elementwise_unary(math_ops.negative, self)
+    R.__abs__ = lambda self: elementwise_unary(math_ops.abs, self)
+    R.__invert__ = lambda self: elementwise_unary(math_ops.logical_not, self)
+    register_fallback("unary", elementwise_unary)
+    register_fallback("binary", elementwise_binary)
+    register_fallback("reduce", reduce)
+    register_fallback("concat", concat)
+    register_fallback("stack", stack)
+
+
+_install()
+
+__all__ = ["constant", "map_flat_values", "ragged_range", "ragged_stack", "boolean_mask", "elementwise_binary",
+           "elementwise_unary", "reduce", "concat", "stack"]

@@ -1,0 +1,449 @@
+"""Records TensorFlow 2.21's printed answers for tapeflow's ragged tests (run where TensorFlow
+is installed; CI does not run it):
+
+    python tools/record_ragged_fixtures.py   # writes tests/ragged/fixtures/ragged.json
+
+Each case is a small program over `tf` (and `np`); its printed text is recorded, or
+`ERROR <class name>` where it raises. The `guide_*` cases are the examples of TensorFlow's
+guide "Ragged tensors" (tensorflow.org/guide/ragged_tensor) that need no strings, as
+written there. tests/ragged/test_ragged_fixtures.py runs every program on tapeflow and
+compares its printed text.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import pathlib
+
+OUT = pathlib.Path(__file__).resolve().parents[1] / "tests" / "ragged" / "fixtures" / \
+    "ragged.json"
+
+DIGITS = "digits = tf.ragged.constant([[3, 1, 4, 1], [], [5, 9, 2], [6], []])\n"
+
+CASES = {
+    # -- TensorFlow's guide "Ragged tensors" --------------------------------------------------
+    "guide_overview": DIGITS + """
+print(tf.add(digits, 3))
+print(tf.reduce_mean(digits, axis=1))
+print(tf.concat([digits, [[5, 3]]], axis=0))
+""",
+    "guide_indexing_intro": DIGITS + """
+print(digits[0])       # First row
+print(digits[:, :2])   # First two values in each row.
+print(digits[2:])      # Skip the first two rows
+""",
+    "guide_operators_intro": DIGITS + """
+print(digits + 3)
+print(digits + tf.ragged.constant([[1, 2, 3, 4], [], [5, 6, 7], [8], []]))
+""",
+    "guide_map_flat_values": DIGITS + """
+times_two_plus_one = lambda x: x * 2 + 1
+print(tf.ragged.map_flat_values(times_two_plus_one, digits))
+""",
+    "guide_to_list": DIGITS + """
+print(digits.to_list())
+print(digits.numpy())
+""",
+    "guide_factories": """
+print(tf.RaggedTensor.from_value_rowids(
+    values=[3, 1, 4, 1, 5, 9, 2],
+    value_rowids=[0, 0, 0, 0, 2, 2, 3]))
+print(tf.RaggedTensor.from_row_lengths(
+    values=[3, 1, 4, 1, 5, 9, 2],
+    row_lengths=[4, 0, 2, 1]))
+print(tf.RaggedTensor.from_row_splits(
+    values=[3, 1, 4, 1, 5, 9, 2],
+    row_splits=[0, 4, 4, 6, 7]))
+""",
+    "guide_what_you_can_store": """
+print(tf.ragged.constant([[[1, 2], [3]], [[4, 5]]]))
+try:
+  tf.ragged.constant([[1, 2], [[3, 4]]])  # bad: multiple nesting depths
+except ValueError as exception:
+  print("ValueError")
+""",
+    "guide_uniform_and_ragged": """
+x = tf.constant([[1, 2], [3, 4], [5, 6]])
+rt = tf.RaggedTensor.from_tensor(x)
+print(rt)
+print(rt.shape)
+""",
+    "guide_overloaded_operators": """
+x = tf.ragged.constant([[1, 2], [3], [4, 5, 6]])
+y = tf.ragged.constant([[1, 1], [2], [3, 3, 3]])
+print(x + y)
+x = tf.ragged.constant([[1, 2], [3], [4, 5, 6]])
+print(x + 3)
+""",
+    "guide_indexing_3d": """
+rt = tf.ragged.constant([[[1, 2, 3], [4]],
+                         [[5], [], [6]],
+                         [[7]],
+                         [[8, 9], [10]]])
+print(rt[1])                        # Second row (2-D RaggedTensor)
+print(rt[3, 0])                     # First element of fourth row (1-D Tensor)
+print(rt[:, 1:3])                   # Items 1-3 of each row (3-D RaggedTensor)
+print(rt[:, -1:])                   # Last item of each row (3-D RaggedTensor)
+""",
+    "guide_evaluating": """
+rt = tf.ragged.constant([[1, 2], [3, 4, 5], [6], [], [7]])
+print("Python list:", rt.to_list())
+print("NumPy array:", rt.numpy())
+print("Values:", rt.values.numpy())
+print("Splits:", rt.row_splits.numpy())
+print("Indexed value:", rt[1].numpy())
+""",
+    "guide_broadcasting": """
+# x       (2D ragged):  2 x (num_rows)
+# y       (scalar)
+# result  (2D ragged):  2 x (num_rows)
+x = tf.ragged.constant([[1, 2], [3]])
+y = 3
+print(x + y)
+# x         (2d ragged):  3 x (num_rows)
+# y         (2d tensor):  3 x          1
+# Result    (2d ragged):  3 x (num_rows)
+x = tf.ragged.constant(
+   [[10, 87, 12],
+    [19, 53],
+    [12, 32]])
+y = [[1000], [2000], [3000]]
+print(x + y)
+# x      (3d ragged):  2 x (r1) x 2
+# y      (2d ragged):         1 x 1
+# Result (3d ragged):  2 x (r1) x 2
+x = tf.ragged.constant(
+    [[[1, 2], [3, 4], [5, 6]],
+     [[7, 8]]],
+    ragged_rank=1)
+y = tf.constant([[10]])
+print(x + y)
+# x      (3d ragged):  2 x (r1) x (r2) x 1
+# y      (1d tensor):                    3
+# Result (3d ragged):  2 x (r1) x (r2) x 3
+x = tf.ragged.constant(
+    [
+        [
+            [[1], [2]],
+            [],
+            [[3]],
+            [[4]],
+        ],
+        [
+            [[5], [6]],
+            [[7]]
+        ]
+    ],
+    ragged_rank=2)
+y = tf.constant([10, 20, 30])
+print(x + y)
+""",
+    "guide_broadcasting_errors": """
+# x      (2d ragged): 3 x (r1)
+# y      (2d tensor): 3 x    4  # trailing dimensions do not match
+x = tf.ragged.constant([[1, 2], [3, 4, 5, 6], [7]])
+y = tf.constant([[1, 2, 3, 4], [5, 6, 7, 8], [9, 10, 11, 12]])
+try:
+  x + y
+except tf.errors.InvalidArgumentError as exception:
+  print("InvalidArgumentError")
+# x      (2d ragged): 3 x (r1)
+# y      (2d ragged): 3 x (r2)  # ragged dimensions do not match.
+x = tf.ragged.constant([[1, 2, 3], [4], [5, 6]])
+y = tf.ragged.constant([[10, 20], [30, 40], [50]])
+try:
+  x + y
+except tf.errors.InvalidArgumentError as exception:
+  print("InvalidArgumentError")
+""",
+    "guide_encoding": """
+rt = tf.RaggedTensor.from_row_splits(
+    values=[3, 1, 4, 1, 5, 9, 2],
+    row_splits=[0, 4, 4, 6, 7])
+print(rt)
+""",
+    "guide_multiple_ragged_dims": """
+rt = tf.RaggedTensor.from_row_splits(
+    values=tf.RaggedTensor.from_row_splits(
+        values=[10, 11, 12, 13, 14, 15, 16, 17, 18, 19],
+        row_splits=[0, 3, 3, 5, 9, 10]),
+    row_splits=[0, 1, 1, 5])
+print(rt)
+print("Shape: {}".format(rt.shape))
+print("Number of partitioned dimensions: {}".format(rt.ragged_rank))
+rt = tf.RaggedTensor.from_nested_row_splits(
+    flat_values=[10, 11, 12, 13, 14, 15, 16, 17, 18, 19],
+    nested_row_splits=([0, 1, 1, 5], [0, 3, 3, 5, 9, 10]))
+print(rt)
+""",
+    "guide_uniform_non_inner": """
+rt = tf.RaggedTensor.from_uniform_row_length(
+    values=tf.RaggedTensor.from_row_splits(
+        values=[10, 11, 12, 13, 14, 15, 16, 17, 18, 19],
+        row_splits=[0, 3, 5, 9, 10]),
+    uniform_row_length=2)
+print(rt)
+print("Shape: {}".format(rt.shape))
+print("Number of partitioned dimensions: {}".format(rt.ragged_rank))
+""",
+    "guide_uniform_inner": """
+rt = tf.RaggedTensor.from_row_splits(
+    values=[[1, 3], [0, 0], [1, 3], [5, 3], [3, 3], [1, 2]],
+    row_splits=[0, 3, 4, 6])
+print(rt)
+print("Shape: {}".format(rt.shape))
+print("Number of partitioned dimensions: {}".format(rt.ragged_rank))
+print("Flat values shape: {}".format(rt.flat_values.shape))
+print("Flat values:\\n{}".format(rt.flat_values))
+""",
+    # -- the API, case by case ---------------------------------------------------------------
+    "constant_dtypes": """
+print(tf.ragged.constant([[1.0, 2.5], [3.0]]))
+print(tf.ragged.constant([[1.0, 2.5], [3.0]]).dtype)
+print(tf.ragged.constant([[1, 2], [3]], dtype=tf.float64))
+print(tf.ragged.constant([[0.1], []]))
+print(tf.ragged.constant([[True], [False, True]]))
+print(tf.ragged.constant([[], []]), tf.ragged.constant([[], []]).dtype)
+print(tf.ragged.constant([[1], [2, 3]], row_splits_dtype=tf.int32).row_splits)
+print(tf.ragged.constant([1, 2, 3]))
+""",
+    "constant_ragged_rank_inner_shape": """
+rt = tf.ragged.constant([[[1, 2], [3, 4]], [[5, 6]]], ragged_rank=1)
+print(rt, rt.shape, rt.ragged_rank)
+rt = tf.ragged.constant([[[1, 2], [3, 4]], [[5, 6]]], inner_shape=(2,))
+print(rt, rt.shape, rt.ragged_rank)
+rt = tf.ragged.constant([[[1, 2], [3]], [[4]]])
+print(rt.shape, rt.ragged_rank, rt.flat_values)
+""",
+    "constant_errors": """
+try:
+    tf.ragged.constant([1, [2, 3]])
+except ValueError:
+    print("ValueError")
+""",
+    "properties": """
+rt = tf.ragged.constant([[3, 1, 4, 1], [], [5, 9, 2], [6], []])
+print(rt.values)
+print(rt.row_splits)
+print(rt.flat_values)
+print(rt.nested_row_splits)
+print(rt.row_lengths())
+print(rt.value_rowids())
+print(rt.nrows())
+print(rt.row_starts(), rt.row_limits())
+print(rt.bounding_shape())
+print(rt.shape, rt.dtype, rt.ragged_rank, rt.row_splits.dtype)
+print(rt.nrows(out_type=tf.int32))
+print(len(rt.shape), rt.shape.as_list())
+""",
+    "properties_3d": """
+rt = tf.ragged.constant([[[1, 2, 3], [4]], [[5], [], [6]], [[7]], [[8, 9], [10]]])
+print(rt.nested_row_splits)
+print(rt.row_lengths(), rt.row_lengths(axis=2))
+print(rt.nested_row_lengths())
+print(rt.bounding_shape())
+print(rt.values)
+""",
+    "factories_more": """
+print(tf.RaggedTensor.from_value_rowids([1, 2, 3], [0, 0, 2], nrows=5))
+print(tf.RaggedTensor.from_row_starts([1, 2, 3, 4], [0, 1, 1]))
+print(tf.RaggedTensor.from_row_limits([1, 2, 3, 4], [2, 2, 4]))
+print(tf.RaggedTensor.from_nested_row_lengths([1, 2, 3, 4, 5], [[2, 1], [2, 0, 3]]))
+print(tf.RaggedTensor.from_row_lengths(tf.constant([1., 2., 3.]), tf.constant([1, 2])))
+print(tf.RaggedTensor.from_row_lengths([1, 2, 3], tf.constant([1, 2], tf.int32)).row_splits)
+""",
+    "factory_errors": """
+for make in (lambda: tf.RaggedTensor.from_row_splits([1, 2, 3], [0, 2, 2]),
+             lambda: tf.RaggedTensor.from_row_splits([1, 2, 3], [1, 2, 3]),
+             lambda: tf.RaggedTensor.from_row_lengths([1, 2, 3], [1, 1])):
+    try:
+        make()
+    except tf.errors.InvalidArgumentError:
+        print("InvalidArgumentError")
+""",
+    "from_tensor": """
+t = tf.constant([[1, 2, 0], [3, 0, 0], [4, 5, 6]])
+print(tf.RaggedTensor.from_tensor(t))
+print(tf.RaggedTensor.from_tensor(t, lengths=[1, 0, 2]))
+print(tf.RaggedTensor.from_tensor(t, padding=0))
+print(tf.RaggedTensor.from_tensor([[[1, 0], [0, 0]], [[2, 2], [0, 0]]], padding=[0, 0]))
+print(tf.RaggedTensor.from_tensor(tf.reshape(tf.range(12), [2, 3, 2]), ragged_rank=2))
+print(tf.RaggedTensor.from_tensor(tf.reshape(tf.range(12), [2, 3, 2]), ragged_rank=2).shape)
+""",
+    "to_tensor": """
+rt = tf.ragged.constant([[9, 8, 7], [], [6, 5], [4]])
+print(rt.to_tensor())
+print(rt.to_tensor(default_value=-1))
+print(rt.to_tensor(shape=[2, 2]))
+print(rt.to_tensor(shape=[5, 4]))
+print(rt.to_tensor(shape=[None, 2]))
+rt = tf.ragged.constant([[[1, 2], [3]], [[4]]])
+print(rt.to_tensor())
+rt = tf.ragged.constant([[[1., 2.], [3., 4.]], [[5., 6.]]], ragged_rank=1)
+print(rt.to_tensor(default_value=9.))
+""",
+    "indexing": """
+rt = tf.ragged.constant([[3, 1, 4, 1], [], [5, 9, 2], [6], []])
+print(rt[2], rt[-1], rt[1:3], rt[::2], rt[:, 1:], rt[2, 1], rt[:, -2:])
+print(rt[0:2, 0:1])
+try:
+    tf.ragged.constant([[1, 2], [3, 4, 5]])[:, 0]
+except ValueError:
+    print("ValueError")
+try:
+    rt[7]
+except IndexError:
+    print("IndexError")
+u = tf.RaggedTensor.from_tensor([[1, 2, 3], [4, 5, 6]])
+print(u[1:].shape, (u + 1).shape, u[:, :2].shape, u[:, :2])
+print(tf.RaggedTensor.from_uniform_row_length([1, 2, 3, 4, 5, 6], 3).shape)
+""",
+    "elementwise": """
+x = tf.ragged.constant([[1.0, 2.0], [3.0]])
+y = tf.ragged.constant([[4.0, 5.0], [6.0]])
+print(tf.add(x, y), tf.subtract(x, 1.0), tf.multiply(2.0, x), tf.divide(x, y))
+print(tf.math.square(x), tf.math.floor(x / 2), tf.math.sqrt(x), tf.math.abs(-x))
+print(x - y, x * y, x / y, x ** 2, -x, 1 + x, 2 * x, 10 - x, x // 2, x % 2)
+print(x > 1.5, tf.math.maximum(x, 2.0), tf.math.less(x, y))
+print(tf.math.logical_not(x > 1.5), (x > 1.5) & (x < 3.0))
+i = tf.ragged.constant([[1, 2], [3]])
+print(i / 2, i * 3, tf.math.floordiv(i, 2))
+""",
+    "reduce": DIGITS + """
+print(tf.reduce_sum(digits, axis=0))
+print(tf.reduce_sum(digits, axis=1))
+print(tf.reduce_sum(digits))
+print(tf.reduce_mean(digits))
+print(tf.reduce_mean(digits, axis=0))
+print(tf.reduce_max(digits, axis=1))
+print(tf.reduce_max(digits, axis=0))
+print(tf.reduce_min(digits, axis=1))
+print(tf.reduce_max(tf.cast(tf.ragged.constant([[1, 2], []]), tf.float32) if False else
+                    tf.ragged.constant([[1., 2.], []]), axis=1))
+print(tf.reduce_sum(digits, axis=-1))
+print(tf.reduce_sum(digits, axis=[0, 1]))
+print(tf.reduce_any(tf.ragged.constant([[True, False], [], [False]]), axis=1))
+print(tf.reduce_all(tf.ragged.constant([[True, False], [], [True]]), axis=1))
+""",
+    "reduce_3d": """
+rt = tf.ragged.constant([[[1, 2, 3], [4]], [[5], [], [6]], [[7]], [[8, 9], [10]]])
+print(tf.reduce_sum(rt, axis=2))
+rt = tf.ragged.constant([[[1., 2.], [3., 4.]], [[5., 6.]]], ragged_rank=1)
+print(tf.reduce_sum(rt, axis=2))
+print(tf.reduce_sum(rt, axis=1))
+print(tf.reduce_mean(rt, axis=1))
+""",
+    "concat_stack": DIGITS + """
+print(tf.concat([digits, digits], axis=1))
+print(tf.concat([digits, digits], axis=0))
+print(tf.stack([digits, digits], axis=0))
+print(tf.stack([digits, digits], axis=1))
+a = tf.ragged.constant([[1, 2], [3]])
+print(tf.concat([a, tf.constant([[7, 8, 9], [0, 0, 0]])], axis=1))
+print(tf.ragged.stack([tf.constant([1, 2]), tf.constant([3])]))
+""",
+    "ragged_range": """
+print(tf.ragged.range([3, 5, 2]))
+print(tf.ragged.range([0, 5, 8], [3, 3, 12]))
+print(tf.ragged.range(0, [3, 3, 5], 2))
+print(tf.ragged.range([1.0, 2.0], 4.0, 0.5))
+print(tf.ragged.range(3, dtype=tf.int64))
+""",
+    "boolean_mask": """
+T, F = (True, False)
+print(tf.ragged.boolean_mask(
+    data=[[1, 2, 3], [4, 5, 6], [7, 8, 9]],
+    mask=[[T, F, T], [F, F, F], [T, F, F]]))
+print(tf.ragged.boolean_mask(
+    tf.ragged.constant([[1, 2, 3], [4], [5, 6]]),
+    tf.ragged.constant([[F, F, T], [F], [T, T]])))
+print(tf.ragged.boolean_mask(
+    tf.ragged.constant([[1, 2, 3], [4], [5, 6]]),
+    tf.constant([True, False, True])))
+print(tf.ragged.boolean_mask([1, 2, 3], [True, False, True]))
+""",
+    "spec": """
+rt = tf.ragged.constant([[1, 2], [3]])
+spec = tf.RaggedTensorSpec.from_value(rt)
+print(spec)
+print(spec.shape, spec.dtype, spec.ragged_rank, spec.row_splits_dtype)
+print(tf.RaggedTensorSpec(shape=[None, None], dtype=tf.float32))
+print(tf.RaggedTensorSpec([2, None, None], tf.int64, ragged_rank=1))
+print(spec.is_compatible_with(rt), spec == tf.RaggedTensorSpec([2, None], tf.int32, 1))
+print(tf.RaggedTensorSpec([None, None], tf.int32).is_compatible_with(rt))
+""",
+    "gradient": """
+x = tf.ragged.constant([[1.0, 2.0], [3.0]])
+with tf.GradientTape() as tape:
+    tape.watch(x.flat_values)
+    y = tf.reduce_sum(tf.math.square(x) * 2.0 + tf.math.sin(x))
+print(tape.gradient(y, x.flat_values))
+v = tf.constant([1.0, 2.0, 3.0, 4.0])
+with tf.GradientTape() as tape:
+    tape.watch(v)
+    rt = tf.RaggedTensor.from_row_lengths(v, [3, 1])
+    dense = rt.to_tensor(default_value=5.0)
+    loss = tf.reduce_sum(dense * tf.constant([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]))
+print(dense)
+print(tf.convert_to_tensor(tape.gradient(loss, v)))  # TF: IndexedSlices of these values
+with tf.GradientTape() as tape:
+    tape.watch(v)
+    rt = tf.RaggedTensor.from_row_lengths(v, [3, 1])
+    m = tf.reduce_max(rt, axis=1) + tf.reduce_mean(rt, axis=1)
+    s = tf.reduce_sum(m * tf.constant([1.0, 10.0]))
+print(tape.gradient(s, v))
+with tf.GradientTape() as tape:
+    tape.watch(v)
+    rt = tf.RaggedTensor.from_row_lengths(v, [3, 1])
+    s = tf.reduce_sum(rt[:, 1:] * 3.0) + tf.reduce_sum(rt[0])
+print(tape.gradient(s, v))
+""",
+    "function": """
+@tf.function
+def f(x):
+    return x * 2.0 + 1.0
+rt = tf.ragged.constant([[1.0, 2.0], [3.0]])
+print(f(rt))
+print(f(tf.ragged.constant([[1.0], [2.0, 3.0, 4.0], []])))
+@tf.function
+def g(x):
+    return tf.reduce_sum(x, axis=1)
+print(g(rt))
+@tf.function
+def h(v):
+    return tf.RaggedTensor.from_row_lengths(v, [1, 2])
+print(h(tf.constant([1, 2, 3])))
+""",
+}
+
+
+def record() -> dict:
+    import numpy as np  # noqa: F401 - for the programs
+    import tensorflow as tf
+    answers = {}
+    for name, program in CASES.items():
+        out = io.StringIO()
+        try:
+            with contextlib.redirect_stdout(out):
+                exec(program, {"tf": tf, "np": np})  # noqa: S102 - our own programs
+            text = out.getvalue()
+        except Exception as exc:  # noqa: BLE001 - recorded as TF's answer
+            text = out.getvalue() + f"ERROR {type(exc).__name__}\n"
+        answers[name] = {"program": program, "printed": text}
+    return answers
+
+
+def main() -> None:
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    import tensorflow as tf
+    answers = {"tensorflow": tf.__version__, "cases": record()}
+    OUT.parent.mkdir(parents=True, exist_ok=True)
+    OUT.write_text(json.dumps(answers, indent=1, sort_keys=True) + "\n")
+    print(f"wrote {OUT} ({len(answers['cases'])} cases)")
+
+
+if __name__ == "__main__":
+    main()
