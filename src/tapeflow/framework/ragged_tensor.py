@@ -32,10 +32,24 @@ def _splits_dtype(dtype: Any) -> _dtypes.DType:
     return dtype
 
 
+def concrete(value: Any, what: str) -> np.ndarray:
+    """The NumPy value of a tensor (or Python value) that shapes a RaggedTensor. Row
+    partitions are computed when a RaggedTensor is built, so a traced tensor (inside
+    tf.function, where its value is only an example) is refused rather than baked in."""
+    if isinstance(value, TensorLike):
+        if type(value) is not Tensor and not hasattr(value, "numpy"):
+            raise TypeError(f"tapeflow builds a RaggedTensor's row partition when it runs: "
+                            f"{what} must be a Python value or an eager tensor, not the "
+                            f"traced tensor {value!r} (pass the RaggedTensor itself into "
+                            f"tf.function instead)")
+        return np.asarray(convert_to_tensor(value)._value)
+    return np.asarray(value)
+
+
 def _index_tensor(value: Any, name: str, dtype: Any = None) -> Tensor:
     """A 1-D integer partition tensor (int64 unless it is already int32/int64)."""
     if isinstance(value, TensorLike):
-        tensor = convert_to_tensor(value)
+        tensor = wrap(concrete(value, name))
     else:
         array = np.asarray(value)
         tensor = convert_to_tensor(value, dtype=dtype or (
@@ -122,8 +136,8 @@ class RaggedTensor:
         r = np.asarray(rowids._value)
         if validate and r.size and (np.any(np.diff(r) < 0) or r[0] < 0):
             raise _invalid("from_value_rowids", "value_rowids must be sorted and non-negative")
-        n = (int(r[-1]) + 1 if r.size else 0) if nrows is None else int(np.asarray(
-            nrows._value if isinstance(nrows, TensorLike) else nrows))
+        n = (int(r[-1]) + 1 if r.size else 0) if nrows is None else int(
+            concrete(nrows, "nrows"))
         if validate and r.size and r[-1] >= n:
             raise _invalid("from_value_rowids", "nrows must be greater than the largest "
                                                 "value_rowid")
@@ -157,13 +171,12 @@ class RaggedTensor:
                                 name: Optional[str] = None) -> "RaggedTensor":
         """Rows of one length, `uniform_row_length`, taken in order from `values`."""
         values = _values_of(values)
-        length = int(np.asarray(uniform_row_length._value if isinstance(
-            uniform_row_length, TensorLike) else uniform_row_length))
+        length = int(concrete(uniform_row_length, "uniform_row_length"))
         nvals = _nvals(values)
         if nrows is None:
             n = nvals // length if length else 0
         else:
-            n = int(np.asarray(nrows._value if isinstance(nrows, TensorLike) else nrows))
+            n = int(concrete(nrows, "nrows"))
         if validate and n * length != nvals:
             raise _invalid("from_uniform_row_length", "uniform_row_length must divide the "
                                                       "number of values")
@@ -372,6 +385,8 @@ class RaggedTensor:
         return np.array(rows, dtype=np.object_ if ragged else None)
 
     def __repr__(self) -> str:
+        if type(self.flat_values) is not Tensor:  # traced: TF's graph-mode text
+            return f"tf.RaggedTensor(values={self._values}, row_splits={self._row_splits})"
         with np.printoptions(formatter={"all": _formatter}):
             return f"<tf.RaggedTensor {_formatter(self.numpy())}>"
 
@@ -395,14 +410,24 @@ class RaggedTensor:
 
     @property
     def _type_spec(self) -> "RaggedTensorSpec":
-        return RaggedTensorSpec.from_value(self)
+        """The spec tf.function traces this value by: with its row partition, since the
+        ragged ops compute with the partition when they trace."""
+        spec = RaggedTensorSpec.from_value(self)
+        spec._partition = _Partition(self)
+        return spec
+
+    def _to_components(self) -> list:
+        """The tensors a traced function takes for this value: its flat values (the row
+        partition is part of its spec)."""
+        return [self.flat_values]
 
 
 class RaggedTensorSpec:
     """The type of a RaggedTensor, as `tf.RaggedTensorSpec(shape, dtype, ragged_rank,
     row_splits_dtype, flat_values_spec)`."""
 
-    __slots__ = ("_shape", "_dtype", "_ragged_rank", "_row_splits_dtype")
+    __slots__ = ("_shape", "_dtype", "_ragged_rank", "_row_splits_dtype", "_partition",
+                 "_flat_shape")
 
     def __init__(self, shape: Any = None, dtype: Any = _dtypes.float32,
                  ragged_rank: Optional[int] = None, row_splits_dtype: Any = _dtypes.int64,
@@ -423,11 +448,32 @@ class RaggedTensorSpec:
             raise ValueError(f"ragged_rank must be non-negative and less than rank, got "
                              f"{ragged_rank}")
         self._ragged_rank = ragged_rank
+        self._partition: Optional[_Partition] = None  # set for tracing (`_type_spec`)
+        self._flat_shape: Any = None
 
     @classmethod
     def from_value(cls, value: RaggedTensor) -> "RaggedTensorSpec":
         """The spec of a RaggedTensor."""
-        return cls(value.shape, value.dtype, value.ragged_rank, value._row_splits.dtype)
+        spec = cls(value.shape, value.dtype, value.ragged_rank, value._row_splits.dtype)
+        spec._flat_shape = value.flat_values.shape
+        return spec
+
+    # -- the composite protocol tf.function uses --------------------------------------------
+    def _component_specs(self) -> list:
+        """(shape, dtype) of each component: the flat values."""
+        self._require_partition()
+        return [(self._flat_shape, self._dtype)]
+
+    def _from_components(self, parts: list) -> RaggedTensor:
+        """The RaggedTensor of these flat values, with this spec's row partition."""
+        self._require_partition()
+        return self._partition.rebuild(parts[0])
+
+    def _require_partition(self) -> None:
+        if self._partition is None:
+            raise TypeError(f"tapeflow traces a RaggedTensor argument by its row partition, "
+                            f"which {self!r} does not give: pass RaggedTensors to the "
+                            f"function without an input_signature")
 
     @property
     def shape(self) -> TensorShape:
@@ -461,7 +507,8 @@ class RaggedTensorSpec:
 
     def _key(self) -> tuple:
         dims = None if self._shape.rank is None else tuple(self._shape.as_list())
-        return (dims, self._dtype, self._ragged_rank, self._row_splits_dtype)
+        return (dims, self._dtype, self._ragged_rank, self._row_splits_dtype,
+                None if self._partition is None else self._partition.key)
 
     def is_compatible_with(self, other: Any) -> bool:
         """Whether `other` (a spec or RaggedTensor) fits this spec."""
@@ -474,14 +521,33 @@ class RaggedTensorSpec:
                 and self._shape.is_compatible_with(other._shape))
 
     def __eq__(self, other: Any) -> bool:
-        return isinstance(other, RaggedTensorSpec) and self._key() == other._key()
+        return isinstance(other, RaggedTensorSpec) and self._key()[:4] == other._key()[:4]
 
     def __hash__(self) -> int:
-        return hash(self._key())
+        return hash(self._key()[:4])
 
     def __repr__(self) -> str:
         return (f"RaggedTensorSpec({self._shape!r}, {self._dtype!r}, {self._ragged_rank}, "
                 f"{self._row_splits_dtype!r})")
+
+
+class _Partition:
+    """A RaggedTensor's row partitions (NumPy), for rebuilding it over traced flat values."""
+
+    __slots__ = ("levels", "key")
+
+    def __init__(self, rt: RaggedTensor) -> None:
+        self.levels = []
+        while isinstance(rt, RaggedTensor):
+            self.levels.append((rt._splits, rt._uniform))
+            rt = rt._values
+        self.key = tuple((s.dtype.str, s.tobytes(), u) for s, u in self.levels)
+
+    def rebuild(self, flat_values: Any) -> RaggedTensor:
+        result = flat_values
+        for splits, uniform in reversed(self.levels):
+            result = RaggedTensor(result, wrap(splits), internal=True, uniform_row_length=uniform)
+        return result
 
 
 def _formatter(x: Any) -> str:

@@ -15,7 +15,8 @@ import numpy as np
 from tapeflow.framework import dtypes as _dtypes
 from tapeflow.framework import nest
 from tapeflow.framework.errors import InvalidArgumentError
-from tapeflow.framework.ragged_tensor import RaggedTensor, RaggedTensorSpec, register_fallback
+from tapeflow.framework.ragged_tensor import (RaggedTensor, RaggedTensorSpec, concrete,
+                                              register_fallback)
 from tapeflow.framework.tensor import Tensor, TensorLike, wrap
 from tapeflow.framework.exports import tf_export
 from tapeflow.ops._convert import convert_to_tensor
@@ -153,7 +154,9 @@ def _from_tensor(tensor: Any, lengths: Any = None, padding: Any = None, ragged_r
     `padding` removed."""
     t = convert_to_tensor(tensor)
     splits_dtype = _dtypes.as_dtype(row_splits_dtype).as_numpy_dtype
-    shape = [int(d) for d in np.shape(t._value)]
+    shape = t.shape.as_list()
+    if None in shape:
+        raise ValueError(f"from_tensor needs a tensor of known shape, got {t.shape}")
     if not isinstance(ragged_rank, int) or not 0 < ragged_rank < len(shape):
         raise ValueError(f"ragged_rank must be greater than 0 and less than tensor.shape.rank"
                          f" ({len(shape)}); got {ragged_rank}")
@@ -164,11 +167,11 @@ def _from_tensor(tensor: Any, lengths: Any = None, padding: Any = None, ragged_r
     inner = shape[ragged_rank + 1:]
     flat = array_ops.reshape(t, [rows * cols] + inner)
     if lengths is not None:
-        row_lengths = np.minimum(np.asarray(
-            lengths._value if isinstance(lengths, TensorLike) else lengths).reshape(-1), cols)
+        row_lengths = np.minimum(concrete(lengths, "lengths").reshape(-1), cols)
     elif padding is not None:
-        pad = np.asarray(convert_to_tensor(padding, dtype=t.dtype)._value)
-        same = np.asarray(t._value).reshape([rows, cols] + inner) == pad
+        pad = concrete(convert_to_tensor(padding, dtype=t.dtype), "padding")
+        same = concrete(t, "from_tensor's tensor (with padding)").reshape(
+            [rows, cols] + inner) == pad
         same = same.reshape(rows, cols, -1).all(axis=2)
         kept = ~same[:, ::-1]
         row_lengths = np.where(kept.any(axis=1), cols - np.argmax(kept, axis=1), 0)
@@ -195,7 +198,7 @@ def _to_tensor(self: RaggedTensor, default_value: Any = None, name: Optional[str
     dims = [int(d) for d in self.bounding_shape()._value]
     if shape is not None:
         given = shape.as_list() if hasattr(shape, "as_list") else list(
-            np.asarray(shape._value) if isinstance(shape, TensorLike) else shape)
+            concrete(shape, "shape") if isinstance(shape, TensorLike) else shape)
         if len(given) != len(dims):
             raise ValueError(f"shape {given} must have rank {len(dims)}")
         dims = [d if g is None or g == -1 else int(g) for d, g in zip(dims, given)]
@@ -230,7 +233,7 @@ def _getitem(self: RaggedTensor, key: Any) -> Any:
     if isinstance(first, slice):
         rows = self._slice_rows(first)
         return rows if not rest else _index_inner(rows, rest)
-    i = int(first._value if isinstance(first, TensorLike) else first)
+    i = int(concrete(first, "a row index"))
     n = self.nrows_int()
     if not -n <= i < n:
         raise IndexError(f"Row key {i} out of bounds")
@@ -378,7 +381,7 @@ def _reduce_axis(op: Callable, rt: RaggedTensor, axis: int, keepdims: bool) -> A
 
 
 def _axes(axis: Any, rank: int) -> list:
-    values = np.asarray(axis._value if isinstance(axis, TensorLike) else axis).reshape(-1)
+    values = concrete(axis, "axis").reshape(-1)
     axes = []
     for a in values.tolist():
         if not -rank <= a < rank:
@@ -468,7 +471,7 @@ def concat(op: Callable, values: Any, axis: Any, name: str = "concat") -> Any:
 def stack(op: Callable, values: Any, axis: Any = 0, name: str = "stack") -> Any:
     """tf.stack of RaggedTensors (and tensors) along a new axis 0 or 1."""
     inputs = _ragged_inputs(list(values))
-    axis = int(axis._value if isinstance(axis, TensorLike) else axis)
+    axis = int(concrete(axis, "axis"))
     dtype = inputs[0]._splits.dtype
     joined = _concat_rows(inputs)
     if axis == 0:
@@ -502,7 +505,8 @@ def ragged_range(starts: Any, limits: Any = None, deltas: Any = 1, dtype: Any = 
     if dtype is None:
         dtype = max((p.dtype for p in parts), key=_RANGE_ORDER.index)
     np_dtype = _dtypes.as_dtype(dtype).as_numpy_dtype
-    s, l, d = np.broadcast_arrays(*(np.asarray(p._value).astype(np_dtype) for p in parts))
+    s, l, d = np.broadcast_arrays(*(concrete(p, "ragged.range's bounds").astype(np_dtype)
+                                    for p in parts))
     if s.ndim > 1:
         raise InvalidArgumentError("starts, limits and deltas must be scalars or vectors")
     if np.any(d == 0):
@@ -526,7 +530,7 @@ def boolean_mask(data: Any, mask: Any, name: Optional[str] = None) -> Any:
         if mask.shape.rank == 1:
             if not isinstance(data, RaggedTensor):
                 return index_ops.boolean_mask(data, mask)
-            return _gather_rows(data, np.nonzero(np.asarray(mask._value))[0])
+            return _gather_rows(data, np.nonzero(concrete(mask, "mask"))[0])
         if mask.shape.rank != 2:
             raise ValueError("tapeflow's ragged.boolean_mask takes a mask of rank 1 or 2")
         mask = _from_tensor(mask)
@@ -536,7 +540,7 @@ def boolean_mask(data: Any, mask: Any, name: Optional[str] = None) -> Any:
         data = _from_tensor(convert_to_tensor(data))
     if not np.array_equal(data._splits, mask._splits):
         raise InvalidArgumentError("mask and data must have the same row partitions")
-    keep = np.asarray(mask._values._value)
+    keep = concrete(mask._values, "mask")
     lengths = np.add.reduceat(keep.astype(np.int64), mask._splits[:-1]) if keep.size else \
         np.zeros(mask.nrows_int(), np.int64)
     lengths = np.where(np.diff(mask._splits) == 0, 0, lengths)
