@@ -33,6 +33,7 @@ from tapeflow.framework.context import context
 from tapeflow.framework.errors import OpError
 from tapeflow.framework.exports import tf_export
 from tapeflow.framework.indexed_slices import IndexedSlices
+from tapeflow.framework.sparse_tensor import SparseTensor, SparseTensorSpec
 from tapeflow.framework.tensor import Tensor, TensorLike, wrap
 from tapeflow.framework.tensor_shape import TensorShape, as_shape
 from tapeflow.framework.variables import Variable, update_lock
@@ -109,7 +110,17 @@ class _Identity:
         return self._id
 
 
+# Composite values (SparseTensor) pass in and out of a trace as their component tensors and
+# are traced by their spec: `_type_spec`, `_to_components()`, `spec._component_specs()` and
+# `spec._from_components(tensors)`.
+_COMPOSITES = (SparseTensor,)
+_COMPOSITE_SPECS = (SparseTensorSpec,)
+
+
 def _leaf_key(leaf: Any, aliases: dict) -> Any:
+    if isinstance(leaf, _COMPOSITES + _COMPOSITE_SPECS):
+        spec = leaf if isinstance(leaf, _COMPOSITE_SPECS) else leaf._type_spec
+        return ("C", type(spec).__name__, spec._key())
     if isinstance(leaf, Variable):
         # As TensorFlow: a variable argument is traced by its shape, dtype, trainability and
         # which other arguments are the same variable, not by identity; the concrete function
@@ -163,7 +174,8 @@ def _fast_key(args: tuple) -> Optional[tuple]:
             parts.append((a._value.shape, a._value.dtype))
         elif kind in _FAST_SCALARS:
             parts.append(("P", a))      # by value alone, as _leaf_key
-        elif isinstance(a, (list, tuple, dict, np.ndarray, TensorLike, TensorSpec)):
+        elif isinstance(a, (list, tuple, dict, np.ndarray, TensorLike, TensorSpec) +
+                        _COMPOSITES):
             return None
         else:
             parts.append(_Identity(a))
@@ -351,6 +363,8 @@ class ConcreteFunction:
                 values = g.values[leaf.parts[0].vid]
                 return _Text(f"IndexedSlicesSpec(TensorShape(None), "
                              f"{_dtypes.from_numpy(values.dtype)!r})")
+            if isinstance(leaf, _OutComposite):
+                return leaf.spec
             if isinstance(leaf, _Out):
                 info = g.values[leaf.vid]
                 return TensorSpec(info.shape, _dtypes.from_numpy(info.dtype))
@@ -584,6 +598,10 @@ def _tensor_args(arg: Any, spec: Any, out: list) -> None:
     if isinstance(spec, TensorSpec) or isinstance(spec, VariableSpec) and \
             isinstance(arg, Variable):
         out.append(arg)
+    elif isinstance(spec, _COMPOSITE_SPECS):
+        if not spec.is_compatible_with(arg):
+            raise TypeError(f"Can not cast {arg!r} to {spec!r}")
+        out.extend(arg._to_components())
     elif isinstance(spec, dict) and isinstance(arg, dict):
         for key in sorted(spec, key=repr):
             _tensor_args(arg[key], spec[key], out)
@@ -635,7 +653,7 @@ class _Text:
 
 def _type_text(value: Any) -> str:
     """TF's text of a traced value's type: TensorSpec(...), Literal[3], List[...], ..."""
-    if isinstance(value, (TensorSpec, VariableSpec, _Text)):
+    if isinstance(value, (TensorSpec, VariableSpec, _Text) + _COMPOSITE_SPECS):
         return repr(value)
     if isinstance(value, dict):
         return "Dict[" + ", ".join(f"[{k!r}, {_type_text(v)}]" for k, v in value.items()) + "]"
@@ -654,7 +672,7 @@ def _signature_of(concrete: "ConcreteFunction") -> inspect.Signature:
 
 def _literal_pairs(spec: Any, value: Any) -> list:
     """(traced Python value, this call's value) for the Python values of a signature."""
-    if isinstance(spec, (TensorSpec, VariableSpec)):
+    if isinstance(spec, (TensorSpec, VariableSpec) + _COMPOSITE_SPECS):
         return []
     if isinstance(spec, dict) and isinstance(value, dict) and spec.keys() == value.keys():
         return [pair for k in spec for pair in _literal_pairs(spec[k], value[k])]
@@ -691,6 +709,33 @@ class _OutSlices:
         self.parts = parts
 
 
+class _OutComposite:
+    """A composite output (SparseTensor): its spec and the places of its components."""
+
+    __slots__ = ("spec", "parts")
+
+    def __init__(self, spec: Any, *parts: _Out) -> None:
+        self.spec, self.parts = spec, parts
+
+
+def _composite_placeholders(graph: Graph, leaf: Any, spec: Any, name: str,
+                            out: list) -> Any:
+    """Appends to `out` the composite argument `leaf` (a value or a spec) rebuilt from one
+    placeholder per component (named `name`, `name_1`, ... as TF); returns its spec."""
+    spec = spec if spec is not None else (
+        leaf if isinstance(leaf, _COMPOSITE_SPECS) else leaf._type_spec)
+    examples = [None] * 3 if isinstance(leaf, _COMPOSITE_SPECS) else leaf._to_components()
+    parts = []
+    for i, ((shape, dtype), example) in enumerate(zip(spec._component_specs(), examples)):
+        part_name = name if i == 0 else f"{name}_{i}"
+        if example is None:
+            parts.append(graph.placeholder(None, part_name, as_shape(shape), dtype=dtype._np))
+        else:
+            parts.append(_placeholder_for(graph, example, TensorSpec(shape, dtype), part_name))
+    out.append(spec._from_components(parts))
+    return spec
+
+
 def _as_tensor(x: Any) -> Tensor:
     if isinstance(x, Variable):
         return x.value()
@@ -710,7 +755,7 @@ class Function:
         self._traced_function: Optional[Callable] = None   # what tracing calls (converted)
         self._input_signature = None if input_signature is None else tuple(input_signature)
         for spec in nest.flatten(list(self._input_signature or ())):
-            if not isinstance(spec, TensorSpec):
+            if not isinstance(spec, (TensorSpec,) + _COMPOSITE_SPECS):
                 raise TypeError(f"input_signature must be a possibly nested sequence of "
                                 f"TensorSpec objects, got invalid args {spec!r} of type "
                                 f"{type(spec).__name__}.")
@@ -781,7 +826,8 @@ class Function:
             self._detector.called_with_tracing(self._python_function)
         if fast_key is not None:
             self._fast[fast_key] = concrete
-        flat = nest.flatten(structure)
+        flat = [part for x in nest.flatten(structure) for part in (
+            x._to_components() if isinstance(x, _COMPOSITES) else (x,))]
         tensors = [_as_tensor(x) for x in flat
                    if isinstance(x, TensorLike) and not isinstance(x, Variable)]
         variables = [x for x in flat if isinstance(x, Variable)]
@@ -858,7 +904,8 @@ class Function:
                 pairs = list(zip(nest.flatten(value), nest.flatten(spec)))
             flat = []
             for leaf, leaf_spec in pairs:
-                if isinstance(leaf, TensorSpec):
+                if isinstance(leaf, (TensorSpec,) + _COMPOSITE_SPECS) or \
+                        isinstance(leaf_spec, _COMPOSITE_SPECS):
                     t = leaf
                 else:
                     try:
@@ -939,7 +986,12 @@ class Function:
             leaves = nest.flatten(value)
             new_leaves, spec_leaves, shown_leaves = [], [], []
             for leaf, path in zip(leaves, _leaf_paths(value, name)):
-                if isinstance(leaf, (TensorLike, TensorSpec)) and not isinstance(leaf, Variable):
+                if isinstance(leaf, _COMPOSITES + _COMPOSITE_SPECS):
+                    spec = flat_specs[next(counter)] if flat_specs is not None else None
+                    spec = _composite_placeholders(graph, leaf, spec, path, new_leaves)
+                    spec_leaves.append(spec)
+                    shown_leaves.append(spec)
+                elif isinstance(leaf, (TensorLike, TensorSpec)) and not isinstance(leaf, Variable):
                     spec = flat_specs[next(counter)] if flat_specs is not None else None
                     # A name the user gave a spec names the placeholder, as in TF.
                     given = getattr(spec, "name", None) or (
@@ -1133,7 +1185,7 @@ def _placeholder_for(graph: Graph, leaf: Any, spec: Optional[TensorSpec],
 def _output_leaf(graph: Graph, leaf: Any, function: Any = None) -> Any:
     if isinstance(leaf, Variable):
         leaf = leaf.value()
-    elif leaf is not None and not isinstance(leaf, (TensorLike, IndexedSlices)):
+    elif leaf is not None and not isinstance(leaf, (TensorLike, IndexedSlices) + _COMPOSITES):
         # As TensorFlow: Python numbers, strings, arrays and shapes come out as (constant)
         # tensors; anything that does not convert to a tensor is an error.
         try:
@@ -1149,6 +1201,9 @@ def _output_leaf(graph: Graph, leaf: Any, function: Any = None) -> Any:
     if isinstance(leaf, IndexedSlices):
         return _OutSlices(*(None if part is None else _Out(graph.value_id(part))
                             for part in (leaf.values, leaf.indices, leaf.dense_shape)))
+    if isinstance(leaf, _COMPOSITES):
+        return _OutComposite(leaf._type_spec,
+                             *(_Out(graph.value_id(part)) for part in leaf._to_components()))
     return leaf
 
 
@@ -1156,7 +1211,7 @@ def _outs(leaf: Any) -> list:
     """The tensor outputs a leaf of the output structure stands for, in order."""
     if isinstance(leaf, _Out):
         return [leaf]
-    if isinstance(leaf, _OutSlices):
+    if isinstance(leaf, (_OutSlices, _OutComposite)):
         return [part for part in leaf.parts if part is not None]
     return []
 
@@ -1167,6 +1222,8 @@ def _unpack_leaf(leaf: Any, take: Callable) -> Any:
         return take(leaf)
     if isinstance(leaf, _OutSlices):
         return IndexedSlices(*(None if part is None else take(part) for part in leaf.parts))
+    if isinstance(leaf, _OutComposite):
+        return leaf.spec._from_components([take(part) for part in leaf.parts])
     return leaf
 
 
