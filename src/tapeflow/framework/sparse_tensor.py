@@ -25,11 +25,17 @@ from tapeflow.framework.tensor_shape import TensorShape, as_shape
 
 
 def _static_dims(dense_shape: Tensor) -> Optional[list]:
-    """The value of `dense_shape` as Python ints where it is known without running a trace
-    (TF's constant_value), else None."""
-    from tapeflow.ops.control_deps import get_static_value  # the ops layer sits above
-    value = get_static_value(dense_shape)
-    return None if value is None else [int(d) for d in np.asarray(value).reshape(-1)]
+    """The value of `dense_shape` as Python ints where it is a constant (eager, or a trace's
+    constant), else None (a trace's input or an op's result, known when the graph runs)."""
+    graph = getattr(dense_shape, "_graph", None)
+    if graph is None:
+        value = dense_shape._value
+    else:  # a symbolic tensor (the graph layer sits above: read by duck typing)
+        info = graph.values[dense_shape._vid]
+        value = info.example if info.kind == "const" else None
+    if not isinstance(value, np.ndarray) or value.dtype.kind not in "iu":
+        return None
+    return [int(d) for d in value.reshape(-1)]
 
 
 def _check_shapes(indices: Tensor, values: Tensor, dense_shape: Tensor) -> None:
