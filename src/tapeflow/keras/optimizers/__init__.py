@@ -3,9 +3,9 @@ learning rate schedules, `get`."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any as _Any
 
-from tapeflow.keras._registry import serialize_keras_object
+from tapeflow.keras._registry import serialize_keras_object as _serialize_keras_object
 from tapeflow.keras.optimizers import schedules
 from tapeflow.keras.optimizers.adadelta import Adadelta
 from tapeflow.keras.optimizers.adagrad import Adagrad
@@ -25,10 +25,10 @@ _BY_NAME = {cls.__name__.lower(): cls for cls in (SGD, Adam, AdamW, RMSprop, Ada
 
 def serialize(optimizer: Optimizer) -> dict:
     """`{'class_name': ..., 'config': ...}` for an optimizer."""
-    return serialize_keras_object(optimizer)
+    return _serialize_keras_object(optimizer)
 
 
-def deserialize(config: dict, custom_objects: Any = None) -> Optimizer:
+def deserialize(config: dict, custom_objects: _Any = None) -> Optimizer:
     """The optimizer described by `serialize`'s dict (class names are case-insensitive)."""
     name = config["class_name"]
     cls = (custom_objects or {}).get(name) or _BY_NAME.get(name.lower()) or \
@@ -38,7 +38,7 @@ def deserialize(config: dict, custom_objects: Any = None) -> Optimizer:
     return cls.from_config(config.get("config", {}))
 
 
-def get(identifier: Any) -> Any:
+def get(identifier: _Any) -> _Any:
     """An optimizer from a name ('adam', 'SGD', ...), a config dict, or an instance."""
     if identifier is None:
         return None
@@ -56,4 +56,12 @@ def get(identifier: Any) -> Any:
 
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax",
-           "Nadam", "Lion", "Ftrl", "LossScaleOptimizer", "schedules", "get", "serialize", "deserialize"]
+           "Nadam", "Lion", "Ftrl", "LossScaleOptimizer", "schedules", "get", "serialize",
+           "deserialize"]
+
+# Keras's namespace holds only the optimizers: the submodules (which importing them binds
+# here) stay reachable through sys.modules (`from tapeflow.keras.optimizers.adam import Adam`).
+for _name in ("adadelta", "adagrad", "adam", "adamax", "ftrl", "fused", "lion",
+              "loss_scale_optimizer", "nadam", "optimizer", "rmsprop", "sgd", "annotations"):
+    globals().pop(_name, None)
+del _name
