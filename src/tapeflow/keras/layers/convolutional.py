@@ -12,7 +12,7 @@ from tapeflow.keras import activations, constraints, initializers, regularizers
 from tapeflow.keras.layers.core import _weight_config
 from tapeflow.keras.layers.input_spec import InputSpec
 from tapeflow.keras.layers.layer import Layer
-from tapeflow.ops import array_ops, conv_ops, reduce_ops
+from tapeflow.ops import array_ops, conv_ops, math_ops, reduce_ops
 
 
 def _tuple(value: Any, rank: int, name: str, allow_zero: bool = False) -> tuple:
@@ -494,8 +494,17 @@ class MaxPooling2D(_Pool):
     reducer = staticmethod(conv_ops.max_pool2d)
 
 
-class AveragePooling2D(_Pool):
-    """Mean over `pool_size` windows (default 2x2, strides = pool_size)."""
+class _AveragePool(_Pool):
+    """Keras's average pools take no default `pool_size`."""
+
+    def __init__(self, pool_size: Any = _REQUIRED, strides: Any = None,
+                 padding: str = "valid", data_format: Optional[str] = None,
+                 name: Optional[str] = None, **kwargs: Any) -> None:
+        super().__init__(pool_size, strides, padding, data_format, name, **kwargs)
+
+
+class AveragePooling2D(_AveragePool):
+    """Mean over `pool_size` windows (strides = pool_size by default)."""
     reducer = staticmethod(conv_ops.avg_pool2d)
 
 
@@ -504,7 +513,7 @@ class MaxPooling1D(_Pool):
     reducer = staticmethod(conv_ops.max_pool2d)
 
 
-class AveragePooling1D(_Pool):
+class AveragePooling1D(_AveragePool):
     rank = 1
     reducer = staticmethod(conv_ops.avg_pool2d)
 
@@ -515,15 +524,10 @@ class MaxPooling3D(_Pool):
     reducer = staticmethod(conv_ops.max_pool3d)
 
 
-class AveragePooling3D(_Pool):
+class AveragePooling3D(_AveragePool):
     """Mean over `pool_size` windows of (batch, D, H, W, channels) inputs."""
     rank = 3
     reducer = staticmethod(conv_ops.avg_pool3d)
-
-    def __init__(self, pool_size: Any = _REQUIRED, strides: Any = None,
-                 padding: str = "valid", data_format: Optional[str] = None,
-                 name: Optional[str] = None, **kwargs: Any) -> None:
-        super().__init__(pool_size, strides, padding, data_format, name, **kwargs)
 
 
 class _GlobalPool(Layer):
@@ -557,7 +561,23 @@ class GlobalMaxPooling2D(_GlobalPool):
 
 
 class GlobalAveragePooling1D(_GlobalPool):
+    """Mean over the steps; with a Keras mask, over the unmasked steps only (Keras 3)."""
     rank = 1
+
+    def call(self, inputs: Any, mask: Any = None) -> Any:
+        if mask is None:
+            return super().call(inputs)
+        x = convert_to_tensor(inputs)
+        first = self.data_format == "channels_first"
+        kept = math_ops.cast(array_ops.expand_dims(mask, 1 if first else 2), "bool")
+        x = math_ops.where(kept, x, math_ops.zeros_like(x))
+        axis = 2 if first else 1
+        return reduce_ops.reduce_sum(x, axis=axis, keepdims=self.keepdims) / \
+            reduce_ops.reduce_sum(math_ops.cast(kept, x.dtype), axis=axis,
+                                  keepdims=self.keepdims)
+
+    def compute_mask(self, inputs: Any, previous_mask: Any = None) -> Any:
+        return None
 
 
 class GlobalMaxPooling1D(_GlobalPool):

@@ -27,8 +27,12 @@ class Dense(Layer):
                  kernel_initializer: Any = "glorot_uniform", bias_initializer: Any = "zeros",
                  kernel_regularizer: Any = None, bias_regularizer: Any = None,
                  activity_regularizer: Any = None, kernel_constraint: Any = None,
-                 bias_constraint: Any = None, lora_rank: Any = None, **kwargs: Any) -> None:
+                 bias_constraint: Any = None, lora_rank: Any = None,
+                 quantization_config: Any = None, **kwargs: Any) -> None:
         super().__init__(activity_regularizer=activity_regularizer, **kwargs)
+        if quantization_config is not None:  # Keras 3.15 writes None in every Dense config
+            raise NotImplementedError(f"Dense: tapeflow does not quantize layers. Received: "
+                                      f"quantization_config={quantization_config}")
         if not isinstance(units, (int, np.integer)) or units <= 0:
             raise ValueError(f"Received an invalid value for `units`, expected a positive "
                              f"integer. Received: units={units}")
@@ -96,6 +100,7 @@ class Activation(Layer):
     def __init__(self, activation: Any, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.activation = activations.get(activation)
+        self.supports_masking = True  # elementwise: the input's mask passes on (Keras 3)
 
     def call(self, inputs: Any) -> Any:
         return self.activation(inputs)

@@ -6,13 +6,23 @@ from typing import Any
 
 from tapeflow.framework.tensor_conversion import convert_to_tensor
 from tapeflow.keras.layers.layer import Layer
-from tapeflow.ops import array_ops, math_ops
+from tapeflow.ops import array_ops, math_ops, reduce_ops
 
 
 class _Merge(Layer):
     """Elementwise merges; `build` validates the input shapes once, as Keras 3's Merge."""
 
     _reshape_required = False
+
+    def compute_mask(self, inputs: Any, previous_mask: Any = None) -> Any:
+        """The OR of the inputs' masks when every input has one, else None (Keras 3)."""
+        if not isinstance(previous_mask, (list, tuple)) or \
+                any(m is None for m in previous_mask):
+            return None
+        out = previous_mask[0]
+        for m in previous_mask[1:]:
+            out = math_ops.logical_or(out, m)
+        return out
 
     def _check(self, inputs: Any) -> list:
         if not isinstance(inputs, (list, tuple)) or len(inputs) < 1:
@@ -96,14 +106,29 @@ class Subtract(_Merge):
         return xs[0] - xs[1]
 
 
-class Multiply(_Merge):
-    """Elementwise product of a list of inputs."""
+def _feature_masks(xs: list, masks: Any) -> list:
+    """Each input's Keras mask (batch, steps) broadcast over its features, or None."""
+    masks = masks if isinstance(masks, (list, tuple)) else [None] * len(xs)
+    return [None if m is None else
+            array_ops.broadcast_to(array_ops.expand_dims(m, -1), array_ops.shape(x))
+            for x, m in zip(xs, masks)]
 
-    def call(self, inputs: Any) -> Any:
+
+class Multiply(_Merge):
+    """Elementwise product of a list of inputs; masked steps count as 1, and are 0 in the
+    output when every input is masked (Keras 3)."""
+
+    def call(self, inputs: Any, mask: Any = None) -> Any:
         xs = self._check(inputs)
-        out = xs[0]
-        for x in xs[1:]:
-            out = out * x
+        masks = _feature_masks(xs, mask)
+        out, out_mask = None, None
+        for x, m in zip(xs, masks):
+            if m is not None:
+                x = math_ops.where(m, x, math_ops.ones_like(x))
+                out_mask = m if out_mask is None else math_ops.logical_or(out_mask, m)
+            out = x if out is None else out * x
+        if all(m is not None for m in masks):
+            out = math_ops.where(out_mask, out, math_ops.zeros_like(out))
         return out
 
 
@@ -115,22 +140,36 @@ class Average(_Merge):
         return _sum(xs) / float(len(xs))
 
 
+def _masked_fold(op: Any, xs: list, masks: Any) -> Any:
+    """Folds `op` over the inputs, a masked step taking the other operand's value (Keras 3's
+    `_apply_merge_op_and_or_mask`: there is no identity element to put in its place)."""
+    out, out_mask = None, None
+    for x, m in zip(xs, _feature_masks(xs, masks)):
+        if out is None:
+            out, out_mask = x, m
+            continue
+        if m is not None:
+            x = math_ops.where(m, x, out)
+        if out_mask is not None:
+            out = math_ops.where(out_mask, out, x)
+        out_mask = math_ops.logical_or(out_mask, m) if m is not None and \
+            out_mask is not None else None
+        out = op(out, x)
+    return out
+
+
 class Maximum(_Merge):
-    def call(self, inputs: Any) -> Any:
-        xs = self._check(inputs)
-        out = xs[0]
-        for x in xs[1:]:
-            out = math_ops.maximum(out, x)
-        return out
+    """Elementwise maximum of a list of inputs (masked steps left out, as Keras 3)."""
+
+    def call(self, inputs: Any, mask: Any = None) -> Any:
+        return _masked_fold(math_ops.maximum, self._check(inputs), mask)
 
 
 class Minimum(_Merge):
-    def call(self, inputs: Any) -> Any:
-        xs = self._check(inputs)
-        out = xs[0]
-        for x in xs[1:]:
-            out = math_ops.minimum(out, x)
-        return out
+    """Elementwise minimum of a list of inputs (masked steps left out, as Keras 3)."""
+
+    def call(self, inputs: Any, mask: Any = None) -> Any:
+        return _masked_fold(math_ops.minimum, self._check(inputs), mask)
 
 
 class Concatenate(_Merge):
@@ -163,6 +202,23 @@ class Concatenate(_Merge):
 
     def call(self, inputs: Any) -> Any:
         return array_ops.concat(self._check(inputs), axis=self.axis)
+
+    def compute_mask(self, inputs: Any, previous_mask: Any = None) -> Any:
+        """The inputs' masks (all True for an unmasked one) joined along `axis`, then any()
+        over the last axis, as Keras 3."""
+        if not isinstance(previous_mask, (list, tuple)) or \
+                all(m is None for m in previous_mask):
+            return None
+        masks = []
+        for x, m in zip(inputs, previous_mask):
+            x = convert_to_tensor(x)
+            if m is None:
+                m = math_ops.ones_like(x, dtype="bool")
+            elif m.shape.rank < x.shape.rank:
+                m = math_ops.logical_or(array_ops.expand_dims(m, -1),
+                                        math_ops.zeros_like(x, dtype="bool"))
+            masks.append(m)
+        return reduce_ops.reduce_any(array_ops.concat(masks, axis=self.axis), axis=-1)
 
     def get_config(self) -> dict:
         return {**super().get_config(), "axis": self.axis}
