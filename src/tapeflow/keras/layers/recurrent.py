@@ -206,6 +206,14 @@ class RNN(Layer):
 
     def _loop(self, sequences: Any, initial_state: list, mask: Any, training: Any) -> tuple:
         self._state_structure = initial_state
+        cell = self.cell
+        if mask is None and getattr(cell, "_fused_ok", None) is not None and \
+                cell._fused_ok(training, sequences.shape[1]):
+            z = cell._project(sequences, training)
+            if self.go_backwards:
+                z = manip_ops.reverse(z, [1])
+            last, outputs, states = cell._sequence(z, nest.flatten(initial_state))
+            return last, outputs, nest.pack_sequence_as(initial_state, states)
         inputs, step = self._step_function(sequences, training)
         states = nest.flatten(initial_state)
         if mask is not None:
