@@ -83,6 +83,11 @@ def torch_build(workload: str, mode: str) -> Optional[Callable]:
         x = np.ascontiguousarray(d["x"].transpose(0, 3, 1, 2))
         return _torch_train(torch, _torch_cnn(torch, d["params"]), ce, x,
                             d["labels"].astype(np.int64), compiled)
+    if workload == "lstm" and not compiled:
+        from benchmarks.bench_lstm import torch_step
+        step = torch_step(torch, d["params"])
+        x, y = torch.from_numpy(d["x"]), torch.from_numpy(d["labels"].astype(np.int64))
+        return lambda: step(x, y)
     return None
 
 

@@ -84,7 +84,15 @@ def cnn(lib: Any, d: dict) -> tuple:
     return train_step(lib, model, loss, d["params"], d["x"], d["labels"])
 
 
-PROGRAMS = {"chain": chain, "mlp": mlp, "big": big, "hessian": hessian, "cnn": cnn}
+def lstm(lib: Any, d: dict) -> tuple:
+    from benchmarks.bench_lstm import lstm_model
+    loss = lib.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+    return train_step(lib, lstm_model(lib, d["params"]), loss, d["params"], d["x"],
+                      d["labels"])
+
+
+PROGRAMS = {"chain": chain, "mlp": mlp, "big": big, "hessian": hessian, "cnn": cnn,
+            "lstm": lstm}
 
 
 def build(lib: Any, workload: str, mode: str) -> Optional[Callable]:

@@ -40,6 +40,8 @@ WORKLOADS = [
     Workload("hessian", "Hessian", f"Hessian of sum(sin(x)*sum(x**2)), x of {HESSIAN_N} values"),
     Workload("cnn", "small CNN step",
              "small CNN step (Conv32-pool-Conv64-Dense10, 28x28x1, b=64, Adam)"),
+    Workload("lstm", "2-layer LSTM step",
+             "2-layer LSTM step (LSTM64-LSTM64-Dense10, 50 steps of 32, b=32, Adam)"),
     Workload("gemm", "GEMM floor", "GEMM floor: the big step's 8 matrix products alone (NumPy)",
              ("floor",)),
 ]
@@ -48,7 +50,7 @@ EXTRA = {   # measured differently: peak memory and import time, in fresh subpro
     "memory": "peak RSS growth of the big step (MiB)",
     "import": "import time (s, `python -c \"import X\"`, min of 4, bytecode cached)",
 }
-NOT_YET = {"lstm": "2-layer LSTM step: waits for the Keras RNN layers (issue 19)"}
+NOT_YET: dict = {}
 
 
 def glorot(rng: np.random.Generator, shape: tuple, fan_in: int, fan_out: int) -> np.ndarray:
@@ -93,6 +95,12 @@ def cnn_data() -> dict:
             "labels": rng.integers(0, CLASSES, CNN_BATCH).astype(np.int32)}
 
 
+def lstm_data() -> dict:
+    """benchmarks/bench_lstm.py's weights (Keras's LSTM layouts) and data."""
+    from benchmarks.bench_lstm import lstm_data as from_bench
+    return from_bench()
+
+
 def hessian_data() -> dict:
     """Not symmetric about 0: the Hessian's sum (the check) is not 0."""
     return {"x": np.linspace(-0.9, 1.1, HESSIAN_N).astype(np.float32)}
@@ -103,7 +111,7 @@ def chain_data() -> dict:
 
 
 DATA = {"chain": chain_data, "mlp": mlp_data, "big": big_data, "hessian": hessian_data,
-        "cnn": cnn_data, "gemm": big_data}
+        "cnn": cnn_data, "lstm": lstm_data, "gemm": big_data}
 
 
 def data(name: str) -> dict:
