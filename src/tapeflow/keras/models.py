@@ -22,7 +22,7 @@ from tapeflow.framework.tensor_conversion import convert_to_tensor
 from tapeflow.keras import backend
 from tapeflow.keras.layers.input_layer import InputLayer
 from tapeflow.keras.layers.input_spec import InputSpec
-from tapeflow.keras.layers.layer import KerasTensor, Layer, Operation
+from tapeflow.keras.layers.layer import KerasTensor, Layer, Operation, _infer_outputs
 from tapeflow.keras.trainer import Trainer
 from tapeflow.ops import array_ops
 
@@ -454,6 +454,7 @@ class Sequential(Model):
         self._input_batch_shape: Optional[tuple] = None
         self._input_dtype: Optional[str] = None
         self._input_name = "input_layer"
+        self._has_input_layer = False
         for layer in layers or []:
             self.add(layer, rebuild=False)
         self._maybe_build_from_input_shape()
@@ -465,6 +466,7 @@ class Sequential(Model):
         if isinstance(layer, InputLayer):
             self._input_batch_shape, self._input_dtype = layer.batch_shape, layer.dtype
             self._input_name = layer.name
+            self._has_input_layer = True
             return
         if not isinstance(layer, Layer):
             raise ValueError(f"Only instances of `keras.Layer` can be added to a Sequential "
@@ -498,8 +500,10 @@ class Sequential(Model):
             raise ValueError("You must provide an `input_shape` argument.")
         if self.built:
             return
-        # Keras builds an internal functional model here: keep its automatic names in step.
-        backend.unique_name("input_layer")
+        # Keras builds an internal functional model here (with an InputLayer unless it was
+        # given one): keep its automatic names in step.
+        if not self._has_input_layer:
+            backend.unique_name("input_layer")
         backend.unique_name("functional")
         x: Any = KerasTensor(tuple(input_shape), self._input_dtype or self._dtype)
         with backend.name_scope(self.name, caller=self):
@@ -509,8 +513,8 @@ class Sequential(Model):
         self._output_shape = nest.map_structure(lambda t: t.shape, x)
 
     def _maybe_build(self, shapes: Any) -> None:
-        if not self.built:
-            self.build((None,) + tuple(shapes)[1:])
+        if not self.built:  # built for the first call's shape, batch size included (Keras)
+            self.build(tuple(shapes))
 
     def call(self, inputs: Any, training: Any = None, mask: Any = None) -> Any:
         x = inputs
@@ -606,6 +610,63 @@ def _shape_text(shape: Any) -> str:
     return "(" + ", ".join(str(d) for d in shape) + ")"
 
 
+# tapeflow layers whose Keras class has no `compute_output_shape` (Keras's summary shows '?'
+# for them once built by an eager call).
+_KERAS_WITHOUT_OUTPUT_SHAPE = {"SimpleRNNCell", "LSTMCell", "GRUCell", "StackedRNNCells",
+                               "InputLayer", "Wrapper"}
+
+
+def _has_output_shape(layer: Layer) -> bool:
+    """Whether Keras's class of `layer` implements `compute_output_shape`: a user's layer or
+    subclassed model must define it; tapeflow's own classes stand for Keras's."""
+    cls = type(layer)
+    if isinstance(layer, Model) and not isinstance(layer, (Functional, Sequential)):
+        return cls.compute_output_shape is not Model.compute_output_shape
+    if not cls.__module__.startswith("tapeflow."):
+        return cls.compute_output_shape is not Layer.compute_output_shape
+    return cls.__name__ not in _KERAS_WITHOUT_OUTPUT_SHAPE
+
+
+def _layer_shape_text(layer: Layer) -> str:
+    """A layer's 'Output Shape' cell, as Keras 3's `format_layer_shape`: the outputs of its
+    last symbolic call; else, for a layer built by an eager call, `compute_output_shape` of
+    the shape it was built for (batch size included); '?' when neither (a layer built at
+    construction, or one without `compute_output_shape`)."""
+    if layer._inbound_nodes:
+        return _shape_text(layer._output_shape)
+    shapes_dict = getattr(layer, "_build_shapes_dict", None)  # multi-input layers (attention)
+    if shapes_dict:
+        try:
+            return _shape_text(_plain_tuples(layer.compute_output_shape(**shapes_dict)))
+        except NotImplementedError:
+            return "?"
+    build_shapes = getattr(layer, "_build_shapes", None)
+    if build_shapes is None or not _has_output_shape(layer):
+        return "?"
+    several = bool(build_shapes) and isinstance(build_shapes[0], list)
+    shapes = [tuple(s) for s in build_shapes] if several else [tuple(build_shapes)]
+    try:
+        if type(layer).compute_output_shape is Layer.compute_output_shape:
+            # the default runs `call` on symbolic inputs of those shapes
+            dummies = tuple(KerasTensor(s, layer.compute_dtype) for s in shapes)
+            shape = nest.map_structure(lambda t: t.shape, _infer_outputs(layer, dummies, {}))
+        else:
+            shape = layer.compute_output_shape(*shapes)
+    except NotImplementedError:
+        return "?"
+    return _shape_text(_plain_tuples(shape))
+
+
+def _plain_tuples(shape: Any) -> Any:
+    """Shapes (TensorShapes, lists) as tuples; a structure of them as a list."""
+    if hasattr(shape, "as_list"):
+        return tuple(shape.as_list())
+    if isinstance(shape, (list, tuple)) and shape and not all(
+            d is None or isinstance(d, int) for d in shape):
+        return [_plain_tuples(s) for s in shape]
+    return tuple(shape)
+
+
 def _sequential_like(model: Model) -> bool:
     if not isinstance(model, Functional):
         return True
@@ -661,10 +722,13 @@ def summary_text(model: Model, line_length: Optional[int] = None,
         default, positions = 108, positions or [0.3, 0.56, 0.74, 1.0]
         header = ["Layer (type)", "Output Shape", "Param #", "Connected to"]
         align = ["left", "left", "right", "left"]
-    line_length = line_length or min(default, shutil.get_terminal_size().columns - 4)
+    columns = shutil.get_terminal_size().columns  # rich's console width
+    line_length = line_length or min(default, columns - 4)
     widths, current = [], 0
     for pos in positions:
         width = int(pos * line_length) if pos <= 1 else int(pos)
+        if width - current < 4:
+            raise ValueError("Insufficient console width to print summary.")
         widths.append(width - current)
         current = width
     # rich: each column is its width plus one space of padding either side; the table
@@ -680,7 +744,7 @@ def summary_text(model: Model, line_length: Optional[int] = None,
     for layer in layers:
         if isinstance(model, Sequential) and isinstance(layer, InputLayer):
             continue
-        shape = _shape_text(layer._output_shape) if (layer._output_shape is not None) else "?"
+        shape = _layer_shape_text(layer)
         params = f"{layer.count_params():,}" if layer.built else "0 (unbuilt)"
         kind = getattr(layer, "_class_name", None) or type(layer).__name__  # ops: 'Add'
         row = [f"{layer.name} ({kind})", shape, params]
@@ -712,6 +776,7 @@ def summary_text(model: Model, line_length: Optional[int] = None,
             out.append(line("├", "┼", "┤", "─"))
         out += render(row, "│")
     out.append(line("└", "┴", "┘", "─"))
+    out = [text[:columns] for text in out]  # rich crops a table wider than its console
     trainable, non_trainable = model.trainable_weights, model.non_trainable_weights
     t_count = sum(math.prod(w.shape.as_list()) for w in trainable)
     n_count = sum(math.prod(w.shape.as_list()) for w in non_trainable)

@@ -101,6 +101,7 @@ class Activation(Layer):
         super().__init__(**kwargs)
         self.activation = activations.get(activation)
         self.supports_masking = True  # elementwise: the input's mask passes on (Keras 3)
+        self.built = True  # no weights: built at construction, as Keras 3
 
     def call(self, inputs: Any) -> Any:
         return self.activation(inputs)
