@@ -72,7 +72,7 @@ def _values_of(values: Any) -> Any:
 
 
 def _nvals(values: Any) -> int:
-    return values.nrows_int() if isinstance(values, RaggedTensor) else int(values.shape[0])
+    return values._nrows_int() if isinstance(values, RaggedTensor) else int(values.shape[0])
 
 
 class RaggedTensor:
@@ -269,7 +269,7 @@ class RaggedTensor:
     def shape(self) -> TensorShape:
         """The static shape: rows, then None for each ragged dimension, then the flat values'
         inner dimensions."""
-        dims, rt = [self.nrows_int()], self
+        dims, rt = [self._nrows_int()], self
         while isinstance(rt, RaggedTensor):
             dims.append(rt._uniform)
             rt = rt._values
@@ -283,13 +283,14 @@ class RaggedTensor:
     def _splits(self) -> np.ndarray:
         return np.asarray(self._row_splits._value)
 
-    def nrows_int(self) -> int:
+    def _nrows_int(self) -> int:
+        """The number of rows, a Python int."""
         return len(self._splits) - 1
 
     def nrows(self, out_type: Any = None, name: Optional[str] = None) -> Tensor:
         """The number of rows, a scalar tensor of the row-splits dtype (or `out_type`)."""
         dtype = self._row_splits.dtype if out_type is None else _dtypes.as_dtype(out_type)
-        return convert_to_tensor(self.nrows_int(), dtype=dtype)
+        return convert_to_tensor(self._nrows_int(), dtype=dtype)
 
     def row_lengths(self, axis: int = 1, name: Optional[str] = None) -> Any:
         """The length of each row (of the ragged dimension `axis`)."""
@@ -332,7 +333,7 @@ class RaggedTensor:
     def bounding_shape(self, axis: Any = None, name: Optional[str] = None,
                        out_type: Any = None) -> Tensor:
         """The smallest dense shape that holds this tensor (longest rows)."""
-        dims = [self.nrows_int()]
+        dims = [self._nrows_int()]
         rt = self
         while isinstance(rt, RaggedTensor):
             lengths = np.diff(rt._splits)
@@ -393,10 +394,10 @@ class RaggedTensor:
     __str__ = __repr__
 
     def __len__(self) -> int:
-        return self.nrows_int()
+        return self._nrows_int()
 
     def __iter__(self):
-        for i in range(self.nrows_int()):
+        for i in range(self._nrows_int()):
             yield self[i]
 
     def __bool__(self) -> bool:

@@ -64,7 +64,7 @@ def _flat_rowids(rt: RaggedTensor) -> np.ndarray:
 
 def _flat_coords(rt: RaggedTensor) -> np.ndarray:
     """The dense coordinates (over the ragged_rank + 1 leading axes) of each flat value."""
-    coords = np.arange(rt.nrows_int(), dtype=np.int64)[:, None]
+    coords = np.arange(rt._nrows_int(), dtype=np.int64)[:, None]
     level: Any = rt
     while isinstance(level, RaggedTensor):
         s = level._splits.astype(np.int64)
@@ -234,7 +234,7 @@ def _getitem(self: RaggedTensor, key: Any) -> Any:
         rows = self._slice_rows(first)
         return rows if not rest else _index_inner(rows, rest)
     i = int(concrete(first, "a row index"))
-    n = self.nrows_int()
+    n = self._nrows_int()
     if not -n <= i < n:
         raise IndexError(f"Row key {i} out of bounds")
     i %= n
@@ -249,7 +249,7 @@ def _slice_first(values: Any, start: int, stop: int) -> Any:
 
 
 def _slice_rows(self: RaggedTensor, key: slice) -> RaggedTensor:
-    rows = np.arange(self.nrows_int())[key]
+    rows = np.arange(self._nrows_int())[key]
     if key.step in (None, 1) and (len(rows) == 0 or rows[-1] - rows[0] + 1 == len(rows)):
         s = self._splits
         start = int(rows[0]) if len(rows) else 0
@@ -292,7 +292,7 @@ def _dense_like(other: Any, rt: RaggedTensor) -> Any:
     full = rt.ragged_rank + 1 + inner_rank
     dims = [1] * (full - rank) + [int(d) for d in t.shape]
     if rank > full or any(d != 1 for d in dims[1:rt.ragged_rank + 1]) or \
-            dims[0] not in (1, rt.nrows_int()):
+            dims[0] not in (1, rt._nrows_int()):
         raise InvalidArgumentError(f"Unable to broadcast a dense tensor of shape {t.shape} "
                                    f"with a RaggedTensor of shape {rt.shape}")
     inner = dims[rt.ragged_rank + 1:]
@@ -367,7 +367,7 @@ def _reduce_axis(op: Callable, rt: RaggedTensor, axis: int, keepdims: bool) -> A
     segment = _segment_op(op)
     if axis == rt.ragged_rank and axis >= 1:  # the innermost ragged axis: rows reduce
         if rt.ragged_rank == 1:
-            return segment(rt._values, wrap(rt._rowids()), rt.nrows_int())
+            return segment(rt._values, wrap(rt._rowids()), rt._nrows_int())
         return rt.with_values(_reduce_axis(op, rt._values, axis - 1, False))
     if axis == 0 and rt.ragged_rank == 1:  # across rows: by position in the row
         s = rt._splits.astype(np.int64)
@@ -449,7 +449,7 @@ def concat(op: Callable, values: Any, axis: Any, name: str = "concat") -> Any:
     if axis == 0:
         return _concat_rows(inputs)
     if axis == 1:
-        nrows = {v.nrows_int() for v in inputs}
+        nrows = {v._nrows_int() for v in inputs}
         if len(nrows) > 1:
             raise InvalidArgumentError("Input tensors at index 0 (=x) and 1 (=y) must have "
                                        "the same number of rows")
@@ -475,15 +475,15 @@ def stack(op: Callable, values: Any, axis: Any = 0, name: str = "stack") -> Any:
     dtype = inputs[0]._splits.dtype
     joined = _concat_rows(inputs)
     if axis == 0:
-        lengths = np.asarray([v.nrows_int() for v in inputs], dtype)
+        lengths = np.asarray([v._nrows_int() for v in inputs], dtype)
         return RaggedTensor(joined, _splits_from_lengths(lengths, dtype), internal=True)
     if axis == 1:
-        nrows = {v.nrows_int() for v in inputs}
+        nrows = {v._nrows_int() for v in inputs}
         if len(nrows) > 1:
             raise InvalidArgumentError("Input tensors must have the same number of rows to be "
                                        "stacked along axis 1")
         n, k = nrows.pop(), len(inputs)
-        offsets = np.cumsum([0] + [v.nrows_int() for v in inputs])[:-1]
+        offsets = np.cumsum([0] + [v._nrows_int() for v in inputs])[:-1]
         order = (offsets[None, :] + np.arange(n)[:, None]).reshape(-1)
         return RaggedTensor(_gather_rows(joined, order),
                             _splits_from_lengths(np.full(n, k, dtype), dtype), internal=True)
@@ -542,7 +542,7 @@ def boolean_mask(data: Any, mask: Any, name: Optional[str] = None) -> Any:
         raise InvalidArgumentError("mask and data must have the same row partitions")
     keep = concrete(mask._values, "mask")
     lengths = np.add.reduceat(keep.astype(np.int64), mask._splits[:-1]) if keep.size else \
-        np.zeros(mask.nrows_int(), np.int64)
+        np.zeros(mask._nrows_int(), np.int64)
     lengths = np.where(np.diff(mask._splits) == 0, 0, lengths)
     return RaggedTensor(_gather_rows(data._values, np.nonzero(keep)[0]),
                         _splits_from_lengths(lengths, data._splits.dtype), internal=True)
