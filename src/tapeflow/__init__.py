@@ -14,6 +14,8 @@ from tapeflow.framework.dtypes import (DType, as_dtype, bool, complex64, complex
                                        float16, float32, float64, half, int8, int16, int32,
                                        int64, string, uint8, uint16, uint32, uint64)
 from tapeflow.framework.indexed_slices import IndexedSlices
+from tapeflow.framework.ragged_tensor import RaggedTensor, RaggedTensorSpec
+from tapeflow.framework.sparse_tensor import SparseTensor, SparseTensorSpec
 from tapeflow.framework.tensor import Tensor
 from tapeflow.framework.tensor_conversion import convert_to_tensor
 from tapeflow.framework.tensor_shape import TensorShape
@@ -23,7 +25,9 @@ from tapeflow.framework.variables import Variable
 from tapeflow.framework.exports import populate as _populate
 from tapeflow.autodiff import GradientTape, UnconnectedGradients, custom_gradient
 import tapeflow.ops  # noqa: F401 - the op families declare their public names on import
+import tapeflow.ops.ragged_ops  # noqa: F401 - RaggedTensor's op methods, tf.ragged
 import tapeflow.ops.complex_ops  # noqa: F401 - tf.complex, tf.math.angle
+import tapeflow.ops.sparse_ops  # noqa: F401 - tf.sparse's ops, SparseTensor's operators
 from tapeflow import dtypes, linalg, math, nn, random  # the namespaces
 from tapeflow.module import Module, name_scope
 from tapeflow._version import __version__
@@ -37,9 +41,8 @@ newaxis = None
 
 # Heavier namespaces load on first use, so `import tapeflow` stays fast.
 _LAZY_SUBMODULES = {"keras", "train", "test", "config", "autograph", "version", "data",
-                     "debugging", "summary", "distribute"}
-_LAZY_SUBMODULES.add("experimental")  # tf.experimental.numpy
-_LAZY_SUBMODULES.add("signal")
+                     "debugging", "summary", "distribute", "experimental", "image", "signal",
+                     "ragged", "sparse"}
 
 
 def __getattr__(name: str):

@@ -7,13 +7,6 @@ from __future__ import annotations
 import pytest
 
 import tapeflow as tf
-from tapeflow.function import polymorphic
-
-# tf.function takes RaggedTensors once function/polymorphic.py lists them among its
-# composites (_COMPOSITES / _COMPOSITE_SPECS).
-_TRACES_RAGGED = tf.RaggedTensor in getattr(polymorphic, "_COMPOSITES", ())
-needs_hook = pytest.mark.xfail(not _TRACES_RAGGED, strict=True,
-                               reason="polymorphic._COMPOSITES lacks RaggedTensor")
 
 
 class _Opaque:
@@ -47,7 +40,6 @@ def test_ragged_mean_of_integers_is_float64_with_nan_rows():
     assert out.numpy()[0] == 1.5 and out.numpy()[1] != out.numpy()[1]
 
 
-@needs_hook
 def test_function_traces_once_per_partition():
     @tf.function
     def f(x):
@@ -62,7 +54,6 @@ def test_function_traces_once_per_partition():
     assert f.experimental_get_tracing_count() == 2
 
 
-@needs_hook
 def test_gradient_through_function_of_ragged():
     x = tf.ragged.constant([[1.0, 2.0], [3.0]])
 

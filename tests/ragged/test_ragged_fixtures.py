@@ -13,7 +13,6 @@ import numpy as np
 import pytest
 
 import tapeflow as tf
-from tapeflow.function import polymorphic
 
 FIXTURE = json.loads((pathlib.Path(__file__).parent / "fixtures" / "ragged.json").read_text())
 CASES = FIXTURE["cases"]
@@ -29,14 +28,7 @@ def _printed(program: str) -> str:
         return out.getvalue() + f"ERROR {type(exc).__name__}\n"
 
 
-# tf.function takes RaggedTensors once function/polymorphic.py lists them as composites.
-_HOOKED = tf.RaggedTensor in getattr(polymorphic, "_COMPOSITES", ())
-_NEEDS_FUNCTION = {"function"}
-
-
-@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(
-    strict=True, reason="needs RaggedTensor in polymorphic._COMPOSITES"))
-    if n in _NEEDS_FUNCTION and not _HOOKED else n for n in sorted(CASES)])
+@pytest.mark.parametrize("name", sorted(CASES))
 def test_prints_what_tensorflow_prints(name):
     case = CASES[name]
     assert _printed(case["program"]) == case["printed"]

@@ -33,6 +33,7 @@ from tapeflow.framework.context import context
 from tapeflow.framework.errors import OpError
 from tapeflow.framework.exports import tf_export
 from tapeflow.framework.indexed_slices import IndexedSlices
+from tapeflow.framework.ragged_tensor import RaggedTensor, RaggedTensorSpec
 from tapeflow.framework.sparse_tensor import SparseTensor, SparseTensorSpec
 from tapeflow.framework.tensor import Tensor, TensorLike, wrap
 from tapeflow.framework.tensor_shape import TensorShape, as_shape
@@ -110,11 +111,11 @@ class _Identity:
         return self._id
 
 
-# Composite values (SparseTensor) pass in and out of a trace as their component tensors and
-# are traced by their spec: `_type_spec`, `_to_components()`, `spec._component_specs()` and
-# `spec._from_components(tensors)`.
-_COMPOSITES = (SparseTensor,)
-_COMPOSITE_SPECS = (SparseTensorSpec,)
+# Composite values (SparseTensor, RaggedTensor) pass in and out of a trace as their component
+# tensors and are traced by their spec: `_type_spec`, `_to_components()`,
+# `spec._component_specs()` and `spec._from_components(tensors)`.
+_COMPOSITES = (SparseTensor, RaggedTensor)
+_COMPOSITE_SPECS = (SparseTensorSpec, RaggedTensorSpec)
 
 
 def _leaf_key(leaf: Any, aliases: dict) -> Any:
