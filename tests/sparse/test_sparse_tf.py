@@ -41,3 +41,10 @@ def test_case_prints_what_tf_prints(name):
 
 def test_guide_prints_what_tf_prints():
     assert run_guide(tf, os.path.join(HERE, "guide_sparse_tensor.py")) == EXPECTED["guide"]
+
+
+def test_composite_tensors_are_tensors():
+    # TF 2.21: tf.is_tensor is True for SparseTensor and RaggedTensor, False for Python values.
+    assert tf.is_tensor(tf.sparse.from_dense([[1, 0]]))
+    assert tf.is_tensor(tf.ragged.constant([[1], [2, 3]]))
+    assert not tf.is_tensor(1)

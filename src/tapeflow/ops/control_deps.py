@@ -19,6 +19,8 @@ from tapeflow.autodiff import core
 from tapeflow.framework.context import context
 from tapeflow.framework.exports import tf_export
 from tapeflow.framework.indexed_slices import IndexedSlices
+from tapeflow.framework.ragged_tensor import RaggedTensor
+from tapeflow.framework.sparse_tensor import SparseTensor
 from tapeflow.framework.tensor import TensorLike
 from tapeflow.framework.variables import Variable
 from tapeflow.graph.ir import Operation, SymbolicTensor
@@ -71,8 +73,9 @@ def group(*inputs: Any, **kwargs: Any) -> Optional[Operation]:
 
 @tf_export("is_tensor")
 def is_tensor(x: Any) -> bool:
-    """True for tensors, variables and IndexedSlices (not NumPy arrays or Python values)."""
-    return isinstance(x, (TensorLike, IndexedSlices))
+    """True for tensors, variables, IndexedSlices and the composite tensors (SparseTensor,
+    RaggedTensor); not for NumPy arrays or Python values."""
+    return isinstance(x, (TensorLike, IndexedSlices, SparseTensor, RaggedTensor))
 
 
 # The ops whose value TF's `constant_value` computes while tracing (from their inputs'
