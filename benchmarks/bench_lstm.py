@@ -8,16 +8,22 @@ torch.optim.Adam. Every system starts from the same weights and data (Keras's ga
 i, f, c, o is torch's i, f, g, o); the systems take turns, round after round, and the table
 gives each one's median.
 
-Run: `PYTHONPATH=src /work/benchenv/bin/python benchmarks/bench_lstm.py [--rounds N]`
-(systems not installed are skipped).
+Run: `PYTHONPATH=src /work/benchenv/bin/python benchmarks/bench_lstm.py [--rounds N]
+[--threads N] [--per-step]` (systems not installed are skipped). `--threads` caps BLAS's
+threads (threadpoolctl) and TensorFlow's intra-op threads: on a loaded 2-core machine
+OpenBLAS's 2-thread GEMMs stall waiting for a core, so compare at 1 thread too.
+`--per-step` adds tapeflow's per-step LSTM path (the composite of ~40 ops a step that the
+fused sequence op replaced; what masks and other activations still run).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
-from typing import Any, Callable
+import time
+from typing import Any, Callable, Iterator
 
 import numpy as np
 
@@ -118,18 +124,48 @@ def torch_step(torch: Any, params: list | None = None) -> Callable:
     return step
 
 
-def systems() -> dict:
+@contextlib.contextmanager
+def _per_step_lstm(on: bool) -> Iterator[None]:
+    """With `on`, tapeflow's LSTM layers run their per-step path instead of the fused op."""
+    from tapeflow.keras.layers import rnn_cells
+    fused = rnn_cells.LSTMCell._fused_ok
+    if on:
+        rnn_cells.LSTMCell._fused_ok = lambda self, *args: False
+    try:
+        yield
+    finally:
+        rnn_cells.LSTMCell._fused_ok = fused
+
+
+def _first_call(name: str, run: Callable) -> Callable:
+    """`run`, called once now: its first call's seconds (a tf.function's traces) printed."""
+    start = time.perf_counter()
+    run()
+    print(f"  {name}: first call {time.perf_counter() - start:.2f} s")
+    return run
+
+
+def systems(per_step: bool = False, threads: int | None = None) -> dict:
     """name -> zero-argument callable running one step on that system's copy of the data."""
     data = lstm_data()
     x, labels = data["x"], data["labels"]
     out = {}
     import tapeflow
     tf_x, tf_y = tapeflow.constant(x), tapeflow.constant(labels)
-    for compiled, name in ((True, "tapeflow tf.function"), (False, "tapeflow eager")):
-        step = lstm_step(tapeflow, compiled)
-        out[name] = lambda step=step: step(tf_x, tf_y)
+    variants = [(False, "")] + ([(True, " per-step")] if per_step else [])
+    for steps, suffix in variants:
+        for compiled, kind in ((True, "tf.function"), (False, "eager")):
+            step = lstm_step(tapeflow, compiled)
+
+            def run(step: Callable = step, steps: bool = steps) -> Any:
+                with _per_step_lstm(steps):
+                    return step(tf_x, tf_y)
+            name = f"tapeflow{suffix} {kind}"
+            out[name] = _first_call(name, run)
     torch = _try_import("torch")
     if torch is not None:
+        if threads:
+            torch.set_num_threads(threads)
         px, py = torch.from_numpy(x), torch.from_numpy(labels.astype(np.int64))
         t_step = torch_step(torch)
         t_step(px, py)  # its lazy imports (triton) crash once TensorFlow is loaded
@@ -138,10 +174,13 @@ def systems() -> dict:
         print("PyTorch not installed: skipped")
     tf = _try_import("tensorflow")
     if tf is not None:
+        if threads:
+            tf.config.threading.set_intra_op_parallelism_threads(threads)
+            tf.config.threading.set_inter_op_parallelism_threads(1)
         tx, ty = tf.constant(x), tf.constant(labels)
         for compiled, name in ((True, "TensorFlow tf.function"), (False, "TensorFlow eager")):
             step = lstm_step(tf, compiled)
-            out[name] = lambda step=step: step(tx, ty)
+            out[name] = _first_call(name, lambda step=step: step(tx, ty))
     else:
         print("TensorFlow not installed: skipped")
     return out
@@ -152,11 +191,22 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=10)
     parser.add_argument("--number", type=int, default=2, help="steps per timing")
     parser.add_argument("--pause", type=float, default=0.3, help="seconds between turns")
+    parser.add_argument("--threads", type=int, default=None,
+                        help="BLAS and TensorFlow intra-op threads (default: theirs)")
+    parser.add_argument("--per-step", action="store_true",
+                        help="also tapeflow's per-step LSTM path")
     args = parser.parse_args()
-    medians = interleaved(systems(), args.rounds, args.number, args.pause)
+    limits = contextlib.nullcontext()
+    if args.threads:
+        from threadpoolctl import threadpool_limits
+        limits = threadpool_limits(args.threads)
+    with limits:
+        medians = interleaved(systems(args.per_step, args.threads), args.rounds, args.number,
+                              args.pause)
     base = medians["tapeflow tf.function"]
-    print(f"2-layer LSTM step, adam, batch {BATCH}, {TIME} steps: median of {args.rounds} "
-          f"rounds")
+    threads = f", {args.threads} thread(s)" if args.threads else ""
+    print(f"2-layer LSTM step, adam, batch {BATCH}, {TIME} steps{threads}: median of "
+          f"{args.rounds} rounds")
     for name, seconds in medians.items():
         print(f"  {name:24s} {seconds * 1e3:8.2f} ms   tapeflow tf.function / it: "
               f"{base / seconds:.2f}")
