@@ -198,6 +198,37 @@ def bind(prim: Primitive, inputs: Sequence[Any], attrs: dict = NO_ATTRS) -> Any:
 _new_tensor = object.__new__
 
 
+def bind_eager_binary(prim: Primitive, kernel: Callable, x: Tensor, y: Tensor, xv: Any,
+                      yv: Any) -> Optional[Tensor]:
+    """`bind(prim, (x, y))` for two eager tensors, computed as `kernel(xv, yv)` (their values,
+    or for a constant operand an equal NumPy scalar): the arithmetic operators' fast path.
+
+    `kernel` is Python's operator, which NumPy runs as `prim.impl` (the same ufunc loop, so
+    the same bits) but, on NumPy scalars, without the ufunc's conversions (a 0-d result is a
+    NumPy scalar, so a chain of scalar ops is all scalars). Returns None where `bind` must
+    run instead: inside a trace, or where the kernel raised (bind reruns it and raises
+    TensorFlow's error, or runs it nested inside another kernel).
+    """
+    ctx = context.state
+    if ctx.graph is not None:
+        return None
+    try:
+        raw = ctx.run_kernel(kernel, xv, yv)
+    except OpError:  # check_numerics' report (autodiff.numerics), naming this op
+        raise
+    except Exception:  # noqa: BLE001 - the rare case: bind decides
+        return None
+    out = _new_tensor(Tensor)
+    out._value = raw
+    if ctx.active:
+        inputs = (x, y)
+        for tape in ctx.tapes:  # bind's recording, for a differentiable op without attributes
+            tape._record(prim, inputs, NO_ATTRS, out)
+        for accumulator in ctx.accumulators:
+            accumulator._push(prim, inputs, NO_ATTRS, out)
+    return out
+
+
 def record(prim: Primitive, inputs: Sequence[Any], attrs: dict, outputs: Any) -> None:
     """Lets every active tape and forward accumulator see one op application."""
     ctx = context.state

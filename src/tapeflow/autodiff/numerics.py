@@ -125,8 +125,10 @@ def _has_bad_float(raw: Any) -> bool:
 def _report(fn: Callable, args: Sequence[Any], raw: Any, caller: Any) -> None:
     """Raises TF's error for an eager op (called by bind) or a call of a program compiled
     without checks; returns for other kernels (conversions, trace-time runs)."""
-    if caller.f_code is core.bind.__code__:
-        prim, inputs = caller.f_locals["prim"], caller.f_locals["inputs"]
+    if caller.f_code is core.bind.__code__ or caller.f_code is core.bind_eager_binary.__code__:
+        local = caller.f_locals
+        prim = local["prim"]
+        inputs = local["inputs"] if "inputs" in local else (local["x"], local["y"])
         if prim.name in SKIPPED_OPS:
             return
         outputs = list(raw) if prim.multiple_results else [raw]

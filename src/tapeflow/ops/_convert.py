@@ -116,6 +116,30 @@ def scalar_constant(value: Any, dtype: np.dtype) -> Tensor:
     return tensor
 
 
+_F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
+# value -> (constant tensor, its NumPy scalar), per dtype: the operators' fast path.
+_OPERANDS: dict = {_F32: {}, _F64: {}}
+
+
+def scalar_operand(value: Any, dtype: np.dtype) -> Any:
+    """For a Python number operand of a float32 or float64 tensor: `(scalar_constant(value,
+    dtype), the same value as a NumPy scalar)`, or None where no shared constant is made
+    (zeros, NaN, a full cache; the caller takes the general path). The NumPy scalar lets an
+    op on a NumPy scalar skip the ufunc's conversions; the tensor is what tapes record."""
+    table = _OPERANDS[dtype]
+    pair = table.get(value)
+    if pair is None:
+        try:
+            tensor = scalar_constant(value, dtype)
+        except (OverflowError, ValueError, TypeError):
+            return None  # the general path raises TensorFlow's error
+        if tensor._value.flags.writeable:  # not shared: made each time
+            return None
+        # int and float keys that compare equal are the same number, so the same constant.
+        pair = table[value] = (tensor, tensor._value[()])
+    return pair
+
+
 def require(x: Tensor, allowed: str, op_name: str) -> None:
     """Raises TensorFlow's error when `x`'s dtype kind (NumPy letters, e.g. 'fc') is not
     allowed for the op."""

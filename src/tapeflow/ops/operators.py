@@ -3,13 +3,18 @@
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+import operator
+from typing import Any, Callable, Iterator
 
+import numpy as np
+
+from tapeflow.autodiff.core import Primitive, bind_eager_binary
 from tapeflow.framework.errors import InvalidArgumentError
 from tapeflow.framework.tensor import Tensor, TensorLike
 from tapeflow.framework.variables import Variable
 from tapeflow.ops import array_ops, math_ops
-from tapeflow.ops._convert import _PY_SCALARS, convert_to_tensor, scalar_constant
+from tapeflow.ops._convert import _F32, _F64, _PY_SCALARS, convert_to_tensor, \
+    scalar_constant, scalar_operand
 
 
 def _reflected(fn):
@@ -22,6 +27,48 @@ def _reflected(fn):
         elif not isinstance(other, TensorLike):
             other = convert_to_tensor(other, dtype=self.dtype)
         return fn(other, self)
+    return op
+
+
+_ndarray = np.ndarray
+
+
+def _fast(prim: Primitive, kernel: Callable, general: Callable, reflected: bool = False
+          ) -> Callable:
+    """The operator `general(x, y)` (`general(y, x)` when `reflected`), with a fast path for
+    the common eager case: a Tensor (not a variable) of float32 or float64 and another of
+    the same dtype or a Python number. There TensorFlow's operand rules reduce to one
+    shared constant for the number, so the op is `bind(prim, operands)` with the kernel
+    run as Python's operator (see `bind_eager_binary`); anything else, and any failure,
+    takes `general`, which raises TensorFlow's errors. The kernel is `prim.impl`'s
+    operator only while `prim.impl` is the ufunc it was made with (not, say, instrumented)."""
+    ufunc = prim.impl
+
+    def op(x: Any, y: Any) -> Any:
+        if type(x) is Tensor and prim.impl is ufunc:
+            xv = x._value
+            dtype = xv.dtype
+            if dtype is _F32 or dtype is _F64:
+                if type(y) is Tensor:
+                    yv = y._value
+                    if yv.dtype is dtype:
+                        out = bind_eager_binary(prim, kernel, y, x, yv, xv) if reflected \
+                            else bind_eager_binary(prim, kernel, x, y, xv, yv)
+                        if out is not None:
+                            return out
+                elif type(y) is float or type(y) is int:
+                    pair = scalar_operand(y, dtype)
+                    if pair is not None:
+                        # A NumPy scalar meets the number as a scalar, an array as its 0-d
+                        # array (which the ufunc takes without converting).
+                        c = pair[0]
+                        yv = pair[1] if type(xv) is not _ndarray else c._value
+                        out = bind_eager_binary(prim, kernel, c, x, yv, xv) if reflected \
+                            else bind_eager_binary(prim, kernel, x, c, xv, yv)
+                        if out is not None:
+                            return out
+        return general(x, y)
+    op.__wrapped__ = general
     return op
 
 
@@ -87,10 +134,15 @@ _xor = _logical_or_bitwise(math_ops.logical_xor, math_ops.bitwise_xor)
 # The forward operators fall back as TF's binary_op_wrapper (math_ops.operator_error); the
 # reflected ones, as TF's, do not (but `*` of bools still multiplies them, as TF's).
 OPERATORS = {
-    "__add__": math_ops.add_operator, "__radd__": _reflected(math_ops.add),
-    "__sub__": math_ops.subtract_operator, "__rsub__": _reflected(math_ops.subtract),
-    "__mul__": math_ops.multiply_operator, "__rmul__": _reflected(math_ops.multiply_operator),
-    "__truediv__": math_ops.divide_operator, "__rtruediv__": _reflected(math_ops.divide),
+    "__add__": _fast(math_ops._add, operator.add, math_ops.add_operator),
+    "__radd__": _fast(math_ops._add, operator.add, _reflected(math_ops.add), True),
+    "__sub__": _fast(math_ops._sub, operator.sub, math_ops.subtract_operator),
+    "__rsub__": _fast(math_ops._sub, operator.sub, _reflected(math_ops.subtract), True),
+    "__mul__": _fast(math_ops._mul, operator.mul, math_ops.multiply_operator),
+    "__rmul__": _fast(math_ops._mul, operator.mul, _reflected(math_ops.multiply_operator),
+                      True),
+    "__truediv__": _fast(math_ops._div, operator.truediv, math_ops.divide_operator),
+    "__rtruediv__": _fast(math_ops._div, operator.truediv, _reflected(math_ops.divide), True),
     "__floordiv__": math_ops.floordiv_operator,
     "__rfloordiv__": _reflected(math_ops.floordiv),
     "__mod__": math_ops.floormod_operator, "__rmod__": _reflected(math_ops.floormod),
