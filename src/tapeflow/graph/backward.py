@@ -49,9 +49,10 @@ def compiled_backprop(nodes: list, targets: list, seeds: Optional[list],
     try:
         try:
             signature, tensors = _signature(nodes, targets, seeds, sources, frozen=False)
+            entry = _programs.get(signature)  # hashes it: the one hash per pass
         except TypeError:  # an attribute that cannot be hashed as it is (a slice)
             signature, tensors = _signature(nodes, targets, seeds, sources, frozen=True)
-        entry = _programs.get(signature)
+            entry = _programs.get(signature)
     except (_NotCompilable, TypeError):
         return None
     if entry is None:
@@ -154,9 +155,7 @@ def _signature(nodes: list, targets: list, seeds: Optional[list], sources: list,
             add(x._value.shape)
             add(x._value.dtype)
         add(index)
-    signature = tuple(parts)
-    hash(signature)
-    return signature, tensors
+    return tuple(parts), tensors
 
 
 def _compile(nodes: list, targets: list, seeds: Optional[list], sources: list,
