@@ -113,18 +113,11 @@ def _accepted(config):
     return {k: v for k, v in copy.deepcopy(config).items() if not k.startswith("renorm")}
 
 
-# Keras's LayerNormalization stores a built layer's `axis` as a list ([-1]); tapeflow's keeps
-# the int (keras/layers/normalization.py, another file's fix).
-_CONFIG_GAPS = {"layer_norm"}
-
-
 def _serialized(layer):
     return json.loads(json.dumps(serialize_keras_object(layer)["config"]))
 
 
-@pytest.mark.parametrize("name", [
-    pytest.param(n, marks=pytest.mark.xfail(strict=True, reason="axis as a list"))
-    if n in _CONFIG_GAPS else n for n in sorted(META["cases"])])
+@pytest.mark.parametrize("name", sorted(META["cases"]))
 def test_config_matches_keras_and_round_trips(name):
     case, layer, xts, kw = _first_call(name)
     config = _serialized(layer)

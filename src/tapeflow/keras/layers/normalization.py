@@ -105,7 +105,13 @@ class LayerNormalization(Layer):
                  gamma_regularizer: Any = None, beta_constraint: Any = None,
                  gamma_constraint: Any = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.axis = tuple(axis) if isinstance(axis, (list, tuple)) else int(axis)
+        if isinstance(axis, (list, tuple)):
+            self.axis = list(axis)
+        elif isinstance(axis, int):
+            self.axis = axis
+        else:
+            raise TypeError("Expected an int or a list/tuple of ints for the argument 'axis', "
+                            f"but received: {axis!r}")
         self.epsilon, self.center, self.scale = float(epsilon), center, scale
         self.rms_scaling = rms_scaling
         self.beta_initializer = initializers.get(beta_initializer)
@@ -115,8 +121,9 @@ class LayerNormalization(Layer):
 
     def build(self, input_shape: Any) -> None:
         rank = len(input_shape)
-        axes = self.axis if isinstance(self.axis, tuple) else (self.axis,)
-        self._axes = tuple(sorted(a % rank for a in axes))
+        # Keras keeps the axes as a sorted list once built (its config then shows `[-1]`).
+        self.axis = sorted(self.axis) if isinstance(self.axis, list) else [self.axis]
+        self._axes = tuple(sorted(a % rank for a in self.axis))
         shape = _param_shape(input_shape, self._axes)
         self.gamma = self.add_weight(name="gamma", shape=shape,
                                      initializer=self.gamma_initializer) if self.scale else None
