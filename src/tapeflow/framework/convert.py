@@ -190,6 +190,8 @@ _BOOL_TARGETS = frozenset(np.dtype(t) for t in (np.int32, np.int64, np.uint64, n
 def _as_array(value: Any, dtype: Optional[np.dtype]) -> np.ndarray:
     if isinstance(value, np.ndarray) or isinstance(value, np.generic):
         array = np.asarray(value)
+        if array.dtype.kind in "USO" and (dtype is None or dtype.kind == "O"):
+            array = numpy_strings(array)
     else:   # (a list holding tensors never gets here: `constant_value` packs it)
         try:
             default = _python_default_dtype(value)
@@ -274,6 +276,23 @@ def _as_bytes(item: Any) -> Any:
     return item.encode("utf-8") if isinstance(item, str) else item
 
 
+_OBJECT_ARRAY = "Failed to convert a NumPy array to a Tensor"
+
+
+def numpy_strings(array: np.ndarray) -> np.ndarray:
+    """A NumPy array of text (`str_`, `bytes_` or objects) as `tf.string` holds it: an object
+    array of bytes, str encoded UTF-8 (TF's `.numpy()` gives the same). An object array
+    holding anything else raises TF's ValueError."""
+    items = array.ravel().tolist()
+    for item in items:
+        if not isinstance(item, (bytes, str)):
+            raise ValueError(f"{_OBJECT_ARRAY} (Unsupported object type "
+                             f"{type(item).__name__}).")
+    out = np.empty(len(items), dtype=object)
+    out[:] = [_as_bytes(item) for item in items]
+    return out.reshape(array.shape)
+
+
 def _packed_dtype(value: Any, tensors: list) -> np.dtype:
     """The dtype of a list packing tensors: the first tensor's, which the other tensors
     must share (TF's Pack error) and the Python numbers must fit (TF's TypeError)."""
@@ -328,7 +347,8 @@ def constant_value(value: Any, dtype: Any = None, dtype_hint: Any = None) -> Ten
     try:
         return wrap(_as_array(value, target))
     except ValueError as exc:
-        if str(exc).startswith((_UNSUPPORTED, _OUT_OF_RANGE, _MIXED, _DOUBLE_RANGE)):
+        if str(exc).startswith((_UNSUPPORTED, _OUT_OF_RANGE, _MIXED, _DOUBLE_RANGE,
+                                _OBJECT_ARRAY)):
             raise
         # Ragged nested lists and the like.
         raise ValueError("Can't convert non-rectangular Python sequence to Tensor.") from None

@@ -41,23 +41,35 @@ class DType:
 
     @property
     def is_numpy_compatible(self) -> bool:
-        """Whether this dtype has a matching NumPy dtype (all but `string`)."""
-        return self.name != "string"
+        """Whether this dtype has a matching NumPy dtype (every dtype here, `string`'s being
+        NumPy's object dtype, as TF 2.21 answers)."""
+        return True
 
     @property
     def size(self) -> int:
-        """The number of bytes one element of this dtype occupies."""
-        return self._np.itemsize
+        """The number of bytes one element of this dtype occupies (0 for `string`, as TF)."""
+        return 0 if self.name == "string" else self._np.itemsize
+
+    @property
+    def as_datatype_enum(self) -> int:
+        """TensorFlow's `DataType` enum value of this dtype (types.proto)."""
+        return _ENUMS[self.name]
 
     @property
     def min(self):
         """The minimum representable value of this numeric dtype."""
+        self._check_limits("minimum")
         return np.finfo(self._np).min if self.is_floating else np.iinfo(self._np).min
 
     @property
     def max(self):
         """The maximum representable value of this numeric dtype."""
+        self._check_limits("maximum")
         return np.finfo(self._np).max if self.is_floating else np.iinfo(self._np).max
+
+    def _check_limits(self, which: str) -> None:
+        if self.name == "string":  # TF's error: only numeric dtypes have limits
+            raise TypeError(f"Cannot find {which} value of {self} with type {self}.")
 
     def is_compatible_with(self, other: Any) -> bool:
         """True if `other` (a DType or a name like 'float32') is this dtype (TF1)."""
@@ -103,7 +115,8 @@ uint64 = DType("uint64", np.uint64)
 bool = DType("bool", np.bool_)  # noqa: A001 - TensorFlow's name
 complex64 = DType("complex64", np.complex64)
 complex128 = DType("complex128", np.complex128)
-string = DType("string", np.object_)
+# NumPy's object dtype holding Python bytes; its `as_numpy_dtype` is Python's `object`, as TF.
+string = DType("string", object)
 
 
 class _LazyNumpyDType(DType):
@@ -135,6 +148,11 @@ class _LazyNumpyDType(DType):
 # TF's brain floating point: float32's exponent, 8 bits of mantissa. Declared to the package
 # as the ops are (the dtypes above are imported by name in tapeflow/__init__.py).
 bfloat16 = tf_export("bfloat16")(_LazyNumpyDType("bfloat16", "ml_dtypes", "bfloat16"))
+
+# TensorFlow's DataType enum (tensorflow/core/framework/types.proto).
+_ENUMS = {"float32": 1, "float64": 2, "int32": 3, "uint8": 4, "int16": 5, "int8": 6,
+          "string": 7, "complex64": 8, "int64": 9, "bool": 10, "bfloat16": 14, "uint16": 17,
+          "complex128": 18, "float16": 19, "uint32": 22, "uint64": 23}
 
 _ALL = (float16, float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
         bool, complex64, complex128)
