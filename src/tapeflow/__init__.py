@@ -28,6 +28,7 @@ import tapeflow.ops  # noqa: F401 - the op families declare their public names o
 import tapeflow.ops.ragged_ops  # noqa: F401 - RaggedTensor's op methods, tf.ragged
 import tapeflow.ops.complex_ops  # noqa: F401 - tf.complex, tf.math.angle
 import tapeflow.ops.sparse_ops  # noqa: F401 - tf.sparse's ops, SparseTensor's operators
+import tapeflow.ops.string_ops  # noqa: F401 - tf.strings' ops, tf.as_string
 from tapeflow import dtypes, linalg, math, nn, random  # the namespaces
 from tapeflow.module import Module, name_scope
 from tapeflow._version import __version__
@@ -42,7 +43,7 @@ newaxis = None
 # Heavier namespaces load on first use, so `import tapeflow` stays fast.
 _LAZY_SUBMODULES = {"keras", "train", "test", "config", "autograph", "version", "data",
                      "debugging", "summary", "distribute", "experimental", "image", "signal",
-                     "ragged", "sparse"}
+                     "ragged", "sparse", "strings"}
 
 
 def __getattr__(name: str):
