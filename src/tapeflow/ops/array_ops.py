@@ -23,7 +23,7 @@ from tapeflow.framework.convert import constant_value, cpp_name, mismatch_error
 from tapeflow.framework.exports import tf_export
 from tapeflow.ops._convert import convert_to_tensor
 from tapeflow.ops._static import is_traced, reads_static, reject_traced, static_value
-from tapeflow.ops.math_ops import cast, conj
+from tapeflow.ops.math_ops import cast, conj, zeros_of
 
 
 def _shape_tuple(shape: Any) -> tuple:
@@ -515,6 +515,8 @@ def _unstack_kernel(x: np.ndarray, axis: int, num: int) -> tuple:
     if x.shape[axis] != num:   # `num` is the static count of outputs (the graph's)
         raise InvalidArgumentError(f"Input shape axis {axis} must equal {num}, got shape "
                                    f"{dims_text(x.shape)} [Op:Unpack]")
+    if x.ndim == 1 and x.dtype == object:   # strings: 0-d arrays, not bare bytes
+        return tuple(np.array(e, dtype=object) for e in x)
     return tuple(np.moveaxis(x, axis, 0))
 
 
@@ -904,10 +906,12 @@ def _slice_grad_kernel(g: np.ndarray, *dims: np.ndarray, shape: tuple,
 
 def _strided_slice_kernel(x: np.ndarray, key: tuple) -> np.ndarray:
     try:
-        return x[key]
+        out = x[key]
     except IndexError:   # an int index into a dim tracing did not know: TF's message
         _check_bounds(list(key), x.shape)
         raise
+    # An element of a string tensor comes out as bare bytes: a 0-d array of it, as numbers.
+    return np.array(out, dtype=object) if type(out) is bytes else out
 
 
 def _placed(g: Tensor, x: Tensor, prim: Primitive, inputs: tuple, attrs: dict) -> Tensor:
@@ -1271,8 +1275,8 @@ def zeros(shape: Any, dtype: Any = _dtypes.float32, name: Optional[str] = None) 
     """A tensor of zeros."""
     if context.graph is not None and _traced_dims(shape) is not None:
         # a traced shape, read as it runs; the zero of any dtype, as np.zeros gives eagerly
-        return fill(shape, wrap(np.zeros((), _dtypes.as_dtype(dtype)._np)))
-    return wrap(np.zeros(_dims(static_value(shape, "Zeros: shape", _shape_tuple)),
+        return fill(shape, wrap(zeros_of((), _dtypes.as_dtype(dtype)._np)))
+    return wrap(zeros_of(_dims(static_value(shape, "Zeros: shape", _shape_tuple)),
                          _dtypes.as_dtype(dtype)._np))
 
 

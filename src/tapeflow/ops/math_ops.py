@@ -834,12 +834,12 @@ def stop_gradient(input: Any, name: Optional[str] = None) -> Tensor:  # noqa: A0
 
 # Traced by tf.function, zeros_like/ones_like are ops, so the zeros take the shape the graph
 # sees when it runs (a while_loop's history length varies); eagerly, a plain constant.
-def _zeros(shape: tuple, dtype: np.dtype) -> np.ndarray:
+def zeros_of(shape: tuple, dtype: np.dtype) -> np.ndarray:
     """Zeros of `dtype`; a string's zero is the empty string, as in TF."""
     return np.full(shape, b"", dtype) if dtype.kind == "O" else np.zeros(shape, dtype)
 
 
-_zeros_like = Primitive("ZerosLike", lambda x, dtype: _zeros(x.shape, dtype),
+_zeros_like = Primitive("ZerosLike", lambda x, dtype: zeros_of(x.shape, dtype),
                         shape_rule=_with_dtype_attr, differentiable=False, linear=True)
 _ones_like = Primitive("OnesLike", lambda x, dtype: np.ones(x.shape, dtype),
                        shape_rule=_with_dtype_attr, differentiable=False)
@@ -863,7 +863,7 @@ def zeros_like(input: Any, dtype: Any = None, name: Optional[str] = None) -> Ten
     np_type = x._value.dtype if dtype is None else _dtypes.as_dtype(dtype)._np
     if context.state.graph is not None:
         return bind(_zeros_like, (x,), {"dtype": np_type})
-    return Tensor(_zeros(x._value.shape, np_type))
+    return Tensor(zeros_of(x._value.shape, np_type))
 
 
 @tf_export("ones_like")

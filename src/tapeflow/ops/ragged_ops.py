@@ -605,5 +605,5 @@ def _install() -> None:
 
 _install()
 
-__all__ = ["constant", "map_flat_values", "ragged_range", "ragged_stack", "boolean_mask", "elementwise_binary",
-           "elementwise_unary", "reduce", "concat", "stack"]
+__all__ = ["constant", "map_flat_values", "ragged_range", "ragged_stack", "boolean_mask",
+           "elementwise_binary", "elementwise_unary", "reduce", "concat", "stack"]

@@ -19,7 +19,7 @@ from tapeflow.ops._convert import convert_to_tensor, require
 from tapeflow.ops._static import reads_static, static_value
 from tapeflow.ops.array_ops import broadcast_to_shape, fill_shape, reshape, reshape_to, transpose
 from tapeflow.ops.array_ops import shape as shape_of
-from tapeflow.ops.math_ops import (_zeros, abs as abs_, cast, conj, equal, exp, is_finite,
+from tapeflow.ops.math_ops import (zeros_of, abs as abs_, cast, conj, equal, exp, is_finite,
                                    not_equal, pow as pow_, real, reciprocal, sqrt, square,
                                    stop_gradient, where, ones_like, zeros_like)
 
@@ -381,7 +381,7 @@ def count_nonzero(input: Any, axis: Any = None, keepdims: Any = None,  # noqa: A
     count when non-empty."""
     x = convert_to_tensor(input)
     if x._value.dtype.kind != "b":  # bools count as they are
-        x = not_equal(x, convert_to_tensor(_zeros((), x._value.dtype)))
+        x = not_equal(x, convert_to_tensor(zeros_of((), x._value.dtype)))
     # Counted in int64, then cast, as TensorFlow does (a float dtype sums no fractions).
     flags = cast(x, _dtypes.int64)
     counts = reduce_sum(flags, axis=axis, keepdims=bool(keepdims))
