@@ -353,7 +353,8 @@ class MPICommunicator(Communicator):
                 offset = 0
                 for i in group:
                     a = arrays[i]
-                    out[i] = recv[offset:offset + a.size].reshape(a.shape).astype(a.dtype, copy=False)
+                    part = recv[offset:offset + a.size].reshape(a.shape)
+                    out[i] = part.astype(a.dtype, copy=False)
                     offset += a.size
             return out
 

@@ -200,5 +200,5 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module 'tapeflow.keras.mixed_precision' has no attribute {name!r}")
 
 
-__all__ = ["DTypePolicy", "Policy", "FloatDTypePolicy", "set_global_policy", "global_policy",
+__all__ = ["DTypePolicy", "Policy", "FloatDTypePolicy", "set_global_policy", "global_policy",  # noqa: F822 - LossScaleOptimizer comes from __getattr__
            "set_dtype_policy", "dtype_policy", "LossScaleOptimizer"]
