@@ -4,32 +4,18 @@ separable convolutions, groups, channels_first, the 3-D pools; outputs, gradient
 respect to the input and every weight, configs and their round trip, weight paths, and the
 errors Keras raises."""
 
-import copy
-import json
-import os
-
 import numpy as np
 import pytest
 
 import tapeflow as tf
 from tapeflow import keras
-from tapeflow.keras.saving import serialize_keras_object
+
+import _fixture_cases as fc
 
 L = keras.layers
-HERE = os.path.join(os.path.dirname(__file__), "fixtures")
-META = json.load(open(os.path.join(HERE, "conv_more.json")))
-ARRAYS = np.load(os.path.join(HERE, "conv_more.npz"))
+META, ARRAYS = fc.load("conv_more")
 TOL = dict(rtol=2e-5, atol=2e-5)
 _KERAS_ONLY = {"input_axes": None, "output_axes": None, "quantization_config": None}
-
-
-def _without_keras_only(config):
-    if isinstance(config, dict):
-        return {k: _without_keras_only(v) for k, v in config.items()
-                if not (k in _KERAS_ONLY and v is None)}
-    if isinstance(config, list):
-        return [_without_keras_only(v) for v in config]
-    return config
 
 
 def _layer(name):
@@ -37,8 +23,7 @@ def _layer(name):
     case = META["cases"][name]
     layer = eval(case["expr"])  # noqa: S307 - the fixture's expressions
     layer.build(tuple(case["shape"]))
-    n = len([k for k in ARRAYS.files if k.startswith(f"{name}/w")])
-    layer.set_weights([ARRAYS[f"{name}/w{i}"] for i in range(n)])
+    layer.set_weights([ARRAYS[f"{name}/w{i}"] for i in range(fc.count(ARRAYS, name, "w"))])
     return case, layer
 
 
@@ -58,31 +43,22 @@ def test_layer_matches_keras(name):
                                    err_msg=f"{name} gradient {i}")
 
 
-def _serialized(layer):
-    return json.loads(json.dumps(serialize_keras_object(layer)["config"]))
-
-
 @pytest.mark.parametrize("name", sorted(META["cases"]))
 def test_config_matches_keras_and_round_trips(name):
     case, layer = _layer(name)
-    config = _serialized(layer)
-    assert config == _without_keras_only(case["config"])
-    clone = type(layer).from_config(layer.get_config())
-    assert _serialized(clone) == config
-    from_keras = type(layer).from_config(copy.deepcopy(case["config"]))
-    assert _serialized(from_keras) == config
+    fc.assert_config_round_trips(layer, case["config"], _KERAS_ONLY, lambda clone: None)
 
 
 @pytest.mark.parametrize("name", sorted(META["errors"]))
 def test_errors_match_keras(name):
     case = META["errors"][name]
-    keras.backend.clear_session()
-    with pytest.raises(Exception) as info:
+
+    def run():
         layer = eval(case["expr"])  # noqa: S307
         if case["shape"] is not None:
             layer(tf.zeros(case["shape"]))
-    assert type(info.value).__name__ == case["class"]
-    assert str(info.value) == case["message"]
+
+    fc.assert_raises_as_keras(case, run)
 
 
 def test_traced_and_functional_model_match_eager():

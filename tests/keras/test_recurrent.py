@@ -3,39 +3,24 @@ tools/record_keras_rnn.py): outputs, gradients with respect to the input and eve
 configs and their round trip, weight paths, masks, dropout in training, stateful calls, and
 a model's summary text."""
 
-import copy
-import json
-import os
-
 import numpy as np
 import pytest
 
 import tapeflow as tf
 from tapeflow import keras
-from tapeflow.keras.saving import serialize_keras_object
+
+import _fixture_cases as fc
 
 L = keras.layers
-HERE = os.path.join(os.path.dirname(__file__), "fixtures")
-META = json.load(open(os.path.join(HERE, "rnn.json")))
-ARRAYS = np.load(os.path.join(HERE, "rnn.npz"))
+META, ARRAYS = fc.load("rnn")
 MASK = np.array(META["mask"], bool)
 TOL = dict(rtol=2e-5, atol=2e-6)
 
 
-def _n_weights(prefix):
-    return len([k for k in ARRAYS.files if k.startswith(prefix + "/w")])
-
-
 def _run(layer, xt, kwargs, prefix):
-    with tf.GradientTape() as tape:
-        tape.watch(xt)
-        outputs = tf.nest.flatten(layer(xt, **kwargs))
-        cots = [ARRAYS[f"{prefix}/cot{i}"] for i in range(len(outputs))]
-        loss = tf.add_n([tf.reduce_sum(o * c) for o, c in zip(outputs, cots)])
-    grads = tape.gradient(loss, [xt] + list(layer.trainable_weights))
-    for i, o in enumerate(outputs):
-        np.testing.assert_allclose(o.numpy(), ARRAYS[f"{prefix}/out{i}"], **TOL,
-                                   err_msg=f"{prefix} output {i}")
+    outputs, grads = fc.run_with_cotangents(ARRAYS, prefix, lambda: layer(xt, **kwargs), [xt],
+                                            layer.trainable_weights)
+    fc.assert_outputs_match(ARRAYS, prefix, outputs, TOL)
     for i, g in enumerate(grads):
         np.testing.assert_allclose(g.numpy(), ARRAYS[f"{prefix}/grad{i}"], **TOL,
                                    err_msg=f"{prefix} gradient {i}")
@@ -56,7 +41,7 @@ def _layer_case(name):
     if options.get("initial_state"):
         kwargs["initial_state"] = [tf.constant(ARRAYS[f"{name}/state{i}"]) for i in (0, 1)]
     layer.build(x.shape)
-    layer.set_weights([ARRAYS[f"{name}/w{i}"] for i in range(_n_weights(name))])
+    layer.set_weights([ARRAYS[f"{name}/w{i}"] for i in range(fc.count(ARRAYS, name, "w"))])
     return case, layer, tf.constant(x), kwargs
 
 
@@ -76,30 +61,11 @@ def test_layer_matches_keras(name):
 _KERAS_ONLY = {"input_axes": None, "output_axes": None, "quantization_config": None}
 
 
-def _without_keras_only(config):
-    if isinstance(config, dict):
-        return {k: _without_keras_only(v) for k, v in config.items()
-                if not (k in _KERAS_ONLY and v is None)}
-    if isinstance(config, list):
-        return [_without_keras_only(v) for v in config]
-    return config
-
-
-def _serialized(layer):
-    return json.loads(json.dumps(serialize_keras_object(layer)["config"]))
-
-
 @pytest.mark.parametrize("name", sorted(META["cases"]))
 def test_config_matches_keras_and_round_trips(name):
     case, layer, _, _ = _layer_case(name)
-    config = _serialized(layer)
-    assert config == _without_keras_only(case["config"])
-    clone = type(layer).from_config(layer.get_config())
-    clone.build(ARRAYS[f"{name}/x"].shape)
-    assert _serialized(clone) == config
-    from_keras = type(layer).from_config(copy.deepcopy(case["config"]))  # Keras's own config
-    from_keras.build(ARRAYS[f"{name}/x"].shape)
-    assert _serialized(from_keras) == config
+    fc.assert_config_round_trips(layer, case["config"], _KERAS_ONLY,
+                                 lambda clone: clone.build(ARRAYS[f"{name}/x"].shape))
 
 
 @pytest.mark.parametrize("name", sorted(META["models"]))
@@ -107,16 +73,9 @@ def test_masked_model_matches_keras(name):
     keras.backend.clear_session()
     case = META["models"][name]
     model = keras.Sequential(eval(case["expr"]))  # noqa: S307
-    model.set_weights([ARRAYS[f"{name}/w{i}"] for i in range(_n_weights(name))])
+    model.set_weights([ARRAYS[f"{name}/w{i}"] for i in range(fc.count(ARRAYS, name, "w"))])
     assert [w.path for w in model.weights] == case["paths"]
-    x = tf.constant(ARRAYS[f"{name}/x"])
-    with tf.GradientTape() as tape:
-        out = model(x)
-        loss = tf.reduce_sum(out * ARRAYS[f"{name}/cot0"])
-    np.testing.assert_allclose(out.numpy(), ARRAYS[f"{name}/out0"], **TOL)
-    for i, g in enumerate(tape.gradient(loss, model.trainable_weights)):
-        np.testing.assert_allclose(tf.convert_to_tensor(g).numpy(), ARRAYS[f"{name}/grad{i}"],
-                                   **TOL, err_msg=f"gradient {i}")
+    fc.assert_model_matches(ARRAYS, name, model, tf.constant(ARRAYS[f"{name}/x"]), TOL)
 
 
 def test_summary_matches_keras():
