@@ -28,11 +28,14 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from tapeflow.autodiff.backprop import carries_gradient, support
+import numpy as np
+
+from tapeflow.autodiff.backprop import support
 from tapeflow.framework import nest
+from tapeflow.framework.dtypes import kind_of
 from tapeflow.framework.context import context
 from tapeflow.framework.tensor import TensorLike
-from tapeflow.autodiff.tape import GradientTape, UnconnectedGradients
+from tapeflow.autodiff.tape import GradientTape, UnconnectedGradients, carries_gradient
 
 logger = logging.getLogger("tapeflow")
 
@@ -65,6 +68,8 @@ def _linear_jvp(prim: Any, tangents: list, inputs: tuple, attrs: dict) -> Any:
 
 
 def _is_float_dtype(np_dtype: Any) -> bool:
+    if isinstance(np_dtype, np.dtype):
+        return kind_of(np_dtype) in "fc"  # bfloat16 (NumPy's kind 'V') is a float
     return np_dtype is None or getattr(np_dtype, "kind", "f") in "fc"
 
 

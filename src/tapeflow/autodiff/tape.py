@@ -17,11 +17,11 @@ from typing import Any, Iterator, Optional
 import numpy as np
 
 from tapeflow.autodiff import diagnostics
-from tapeflow.autodiff.backprop import carries_gradient, live_nodes, seed_cotangents, support, \
-    walk
+from tapeflow.autodiff.backprop import live_nodes, seed_cotangents, support, walk
 from tapeflow.autodiff.backprop import hooks as backprop_hooks
 from tapeflow.autodiff.core import NO_ATTRS, READ_VARIABLE
 from tapeflow.framework import nest
+from tapeflow.framework.dtypes import kind_of
 from tapeflow.framework.context import context
 from tapeflow.framework.indexed_slices import IndexedSlices
 from tapeflow.framework.tensor import Tensor, TensorLike, wrap
@@ -29,6 +29,12 @@ from tapeflow.framework import variables as _variables
 from tapeflow.framework.variables import Variable
 
 logger = logging.getLogger("tapeflow")
+
+
+def carries_gradient(x: Any) -> bool:
+    """Whether `x` can have a gradient: floating (bfloat16 too, NumPy's kind 'V') or
+    complex. The hot paths test NumPy's kind first and call this only on a miss."""
+    return kind_of(x._value.dtype) in "fc"
 
 
 class UnconnectedGradients(enum.Enum):
@@ -147,7 +153,7 @@ class GradientTape:
     def _watch_variable(self, variable: Variable) -> None:
         key = id(variable)
         if key not in self._watched_variables:
-            if variable._value.dtype.kind not in "fc":  # carries_gradient, inlined
+            if not carries_gradient(variable):
                 logger.warning("The dtype of the watched tensor must be floating (e.g. "
                                "tf.float32), got %r", variable.dtype)
             self._watched_variables[key] = variable
@@ -201,7 +207,7 @@ class GradientTape:
                 else:
                     self._blocked[id(out)] = (out, prim, inputs)
                     self._cut(id(out), "op", out)
-        elif outputs._value.dtype.kind in "fc":  # carries_gradient, inlined (hot)
+        elif outputs._value.dtype.kind in "fc" or carries_gradient(outputs):  # kind first: hot
             tracked[id(outputs)] = outputs
         else:  # an integer output (tf.cast to int32): the path stops here
             self._blocked[id(outputs)] = (outputs, prim, inputs)
@@ -221,7 +227,7 @@ class GradientTape:
         if id(variable) not in self._tracked and not self._watch_read(variable):
             return
         self._nodes.append((READ_VARIABLE, (variable,), NO_ATTRS, read))
-        if read._value.dtype.kind in "fc":
+        if read._value.dtype.kind in "fc" or carries_gradient(read):
             self._tracked[id(read)] = read
         else:
             self._blocked[id(read)] = (read, READ_VARIABLE, (variable,))
@@ -570,7 +576,7 @@ def _check_sources(sources: list) -> None:
     for source in sources:
         if not isinstance(source, TensorLike):
             raise _not_a_tensor(source, "dtype")
-        if source._value.dtype.kind not in "fc":  # carries_gradient, inlined
+        if source._value.dtype.kind not in "fc" and not carries_gradient(source):
             logger.warning("The dtype of the source tensor must be floating (e.g. tf.float32) "
                            "when calling GradientTape.gradient, got %r", source.dtype)
 

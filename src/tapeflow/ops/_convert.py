@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from tapeflow.framework.convert import mismatch_error, quiet_array
+from tapeflow.framework.dtypes import kind_of
 from tapeflow.framework.errors import InvalidArgumentError
 from tapeflow.framework.indexed_slices import IndexedSlices
 from tapeflow.framework.tensor import Tensor, TensorLike, wrap
@@ -142,9 +143,15 @@ def scalar_operand(value: Any, dtype: np.dtype) -> Any:
 
 def require(x: Tensor, allowed: str, op_name: str) -> None:
     """Raises TensorFlow's error when `x`'s dtype kind (NumPy letters, e.g. 'fc') is not
-    allowed for the op."""
-    if x._value.dtype.kind not in allowed:
+    allowed for the op; bfloat16 (ml_dtypes' kind 'V') counts as 'f'. Callers may test the
+    kind first and call this only on a miss: it is the rare path."""
+    if kind_of(x._value.dtype) not in allowed:
         raise _dtypes_error(x, allowed, op_name)
+
+
+def is_bfloat16(dtype: np.dtype) -> bool:
+    """Whether a NumPy dtype is ml_dtypes' bfloat16 (kind 'V', so no kind test finds it)."""
+    return dtype.kind == "V" and dtype.name == "bfloat16"
 
 
 _KIND_NAMES = {"f": "bfloat16, half, float, double", "c": "complex64, complex128",
@@ -159,4 +166,4 @@ def _dtypes_error(x: Tensor, allowed: str, op_name: str) -> Exception:
                                 f"allowed values: {names} [Op:{op_name}]")
 
 
-__all__ = ["convert_to_tensor", "binary_operands", "require"]
+__all__ = ["convert_to_tensor", "binary_operands", "require", "is_bfloat16"]

@@ -30,7 +30,7 @@ from tapeflow.framework.errors import (AbortedError, InvalidArgumentError, NotFo
                                         UnimplementedError)
 from tapeflow.framework.tensor import Tensor
 from tapeflow.framework.exports import tf_export
-from tapeflow.ops._convert import convert_to_tensor, require
+from tapeflow.ops._convert import convert_to_tensor, is_bfloat16, require
 from tapeflow.ops._static import is_traced
 from tapeflow.ops.array_ops import expand_dims, reshape, shape, squeeze, transpose
 from tapeflow.ops.manip_ops import pad
@@ -544,7 +544,8 @@ def _conv_operands(x: Any, w: Any, op_name: str, int32: bool = True) -> tuple:
         w = convert_to_tensor(w, dtype_hint=x.dtype)
     if not int32:
         require(x, "f", op_name)
-    elif x._value.dtype.kind != "f" and x._value.dtype != np.int32:
+    elif x._value.dtype.kind != "f" and x._value.dtype != np.int32 and \
+            not is_bfloat16(x._value.dtype):
         raise InvalidArgumentError(f"Value for attr 'T' of {x.dtype.name} is not in the list of "
                                    f"allowed values: {_CONV_TYPES} [Op:{op_name}]")
     if x._value.dtype != w._value.dtype:

@@ -23,7 +23,7 @@ from tapeflow.framework.indexed_slices import IndexedSlices
 from tapeflow.framework.ragged_tensor import fallback as ragged_fallback
 from tapeflow.framework.tensor import Tensor, TensorLike
 from tapeflow.framework.exports import tf_export
-from tapeflow.ops._convert import binary_operands, convert_to_tensor, require
+from tapeflow.ops._convert import binary_operands, convert_to_tensor, is_bfloat16, require
 
 _FLOAT = "fc"            # NumPy dtype kinds: floating and complex
 _NUMERIC = "fciu"
@@ -356,7 +356,7 @@ pow_operator = _binary_op(_pow, _SIGNED, reflected="__rpow__")
 
 def _check_divisible(x: Tensor, where_: str) -> None:
     """TF's Python-level TypeError for a bool or string operand of true division."""
-    if x._value.dtype.kind not in _NUMERIC:
+    if x._value.dtype.kind not in _NUMERIC and not is_bfloat16(x._value.dtype):
         raise TypeError(f"Invalid dtype {x.dtype!r} in {where_}. Expected one of {{tf.uint8, "
                         f"tf.int8, tf.uint16, tf.int16, tf.uint32, tf.int32, tf.uint64, "
                         f"tf.int64, tf.bfloat16, tf.float16, tf.float32, tf.float64, "
@@ -898,8 +898,12 @@ def _matmul_kernel(a: np.ndarray, b: np.ndarray, transpose_a: bool, transpose_b:
     if transpose_b:
         b = b.swapaxes(-1, -2)
     # np.dot calls BLAS with less overhead than np.matmul (notably on transposed views);
-    # they differ only in how they treat more than two axes.
-    return np.dot(a, b) if a.ndim == 2 == b.ndim else np.matmul(a, b)
+    # they differ only in how they treat more than two axes. For bfloat16 both sum in
+    # float32 (ml_dtypes' dot rounds once; matmul returns float32, rounded here), as TF.
+    if a.ndim == 2 == b.ndim:
+        return np.dot(a, b)
+    out = np.matmul(a, b)
+    return out if out.dtype == a.dtype else out.astype(a.dtype)
 
 
 def _product(a: Tensor, b: Tensor, transpose_a: bool, transpose_b: bool) -> Tensor:
@@ -935,7 +939,7 @@ def _matmul_lowering(transpose_a: bool, transpose_b: bool, unranked: bool = Fals
     batched_a = "{0}.swapaxes(-1, -2)" if transpose_a else "{0}"
     batched_b = "{1}.swapaxes(-1, -2)" if transpose_b else "{1}"
     return (f"(np.dot({a}, {b}) if {{0}}.ndim == 2 == {{1}}.ndim "
-            f"else np.matmul({batched_a}, {batched_b}))")
+            f"else np.matmul({batched_a}, {batched_b}).astype({{0}}.dtype, copy=False))")
 
 
 _matmul.lowering = _matmul_lowering
@@ -989,7 +993,7 @@ def _check_matmul_dtype(a: Tensor, b: Tensor, transpose_a: bool, transpose_b: bo
     require(a, _NUMERIC, "MatMul")
     batched = a._value.ndim != 2 or b._value.ndim != 2
     dtype = a._value.dtype
-    if dtype in (np.int32, np.int64) or (batched and dtype == np.int16):
+    if dtype in (np.int32, np.int64) or (batched and dtype == np.int16) or is_bfloat16(dtype):
         return
     if dtype.kind == "u":
         name = cpp_name(a.dtype).upper()

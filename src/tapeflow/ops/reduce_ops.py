@@ -15,7 +15,7 @@ from tapeflow.framework.errors import InvalidArgumentError
 from tapeflow.framework.ragged_tensor import fallback as ragged_fallback
 from tapeflow.framework.tensor import Tensor, TensorLike
 from tapeflow.framework.exports import tf_export
-from tapeflow.ops._convert import convert_to_tensor, require
+from tapeflow.ops._convert import convert_to_tensor, is_bfloat16, require
 from tapeflow.ops._static import reads_static, static_value
 from tapeflow.ops.array_ops import broadcast_to_shape, fill_shape, reshape, reshape_to, transpose
 from tapeflow.ops.array_ops import shape as shape_of
@@ -159,7 +159,7 @@ def _unbroadcast_kernel(g: np.ndarray, like: np.ndarray) -> np.ndarray:
     lead = g.ndim - like.ndim
     axes = tuple(range(lead)) + tuple(lead + i for i, d in enumerate(like.shape)
                                       if d == 1 and g.shape[lead + i] != 1)
-    return np.add.reduce(g, axis=axes).reshape(like.shape)
+    return _sum_kernel(g, axes, False).reshape(like.shape)
 
 
 # The cotangent of a broadcast input, summed back to that input's run-time shape (the
@@ -247,7 +247,7 @@ def _product_of_others(x: Tensor, axes: tuple, cumprod: Any) -> Tensor:
 def _logsumexp_kernel(x: np.ndarray, axis: Any, keepdims: bool) -> np.ndarray:
     peak = np.max(x, axis=axis, keepdims=True, initial=-np.inf)  # empty: log(0) = -inf
     peak = np.where(np.isfinite(peak), peak, 0)
-    out = np.log(np.sum(np.exp(x - peak), axis=axis, keepdims=True)) + peak
+    out = np.log(_sum_kernel(np.exp(x - peak), axis, True)) + peak
     return out if keepdims else np.squeeze(out, axis=axis)
 
 
@@ -268,13 +268,26 @@ def _logsumexp_vjp(g: Tensor, ans: Tensor, x: Tensor, axis: Any, keepdims: bool)
 def _sum_kernel(x: np.ndarray, axis: Any, keepdims: bool) -> np.ndarray:
     if x.dtype.kind in "fc":  # the ufunc's reduce skips np.sum's Python wrapper
         return np.add.reduce(x, axis=axis, keepdims=keepdims)
+    if is_bfloat16(x.dtype):
+        return _bfloat16_sum(x, axis, keepdims)
     return np.sum(x, axis=axis, keepdims=keepdims, dtype=x.dtype)  # ints stay in their type
+
+
+def _bfloat16_sum(x: np.ndarray, axis: Any, keepdims: bool) -> np.ndarray:
+    # TF's CPU kernels sum bfloat16 in float32 and round once; NumPy's bfloat16 reduce
+    # rounds every partial sum (1000 values near 0.5 sum to 256, not 496).
+    return np.add.reduce(x, axis=axis, dtype=np.float32, keepdims=keepdims).astype(x.dtype)
 
 
 def _mean_kernel(x: np.ndarray, axis: Any, keepdims: bool) -> np.ndarray:
     if x.dtype.kind in "fc" and x.dtype.itemsize >= 4:
         count = x.size if axis is None else int(np.prod([x.shape[a] for a in axis]))
         return np.add.reduce(x, axis=axis, keepdims=keepdims) / count
+    if is_bfloat16(x.dtype):  # in float32, rounded once, as the sum
+        count = x.size if axis is None else int(np.prod([x.shape[a] for a in axis]))
+        total = np.add.reduce(x, axis=axis, dtype=np.float32, keepdims=keepdims)
+        with np.errstate(invalid="ignore"):  # an empty mean is NaN, as TF's
+            return (total / np.float32(count)).astype(x.dtype)
     if x.size == 0 and x.dtype.kind not in "fc":  # TF's integer mean of nothing is 0
         return np.sum(x, axis=axis, keepdims=keepdims, dtype=x.dtype)
     # float16 accumulates in float32; integer means truncate, as TensorFlow's.
@@ -283,8 +296,11 @@ def _mean_kernel(x: np.ndarray, axis: Any, keepdims: bool) -> np.ndarray:
 
 _sum = Primitive("Sum", _sum_kernel, linear=True,
                  shape_rule=_reduced("Sum")).defvjp(_sum_vjp)
+# bfloat16 (kind 'V') sums in float32, as the kernel: the lowering sees no dtypes.
 _sum.lowering = lambda axis, keepdims: (
-    f"np.add.reduce({{0}}, {axis!r}, {{0}}.dtype, None, {keepdims!r})")
+    f"(np.add.reduce({{0}}, {axis!r}, {{0}}.dtype, None, {keepdims!r}) "
+    f"if {{0}}.dtype.kind != 'V' else "
+    f"np.add.reduce({{0}}, {axis!r}, 'f4', None, {keepdims!r}).astype({{0}}.dtype))")
 _mean = Primitive("Mean", _mean_kernel, linear=True,
                   shape_rule=_reduced("Mean")).defvjp(_mean_vjp)
 def _extreme_kernel(reduce: Any, lowest: bool) -> Any:
@@ -307,9 +323,13 @@ _max = Primitive("Max", _extreme_kernel(np.max, lowest=True),
                  shape_rule=_reduced("Max")).defvjp(_extremum_vjp)
 _min = Primitive("Min", _extreme_kernel(np.min, lowest=False),
                  shape_rule=_reduced("Min")).defvjp(_extremum_vjp)
-_prod = Primitive("Prod", lambda x, axis, keepdims: np.prod(x, axis=axis, keepdims=keepdims,
-                                                            dtype=x.dtype),
-                  shape_rule=_reduced("Prod")).defvjp(_prod_vjp)
+def _prod_kernel(x: np.ndarray, axis: Any, keepdims: bool) -> np.ndarray:
+    if is_bfloat16(x.dtype):  # in float32, rounded once, as TF's CPU kernel
+        return np.prod(x, axis=axis, keepdims=keepdims, dtype=np.float32).astype(x.dtype)
+    return np.prod(x, axis=axis, keepdims=keepdims, dtype=x.dtype)
+
+
+_prod = Primitive("Prod", _prod_kernel, shape_rule=_reduced("Prod")).defvjp(_prod_vjp)
 # log-sum-exp is a primitive for numerical stability (the max is subtracted before exp).
 _logsumexp = Primitive("ReduceLogSumExp", _logsumexp_kernel,
                        shape_rule=_reduced("ReduceLogSumExp")).defvjp(_logsumexp_vjp)
