@@ -14,9 +14,6 @@ import tapeflow as tf
 
 # ml_dtypes' bfloat16 is NumPy kind 'V': autodiff/backprop.py's live_nodes and
 # carries_gradient test kinds 'fc' only, so the backward pass never reaches a bfloat16 value.
-needs_backprop = pytest.mark.xfail(strict=True, reason="bfloat16 gradients: autodiff/backprop."
-                                   "py's live_nodes tests NumPy kinds; bfloat16 is kind 'V'")
-
 
 def test_import_tapeflow_does_not_import_ml_dtypes():
     code = ("import sys, tapeflow as tf; d = tf.bfloat16; assert d.is_floating; "
@@ -110,7 +107,6 @@ def test_matmul_accumulates_in_float32_and_rounds_once_as_tf():
     np.testing.assert_array_equal(got.numpy(), want)
 
 
-@needs_backprop
 def test_gradient_as_tf():
     b = tf.constant([1.1, 2.2, 3.3], tf.bfloat16)
     with tf.GradientTape() as tape:

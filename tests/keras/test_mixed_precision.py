@@ -18,10 +18,6 @@ FIXTURES = pathlib.Path(__file__).parent / "fixtures"
 INFO = json.loads((FIXTURES / "mixed.json").read_text())
 ARRAYS = np.load(FIXTURES / "mixed.npz")
 mp = keras.mixed_precision
-needs_bfloat16_ops = pytest.mark.xfail(
-    strict=True, reason="bfloat16 gradients: autodiff/backprop.py's live_nodes tests NumPy "
-    "kinds; bfloat16 is kind 'V' (see test_bfloat16.py)")
-
 
 @pytest.fixture(autouse=True)
 def _float32_after():
@@ -78,7 +74,7 @@ def test_layer_dtype_argument_takes_policies():
 
 
 @pytest.mark.parametrize("policy", ["mixed_float16",
-                                    pytest.param("mixed_bfloat16", marks=needs_bfloat16_ops)])
+                                    "mixed_bfloat16"])
 def test_outputs_dtypes_and_gradients(policy):
     case = INFO["policies"][policy]
     model = build_model(policy)
@@ -159,7 +155,7 @@ def test_loss_scale_optimizer_variables_and_skip():
 
 
 @pytest.mark.parametrize("policy", ["mixed_float16",
-                                    pytest.param("mixed_bfloat16", marks=needs_bfloat16_ops)])
+                                    "mixed_bfloat16"])
 def test_fit_final_weights(policy):
     case = INFO["policies"][policy]
     model = build_model(policy)

@@ -17,13 +17,16 @@ import numpy as np
 from tapeflow.framework.abstract import has_static_shape
 from tapeflow.autodiff.core import READ_VARIABLE
 from tapeflow.framework.context import context
+from tapeflow.framework.dtypes import kind_of
 from tapeflow.framework.indexed_slices import IndexedSlices
 from tapeflow.framework.tensor import Tensor, TensorLike, wrap
 
 
 def carries_gradient(x: Any) -> bool:
-    """Only floating and complex values have gradients; integers and booleans never do."""
-    return x._value.dtype.kind in "fc"
+    """Whether `x` can have a gradient: floating (bfloat16 too, NumPy's kind 'V') or
+    complex; integers and booleans never do. The hot paths test NumPy's kind first and call
+    this only on a miss."""
+    return kind_of(x._value.dtype) in "fc"
 
 
 # Installed by tapeflow.graph.backward: `compiled_backprop(nodes, targets, seeds, sources)`
@@ -66,7 +69,7 @@ def live_nodes(nodes: list, sources: list) -> tuple:
                 outs = node[3]
                 if prim.multiple_results:
                     live.update(id(o) for o in outs if carries_gradient(o))
-                elif outs._value.dtype.kind in "fc":  # carries_gradient, inlined (per op)
+                elif outs._value.dtype.kind in "fc" or carries_gradient(outs):  # kind first: hot
                     live.add(id(outs))
                 break
     return needed, reads, live

@@ -17,11 +17,10 @@ from typing import Any, Iterator, Optional
 import numpy as np
 
 from tapeflow.autodiff import diagnostics
-from tapeflow.autodiff.backprop import live_nodes, seed_cotangents, support, walk
+from tapeflow.autodiff.backprop import carries_gradient, live_nodes, seed_cotangents, support, walk
 from tapeflow.autodiff.backprop import hooks as backprop_hooks
 from tapeflow.autodiff.core import NO_ATTRS, READ_VARIABLE
 from tapeflow.framework import nest
-from tapeflow.framework.dtypes import kind_of
 from tapeflow.framework.context import context
 from tapeflow.framework.indexed_slices import IndexedSlices
 from tapeflow.framework.tensor import Tensor, TensorLike, wrap
@@ -29,12 +28,6 @@ from tapeflow.framework import variables as _variables
 from tapeflow.framework.variables import Variable
 
 logger = logging.getLogger("tapeflow")
-
-
-def carries_gradient(x: Any) -> bool:
-    """Whether `x` can have a gradient: floating (bfloat16 too, NumPy's kind 'V') or
-    complex. The hot paths test NumPy's kind first and call this only on a miss."""
-    return kind_of(x._value.dtype) in "fc"
 
 
 class UnconnectedGradients(enum.Enum):
