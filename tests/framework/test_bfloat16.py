@@ -160,3 +160,15 @@ def test_division_and_elementwise_as_tf():
     assert _f32(tf.math.log(b)) == [0.0, 0.69140625, 1.1015625]
     assert _f32(tf.tanh(b)) == [0.76171875, 0.96484375, 0.99609375]
     assert _f32(tf.nn.relu(-b)) == [0.0, 0.0, 0.0]
+
+
+def test_sigmoid_and_softmax_round_as_tensorflow():
+    # TF 2.21's bfloat16 answers: sigmoid as e / (1 + e) in bfloat16 steps (1 where exp
+    # overflows, 0 below the smallest normal), softmax in float32 rounded once.
+    x = tf.constant([-90, -9.5, -1.25, 0.3, 2.75, 8.5, 90], tf.bfloat16)
+    assert [float(v) for v in tf.sigmoid(x).numpy()] == [
+        0.0, 7.486343383789062e-05, 0.22265625, 0.578125, 0.94140625, 1.0, 1.0]
+    y = tf.constant([[1.5, -2.25, 0.75, 3.0, 0.1, -0.7]], tf.bfloat16)
+    assert [float(v) for v in tf.nn.softmax(y).numpy()[0]] == [
+        0.158203125, 0.0037078857421875, 0.07470703125, 0.70703125, 0.038818359375,
+        0.0174560546875]

@@ -485,7 +485,23 @@ def _check_add_n(first: Tensor, tensors: list) -> None:
 
 def _sigmoid_kernel(x: np.ndarray) -> np.ndarray:
     # tanh form: stable for large |x| and one pass over the data.
-    return 0.5 * (1.0 + np.tanh(0.5 * x)) if x.dtype.kind == "f" else 1 / (1 + np.exp(-x))
+    if x.dtype.kind == "f":
+        return 0.5 * (1.0 + np.tanh(0.5 * x))
+    if x.dtype.name == "bfloat16":
+        return _bfloat16_sigmoid(x)
+    return 1 / (1 + np.exp(-x))
+
+
+def _bfloat16_sigmoid(x: np.ndarray) -> np.ndarray:
+    """TF's bfloat16 sigmoid (Eigen's logistic for half types): e = exp(x), then e / (1 + e),
+    each step rounded to bfloat16; 1 where e overflows; results below the smallest normal
+    float flushed to 0, as TF's CPU runs with flush-to-zero."""
+    bf16 = x.dtype
+    e = np.exp(x.astype(np.float32)).astype(bf16).astype(np.float32)
+    out = e / (1 + e).astype(bf16).astype(np.float32)
+    out[np.isinf(e)] = 1
+    out[np.abs(out) < np.finfo(np.float32).tiny] = 0
+    return out.astype(bf16)
 
 
 def _erf_kernel(x: np.ndarray) -> np.ndarray:

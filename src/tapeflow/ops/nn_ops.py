@@ -292,6 +292,8 @@ swish = silu
 def _softmax_kernel(x: np.ndarray, axis: int, unranked: bool = False) -> np.ndarray:
     if unranked:   # traced with an unknown rank: the wrapper's checks, made as it runs
         axis = _softmax_axis(x, axis, "Softmax")
+    if x.dtype.kind == "V":   # bfloat16: TF computes in float32 and rounds once
+        return _softmax_kernel(x.astype(np.float32), axis).astype(x.dtype)
     e = np.exp(x - np.max(x, axis=axis, keepdims=True, initial=-np.inf))  # initial: empty x
     total = np.sum(e, axis=axis, keepdims=True)
     if x.dtype == np.float32 and np.isnan(total).any():  # the rare case: a check on the sums
