@@ -307,7 +307,7 @@ def _summaries():
         exec(SUBCLASSED + code, scope)  # noqa: S102 - the fixture's own models
         lines = []
         scope["model"].summary(line_length=LINE_LENGTHS.get(name),
-                               print_fn=lambda line, **_: lines.append(line))
+                               print_fn=lambda line, lines=lines, **_: lines.append(line))
         out[name] = {"code": code, "line_length": LINE_LENGTHS.get(name),
                      "text": "\n".join(lines)}
     return out

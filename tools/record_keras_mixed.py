@@ -91,7 +91,7 @@ def main() -> None:
         for i, g in enumerate(grads):
             arrays[f"{policy}/grad{i}"] = f32(g)
         text = io.StringIO()
-        model.summary(print_fn=lambda line, *a, **k: text.write(line + "\n"))
+        model.summary(print_fn=lambda line, *a, text=text, **k: text.write(line + "\n"))
         case["summary"] = text.getvalue()
         # fit, with the optimizer compile chooses
         model.compile(optimizer=keras.optimizers.SGD(0.1),
