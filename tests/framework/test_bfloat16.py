@@ -172,3 +172,4 @@ def test_sigmoid_and_softmax_round_as_tensorflow():
     assert [float(v) for v in tf.nn.softmax(y).numpy()[0]] == [
         0.158203125, 0.0037078857421875, 0.07470703125, 0.70703125, 0.038818359375,
         0.0174560546875]
+    assert float(tf.sigmoid(tf.constant(0.5, tf.bfloat16))) == 0.62109375   # a scalar too

@@ -497,10 +497,10 @@ def _bfloat16_sigmoid(x: np.ndarray) -> np.ndarray:
     each step rounded to bfloat16; 1 where e overflows; results below the smallest normal
     float flushed to 0, as TF's CPU runs with flush-to-zero."""
     bf16 = x.dtype
-    e = np.exp(x.astype(np.float32)).astype(bf16).astype(np.float32)
+    e = np.asarray(np.exp(x.astype(np.float32)).astype(bf16), np.float32)
     out = e / (1 + e).astype(bf16).astype(np.float32)
-    out[np.isinf(e)] = 1
-    out[np.abs(out) < np.finfo(np.float32).tiny] = 0
+    out = np.where(np.isinf(e), np.float32(1), out)
+    out = np.where(np.abs(out) < np.finfo(np.float32).tiny, np.float32(0), out)
     return out.astype(bf16)
 
 
