@@ -28,8 +28,11 @@ SPARSE_ROWS = [2, 0, 2]
 
 # Measured against the fixture (the maximum over all steps and variables).
 MAX_ULP = {"Nadam": 2, "Nadam_clipnorm": 32, "Adamax_clipnorm": 4, "Lion_clipnorm": 8,
-           "Adadelta_clipnorm": 2, "Adam_accum_clip_wd": 2, "AdamW_lsf": 1, "Ftrl_default": 4}
-FTRL_RTOL = 2e-4   # Ftrl with l1 or learning_rate_power != -0.5: pow's ulp, amplified
+           "Adadelta_clipnorm": 2, "Adam_accum_clip_wd": 2, "AdamW_lsf": 1}
+# Ftrl: its pow's last-place error (TF's float32 pow is not correctly rounded, and NumPy's
+# differs between releases: 4 ulp on NumPy 2.4, 142 ulp on a small weight on 2.0) is
+# amplified by clip(z) - z, so its cases compare relatively.
+FTRL_RTOL = 2e-4
 
 
 def make(name, kwargs):
@@ -51,7 +54,7 @@ def ulps(a, b):
 def check(case, got, expected):
     if np.asarray(expected).dtype.kind != "f":
         np.testing.assert_array_equal(got, expected)
-    elif case.startswith("Ftrl") and case != "Ftrl_default":
+    elif case.startswith("Ftrl"):
         np.testing.assert_allclose(got, expected, rtol=FTRL_RTOL, atol=1e-7)
     else:
         limit = MAX_ULP.get(case, MAX_ULP.get(case.split("_")[0], 0))
