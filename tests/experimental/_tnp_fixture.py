@@ -5,40 +5,18 @@ from __future__ import annotations
 
 import json
 import pathlib
+import sys
 
 import numpy as np
 
 import tapeflow as tf
 import tapeflow.experimental.numpy as tnp
 
+# Answers are encoded by the recorder's own `encode`, so both sides write one JSON form.
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "tools"))
+from record_tnp_fixtures import encode  # noqa: E402
+
 FIXTURE = json.loads((pathlib.Path(__file__).parent / "fixtures" / "tnp.json").read_text())
-
-
-def encode(value):
-    """The recorder's JSON form of a result (tools/record_tnp_fixtures.py `encode`)."""
-    if hasattr(value, "numpy") and hasattr(value, "dtype"):
-        array = np.asarray(value.numpy())
-        return {"dtype": value.dtype.name, "shape": list(array.shape), "value": _values(array)}
-    if isinstance(value, (tuple, list)):
-        return {"seq": [encode(v) for v in value], "type": type(value).__name__}
-    if isinstance(value, np.ndarray):
-        return {"ndarray": str(value.dtype), "value": _values(value)}
-    if isinstance(value, (bool, np.bool_)):
-        return {"py": "bool", "value": bool(value)}
-    if isinstance(value, (int, float, np.integer, np.floating)):
-        return {"py": type(value).__name__, "value": _values(np.asarray(value))}
-    return {"repr": repr(value)}
-
-
-def _values(array):
-    if array.dtype.kind == "c":
-        return [_values(array.real), _values(array.imag)]
-    if array.dtype.kind == "f":
-        return np.where(np.isfinite(array), array, 0).tolist() if np.isfinite(array).all() \
-            else [repr(v) for v in array.ravel().tolist()]
-    if array.dtype.kind in "SUO":
-        return [repr(v) for v in array.ravel().tolist()]
-    return array.tolist()
 
 
 def environment() -> dict:
