@@ -1,4 +1,16 @@
-"""`tf.image`: resizing, flips, rotations, crops, pads and colour adjustments, as TensorFlow 2."""
+"""`tf.image`: resizing, flips, rotations, crops, pads, colour, random augmentation, boxes and
+image quality measures, as TensorFlow 2.
 
+Modules by kind: `resize` (TF's resize kernels), `transforms` (flips, crops, pads, Keras's
+affine transform), `color` (colour spaces and adjustments), `random` (the stateful and
+stateless `random_*` ops), `boxes` (patches, crops of boxes, non-max suppression) and
+`quality` (PSNR, SSIM, image gradients).
+"""
+
+from tapeflow.image import color, resize as _resize_module, transforms
+from tapeflow.image.color import *  # noqa: F403
 from tapeflow.image.resize import *  # noqa: F403
-from tapeflow.image.resize import __all__, affine_transform  # noqa: F401
+from tapeflow.image.transforms import *  # noqa: F403
+from tapeflow.image.transforms import affine_transform  # noqa: F401 - Keras's layers use it
+
+__all__ = sorted(_resize_module.__all__ + transforms.__all__ + color.__all__)

@@ -1,4 +1,4 @@
-"""`tf.image`: resizing, flips, rotations, crops, pads and colour adjustments, as TensorFlow 2.
+"""`tf.image.resize`: TensorFlow's resize kernels.
 
 The resize kernels are TensorFlow's (ResizeBilinear / ResizeNearestNeighbor / ResizeBicubic
 with half-pixel centres, ResizeArea, ScaleAndTranslate for lanczos, gaussian, mitchellcubic
@@ -7,8 +7,7 @@ per-axis weights, computed in float32 in TF's order. Being made of differentiabl
 gradients are TF's ResizeBilinearGrad / ResizeNearestNeighborGrad / ResizeBicubicGrad /
 ScaleAndTranslateGrad (the transposed gathers); ResizeArea has none in TF and raises here too.
 The weights need the image's height and width as Python ints (static shapes under
-`tf.function`). `affine_transform` is Keras's ImageProjectiveTransformV3 for its augmentation
-layers.
+`tf.function`).
 """
 
 from __future__ import annotations
@@ -19,14 +18,9 @@ from typing import Any, Optional
 import numpy as np
 
 import tapeflow as tf
-from tapeflow.framework import dtypes as _dtypes
+from tapeflow.image._common import _batched, _image_hw, _no_gradient
 
-__all__ = ["ResizeMethod", "resize", "flip_left_right", "flip_up_down", "rot90", "transpose",
-           "central_crop", "crop_to_bounding_box", "pad_to_bounding_box",
-           "resize_with_crop_or_pad", "resize_with_pad", "adjust_brightness",
-           "adjust_contrast", "adjust_gamma", "rgb_to_grayscale", "grayscale_to_rgb",
-           "convert_image_dtype", "per_image_standardization"]
-
+__all__ = ["ResizeMethod", "resize"]
 
 class ResizeMethod:
     """The `method` names of `tf.image.resize`."""
@@ -237,16 +231,6 @@ def _resize_area(x: Any, size: tuple, in_hw: tuple) -> Any:
     return _no_gradient("ResizeArea", out * _F32(1.0 / float(row_scale * col_scale)))
 
 
-def _no_gradient(op: str, value: Any) -> Any:
-    """`value`, whose gradient raises TF's LookupError (TF registers none for `op`)."""
-    @tf.custom_gradient
-    def blocked(v: Any) -> Any:
-        def grad(*_: Any) -> Any:
-            raise LookupError(f"gradient registry has no entry for: {op}")
-        return tf.identity(v), grad
-    return blocked(value)
-
-
 def _resize_spans(x: Any, size: tuple, in_hw: tuple, kernel: str, antialias: bool) -> Any:
     x = _weighted_sum(x, *_span_taps(size[0], in_hw[0], kernel, antialias), axis=1)
     return _weighted_sum(x, *_span_taps(size[1], in_hw[1], kernel, antialias), axis=2)
@@ -255,19 +239,6 @@ def _resize_spans(x: Any, size: tuple, in_hw: tuple, kernel: str, antialias: boo
 _SPAN_KERNELS = {"lanczos3": "lanczos3", "lanczos5": "lanczos5", "gaussian": "gaussian",
                  "mitchellcubic": "mitchellcubic"}
 _ANTIALIAS_KERNELS = {"bilinear": "triangle", "bicubic": "keyscubic"}
-
-
-def _batched(images: Any, op: str) -> tuple:
-    """(4-D images, whether a batch axis was added); TF's rank error otherwise."""
-    images = tf.convert_to_tensor(images)
-    rank = images.shape.rank
-    if rank is None:
-        raise ValueError("'images' contains no shape.")
-    if rank == 3:
-        return tf.expand_dims(images, 0), True
-    if rank != 4:
-        raise ValueError("'images' must have either 3 or 4 dimensions.")
-    return images, False
 
 
 def _static_size(size: Any) -> tuple:
@@ -285,15 +256,6 @@ def _static_size(size: Any) -> tuple:
     if not np.issubdtype(size.dtype, np.integer):
         raise ValueError("'size' must be a 1-D int32 Tensor")
     return int(size[0]), int(size[1])
-
-
-def _image_hw(images: Any, op: str) -> tuple:
-    height, width = images.shape.as_list()[1:3]
-    if height is None or width is None:
-        raise NotImplementedError(f"{op}: tapeflow needs the images' height and width known "
-                                  f"statically (got shape {images.shape}); give the "
-                                  f"tf.function an input_signature with them.")
-    return height, width
 
 
 def resize(images: Any, size: Any, method: str = ResizeMethod.BILINEAR,
@@ -324,336 +286,3 @@ def resize(images: Any, size: Any, method: str = ResizeMethod.BILINEAR,
         else:
             out = _resize_area(x, size, (height, width))
     return tf.squeeze(out, 0) if unbatched else out
-
-
-# -- flips, rotations, crops and pads -----------------------------------------------------------
-
-def _image_rank(image: Any) -> Any:
-    image = tf.convert_to_tensor(image)
-    rank = image.shape.rank
-    if rank is not None and rank < 3:
-        raise ValueError(f"'image' (shape {image.shape}) must be at least three-dimensional.")
-    if rank not in (3, 4):
-        raise ValueError(f"'image' (shape {image.shape})must have either 3 or 4 dimensions.")
-    return image
-
-
-def flip_left_right(image: Any) -> Any:
-    """Reverses the width axis."""
-    image = _image_rank(image)
-    return tf.reverse(image, [image.shape.rank - 2])
-
-
-def flip_up_down(image: Any) -> Any:
-    """Reverses the height axis."""
-    image = _image_rank(image)
-    return tf.reverse(image, [image.shape.rank - 3])
-
-
-def rot90(image: Any, k: int = 1, name: Optional[str] = None) -> Any:
-    """Rotates counter-clockwise by `k` quarter turns (`k` a Python int here)."""
-    image = _image_rank(image)
-    k = int(k) % 4
-    h = image.shape.rank - 3
-    perm = [0, 2, 1, 3] if image.shape.rank == 4 else [1, 0, 2]
-    if k == 1:
-        return tf.transpose(tf.reverse(image, [h + 1]), perm)
-    if k == 2:
-        return tf.reverse(image, [h, h + 1])
-    if k == 3:
-        return tf.reverse(tf.transpose(image, perm), [h + 1])
-    return image
-
-
-def transpose(image: Any, name: Optional[str] = None) -> Any:
-    """Swaps height and width."""
-    image = _image_rank(image)
-    return tf.transpose(image, [0, 2, 1, 3] if image.shape.rank == 4 else [1, 0, 2])
-
-
-def central_crop(image: Any, central_fraction: float) -> Any:
-    """The central `central_fraction` of the height and width (TF's rounding of the start)."""
-    image = tf.convert_to_tensor(image)
-    if central_fraction <= 0.0 or central_fraction > 1.0:
-        raise ValueError("central_fraction must be within (0, 1]")
-    if central_fraction == 1.0:
-        return image
-    rank = image.shape.rank
-    if rank not in (3, 4):
-        raise ValueError(f"`image` should either be a Tensor with rank = 3 or rank = 4. Had "
-                         f"rank = {rank}.")
-    height, width = _image_hw(image if rank == 4 else tf.expand_dims(image, 0),
-                              "tf.image.central_crop")
-    top = int((float(height) - float(height) * central_fraction) / 2)
-    left = int((float(width) - float(width) * central_fraction) / 2)
-    if rank == 3:
-        return image[top:height - top, left:width - left, :]
-    return image[:, top:height - top, left:width - left, :]
-
-
-def _check(condition: bool, message: str) -> None:
-    if not condition:
-        raise ValueError(message)
-
-
-def crop_to_bounding_box(image: Any, offset_height: int, offset_width: int,
-                         target_height: int, target_width: int) -> Any:
-    """The box of `target_height` x `target_width` at (`offset_height`, `offset_width`)."""
-    images, unbatched = _batched(image, "crop_to_bounding_box")
-    height, width = _image_hw(images, "tf.image.crop_to_bounding_box")
-    _check(offset_width >= 0, "offset_width must be >= 0.")
-    _check(offset_height >= 0, "offset_height must be >= 0.")
-    _check(target_width > 0, "target_width must be > 0.")
-    _check(target_height > 0, "target_height must be > 0.")
-    _check(width >= target_width + offset_width, "width must be >= target + offset.")
-    _check(height >= target_height + offset_height, "height must be >= target + offset.")
-    out = images[:, offset_height:offset_height + target_height,
-                 offset_width:offset_width + target_width, :]
-    return tf.squeeze(out, 0) if unbatched else out
-
-
-def pad_to_bounding_box(image: Any, offset_height: int, offset_width: int,
-                        target_height: int, target_width: int) -> Any:
-    """`image` placed at (`offset_height`, `offset_width`) in zeros of the target size."""
-    images, unbatched = _batched(image, "pad_to_bounding_box")
-    height, width = _image_hw(images, "tf.image.pad_to_bounding_box")
-    after_w = target_width - offset_width - width
-    after_h = target_height - offset_height - height
-    _check(offset_height >= 0, "offset_height must be >= 0")
-    _check(offset_width >= 0, "offset_width must be >= 0")
-    _check(after_w >= 0, "width must be <= target - offset")
-    _check(after_h >= 0, "height must be <= target - offset")
-    out = tf.pad(images, [[0, 0], [offset_height, after_h], [offset_width, after_w], [0, 0]])
-    return tf.squeeze(out, 0) if unbatched else out
-
-
-def resize_with_crop_or_pad(image: Any, target_height: int, target_width: int) -> Any:
-    """Centrally crops and/or zero-pads to the target size."""
-    images, unbatched = _batched(image, "resize_image_with_crop_or_pad")
-    _check(target_width > 0, "target_width must be > 0.")
-    _check(target_height > 0, "target_height must be > 0.")
-    height, width = _image_hw(images, "tf.image.resize_with_crop_or_pad")
-    width_diff, height_diff = target_width - width, target_height - height
-    cropped = crop_to_bounding_box(images, max(-height_diff // 2, 0), max(-width_diff // 2, 0),
-                                   min(target_height, height), min(target_width, width))
-    out = pad_to_bounding_box(cropped, max(height_diff // 2, 0), max(width_diff // 2, 0),
-                              target_height, target_width)
-    return tf.squeeze(out, 0) if unbatched else out
-
-
-def resize_with_pad(image: Any, target_height: int, target_width: int,
-                    method: str = ResizeMethod.BILINEAR, antialias: bool = False) -> Any:
-    """Resizes keeping the aspect ratio, then zero-pads to the target size."""
-    images, unbatched = _batched(image, "resize_image_with_pad")
-    height, width = _image_hw(images, "tf.image.resize_with_pad")
-    ratio = max(_F32(width) / _F32(target_width), _F32(height) / _F32(target_height))
-    new_h, new_w = _F32(height) / ratio, _F32(width) / ratio
-    pad_h = max(0, int(math.floor((_F32(target_height) - new_h) / _F32(2))))
-    pad_w = max(0, int(math.floor((_F32(target_width) - new_w) / _F32(2))))
-    resized = resize(images, [int(math.floor(new_h)), int(math.floor(new_w))], method,
-                     antialias=antialias)
-    out = pad_to_bounding_box(resized, pad_h, pad_w, target_height, target_width)
-    return tf.squeeze(out, 0) if unbatched else out
-
-
-# -- colour and dtype ---------------------------------------------------------------------------
-
-def _saturate_cast(value: Any, dtype: Any) -> Any:
-    """TF's saturate_cast: clamps to the target's range before casting."""
-    dtype = _dtypes.as_dtype(dtype)
-    value = tf.convert_to_tensor(value)
-    if value.dtype.is_floating and dtype.is_integer:
-        low, high = np.asarray(dtype.min, value.dtype.as_numpy_dtype), \
-            np.asarray(dtype.max, value.dtype.as_numpy_dtype)
-        if float(low) < dtype.min:
-            low = np.nextafter(low, np.asarray(np.inf, low.dtype))
-        if float(high) > dtype.max:
-            high = np.nextafter(high, np.asarray(-np.inf, high.dtype))
-        value = tf.clip_by_value(value, low, high)
-    elif value.dtype.is_integer and dtype.is_integer:
-        if value.dtype.min < dtype.min or value.dtype.max > dtype.max:
-            value = tf.clip_by_value(value, max(value.dtype.min, dtype.min),
-                                     min(value.dtype.max, dtype.max))
-    return tf.cast(value, dtype)
-
-
-def convert_image_dtype(image: Any, dtype: Any, saturate: bool = False,
-                        name: Optional[str] = None) -> Any:
-    """Converts between image dtypes, scaling integers to [0, 1] floats and back (TF's)."""
-    image = tf.convert_to_tensor(image)
-    dtype = _dtypes.as_dtype(dtype)
-    if not dtype.is_floating and not dtype.is_integer:
-        raise AttributeError("dtype must be either floating point or integer")
-    if not image.dtype.is_floating and not image.dtype.is_integer:
-        raise AttributeError("image dtype must be either floating point or integer")
-    if dtype == image.dtype:
-        return tf.identity(image)
-    if image.dtype.is_integer and dtype.is_integer:
-        scale_in, scale_out = image.dtype.max, dtype.max
-        if scale_in > scale_out:
-            scaled = tf.math.floordiv(image, tf.cast((scale_in + 1) // (scale_out + 1),
-                                                     image.dtype))
-            return _saturate_cast(scaled, dtype) if saturate else tf.cast(scaled, dtype)
-        cast = _saturate_cast(image, dtype) if saturate else tf.cast(image, dtype)
-        return cast * tf.cast((scale_out + 1) // (scale_in + 1), dtype)
-    if image.dtype.is_floating and dtype.is_floating:
-        return tf.cast(image, dtype)
-    if image.dtype.is_integer:
-        return tf.cast(image, dtype) * tf.cast(1.0 / image.dtype.max, dtype)
-    scaled = image * tf.cast(dtype.max + 0.5, image.dtype)
-    return _saturate_cast(scaled, dtype) if saturate else tf.cast(scaled, dtype)
-
-
-def _as_float(image: Any) -> tuple:
-    image = tf.convert_to_tensor(image)
-    if image.dtype in (tf.float16, tf.float32):
-        return image, image.dtype
-    return convert_image_dtype(image, tf.float32), image.dtype
-
-
-def adjust_brightness(image: Any, delta: Any) -> Any:
-    """`image + delta` (in [0, 1] floats for integer images, saturated back)."""
-    flt, dtype = _as_float(image)
-    return convert_image_dtype(flt + tf.cast(delta, flt.dtype), dtype, saturate=True)
-
-
-def adjust_contrast(images: Any, contrast_factor: Any) -> Any:
-    """(x - mean) * factor + mean, the mean per image and channel over height and width."""
-    flt, dtype = _as_float(images)
-    if flt.shape.rank is not None and flt.shape.rank < 3:
-        raise tf.errors.InvalidArgumentError(
-            f"input must be at least 3-D, got shape{flt.shape.as_list()} [Op:AdjustContrastv2]")
-    mean = tf.reduce_mean(flt, axis=[-3, -2], keepdims=True)
-    factor = tf.cast(contrast_factor, flt.dtype)
-    return convert_image_dtype(_no_gradient("AdjustContrastv2", (flt - mean) * factor + mean),
-                               dtype, saturate=True)
-
-
-def adjust_gamma(image: Any, gamma: float = 1, gain: float = 1) -> Any:
-    """gain * image ** gamma (in [0, 1] floats for integer images)."""
-    flt, dtype = _as_float(image)
-    if not isinstance(gamma, tf.Tensor) and gamma < 0:
-        raise ValueError("Gamma should be a non-negative real number.")
-    return convert_image_dtype(gain * flt ** gamma, dtype, saturate=True)
-
-
-def rgb_to_grayscale(images: Any, name: Optional[str] = None) -> Any:
-    """Luma (0.2989 R + 0.5870 G + 0.1140 B) with a channel axis of 1, in the input dtype."""
-    images = tf.convert_to_tensor(images)
-    flt = convert_image_dtype(images, tf.float32)
-    gray = tf.tensordot(flt, tf.constant([0.2989, 0.5870, 0.1140]), [[-1], [-1]])
-    return convert_image_dtype(tf.expand_dims(gray, -1), images.dtype)
-
-
-def grayscale_to_rgb(images: Any, name: Optional[str] = None) -> Any:
-    """The one channel repeated three times."""
-    images = tf.convert_to_tensor(images)
-    if images.shape.rank is not None and (images.shape.rank < 2 or images.shape[-1] != 1):
-        raise ValueError("Last dimension of a grayscale image should be size 1.")
-    return tf.tile(images, [1] * (images.shape.rank - 1) + [3])
-
-
-def per_image_standardization(image: Any) -> Any:
-    """(x - mean) / max(stddev, 1/sqrt(pixels)) per image, in float32."""
-    image = tf.convert_to_tensor(image)
-    if image.shape.rank is not None and image.shape.rank < 3:
-        raise ValueError(f"'image' (shape {image.shape}) must be at least three-dimensional.")
-    image = tf.cast(image, tf.float32)
-    num_pixels = int(np.prod(image.shape.as_list()[-3:]))
-    mean = tf.reduce_mean(image, axis=[-1, -2, -3], keepdims=True)
-    stddev = tf.math.reduce_std(image, axis=[-1, -2, -3], keepdims=True)
-    adjusted = tf.maximum(stddev, tf.math.rsqrt(tf.cast(num_pixels, tf.float32)))
-    return tf.math.divide(image - mean, adjusted)
-
-
-# -- Keras's affine transform (ImageProjectiveTransformV3) -------------------------------------
-
-def _map_coordinate(coord: Any, size: int, fill_mode: str) -> Any:
-    """TF's MapCoordinate: folds out-of-image coordinates back in (reflect, wrap), clamps
-    them (nearest), or leaves them (constant)."""
-    length = tf.constant(float(size))
-    if fill_mode == "constant":
-        return coord
-    if fill_mode != "nearest" and size <= 1:
-        return tf.zeros_like(coord)
-    if fill_mode == "reflect":
-        sz2 = 2.0 * size
-        neg = coord + sz2 * tf.cast(tf.cast(-coord / sz2, tf.int64), tf.float32)
-        neg = tf.where(neg < -length, neg + sz2, -neg - 1.0)
-        pos = coord - sz2 * tf.cast(tf.cast(coord / sz2, tf.int64), tf.float32)
-        pos = tf.where(pos >= length, sz2 - pos - 1.0, pos)
-        coord = tf.where(coord < 0.0, neg, tf.where(coord > length - 1.0, pos, coord))
-    if fill_mode == "wrap":
-        sz = float(size - 1)
-        neg = coord + length * (tf.cast(tf.cast(-coord / sz, tf.int64), tf.float32) + 1.0)
-        pos = coord - length * tf.cast(tf.cast(coord / sz, tf.int64), tf.float32)
-        coord = tf.where(coord < 0.0, neg, tf.where(coord > length - 1.0, pos, coord))
-    return tf.clip_by_value(coord, 0.0, length - 1.0)
-
-
-def _round_half_away(x: Any) -> Any:
-    """std::round (halves away from zero), not tf.round's halves to even."""
-    return tf.sign(x) * tf.floor(tf.abs(x) + 0.5)
-
-
-def affine_transform(images: Any, transform: Any, interpolation: str = "bilinear",
-                     fill_mode: str = "constant", fill_value: float = 0.0) -> Any:
-    """TF's ImageProjectiveTransformV3 on NHWC `images` with a (batch, 8) float32
-    `transform` [a0, a1, a2, b0, b1, b2, c0, c1]: output pixel (x, y) samples the input at
-    ((a0 x + a1 y + a2) / k, (b0 x + b1 y + b2) / k), k = c0 x + c1 y + 1.
-
-    Its gradient is TF's: not the exact adjoint but the incoming gradient transformed by the
-    inverse transform (fill 0), in `images` only."""
-    images = tf.convert_to_tensor(images)
-    transform = tf.stop_gradient(tf.cast(transform, tf.float32))
-
-    @tf.custom_gradient
-    def project(x: Any) -> Any:
-        def grad(dy: Any) -> Any:
-            matrices = tf.reshape(tf.concat([transform, tf.ones_like(transform[:, :1])], 1),
-                                  [-1, 3, 3])
-            flat = tf.cast(tf.reshape(tf.linalg.inv(tf.cast(matrices, tf.float64)), [-1, 9]),
-                           tf.float32)
-            inverse = (flat / flat[:, 8:9])[:, :8]
-            return affine_transform(dy, inverse, interpolation, fill_mode, 0.0)
-        return _project(x, transform, interpolation, fill_mode, fill_value), grad
-    return project(images)
-
-
-def _project(images: Any, transform: Any, interpolation: str, fill_mode: str,
-             fill_value: float) -> Any:
-    height, width = _image_hw(images, "affine_transform")
-    t = [tf.reshape(transform[:, i], [-1, 1, 1]) for i in range(8)]
-    ys = tf.reshape(tf.range(height, dtype=tf.float32), [1, height, 1])
-    xs = tf.reshape(tf.range(width, dtype=tf.float32), [1, 1, width])
-    projection = t[6] * xs + t[7] * ys + 1.0
-    in_x = (t[0] * xs + t[1] * ys + t[2]) / projection
-    in_y = (t[3] * xs + t[4] * ys + t[5]) / projection
-    x = _map_coordinate(in_x, width, fill_mode)
-    y = _map_coordinate(in_y, height, fill_mode)
-    batch = tf.shape(images)[0]
-    channels = images.shape[-1]
-    flat = tf.reshape(images, [-1, channels])
-    base = tf.reshape(tf.range(batch) * (height * width), [-1, 1, 1])
-    fill = tf.cast(fill_value, images.dtype)
-    zero_k = tf.equal(projection, 0.0)
-
-    def read(yi: Any, xi: Any) -> Any:
-        inside = (yi >= 0.0) & (yi < float(height)) & (xi >= 0.0) & (xi < float(width)) \
-            & ~zero_k
-        yc = tf.cast(tf.clip_by_value(yi, 0.0, height - 1.0), tf.int32)
-        xc = tf.cast(tf.clip_by_value(xi, 0.0, width - 1.0), tf.int32)
-        values = tf.gather(flat, base + yc * width + xc)
-        return tf.where(inside[..., None], values, fill)
-
-    if interpolation == "nearest":
-        return read(_round_half_away(y), _round_half_away(x))
-    y0, x0 = tf.floor(y), tf.floor(x)
-    y1, x1 = y0 + 1.0, x0 + 1.0
-    dtype = images.dtype
-    wx0, wx1 = tf.cast(x1 - x, dtype)[..., None], tf.cast(x - x0, dtype)[..., None]
-    wy0, wy1 = tf.cast(y1 - y, dtype)[..., None], tf.cast(y - y0, dtype)[..., None]
-    top = wx0 * read(y0, x0) + wx1 * read(y0, x1)
-    bottom = wx0 * read(y1, x0) + wx1 * read(y1, x1)
-    out = wy0 * top + wy1 * bottom
-    return tf.where(zero_k[..., None], fill, out)
