@@ -15,7 +15,7 @@ NAMESPACES = [
     "tapeflow.keras.initializers", "tapeflow.keras.activations", "tapeflow.keras.regularizers",
     "tapeflow.keras.constraints", "tapeflow.train", "tapeflow.autodiff", "tapeflow.test",
     "tapeflow.debugging", "tapeflow.data", "tapeflow.distribute", "tapeflow.horovod",
-    "tapeflow.horovod.keras", "tapeflow.signal", "tapeflow.experimental.numpy",
+    "tapeflow.horovod.keras", "tapeflow.signal", "tapeflow.experimental.numpy", "tapeflow.bitwise",
 ]
 
 

@@ -10,6 +10,7 @@ from tapeflow.ops import map_ops, tensor_array_ops, functional_ops, script_ops
 from tapeflow.ops import stateless_random_ops, random_generator, random_sampling_ops
 from tapeflow.ops import control_deps  # noqa: F401 - tf.group, tf.control_dependencies, ...
 from tapeflow.ops import debugging_ops
+from tapeflow.ops import bitwise_ops  # noqa: F401 - tf.bitwise
 
 __all__ = ["array_ops", "math_ops", "operators", "reduce_ops", "clip_ops", "nn_ops", "random_ops",
            "index_ops", "linalg_ops", "manip_ops", "special_ops", "variable_ops",
