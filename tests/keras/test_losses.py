@@ -74,3 +74,17 @@ def test_names_and_defaults():
     assert losses.MeanSquaredError().name == "mean_squared_error"
     assert losses.Huber().name == "huber_loss"
     assert losses.BinaryCrossentropy().reduction == "sum_over_batch_size"
+
+
+@pytest.mark.parametrize("cls", [losses.MeanSquaredError, losses.BinaryCrossentropy])
+def test_mean_reduction_under_a_batch_of_unknown_size(cls):
+    # The count to divide by is known only when the graph runs (it raised at trace before).
+    loss = cls()
+
+    @tf.function(input_signature=[tf.TensorSpec([None, 2]), tf.TensorSpec([None, 2])])
+    def traced(y_true, y_pred):
+        return loss(y_true, y_pred)
+
+    for rows in (2, 1, 0):
+        expected = loss(YT[:rows], YP[:rows]).numpy() if rows else 0.0
+        np.testing.assert_allclose(traced(YT[:rows], YP[:rows]).numpy(), expected, rtol=1e-6)

@@ -65,9 +65,12 @@ def reduce_weighted_values(values: Any, sample_weight: Any = None,
         return loss
     if reduction == "mean_with_sample_weight" and sample_weight is not None:
         divisor = math_ops.cast(reduce_ops.reduce_sum(sample_weight), loss.dtype)
-    else:
-        divisor = math_ops.cast(values._value.size, loss.dtype)
-    return math_ops.divide_no_nan(loss, divisor)
+        return math_ops.divide_no_nan(loss, divisor)
+    count = values.shape.num_elements()
+    if count is None:  # traced with unknown dims: the count is known when the graph runs
+        return math_ops.divide_no_nan(loss, math_ops.cast(array_ops.size(values), loss.dtype))
+    # A known count other than 0 makes divide_no_nan a plain division (one op, not five).
+    return loss / float(count) if count else math_ops.divide_no_nan(loss, 0.0)
 
 
 def _auto_name(class_name: str) -> str:
