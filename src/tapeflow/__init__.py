@@ -43,7 +43,7 @@ newaxis = None
 # Heavier namespaces load on first use, so `import tapeflow` stays fast.
 _LAZY_SUBMODULES = {"keras", "train", "test", "config", "autograph", "version", "data",
                      "debugging", "summary", "distribute", "experimental", "image", "signal",
-                     "ragged", "sparse", "strings", "bitwise"}
+                     "ragged", "sparse", "strings", "bitwise", "io"}
 
 
 def __getattr__(name: str):
