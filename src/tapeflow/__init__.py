@@ -27,6 +27,7 @@ from tapeflow.autodiff import GradientTape, UnconnectedGradients, custom_gradien
 import tapeflow.ops  # noqa: F401 - the op families declare their public names on import
 import tapeflow.ops.ragged_ops  # noqa: F401 - RaggedTensor's op methods, tf.ragged
 import tapeflow.ops.complex_ops  # noqa: F401 - tf.complex, tf.math.angle
+import tapeflow.ops.fft_ops  # noqa: F401 - tf.signal's transforms; tf.fftnd, tf.rfftnd, ...
 import tapeflow.ops.sparse_ops  # noqa: F401 - tf.sparse's ops, SparseTensor's operators
 import tapeflow.ops.string_ops  # noqa: F401 - tf.strings' ops, tf.as_string
 from tapeflow import dtypes, linalg, math, nn, random  # the namespaces
@@ -43,7 +44,7 @@ newaxis = None
 # Heavier namespaces load on first use, so `import tapeflow` stays fast.
 _LAZY_SUBMODULES = {"keras", "train", "test", "config", "autograph", "version", "data",
                      "debugging", "summary", "distribute", "experimental", "image", "signal",
-                     "ragged", "sparse", "strings", "bitwise", "io"}
+                     "ragged", "sparse", "strings", "bitwise", "lookup", "io"}
 
 
 def __getattr__(name: str):

@@ -439,4 +439,55 @@ def idct(input: Any, type: int = 2, n: Optional[int] = None, axis: int = -1,  # 
     return dct(x, type={1: 1, 2: 3, 3: 2, 4: 4}[type], n=n, axis=axis, norm=norm)
 
 
+# -- MDCT ------------------------------------------------------------------------------------------
+
+@tf_export("signal.mdct")
+def mdct(signals: Any, frame_length: Any, window_fn: Optional[Callable] = vorbis_window,
+         pad_end: bool = False, norm: Optional[str] = None,
+         name: Optional[str] = None) -> tf.Tensor:
+    """The modified discrete cosine transform of frames of `frame_length` (a multiple of 4)
+    every frame_length // 2 samples: [..., frames, frame_length // 2], windowed by
+    `window_fn` (None: a flat 1/sqrt(2)); norm='ortho' uses the orthonormal DCT-IV."""
+    signals = tf.convert_to_tensor(signals)
+    if signals.shape.rank is not None and signals.shape.rank < 1:
+        raise ValueError(f"Shape {signals.shape} must have rank at least 1")
+    length = _int(frame_length, "frame_length")
+    if length % 4 != 0:
+        raise ValueError("The frame length must be a multiple of 4.")
+    framed = frame(signals, length, length // 2, pad_end=pad_end)
+    if window_fn is not None:
+        framed = framed * window_fn(length, dtype=framed.dtype)
+    else:
+        framed = framed * (1.0 / np.sqrt(2))
+    quarters = tf.split(framed, 4, axis=-1)
+    first = -tf.reverse(quarters[2], [-1]) - quarters[3]
+    second = quarters[0] - tf.reverse(quarters[1], [-1])
+    return dct(tf.concat((first, second), axis=-1), type=4, norm=norm)
+
+
+@tf_export("signal.inverse_mdct")
+def inverse_mdct(mdcts: Any, window_fn: Optional[Callable] = vorbis_window,
+                 norm: Optional[str] = None, name: Optional[str] = None) -> tf.Tensor:
+    """The signal whose mdct is `mdcts` ([..., frames, frame_length // 2] gives [...,
+    (frames - 1) * (frame_length // 2) + frame_length] samples), with the same window."""
+    mdcts = tf.convert_to_tensor(mdcts)
+    if mdcts.shape.rank is not None and mdcts.shape.rank < 2:
+        raise ValueError(f"Shape {mdcts.shape} must have rank at least 2")
+    half_len = _static_dim(mdcts, -1, "inverse_mdct")
+    if norm is None:
+        result = (0.5 / tf.cast(half_len, mdcts.dtype)) * dct(mdcts, type=4)
+    elif norm == "ortho":
+        result = dct(mdcts, type=4, norm="ortho")
+    else:
+        raise ValueError(f"norm must be None or 'ortho', got {norm!r}")
+    halves = tf.split(result, 2, axis=-1)
+    frames = tf.concat((halves[1], -tf.reverse(halves[1], [-1]),
+                        -tf.reverse(halves[0], [-1]), -halves[0]), axis=-1)
+    if window_fn is not None:
+        frames = frames * window_fn(2 * half_len, dtype=mdcts.dtype)
+    else:
+        frames = frames * (1.0 / np.sqrt(2))
+    return overlap_and_add(frames, half_len)
+
+
 _populate(globals(), "signal")

@@ -153,6 +153,21 @@ CASES = {
         tf, lambda x: tf.reduce_sum(tf.signal.mfccs_from_log_mel_spectrograms(x)[..., :13]), MELS),
     # the audio tutorial's spectrogram of a tone, and its log-mel MFCCs
     "spectrogram": lambda tf: _spectrogram(tf),
+    # MDCT (frames of frame_length // 2 hops, DCT-IV) and its inverse
+    "mdct": lambda tf: [tf.signal.mdct(X2.reshape(2, 15), 8),
+                        tf.signal.mdct(X2.reshape(2, 15), 8, pad_end=True, norm="ortho"),
+                        tf.signal.mdct(X1, 12, window_fn=None),
+                        tf.signal.mdct(X1.astype(np.float64), 16,
+                                       window_fn=tf.signal.kaiser_bessel_derived_window)],
+    "inverse_mdct": lambda tf: [
+        tf.signal.inverse_mdct(X3[0, :, :, :4]),
+        tf.signal.inverse_mdct(X3[0, :, :, :4], norm="ortho"),
+        tf.signal.inverse_mdct(X2[:, :6], window_fn=None),
+        tf.signal.inverse_mdct(tf.signal.mdct(X1, 8, pad_end=True))],
+    "grad_mdct": lambda tf: _grad(tf, lambda x: tf.reduce_sum(
+        tf.signal.mdct(x, 8, norm="ortho") ** 2 * X1[:4]), X1),
+    "grad_inverse_mdct": lambda tf: _grad(tf, lambda m: tf.reduce_sum(
+        tf.signal.inverse_mdct(m) * X1[:12]), X2[:2, :4]),
 }
 
 

@@ -29,9 +29,9 @@ from tapeflow.framework.exports import tf_export
 from tapeflow.framework.tensor import Tensor
 from tapeflow.ops._convert import convert_to_tensor
 from tapeflow.ops._static import reads_static, static_value
-from tapeflow.ops.array_ops import slice_tensor
+from tapeflow.ops.array_ops import slice_tensor, transpose
 from tapeflow.ops.manip_ops import pad
-from tapeflow.ops.math_ops import conj, multiply, real
+from tapeflow.ops.math_ops import cast, conj, multiply, real
 
 _SUFFIX = {1: "", 2: "2D", 3: "3D"}
 _COMPLEX_OF = {np.dtype(np.float32): np.dtype(np.complex64),
@@ -288,5 +288,201 @@ for _rank, _suffix in ((1, ""), (2, "2d"), (3, "3d")):
             .replace(" over its innermost axis", "").rstrip(".") + _over + "."
         _fn.__name__ = _fn.__qualname__ = _base + _suffix
 
+
+# -- N-D transforms over chosen axes (tf.signal.fftnd, ...) ------------------------------------
+# Composites of the 1-D primitives, one axis at a time (the N-D DFT is separable), so their
+# gradients are the 1-D rules'. The argument handling is TensorFlow's Python wrapper's: the
+# default fft_length is the whole input shape, the input is zero-padded on its innermost
+# len(axes) dims to fft_length first (TF's `_maybe_pad_for_rfft`, applied whatever the axes),
+# then the kernel crops or pads each transformed axis to its length. TensorFlow 2.21 has no CPU
+# kernel for FFTND/RFFTND (NotFoundError); its GPU kernels compute numpy.fft.fftn's values.
+
+_NORMS = (None, "backward", "forward", "ortho")
+
+
+def _nd_axes(x: Tensor, axes: Any, op_name: str) -> tuple:
+    """The transformed axes, non-negative (default: all of them)."""
+    rank = len(x._value.shape)
+    if axes is None:
+        return tuple(range(rank))
+    values = np.asarray(static_value(axes, f"{op_name}: axes", np.asarray)).reshape(-1)
+    if len(values) > rank:
+        raise ValueError(f"Shape {tuple(x._value.shape)} must have rank at least "
+                         f"{len(values)}")
+    out = []
+    for a in values.tolist():
+        if not -rank <= a < rank:
+            raise InvalidArgumentError(f"axes {values.tolist()} out of range for an input "
+                                       f"of rank {rank} [Op:{op_name}]")
+        out.append(a % rank)
+    if len(set(out)) != len(out):
+        raise InvalidArgumentError(f"axes {values.tolist()} must not repeat an axis "
+                                   f"[Op:{op_name}]")
+    return tuple(out)
+
+
+def _nd_lengths(x: Tensor, fft_length: Any, axes: tuple, op_name: str,
+                inverse_real: bool = False) -> tuple:
+    if fft_length is None:
+        dims = _inner_dims(x, len(x._value.shape), op_name) if x._value.shape else ()
+        if inverse_real and dims:
+            dims = dims[:-1] + (max(0, 2 * (dims[-1] - 1)),)
+    else:
+        dims = tuple(int(d) for d in np.asarray(
+            static_value(fft_length, f"{op_name}: fft_length", np.asarray)).reshape(-1))
+    if len(dims) != len(axes):
+        raise InvalidArgumentError(f"fft_length {list(dims)} and axes {list(axes)} must have "
+                                   f"the same length [Op:{op_name}]")
+    return _positive(dims, op_name)
+
+
+def _pad_inner(x: Tensor, dims: tuple) -> Tensor:
+    """TensorFlow's wrapper's padding: the innermost len(dims) axes zero-padded (never
+    cropped) up to `dims`, unless the input is empty."""
+    shape = x._value.shape
+    if not dims or 0 in shape or None in shape[-len(dims):]:
+        return x
+    extra = [max(d - s, 0) for d, s in zip(dims, shape[-len(dims):])]
+    if not any(extra):
+        return x
+    return pad(x, [[0, 0]] * (len(shape) - len(dims)) + [[0, e] for e in extra])
+
+
+def _normalized(x: Tensor, lengths: tuple, norm: Optional[str], inverse: bool) -> Tensor:
+    if norm not in _NORMS:
+        raise ValueError(f'Invalid norm value {norm!r}; should be "backward", "ortho" or '
+                         f'"forward".')
+    if norm in (None, "backward"):
+        return x
+    n = float(np.prod(lengths))
+    scale = np.sqrt(n) if norm == "ortho" else n
+    if inverse:
+        scale = 1.0 / scale
+    return multiply(x, cast(1.0 / scale, x.dtype))
+
+
+def _along(x: Tensor, axis: int, transform: Any) -> Tensor:
+    """`transform` (over the innermost axis) applied along `axis`."""
+    rank = len(x._value.shape)
+    if axis == rank - 1:
+        return transform(x)
+    perm = list(range(rank))
+    perm[axis], perm[-1] = perm[-1], perm[axis]
+    return transpose(transform(transpose(x, perm)), perm)
+
+
+def _c2c_along(prim: Primitive, length: int) -> Any:
+    return lambda t: bind(prim, (_fit(t, (length,)),))
+
+
+def _complex_nd(inverse: bool) -> Any:
+    prim = (_IFFT if inverse else _FFT)[1]
+    op_name = "IFFTND" if inverse else "FFTND"
+
+    def op(input_tensor: Any, fft_length: Any = None, axes: Any = None, norm: Any = None,
+           name: Optional[str] = None) -> Tensor:
+        x = convert_to_tensor(input_tensor, dtype_hint=np.complex64)
+        if x._value.dtype.kind != "c":
+            return _complex_op(prim, 1)(x)    # TF's dtype error
+        axes_ = _nd_axes(x, axes, op_name)
+        lengths = _nd_lengths(x, fft_length, axes_, op_name)
+        x = _normalized(_pad_inner(x, lengths), lengths, norm, inverse)
+        for axis, length in zip(axes_, lengths):
+            x = _along(x, axis, _c2c_along(prim, length))
+        return x
+    return op
+
+
+def _rfftnd(input_tensor: Any, fft_length: Any = None, axes: Any = None, norm: Any = None,
+            name: Optional[str] = None) -> Tensor:
+    x = convert_to_tensor(input_tensor, dtype_hint=np.float32)
+    _check_input(x, 0, _COMPLEX_OF, "RFFT")
+    axes_ = _nd_axes(x, axes, "RFFTND")
+    lengths = _nd_lengths(x, fft_length, axes_, "RFFTND")
+    x = _normalized(_pad_inner(x, lengths), lengths, norm, False)
+    if not axes_:
+        return cast(x, _COMPLEX_OF[x._value.dtype])
+    last = lengths[-1]
+    x = _along(x, axes_[-1], lambda t: bind(_RFFT[1], (_fit(t, (last,)),),
+                                            {"fft_length": (last,)}))
+    for axis, length in zip(axes_[:-1], lengths[:-1]):
+        x = _along(x, axis, _c2c_along(_FFT[1], length))
+    return x
+
+
+def _irfftnd(input_tensor: Any, fft_length: Any = None, axes: Any = None, norm: Any = None,
+             name: Optional[str] = None) -> Tensor:
+    y = convert_to_tensor(input_tensor, dtype_hint=np.complex64)
+    _check_input(y, 0, _REAL_OF, "IRFFT")
+    axes_ = _nd_axes(y, axes, "IRFFTND")
+    lengths = _nd_lengths(y, fft_length, axes_, "IRFFTND", inverse_real=True)
+    y = _normalized(_pad_inner(y, _half(lengths) if lengths else ()), lengths, norm, True)
+    if not axes_:
+        return real(y)
+    for axis, length in zip(axes_[:-1], lengths[:-1]):
+        y = _along(y, axis, _c2c_along(_IFFT[1], length))
+    last = lengths[-1]
+    return _along(y, axes_[-1], lambda t: bind(_IRFFT[1], (_fit(t, (last // 2 + 1,)),),
+                                               {"fft_length": (last,)}))
+
+
+fftnd = tf_export("signal.fftnd")(_complex_nd(False))
+ifftnd = tf_export("signal.ifftnd")(_complex_nd(True))
+rfftnd = tf_export("signal.rfftnd")(_rfftnd)
+irfftnd = tf_export("signal.irfftnd")(_irfftnd)
+fftnd.__doc__ = ("The N-D discrete Fourier transform of a complex tensor over `axes` (default "
+                 "all), each cropped or zero-padded to `fft_length`; `norm` 'backward' "
+                 "(default), 'forward' or 'ortho'.")
+ifftnd.__doc__ = "The inverse of fftnd (the same arguments)."
+rfftnd.__doc__ = ("The N-D Fourier transform of a real tensor over `axes`: the last axis "
+                  "keeps fft_length[-1] // 2 + 1 bins (float32 gives complex64).")
+irfftnd.__doc__ = ("The real tensor whose rfftnd over `axes` is the input (default "
+                   "fft_length: the input shape, 2 * (n - 1) on the last axis).")
+for _fn, _name in ((fftnd, "fftnd"), (ifftnd, "ifftnd"), (rfftnd, "rfftnd"),
+                   (irfftnd, "irfftnd")):
+    _fn.__name__ = _fn.__qualname__ = _name
+
+
+# TensorFlow's raw ops at the top level (tf.fftnd(input, fft_length, axes)): no norm.
+@tf_export("fftnd")
+def raw_fftnd(input: Any, fft_length: Any, axes: Any, name: Optional[str] = None  # noqa: A002
+              ) -> Tensor:
+    """The raw FFTND op: fftnd over `axes` with `fft_length` (TF's tf.fftnd)."""
+    return fftnd(input, fft_length, axes)
+
+
+@tf_export("ifftnd")
+def raw_ifftnd(input: Any, fft_length: Any, axes: Any, name: Optional[str] = None  # noqa: A002
+               ) -> Tensor:
+    """The raw IFFTND op (TF's tf.ifftnd)."""
+    return ifftnd(input, fft_length, axes)
+
+
+@tf_export("rfftnd")
+def raw_rfftnd(input: Any, fft_length: Any, axes: Any, Tcomplex: Any = None,  # noqa: A002,N803
+               name: Optional[str] = None) -> Tensor:
+    """The raw RFFTND op (TF's tf.rfftnd); Tcomplex must match the input's precision."""
+    out = rfftnd(input, fft_length, axes)
+    _check_pair(Tcomplex, out, "RFFTND")
+    return out
+
+
+@tf_export("irfftnd")
+def raw_irfftnd(input: Any, fft_length: Any, axes: Any, Treal: Any = None,  # noqa: A002,N803
+                name: Optional[str] = None) -> Tensor:
+    """The raw IRFFTND op (TF's tf.irfftnd); Treal must match the input's precision."""
+    out = irfftnd(input, fft_length, axes)
+    _check_pair(Treal, out, "IRFFTND")
+    return out
+
+
+def _check_pair(dtype: Any, out: Tensor, op_name: str) -> None:
+    from tapeflow.framework import dtypes as _dtypes
+    if dtype is not None and _dtypes.as_dtype(dtype) != out.dtype:
+        raise InvalidArgumentError(f"{op_name}: the output dtype {_dtypes.as_dtype(dtype).name} "
+                                   f"does not match the input's precision ({out.dtype.name}) "
+                                   f"[Op:{op_name}]")
+
+
 __all__ = ["fft", "ifft", "fft2d", "ifft2d", "fft3d", "ifft3d", "rfft", "irfft", "rfft2d",
-           "irfft2d", "rfft3d", "irfft3d"]
+           "irfft2d", "rfft3d", "irfft3d", "fftnd", "ifftnd", "rfftnd", "irfftnd"]
