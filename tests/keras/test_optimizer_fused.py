@@ -102,6 +102,44 @@ def test_reads_taken_before_the_update_keep_their_values():
         np.testing.assert_array_equal(t.numpy(), want)
 
 
+def _two_small_variables():
+    w = tf.Variable(np.arange(6, dtype=np.float32).reshape(2, 3))
+    b = tf.Variable(np.ones(3, np.float32))
+    grads = [tf.constant(np.full((2, 3), 0.5, np.float32)), tf.constant(np.full(3, -2.0,
+                                                                            np.float32))]
+    return [w, b], grads
+
+
+def test_small_variables_update_as_one_group_over_shared_buffers():
+    variables, grads = _two_small_variables()
+    opt = optimizers.Adam(0.1)
+    for _ in range(2):
+        opt.apply_gradients(zip(grads, variables))
+    if threading.active_count() != 1:
+        pytest.skip("another thread runs: updates write fresh arrays")
+    w, b = variables
+    assert w._value.base is not None and w._value.base is b._value.base
+    address = w._value.__array_interface__["data"][0]
+    opt.apply_gradients(zip(grads, variables))
+    assert w._value.__array_interface__["data"][0] == address   # in place, no new buffers
+
+
+def test_reads_taken_before_a_grouped_update_keep_their_values():
+    variables, grads = _two_small_variables()
+    opt = optimizers.Adam(0.1)
+    for _ in range(2):   # the second step leaves the variables holding the group's views
+        opt.apply_gradients(zip(grads, variables))
+    before = [v.numpy().copy() for v in variables + opt.variables[2:]]
+    held = [variables[0].value(), variables[1].read_value(), opt.variables[2].value()]
+    numpy_view = variables[1].numpy()
+    opt.apply_gradients(zip(grads, variables))
+    assert not np.array_equal(variables[0].numpy(), before[0])   # it did update
+    np.testing.assert_array_equal(held[0].numpy(), before[0])
+    np.testing.assert_array_equal(held[1].numpy(), before[1])
+    np.testing.assert_array_equal(held[2].numpy(), before[2])
+    np.testing.assert_array_equal(numpy_view, before[1])
+
+
 def test_model_get_weights_keeps_its_values():
     model = tf.keras.Sequential([tf.keras.layers.Dense(3)])
     model.build((None, 2))

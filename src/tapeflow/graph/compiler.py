@@ -49,7 +49,7 @@ VARIABLE_UPDATES: dict = {}
 
 # Elements from which a kernel call writing into a dying buffer beats the inlined NumPy
 # expression that allocates (an `out=` keyword and a Python call cost more than small arrays).
-_INPLACE_MIN_SIZE = 16384
+INPLACE_MIN_SIZE = 16384
 
 
 def _fresh_result(kernel: Any, attrs: dict) -> bool:
@@ -62,7 +62,7 @@ def _fresh_result(kernel: Any, attrs: dict) -> bool:
 
 def _reusable(kernel: Any, example: Any) -> bool:
     """Whether a later op may overwrite this fresh result: a ufunc's, or a large one."""
-    return isinstance(kernel, np.ufunc) or np.size(example) >= _INPLACE_MIN_SIZE
+    return isinstance(kernel, np.ufunc) or np.size(example) >= INPLACE_MIN_SIZE
 
 
 def _writes_out(kernel: Any, attrs: dict, example: Any) -> bool:
@@ -72,7 +72,7 @@ def _writes_out(kernel: Any, attrs: dict, example: Any) -> bool:
         return False
     if isinstance(kernel, np.ufunc):
         return not attrs and kernel.nout == 1
-    return getattr(kernel, "takes_out", False) and example.size >= _INPLACE_MIN_SIZE
+    return getattr(kernel, "takes_out", False) and example.size >= INPLACE_MIN_SIZE
 
 
 class Program:
@@ -187,7 +187,7 @@ class Program:
                 continue
             # Small arrays come from NumPy's cache of small blocks: fresh ones cost nothing
             # there, and the proof of ownership more than it saves; they run as groups.
-            if np.size(graph.values[node.inputs[0]].example) < _INPLACE_MIN_SIZE:
+            if np.size(graph.values[node.inputs[0]].example) < INPLACE_MIN_SIZE:
                 small[index] = handles
                 continue
             dying = [v for v in node.inputs[:n] if last_use[v] == index

@@ -26,7 +26,8 @@ from tapeflow.framework.context import context, run_kernel
 from tapeflow.framework.tensor import Tensor
 from tapeflow.framework.variables import Variable, hooks, owns_value, update_lock
 from tapeflow.ops._convert import scalar_constant
-from tapeflow.ops.optimizer_ops import KERNELS
+from tapeflow.graph.compiler import INPLACE_MIN_SIZE
+from tapeflow.ops.optimizer_ops import KERNELS, UpdateGroup
 
 _PLAIN_METHODS = (Variable.assign, Variable.assign_add, Variable.assign_sub, Variable.value)
 
@@ -96,7 +97,8 @@ def apply_fused(optimizer: Any, grads: Sequence[Any], variables: Sequence[Any],
     work = [(group, g._value, [s._value for s in scalars[group[0].dtype]])
             for g, group in zip(grads, targets)]
     if threading.active_count() == 1:
-        run_kernel(_run, kernel, attrs, work, True)
+        if not run_kernel(_run_grouped, optimizer, prim, attrs, work):
+            run_kernel(_run, kernel, attrs, work, True)
     else:
         # Another thread may read or update these variables: fresh arrays, under their locks.
         with update_lock([t for group in targets for t in group]):
@@ -110,6 +112,32 @@ def _same_layout(group: tuple) -> bool:
     value = group[0]._value
     return all(t._value.shape == value.shape and t._value.dtype == value.dtype
                for t in group[1:])
+
+
+def _run_grouped(optimizer: Any, prim: Any, attrs: dict, work: list) -> bool:
+    """Updates small variables of one dtype as one UpdateGroup over flat buffers (as a
+    compiled program does, ops/optimizer_ops.py): a dozen ufunc calls on tiny arrays cost
+    the same as on a few thousand elements. The group, kept on the optimizer for its
+    variables, leaves them holding views of its buffers. False (nothing done) for a step
+    with one variable, a big one, or mixed dtypes."""
+    dtype = work[0][1].dtype
+    if len(work) < 2 or any(g.size >= INPLACE_MIN_SIZE or g.dtype != dtype for _, g, _ in work):
+        return False
+    key = (prim, tuple(sorted(attrs.items())), tuple(id(t) for group, _, _ in work
+                                                     for t in group))
+    groups = optimizer.__dict__.setdefault("_eager_update_groups", {})
+    members = groups.get(key)
+    if members is None:
+        if len(groups) >= 4:  # a few variable sets at most: the entries hold the variables
+            groups.clear()
+        group = UpdateGroup(prim, attrs, [list(group) for group, _, _ in work],
+                            [g.shape for _, g, _ in work])
+        members = groups[key] = [group.member(i) for i in range(len(work))]
+    assign = hooks["assign"]
+    for member, (group, gradient, scalars) in zip(members, work):
+        for target, value in zip(group, member(gradient, *scalars)):
+            assign(target, value)
+    return True
 
 
 def _run(kernel: Any, attrs: dict, work: list, in_place: bool) -> None:
