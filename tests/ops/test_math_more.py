@@ -124,3 +124,57 @@ def test_igamma_gradient_in_a_is_refused_not_wrong():
 def test_softsign_is_in_math():
     assert tf.math.softsign is tf.nn.softsign
     close(tf.math.softsign(T([-2., 0, 3])), [-0.6666667, 0., 0.75])
+
+
+def test_no_nan_ops_rint_nextafter():
+    close(tf.math.multiply_no_nan(T([INF, NAN, 2.]), T([0., 0, 3])), [0., 0., 6.])
+    close(tf.math.reciprocal_no_nan(T([0., 2, -4])), [0., 0.5, -0.25])
+    assert tf.math.reciprocal_no_nan(T([0j, 2j])).dtype == tf.complex128
+    close(tf.math.rint(T([0.5, 1.5, -2.5, 2.7])), [0., 2., -2., 3.])
+    out = tf.math.nextafter(T([1., 0]), T([2., -1]))
+    np.testing.assert_array_equal(out.numpy(), np.array([1.0000001, -1.4012985e-45], np.float32))
+    for f, args, err in [(tf.math.multiply_no_nan, (T([1]), T([0])), "MulNoNan"),
+                         (tf.math.reciprocal_no_nan, (T([0, 2]),), "DivNoNan"),
+                         (tf.math.rint, (T([1]),), "Rint"),
+                         (tf.math.nextafter, (T([1.], tf.float16), T([2.], tf.float16)),
+                          "NextAfter")]:
+        with pytest.raises(tf.errors.InvalidArgumentError, match=err):
+            f(*args)
+
+
+def test_no_nan_and_nextafter_gradients():
+    gx, gy = grads(tf.math.multiply_no_nan, [INF, 2.], [0., 3.])
+    np.testing.assert_array_equal(gx, [0., 3.])
+    np.testing.assert_array_equal(gy, [INF, 2.])
+    np.testing.assert_array_equal(grads(tf.math.reciprocal_no_nan, [0., 2.])[0], [0., -0.25])
+    np.testing.assert_array_equal(grads(tf.math.nextafter, [0.3], [1.]), [[1.], [0.]])
+    x = T([0.3])
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = tf.math.rint(x)
+    assert tape.gradient(y, x) is None
+
+
+def test_realdiv_scalar_mul_accumulate_n():
+    close(tf.realdiv(T([1., 2]), T([2., 0])), [0.5, INF])
+    with pytest.raises(tf.errors.NotFoundError, match="RealDiv"):
+        tf.realdiv(T([1, 2]), T([2, 2]))
+    assert tf.math.scalar_mul is tf.scalar_mul
+    close(tf.scalar_mul(2, T([1., 2])), [2., 4.])
+    with pytest.raises(ValueError, match=r"must be a 0-D value. Received shape \(2,\)"):
+        tf.scalar_mul(T([2., 1]), T([1., 2]))
+    close(tf.math.accumulate_n([T([1., 2]), T([3., 4])]), [4., 6.])
+
+
+def test_saturate_cast():
+    out = tf.saturate_cast(T([-300., 1.7, 300, NAN, INF]), tf.uint8)
+    assert out.dtype == tf.uint8
+    np.testing.assert_array_equal(out.numpy(), [0, 1, 255, 0, 255])
+    # TF nudges int32's max inward to the float32 below it.
+    np.testing.assert_array_equal(tf.saturate_cast(T([-3e10, 3e10]), tf.int32).numpy(),
+                                  [-2147483648, 2147483520])
+    np.testing.assert_array_equal(
+        tf.saturate_cast(T([-1, 70000], tf.int64), tf.int16).numpy(), [-1, 32767])
+    np.testing.assert_array_equal(tf.saturate_cast(T([1e40], tf.float64), tf.float32).numpy(),
+                                  np.array([3.4028235e+38], np.float32))
+    close(tf.saturate_cast(T([1 + 2j]), tf.float32), [1.])

@@ -1047,3 +1047,119 @@ def _check_matmul_shapes(sa: tuple, sb: tuple, transpose_a: bool, transpose_b: b
         raise InvalidArgumentError(
             f"In[0] and In[1] must have compatible batch dimensions: {dims_text(sa)} vs. "
             f"{dims_text(sb)} [Op:BatchMatMulV2]") from None
+
+
+# -- no-NaN products, rint, nextafter, realdiv, scalar_mul, accumulate_n, saturate_cast --------
+
+def _mul_no_nan_kernel(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    with np.errstate(invalid="ignore", over="ignore"):
+        return np.where(y == 0, np.zeros((), x.dtype), x * y)  # 0 where y is 0, even x inf
+
+
+_mul_no_nan = Primitive("MulNoNan", _mul_no_nan_kernel, shape_rule=_broadcasting("MulNoNan"),
+                        bilinear=True, batch_safe=True).defvjp(
+    lambda g, ans, x, y: bind(_mul_no_nan, (g, y)),
+    lambda g, ans, x, y: bind(_mul_no_nan, (x, g)))
+_rint = Primitive("Rint", np.rint, shape_rule=same_as_input, differentiable=False)
+# TF's rule: the cotangent passes to x1 unchanged, and x2 gets zeros.
+_next_after = Primitive("NextAfter", np.nextafter, shape_rule=_broadcasting("NextAfter"),
+                        elementwise=True, batch_safe=True).defvjp(
+    lambda g, ans, x1, x2: g, lambda g, ans, x1, x2: zeros_like(g))
+
+multiply_no_nan = tf_export("math.multiply_no_nan")(_binary_op(_mul_no_nan, _FLOAT))
+multiply_no_nan.__doc__ = "x * y, and 0 where y is 0 even where x is inf or NaN."
+rint = tf_export("math.rint")(_unary_op(_rint, "f"))
+rint.__doc__ = "x rounded to the nearest integer, half to even, as a float (no gradient)."
+realdiv = tf_export("realdiv")(_binary_op(_div, _FLOAT, no_kernel="iu"))
+realdiv.__doc__ = "x / y for floats and complex numbers (TF has no integer kernel)."
+
+
+@tf_export("math.nextafter")
+def nextafter(x1: Any, x2: Any, name: Optional[str] = None) -> Tensor:
+    """The next representable float after x1 toward x2 (float32 and float64)."""
+    x1, x2 = binary_operands(x1, x2, "NextAfter")
+    if x1._value.dtype not in (np.float32, np.float64):
+        raise InvalidArgumentError(f"Value for attr 'T' of {cpp_name(x1.dtype)} is not in the "
+                                   f"list of allowed values: double, float [Op:NextAfter]")
+    return bind(_next_after, (x1, x2))
+
+
+@tf_export("math.reciprocal_no_nan")
+def reciprocal_no_nan(x: Any, name: Optional[str] = None) -> Tensor:
+    """1 / x, and 0 where x is 0 (floats and complex numbers)."""
+    x = convert_to_tensor(x)
+    require(x, _FLOAT, "DivNoNan")
+    return divide_no_nan(ones_like(x), x)
+
+
+@tf_export("math.scalar_mul", "scalar_mul")
+def scalar_mul(scalar: Any, x: Any, name: Optional[str] = None) -> Any:
+    """`scalar * x` for a 0-d `scalar` (converted to x's dtype); an IndexedSlices `x` stays
+    sparse."""
+    if isinstance(x, IndexedSlices):
+        scalar = convert_to_tensor(scalar, dtype=x.dtype)
+        _check_scalar(scalar)
+        return IndexedSlices(multiply(scalar, x.values), x.indices, x.dense_shape)
+    x = convert_to_tensor(x)
+    scalar = convert_to_tensor(scalar, dtype=x.dtype)
+    _check_scalar(scalar)
+    return multiply(scalar, x)
+
+
+def _check_scalar(scalar: Tensor) -> None:
+    if scalar.shape.rank != 0:
+        raise ValueError(f"The input scalar must be a 0-D value. Received shape "
+                         f"{tuple(scalar.shape.as_list())}.")
+
+
+@tf_export("math.accumulate_n")
+def accumulate_n(inputs: list, shape: Any = None, tensor_dtype: Any = None,
+                 name: Optional[str] = None) -> Tensor:
+    """The elementwise sum of a list of tensors of one shape and dtype (deprecated in TF
+    for tf.math.add_n, which it calls)."""
+    if not inputs or not isinstance(inputs, (list, tuple)):
+        raise ValueError("inputs must be a list of at least one Tensor/IndexedSlices with the "
+                         "same dtype and shape")
+    tensors = [convert_to_tensor(item) for item in inputs]
+    if not all(t.dtype == tensors[0].dtype for t in tensors):
+        raise ValueError("inputs must be a list of at least one Tensor/IndexedSlices with the "
+                         "same dtype and shape")
+    if tensor_dtype is not None and _dtypes.as_dtype(tensor_dtype) != tensors[0].dtype:
+        raise TypeError(f"tensor_dtype is {tensor_dtype}, but input is of type "
+                        f"{tensors[0].dtype}")
+    return add_n(tensors)
+
+
+@tf_export("saturate_cast")
+def saturate_cast(value: Any, dtype: Any, name: Optional[str] = None) -> Tensor:
+    """`value` cast to `dtype`, clamped first to the range both dtypes can hold (TF's
+    limits, nudged inward where the output's bound is not representable in the input's
+    dtype); complex to real keeps the real part."""
+    from tapeflow.ops.clip_ops import clip_by_value
+    value = convert_to_tensor(value)
+    dtype = _dtypes.as_dtype(dtype)
+    in_dtype = value.dtype
+    if in_dtype.is_complex:
+        if dtype.is_complex:
+            low, high = in_dtype.real_dtype, dtype.real_dtype
+            if low.min < high.min or low.max > high.max:
+                value = clip_by_value(value, complex(high.min, high.min),
+                                      complex(high.max, high.max))
+            return cast(value, dtype)
+        value = real(value)
+        in_dtype = in_dtype.real_dtype
+    out = dtype.real_dtype
+    np_dtype = in_dtype.as_numpy_dtype
+    try:
+        promoted = np.promote_types(np_dtype, out.as_numpy_dtype)
+    except TypeError:  # bfloat16
+        promoted = float
+    low = np_dtype(np.maximum(in_dtype.min, out.min))
+    if np.array([low, out.min], dtype=promoted)[0] < np.array([low, out.min], promoted)[1]:
+        low = np.nextafter(low, np_dtype(0), dtype=np_dtype)
+    high = np_dtype(np.minimum(float(in_dtype.max), float(out.max)))
+    if np.array([high, out.max], dtype=promoted)[0] > np.array([high, out.max], promoted)[1]:
+        high = np.nextafter(high, np_dtype(0), dtype=np_dtype)
+    value = clip_by_value(value, convert_to_tensor(low, in_dtype),
+                          convert_to_tensor(high, in_dtype))
+    return cast(value, dtype)

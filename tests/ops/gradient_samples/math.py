@@ -99,4 +99,6 @@ SAMPLES = {
                # Batched, with the batch axes broadcasting.
                (lambda a, b: tf.matmul(a, b), [_u(-1, 1, 2, 2, 3), _u(-1, 1, 3, 2)]),
                (lambda a, b: tf.matmul(a * a, b), [_u(-1, 1, 2, 3), _u(-1, 1, 3, 2)])],
+    "MulNoNan": [(lambda x, y: tf.math.multiply_no_nan(x, y), [_u(-1, 1, 2, 3), _u(0.5, 2, 3)])],
+    "NextAfter": [(lambda x, y: tf.math.nextafter(x * x, y), [_u(-1, 1, 2, 3), _u(2, 3, 2, 3)])],
 }
