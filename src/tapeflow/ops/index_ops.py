@@ -415,7 +415,38 @@ _scatter_add = Primitive("TensorScatterAdd", _add_kernel,
     lambda g, ans, tensor, indices, updates: (g, None, _gather_rows(g, indices)))
 
 
-for _prim in (_gather_nd, _scatter_nd, _scatter_update, _scatter_add):
+def _ufunc_at_kernel(ufunc: Any, op_name: str):
+    def kernel(tensor: np.ndarray, indices: np.ndarray, updates: np.ndarray) -> np.ndarray:
+        _check_nd_indices(indices, tensor.shape, op_name, "shape")
+        out = tensor.copy()
+        ufunc.at(out, _coords(indices), updates)
+        return out
+    return kernel
+
+
+def _scatter_extremum_vjp(g: Tensor, ans: Tensor, tensor: Tensor, indices: Tensor,
+                          updates: Tensor) -> tuple:
+    # TF's _TensorScatterMinOrMaxGrad: the cotangent is shared equally by the tensor's
+    # element and the updates that tie for the result.
+    x_hits = cast(equal(tensor, ans), g.dtype)
+    y_hits = cast(equal(updates, _gather_rows(ans, indices)), g.dtype)
+    shape = _shape_of(tensor, out_type=indices.dtype)
+    hits = x_hits + scatter_nd(indices, y_hits, shape)
+    return g * x_hits / hits, None, _gather_rows(g / hits, indices) * y_hits
+
+
+_scatter_sub = Primitive("TensorScatterSub", _ufunc_at_kernel(np.subtract, "TensorScatterSub"),
+                         shape_rule=_tensor_scatter_rule("TensorScatterSub")).defvjp(
+    lambda g, ans, tensor, indices, updates: (g, None, -_gather_rows(g, indices)))
+_scatter_max = Primitive("TensorScatterMax", _ufunc_at_kernel(np.maximum, "TensorScatterMax"),
+                         shape_rule=_tensor_scatter_rule("TensorScatterMax")).defvjp(
+    _scatter_extremum_vjp)
+_scatter_min = Primitive("TensorScatterMin", _ufunc_at_kernel(np.minimum, "TensorScatterMin"),
+                         shape_rule=_tensor_scatter_rule("TensorScatterMin")).defvjp(
+    _scatter_extremum_vjp)
+
+
+for _prim in (_gather_nd, _scatter_nd, _scatter_update, _scatter_add, _scatter_sub):
     _prim.defjvp(linear_jvp(_prim))
 
 
@@ -423,10 +454,10 @@ def _tensor_scatter(prim: Primitive, doc: str):
     def op(tensor: Any, indices: Any, updates: Any, name: Optional[str] = None) -> Tensor:
         tensor = convert_to_tensor(tensor)
         indices = _int_tensor(indices, prim.name)
-        if prim is _scatter_add and tensor.dtype == _dtypes.bool:  # declared, no CPU kernel
-            raise NotFoundError(f"Could not find device for node: {{{{node TensorScatterAdd}}}} "
-                                f"= TensorScatterAdd[T=DT_BOOL, Tindices=DT_"
-                                f"{indices.dtype.name.upper()}] [Op:TensorScatterAdd]")
+        if prim is not _scatter_update and tensor.dtype == _dtypes.bool:  # no CPU kernel
+            raise NotFoundError(f"Could not find device for node: {{{{node {prim.name}}}}} "
+                                f"= {prim.name}[T=DT_BOOL, Tindices=DT_"
+                                f"{indices.dtype.name.upper()}] [Op:{prim.name}]")
         updates = convert_to_tensor(updates, dtype=tensor.dtype)
         if has_static_shape(tensor._value) and _known(indices._value) and \
                 has_static_shape(updates._value):
@@ -442,6 +473,15 @@ tensor_scatter_nd_update = tf_export("tensor_scatter_nd_update")(_tensor_scatter
     _scatter_update, "A copy of `tensor` with the slices at `indices` replaced by `updates`."))
 tensor_scatter_nd_add = tf_export("tensor_scatter_nd_add")(_tensor_scatter(
     _scatter_add, "A copy of `tensor` with `updates` added at `indices` (duplicates add up)."))
+tensor_scatter_nd_sub = tf_export("tensor_scatter_nd_sub")(_tensor_scatter(
+    _scatter_sub, "A copy of `tensor` with `updates` subtracted at `indices` (duplicates "
+    "add up)."))
+tensor_scatter_nd_max = tf_export("tensor_scatter_nd_max")(_tensor_scatter(
+    _scatter_max, "A copy of `tensor` holding the maximum of it and the `updates` at each "
+    "of `indices`."))
+tensor_scatter_nd_min = tf_export("tensor_scatter_nd_min")(_tensor_scatter(
+    _scatter_min, "A copy of `tensor` holding the minimum of it and the `updates` at each "
+    "of `indices`."))
 
 
 def gather_axis(x: Tensor, indices: Any, axis: int) -> Tensor:

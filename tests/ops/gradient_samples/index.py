@@ -28,6 +28,18 @@ SAMPLES = {
          [_u(-1, 1, 3, 3), _u(-1, 1, 2)])],
     "TensorScatterAdd": [
         (lambda t, u: tf.tensor_scatter_nd_add(t, _IDX2, tf.sin(u)), [_u(-1, 1, 3, 3), _u(-1, 1, 4)])],
+    "TensorScatterSub": [
+        (lambda t, u: tf.tensor_scatter_nd_sub(t, _IDX2, tf.sin(u)), [_u(-1, 1, 3, 3), _u(-1, 1, 4)])],
+    # Updates and tensor values apart (no ties), with a duplicate index (0, 1) taking the
+    # larger / smaller of two updates.
+    "TensorScatterMax": [
+        (lambda t, u: tf.tensor_scatter_nd_max(t, np.array([[0, 1], [2, 2], [0, 1]]), u),
+         [np.array([[0.1, 0.2, 0.3], [0.4, 0.5, 0.6], [0.7, 0.8, 0.9]]),
+          np.array([0.35, 0.05, 0.65])])],
+    "TensorScatterMin": [
+        (lambda t, u: tf.tensor_scatter_nd_min(t, np.array([[0, 1], [2, 2], [0, 1]]), u),
+         [np.array([[0.1, 0.2, 0.3], [0.4, 0.5, 0.6], [0.7, 0.8, 0.9]]),
+          np.array([0.15, 1.05, 0.12])])],
     "UnsortedSegmentSum": [
         (lambda d: tf.math.unsorted_segment_sum(d * d, _IDS, 4), [_u(-1, 1, 5, 2)]),
         (lambda d: tf.math.unsorted_segment_sum(d, np.array([1, -1, 0]), 2), [_u(-1, 1, 3)]),
