@@ -46,3 +46,35 @@ def test_tensor_scatter_max_ties_share_the_gradient():
     with tf.GradientTape() as tape:
         y = tf.tensor_scatter_nd_max(x, IDX, T([5., 5, 7]))
     np.testing.assert_allclose(tape.gradient(y, x).numpy(), [1., 1 / 3, 1., 0.], rtol=1e-7)
+
+
+def test_unravel_index_and_invert_permutation():
+    out = tf.unravel_index([1, 5, 4], [3, 2])
+    assert out.dtype == tf.int32
+    np.testing.assert_array_equal(out.numpy(), [[0, 2, 2], [1, 1, 0]])
+    np.testing.assert_array_equal(tf.unravel_index(5, [3, 2]).numpy(), [2, 1])
+    with pytest.raises(tf.errors.InvalidArgumentError, match="index is out of bound"):
+        tf.unravel_index([7], [3, 2])
+    with pytest.raises(tf.errors.InvalidArgumentError, match="'Tidx' of float"):
+        tf.unravel_index([1.0], [3, 2])
+    traced = tf.function(lambda i: tf.unravel_index(i, [3, 2]))
+    np.testing.assert_array_equal(traced(T([1, 5])).numpy(), [[0, 2], [1, 1]])
+    np.testing.assert_array_equal(tf.math.invert_permutation([3, 4, 0, 2, 1]).numpy(),
+                                  [2, 4, 3, 0, 1])
+    assert tf.math.invert_permutation(T([1, 0], tf.int64)).dtype == tf.int64
+    with pytest.raises(tf.errors.InvalidArgumentError, match="0 is duplicated in the input"):
+        tf.math.invert_permutation([0, 0])
+
+
+def test_broadcast_shapes_and_identity_n():
+    assert tf.broadcast_static_shape(tf.TensorShape([2, 1]), tf.TensorShape([3])) == [2, 3]
+    with pytest.raises(ValueError, match=r"Received: \(2,\) and \(3,\)"):
+        tf.broadcast_static_shape(tf.TensorShape([2]), tf.TensorShape([3]))
+    out = tf.broadcast_dynamic_shape([2, 1], [3])
+    assert out.dtype == tf.int32
+    np.testing.assert_array_equal(out.numpy(), [2, 3])
+    assert tf.broadcast_dynamic_shape(T([2, 1], tf.int64), T([3], tf.int64)).dtype == tf.int64
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"Incompatible shapes: \[2\] vs"):
+        tf.broadcast_dynamic_shape([2], [3])
+    a, b = tf.identity_n([T(1), T([2.])])
+    assert (a.dtype, b.dtype) == (tf.int32, tf.float32)

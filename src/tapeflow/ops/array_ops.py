@@ -1698,3 +1698,108 @@ _strided_slice_grad.defbatch(lambda g, ans, dy, *dims, shape, key: bind(
 
 
 _convert_module.hooks["autopack"] = _autopack
+
+
+# -- broadcast shapes, identity_n, invert_permutation, unravel_index ---------------------------
+
+@tf_export("broadcast_static_shape")
+def broadcast_static_shape(shape_x: Any, shape_y: Any) -> TensorShape:
+    """The TensorShape that shapes `shape_x` and `shape_y` broadcast to (unknown dims stay
+    unknown); ValueError where they cannot broadcast."""
+    from tapeflow.framework.abstract import broadcast_dims
+    x, y = TensorShape(shape_x), TensorShape(shape_y)
+    if x.rank is None or y.rank is None:
+        return TensorShape(None)
+    try:
+        return TensorShape(broadcast_dims(tuple(x.as_list()), tuple(y.as_list())))
+    except ValueError:
+        raise ValueError(f"Incompatible shapes for broadcasting. Two shapes are compatible if "
+                         f"for each dimension pair they are either equal or one of them is 1. "
+                         f"Received: {tuple(x.as_list())} and {tuple(y.as_list())}.") from None
+
+
+@tf_export("broadcast_dynamic_shape")
+def broadcast_dynamic_shape(shape_x: Any, shape_y: Any) -> Tensor:
+    """The shape (a 1-D int32 or int64 tensor, as the inputs) that two shapes broadcast to
+    (TF's BroadcastArgs)."""
+    x, y = convert_to_tensor(shape_x), convert_to_tensor(shape_y)
+    if x.dtype != y.dtype:
+        raise mismatch_error("BroadcastArgs", 1, x.dtype, y.dtype)
+    if x._value.dtype not in (np.int32, np.int64):
+        raise InvalidArgumentError(f"Value for attr 'T' of {cpp_name(x.dtype)} is not in the "
+                                   f"list of allowed values: int32, int64 [Op:BroadcastArgs]")
+    sx = static_value(x, "BroadcastArgs: s0", lambda v: tuple(int(d) for d in np.ravel(v)))
+    sy = static_value(y, "BroadcastArgs: s1", lambda v: tuple(int(d) for d in np.ravel(v)))
+    try:
+        out = np.broadcast_shapes(sx, sy)
+    except ValueError:
+        raise InvalidArgumentError(f"Incompatible shapes: {dims_text(sx)} vs. {dims_text(sy)} "
+                                   f"[Op:BroadcastArgs]") from None
+    return wrap(np.asarray(out, dtype=x._value.dtype).reshape(len(out)))
+
+
+@tf_export("identity_n")
+def identity_n(input: Any, name: Optional[str] = None) -> list:  # noqa: A002 - TF's name
+    """Each tensor of a list, as a new tensor; gradients pass through."""
+    from tapeflow.ops.math_ops import identity
+    return [identity(item) for item in input]
+
+
+def _invert_permutation_kernel(x: np.ndarray) -> np.ndarray:
+    if x.ndim != 1:
+        raise InvalidArgumentError("invert_permutation expects a 1D vector. "
+                                   "[Op:InvertPermutation]")
+    out = np.full(x.shape, -1, x.dtype)
+    for i, v in enumerate(x.tolist()):
+        if not 0 <= v < len(x):
+            raise InvalidArgumentError(f"{v} is not between 0 and {len(x)} "
+                                       f"[Op:InvertPermutation]")
+        if out[v] != -1:
+            raise InvalidArgumentError(f"{v} is duplicated in the input. "
+                                       f"[Op:InvertPermutation]")
+        out[v] = i
+    return out
+
+
+_invert_permutation = Primitive("InvertPermutation", _invert_permutation_kernel,
+                                shape_rule=lambda x: ShapedArray(x.shape, x.dtype),
+                                differentiable=False)
+
+
+def _int_index_tensor(x: Any, op_name: str, attr: str = "T") -> Tensor:
+    x = convert_to_tensor(x)
+    if x._value.dtype not in (np.int32, np.int64):
+        raise InvalidArgumentError(f"Value for attr '{attr}' of {cpp_name(x.dtype)} is not in "
+                                   f"the list of allowed values: int32, int64 [Op:{op_name}]")
+    return x
+
+
+@tf_export("math.invert_permutation")
+def invert_permutation(x: Any, name: Optional[str] = None) -> Tensor:
+    """The inverse permutation y of a permutation x of 0..n-1: y[x[i]] = i."""
+    return bind(_invert_permutation, (_int_index_tensor(x, "InvertPermutation"),))
+
+
+def _unravel_kernel(indices: np.ndarray, dims: np.ndarray) -> np.ndarray:
+    if np.any(indices < 0) or np.any(indices >= np.prod(dims)):
+        raise InvalidArgumentError("index is out of bound as with dims [Op:UnravelIndex]")
+    return np.stack(np.unravel_index(indices, tuple(int(d) for d in dims))).astype(
+        indices.dtype)
+
+
+def _unravel_rule(indices: ShapedArray, dims: ShapedArray) -> ShapedArray:
+    rows = None if dims.shape is None else dims.shape[0]
+    tail = None if indices.shape is None else tuple(indices.shape)
+    return ShapedArray(None if tail is None else (rows,) + tail, indices.dtype)
+
+
+_unravel_index = Primitive("UnravelIndex", _unravel_kernel, shape_rule=_unravel_rule,
+                           differentiable=False)
+
+
+@tf_export("unravel_index")
+def unravel_index(indices: Any, dims: Any, name: Optional[str] = None) -> Tensor:
+    """The coordinates, one row per dim, of flat `indices` into an array of shape `dims`."""
+    indices = _int_index_tensor(indices, "UnravelIndex", "Tidx")
+    dims = convert_to_tensor(dims, dtype=indices.dtype)
+    return bind(_unravel_index, (indices, dims))
