@@ -110,6 +110,11 @@ COVERED = {
     "RandomContrast": ("preprocessing.json", "cases/random_contrast"),
     "RandomBrightness": ("preprocessing.json", "cases/random_brightness"),
     "RandomCrop": ("preprocessing.json", "cases/random_crop"),
+    "StringLookup": ("text_layers.json", "cases/string_lookup_int"),
+    "IntegerLookup": ("text_layers.json", "cases/integer_lookup_adapt"),
+    "Hashing": ("text_layers.json", "cases/hashing"),
+    "HashedCrossing": ("text_layers.json", "cases/hashed_crossing"),
+    "TextVectorization": ("text_layers.json", "cases/text_vectorization_int"),
 }
 
 # Public layers that no Keras fixture covers yet (their tests, if any, hard-code a few

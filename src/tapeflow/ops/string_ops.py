@@ -973,7 +973,301 @@ def to_hash_bucket_fast(input: Any, num_buckets: int,  # noqa: A002 - TF's name
     return bind(_HASH_FAST, (x,), {"num_buckets": int(num_buckets)})
 
 
+
+def _hash64(s: bytes, seed: int = 0xDECAFCAFFE) -> int:
+    """TF's legacy Hash64 (core/lib/hash/hash.cc: MurmurHash64A with TF's seed), which
+    StringToHashBucket uses."""
+    mul, n = 0xc6a4a7935bd1e995, len(s)
+    h = (seed ^ (n * mul)) & _M64
+    end = n - n % 8
+    for i in range(0, end, 8):
+        k = (_fetch64(s, i) * mul) & _M64
+        k = ((k ^ (k >> 47)) * mul) & _M64
+        h = ((h ^ k) * mul) & _M64
+    if end < n:
+        h = ((h ^ int.from_bytes(s[end:], "little")) * mul) & _M64
+    h = ((h ^ (h >> 47)) * mul) & _M64
+    return h ^ (h >> 47)
+
+
+def _rotl(v: int, b: int) -> int:
+    return ((v << b) | (v >> (64 - b))) & _M64
+
+
+def _sip_rounds(v: list, rounds: int) -> None:
+    v0, v1, v2, v3 = v
+    for _ in range(rounds):
+        v0 = (v0 + v1) & _M64
+        v1 = _rotl(v1, 13) ^ v0
+        v0 = _rotl(v0, 32)
+        v2 = (v2 + v3) & _M64
+        v3 = _rotl(v3, 16) ^ v2
+        v0 = (v0 + v3) & _M64
+        v3 = _rotl(v3, 21) ^ v0
+        v2 = (v2 + v1) & _M64
+        v1 = _rotl(v1, 17) ^ v2
+        v2 = _rotl(v2, 32)
+    v[:] = [v0, v1, v2, v3]
+
+
+def siphash24(k0: int, k1: int, s: bytes) -> int:
+    """SipHash-2-4 of `s` under the 128-bit key (k0, k1): TF's StrongKeyedHash."""
+    v = [k0 ^ 0x736f6d6570736575, k1 ^ 0x646f72616e646f6d,
+         k0 ^ 0x6c7967656e657261, k1 ^ 0x7465646279746573]
+    n = len(s)
+    end = n - n % 8
+    for i in list(range(0, end, 8)) + [None]:
+        m = _fetch64(s, i) if i is not None else \
+            ((n & 0xFF) << 56) | int.from_bytes(s[end:], "little")
+        v[3] ^= m
+        _sip_rounds(v, 2)
+        v[0] ^= m
+    v[2] ^= 0xFF
+    _sip_rounds(v, 4)
+    return v[0] ^ v[1] ^ v[2] ^ v[3]
+
+
+def _check_buckets(num_buckets: Any, op_name: str) -> int:
+    if int(num_buckets) < 1:
+        raise InvalidArgumentError(f"Number of buckets must be at least 1 [Op:{op_name}]")
+    return int(num_buckets)
+
+
+_HASH_LEGACY = _elementwise("StringToHashBucket",
+                            lambda s, num_buckets: _hash64(s) % num_buckets, _INT64)
+_HASH_STRONG = _elementwise("StringToHashBucketStrong",
+                            lambda s, num_buckets, key: siphash24(key[0], key[1], s)
+                            % num_buckets, _INT64)
+
+
+@tf_export("strings.to_hash_bucket")
+@_on_ragged
+def to_hash_bucket(string_tensor: Any, num_buckets: int,
+                   name: Optional[str] = None) -> Tensor:
+    """Each string's legacy Hash64 (TF's MurmurHash64A variant) modulo `num_buckets`, as
+    int64; prefer `to_hash_bucket_fast`."""
+    n = _check_buckets(num_buckets, "StringToHashBucket")
+    return bind(_HASH_LEGACY, (_strings(string_tensor, "StringToHashBucket"),),
+                {"num_buckets": n})
+
+
+@tf_export("strings.to_hash_bucket_strong")
+@_on_ragged
+def to_hash_bucket_strong(input: Any, num_buckets: int, key: Sequence[int],  # noqa: A002
+                          name: Optional[str] = None) -> Tensor:
+    """Each string's keyed SipHash-2-4 (the key: two integers) modulo `num_buckets`, as
+    int64 (TF's values)."""
+    n = _check_buckets(num_buckets, "StringToHashBucketStrong")
+    key = [int(k) for k in key]
+    if len(key) != 2:
+        raise InvalidArgumentError("Key must have 2 elements [Op:StringToHashBucketStrong]")
+    x = _strings(input, "StringToHashBucketStrong")
+    return bind(_HASH_STRONG, (x,), {"num_buckets": n,
+                                     "key": tuple(k & _M64 for k in key)})
+
+
+def fingerprint_cat64(fp1: int, fp2: int) -> int:
+    """TF's FingerprintCat64: combines two 64-bit fingerprints (the hashed feature cross)."""
+    mul = 0xc6a4a7935bd1e995
+    result = fp1 ^ mul
+    result ^= (_shift_mix((fp2 * mul) & _M64) * mul) & _M64
+    result = (result * mul) & _M64
+    result = (_shift_mix(result) * mul) & _M64
+    return _shift_mix(result)
+
+
+def _hash_cross_impl(*columns: np.ndarray, num_buckets: int, hash_key: int) -> np.ndarray:
+    """The hashed cross of dense [batch, 1] columns (one feature per row each), as TF's
+    SparseCrossHashed for that case: FingerprintCat64 over the features' hashes (strings
+    fingerprinted, integers as their 64-bit pattern), modulo `num_buckets`."""
+    rows = [c.reshape(-1).tolist() for c in columns]
+    out = np.empty(len(rows[0]), np.int64)
+    for i, features in enumerate(zip(*rows)):
+        h = hash_key
+        for f in features:
+            h = fingerprint_cat64(h, fingerprint64(f) if isinstance(f, bytes) else f & _M64)
+        out[i] = (h % num_buckets if num_buckets > 0 else h) - (
+            1 << 64 if num_buckets <= 0 and h >= 1 << 63 else 0)
+    return out.reshape(columns[0].shape)
+
+
+_HASH_CROSS = Primitive("HashedCrossDense", _hash_cross_impl, differentiable=False,
+                        shape_rule=lambda *cols, **attrs: ShapedArray(cols[0].shape, _INT64))
+
+
+def hashed_cross_dense(columns: Sequence[Tensor], num_buckets: int,
+                       hash_key: int = 0xDECAFCAFFE) -> Tensor:
+    """The hashed feature cross of equally shaped dense columns of one feature per row
+    (TF's `tf.sparse.cross_hashed` on [batch, 1] inputs, densified)."""
+    return bind(_HASH_CROSS, tuple(columns), {"num_buckets": int(num_buckets),
+                                              "hash_key": int(hash_key)})
+
+
+# -- ngrams ----------------------------------------------------------------------------------------
+
+def _row_ngrams(row: list, widths: tuple, separator: bytes, pad: tuple, padding_width: int,
+                preserve_short: bool) -> list:
+    """TF's StringNGrams for one row: every ngram of each width in turn."""
+    out = []
+    for width in widths:
+        pw = width - 1 if padding_width < 0 else padding_width
+        left, right = [pad[0]] * min(pw, width - 1), [pad[1]] * min(pw, width - 1)
+        items = left + row + right if pw else row
+        count = len(items) - width + 1
+        out += [separator.join(items[i:i + width]) for i in range(max(count, 0))]
+    if not out and preserve_short and row:
+        out = [separator.join(left + row + right if padding_width else row)]
+    return out
+
+
+def _ngrams_impl(values: np.ndarray, splits: np.ndarray, **attrs: Any) -> tuple:
+    flat, bounds = values.tolist(), splits.tolist()
+    rows = [_row_ngrams(flat[a:b], **attrs) for a, b in zip(bounds[:-1], bounds[1:])]
+    out_splits = np.zeros(len(rows) + 1, np.int64)
+    np.cumsum([len(r) for r in rows], out=out_splits[1:])
+    out = np.empty(int(out_splits[-1]), object)
+    out[:] = [g for r in rows for g in r]
+    return out, out_splits.astype(splits.dtype)
+
+
+_NGRAMS = Primitive("StringNGrams", _ngrams_impl, multiple_results=True, differentiable=False,
+                    shape_rule=lambda values, splits, **attrs: (
+                        ShapedArray((None,), _OBJECT), ShapedArray(splits.shape, splits.dtype)))
+
+
+def ngram_rows(values: Tensor, splits: Tensor, ngram_width: Any, separator: str = " ",
+               pad_values: Any = None, padding_width: Optional[int] = None,
+               preserve_short_sequences: bool = False) -> tuple:
+    """StringNGrams on rows given as (flat values, row splits): the ngrams' (values,
+    splits). Runs eagerly and traced (the rows need not be known)."""
+    widths = (int(ngram_width),) if not isinstance(ngram_width, (tuple, list)) else \
+        tuple(int(w) for w in ngram_width)
+    if any(w < 1 for w in widths):
+        raise InvalidArgumentError(f"ngram_width must be greater than 0, got {widths}")
+    if pad_values is None:
+        pad, pw = (b"", b""), 0
+    else:
+        pad = (pad_values, pad_values) if isinstance(pad_values, (str, bytes)) else \
+            tuple(pad_values)
+        if len(pad) != 2:
+            raise ValueError("pad_values must be a string, tuple or list.")
+        pad = tuple(_as_bytes(p) for p in pad)
+        pw = -1 if padding_width is None else int(padding_width)
+        if pw == 0:
+            raise ValueError("padding_width must be greater than 0.")
+    return bind(_NGRAMS, (values, splits), {
+        "widths": widths, "separator": _as_bytes(separator), "pad": pad,
+        "padding_width": pw, "preserve_short": bool(preserve_short_sequences)})
+
+
+@tf_export("strings.ngrams")
+def ngrams(data: Any, ngram_width: Any, separator: str = " ", pad_values: Any = None,
+           padding_width: Optional[int] = None, preserve_short_sequences: bool = False,
+           name: Optional[str] = None) -> Any:
+    """The ngrams of each row (the innermost dimension) of `data`, joined with
+    `separator`: a RaggedTensor for ragged `data`, a Tensor for dense `data` (whose rows
+    must then all give the same number of ngrams)."""
+    attrs = dict(ngram_width=ngram_width, separator=separator, pad_values=pad_values,
+                 padding_width=padding_width,
+                 preserve_short_sequences=preserve_short_sequences)
+    if isinstance(data, RaggedTensor):
+        if data.ragged_rank != 1:
+            return data.with_values(ngrams(data.values, **attrs))
+        values, splits = ngram_rows(_strings(data.flat_values, "StringNGrams"),
+                                    data.row_splits, **attrs)
+        return RaggedTensor.from_row_splits(values, splits, validate=False)
+    x = _strings(data, "StringNGrams")
+    shape = x._value.shape
+    if shape is None or len(shape) == 0 or None in shape:
+        raise ValueError("tf.strings.ngrams: tapeflow needs a dense input of known shape "
+                         f"and rank >= 1, got {dims_text(shape)}")
+    n = shape[-1]
+    rows = int(np.prod(shape[:-1]))
+    splits = convert_to_tensor(np.arange(rows + 1, dtype=np.int64) * n)
+    from tapeflow.ops.array_ops import reshape
+    values, out_splits = ngram_rows(reshape(x, [-1]), splits, **attrs)
+    width = _uniform_width(out_splits)
+    return reshape(values, list(shape[:-1]) + [width])
+
+
+def _uniform_width(splits: Tensor) -> int:
+    """The one row length of dense ngrams (TF requires the rows to agree)."""
+    s = static_value(splits, "tf.strings.ngrams of a dense tensor", np.asarray)
+    lengths = np.unique(np.diff(s))
+    if lengths.size > 1:
+        raise InvalidArgumentError("tf.strings.ngrams: the rows of a dense input give "
+                                   "different numbers of ngrams")
+    return int(lengths[0]) if lengths.size else 0
+
+
+# -- ragged rows as dense outputs (TextVectorization inside tf.function) ---------------------------
+
+def split_rows(x: Tensor, sep: Optional[str] = None, maxsplit: int = -1) -> tuple:
+    """`tf.strings.split` of a vector as (flat values, int64 row splits): unlike the
+    RaggedTensor, works traced as well."""
+    sep_b = _as_bytes(sep) if sep else None
+    return bind(_SPLIT, (x,), {"sep": sep_b, "maxsplit": int(maxsplit)})
+
+
+def unicode_split_rows(x: Tensor) -> tuple:
+    """`tf.strings.unicode_split(x, "UTF-8")` of a vector as (flat values, row splits)."""
+    attrs = _decode_attrs("UTF-8", "replace", 65533, False)
+    return bind(_UNICODE_SPLIT, (x,), attrs)
+
+
+def _rows_to_dense_impl(values: np.ndarray, splits: np.ndarray, length: int,
+                        default: Any) -> np.ndarray:
+    lengths = np.diff(splits)
+    width = (int(lengths.max()) if lengths.size else 0) if length < 0 else length
+    out = np.full((len(lengths), width), default, dtype=values.dtype)
+    for i, (a, b) in enumerate(zip(splits[:-1].tolist(), splits[1:].tolist())):
+        take = min(b - a, width)
+        out[i, :take] = values[a:a + take]
+    return out
+
+
+_ROWS_TO_DENSE = Primitive("RaggedTensorToTensorRows", _rows_to_dense_impl,
+                           differentiable=False,
+                           shape_rule=lambda values, splits, length, default: ShapedArray(
+                               (None if splits.shape is None or splits.shape[0] is None
+                                else splits.shape[0] - 1, None if length < 0 else length),
+                               values.dtype))
+
+
+def rows_to_dense(values: Tensor, splits: Tensor, length: Optional[int] = None,
+                  default: Any = 0) -> Tensor:
+    """Rows (flat values, row splits) as a dense [rows, length] tensor: cut or padded
+    with `default` (length None: the longest row's)."""
+    return bind(_ROWS_TO_DENSE, (values, splits),
+                {"length": -1 if length is None else int(length), "default": default})
+
+
+def _row_bincount_impl(ids: np.ndarray, splits: np.ndarray, depth: int,
+                       binary: bool) -> np.ndarray:
+    rows = len(splits) - 1
+    out = np.zeros((rows, depth), np.int64)
+    row_of = np.repeat(np.arange(rows), np.diff(splits))
+    keep = (ids >= 0) & (ids < depth)
+    np.add.at(out, (row_of[keep], ids[keep]), 1)
+    return np.minimum(out, 1) if binary else out
+
+
+_ROW_BINCOUNT = Primitive("RaggedBincountRows", _row_bincount_impl, differentiable=False,
+                          shape_rule=lambda ids, splits, depth, binary: ShapedArray(
+                              (None if splits.shape is None or splits.shape[0] is None
+                               else splits.shape[0] - 1, depth), _INT64))
+
+
+def row_bincount(ids: Tensor, splits: Tensor, depth: int, binary: bool) -> Tensor:
+    """Per-row counts (or presence, `binary`) of the ids in [0, depth) of rows (flat ids,
+    row splits), as int64 [rows, depth]: TF's RaggedBincount."""
+    return bind(_ROW_BINCOUNT, (ids, splits), {"depth": int(depth), "binary": bool(binary)})
+
+
 __all__ = ["join", "length", "substr", "lower", "upper", "strip", "regex_replace",
            "regex_full_match", "to_number", "as_string", "format", "reduce_join",
            "unsorted_segment_join", "split", "bytes_split", "unicode_decode", "unicode_split",
-           "unicode_encode", "to_hash_bucket_fast", "fingerprint64"]
+           "unicode_encode", "to_hash_bucket_fast", "fingerprint64", "to_hash_bucket",
+           "to_hash_bucket_strong", "ngrams", "siphash24", "fingerprint_cat64",
+           "hashed_cross_dense", "ngram_rows", "split_rows", "unicode_split_rows",
+           "rows_to_dense", "row_bincount"]

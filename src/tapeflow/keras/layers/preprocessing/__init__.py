@@ -8,7 +8,10 @@ from tapeflow.keras.layers.preprocessing.image import (CenterCrop, RandomBrightn
                                                        RandomContrast, RandomCrop, RandomFlip,
                                                        RandomRotation, RandomTranslation,
                                                        RandomZoom, Resizing)
+from tapeflow.keras.layers.preprocessing.text import (HashedCrossing, Hashing, IntegerLookup,
+                                                      StringLookup, TextVectorization)
 
 __all__ = ["Rescaling", "Normalization", "Discretization", "CategoryEncoding", "Resizing",
            "CenterCrop", "RandomFlip", "RandomRotation", "RandomZoom", "RandomTranslation",
-           "RandomContrast", "RandomBrightness", "RandomCrop"]
+           "RandomContrast", "RandomBrightness", "RandomCrop", "StringLookup", "IntegerLookup",
+           "Hashing", "HashedCrossing", "TextVectorization"]
