@@ -7,10 +7,14 @@ stateless `random_*` ops), `boxes` (patches, crops of boxes, non-max suppression
 `quality` (PSNR, SSIM, image gradients).
 """
 
-from tapeflow.image import color, resize as _resize_module, transforms
+from tapeflow.image import boxes, color, quality, random, resize as _resize_module, transforms
+from tapeflow.image.boxes import *  # noqa: F403
 from tapeflow.image.color import *  # noqa: F403
+from tapeflow.image.quality import *  # noqa: F403
+from tapeflow.image.random import *  # noqa: F403
 from tapeflow.image.resize import *  # noqa: F403
 from tapeflow.image.transforms import *  # noqa: F403
 from tapeflow.image.transforms import affine_transform  # noqa: F401 - Keras's layers use it
 
-__all__ = sorted(_resize_module.__all__ + transforms.__all__ + color.__all__)
+__all__ = sorted(_resize_module.__all__ + transforms.__all__ + color.__all__ + random.__all__
+                 + quality.__all__ + boxes.__all__)

@@ -56,3 +56,16 @@ def _image_rank(image: Any) -> Any:
 def _check(condition: bool, message: str) -> None:
     if not condition:
         raise ValueError(message)
+
+
+def _numpy_op(name: str, kernel: Any, shape_rule: Any, multiple_results: bool = False) -> Any:
+    """A primitive without a gradient (TF registers none) running the NumPy `kernel`, so the op
+    works eagerly and in `tf.function` graphs."""
+    from tapeflow.autodiff.core import Primitive
+    return Primitive(name, kernel, differentiable=False, shape_rule=shape_rule,
+                     multiple_results=multiple_results)
+
+
+def _bind(prim: Any, *inputs: Any, **attrs: Any) -> Any:
+    from tapeflow.autodiff.core import bind
+    return bind(prim, [tf.convert_to_tensor(x) for x in inputs], attrs)
