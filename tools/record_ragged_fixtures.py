@@ -417,6 +417,140 @@ def h(v):
     return tf.RaggedTensor.from_row_lengths(v, [1, 2])
 print(h(tf.constant([1, 2, 3])))
 """,
+    "segment_ids_and_partitions": """
+def t(f):
+    try:
+        print(f())
+    except Exception as e:
+        print("ERROR", type(e).__name__)
+
+t(lambda: tf.ragged.row_splits_to_segment_ids([0, 2, 2, 5]))
+t(lambda: tf.ragged.row_splits_to_segment_ids(tf.constant([0, 2, 2, 5], tf.int32)))
+t(lambda: tf.ragged.row_splits_to_segment_ids([0, 1], out_type=tf.int32))
+t(lambda: tf.ragged.row_splits_to_segment_ids([[0, 1]]))
+t(lambda: tf.ragged.segment_ids_to_row_splits([0, 0, 2, 2, 2]))
+t(lambda: tf.ragged.segment_ids_to_row_splits(tf.constant([0, 0, 2], tf.int32)))
+t(lambda: tf.ragged.segment_ids_to_row_splits([0, 0, 2, 2, 2], num_segments=5, out_type=tf.int32))
+t(lambda: tf.ragged.segment_ids_to_row_splits([]))
+t(lambda: tf.ragged.stack_dynamic_partitions([10, 20, 30, 40, 50], [0, 2, 0, 1, 0], 3))
+t(lambda: tf.ragged.stack_dynamic_partitions(tf.ragged.constant([[1], [2, 3], [4]]), [1, 0, 1], 2))
+t(lambda: tf.ragged.stack_dynamic_partitions([[1., 2.], [3., 4.]], [1, 1], 3))
+t(lambda: tf.ragged.stack_dynamic_partitions([1, 2], [0, 5], 3))
+x = tf.constant([1., 2., 3.])
+with tf.GradientTape() as g:
+    g.watch(x)
+    parts = tf.ragged.stack_dynamic_partitions(x, [1, 0, 1], 2)
+    y = tf.reduce_sum(parts.flat_values * [1., 2., 3.])
+print(tf.convert_to_tensor(g.gradient(y, x)))
+""",
+    "cross": """
+def t(f):
+    try:
+        print(f())
+    except Exception as e:
+        print("ERROR", type(e).__name__)
+
+a = tf.ragged.constant([['a', 'b'], ['c']])
+b = tf.ragged.constant([[1, 2, 3], []], dtype=tf.int64)
+c = tf.constant([['x'], ['y']])
+t(lambda: tf.ragged.cross([a, b]))
+t(lambda: tf.ragged.cross([a, c]))
+t(lambda: tf.ragged.cross([a, b, c]).to_list())
+t(lambda: tf.ragged.cross_hashed([a, c]))
+t(lambda: tf.ragged.cross_hashed([a, b, c], num_buckets=100))
+t(lambda: tf.ragged.cross_hashed([a, c], num_buckets=100, hash_key=123))
+t(lambda: tf.ragged.cross_hashed([tf.constant([[5, -3]], tf.int64)]))
+t(lambda: tf.ragged.cross([tf.constant([[5, -3]], tf.int32), tf.constant([[7]])]))
+t(lambda: tf.ragged.cross([a, tf.sparse.from_dense(tf.constant([['p', ''], ['q', 'r']]))]))
+t(lambda: tf.ragged.cross([tf.constant([1])]))
+t(lambda: tf.ragged.cross([a, tf.constant([['x']])]))
+t(lambda: tf.ragged.cross([tf.constant([[1.0]])]))
+t(lambda: tf.ragged.cross([tf.ragged.constant([[[1]]], dtype=tf.int64)]))
+""",
+    "merge_dims_to_sparse": """
+def t(f):
+    try:
+        print(f())
+    except Exception as e:
+        print("ERROR", type(e).__name__)
+
+r3 = tf.ragged.constant([[[1, 2], [3]], [], [[4, 5, 6]]])
+r2 = tf.ragged.constant([[1, 2], [], [3]])
+rd = tf.RaggedTensor.from_row_lengths(tf.reshape(tf.range(12), [6, 2]), [2, 0, 4])
+rd3 = tf.RaggedTensor.from_row_lengths(tf.reshape(tf.range(24), [6, 2, 2]), [2, 0, 4])
+u = tf.RaggedTensor.from_uniform_row_length(
+    tf.RaggedTensor.from_row_lengths(tf.range(6), [1, 2, 0, 3]), 2)
+for x in [r3, r2, rd, rd3, u]:
+    rank = x.shape.rank
+    for o in range(rank):
+        for i in range(o, rank):
+            print(o, i, end=" ")
+            t(lambda: x.merge_dims(o, i))
+    t(lambda: x.merge_dims(-2, -1))
+    t(lambda: x.to_sparse())
+t(lambda: r2.merge_dims(1, 0))
+t(lambda: tf.RaggedTensor.from_sparse(tf.SparseTensor([[0, 0], [0, 1], [2, 0]], [1, 2, 3], [4, 3])))
+t(lambda: tf.RaggedTensor.from_sparse(tf.SparseTensor([[0, 0], [2, 0]], [1, 3], [3, 3]),
+                                      row_splits_dtype=tf.int32).row_splits)
+t(lambda: tf.RaggedTensor.from_sparse(tf.SparseTensor([[0, 0], [0, 2], [2, 1]], [1, 2, 3], [4, 3])))
+t(lambda: tf.RaggedTensor.from_sparse(tf.SparseTensor([[0, 0, 0]], [1], [4, 3, 2])))
+t(lambda: tf.RaggedTensor.from_sparse(tf.SparseTensor([[0, 1], [0, 0]], [1, 2], [4, 3])))
+t(lambda: tf.RaggedTensor.from_sparse(tf.constant([1])))
+t(lambda: tf.ragged.constant([['a', 'b'], []]).to_sparse())
+x = tf.constant([1., 2., 3.])
+with tf.GradientTape() as g:
+    g.watch(x)
+    rt = tf.RaggedTensor.from_row_lengths(x, [2, 1])
+    y = tf.reduce_sum(tf.sparse.to_dense(rt.to_sparse()) * [[1., 2.], [3., 4.]])
+print(g.gradient(y, x))
+with tf.GradientTape() as g:
+    g.watch(x)
+    rt = tf.RaggedTensor.from_row_lengths(x, [2, 1])
+    y = tf.reduce_sum(rt.merge_dims(0, 1) * [1., 2., 3.])
+print(g.gradient(y, x))
+""",
+    "data": """
+def t(f):
+    try:
+        print(f())
+    except Exception as e:
+        print("ERROR", type(e).__name__)
+
+rt = tf.ragged.constant([[1, 2], [3], [4, 5, 6], []])
+ds = tf.data.Dataset.from_tensor_slices(rt)
+print(ds.element_spec)
+print(ds)
+print(list(ds))
+print(list(ds.batch(2)), ds.batch(2).element_spec)
+print(list(ds.batch(3, drop_remainder=True)), ds.batch(3, drop_remainder=True).element_spec)
+print(list(ds.batch(2).unbatch()))
+print(list(ds.shuffle(4, seed=1).batch(4).map(lambda x: x.row_lengths())))
+print(list(tf.data.Dataset.from_tensors(rt)), tf.data.Dataset.from_tensors(rt).element_spec)
+print(list(tf.data.Dataset.from_tensors(rt).unbatch()))
+dsr = tf.data.Dataset.range(5).map(lambda x: tf.range(x))
+print(dsr.element_spec)
+print(list(dsr.ragged_batch(2)), dsr.ragged_batch(2).element_spec)
+print(list(dsr.ragged_batch(2, drop_remainder=True)))
+print(list(dsr.ragged_batch(2, row_splits_dtype=tf.int32))[1].row_splits)
+print(list(dsr.apply(tf.data.experimental.dense_to_ragged_batch(2))))
+t(lambda: list(dsr.batch(2)))
+ds2 = tf.data.Dataset.range(4).map(lambda x: tf.fill([x, 2], x))
+print(ds2.element_spec, ds2.ragged_batch(2).element_spec, list(ds2.ragged_batch(2)))
+ds3 = tf.data.Dataset.range(3).map(lambda x: tf.fill([2, x], x))
+print(ds3.ragged_batch(3).element_spec, list(ds3.ragged_batch(3)))
+ds4 = tf.data.Dataset.range(3).map(lambda x: (tf.range(x), x))
+print(ds4.ragged_batch(2).element_spec, list(ds4.ragged_batch(2)))
+print(list(ds.batch(2).map(lambda x: x * 2)))
+mk = tf.data.Dataset.range(3).map(
+    lambda x: tf.RaggedTensor.from_row_lengths(tf.range(x * 2), [x, x]))
+print(mk.element_spec, list(mk))
+print(list(mk.batch(2)), mk.batch(2).element_spec)
+print(list(ds.batch(2).map(lambda x: x.to_tensor())))
+print(list(ds.map(lambda x: tf.reduce_sum(x))))
+print(list(tf.data.Dataset.from_tensor_slices(tf.ragged.constant([[[1], [2, 3]], [[4]]]))))
+print(list(tf.data.Dataset.from_tensor_slices({'a': rt, 'b': [1, 2, 3, 4]}).batch(3)))
+print(tf.data.Dataset.from_tensor_slices({'a': rt, 'b': [1, 2, 3, 4]}).batch(3).element_spec)
+""",
 }
 
 

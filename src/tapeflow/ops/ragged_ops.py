@@ -563,6 +563,269 @@ def ragged_stack(values: Any, axis: int = 0, name: Optional[str] = None) -> Ragg
     return stack(None, values, axis)
 
 
+@tf_export("ragged.row_splits_to_segment_ids")
+def row_splits_to_segment_ids(splits: Any, name: Optional[str] = None,
+                              out_type: Any = None) -> Tensor:
+    """The row of each value of a row partition given by `splits` ([0, 2, 2, 5] gives
+    [0, 0, 2, 2, 2]); `out_type` defaults to the splits' dtype (int64 for Python lists)."""
+    s = _partition_vector(splits, "splits")
+    dtype = s.dtype if out_type is None else _dtypes.as_dtype(out_type).as_numpy_dtype
+    lengths = np.diff(s) if s.size else np.zeros(0, s.dtype)
+    return wrap(np.repeat(np.arange(len(lengths)), np.maximum(lengths, 0)).astype(dtype))
+
+
+@tf_export("ragged.segment_ids_to_row_splits")
+def segment_ids_to_row_splits(segment_ids: Any, num_segments: Any = None, out_type: Any = None,
+                              name: Optional[str] = None) -> Tensor:
+    """The row splits of sorted `segment_ids` (`num_segments` rows, default max + 1)."""
+    ids = _partition_vector(segment_ids, "segment_ids")
+    dtype = ids.dtype if out_type is None else _dtypes.as_dtype(out_type).as_numpy_dtype
+    n = None if num_segments is None else int(concrete(num_segments, "num_segments"))
+    counts = np.bincount(ids.astype(np.int64), minlength=n or 0) if ids.size else \
+        np.zeros(n or 0, np.int64)
+    return wrap(np.concatenate([[0], np.cumsum(counts)]).astype(dtype))
+
+
+def _partition_vector(value: Any, what: str) -> np.ndarray:
+    array = concrete(convert_to_tensor(value, dtype_hint=_dtypes.int64), what)
+    if array.ndim != 1:
+        raise ValueError(f"Shape {array.shape} must have rank 1")
+    if array.dtype.kind not in "iu":
+        raise TypeError(f"{what} must be an integer tensor, got {array.dtype}")
+    return array
+
+
+@tf_export("ragged.stack_dynamic_partitions")
+def stack_dynamic_partitions(data: Any, partitions: Any, num_partitions: Any,
+                             name: Optional[str] = None) -> RaggedTensor:
+    """The rows of `data` grouped by partition: row p of the result holds, in order, the
+    rows i of `data` with partitions[i] == p (`num_partitions` rows)."""
+    if not isinstance(data, RaggedTensor):
+        data = convert_to_tensor(data)
+    parts = concrete(convert_to_tensor(partitions), "partitions").astype(np.int64)
+    n = int(concrete(num_partitions, "num_partitions"))
+    if parts.ndim != 1:
+        raise ValueError(f"partitions must be a vector; got shape {parts.shape}")
+    if parts.size and (parts.max() >= n or parts.min() < 0):
+        bad = parts[(parts >= n) | (parts < 0)][:1]
+        raise InvalidArgumentError(f"partitions must be less than num_partitions\n"
+                                   f"Condition x < y did not hold.\nFirst 1 elements of x:\n"
+                                   f"{bad}\nFirst 1 elements of y:\n[{n}]")
+    rows = data._nrows_int() if isinstance(data, RaggedTensor) else int(data.shape[0])
+    if rows != len(parts):
+        raise InvalidArgumentError(f"data and partitions must have the same number of rows: "
+                                   f"{rows} vs {len(parts)}")
+    order = np.argsort(parts, kind="stable")
+    lengths = np.bincount(parts, minlength=n)
+    values = _gather_rows(data, order) if isinstance(data, RaggedTensor) else \
+        array_ops.gather(data, wrap(order.astype(np.int32)))   # TF's int32 gradient indices
+    return RaggedTensor(values, _splits_from_lengths(lengths, np.int64), internal=True)
+
+
+# -- feature crosses (tf.ragged.cross, tf.sparse.cross) -------------------------------------------
+
+_CROSS_SEPARATOR = b"_X_"
+_DEFAULT_HASH_KEY = 0xDECAFCAFFE   # TF's sparse_ops._DEFAULT_HASH_KEY
+_U64 = (1 << 64) - 1
+_CAT_MUL = 0xc6a4a7935bd1e995
+
+
+def _shift_mix(v: int) -> int:
+    return v ^ (v >> 47)
+
+
+def _fingerprint_cat64(fp1: int, fp2: int) -> int:
+    """TensorFlow's FingerprintCat64 (tensorflow/core/platform/fingerprint.h)."""
+    result = fp1 ^ _CAT_MUL
+    result ^= (_shift_mix((fp2 * _CAT_MUL) & _U64) * _CAT_MUL) & _U64
+    result = (result * _CAT_MUL) & _U64
+    result = (_shift_mix(result) * _CAT_MUL) & _U64
+    return _shift_mix(result)
+
+
+def _feature_hash(value: Any) -> int:
+    """A feature's hash as TF's cross kernels take it: Fingerprint64 of a string, the
+    two's-complement bits of an integer."""
+    if isinstance(value, bytes):
+        from tapeflow.ops.string_ops import fingerprint64
+        return fingerprint64(value)
+    return int(value) & _U64
+
+
+def cross_rows(inputs: Any, op_name: str) -> list:
+    """The features of each batch row of each input (a 2-D Tensor, a RaggedTensor of rank 2
+    or a 2-D SparseTensor, of strings or integers): per input, a list of rows."""
+    from tapeflow.framework.sparse_tensor import SparseTensor
+    columns, batch = [], None
+    for i, value in enumerate(inputs):
+        if isinstance(value, RaggedTensor):
+            if value.shape.rank != 2:
+                raise ValueError(f"{op_name} only supports inputs with rank=2")
+            flat, splits = concrete(value.flat_values, "inputs"), value._splits
+            rows = [flat[splits[r]:splits[r + 1]].tolist() for r in range(len(splits) - 1)]
+        elif isinstance(value, SparseTensor):
+            index = concrete(value.indices, "inputs")
+            flat = concrete(value.values, "inputs")
+            n = int(concrete(value.dense_shape, "inputs")[0])
+            rows = [[] for _ in range(n)]
+            for r in np.argsort(index[:, 0], kind="stable"):
+                rows[int(index[r, 0])].append(flat[r].item() if flat.dtype != object
+                                              else flat[r])
+        else:
+            flat = concrete(convert_to_tensor(value), "inputs")
+            if flat.dtype.kind not in "iuOS":
+                raise ValueError(f"Unexpected dtype for inputs[{i}]: "
+                                 f"{_dtypes.from_numpy(flat.dtype)!r}")
+            if flat.ndim != 2:
+                raise InvalidArgumentError(f"{op_name} only supports inputs with rank=2.")
+            rows = flat.tolist()
+        dtype = _dtypes.from_numpy(np.asarray(flat).dtype)
+        if dtype not in (_dtypes.string, _dtypes.int32, _dtypes.int64):
+            raise ValueError(f"Unexpected dtype for inputs[{i}]: {dtype!r}")
+        if batch is not None and len(rows) != batch:
+            raise InvalidArgumentError("inputs must all have the same batch dimension size.")
+        batch = len(rows)
+        columns.append(rows)
+    return columns
+
+
+def crossed(columns: list, hashed: bool, num_buckets: int = 0, hash_key: Any = None,
+            separator: bytes = _CROSS_SEPARATOR) -> list:
+    """For each batch row, every combination of one feature per input (the first input's
+    feature varying slowest): joined strings, or their FingerprintCat64 hashes."""
+    import itertools
+    key = _DEFAULT_HASH_KEY if hash_key is None else int(hash_key)
+    out = []
+    for row in zip(*columns):
+        features = []
+        for combo in itertools.product(*row):
+            if hashed:
+                h = key
+                for value in combo:
+                    h = _fingerprint_cat64(h, _feature_hash(value))
+                features.append(h % num_buckets if num_buckets > 0 else h % ((1 << 63) - 1))
+            else:
+                features.append(separator.join(
+                    v if isinstance(v, bytes) else str(int(v)).encode() for v in combo))
+        out.append(features)
+    return out
+
+
+def _crossed_ragged(rows: list, dtype: Any) -> RaggedTensor:
+    lengths = np.asarray([len(r) for r in rows], np.int64)
+    flat = [v for r in rows for v in r]
+    values = np.asarray(flat, dtype=object if dtype == _dtypes.string else np.int64)
+    if not flat:
+        values = np.zeros(0, object if dtype == _dtypes.string else np.int64)
+    return RaggedTensor(wrap(values), _splits_from_lengths(lengths, np.int64), internal=True)
+
+
+@tf_export("ragged.cross")
+def cross(inputs: Any, name: Optional[str] = None) -> RaggedTensor:
+    """The string feature crosses of each row of `inputs` (Tensors, RaggedTensors or
+    SparseTensors of rank 2): b'a_X_b' for every combination."""
+    return _crossed_ragged(crossed(cross_rows(inputs, "tf.ragged.cross"), False),
+                           _dtypes.string)
+
+
+@tf_export("ragged.cross_hashed")
+def cross_hashed(inputs: Any, num_buckets: int = 0, hash_key: Any = None,
+                 name: Optional[str] = None) -> RaggedTensor:
+    """As `cross`, each combination hashed as TF's (FingerprintCat64 of the features'
+    Fingerprint64s, from `hash_key`) into int64, modulo `num_buckets` where positive."""
+    return _crossed_ragged(crossed(cross_rows(inputs, "tf.ragged.cross"), True,
+                                   int(num_buckets), hash_key), _dtypes.int64)
+
+
+# -- merge_dims, to_sparse, from_sparse ----------------------------------------------------------
+
+def _merge_dense(t: Tensor, outer: int, inner: int) -> Tensor:
+    shape = [int(d) for d in t.shape]
+    return array_ops.reshape(t, shape[:outer] + [-1] + shape[inner + 1:])
+
+
+def _composed_splits(splits: np.ndarray, values: Any, depth: int) -> np.ndarray:
+    """`splits` (over `values`' rows) carried down `depth` axes of `values`: the positions
+    of each row's elements once those axes are merged into one."""
+    level = values
+    while depth and isinstance(level, RaggedTensor):
+        splits = level._splits.astype(np.int64)[splits]
+        level, depth = level._values, depth - 1
+    dense = [int(d) for d in level.shape[1:1 + depth]]   # dense axes: a fixed size each
+    return splits * int(np.prod(dense))
+
+
+def _merge_dims(self: RaggedTensor, outer_axis: int, inner_axis: int) -> Any:
+    """The tensor with axes `outer_axis` through `inner_axis` merged into one (a Tensor when
+    that takes in every ragged axis), as TF's RaggedTensor.merge_dims."""
+    rank = self.shape.rank
+    outer = _axes(outer_axis, rank)[0]
+    inner = _axes(inner_axis, rank)[0]
+    if outer > inner:
+        raise ValueError(f"Expected outer_axis ({outer_axis}) to be less than or equal to "
+                         f"inner_axis ({inner_axis}).")
+    return _merge(self, outer, inner)
+
+
+def _merge(x: Any, outer: int, inner: int) -> Any:
+    if outer == inner:
+        return x
+    if not isinstance(x, RaggedTensor):
+        return _merge_dense(x, outer, inner)
+    if outer == 0:
+        while isinstance(x, RaggedTensor) and inner > 0:
+            x, inner = x._values, inner - 1
+        return _merge(x, 0, inner)
+    if outer > 1:
+        return x.with_values(_merge(x._values, outer - 1, inner - 1))
+    splits = _composed_splits(x._splits.astype(np.int64), x._values, inner - 1)
+    values = _merge(x._values, 0, inner - 1)
+    return RaggedTensor(values, wrap(splits.astype(x._splits.dtype)), internal=True)
+
+
+def _to_sparse(self: RaggedTensor, name: Optional[str] = None) -> Any:
+    """The SparseTensor of this tensor's present values, in row-major order, with its
+    bounding shape."""
+    from tapeflow.framework.sparse_tensor import SparseTensor
+    flat = self.flat_values
+    coords = _flat_coords(self)
+    inner = [int(d) for d in flat.shape[1:]]
+    if inner:
+        grid = np.indices(inner).reshape(len(inner), -1).T
+        coords = np.concatenate([np.repeat(coords, len(grid), axis=0),
+                                 np.tile(grid, (len(coords), 1))], axis=1)
+        flat = array_ops.reshape(flat, [-1])
+    shape = self.bounding_shape(out_type=_dtypes.int64)
+    return SparseTensor(wrap(coords.astype(np.int64)), flat, shape)
+
+
+def _from_sparse(cls: type, st_input: Any, name: Optional[str] = None,
+                 row_splits_dtype: Any = _dtypes.int64) -> RaggedTensor:
+    """The RaggedTensor of a 2-D right-ragged SparseTensor (row r's columns are 0, 1, ...,
+    in order): its rows hold their values."""
+    from tapeflow.framework.sparse_tensor import SparseTensor
+    if not isinstance(st_input, SparseTensor):
+        kind = "EagerTensor" if type(st_input) is Tensor else type(st_input).__name__
+        raise TypeError(f"Argument `st_input` must be of type SparseTensor, but is of type "
+                        f"{kind}.")
+    index = concrete(st_input.indices, "st_input.indices")
+    shape = concrete(st_input.dense_shape, "st_input.dense_shape")
+    if len(shape) != 2:
+        raise ValueError("rank(st_input) must be 2.")
+    rows, cols = index[:, 0], index[:, 1]
+    lengths = np.bincount(rows, minlength=int(shape[0])) if len(rows) else \
+        np.zeros(int(shape[0]), np.int64)
+    splits = np.concatenate([[0], np.cumsum(lengths)])
+    expected = np.arange(len(rows)) - splits[:-1][rows] if len(rows) else cols
+    if np.any(np.diff(rows) < 0) or not np.array_equal(cols, expected):
+        raise InvalidArgumentError(f"Expected 'tf.Tensor(False, shape=(), dtype=bool)' to be "
+                                   f"true. Summarized data: b'SparseTensor is not "
+                                   f"right-ragged'\nb'SparseTensor.indices ='\n"
+                                   f"{index.reshape(-1)[:3].tolist()}")
+    dtype = _dtypes.as_dtype(row_splits_dtype).as_numpy_dtype
+    return RaggedTensor(st_input.values, wrap(splits.astype(dtype)), internal=True)
+
+
 # -- methods and operators -----------------------------------------------------------------------
 
 def _binary_method(op: Callable, reflected: bool = False) -> Callable:
@@ -580,6 +843,9 @@ def _install() -> None:
                                     row_splits_dtype))
     R.from_tensor.__func__.__doc__ = _from_tensor.__doc__
     R.to_tensor = _to_tensor
+    R.merge_dims = _merge_dims
+    R.to_sparse = _to_sparse
+    R.from_sparse = classmethod(_from_sparse)
     R.__getitem__ = _getitem
     R._slice_rows = _slice_rows
     pairs = {"add": math_ops.add, "sub": math_ops.subtract, "mul": math_ops.multiply,
