@@ -59,6 +59,8 @@ class SliceAccess:
         self._spec = spec
         self._leaves = leaves
         self._single = not structure.is_structure(spec)
+        if any(structure.is_ragged_spec(s) for s in structure.flatten(spec)):
+            self.gather, self.element = self._ragged_gather, self._ragged_element
 
     def __len__(self) -> int:
         return self._leaves[0].shape[0] if self._leaves else 0
@@ -72,6 +74,15 @@ class SliceAccess:
         if self._single:
             return self._leaves[0][i, ...]
         return structure.pack(self._spec, [leaf[i, ...] for leaf in self._leaves])
+
+    # With RaggedTensor leaves (slices of a RaggedTensor), rows are taken by the ragged ops.
+    def _ragged_gather(self, indices: np.ndarray) -> Any:
+        return structure.pack(self._spec, [structure.take_rows(leaf, indices)
+                                           for leaf in self._leaves])
+
+    def _ragged_element(self, i: int) -> Any:
+        return structure.pack(self._spec, [structure.take_row(leaf, i)
+                                           for leaf in self._leaves])
 
 
 class RangeAccess:
@@ -348,6 +359,15 @@ class DatasetV2:
         return PaddedBatchDataset(self, batch_size, padded_shapes, padding_values,
                                   drop_remainder)
 
+    def ragged_batch(self, batch_size: Any, drop_remainder: bool = False,
+                     row_splits_dtype: Any = _dtypes.int64,
+                     name: Optional[str] = None) -> "DatasetV2":
+        """Batches elements of different shapes into RaggedTensors: a component whose spec
+        has unknown dims becomes ragged up to its last unknown dim; fully known components
+        and RaggedTensors batch as `batch` does."""
+        return BatchDataset(DenseToRaggedDataset(self, row_splits_dtype), batch_size,
+                            drop_remainder)
+
     def window(self, size: Any, shift: Any = None, stride: Any = 1,
                drop_remainder: bool = False, name: Optional[str] = None) -> "DatasetV2":
         """Windows of `size` elements (every `stride`-th), starting every `shift`; each
@@ -542,7 +562,7 @@ class TensorSliceDataset(DatasetV2):
             return
         flat = [structure.to_numpy(t) for t in leaves]
         for a in flat:
-            if a.ndim == 0:
+            if a.shape == ():
                 raise ValueError("Unbatching a tensor is only supported for rank >= 1")
         n = flat[0].shape[0]
         for a in flat[1:]:
@@ -754,11 +774,17 @@ def _batched(spec: Any, size: Any) -> Any:
 
 
 def stack_elements(spec: Any, rows: list) -> Any:
-    """The elements `rows` stacked along a new axis 0, with TF's error for ragged shapes."""
+    """The elements `rows` stacked along a new axis 0, with TF's error for ragged shapes
+    (`spec` is the batch's: a RaggedTensorSpec component stacks into a RaggedTensor)."""
     if not structure.is_structure(spec):
+        if structure.is_ragged_spec(spec):
+            return structure.stack_ragged(rows, spec)
         return _stack_component(rows, 0)
     columns = zip(*[structure.flatten(r) for r in rows])
-    return structure.pack(spec, [_stack_component(list(c), i) for i, c in enumerate(columns)])
+    return structure.pack(spec, [
+        structure.stack_ragged(list(c), leaf) if structure.is_ragged_spec(leaf)
+        else _stack_component(list(c), i)
+        for i, (c, leaf) in enumerate(zip(columns, structure.flatten(spec)))])
 
 
 def _stack_component(arrays: list, component: int) -> np.ndarray:
@@ -888,6 +914,47 @@ class MapDataset(UnaryDataset):
             raise type(exc)(None, None, f"Error in user-defined function passed to "
                             f"{self._tf_name[1:]} transformation with iterator: "
                             f"Iterator::Root::{self._tf_name[1:-7]}: {exc.message}") from exc
+
+
+class DenseToRaggedDataset(UnaryDataset):
+    """Its input's elements with each dense component of partly unknown shape as a ragged
+    one (TF's _DenseToRaggedDataset, under ragged_batch): ragged up to the last unknown
+    dim, ragged_rank 0 (its rows stay dense) where only the first is unknown."""
+
+    _tf_name = "_DenseToRaggedDataset"
+
+    def __init__(self, input_dataset: DatasetV2, row_splits_dtype: Any = _dtypes.int64) -> None:
+        splits = _dtypes.as_dtype(row_splits_dtype)
+        spec = structure.map_leaves(lambda s: _ragged_spec_of(s, splits),
+                                    input_dataset.element_spec)
+        super().__init__(input_dataset, spec)
+
+    def _cardinality(self) -> int:
+        return self._input._cardinality()
+
+    def _elements(self) -> Iterator:
+        specs = structure.flatten(self._element_spec)
+        ranks = [s.ragged_rank if structure.is_ragged_spec(s) else None for s in specs]
+        if not any(ranks):
+            yield from self._input._elements()
+            return
+        from tapeflow.ops.ragged_ops import _from_tensor
+        for element in self._input._elements():
+            flat = structure.flatten(element)
+            flat = [_from_tensor(wrap(a), ragged_rank=r, row_splits_dtype=s.row_splits_dtype)
+                    if r and type(a) is np.ndarray else a
+                    for a, r, s in zip(flat, ranks, specs)]
+            yield structure.pack(self._element_spec, flat)
+
+
+def _ragged_spec_of(spec: Any, splits_dtype: Any) -> Any:
+    if type(spec) is not TensorSpec or spec.shape.rank is None or \
+            spec.shape.is_fully_defined():
+        return spec
+    dims = spec.shape.as_list()
+    rank = max(axis for axis, size in enumerate(dims) if size is None)
+    from tapeflow.framework.ragged_tensor import RaggedTensorSpec
+    return RaggedTensorSpec(dims, spec.dtype, rank, splits_dtype)
 
 
 def parallel_map(func: Callable, items: Iterator, parallelism: int) -> Iterator:

@@ -69,6 +69,15 @@ def choose_from_datasets(datasets: Any, choice_dataset: Any,
     return choose(datasets, choice_dataset, stop_on_empty_dataset)
 
 
+def dense_to_ragged_batch(batch_size: Any, drop_remainder: bool = False,
+                          row_splits_dtype: Any = None) -> Any:
+    """A transformation (for `dataset.apply`) that batches elements of different shapes
+    into RaggedTensors: `dataset.ragged_batch(...)` (TF deprecates this name for it)."""
+    from tapeflow.framework import dtypes as _dtypes
+    dtype = _dtypes.int64 if row_splits_dtype is None else row_splits_dtype
+    return lambda dataset: dataset.ragged_batch(batch_size, drop_remainder, dtype)
+
+
 def CsvDataset(*args: Any, **kwargs: Any) -> Any:  # noqa: N802
     """One tuple of scalars per CSV record, as tf.data.experimental.CsvDataset."""
     from tapeflow.data.readers import CsvDatasetV2
@@ -81,7 +90,8 @@ def make_csv_dataset(*args: Any, **kwargs: Any) -> Any:
     return make(*args, **kwargs)
 
 
-__all__ = ["AUTOTUNE", "AutoShardPolicy", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY",
+__all__ = ["dense_to_ragged_batch", "AUTOTUNE", "AutoShardPolicy", "INFINITE_CARDINALITY",
+           "UNKNOWN_CARDINALITY",
            "cardinality",
            "get_single_element", "assert_cardinality", "ignore_errors", "enumerate_dataset",
            "bucket_by_sequence_length", "Counter", "RandomDataset", "sample_from_datasets",

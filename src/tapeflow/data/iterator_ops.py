@@ -24,8 +24,8 @@ def to_tensors(element: Any) -> Any:
 
 
 def _leaf_tensor(leaf: Any) -> Any:
-    if hasattr(leaf, "_elements"):    # a nested dataset (window) stays a dataset
-        return leaf
+    if hasattr(leaf, "_elements") or hasattr(leaf, "flat_values"):
+        return leaf    # a nested dataset (window) stays a dataset, a RaggedTensor ragged
     return wrap(np.asarray(leaf))
 
 

@@ -10,6 +10,7 @@ import numpy as np
 
 from tapeflow.framework import dtypes as _dtypes
 from tapeflow.framework import nest
+from tapeflow.framework.ragged_tensor import RaggedTensor, RaggedTensorSpec
 from tapeflow.framework.tensor import TensorLike
 from tapeflow.framework.tensor_conversion import convert_to_tensor
 from tapeflow.framework.tensor_shape import TensorShape
@@ -54,7 +55,7 @@ def normalize(value: Any) -> Any:
 
 
 def _as_tensor(leaf: Any) -> Any:
-    if isinstance(leaf, DatasetSpecLike):
+    if isinstance(leaf, (DatasetSpecLike, RaggedTensor)):
         return leaf
     if isinstance(leaf, TensorLike):
         return convert_to_tensor(leaf)
@@ -72,7 +73,65 @@ def spec_of(tensor: Any) -> TensorSpec:
     """The TensorSpec of a tensor (or of a dataset: its DatasetSpec)."""
     if hasattr(tensor, "_dataset_spec"):
         return tensor._dataset_spec()
+    if type(tensor) is RaggedTensor:
+        return ragged_spec(tensor.shape, tensor.dtype, tensor.ragged_rank,
+                           tensor.row_splits.dtype)
     return TensorSpec(tensor.shape, tensor.dtype)
+
+
+def ragged_spec(shape: Any, dtype: Any, ragged_rank: int, splits_dtype: Any) -> Any:
+    """A RaggedTensorSpec as tf.data keeps it: the ragged dims (below the rows) unknown."""
+    dims = None if TensorShape(shape).rank is None else TensorShape(shape).as_list()
+    if dims is not None:
+        dims = dims[:1] + [None] * ragged_rank + dims[1 + ragged_rank:]
+    return RaggedTensorSpec(dims, dtype, ragged_rank, splits_dtype)
+
+
+def is_ragged_spec(spec: Any) -> bool:
+    return type(spec) is RaggedTensorSpec
+
+
+# -- ragged components: tf.data keeps a RaggedTensor (ragged_rank >= 1) or, for a spec of
+# ragged_rank 0 (a slice of a ragged batch), its dense rows as an array ---------------------
+
+def take_rows(leaf: Any, indices: np.ndarray) -> Any:
+    """`leaf[indices]` along axis 0 (an array, or a RaggedTensor's rows)."""
+    if type(leaf) is RaggedTensor:
+        from tapeflow.ops.ragged_ops import _gather_rows
+        return _gather_rows(leaf, indices)
+    return leaf[indices]
+
+
+def take_row(leaf: Any, i: int) -> Any:
+    """Row `i` of an array or a RaggedTensor (a RaggedTensor row is an array when it is a
+    dense row)."""
+    if type(leaf) is RaggedTensor:
+        row = leaf[i]
+        return row if type(row) is RaggedTensor else np.asarray(row._value)
+    return leaf[i, ...]
+
+
+def stack_ragged(rows: list, spec: Any) -> RaggedTensor:
+    """The elements `rows` (arrays of one inner shape, or RaggedTensors) as the rows of a
+    RaggedTensor of `spec` (a batched RaggedTensorSpec)."""
+    from tapeflow.framework.errors import InvalidArgumentError
+    from tapeflow.framework.tensor import wrap
+    splits_dtype = spec.row_splits_dtype.as_numpy_dtype
+    if type(rows[0]) is RaggedTensor:
+        from tapeflow.ops.ragged_ops import _concat_rows
+        values = _concat_rows([r.with_row_splits_dtype(spec.row_splits_dtype) for r in rows])
+        lengths = [r._nrows_int() for r in rows]
+    else:
+        arrays = [np.asarray(r) for r in rows]
+        inner = {a.shape[1:] for a in arrays}
+        if len(inner) > 1 or any(a.ndim == 0 for a in arrays):
+            raise InvalidArgumentError(None, None, f"Cannot batch ragged elements of shapes "
+                                       f"{sorted(a.shape for a in arrays)}: they differ in "
+                                       f"a uniform dimension [Op:IteratorGetNext]")
+        values = wrap(np.concatenate(arrays))
+        lengths = [a.shape[0] for a in arrays]
+    splits = np.concatenate([[0], np.cumsum(lengths)]).astype(splits_dtype)
+    return RaggedTensor(values, wrap(splits), internal=True)
 
 
 def specs_of(element: Any) -> Any:
@@ -81,12 +140,19 @@ def specs_of(element: Any) -> Any:
 
 
 def array_spec(array: np.ndarray) -> TensorSpec:
+    if type(array) is RaggedTensor:
+        return spec_of(array)
     return TensorSpec(array.shape, _dtypes.from_numpy(array.dtype))
 
 
 def unbatched_spec(spec: TensorSpec) -> TensorSpec:
     """The spec of one slice along axis 0."""
     shape = spec.shape
+    if is_ragged_spec(spec):
+        if spec.ragged_rank == 0:
+            return unbatched_spec(TensorSpec(shape, spec.dtype))
+        return RaggedTensorSpec(None if shape.rank is None else shape.as_list()[1:],
+                                spec.dtype, spec.ragged_rank - 1, spec.row_splits_dtype)
     if shape.rank == 0:
         raise ValueError("Unbatching a tensor is only supported for rank >= 1")
     dims = None if shape.rank is None else shape.as_list()[1:]
@@ -95,6 +161,9 @@ def unbatched_spec(spec: TensorSpec) -> TensorSpec:
 
 def batched_spec(spec: TensorSpec, size: Any) -> TensorSpec:
     """The spec of `size` elements stacked (size None when unknown)."""
+    if is_ragged_spec(spec):
+        dims = None if spec.shape.rank is None else [size] + spec.shape.as_list()
+        return RaggedTensorSpec(dims, spec.dtype, spec.ragged_rank + 1, spec.row_splits_dtype)
     if spec.shape.rank is None:
         return TensorSpec(None, spec.dtype)
     return TensorSpec([size] + spec.shape.as_list(), spec.dtype)
@@ -112,7 +181,10 @@ def most_specific_common(a: TensorSpec, b: TensorSpec) -> TensorSpec:
 
 
 def to_numpy(tensor: Any) -> np.ndarray:
-    """The NumPy array of an eager tensor (0-d arrays for scalars, never NumPy scalars)."""
+    """The NumPy array of an eager tensor (0-d arrays for scalars, never NumPy scalars); a
+    RaggedTensor stays one."""
+    if type(tensor) is RaggedTensor:
+        return tensor
     return np.asarray(tensor._value)
 
 
@@ -124,4 +196,5 @@ def shape_text(shape: TensorShape) -> str:
 
 __all__ = ["is_structure", "flatten", "pack", "map_leaves", "normalize", "spec_of",
            "specs_of", "array_spec", "unbatched_spec", "batched_spec", "most_specific_common",
-           "to_numpy", "DatasetSpecLike"]
+           "to_numpy", "DatasetSpecLike", "ragged_spec", "is_ragged_spec", "take_rows",
+           "take_row", "stack_ragged"]

@@ -341,9 +341,9 @@ class UnbatchDataset(UnaryDataset):
                                    f"but component 1 had size {a.shape[0]}.")
             for i in range(n):
                 if single:
-                    yield flat[0][i, ...]
+                    yield structure.take_row(flat[0], i)
                 else:
-                    yield structure.pack(spec, [a[i, ...] for a in flat])
+                    yield structure.pack(spec, [structure.take_row(a, i) for a in flat])
 
 
 class RebatchDataset(UnaryDataset):
