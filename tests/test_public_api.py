@@ -16,6 +16,7 @@ NAMESPACES = [
     "tapeflow.keras.constraints", "tapeflow.train", "tapeflow.autodiff", "tapeflow.test",
     "tapeflow.debugging", "tapeflow.data", "tapeflow.distribute", "tapeflow.horovod",
     "tapeflow.horovod.keras", "tapeflow.signal", "tapeflow.experimental.numpy", "tapeflow.bitwise",
+    "tapeflow.io", "tapeflow.io.gfile",
     "tapeflow.lookup",
 ]
 

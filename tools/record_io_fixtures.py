@@ -200,7 +200,9 @@ def record_serialized() -> dict:
                    "shape": t.shape.as_list(),
                    "serialized": _b64(tf.io.serialize_tensor(t).numpy())}
             for name, t in values.items() if not t.dtype.is_complex} | {
-        "complex64": {"dtype": "complex64", "value": [[1.0, 2.0], [0.0, -3.0]], "shape": [2],
+        "complex64": {"dtype": "complex64", "value": [[float(v.real), float(v.imag)]
+                                                     for v in values["complex64"].numpy()],
+                      "shape": [2],
                       "serialized": _b64(tf.io.serialize_tensor(values["complex64"]).numpy())}}
 
 

@@ -108,6 +108,7 @@ class GFile:
         return self
 
     def __next__(self) -> Any:
+        """The next line; StopIteration at the end of the file."""
         line = self.readline()
         if not line:
             raise StopIteration
