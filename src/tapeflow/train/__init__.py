@@ -1,7 +1,12 @@
-"""`tf.train`: checkpoints (Checkpoint, CheckpointManager, latest_checkpoint)."""
+"""`tf.train`: checkpoints (Checkpoint, CheckpointManager, latest_checkpoint) and the
+tf.train.Example protos."""
 
 from tapeflow.train.checkpoint import (Checkpoint, CheckpointLoadStatus,  # noqa: F401
                                        CheckpointManager, latest_checkpoint, list_variables)
+from tapeflow.train.example import (BytesList, Example, Feature, FeatureList,  # noqa: F401
+                                    FeatureLists, Features, FloatList, Int64List,
+                                    SequenceExample)
 
 __all__ = ["Checkpoint", "CheckpointManager", "CheckpointLoadStatus", "latest_checkpoint",
-           "list_variables"]
+           "list_variables", "BytesList", "Example", "Feature", "FeatureList", "FeatureLists",
+           "Features", "FloatList", "Int64List", "SequenceExample"]
