@@ -382,9 +382,12 @@ class TFRecordWriter:
     """Writes records to a TFRecord file (`options` "", "GZIP" or "ZLIB"), as
     tf.io.TFRecordWriter: `write(record)`, `flush()`, `close()`, a context manager."""
 
-    def __init__(self, path: str, options: Any = None) -> None:
+    def __init__(self, path: str, options: Any = None,
+                 compression_level: Optional[int] = None) -> None:
         compression = (getattr(options, "compression_type", options) or "").upper()
         self._path, self._compression = path, compression
+        # zlib's level (TFRecordOptions.compression_level; None: zlib's default, as TF's)
+        self._level = -1 if compression_level is None else int(compression_level)
         self._parts: list = []
         self._file = open(path, "wb")
 
@@ -411,9 +414,9 @@ class TFRecordWriter:
         if self._compression:
             data = b"".join(self._parts)
             if self._compression == "GZIP":
-                self._file.write(gzip.compress(data))
+                self._file.write(gzip.compress(data, 9 if self._level < 0 else self._level))
             else:
-                self._file.write(zlib.compress(data))
+                self._file.write(zlib.compress(data, self._level))
             self._parts = []
         self.flush()
         self._file.close()
