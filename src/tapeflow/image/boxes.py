@@ -559,12 +559,15 @@ def non_max_suppression_padded(boxes: Any, scores: Any, max_output_size: Any,
                              tf.convert_to_tensor(score_threshold, tf.float32),
                              sorted_input=bool(sorted_input),
                              canonicalized=bool(canonicalized_coordinates), tile=int(tile_size))
-    batch_dims = tf.shape(boxes)[:-2]
+    batch_dims = boxes.shape.as_list()[:-2]
+    if None in batch_dims:
+        raise NotImplementedError("tf.image.non_max_suppression_padded: tapeflow needs the "
+                                  f"batch dimensions of `boxes` statically (got {boxes.shape})")
     num_valid = tf.reshape(num_valid, batch_dims)
     if not pad_to_max_output_size:
-        return index[0, :num_valid], num_valid
-    return tf.reshape(index, tf.concat([batch_dims, tf.reshape(max_output_size, [1])], 0)), \
-        num_valid
+        # The first num_valid entries (a mask, which traces: a sliced length does not yet).
+        return tf.boolean_mask(index[0], tf.range(tf.shape(index)[1]) < num_valid), num_valid
+    return tf.reshape(index, batch_dims + [-1]), num_valid
 
 
 # -- combined_non_max_suppression -------------------------------------------------------------

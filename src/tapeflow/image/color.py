@@ -164,7 +164,7 @@ def _hsv_to_rgb_kernel(x: np.ndarray) -> np.ndarray:
     return np.stack([(one_s + s * d) * v for d in (dr, dg, db)], -1).astype(x.dtype)
 
 
-def _last_is_3(x: ShapedArray) -> ShapedArray:
+def _last_is_3(x: ShapedArray, *rest: ShapedArray) -> ShapedArray:
     return ShapedArray(x.shape, x.dtype)
 
 

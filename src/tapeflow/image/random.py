@@ -9,6 +9,7 @@ import functools
 from typing import Any, Callable, Optional
 
 import tapeflow as tf
+from tapeflow.ops.control_deps import get_static_value
 from tapeflow.image.color import (adjust_brightness, adjust_contrast, adjust_hue,
                                   adjust_jpeg_quality, adjust_saturation)
 
@@ -172,11 +173,16 @@ def _random_crop(value: Any, size: Any, draw: Callable) -> Any:
         raise ValueError(f"Shape must be rank {value.shape.rank} ... `size` must have one entry "
                          f"per dimension of `value` (got size of shape {size.shape} for value of "
                          f"shape {value.shape}).")
-    if not bool(tf.reduce_all(shape >= size)):
-        raise tf.errors.InvalidArgumentError(
-            f"assertion failed: [Need value.shape >= size, got ] "
-            f"[{' '.join(str(int(d)) for d in shape.numpy())}] "
-            f"[{' '.join(str(int(d)) for d in size.numpy())}]")
+    static_size = get_static_value(size)
+    if value.shape.is_fully_defined() and static_size is not None:
+        if not all(d >= s for d, s in zip(value.shape.as_list(), static_size)):
+            raise tf.errors.InvalidArgumentError(
+                f"assertion failed: [Need value.shape >= size, got ] "
+                f"[{' '.join(str(d) for d in value.shape.as_list())}] "
+                f"[{' '.join(str(int(s)) for s in static_size)}]")
+    else:
+        tf.debugging.assert_greater_equal(shape, size,
+                                          message="Need value.shape >= size, got ")
     limit = shape - size + 1
     offset = draw(tf.shape(shape), dtype=tf.int32, maxval=tf.int32.max) % limit
     return tf.slice(value, offset, size)
