@@ -86,4 +86,55 @@ with tf.GradientTape(persistent=True) as tape:
     w = tf.reduce_sum(a.values * tf.range(6.))
 print(tape.gradient(y, st.values)); print(tape.gradient(z, x)); print(tape.gradient(r, st.values)); print(tape.gradient(w, st.values))
 """,
+    # bincount, split, reset_shape, mask, cross, cross_hashed, sampled_addmm
+    "bincount": """
+b = tf.SparseTensor([[0, 0], [0, 2], [1, 1], [2, 3]], [3, 1, 3, 7], [3, 4])
+print(tf.sparse.bincount(b)); print(tf.sparse.bincount(b, axis=-1)); print(tf.sparse.bincount(b, axis=-1, binary_output=True))
+print(tf.sparse.bincount(b, weights=tf.SparseTensor([[0, 0], [0, 2], [1, 1], [2, 3]], [0.5, 1., 2., 3.], [3, 4]), axis=-1))
+print(tf.sparse.bincount(b, minlength=9)); print(tf.sparse.bincount(b, maxlength=3)); print(tf.sparse.bincount(b, maxlength=20))
+print(tf.sparse.bincount([[1, 2, 2], [0, 0, 5]], axis=-1)); print(tf.sparse.bincount([1, 2, 2, 5])); print(tf.sparse.bincount(tf.constant([1, 2, 2, 5], tf.int64)))
+print(tf.sparse.bincount(tf.ragged.constant([[1, 2, 2], [5]]), axis=-1)); print(tf.sparse.bincount(tf.constant([1, 2, 2, 5], tf.int64), weights=[1., 2., 3., 4.]))
+print(tf.sparse.bincount([[1, 2, 2], [0, 0, 5]], axis=-1, minlength=2, maxlength=4))
+""",
+    "bincount_negative": "tf.sparse.bincount([[-1, 2]], axis=-1)",
+    "bincount_axis": "tf.sparse.bincount(st, axis=1)",
+    "bincount_float": "tf.sparse.bincount(tf.constant([1.5]))",
+    "split": """
+b = tf.SparseTensor([[0, 0], [0, 2], [1, 1], [2, 3]], [3, 1, 3, 7], [3, 4])
+print(tf.sparse.split(sp_input=b, num_split=2, axis=1)); print(tf.sparse.split(sp_input=b, num_split=2, axis=0))
+print(tf.sparse.split(sp_input=b, num_split=3, axis=1)); print(tf.sparse.split(sp_input=b, num_split=2, axis=-1))
+print([tf.sparse.to_dense(p) for p in tf.sparse.split(sp_input=u, num_split=4, axis=1)])
+""",
+    "split_too_many": "tf.sparse.split(sp_input=st, num_split=5, axis=1)",
+    "split_bad_axis": "tf.sparse.split(sp_input=st, num_split=2, axis=2)",
+    "reset_shape": """
+print(tf.sparse.reset_shape(st)); print(tf.sparse.reset_shape(st, [4, 5]))
+print(tf.sparse.reset_shape(tf.SparseTensor(tf.zeros([0, 2], tf.int64), tf.zeros([0]), [5, 5])))
+""",
+    "reset_shape_smaller": "tf.sparse.reset_shape(st, [2, 5])",
+    "reset_shape_rank": "tf.sparse.reset_shape(st, [4, 5, 1])",
+    "mask": """
+a = tf.IndexedSlices(tf.constant([[1., 2.], [3., 4.], [5., 6.]]), tf.constant([12, 26, 37]), tf.constant([50, 2]))
+print(tf.sparse.mask(a, [12, 45])); print(tf.sparse.mask(a, tf.constant([26], tf.int32)))
+print(tf.sparse.mask(tf.IndexedSlices(tf.constant([1., 2.]), tf.constant([1, 2])), [1]))
+""",
+    "cross": """
+print(tf.sparse.cross([tf.sparse.from_dense(tf.constant([['a', 'b'], ['c', '']])), tf.constant([['x'], ['y']])]))
+print(tf.sparse.cross([tf.constant([['a', 'b'], ['c', 'd']]), tf.constant([['x'], ['y']])], separator='-'))
+print(tf.sparse.cross_hashed([tf.constant([['a', 'b'], ['c', 'd']]), tf.constant([['x'], ['y']])], num_buckets=10))
+print(tf.sparse.cross_hashed([tf.constant([[1, 2]], tf.int64), tf.constant([['x']])], hash_key=7))
+print(tf.sparse.cross([tf.constant([[1, 2], [3, 4]], tf.int64), tf.SparseTensor([[1, 0]], [5], [2, 1])]))
+""",
+    "sampled_addmm": """
+idx = tf.constant([[0, 0], [1, 1], [1, 2]], tf.int64)
+m1 = tf.reshape(tf.range(6.), [2, 3]); m2 = tf.reshape(tf.range(12.), [3, 4]) / 10
+print(tf.sparse.sampled_addmm(idx, tf.constant([1., 2., 3.]), [2, 4], m1, m2))
+print(tf.sparse.sampled_addmm(idx, tf.constant([1., 2., 3.]), [2, 4], m1, m2, beta=0.5, alpha=2.0))
+v = tf.constant([1., 2., 3.])
+with tf.GradientTape(persistent=True) as g:
+    g.watch([m1, m2, v]); r = tf.sparse.sampled_addmm(idx, v, [2, 4], m1, m2, beta=0.5, alpha=2.0); y = tf.reduce_sum(r[1] * [1., 2., 3.])
+print(tf.convert_to_tensor(g.gradient(y, m1)), g.gradient(y, m2), g.gradient(y, v))
+print(tf.sparse.sampled_addmm(tf.constant([[[0, 0]], [[1, 1]]], tf.int64), tf.constant([[1.], [2.]]), [2, 4], tf.stack([m1, m1 + 1]), tf.stack([m2, m2 * 2])))
+""",
+    "sampled_addmm_shape": "tf.sparse.sampled_addmm(tf.constant([[0, 0]], tf.int64), tf.constant([1.]), [2, 5], tf.ones([2, 3]), tf.ones([3, 4]))",
 }

@@ -783,6 +783,222 @@ def segment_sqrt_n(data: Any, indices: Any, segment_ids: Any, num_segments: Any 
     return _segment(data, indices, segment_ids, num_segments, "sqrt_n", "SparseSegmentSqrtN")
 
 
+# -- split, reset_shape, mask ------------------------------------------------------------------
+
+@tf_export("sparse.split")
+def split(sp_input: Any = None, num_split: Any = None, axis: Any = None,
+          name: Optional[str] = None) -> list:
+    """`sp_input` cut into `num_split` SparseTensors along `axis` (the first
+    size % num_split pieces one longer), as TF's SparseSplit."""
+    sp = _sparse(sp_input, "split")
+    shape = _static_shape(sp, "split")
+    rank = len(shape)
+    n, axis_ = int(num_split), int(axis)
+    if not -rank <= axis_ < rank:
+        raise InvalidArgumentError(f"Input axis should be in range [{-rank}, {rank}), got "
+                                   f"{axis_} [Op:SparseSplit]")
+    axis_ %= rank
+    size = shape[axis_]
+    if not 1 <= n <= size:
+        raise InvalidArgumentError(f"Input num_split should be between 1 and the splitting "
+                                   f"dimension size ({size}), got {n} [Op:SparseSplit]")
+    sizes = [size // n + (1 if i < size % n else 0) for i in range(n)]
+    pieces, begin = [], 0
+    for piece in sizes:
+        start = [0] * rank
+        extent = list(shape)
+        start[axis_], extent[axis_] = begin, piece
+        pieces.append(slice(sp, start, extent))
+        begin += piece
+    return pieces
+
+
+@tf_export("sparse.reset_shape")
+def reset_shape(sp_input: Any, new_shape: Any = None) -> SparseTensor:
+    """`sp_input` with dense shape `new_shape` (no smaller than the old one), or by default
+    the tightest shape that holds its indices."""
+    sp = _sparse(sp_input, "reset_shape")
+    if new_shape is None:
+        index = get_static_value(sp.indices)
+        rank = int(sp.indices.shape[1])
+        bound = index.max(axis=0) + 1 if index is not None and len(index) else \
+            np.zeros(rank, _INT64)
+        return SparseTensor(sp.indices, sp.values, _const(np.maximum(bound, 0)))
+    shape = convert_to_tensor(new_shape)
+    if shape.shape.rank != 1:
+        raise ValueError(f"Shape {shape.shape} must have rank 1")
+    new = np.asarray(get_static_value(shape), _INT64)
+    old = np.asarray(_static_shape(sp, "reset_shape"), _INT64)
+    if len(new) != len(old):
+        raise ValueError(f"Dimensions {len(new)} and {len(old)} are not compatible")
+    if not np.all(old <= new):
+        # (TF's text names the two shapes the other way round)
+        raise ValueError(f"Requested new_shape should have dimension sizes >= sp_input.shape."
+                         f"  Found new_shape ({old}), sp_input.shape ({new}).")
+    return SparseTensor(sp.indices, sp.values, _const(new))
+
+
+@tf_export("sparse.mask")
+def mask(a: Any, mask_indices: Any, name: Optional[str] = None) -> Any:
+    """The IndexedSlices `a` without the slices whose indices are in `mask_indices`."""
+    from tapeflow.framework.indexed_slices import IndexedSlices
+    indices = np.asarray(get_static_value(a.indices))
+    drop = np.asarray(get_static_value(convert_to_tensor(mask_indices)))
+    keep = np.flatnonzero(~np.isin(indices, drop))
+    return IndexedSlices(array_ops.gather(a.values, wrap(keep.astype(np.int32))),
+                         wrap(indices[keep]), a.dense_shape)
+
+
+# -- bincount ----------------------------------------------------------------------------------
+
+def _count_rows(values: Any, axis: int) -> tuple:
+    """(rows, row ids of each value, the flat values, their weights' positions) of a
+    bincount input: a Tensor, a RaggedTensor or a SparseTensor."""
+    from tapeflow.framework.ragged_tensor import RaggedTensor
+    if isinstance(values, SparseTensor):
+        flat = np.asarray(get_static_value(values.values))
+        index = np.asarray(get_static_value(values.indices))
+        rows = int(_static_shape(values, "bincount")[0]) if index.shape[1] > 1 else 1
+        ids = index[:, 0] if index.shape[1] > 1 else np.zeros(len(flat), np.int64)
+    elif isinstance(values, RaggedTensor):
+        flat = np.asarray(values.flat_values._value)
+        rows, ids = values._nrows_int(), values._rowids()
+    else:
+        array = np.asarray(get_static_value(convert_to_tensor(values)))
+        flat = array.reshape(-1)
+        rows = array.shape[0] if array.ndim > 1 else 1
+        ids = np.repeat(np.arange(rows), array.size // max(rows, 1)) if array.ndim > 1 else \
+            np.zeros(flat.size, np.int64)
+    if axis == 0:
+        rows, ids = 1, np.zeros(len(flat), np.int64)
+    if flat.dtype.kind not in "iu":
+        from tapeflow.framework.convert import cpp_name
+        raise InvalidArgumentError(f"Value for attr 'T' of "
+                                   f"{cpp_name(_dtypes.from_numpy(flat.dtype))} is not in the "
+                                   f"list of allowed values: int32, int64")
+    return rows, np.asarray(ids, np.int64), flat
+
+
+def _weights_of(weights: Any) -> Optional[Tensor]:
+    if weights is None:
+        return None
+    if isinstance(weights, SparseTensor):
+        return weights.values
+    from tapeflow.framework.ragged_tensor import RaggedTensor
+    if isinstance(weights, RaggedTensor):
+        return weights.flat_values
+    return array_ops.reshape(convert_to_tensor(weights), [-1])
+
+
+@tf_export("sparse.bincount")
+def bincount(values: Any, weights: Any = None, axis: Any = 0, minlength: Any = None,
+             maxlength: Any = None, binary_output: bool = False,
+             name: Optional[str] = None) -> SparseTensor:
+    """The count (or summed `weights`, or 1 with `binary_output`) of each value, as a
+    SparseTensor over [size] (axis=0: all values) or [rows, size] (axis=-1: per row);
+    size is maxlength where given (larger values are dropped), else max value + 1, widened
+    to minlength."""
+    if axis is None:
+        axis = 0
+    if axis not in (0, -1):
+        raise ValueError(f"Unsupported value for argument axis={axis}. Only 0 and -1 are "
+                         f"currently supported.")
+    rows, ids, flat = _count_rows(values, axis)
+    if flat.size and flat.min() < 0:
+        raise InvalidArgumentError("Input values must all be non-negative "
+                                   "[Op:DenseCountSparseOutput]")
+    # TF's DenseCountSparseOutput: maxlength (when given) is the size and drops larger
+    # values; minlength only widens it.
+    limited = maxlength is not None and int(maxlength) >= 0
+    size = int(maxlength) if limited else (int(flat.max()) + 1 if flat.size else 0)
+    size = max(size, int(minlength or 0))
+    kept = np.flatnonzero(flat < int(maxlength)) if limited else np.arange(len(flat))
+    keys = ids[kept] * max(size, 1) + flat[kept].astype(np.int64)
+    unique, slot = np.unique(keys, return_inverse=True)
+    coords = np.stack([unique // max(size, 1), unique % max(size, 1)], axis=1)
+    if axis == 0:
+        coords, shape = coords[:, 1:], [size]
+    else:
+        shape = [rows, size]
+    w = _weights_of(weights)
+    if binary_output or w is None:
+        dtype = flat.dtype if w is None else w.dtype.as_numpy_dtype   # TF's output_type
+        counts = wrap(np.ones(len(unique), dtype) if binary_output else
+                      np.bincount(slot, minlength=len(unique)).astype(dtype))
+    else:
+        counts = index_ops.unsorted_segment_sum(
+            array_ops.gather(w, wrap(kept)), wrap(slot.astype(np.int64)), len(unique))
+    return SparseTensor(wrap(coords.astype(_INT64)), counts, _const(shape))
+
+
+# -- cross, cross_hashed, sampled_addmm --------------------------------------------------------
+
+def _crossed_sparse(inputs: Any, hashed: bool, num_buckets: int = 0, hash_key: Any = None,
+                    separator: Any = None) -> SparseTensor:
+    from tapeflow.ops import ragged_ops
+    inputs = list(inputs)
+    # TF's SparseCross takes its sparse inputs first, then the dense ones.
+    ordered = [x for x in inputs if isinstance(x, SparseTensor)] + \
+        [x for x in inputs if not isinstance(x, SparseTensor)]
+    columns = ragged_ops.cross_rows(ordered, "tf.sparse.cross")
+    sep = ragged_ops._CROSS_SEPARATOR if separator is None else (
+        separator.encode() if isinstance(separator, str) else bytes(separator))
+    rows = ragged_ops.crossed(columns, hashed, num_buckets, hash_key, sep)
+    coords = np.asarray([[r, k] for r, row in enumerate(rows) for k in range(len(row))],
+                        _INT64).reshape(-1, 2)
+    flat = [v for row in rows for v in row]
+    values = np.asarray(flat, np.int64 if hashed else object) if flat else \
+        np.zeros(0, np.int64 if hashed else object)
+    width = max((len(r) for r in rows), default=0)
+    return SparseTensor(wrap(coords), wrap(values), _const([len(rows), width]))
+
+
+@tf_export("sparse.cross")
+def cross(inputs: Any, name: Optional[str] = None, separator: Any = None) -> SparseTensor:
+    """The string feature crosses of each row of `inputs` (2-D SparseTensors and Tensors),
+    joined by `separator` (default '_X_'), as a SparseTensor."""
+    return _crossed_sparse(inputs, False, separator=separator)
+
+
+@tf_export("sparse.cross_hashed")
+def cross_hashed(inputs: Any, num_buckets: int = 0, hash_key: Any = None,
+                 name: Optional[str] = None) -> SparseTensor:
+    """As `cross`, each combination hashed as TF's SparseCrossHashed (modulo
+    `num_buckets` where positive)."""
+    return _crossed_sparse(inputs, True, int(num_buckets), hash_key)
+
+
+@tf_export("sparse.sampled_addmm")
+def sampled_addmm(indices: Any, values: Any, dense_shape: Any, mat1: Any, mat2: Any,
+                  beta: Any = 1.0, alpha: Any = 1.0, output_type: Any = _dtypes.float32
+                  ) -> tuple:
+    """`(indices, alpha * (mat1 @ mat2)[indices] + beta * values, dense_shape)`: the matrix
+    product only at `indices`, as TF's (batched over leading dims)."""
+    indices = convert_to_tensor(indices)
+    values = convert_to_tensor(values, dtype=output_type)
+    dense_shape = convert_to_tensor(dense_shape, dtype=_dtypes.int32)
+    mat1 = convert_to_tensor(mat1, dtype=output_type)
+    mat2 = convert_to_tensor(mat2, dtype=output_type)
+    output_shape = np.asarray([mat1.shape[-2], mat2.shape[-1]], np.int32)
+    given = np.asarray(get_static_value(dense_shape))
+    if given.shape != output_shape.shape:
+        raise InvalidArgumentError(f"Incompatible shapes: [{given.size}] vs. "
+                                   f"[{output_shape.size}] [Op:Equal]")
+    if not np.all(given == output_shape):
+        raise ValueError(f"Dense shape: {given} does not match output shape: {output_shape}")
+    rank = mat1.shape.rank
+    batch = indices[..., :-2]
+    # (an index depth of 1 gathers rows: TF's gradient is then IndexedSlices, as gather's)
+    rows = array_ops.gather(mat1, indices[:, 0]) if rank == 2 else \
+        index_ops.gather_nd(mat1, indices[..., :-1], batch_dims=rank - 2)
+    perm = list(range(rank - 2)) + [rank - 1, rank - 2]
+    cols = index_ops.gather_nd(array_ops.transpose(mat2, perm),
+                               array_ops.concat([batch, indices[..., -1:]], axis=-1),
+                               batch_dims=rank - 2)
+    dot = reduce_ops.reduce_sum(rows * cols, axis=-1)
+    return indices, dot * alpha + values * beta, dense_shape
+
+
 # -- the SparseTensor operators --------------------------------------------------------------------
 
 def _dense_at(sp: SparseTensor, dense: Any) -> Tensor:
@@ -810,4 +1026,5 @@ __all__ = ["to_dense", "from_dense", "sparse_dense_matmul", "reduce_sum", "reduc
            "add", "maximum", "minimum", "reorder",
            "reshape", "transpose", "expand_dims", "slice", "concat", "retain",
            "fill_empty_rows", "eye", "to_indicator", "map_values", "softmax", "segment_sum",
-           "segment_mean", "segment_sqrt_n", "SparseTensor", "SparseTensorSpec"]
+           "segment_mean", "segment_sqrt_n", "split", "reset_shape", "mask", "bincount",
+           "cross", "cross_hashed", "sampled_addmm", "SparseTensor", "SparseTensorSpec"]
