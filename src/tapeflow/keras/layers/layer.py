@@ -528,8 +528,9 @@ class Layer:
             training = kwargs.pop("training", None)
             if training is None and _TRAINING_STACK:
                 training = _TRAINING_STACK[-1]
-        self._build_and_check(inputs, nest.map_structure(lambda t: tuple(t.shape.as_list()),
-                                                         inputs))
+        if not self.built:
+            self._build_and_check(inputs, nest.map_structure(
+                lambda t: tuple(t.shape.as_list()), inputs))
         if not _TRAINING_STACK and not _INFERRING[0]:
             self._clear_losses()  # an outermost call starts a fresh list, as Keras 3
         _TRAINING_STACK.append(training)
@@ -601,6 +602,8 @@ class Layer:
                     "float" in compute:
                 t = math_ops.cast(t, compute)
             return t
+        if isinstance(inputs, TensorLike):  # the common case, without nest's walk
+            return convert(inputs)
         return nest.map_structure(convert, inputs)
 
     def _symbolic_call(self, args: tuple, kwargs: dict) -> Any:
