@@ -11,6 +11,7 @@ from tapeflow.ops import stateless_random_ops, random_generator, random_sampling
 from tapeflow.ops import control_deps  # noqa: F401 - tf.group, tf.control_dependencies, ...
 from tapeflow.ops import debugging_ops
 from tapeflow.ops import bitwise_ops  # noqa: F401 - tf.bitwise
+from tapeflow.ops import ctc_ops, nn_spatial_ops  # noqa: F401 - CTC; layouts, pools
 
 __all__ = ["array_ops", "math_ops", "operators", "reduce_ops", "clip_ops", "nn_ops", "random_ops",
            "index_ops", "linalg_ops", "manip_ops", "special_ops", "variable_ops",

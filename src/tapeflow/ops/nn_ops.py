@@ -32,7 +32,7 @@ from tapeflow.ops.math_ops import (cast, conj, exp, log1p, maximum, negative, rs
                                    softplus, square, squared_difference, stop_gradient, tanh,
                                    where, zeros_like)
 from tapeflow.ops.manip_ops import cumsum
-from tapeflow.ops.math_ops import equal, ones_like
+from tapeflow.ops.math_ops import equal, not_equal, ones_like
 from tapeflow.ops.reduce_ops import reduce_mean, reduce_sum, spread_like
 
 _REAL = "fiu"
@@ -356,7 +356,7 @@ def _softmax_rank_error(x: Tensor, op_name: str) -> None:
                                f"[Op:{op_name}]")
 
 
-@tf_export("nn.softmax")
+@tf_export("nn.softmax", "math.softmax")
 def softmax(logits: Any, axis: Optional[int] = None, name: Optional[str] = None) -> Tensor:
     """exp(logits) / sum(exp(logits)) along `axis` (default the last), computed stably."""
     x = convert_to_tensor(logits)
@@ -366,7 +366,7 @@ def softmax(logits: Any, axis: Optional[int] = None, name: Optional[str] = None)
     return bind(_softmax, (x,), {"axis": _softmax_axis(x, axis, "Softmax")})
 
 
-@tf_export("nn.log_softmax")
+@tf_export("nn.log_softmax", "math.log_softmax")
 def log_softmax(logits: Any, axis: Optional[int] = None, name: Optional[str] = None) -> Tensor:
     """logits - log(sum(exp(logits))) along `axis` (default the last), computed stably."""
     x = convert_to_tensor(logits)
@@ -642,7 +642,7 @@ _softsign = Primitive("Softsign", lambda x: x / (np.abs(x) + np.ones((), x.dtype
     lambda g, ans, x: g / square(abs_(x) + 1))
 
 
-@tf_export("nn.softsign")
+@tf_export("nn.softsign", "math.softsign")
 def softsign(features: Any, name: Optional[str] = None) -> Tensor:
     """features / (1 + |features|)."""
     x = convert_to_tensor(features)
@@ -720,7 +720,7 @@ def batch_normalization(x: Any, mean: Any, variance: Any, offset: Any, scale: An
     return x * cast(inv, x.dtype) + cast(shift, x.dtype)
 
 
-@tf_export("nn.l2_normalize")
+@tf_export("nn.l2_normalize", "math.l2_normalize", "linalg.l2_normalize")
 def l2_normalize(x: Any, axis: Any = None, epsilon: float = 1e-12,
                  name: Optional[str] = None, dim: Any = None) -> Tensor:
     """x / sqrt(max(sum(x ** 2, axis), epsilon))."""
@@ -797,3 +797,203 @@ def embedding_lookup(params: Any, ids: Any, max_norm: Optional[float] = None,
     from tapeflow.ops.clip_ops import clip_by_norm  # clip_ops builds on this module's layer
     axes = tuple(builtins.range(convert_to_tensor(ids)._value.ndim, rows._value.ndim))
     return clip_by_norm(rows, max_norm, axes=axes)
+
+
+@tf_export("math.zero_fraction", "nn.zero_fraction")
+def zero_fraction(value: Any, name: Optional[str] = None) -> Tensor:
+    """The fraction of `value`'s elements that are zero, as float32 (nan when empty)."""
+    x = convert_to_tensor(value)
+    nonzero = reduce_sum(cast(not_equal(x, zeros_like(x)), _dtypes.int64))
+    size = cast(reduce_sum(ones_like(x, dtype=_dtypes.int64)), _dtypes.int64)
+    return cast(size - nonzero, _dtypes.float32) / cast(size, _dtypes.float32)
+
+
+# -- more losses, activations and moments (composites, in TensorFlow's order of operations) ------
+
+def _same_shape(a: Tensor, b: Tensor, a_name: str, b_name: str) -> None:
+    """TF's assert_is_compatible_with of two static shapes, with its message."""
+    sa, sb = a._value.shape, b._value.shape
+    if sa is None or sb is None:
+        return
+    if len(sa) != len(sb) or any(x is not None and y is not None and x != y
+                                 for x, y in zip(sa, sb)):
+        raise ValueError(f"`{a_name}` and `{b_name}` must have the same shape, received "
+                         f"({a.shape} vs {b.shape}).")
+
+
+@tf_export("nn.weighted_cross_entropy_with_logits")
+def weighted_cross_entropy_with_logits(labels: Any, logits: Any, pos_weight: Any,
+                                       name: Optional[str] = None) -> Tensor:
+    """Sigmoid cross-entropy whose positive term is weighted by `pos_weight`:
+    (1 - z) x + (1 + (q - 1) z) (log(1 + exp(-|x|)) + max(-x, 0)), TensorFlow's formula."""
+    logits = convert_to_tensor(logits)
+    labels = convert_to_tensor(labels, dtype_hint=logits.dtype)
+    _same_shape(logits, labels, "logits", "labels")
+    log_weight = 1 + (convert_to_tensor(pos_weight, dtype_hint=logits.dtype) - 1) * labels
+    return (1 - labels) * logits + log_weight * (log1p(exp(negative(abs_(logits))))
+                                                  + relu(negative(logits)))
+
+
+@tf_export("nn.log_poisson_loss")
+def log_poisson_loss(targets: Any, log_input: Any, compute_full_loss: bool = False,
+                     name: Optional[str] = None) -> Tensor:
+    """exp(log_input) - log_input * targets; with `compute_full_loss`, plus the Stirling
+    approximation of log(targets!) where targets > 1."""
+    log_input = convert_to_tensor(log_input)
+    targets = convert_to_tensor(targets, dtype_hint=log_input.dtype)
+    _same_shape(log_input, targets, "log_input", "targets")
+    result = exp(log_input) - log_input * targets
+    if compute_full_loss:
+        from tapeflow.ops.math_ops import greater_equal, less_equal, log, logical_and
+        stirling = targets * log(targets) - targets + 0.5 * log(2 * np.pi * targets)
+        zeros = zeros_like(targets)
+        small = logical_and(greater_equal(targets, zeros), less_equal(targets, ones_like(targets)))
+        result += where(small, zeros, stirling)
+    return result
+
+
+@tf_export("nn.crelu")
+def crelu(features: Any, axis: int = -1, name: Optional[str] = None) -> Tensor:
+    """relu of [features, -features] concatenated along `axis` (twice the depth)."""
+    from tapeflow.ops.array_ops import concat
+    x = convert_to_tensor(features)
+    return relu(concat([x, negative(x)], axis))
+
+
+@tf_export("nn.sufficient_statistics")
+def sufficient_statistics(x: Any, axes: Any, shift: Any = None, keepdims: bool = False,
+                          name: Optional[str] = None) -> tuple:
+    """(count, sum(x - shift), sum((x - shift)^2), shift) over `axes`; the count is a
+    constant of x's dtype."""
+    x = convert_to_tensor(x)
+    axes = sorted(set(int(a) for a in np.ravel(axes)))
+    shape = x._value.shape
+    if shape is not None and all(shape[d] is not None for d in axes):
+        counts = convert_to_tensor(int(np.prod([shape[d] for d in axes], dtype=np.int64)),
+                                   dtype=x.dtype)
+    else:  # known as the graph runs: the product of the reduced dims
+        from tapeflow.ops.array_ops import gather, shape as shape_of
+        from tapeflow.ops.reduce_ops import reduce_prod
+        counts = cast(reduce_prod(gather(shape_of(x), axes)), x.dtype)
+    if shift is not None:
+        shift = convert_to_tensor(shift, dtype_hint=x.dtype)
+        m_ss, v_ss = x - shift, squared_difference(x, shift)
+    else:
+        m_ss, v_ss = x, square(x)
+    return (counts, reduce_sum(m_ss, axes, keepdims=keepdims),
+            reduce_sum(v_ss, axes, keepdims=keepdims), shift)
+
+
+@tf_export("nn.normalize_moments")
+def normalize_moments(counts: Any, mean_ss: Any, variance_ss: Any, shift: Any,
+                      name: Optional[str] = None) -> tuple:
+    """(mean, variance) from sufficient statistics: mean_ss / counts + shift and
+    variance_ss / counts - (mean_ss / counts)^2."""
+    from tapeflow.ops.math_ops import reciprocal
+    mean_ss = convert_to_tensor(mean_ss)
+    divisor = reciprocal(convert_to_tensor(counts, dtype_hint=mean_ss.dtype))
+    shifted_mean = mean_ss * divisor
+    mean = shifted_mean if shift is None else shifted_mean + shift
+    variance = convert_to_tensor(variance_ss) * divisor - square(shifted_mean)
+    return mean, variance
+
+
+@tf_export("nn.weighted_moments")
+def weighted_moments(x: Any, axes: Any, frequency_weights: Any, keepdims: bool = False,
+                     name: Optional[str] = None) -> tuple:
+    """(mean, variance) of `x` over `axes` with each element counted `frequency_weights`
+    (broadcast to x) times; 0 / 0 gives 0 (divide_no_nan). float16 is computed in float32."""
+    from tapeflow.ops.math_ops import divide_no_nan
+    x = convert_to_tensor(x)
+    weights = convert_to_tensor(frequency_weights)
+    out_dtype = x.dtype
+    if out_dtype == _dtypes.float16:
+        x = cast(x, _dtypes.float32)
+    if weights.dtype != x.dtype:
+        weights = cast(weights, x.dtype)
+    weighted_sum = reduce_sum(weights * x, axes, keepdims=True)
+    sum_of_weights = reduce_sum(weights + zeros_like(x), axes, keepdims=True)
+    mean = divide_no_nan(weighted_sum, sum_of_weights)
+    distsq = reduce_sum(weights * squared_difference(x, mean), axes, keepdims=True)
+    variance = divide_no_nan(distsq, sum_of_weights)
+    if not keepdims:
+        mean, variance = squeeze(mean, axes), squeeze(variance, axes)
+    if out_dtype == _dtypes.float16:
+        mean, variance = cast(mean, out_dtype), cast(variance, out_dtype)
+    return mean, variance
+
+
+@tf_export("nn.batch_norm_with_global_normalization")
+def batch_norm_with_global_normalization(input: Any, mean: Any, variance: Any,  # noqa: A002
+                                         beta: Any, gamma: Any, variance_epsilon: float,
+                                         scale_after_normalization: bool,
+                                         name: Optional[str] = None) -> Tensor:
+    """batch_normalization with offset `beta`, and scale `gamma` only when
+    `scale_after_normalization`."""
+    return batch_normalization(input, mean, variance, beta,
+                               gamma if scale_after_normalization else None, variance_epsilon)
+
+
+@tf_export("nn.local_response_normalization", "nn.lrn")
+def local_response_normalization(input: Any, depth_radius: int = 5,  # noqa: A002
+                                 bias: float = 1, alpha: float = 1, beta: float = 0.5,
+                                 name: Optional[str] = None) -> Tensor:
+    """x / (bias + alpha * sum(x^2 over depth_radius channels each side))^beta on a 4-D
+    input's last axis, as TF's CPU kernel computes it (beta 1 and 0.5 by division and rsqrt,
+    others by exp(-beta log)). A composite of pad and slices, so its gradient is TF's LRNGrad
+    (float32, float16 and bfloat16 only, as TF)."""
+    from tapeflow.ops.array_ops import slice_tensor
+    from tapeflow.ops.manip_ops import pad
+    from tapeflow.ops.math_ops import log
+    x = convert_to_tensor(input)
+    if x.dtype not in (_dtypes.float32, _dtypes.float16, _dtypes.bfloat16):
+        raise InvalidArgumentError(f"Value for attr 'T' of {cpp_name(x.dtype)} is not in the "
+                                   f"list of allowed values: half, bfloat16, float [Op:LRN]")
+    if x._value.ndim != 4:
+        raise InvalidArgumentError("in must be 4-dimensional [Op:LRN]")
+    r = int(depth_radius)
+    depth = x._value.shape[3]
+    # TF's attrs are float32; its kernel works in float32 for half inputs too.
+    work = cast(x, _dtypes.float32) if x.dtype != _dtypes.float32 else x
+    squares = pad(square(work), ((0, 0), (0, 0), (0, 0), (r, r)))
+    window = slice_tensor(squares, (Ellipsis, builtins.slice(0, depth)))
+    for k in builtins.range(1, 2 * r + 1):
+        window = window + slice_tensor(squares, (Ellipsis, builtins.slice(k, k + depth)))
+    f32 = np.float32
+    multiplier = window * f32(alpha) + f32(bias)
+    beta = f32(beta)
+    if beta == 1:
+        out = work / multiplier
+    elif beta == f32(0.5):
+        out = work * rsqrt(multiplier)
+    else:
+        out = work * exp(log(multiplier) * -beta)
+    return cast(out, x.dtype)
+
+
+@tf_export("nn.collapse_repeated")
+def collapse_repeated(labels: Any, seq_length: Any, name: Optional[str] = None) -> tuple:
+    """Merges runs of a repeated label in each row of `labels` [batch, max_len] (only within
+    `seq_length`); returns the left-aligned rows, zero-padded to the longest, and their new
+    lengths (in seq_length's dtype). TensorFlow's ops, so it traces."""
+    from tapeflow.ops.array_ops import concat, range as range_
+    from tapeflow.ops.index_ops import boolean_mask, scatter_nd
+    from tapeflow.ops.manip_ops import sequence_mask
+    from tapeflow.ops.math_ops import logical_and, not_equal
+    from tapeflow.ops.reduce_ops import reduce_max
+    labels = convert_to_tensor(labels)
+    seq_length = convert_to_tensor(seq_length)
+    first = ones_like(labels[:, :1], dtype=_dtypes.bool)
+    label_mask = concat([first, not_equal(labels[:, 1:], labels[:, :-1])], axis=1)
+    label_mask = logical_and(label_mask, sequence_mask(seq_length, maxlen=labels.shape[1]))
+    new_seq_len = reduce_sum(cast(label_mask, _dtypes.int32), axis=1)
+    idx_mask = sequence_mask(new_seq_len, maxlen=reduce_max(new_seq_len))
+    flat_idx_mask = reshape(idx_mask, [-1])
+    idx = range_(builtins.int(np.prod(idx_mask._value.shape)) if has_static_shape(
+        idx_mask._value) else reduce_sum(ones_like(flat_idx_mask, dtype=_dtypes.int32)))
+    flat = scatter_nd(expand_dims(boolean_mask(idx, flat_idx_mask), 1),
+                      boolean_mask(reshape(labels, [-1]), reshape(label_mask, [-1])),
+                      reshape(reduce_sum(ones_like(flat_idx_mask, dtype=_dtypes.int32)), [1]))
+    return (reshape(flat, [labels.shape[0] if labels.shape[0] is not None else -1,
+                           reduce_max(new_seq_len)]),
+            cast(new_seq_len, seq_length.dtype))
