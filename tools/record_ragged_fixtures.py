@@ -551,6 +551,43 @@ print(list(tf.data.Dataset.from_tensor_slices(tf.ragged.constant([[[1], [2, 3]],
 print(list(tf.data.Dataset.from_tensor_slices({'a': rt, 'b': [1, 2, 3, 4]}).batch(3)))
 print(tf.data.Dataset.from_tensor_slices({'a': rt, 'b': [1, 2, 3, 4]}).batch(3).element_spec)
 """,
+    # The guide's tf.data section (its features built with tf.ragged.constant rather than
+    # parsed from tf.train.Example protos) and its concrete-function example.
+    "guide_tf_data": """
+def print_dictionary_dataset(dataset):
+  for i, element in enumerate(dataset):
+    print("Element {}:".format(i))
+    for (feature_name, feature_value) in element.items():
+      print('{:>14} = {}'.format(feature_name, feature_value))
+feature_tensors = {
+    'colors': tf.ragged.constant([[b'red', b'blue'], [b'blue', b'green'], [b'red'],
+                                  [b'orange', b'red']]),
+    'lengths': tf.ragged.constant([[7], [], [3, 6], [3, 1]])}
+dataset = tf.data.Dataset.from_tensor_slices(feature_tensors)
+print_dictionary_dataset(dataset)
+batched_dataset = dataset.batch(2)
+print_dictionary_dataset(batched_dataset)
+unbatched_dataset = batched_dataset.unbatch()
+print_dictionary_dataset(unbatched_dataset)
+non_ragged_dataset = tf.data.Dataset.from_tensor_slices([1, 5, 3, 2, 8])
+non_ragged_dataset = non_ragged_dataset.map(tf.range)
+batched_non_ragged_dataset = non_ragged_dataset.apply(
+    tf.data.experimental.dense_to_ragged_batch(2))
+for element in batched_non_ragged_dataset:
+  print(element)
+def transform_lengths(features):
+  return {
+      'mean_length': tf.math.reduce_mean(features['lengths']),
+      'length_ranges': tf.ragged.range(features['lengths'])}
+transformed_dataset = dataset.map(transform_lengths)
+print_dictionary_dataset(transformed_dataset)
+@tf.function
+def increment(x):
+  return x + 1
+rt = tf.ragged.constant([[1, 2], [3], [4, 5, 6]])
+cf = increment.get_concrete_function(rt)
+print(cf(rt))
+""",
 }
 
 

@@ -71,3 +71,18 @@ def test_input_signature_spec_is_refused_clearly():
     spec = tf.RaggedTensorSpec([None, None], tf.float32)
     with pytest.raises(TypeError):
         spec._component_specs()
+
+
+def test_reverse_of_a_ragged_tensor():
+    # TF 2.21's answers for tf.reverse of RaggedTensors (ragged_ops.reverse is the ragged
+    # version tf.reverse dispatches to).
+    from tapeflow.ops.ragged_ops import reverse
+    rt = tf.ragged.constant([[1, 2], [3], [4, 5, 6]])
+    assert reverse(None, rt, [1]).to_list() == [[2, 1], [3], [6, 5, 4]]
+    assert reverse(None, rt, [0]).to_list() == [[4, 5, 6], [3], [1, 2]]
+    assert reverse(None, rt, [0, 1]).to_list() == [[6, 5, 4], [3], [2, 1]]
+    r3 = tf.ragged.constant([[[1, 2], [3]], [], [[4, 5, 6]]])
+    assert reverse(None, r3, [2]).to_list() == [[[2, 1], [3]], [], [[6, 5, 4]]]
+    assert reverse(None, r3, [1]).to_list() == [[[3], [1, 2]], [], [[4, 5, 6]]]
+    rd = tf.RaggedTensor.from_row_lengths(tf.reshape(tf.range(6), [3, 2]), [2, 1])
+    assert reverse(None, rd, [2]).to_list() == [[[1, 0], [3, 2]], [[5, 4]]]

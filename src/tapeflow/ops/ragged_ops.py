@@ -20,7 +20,7 @@ from tapeflow.framework.ragged_tensor import (RaggedTensor, RaggedTensorSpec, co
 from tapeflow.framework.tensor import Tensor, TensorLike, wrap
 from tapeflow.framework.exports import tf_export
 from tapeflow.ops._convert import convert_to_tensor
-from tapeflow.ops import array_ops, index_ops, math_ops, reduce_ops
+from tapeflow.ops import array_ops, index_ops, manip_ops, math_ops, reduce_ops
 
 tf_export("RaggedTensor")(RaggedTensor)
 tf_export("RaggedTensorSpec")(RaggedTensorSpec)
@@ -737,6 +737,30 @@ def cross_hashed(inputs: Any, num_buckets: int = 0, hash_key: Any = None,
                                    int(num_buckets), hash_key), _dtypes.int64)
 
 
+def reverse(op: Callable, tensor: Any, axis: Any, name: Optional[str] = None) -> Any:
+    """tf.reverse of a RaggedTensor: the rows (axis 0), each row's items (axis 1), or a
+    dense axis of the flat values."""
+    rt = tensor
+    result = rt
+    for a in _axes(axis, rt.shape.rank):
+        result = _reverse_axis(result, a)
+    return result
+
+
+def _reverse_axis(rt: RaggedTensor, axis: int) -> RaggedTensor:
+    if axis > rt.ragged_rank:
+        return rt.with_flat_values(manip_ops.reverse(rt.flat_values, [axis - rt.ragged_rank]))
+    if axis == 0:
+        return _gather_rows(rt, np.arange(rt._nrows_int())[::-1])
+    if axis > 1:
+        return rt.with_values(_reverse_axis(rt._values, axis - 1))
+    s = rt._splits.astype(np.int64)
+    lengths = np.diff(s)
+    picked = _ranges(np.zeros_like(lengths), lengths)        # position in the row
+    rows = np.repeat(np.arange(len(lengths)), lengths)
+    return rt.with_values(_gather_rows(rt._values, s[rows + 1] - 1 - picked))
+
+
 # -- merge_dims, to_sparse, from_sparse ----------------------------------------------------------
 
 def _merge_dense(t: Tensor, outer: int, inner: int) -> Tensor:
@@ -867,6 +891,7 @@ def _install() -> None:
     register_fallback("reduce", reduce)
     register_fallback("concat", concat)
     register_fallback("stack", stack)
+    register_fallback("reverse", reverse)
 
 
 _install()
