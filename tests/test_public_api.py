@@ -18,6 +18,7 @@ NAMESPACES = [
     "tapeflow.horovod.keras", "tapeflow.signal", "tapeflow.experimental.numpy", "tapeflow.bitwise",
     "tapeflow.io", "tapeflow.io.gfile",
     "tapeflow.lookup",
+    "tapeflow.image",
 ]
 
 
