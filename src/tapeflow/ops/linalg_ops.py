@@ -19,7 +19,7 @@ from tapeflow.framework.abstract import (ShapedArray, broadcast_dims, has_static
                                         same_as_input)
 from tapeflow.autodiff.core import Primitive, bind, dims_text
 from tapeflow.framework import dtypes as _dtypes
-from tapeflow.framework.convert import mismatch_error
+from tapeflow.framework.convert import cpp_name, mismatch_error
 from tapeflow.framework.context import context
 from tapeflow.framework.errors import InvalidArgumentError, NotFoundError
 from tapeflow.framework.tensor import Tensor, TensorLike, wrap
@@ -1644,3 +1644,1294 @@ def reduce_euclidean_norm(input_tensor: Any, axis: Any = None, keepdims: bool = 
 
 
 # Top-level names (the rest are in tf.linalg / tf.math).
+
+
+# -- LU ------------------------------------------------------------------------------------------
+# TensorFlow runs Eigen's PartialPivLU: unblocked up to 16 columns (reproduced here step for
+# step, so the values are TF's to the bit), blocked above (the same pivots; the block
+# updates are BLAS products here, so values agree to rounding).
+
+Lu = collections.namedtuple("Lu", ["lu", "p"])
+
+
+def _unblocked_lu(lu: np.ndarray) -> list:
+    """Eigen's unblocked_lu, in place on a (panel) view; returns the pivot row of each step."""
+    rows, cols = lu.shape
+    pivots = []
+    with np.errstate(all="ignore"):
+        for k in range(builtins.min(rows, cols)):
+            score = np.abs(lu[k:, k])
+            p = k if np.isnan(score[0]) else k + int(np.argmax(np.where(np.isnan(score), -1,
+                                                                        score)))
+            if score[p - k] != 0:
+                if p != k:
+                    lu[[k, p]] = lu[[p, k]]
+                lu[k + 1:, k] /= lu[k, k]
+            pivots.append(p)
+            lu[k + 1:, k + 1:] -= np.outer(lu[k + 1:, k], lu[k, k + 1:])
+    return pivots
+
+
+def _blocked_lu(lu: np.ndarray, max_block: int = 256) -> list:
+    """Eigen's blocked_lu, in place; returns the pivot row (transposition) of each step."""
+    from scipy.linalg import solve_triangular
+    rows, cols = lu.shape
+    size = builtins.min(rows, cols)
+    if size <= 16:
+        return _unblocked_lu(lu)
+    block = builtins.min(builtins.max((size // 8) // 16 * 16, 8), max_block)
+    pivots = []
+    with np.errstate(all="ignore"):
+        for k in range(0, size, block):
+            bs = builtins.min(size - k, block)
+            panel = [k + p for p in _blocked_lu(lu[k:, k:k + bs], 16)]
+            for i, p in zip(range(k, k + bs), panel):   # the swaps, left and right of the panel
+                lu[[i, p], :k] = lu[[p, i], :k]
+                lu[[i, p], k + bs:] = lu[[p, i], k + bs:]
+            pivots += panel
+            if k + bs < rows:
+                lu[k:k + bs, k + bs:] = solve_triangular(
+                    lu[k:k + bs, k:k + bs], lu[k:k + bs, k + bs:], lower=True,
+                    unit_diagonal=True, check_finite=False)
+                lu[k + bs:, k + bs:] -= lu[k + bs:, k:k + bs] @ lu[k:k + bs, k + bs:]
+    return pivots
+
+
+def _eigen_min_is_positive(values: list) -> bool:
+    """Eigen's `minCoeff() > 0`: its min keeps a NaN met first and skips later ones."""
+    smallest = values[0] if values else 1.0
+    for v in values[1:]:
+        smallest = v if v < smallest else smallest
+    return bool(smallest > 0)
+
+
+def _lu_kernel(x: np.ndarray, output_idx_type: np.dtype) -> tuple:
+    _check_square(x, "Lu")
+    lu = x.copy()
+    perm = np.empty(x.shape[:-1], output_idx_type)
+    count = int(np.prod(x.shape[:-2], dtype=np.int64))
+    flat_lu, flat_perm = lu.reshape((count,) + x.shape[-2:]), perm.reshape(count, x.shape[-1])
+    for m, p in zip(flat_lu, flat_perm):
+        order = np.arange(x.shape[-1])
+        for i, j in enumerate(_blocked_lu(m)):
+            order[[i, j]] = order[[j, i]]
+        p[:] = order
+        if not _eigen_min_is_positive(np.abs(np.diagonal(m)).tolist()):
+            raise InvalidArgumentError("Input is not invertible. [Op:Lu]")
+    return lu, perm
+
+
+def _lu_rule(x: ShapedArray, output_idx_type: np.dtype) -> tuple:
+    batch, n = _square("Lu", x)
+    if batch is None:
+        return ShapedArray(None, x.dtype), ShapedArray(None, output_idx_type)
+    return ShapedArray(batch + (n, n), x.dtype), ShapedArray(batch + (n,), output_idx_type)
+
+
+_lu = Primitive("Lu", _lu_kernel, multiple_results=True, differentiable=False,
+                shape_rule=_lu_rule)
+
+
+def _no_gradient(op: str, f: Any, *inputs: Tensor) -> Any:
+    """f(*inputs), whose gradient raises TF's LookupError (TF registers none for `op`)."""
+    from tapeflow.autodiff.custom_gradient import custom_gradient
+
+    @custom_gradient
+    def blocked(*xs: Tensor) -> tuple:
+        def grad(*_: Any) -> Any:
+            raise LookupError(f"gradient registry has no entry for: {op}")
+        return f(*xs), grad
+    blocked.__name__ = op
+    return blocked(*inputs)
+
+
+@tf_export("linalg.lu")
+def lu(input: Any, output_idx_type: Any = _dtypes.int32,  # noqa: A002
+       name: Optional[str] = None) -> Lu:
+    """The LU factorization with partial pivoting of each square matrix: `lu` packs L
+    (unit lower, its ones not stored) and U; `p` is the permutation with `input[p] = L @ U`.
+    Raises InvalidArgumentError for a matrix with a zero pivot, as TF."""
+    idx = _dtypes.as_dtype(output_idx_type)
+    x = _matrix(input, "Lu", half=f"Lu[T=DT_HALF, output_idx_type=DT_{idx.name.upper()}]")
+    if idx._np not in (np.int32, np.int64):
+        raise TypeError(f"Value passed to parameter 'output_idx_type' has DataType "
+                        f"{idx.name} not in list of allowed values: int32, int64")
+    outputs = _no_gradient("Lu", lambda t: tuple(bind(_lu, (t,), {
+        "output_idx_type": idx._np})), x)
+    return Lu(*outputs)
+
+
+def _lu_operands(lower_upper: Any, perm: Any) -> tuple:
+    """TF's conversions and static checks of (lower_upper, perm) (lu_reconstruct_assertions)."""
+    lower_upper = convert_to_tensor(lower_upper, dtype_hint=_dtypes.float32)
+    perm = convert_to_tensor(perm, dtype_hint=_dtypes.int32)
+    shape, perm_shape = lower_upper._value.shape, perm._value.shape
+    if shape is not None and len(shape) < 2:
+        raise ValueError("Input `lower_upper` must have at least 2 dimensions.")
+    if shape is not None and perm_shape is not None and len(shape) != len(perm_shape) + 1:
+        raise ValueError("`rank(lower_upper)` must equal `rank(perm) + 1`")
+    if shape is not None and None not in shape[:-2] and shape[-2] != shape[-1]:
+        raise ValueError("`lower_upper` must be square.")
+    return lower_upper, perm
+
+
+def _unit_lower(lower_upper: Tensor) -> Tensor:
+    return set_diag(band_part(lower_upper, -1, 0), ones_like(diag_part(lower_upper)))
+
+
+@tf_export("linalg.lu_reconstruct")
+def lu_reconstruct(lower_upper: Any, perm: Any, validate_args: bool = False,
+                   name: Optional[str] = None) -> Tensor:
+    """The matrices whose `tf.linalg.lu` factorization is (lower_upper, perm)."""
+    from tapeflow.ops.manip_ops import argsort
+    lower_upper, perm = _lu_operands(lower_upper, perm)
+    x = matmul(_unit_lower(lower_upper), band_part(lower_upper, 0, -1))
+    # Rows back in place: x[inverse(perm)], the inverse permutation being argsort(perm).
+    inverse = argsort(perm, axis=-1)
+    return gather(x, inverse, axis=-2, batch_dims=perm._value.ndim - 1)
+
+
+@tf_export("linalg.lu_solve")
+def lu_solve(lower_upper: Any, perm: Any, rhs: Any, validate_args: bool = False,
+             name: Optional[str] = None) -> Tensor:
+    """X with `A @ X = rhs`, given A's `tf.linalg.lu` factorization (lower_upper, perm)."""
+    lower_upper, perm = _lu_operands(lower_upper, perm)
+    rhs = convert_to_tensor(rhs, dtype_hint=lower_upper.dtype)
+    rhs_shape = rhs._value.shape
+    if rhs_shape is not None and len(rhs_shape) < 2:
+        raise ValueError("Input `rhs` must have at least 2 dimensions.")
+    n = lower_upper._value.shape[-1] if lower_upper._value.shape is not None else None
+    if n is not None and rhs_shape is not None and rhs_shape[-2] is not None and \
+            n != rhs_shape[-2]:
+        raise ValueError("`lower_upper.shape[-1]` must equal `rhs.shape[-1]`.")
+    batch = np.broadcast_shapes(rhs._value.shape[:-2], perm._value.shape[:-1])
+    rhs = broadcast_to(rhs, batch + rhs._value.shape[-2:])
+    perm = broadcast_to(perm, batch + perm._value.shape[-1:])
+    permuted = gather(rhs, perm, axis=-2, batch_dims=len(batch))
+    # TF solves with lower_upper itself (only its upper triangle is read) after L.
+    return triangular_solve(lower_upper, triangular_solve(_unit_lower(lower_upper), permuted),
+                            lower=False)
+
+
+@tf_export("linalg.lu_matrix_inverse")
+def lu_matrix_inverse(lower_upper: Any, perm: Any, validate_args: bool = False,
+                      name: Optional[str] = None) -> Tensor:
+    """The inverse of each matrix, given its `tf.linalg.lu` factorization."""
+    lower_upper, perm = _lu_operands(lower_upper, perm)
+    return lu_solve(lower_upper, perm, _eye_like(lower_upper))
+
+
+# -- cross product -------------------------------------------------------------------------------
+
+_CROSS_TYPES = ("float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, "
+                "uint32, uint64")
+
+
+def _cross_kernel(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    _check_cross(a.shape, b.shape)
+    return np.cross(a, b).astype(a.dtype, copy=False)
+
+
+def _check_cross(a: tuple, b: tuple) -> None:
+    if a != b:
+        raise InvalidArgumentError(f"Both inputs must be of same shape: {dims_text(a)} vs. "
+                                   f"{dims_text(b)} [Op:Cross]")
+    if not a:
+        raise InvalidArgumentError("Input must be at least 1D[] [Op:Cross]")
+    if a[-1] != 3:
+        from tapeflow.framework.errors import FailedPreconditionError
+        raise FailedPreconditionError("Cross-products are only defined for 3-element "
+                                      "vectors. [Op:Cross]")
+
+
+def _cross_rule(a: ShapedArray, b: ShapedArray) -> ShapedArray:
+    if a.shape is None or b.shape is None:
+        return ShapedArray(a.shape if b.shape is None else b.shape, a.dtype)
+    if len(a.shape) != len(b.shape):
+        raise ValueError(f"Shapes must be equal rank, but are {len(a.shape)} and "
+                         f"{len(b.shape)} for '{{{{node Cross}}}} = Cross[T=DT_FLOAT]' with "
+                         f"input shapes: {dims_text(a.shape)}, {dims_text(b.shape)}.")
+    shape = tuple(_merge("Cross", x, y, a, b) for x, y in zip(a.shape, b.shape))
+    if shape and shape[-1] not in (None, 3):
+        raise ValueError(f"Dimension must be 3 but is {shape[-1]} for '{{{{node Cross}}}} = "
+                         f"Cross[T=DT_FLOAT]' with input shapes: {dims_text(a.shape)}, "
+                         f"{dims_text(b.shape)}.")
+    return ShapedArray(shape, a.dtype)
+
+
+_cross = Primitive("Cross", _cross_kernel, shape_rule=_cross_rule, bilinear=True).defvjp(
+    lambda g, ans, a, b: (cross(b, g), cross(g, a)))
+
+
+@tf_export("linalg.cross")
+def cross(a: Any, b: Any, name: Optional[str] = None) -> Tensor:
+    """The cross product of the 3-element vectors along the last axis of `a` and `b` (same
+    shapes, no broadcasting, as TF)."""
+    a, b = binary_operands(a, b, "Cross")
+    if a._value.dtype.kind not in "fiu" or a._value.dtype == np.bool_:
+        raise InvalidArgumentError(f"Value for attr 'T' of {cpp_name(a.dtype)} is not in the list "
+                                   f"of allowed values: {_CROSS_TYPES} [Op:Cross]")
+    if has_static_shape(a._value) and has_static_shape(b._value):
+        _check_cross(a._value.shape, b._value.shape)
+    return bind(_cross, (a, b))
+
+
+# -- tensor_diag, tensor_diag_part ---------------------------------------------------------------
+
+_DIAG_TYPES = "bfloat16, half, float, double, int32, int64, complex64, complex128"
+
+
+def _check_diag_dtype(x: Tensor, op: str) -> None:
+    dtype = x._value.dtype
+    if not (dtype.kind in "fc" or dtype in (np.int32, np.int64) or
+            (dtype.kind == "V" and dtype.name == "bfloat16")):
+        raise InvalidArgumentError(f"Value for attr 'T' of {cpp_name(x.dtype)} is not in the list "
+                                   f"of allowed values: {_DIAG_TYPES} [Op:{op}]")
+
+
+def _tensor_diag_kernel(d: np.ndarray) -> np.ndarray:
+    if d.ndim < 1:
+        raise InvalidArgumentError(f"Input must be at least rank 1, got {d.ndim} [Op:Diag]")
+    out = np.zeros((d.size, d.size), d.dtype)
+    out[np.arange(d.size), np.arange(d.size)] = d.reshape(-1)
+    return out.reshape(d.shape + d.shape)
+
+
+def _tensor_diag_part_kernel(x: np.ndarray) -> np.ndarray:
+    k = x.ndim // 2
+    if x.ndim % 2:
+        raise InvalidArgumentError(f"The rank of the tensor should be                      "
+                                   f"                    even and positive, got shape "
+                                   f"{dims_text(x.shape)} [Op:DiagPart]")
+    for i in range(k):
+        if x.shape[i] != x.shape[i + k]:
+            raise InvalidArgumentError(f"Invalid shape {dims_text(x.shape)}: dimensions {i} "
+                                       f"and {i + k} do not match. [Op:DiagPart]")
+    size = int(np.prod(x.shape[:k], dtype=np.int64))
+    flat = x.reshape(size, size)
+    return flat[np.arange(size), np.arange(size)].reshape(x.shape[:k])
+
+
+def _tensor_diag_rule(d: ShapedArray) -> ShapedArray:
+    return ShapedArray(None if d.shape is None else d.shape + d.shape, d.dtype)
+
+
+def _tensor_diag_part_rule(x: ShapedArray) -> ShapedArray:
+    if x.shape is None:
+        return ShapedArray(None, x.dtype)
+    k = len(x.shape) // 2
+    if len(x.shape) % 2:
+        raise ValueError(f"Input must have even rank <= 2*{k}, got rank {len(x.shape)} for "
+                         f"'{{{{node DiagPart}}}}' with input shapes: {dims_text(x.shape)}.")
+    return ShapedArray(tuple(_merge("DiagPart", x.shape[i], x.shape[i + k], x)
+                             for i in range(k)), x.dtype)
+
+
+_tensor_diag = Primitive("Diag", _tensor_diag_kernel, shape_rule=_tensor_diag_rule,
+                         linear=True).defvjp(lambda g, ans, d: tensor_diag_part(g))
+_tensor_diag_part = Primitive("DiagPart", _tensor_diag_part_kernel,
+                              shape_rule=_tensor_diag_part_rule, linear=True).defvjp(
+    lambda g, ans, x: tensor_diag(g))
+
+
+@tf_export("linalg.tensor_diag")
+def tensor_diag(diagonal: Any, name: Optional[str] = None) -> Tensor:
+    """A tensor of shape `diagonal.shape + diagonal.shape` with `diagonal` on its diagonal
+    (`out[i1..ik, i1..ik] = diagonal[i1..ik]`) and zeros elsewhere."""
+    d = convert_to_tensor(diagonal)
+    _check_diag_dtype(d, "Diag")
+    return bind(_tensor_diag, (d,))
+
+
+@tf_export("linalg.tensor_diag_part")
+def tensor_diag_part(input: Any, name: Optional[str] = None) -> Tensor:  # noqa: A002
+    """The diagonal of a rank-2k tensor: `out[i1..ik] = input[i1..ik, i1..ik]`."""
+    x = convert_to_tensor(input)
+    _check_diag_dtype(x, "DiagPart")
+    return bind(_tensor_diag_part, (x,))
+
+
+# -- matrix square root and logarithm ------------------------------------------------------------
+# TF runs Eigen's MatrixSquareRoot: a Schur form T = U^H A U, the square root of T block by
+# block (real input: the real quasi-triangular form, so a negative real eigenvalue gives NaN,
+# not a complex root), then U sqrt(T) U^H. The Schur forms here are LAPACK's (scipy); the
+# block recurrences are Eigen's, in its order, so zeros and NaN spread as in TF.
+
+def _sqrt_block(t: np.ndarray) -> np.ndarray:
+    """The square root of a 1x1 block, or of a 2x2 one with complex eigenvalues (by its
+    eigen decomposition, real part, as Eigen)."""
+    if t.shape[0] == 1:
+        return np.sqrt(t)
+    e, v = np.linalg.eig(t.astype(np.complex128))
+    return (v @ np.diag(np.sqrt(e)) @ np.linalg.inv(v)).real.astype(t.dtype)
+
+
+def _sylvester_block(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """X with A X + X B = C for blocks of size 1 or 2 (a division for 1x1, as Eigen, so a
+    zero denominator gives inf/NaN rather than an error)."""
+    if a.shape == (1, 1) and b.shape == (1, 1):
+        return c / (a + b)
+    p, q = a.shape[0], b.shape[0]
+    k = np.kron(np.eye(p, dtype=a.dtype), b.T) + np.kron(a, np.eye(q, dtype=a.dtype))
+    try:
+        return np.linalg.solve(k, c.reshape(-1)).reshape(p, q)
+    except np.linalg.LinAlgError:
+        return np.linalg.lstsq(k, c.reshape(-1), rcond=None)[0].reshape(p, q)
+
+
+def _sqrtm_one(m: np.ndarray) -> np.ndarray:
+    from scipy import linalg
+    if not np.isfinite(m).all():
+        return np.full(m.shape, np.nan, m.dtype)
+    # In the input's precision (LAPACK's single-precision Schur for float32), as TF.
+    t, u = linalg.schur(m, output="real" if m.dtype.kind == "f" else "complex")
+    n = m.shape[-1]
+    starts, i = [], 0   # the diagonal blocks (2x2 where the subdiagonal is nonzero)
+    while i < n:
+        size = 2 if i + 1 < n and t[i + 1, i] != 0 else 1
+        starts.append((i, size))
+        i += size
+    r = np.zeros_like(t)
+    with np.errstate(all="ignore"):
+        for i, size in starts:
+            r[i:i + size, i:i + size] = _sqrt_block(t[i:i + size, i:i + size])
+        for jb, (j, sj) in enumerate(starts):
+            for i, si in reversed(starts[:jb]):
+                rows, cols = builtins.slice(i, i + si), builtins.slice(j, j + sj)
+                mid = builtins.slice(i + si, j)
+                c = t[rows, cols] - r[rows, mid] @ r[mid, cols]
+                r[rows, cols] = _sylvester_block(r[rows, rows], r[cols, cols], c)
+        out = (u @ r) @ u.conj().T
+    return out.astype(m.dtype)
+
+
+def _sqrtm_kernel(x: np.ndarray) -> np.ndarray:
+    _check_square(x, "MatrixSquareRoot")
+    return _per_matrix(_sqrtm_one, x, np.empty(x.shape, x.dtype))
+
+
+def _kron(a: Tensor, b: Tensor) -> Tensor:
+    """The Kronecker products of two batches of n x n matrices (TF's _KroneckerProduct)."""
+    every = builtins.slice(None)
+    product = slice_tensor(a, (Ellipsis, every, None, every, None)) * \
+        slice_tensor(b, (Ellipsis, None, every, None, every))
+    return _merge_last_pairs(product)
+
+
+def _merge_last_pairs(x: Tensor) -> Tensor:
+    """[..., p, q, r, s] -> [..., p*q, r*s], for static or run-time sizes."""
+    if has_static_shape(x._value):
+        p, q, r, t = x._value.shape[-4:]
+        return reshape(x, x._value.shape[:-4] + (p * q, r * t))
+    dims = shape_of(x)
+    return reshape(x, concat([dims[:-4], reshape(dims[-4] * dims[-3], [1]),
+                              reshape(dims[-2] * dims[-1], [1])], axis=0))
+
+
+def _sqrtm_vjp(g: Tensor, ans: Tensor, x: Tensor) -> Tensor:
+    # TF's rule: dA = R dR + dR R, a Sylvester equation solved through its Kronecker form.
+    # Written for TF's cotangent (conj(g) here), conjugated back for complex inputs.
+    g = _conj_if_complex(g)
+    eye_batch = _eye_like(ans)
+    ksum = _kron(eye_batch, matrix_transpose(ans)) + _kron(ans, eye_batch)
+    # vec(g^T) as a column, solved, and folded back: reshapes to and from shape(g).
+    vec = _merge_last_pairs(slice_tensor(matrix_transpose(g), (Ellipsis, None, None)))
+    grad = reshape(solve(ksum, vec), shape_of(g) if not has_static_shape(g._value)
+                   else g._value.shape)
+    return _conj_if_complex(matrix_transpose(grad))
+
+
+_sqrtm = Primitive("MatrixSquareRoot", _sqrtm_kernel,
+                   shape_rule=_square_rule("MatrixSquareRoot")).defvjp(_sqrtm_vjp)
+
+
+@tf_export("linalg.sqrtm", "matrix_square_root")
+def sqrtm(input: Any, name: Optional[str] = None) -> Tensor:  # noqa: A002
+    """The principal square root of each square matrix. A real matrix with a negative real
+    eigenvalue has no real root: TF (and so this) returns NaN for it."""
+    x = _matrix(input, "MatrixSquareRoot", half="MatrixSquareRoot[T=DT_HALF]")
+    return bind(_sqrtm, (x,))
+
+
+def _logm_kernel(x: np.ndarray) -> np.ndarray:
+    import warnings
+
+    from scipy import linalg
+    _check_square(x, "MatrixLogarithm")
+    out = np.empty(x.shape, x.dtype)
+
+    def one(m: np.ndarray) -> np.ndarray:
+        if not np.isfinite(m).all() or not np.linalg.matrix_rank(m) == m.shape[-1]:
+            return np.full(m.shape, complex(np.nan, np.nan), m.dtype)   # TF's, for log(0)
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")   # scipy's estimate of its own error
+            return np.asarray(linalg.logm(m.astype(np.complex128)))
+    return _per_matrix(one, x, out) if x.size else out
+
+
+_logm = Primitive("MatrixLogarithm", _logm_kernel, differentiable=False,
+                  shape_rule=_square_rule("MatrixLogarithm"))
+
+
+@tf_export("linalg.logm")
+def logm(input: Any, name: Optional[str] = None) -> Tensor:  # noqa: A002
+    """The principal logarithm of each square complex matrix (TF takes complex64 and
+    complex128 only, and has no gradient for it)."""
+    x = convert_to_tensor(input)
+    if x._value.dtype.kind != "c":
+        raise InvalidArgumentError(f"Value for attr 'T' of {cpp_name(x.dtype)} is not in the list "
+                                   f"of allowed values: complex64, complex128 "
+                                   f"[Op:MatrixLogarithm]")
+    x = _matrix(x, "MatrixLogarithm")
+    return _no_gradient("MatrixLogarithm", lambda t: bind(_logm, (t,)), x)
+
+
+# -- eig, eigvals --------------------------------------------------------------------------------
+# TF runs Eigen's complex eigensolver; these are LAPACK's (NumPy's) eigenvalues, in LAPACK's
+# order, and unit-norm eigenvectors. Neither TF nor this promises an order: both come from
+# a Hessenberg QR iteration and agree on most matrices, not all. Each eigenvector is defined
+# up to a phase (a unit complex factor), and Eigen's and LAPACK's phases differ: A v = e v,
+# |v| and other phase-invariant functions of v agree with TF.
+
+_COMPLEX_OF = {np.dtype(np.float32): np.complex64, np.dtype(np.float64): np.complex128,
+               np.dtype(np.complex64): np.complex64, np.dtype(np.complex128): np.complex128}
+
+
+def _eig_kernel(x: np.ndarray, compute_v: bool) -> tuple:
+    _check_square(x, "Eig")
+    tout = _COMPLEX_OF[x.dtype]
+    if not np.isfinite(x).all():
+        raise InvalidArgumentError("Eigen decomposition was not successful. The input might "
+                                   "not be valid. [Op:Eig]")
+    if compute_v:
+        e, v = np.linalg.eig(x)
+    else:
+        e, v = np.linalg.eigvals(x), np.zeros(x.shape[:-2] + (0,), tout)
+    return e.astype(tout, copy=False), v.astype(tout, copy=False)
+
+
+def _eig_rule(x: ShapedArray, compute_v: bool) -> tuple:
+    batch, n = _square("Eig", x)
+    tout = _COMPLEX_OF[np.dtype(x.dtype)]
+    if batch is None:
+        return ShapedArray(None, tout), ShapedArray(None, tout)
+    return (ShapedArray(batch + (n,), tout),
+            ShapedArray(batch + ((n, n) if compute_v else (0,)), tout))
+
+
+def _eig_vjp(g: tuple, ans: tuple, a: Tensor, compute_v: bool) -> Tensor:
+    # TF's rule (Boeddeker et al., eq. 4.77, distinct eigenvalues), written for TF's
+    # cotangents (the conjugates of the ones here), its result conjugated back; a real
+    # input takes the real part, as TF's cast.
+    from tapeflow.ops.math_ops import real
+    grad_e, grad_v = conj(g[0]), conj(g[1])
+    e, v = ans
+    if not compute_v:
+        v = bind(_eig, (a,), {"compute_v": True})[1]
+    vt = adjoint(v)
+    mid = diag(grad_e)
+    if compute_v:
+        f = conj(set_diag(_safe_reciprocal(_pairwise_difference(e)), zeros_like(e)))
+        vgv = matmul(vt, grad_v)
+        diag_grad = diag(cast(real(diag_part(vgv)), vgv.dtype))
+        mid = mid + f * (vgv - matmul(matmul(vt, v), diag_grad))
+    grad_a = solve(vt, matmul(mid, vt))
+    return conj(grad_a) if a._value.dtype.kind == "c" else real(grad_a)
+
+
+def _eig_jvp(tangents: list, ans: tuple, a: Tensor, compute_v: bool) -> tuple:
+    # de = diag(V^-1 dA V); dV = V (F * V^-1 dA V) with F_ij = 1/(e_j - e_i), less each
+    # column's real component along itself (the vectors keep unit norm): the linear map
+    # that `_eig_vjp` transposes.
+    from tapeflow.ops.math_ops import real
+    e, v = ans
+    if not compute_v:
+        v = bind(_eig, (a,), {"compute_v": True})[1]
+    da = cast(tangents[0], v.dtype)
+    inner = matmul(inv(v), matmul(da, v))   # inv: its rules hold for complex to any order
+    de = diag_part(inner)
+    if not compute_v:
+        return de, zeros_like(ans[1])
+    f = set_diag(_safe_reciprocal(_pairwise_difference(e)), zeros_like(e))
+    dv = matmul(v, f * inner)
+    along = cast(real(reduce_sum(conj(v) * dv, axis=-2)), v.dtype)
+    return de, dv - v * _expand(along, -2)
+
+
+_eig = Primitive("Eig", _eig_kernel, multiple_results=True, shape_rule=_eig_rule).defvjp(
+    _eig_vjp).defjvp(_eig_jvp)
+
+
+def _eig_input(tensor: Any) -> Tensor:
+    x = convert_to_tensor(tensor)
+    if x._value.dtype not in _COMPLEX_OF:
+        # TF's wrapper picks the output dtype from four dtypes and fails on any other.
+        raise UnboundLocalError("cannot access local variable 'out_dtype' where it is not "
+                                "associated with a value")
+    return _matrix(x, "Eig")
+
+
+@tf_export("linalg.eig", "eig")
+def eig(tensor: Any, name: Optional[str] = None) -> tuple:
+    """Eigenvalues `e` and unit-norm eigenvectors `v` (columns) of each square matrix, as
+    complex tensors (complex64 for float32/complex64 input, else complex128), in no promised
+    order. Each eigenvector's phase is arbitrary (see above)."""
+    e, v = bind(_eig, (_eig_input(tensor),), {"compute_v": True})
+    return e, v
+
+
+@tf_export("linalg.eigvals", "eigvals")
+def eigvals(tensor: Any, name: Optional[str] = None) -> Tensor:
+    """The eigenvalues of each square matrix (complex, in no promised order)."""
+    return bind(_eig, (_eig_input(tensor),), {"compute_v": False})[0]
+
+
+# -- normalize, matrix_rank ----------------------------------------------------------------------
+
+@tf_export("linalg.normalize")
+def normalize(tensor: Any, ord: Any = "euclidean", axis: Any = None,  # noqa: A002
+              name: Optional[str] = None) -> tuple:
+    """(tensor / its norm, the norm kept as an axis of size 1), the norm as tf.linalg.norm
+    computes it (cast to the tensor's dtype, complex for a complex tensor)."""
+    x = convert_to_tensor(tensor)
+    n = cast(norm(x, ord, axis, keepdims=True), x.dtype)
+    return x / n, n
+
+
+@tf_export("linalg.matrix_rank")
+def matrix_rank(a: Any, tol: Any = None, validate_args: bool = False,
+                name: Optional[str] = None) -> Tensor:
+    """The number of singular values above `tol` (default eps * max(rows, cols) * max(s)) of
+    each matrix, as int32."""
+    a = convert_to_tensor(a, dtype_hint=_dtypes.float32)
+    if a._value.dtype.kind != "f":
+        raise TypeError(f"Input `a` must have `float`-like `dtype` (saw {a.dtype.name}).")
+    if a._value.shape is not None and len(a._value.shape) < 2:
+        raise ValueError(f"Input `a` must have at least 2 dimensions (saw: "
+                         f"{len(a._value.shape)}).")
+    s = svd(a, compute_uv=False)
+    if tol is None:
+        dims = a._value.shape[-2:]
+        m = builtins.max(dims) if None not in dims else reduce_max(shape_of(a)[-2:])
+        eps = float(np.finfo(a._value.dtype).eps)
+        tol = eps * cast(m, a.dtype) * reduce_max(s, axis=-1, keepdims=True)
+    return reduce_sum(cast(s > tol, _dtypes.int32), axis=-1)
+
+
+# -- tridiagonal solve and matmul ----------------------------------------------------------------
+# The kernels are TF's CPU ones (tridiagonal_solve_op.cc) step for step: Gaussian elimination
+# with partial pivoting (LAPACK's gtsv order), the Thomas algorithm without, and gtsv with
+# LAPACK's lagts perturbation of tiny pivots; a zero pivot gives NaN (TF logs a warning).
+
+def _nan_fill(x: np.ndarray) -> np.ndarray:
+    x[...] = np.nan
+    return x
+
+
+def _solve_pivoting(sup: np.ndarray, d: np.ndarray, sub: np.ndarray, rhs: np.ndarray,
+                    x: np.ndarray) -> np.ndarray:
+    n = len(d)
+    u = np.zeros((n, 3), d.dtype)
+    u[0, 0], u[0, 1] = d[0], sup[0]
+    x[0] = rhs[0]
+    for i in range(n - 1):
+        if np.abs(u[i, 0]) >= np.abs(sub[i + 1]):
+            if u[i, 0] == 0:
+                return _nan_fill(x)
+            factor = sub[i + 1] / u[i, 0]
+            u[i + 1, 0] = d[i + 1] - factor * u[i, 1]
+            x[i + 1] = rhs[i + 1] - factor * x[i]
+            if i != n - 2:
+                u[i + 1, 1], u[i, 2] = sup[i + 1], 0
+        else:
+            factor = u[i, 0] / sub[i + 1]
+            u[i, 0] = sub[i + 1]
+            u[i + 1, 0] = u[i, 1] - factor * d[i + 1]
+            u[i, 1] = d[i + 1]
+            x[i + 1] = x[i] - factor * rhs[i + 1]
+            x[i] = rhs[i + 1]
+            if i != n - 2:
+                u[i, 2], u[i + 1, 1] = sup[i + 1], -factor * sup[i + 1]
+    if u[n - 1, 0] == 0:
+        return _nan_fill(x)
+    x[n - 1] /= u[n - 1, 0]
+    x[n - 2] = (x[n - 2] - u[n - 2, 1] * x[n - 1]) / u[n - 2, 0]
+    for i in range(n - 3, -1, -1):
+        x[i] = (x[i] - u[i, 1] * x[i + 1] - u[i, 2] * x[i + 2]) / u[i, 0]
+    return x
+
+
+def _solve_thomas(sup: np.ndarray, d: np.ndarray, sub: np.ndarray, rhs: np.ndarray,
+                  x: np.ndarray) -> np.ndarray:
+    n = len(d)
+    u = np.zeros(n, d.dtype)
+    if d[0] == 0:
+        return _nan_fill(x)
+    u[0] = sup[0] / d[0]
+    x[0] = rhs[0] / d[0]
+    for i in range(1, n):
+        denom = d[i] - sub[i] * u[i - 1]
+        if denom == 0:
+            return _nan_fill(x)
+        u[i] = sup[i] / denom
+        x[i] = (rhs[i] - sub[i] * x[i - 1]) / denom
+    for i in range(n - 2, -1, -1):
+        x[i] -= u[i] * x[i + 1]
+    return x
+
+
+def _perturb_pivot(perturb: float, pivot: Any, row: np.ndarray) -> tuple:
+    """TF's MaybePerturbPivot (after LAPACK's xLAGTS): a tiny pivot grows until neither
+    row / pivot nor 1 / pivot overflows."""
+    finfo = np.finfo(row.real.dtype)
+    small = 1 / finfo.max
+    safemin = finfo.tiny if small < finfo.tiny else (1 + finfo.eps) * small
+    bignum = 1 / safemin
+    abs_pivot = np.abs(pivot)
+    if abs_pivot >= 1:
+        return pivot, row
+    perturb = np.copysign(builtins.max(np.abs(perturb), safemin), np.real(pivot))
+    max_factor = np.abs(row).max() if row.size else 0
+    while abs_pivot < 1:
+        if abs_pivot < safemin:
+            if abs_pivot == 0 or max_factor * safemin > abs_pivot:
+                pivot, perturb = pivot + perturb, perturb * 2
+            else:
+                return pivot * bignum, row * bignum
+        elif max_factor > abs_pivot * bignum:
+            pivot, perturb = pivot + perturb, perturb * 2
+        else:
+            break
+        abs_pivot = np.abs(pivot)
+    return pivot, row
+
+
+def _solve_perturbed(sup: np.ndarray, d: np.ndarray, sub: np.ndarray, rhs: np.ndarray,
+                     x: np.ndarray) -> np.ndarray:
+    n = len(d)
+    eps = np.finfo(x.real.dtype).eps
+    one = x.dtype.type(1)
+    if n == 1:
+        denom, row = _perturb_pivot(eps * np.abs(d[0]), d[0], rhs[0].copy())
+        x[0] = row * (one / denom)
+        return x
+    u = np.zeros((n, 3), d.dtype)
+    u[0, 0], u[0, 1] = d[0], sup[0]
+    max_abs_u = builtins.max(np.abs(u[0, 0]), np.abs(u[0, 1]))
+    scale1 = np.abs(u[0, 0]) + np.abs(u[0, 1])
+    x[0] = rhs[0]
+    for k in range(n - 1):
+        u[k + 1, 0] = d[k + 1]
+        scale2 = np.abs(sub[k + 1]) + np.abs(u[k + 1, 0])
+        if k < n - 2:
+            scale2 += np.abs(sup[k + 1])
+        if sub[k + 1] == 0:
+            scale1 = scale2
+            u[k + 1, 1], u[k, 2] = sup[k + 1], 0
+            x[k + 1] = rhs[k + 1]
+        else:
+            piv1 = 0 if u[k, 0] == 0 else np.abs(u[k, 0]) / scale1
+            piv2 = np.abs(sub[k + 1]) / scale2
+            if piv2 <= piv1:
+                scale1 = scale2
+                factor = sub[k + 1] / u[k, 0]
+                u[k + 1, 0] = d[k + 1] - factor * u[k, 1]
+                u[k + 1, 1], u[k, 2] = sup[k + 1], 0
+                x[k + 1] = rhs[k + 1] - factor * x[k]
+            else:
+                factor = u[k, 0] / sub[k + 1]
+                u[k, 0] = sub[k + 1]
+                u[k + 1, 0] = u[k, 1] - factor * d[k + 1]
+                u[k, 1] = d[k + 1]
+                if k < n - 2:
+                    u[k, 2], u[k + 1, 1] = sup[k + 1], -factor * sup[k + 1]
+                x[k + 1] = x[k] - factor * rhs[k + 1]
+                x[k] = rhs[k + 1]
+        if k < n - 2:
+            max_abs_u = builtins.max(max_abs_u, *np.abs(u[k]).tolist())
+    max_abs_u = builtins.max(max_abs_u, np.abs(u[n - 1, 0]))
+    tol = eps * max_abs_u
+    denom, row = _perturb_pivot(tol, u[n - 1, 0], x[n - 1].copy())
+    x[n - 1] = row * (one / denom)
+    denom = u[n - 2, 0]
+    row = x[n - 2] - u[n - 2, 1] * x[n - 1]
+    denom, row = _perturb_pivot(np.copysign(tol, np.real(denom)), denom, row)
+    x[n - 2] = row * (one / denom)
+    for k in range(n - 3, -1, -1):
+        row = x[k] - u[k, 1] * x[k + 1] - u[k, 2] * x[k + 2]
+        denom, row = _perturb_pivot(np.copysign(tol, np.real(u[k, 0])), u[k, 0], row)
+        x[k] = row * (one / denom)
+    return x
+
+
+def _tridiagonal_solve_kernel(diags: np.ndarray, rhs: np.ndarray, partial_pivoting: bool,
+                              perturb_singular: bool) -> np.ndarray:
+    _check_tridiagonal_shapes(diags.shape, rhs.shape)
+    out = np.empty(rhs.shape, rhs.dtype)
+    if not rhs.size:
+        return out
+    flat_d = diags.reshape((-1,) + diags.shape[-2:])
+    flat_r, flat_x = rhs.reshape((-1,) + rhs.shape[-2:]), out.reshape((-1,) + rhs.shape[-2:])
+    with np.errstate(all="ignore"):
+        for (sup, d, sub), r, x in zip(flat_d, flat_r, flat_x):
+            if partial_pivoting and perturb_singular:
+                _solve_perturbed(sup, d, sub, r, x)
+            elif len(d) == 1:
+                x[...] = np.nan if d[0] == 0 else r / d[0]
+            elif partial_pivoting:
+                _solve_pivoting(sup, d, sub, r, x)
+            else:
+                _solve_thomas(sup, d, sub, r, x)
+    return out
+
+
+def _check_tridiagonal_shapes(diags: tuple, rhs: tuple) -> None:
+    """TF's kernel checks (ValidateInputMatrixShapes), for shapes the wrapper did not know."""
+    if diags[-2] != 3:
+        raise InvalidArgumentError(f"Expected diagonals to be provided as a matrix with 3 "
+                                   f"rows, got {diags[-2]} rows. [Op:TridiagonalSolve]")
+    if diags[-1] != rhs[-2]:
+        raise InvalidArgumentError(f"Expected the same number of left-hand sides and "
+                                   f"right-hand sides, got {diags[-1]} and {rhs[-2]}. "
+                                   f"[Op:TridiagonalSolve]")
+
+
+def _tridiagonal_solve_rule(diags: ShapedArray, rhs: ShapedArray, partial_pivoting: bool,
+                            perturb_singular: bool) -> ShapedArray:
+    return ShapedArray(rhs.shape, rhs.dtype)
+
+
+def _transpose_tridiagonal(diags: Tensor) -> Tensor:
+    """The compact diagonals of each matrix's transpose (TF's _TransposeTridiagonalMatrix)."""
+    from tapeflow.ops.manip_ops import pad
+    rank = diags._value.ndim
+    edge = [[0, 0]] * (rank - 2)
+    superdiag = pad(diags[..., 2, 1:], edge + [[0, 1]])
+    subdiag = pad(diags[..., 0, :-1], edge + [[1, 0]])
+    return stack_tensors([superdiag, diags[..., 1, :], subdiag], axis=-2)
+
+
+def _three_diagonals_of_product(x: Tensor, y_tr: Tensor) -> Tensor:
+    """The compact diagonals of x @ y_tr^T (TF's _MatmulExtractingThreeDiagonals)."""
+    from tapeflow.ops.manip_ops import pad
+    rank = y_tr._value.ndim
+    edge = [[0, 0]] * (rank - 2)
+    main = reduce_sum(x * y_tr, axis=-1)
+    superdiag = reduce_sum(x * pad(y_tr[..., 1:, :], edge + [[0, 1], [0, 0]]), axis=-1)
+    subdiag = reduce_sum(x * pad(y_tr[..., :-1, :], edge + [[1, 0], [0, 0]]), axis=-1)
+    return stack_tensors([superdiag, main, subdiag], axis=-2)
+
+
+def _tridiagonal_solve_vjp(g: Tensor, ans: Tensor, diags: Tensor, rhs: Tensor,
+                           partial_pivoting: bool, perturb_singular: bool) -> tuple:
+    _real_gradient_only(g, "TridiagonalSolve")
+    grad_rhs = bind(_tridiagonal_solve, (_transpose_tridiagonal(diags), g),
+                    {"partial_pivoting": partial_pivoting, "perturb_singular": perturb_singular})
+    return -_three_diagonals_of_product(grad_rhs, ans), grad_rhs
+
+
+_tridiagonal_solve = Primitive("TridiagonalSolve", _tridiagonal_solve_kernel,
+                               shape_rule=_tridiagonal_solve_rule).defvjp(
+    _tridiagonal_solve_vjp)
+
+
+def stack_tensors(values: list, axis: int) -> Tensor:
+    from tapeflow.ops.array_ops import stack
+    return stack(values, axis=axis)
+
+
+def _static_dim(x: Tensor, axis: int) -> Optional[int]:
+    shape = x._value.shape
+    return None if shape is None else shape[axis]
+
+
+def _compact_from_sequence(diagonals: Any) -> Tensor:
+    if not isinstance(diagonals, (tuple, list)) or len(diagonals) != 3:
+        raise ValueError("Expected diagonals to be a sequence of length 3.")
+    from tapeflow.ops.manip_ops import pad
+    superdiag, maindiag, subdiag = (convert_to_tensor(t) for t in diagonals)
+    if superdiag._value.shape[:-1] != maindiag._value.shape[:-1] or \
+            subdiag._value.shape[:-1] != maindiag._value.shape[:-1]:
+        raise ValueError(f"Tensors representing the three diagonals must have the same shape,"
+                         f"except for the last dimension, got {subdiag.shape}, "
+                         f"{maindiag.shape}, {superdiag.shape}")
+    m = _static_dim(maindiag, -1)
+
+    def padded(t: Tensor, label: str, padding: list) -> Tensor:
+        n = _static_dim(t, -1)
+        if not n or n == m:
+            return t
+        if n == m - 1:
+            return pad(t, [[0, 0]] * (t._value.ndim - 1) + [padding])
+        raise ValueError(f"Expected {label} to be have length {m} or {m - 1}, got {n}.")
+    subdiag = padded(subdiag, "subdiagonal", [1, 0])
+    superdiag = padded(superdiag, "superdiagonal", [0, 1])
+    a, b = binary_operands(superdiag, maindiag, "Pack")
+    _, c = binary_operands(a, subdiag, "Pack")
+    return stack_tensors([a, b, c], axis=-2)
+
+
+def _compact_from_matrix(diagonals: Any) -> Tensor:
+    m = convert_to_tensor(diagonals)
+    m1, m2 = _static_dim(m, -1), _static_dim(m, -2)
+    if m1 and m2 and m1 != m2:
+        raise ValueError(f"Expected last two dimensions of diagonals to be same, got {m1} "
+                         f"and {m2}")
+    from tapeflow.ops.manip_ops import pad
+    edge = [[0, 0]] * (m._value.ndim - 2)
+    superdiag = pad(diag_part(m, k=1), edge + [[0, 1]])   # TF's align='LEFT_RIGHT'
+    subdiag = pad(diag_part(m, k=-1), edge + [[1, 0]])
+    return stack_tensors([superdiag, diag_part(m), subdiag], axis=-2)
+
+
+@tf_export("linalg.tridiagonal_solve")
+def tridiagonal_solve(diagonals: Any, rhs: Any, diagonals_format: str = "compact",
+                      transpose_rhs: bool = False, conjugate_rhs: bool = False,
+                      name: Optional[str] = None, partial_pivoting: bool = True,
+                      perturb_singular: bool = False) -> Tensor:
+    """X with `T @ X = rhs` for tridiagonal matrices T given as `diagonals` ('compact':
+    [..., 3, M] rows superdiagonal, diagonal, subdiagonal; 'sequence': those three
+    tensors; 'matrix': [..., M, M]); rhs is [..., M] or [..., M, K]. A singular T gives NaN
+    (no error), as TF's CPU kernel."""
+    if perturb_singular and not partial_pivoting:
+        raise ValueError("partial_pivoting must be True if perturb_singular is.")
+    if diagonals_format == "sequence":
+        diagonals = _compact_from_sequence(diagonals)
+    elif diagonals_format == "matrix":
+        diagonals = _compact_from_matrix(diagonals)
+    elif diagonals_format != "compact":
+        raise ValueError(f"Unrecognized diagonals_format: {diagonals_format}")
+    return _tridiagonal_solve_compact(convert_to_tensor(diagonals), rhs, transpose_rhs,
+                                      conjugate_rhs, partial_pivoting, perturb_singular)
+
+
+def _tridiagonal_solve_compact(diags: Tensor, rhs: Any, transpose_rhs: bool,
+                               conjugate_rhs: bool, partial_pivoting: bool,
+                               perturb_singular: bool) -> Tensor:
+    rhs = convert_to_tensor(rhs)
+    d_shape, r_shape = diags._value.shape, rhs._value.shape
+    d_rank, r_rank = len(d_shape), len(r_shape)
+    if d_rank < 2:
+        raise ValueError(f"Expected diagonals to have rank at least 2, got {d_rank}")
+    if r_rank not in (d_rank, d_rank - 1):
+        raise ValueError(f"Expected the rank of rhs to be {d_rank - 1} or {d_rank}, got "
+                         f"{r_rank}")
+    batch_d, batch_r = d_shape[:-2], r_shape[:d_rank - 2]
+    if any(a is not None and b is not None and a != b for a, b in zip(batch_d, batch_r)):
+        raise ValueError(f"Batch shapes {_tuple_text(batch_d)} and {_tuple_text(batch_r)} are "
+                         f"incompatible")
+    if d_shape[-2] and d_shape[-2] != 3:
+        raise ValueError(f"Expected 3 diagonals got {d_shape[-2]}")
+    if diags._value.dtype.kind not in "fc" or diags._value.dtype == np.float16:
+        raise InvalidArgumentError(f"Value for attr 'T' of {cpp_name(diags.dtype)} is not in the "
+                                   f"list of allowed values: double, float, complex64, "
+                                   f"complex128 [Op:TridiagonalSolve]")
+    vector = r_rank == d_rank - 1
+    if vector:
+        rhs = expand_dims(conj(rhs) if conjugate_rhs else rhs, -1)
+    elif transpose_rhs:
+        rhs = matrix_transpose(rhs, conjugate=conjugate_rhs)
+    elif conjugate_rhs:
+        rhs = conj(rhs)
+    m, k = d_shape[-1], rhs._value.shape[-2]
+    if m and k and m != k:
+        raise ValueError(f"Expected number of left-hand sided and right-hand sides to be "
+                         f"equal, got {m} and {k}")
+    if rhs._value.dtype != diags._value.dtype:
+        raise mismatch_error("TridiagonalSolve", 1, diags.dtype, rhs.dtype)
+    out = bind(_tridiagonal_solve, (diags, rhs), {"partial_pivoting": bool(partial_pivoting),
+                                                  "perturb_singular": bool(perturb_singular)})
+    return squeeze(out, -1) if vector else out
+
+
+def _tuple_text(dims: tuple) -> str:
+    return "(" + ", ".join(str(d) for d in dims) + ("," if len(dims) == 1 else "") + ")"
+
+
+def _tridiagonal_matmul_kernel(superdiag: np.ndarray, maindiag: np.ndarray,
+                               subdiag: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    if not superdiag.ndim == maindiag.ndim == subdiag.ndim == rhs.ndim:
+        raise InvalidArgumentError("All input tensors must have the same rank. "
+                                   "[Op:TridiagonalMatMul]")
+    m = rhs.shape[-2]
+    for d in (superdiag, maindiag, subdiag):
+        if d.shape[-2] != 1 or d.shape[-1] != m or d.shape[:-2] != rhs.shape[:-2]:
+            raise InvalidArgumentError(f"Expected diagonals of shape "
+                                       f"{dims_text(rhs.shape[:-2] + (1, m))}, got "
+                                       f"{dims_text(d.shape)} [Op:TridiagonalMatMul]")
+    sup, main, sub = (np.swapaxes(d, -1, -2) for d in (superdiag, maindiag, subdiag))
+    out = main * rhs
+    out[..., :-1, :] += sup[..., :-1, :] * rhs[..., 1:, :]
+    out[..., 1:, :] += sub[..., 1:, :] * rhs[..., :-1, :]
+    return out
+
+
+def _tridiagonal_matmul_rule(superdiag: ShapedArray, maindiag: ShapedArray,
+                             subdiag: ShapedArray, rhs: ShapedArray) -> ShapedArray:
+    return ShapedArray(rhs.shape, rhs.dtype)
+
+
+def _shift_left(x: Tensor) -> Tensor:
+    from tapeflow.ops.manip_ops import pad
+    return pad(x[..., 1:, :], [[0, 0]] * (x._value.ndim - 2) + [[0, 1], [0, 0]])
+
+
+def _shift_right(x: Tensor) -> Tensor:
+    from tapeflow.ops.manip_ops import pad
+    return pad(x[..., :-1, :], [[0, 0]] * (x._value.ndim - 2) + [[1, 0], [0, 0]])
+
+
+def _tridiagonal_matmul_vjp(g: Tensor, ans: Tensor, superdiag: Tensor, maindiag: Tensor,
+                            subdiag: Tensor, rhs: Tensor) -> tuple:
+    # TF's rule with conjugates dropped: the backward pass holds conj(TF's cotangent).
+    sup_t, main_t, sub_t = (matrix_transpose(d) for d in (superdiag, maindiag, subdiag))
+    grads = (reduce_sum(_shift_left(rhs) * g, axis=-1), reduce_sum(rhs * g, axis=-1),
+             reduce_sum(_shift_right(rhs) * g, axis=-1))
+    rhs_grad = _shift_right(sup_t * g) + main_t * g + _shift_left(sub_t * g)
+    return tuple(expand_dims(d, -2) for d in grads) + (rhs_grad,)
+
+
+def _tridiagonal_matmul_jvp(tangents: list, ans: Tensor, *xs: Tensor) -> Tensor:
+    # Linear in the three diagonals together and in rhs.
+    out = None
+    diag_tangents = tangents[:3]
+    if any(t is not None for t in diag_tangents):
+        ds = [zeros_like(x) if t is None else t for t, x in zip(diag_tangents, xs[:3])]
+        out = bind(_tridiagonal_matmul, (*ds, xs[3]))
+    if tangents[3] is not None:
+        term = bind(_tridiagonal_matmul, (*xs[:3], tangents[3]))
+        out = term if out is None else out + term
+    return out if out is not None else zeros_like(ans)
+
+
+_tridiagonal_matmul = Primitive("TridiagonalMatMul", _tridiagonal_matmul_kernel,
+                                shape_rule=_tridiagonal_matmul_rule).defvjp(
+    _tridiagonal_matmul_vjp).defjvp(_tridiagonal_matmul_jvp)
+
+
+@tf_export("linalg.tridiagonal_matmul")
+def tridiagonal_matmul(diagonals: Any, rhs: Any, diagonals_format: str = "compact",
+                       name: Optional[str] = None) -> Tensor:
+    """T @ rhs for tridiagonal matrices T given as `diagonals` (formats as
+    `tridiagonal_solve`'s); rhs is [..., M, N]."""
+    if diagonals_format == "compact":
+        d = convert_to_tensor(diagonals)
+        superdiag, maindiag, subdiag = d[..., 0, :], d[..., 1, :], d[..., 2, :]
+    elif diagonals_format == "sequence":
+        superdiag, maindiag, subdiag = (convert_to_tensor(t) for t in diagonals)
+    elif diagonals_format == "matrix":
+        d = _compact_from_matrix(diagonals)
+        superdiag, maindiag, subdiag = d[..., 0, :], d[..., 1, :], d[..., 2, :]
+    else:
+        raise ValueError(f"Unrecognized diagonals_format: {diagonals_format}")
+    rhs = convert_to_tensor(rhs, dtype_hint=maindiag.dtype)
+    if rhs._value.dtype != maindiag._value.dtype:
+        raise mismatch_error("TridiagonalMatMul", 3, maindiag.dtype, rhs.dtype)
+    if maindiag._value.dtype.kind not in "fc" or maindiag._value.dtype == np.float16:
+        raise InvalidArgumentError(f"Value for attr 'T' of {cpp_name(maindiag.dtype)} is not in "
+                                   f"the list of allowed values: double, float, complex64, "
+                                   f"complex128 [Op:TridiagonalMatMul]")
+    diags = [expand_dims(t, -2) for t in (superdiag, maindiag, subdiag)]
+    return bind(_tridiagonal_matmul, (*diags, rhs))
+
+
+# -- banded triangular solve ---------------------------------------------------------------------
+
+def _dense_from_bands(bands: np.ndarray, lower: bool) -> np.ndarray:
+    """The [..., M, M] triangular matrices whose K bands (LEFT_RIGHT aligned) are `bands`."""
+    k, m = bands.shape[-2:]
+    out = np.zeros(bands.shape[:-2] + (m, m), bands.dtype)
+    for i in range(builtins.min(k, m)):
+        rows = np.arange(m - i)
+        if lower:   # row i: the i-th subdiagonal, padded on the left
+            out[..., rows + i, rows] = bands[..., i, i:]
+        else:       # row k-1-i: the i-th superdiagonal, padded on the right
+            out[..., rows, rows + i] = bands[..., k - 1 - i, :m - i]
+    return out
+
+
+def _banded_kernel(bands: np.ndarray, rhs: np.ndarray, lower: bool,
+                   adjoint: bool) -> np.ndarray:
+    if rhs.ndim < 2:
+        raise InvalidArgumentError(f"In[1] ndims must be >= 2: {rhs.ndim} "
+                                   f"[Op:BandedTriangularSolve]")
+    t = _dense_from_bands(bands, lower)
+    if (np.diagonal(t, axis1=-2, axis2=-1) == 0).any():
+        raise InvalidArgumentError("Input matrix is not invertible. [Op:BandedTriangularSolve]")
+    batch = np.broadcast_shapes(t.shape[:-2], rhs.shape[:-2])
+    t = np.broadcast_to(t, batch + t.shape[-2:])
+    rhs = np.broadcast_to(rhs, batch + rhs.shape[-2:])
+    if adjoint:
+        t = np.swapaxes(t, -1, -2).conj()
+    return _substitute(t, rhs, lower != adjoint)
+
+
+def _banded_rule(bands: ShapedArray, rhs: ShapedArray, lower: bool,
+                 adjoint: bool) -> ShapedArray:
+    if bands.shape is None or rhs.shape is None:
+        return ShapedArray(None, rhs.dtype)
+    return ShapedArray(broadcast_dims(bands.shape[:-2], rhs.shape[:-2]) + rhs.shape[-2:],
+                       rhs.dtype)
+
+
+def _bands_of(x: Tensor, num_bands: Any, lower: bool) -> Tensor:
+    """The K bands of each matrix x [..., M, M], as `banded_triangular_solve` stores them
+    (TF's matrix_diag_part over k in [-(K-1), 0] or [0, K-1], align LEFT_RIGHT): entry
+    [i, j] is x[j, j - i] (lower) or x[j, j + K-1-i] (upper), zero outside the matrix.
+    Sizes may be run-time scalars."""
+    m = shape_of(x)[-1]
+    offset = expand_dims(arange(num_bands), -1)   # [K, 1]
+    if not lower:
+        offset = (num_bands - 1) - offset
+    cols = expand_dims(arange(m), 0) + (-offset if lower else offset)   # [K, M]
+    inside = cast((cols >= 0) & (cols < m), x.dtype)
+    index = matrix_transpose(where(cols < 0, zeros_like(cols), where(cols < m, cols,
+                                                                     zeros_like(cols))))
+    # Spread over x's batch by adding zeros shaped [..., M, 1] (sizes known only at run time).
+    index = index + cast(zeros_like(x[..., :1]), index.dtype)
+    picked = gather(x, index, axis=-1, batch_dims=x._value.ndim - 1)   # [..., M, K]
+    return matrix_transpose(picked) * inside
+
+
+def _banded_vjp(g: Tensor, ans: Tensor, bands: Tensor, rhs: Tensor, lower: bool,
+                adjoint: bool) -> tuple:
+    _real_gradient_only(g, "BandedTriangularSolve")
+    grad_b = bind(_banded, (bands, g), {"lower": lower, "adjoint": not adjoint})
+    if adjoint:
+        grad_a = -matmul(ans, grad_b, adjoint_b=True)
+    else:
+        grad_a = -matmul(grad_b, ans, adjoint_b=True)
+    k = bands._value.shape[-2]
+    return _bands_of(grad_a, shape_of(bands)[-2] if k is None else k, lower), grad_b
+
+
+_banded = Primitive("BandedTriangularSolve", _banded_kernel, shape_rule=_banded_rule).defvjp(
+    _banded_vjp)
+
+
+@tf_export("linalg.banded_triangular_solve")
+def banded_triangular_solve(bands: Any, rhs: Any, lower: bool = True, adjoint: bool = False,
+                            name: Optional[str] = None) -> Tensor:
+    """X with `T @ X = rhs` for triangular T given by its K bands [..., K, M] (lower: the
+    diagonal first, then subdiagonals, padded on the left; upper: superdiagonals padded on
+    the right, the diagonal last); batch axes broadcast. A zero on the diagonal raises."""
+    a = convert_to_tensor(bands)
+    if a._value.dtype == np.float16:
+        raise NotFoundError(f"Could not find device for node: {{{{node BandedTriangularSolve}}}}"
+                            f" = BandedTriangularSolve[T=DT_HALF, adjoint={_flag(adjoint)}, "
+                            f"lower={_flag(lower)}]\nAll kernels registered for op "
+                            f"BandedTriangularSolve:\n  device='CPU'; T in [DT_FLOAT, "
+                            f"DT_DOUBLE, DT_COMPLEX64, DT_COMPLEX128]\n [Op:BandedTriangularSolve]")
+    a = _matrix(a, "BandedTriangularSolve", square=False)
+    a, b = binary_operands(a, rhs, "BandedTriangularSolve")
+    return bind(_banded, (a, b), {"lower": bool(lower), "adjoint": bool(adjoint)})
+
+
+# -- eigh_tridiagonal ----------------------------------------------------------------------------
+# TF's eigenvalues are a bisection on Sturm counts (linalg_impl.eigh_tridiagonal), ported
+# here operation for operation in the input's precision, so the values are TF's. TF's
+# eigenvectors come from inverse iteration started at random vectors, so their signs are
+# arbitrary; these are LAPACK's (scipy), for the same eigenvalues, with unit norm.
+
+def _sturm(alpha: np.ndarray, beta_sq: np.ndarray, pivmin: Any, alpha0_perturbation: Any,
+           x: np.ndarray) -> np.ndarray:
+    """How many eigenvalues lie below each x (TF's Sturm sequence recurrence)."""
+    q = alpha[0] - x
+    count = (q < 0).astype(np.int32)
+    q = np.where(alpha[0] == x, alpha0_perturbation, q)
+    for i in range(1, len(alpha)):
+        q = alpha[i] - beta_sq[i - 1] / q - x
+        low = q <= pivmin
+        count = np.where(low, count + 1, count)
+        q = np.where(low, np.minimum(q, -pivmin), q)
+    return count
+
+
+def _bisect_eigenvalues(alpha: np.ndarray, beta: np.ndarray, select: str, select_range: Any,
+                        tol: Any) -> np.ndarray:
+    if alpha.dtype.kind == "c":
+        alpha = alpha.real
+        beta_sq = (np.conj(beta) * beta).real
+        beta_abs = np.sqrt(beta_sq)
+    else:
+        beta_sq, beta_abs = np.square(beta), np.abs(beta)
+    dtype = alpha.dtype
+    finfo = np.finfo(dtype)
+    n = len(alpha)
+    row_sums = np.concatenate([beta_abs[:1], beta_abs[:-1] + beta_abs[1:], beta_abs[-1:]])
+    est_max = np.minimum(finfo.max, np.max(alpha + row_sums))
+    est_min = np.maximum(finfo.min, np.min(alpha - row_sums))
+    t_norm = np.maximum(np.abs(est_min), np.abs(est_max))
+    one = dtype.type(1)
+    safemin = np.maximum(one / finfo.max, (one + finfo.eps) * finfo.tiny)
+    pivmin = safemin * np.maximum(one, np.max(beta_sq))
+    alpha0_perturbation = np.square(finfo.eps * beta_abs[0])
+    abs_tol = finfo.eps * t_norm
+    if tol:
+        abs_tol = np.maximum(dtype.type(tol), abs_tol)
+    max_it = finfo.nmant + 1
+    fudge = 2.1
+    norm_slack = dtype.type(n) * fudge * finfo.eps * t_norm
+    if select == "a":
+        targets = np.arange(n, dtype=np.int32)
+    elif select == "i":
+        if not select_range[0] <= select_range[1]:
+            raise InvalidArgumentError("Got empty index range in select_range.")
+        targets = np.arange(select_range[0], select_range[1] + 1, dtype=np.int32)
+    else:
+        if not select_range[0] < select_range[1]:
+            raise InvalidArgumentError("Got empty interval in select_range.")
+    if select in ("a", "i"):
+        lower = est_min - norm_slack - 2 * fudge * pivmin
+        upper = est_max + norm_slack + fudge * pivmin
+    else:
+        lower = dtype.type(select_range[0]) - norm_slack - 2 * fudge * pivmin
+        upper = dtype.type(select_range[1]) + norm_slack + fudge * pivmin
+        first = _sturm(alpha, beta_sq, pivmin, alpha0_perturbation, np.asarray(lower))
+        last = _sturm(alpha, beta_sq, pivmin, alpha0_perturbation, np.asarray(upper))
+        targets = np.arange(int(first), int(last), dtype=np.int32)
+    upper = np.full(targets.shape, np.minimum(upper, finfo.max), dtype)
+    lower = np.full(targets.shape, np.maximum(lower, finfo.min), dtype)
+    with np.errstate(all="ignore"):
+        for _ in range(max_it):
+            if not targets.size or not abs_tol < np.max(upper - lower):
+                break
+            mid = 0.5 * lower + 0.5 * upper
+            counts = _sturm(alpha, beta_sq, pivmin, alpha0_perturbation, mid)
+            lower = np.where(counts <= targets, mid, lower)
+            upper = np.where(counts > targets, mid, upper)
+    return (0.5 * lower + 0.5 * upper).astype(dtype, copy=False)
+
+
+def _tridiagonal_eigenvectors(alpha: np.ndarray, beta: np.ndarray,
+                              eigvals: np.ndarray) -> np.ndarray:
+    """Unit eigenvectors (columns) for `eigvals`; a complex beta is made real by a diagonal
+    unitary similarity (phases d with d_k |b_k| conj(d_k+1) = b_k)."""
+    from scipy import linalg
+    real = np.abs(beta) if beta.dtype.kind == "c" else beta
+    d = alpha.real.astype(real.dtype)
+    if not eigvals.size:
+        return np.zeros((len(alpha), 0), beta.dtype)
+    # The LAPACK eigenvalues nearest TF's: pick them by index among all.
+    _, vectors = linalg.eigh_tridiagonal(d, real)
+    all_values = linalg.eigh_tridiagonal(d, real, eigvals_only=True)
+    index = [int(np.argmin(np.abs(all_values - e))) for e in eigvals]
+    vectors = vectors[:, index]
+    if beta.dtype.kind == "c":
+        unit = np.where(real == 0, 1, beta.conj() / np.where(real == 0, 1, real))
+        phases = np.concatenate([[1], np.cumprod(unit)])
+        vectors = phases[:, None] * vectors
+    return vectors.astype(beta.dtype, copy=False)
+
+
+def _eigh_tridiagonal_kernel(alpha: np.ndarray, beta: np.ndarray, eigvals_only: bool,
+                             select: str, select_range: Any, tol: Any) -> Any:
+    values = _bisect_eigenvalues(alpha, beta, select, select_range, tol)
+    if eigvals_only:
+        return values
+    return values, _tridiagonal_eigenvectors(alpha, beta, values)
+
+
+def _eigh_tridiagonal_rule(alpha: ShapedArray, beta: ShapedArray, eigvals_only: bool,
+                           select: str, select_range: Any, tol: Any) -> Any:
+    real = np.finfo(alpha.dtype).dtype
+    n = alpha.shape[0] if alpha.shape is not None and select == "a" else None
+    if select == "i":
+        n = int(select_range[1]) - int(select_range[0]) + 1
+    values = ShapedArray((n,), real)
+    if eigvals_only:
+        return values
+    rows = None if alpha.shape is None else alpha.shape[0]
+    return values, ShapedArray((rows, n), beta.dtype)
+
+
+# No TF op of this name: TF composes it of while loops; its eigenvalues carry no useful
+# gradient (a bisection), and tapeflow records none.
+_eigh_tridiagonal_values = Primitive("EighTridiagonal", _eigh_tridiagonal_kernel,
+                                     differentiable=False, shape_rule=_eigh_tridiagonal_rule)
+_eigh_tridiagonal_vectors = Primitive("EighTridiagonalVectors", _eigh_tridiagonal_kernel,
+                                      multiple_results=True, differentiable=False,
+                                      shape_rule=_eigh_tridiagonal_rule)
+
+
+@tf_export("linalg.eigh_tridiagonal")
+def eigh_tridiagonal(alpha: Any, beta: Any, eigvals_only: bool = True, select: str = "a",
+                     select_range: Any = None, tol: Any = None,
+                     name: Optional[str] = None) -> Any:
+    """Eigenvalues (ascending) of the Hermitian tridiagonal matrix with diagonal `alpha`
+    [n] and superdiagonal `beta` [n-1] (the imaginary part of alpha is ignored); with
+    `eigvals_only=False` also its eigenvectors (columns, each up to sign/phase). `select`:
+    'a' all, 'i' indices select_range[0]..[1], 'v' values in (select_range[0], [1]]."""
+    alpha = convert_to_tensor(alpha)
+    n = alpha._value.shape[0]
+    if n is not None and n <= 1:
+        from tapeflow.ops.math_ops import real
+        return real(alpha)
+    beta = convert_to_tensor(beta)
+    if alpha._value.dtype != beta._value.dtype:
+        raise ValueError("'alpha' and 'beta' must have the same type.")
+    if select not in ("a", "i", "v"):
+        raise ValueError("'select must have a value in {'a', 'i', 'v'}.")
+    bounds = None if select == "a" else tuple(
+        np.asarray(static_value(b, "eigh_tridiagonal: select_range")).item()
+        for b in select_range)
+    tol = None if tol is None else float(static_value(tol, "eigh_tridiagonal: tol"))
+    attrs = {"eigvals_only": bool(eigvals_only), "select": select, "select_range": bounds,
+             "tol": tol}
+    prim = _eigh_tridiagonal_values if eigvals_only else _eigh_tridiagonal_vectors
+    return bind(prim, (alpha, beta), attrs)
+
+
+# -- tf.linalg.experimental ----------------------------------------------------------------------
+
+CGState = collections.namedtuple("CGState", ["i", "x", "r", "p", "gamma"])
+
+
+def conjugate_gradient(operator: Any, rhs: Any, preconditioner: Any = None, x: Any = None,
+                       tol: float = 1e-5, max_iter: int = 20,
+                       name: str = "conjugate_gradient") -> CGState:
+    """Solves `A x = rhs` for a self-adjoint positive definite `LinearOperator` A by
+    conjugate gradients, as TF: stops after `max_iter` steps or once every residual norm is
+    at most `tol * ||rhs||`; returns the final CGState(i, x, r, p, gamma)."""
+    from tapeflow.ops.reduce_ops import reduce_any
+    if not (operator.is_self_adjoint and operator.is_positive_definite):
+        raise ValueError("Expected a self-adjoint, positive definite operator.")
+    rhs = convert_to_tensor(rhs)
+
+    def dot(a: Tensor, b: Tensor) -> Tensor:
+        return squeeze(matvec(expand_dims(a, -1), b, adjoint_a=True), -1)
+
+    batch = tuple(operator.batch_shape)
+    shape = np.broadcast_shapes(rhs._value.shape[:-1], batch)
+    if preconditioner is not None:
+        shape = np.broadcast_shapes(shape, tuple(preconditioner.batch_shape))
+    r = broadcast_to(rhs, shape + rhs._value.shape[-1:])
+    tol = tol * _vector_norm(r, axis=-1)
+    if x is None:
+        x = zeros_like(r)
+    else:
+        r = rhs - operator.matvec(x)
+    p = r if preconditioner is None else preconditioner.matvec(r)
+    state = CGState(wrap(np.int32(0)), x, r, p, dot(r, p))
+    while int(state.i) < max_iter and bool(reduce_any(_vector_norm(state.r, axis=-1) > tol)):
+        z = operator.matvec(state.p)
+        alpha = state.gamma / dot(state.p, z)
+        x = state.x + expand_dims(alpha, -1) * state.p
+        r = state.r - expand_dims(alpha, -1) * z
+        q = r if preconditioner is None else preconditioner.matvec(r)
+        gamma = dot(r, q)
+        p = q + expand_dims(gamma / state.gamma, -1) * state.p
+        state = CGState(state.i + 1, x, r, p, gamma)
+    return state
+
+
+def _experimental_namespace() -> Any:
+    import types
+    module = types.ModuleType("tapeflow.linalg.experimental",
+                              "`tf.linalg.experimental`: iterative solvers.")
+    module.conjugate_gradient = conjugate_gradient
+    module.__all__ = ["conjugate_gradient"]
+    return module
+
+
+experimental = tf_export("linalg.experimental")(_experimental_namespace())

@@ -27,6 +27,24 @@ def _spd(a):
     return tf.matmul(a, a, transpose_b=True) + tf.eye(tf.shape(a)[-1], dtype=tf.float64)
 
 
+def _distinct(n):
+    return np.diag(np.arange(1.0, n + 1)) + _u(-0.15, 0.15, n, n)
+
+
+def _tridiag(*shape):
+    """Compact diagonals [..., 3, M] of diagonally dominant tridiagonal matrices."""
+    d = _u(-0.5, 0.5, *shape)
+    d[..., 1, :] += 2.0
+    return d
+
+
+def _bands(k, m, upper=False):
+    """K bands of an M x M triangular matrix with a dominant diagonal."""
+    b = _u(-0.5, 0.5, k, m)
+    b[k - 1 if upper else 0] += 2.0
+    return b
+
+
 def _sym(a):
     return a + tf.linalg.matrix_transpose(a)
 
@@ -79,4 +97,34 @@ SAMPLES = {
                (lambda a: tf.einsum("iji->j", a * a), [_u(-1, 1, 2, 3, 2)])],
     "MatrixExponential": [(lambda a: tf.linalg.expm(a), [_u(-0.5, 0.5, 3, 3)]),
                           (lambda a: tf.linalg.expm(a), [_u(-0.5, 0.5, 2, 2, 2)])],
+    "Cross": [(lambda a, b: tf.linalg.cross(a * a, b), [_u(-1, 1, 3), _u(-1, 1, 3)]),
+              (lambda a, b: tf.linalg.cross(a, b), [_u(-1, 1, 2, 3), _u(-1, 1, 2, 3)])],
+    "Diag": [(lambda d: tf.linalg.tensor_diag(d * d), [_u(-1, 1, 3)]),
+             (lambda d: tf.linalg.tensor_diag(d), [_u(-1, 1, 2, 2)])],
+    "DiagPart": [(lambda a: tf.linalg.tensor_diag_part(a * a), [_u(-1, 1, 3, 3)]),
+                 (lambda a: tf.linalg.tensor_diag_part(a), [_u(-1, 1, 2, 2, 2, 2)])],
+    # sqrtm of matrices near 2I (eigenvalues well inside the right half-plane).
+    "MatrixSquareRoot": [(lambda a: tf.linalg.sqrtm(a), [_well(3, 3)]),
+                         (lambda a: tf.linalg.sqrtm(a * a), [_well(2, 2, 2)])],
+    # eig of matrices with distinct real eigenvalues (a diagonal 1, 2, 3, ... plus a small
+    # non-symmetric part): the order by |e| and the eigenvectors are smooth there. The
+    # eigenvectors enter through |v|^2, which does not depend on their phase.
+    "Eig": [(lambda a: tf.math.real(tf.linalg.eigvals(a)), [_distinct(3)]),
+            (lambda a: tf.math.real(tf.linalg.eig(a)[1] * tf.math.conj(tf.linalg.eig(a)[1])),
+             [_distinct(3)]),
+            # No second order: forward-over-forward through complex matrices is off in
+            # tapeflow already for tf.linalg.inv (the same check fails for it).
+            (lambda a, b: tf.math.imag(tf.linalg.eigvals(tf.complex(a, b)) ** 2),
+             [_distinct(3), _u(-0.1, 0.1, 3, 3)], {"second_order": False})],
+    "TridiagonalSolve": [
+        (lambda d, r: tf.linalg.tridiagonal_solve(d, r), [_tridiag(3, 4), _u(-1, 1, 4, 2)]),
+        (lambda d, r: tf.linalg.tridiagonal_solve(d, r, partial_pivoting=False),
+         [_tridiag(2, 3, 4), _u(-1, 1, 2, 4, 1)])],
+    "TridiagonalMatMul": [
+        (lambda d, r: tf.linalg.tridiagonal_matmul(d, r), [_u(-1, 1, 3, 4), _u(-1, 1, 4, 2)]),
+        (lambda d, r: tf.linalg.tridiagonal_matmul(d * d, r * r), [_u(-1, 1, 2, 3, 3), _u(-1, 1, 2, 3, 2)])],
+    "BandedTriangularSolve": [
+        (lambda a, b: tf.linalg.banded_triangular_solve(a, b), [_bands(2, 4), _u(-1, 1, 4, 2)]),
+        (lambda a, b: tf.linalg.banded_triangular_solve(a, b, lower=False, adjoint=True),
+         [_bands(3, 4, upper=True), _u(-1, 1, 4, 1)])],
 }
