@@ -2408,7 +2408,7 @@ def _transpose_tridiagonal(diags: Tensor) -> Tensor:
     edge = [[0, 0]] * (rank - 2)
     superdiag = pad(diags[..., 2, 1:], edge + [[0, 1]])
     subdiag = pad(diags[..., 0, :-1], edge + [[1, 0]])
-    return stack_tensors([superdiag, diags[..., 1, :], subdiag], axis=-2)
+    return _stack([superdiag, diags[..., 1, :], subdiag], axis=-2)
 
 
 def _three_diagonals_of_product(x: Tensor, y_tr: Tensor) -> Tensor:
@@ -2419,7 +2419,7 @@ def _three_diagonals_of_product(x: Tensor, y_tr: Tensor) -> Tensor:
     main = reduce_sum(x * y_tr, axis=-1)
     superdiag = reduce_sum(x * pad(y_tr[..., 1:, :], edge + [[0, 1], [0, 0]]), axis=-1)
     subdiag = reduce_sum(x * pad(y_tr[..., :-1, :], edge + [[1, 0], [0, 0]]), axis=-1)
-    return stack_tensors([superdiag, main, subdiag], axis=-2)
+    return _stack([superdiag, main, subdiag], axis=-2)
 
 
 def _tridiagonal_solve_vjp(g: Tensor, ans: Tensor, diags: Tensor, rhs: Tensor,
@@ -2435,7 +2435,7 @@ _tridiagonal_solve = Primitive("TridiagonalSolve", _tridiagonal_solve_kernel,
     _tridiagonal_solve_vjp)
 
 
-def stack_tensors(values: list, axis: int) -> Tensor:
+def _stack(values: list, axis: int) -> Tensor:
     from tapeflow.ops.array_ops import stack
     return stack(values, axis=axis)
 
@@ -2468,7 +2468,7 @@ def _compact_from_sequence(diagonals: Any) -> Tensor:
     superdiag = padded(superdiag, "superdiagonal", [0, 1])
     a, b = binary_operands(superdiag, maindiag, "Pack")
     _, c = binary_operands(a, subdiag, "Pack")
-    return stack_tensors([a, b, c], axis=-2)
+    return _stack([a, b, c], axis=-2)
 
 
 def _compact_from_matrix(diagonals: Any) -> Tensor:
@@ -2481,7 +2481,7 @@ def _compact_from_matrix(diagonals: Any) -> Tensor:
     edge = [[0, 0]] * (m._value.ndim - 2)
     superdiag = pad(diag_part(m, k=1), edge + [[0, 1]])   # TF's align='LEFT_RIGHT'
     subdiag = pad(diag_part(m, k=-1), edge + [[1, 0]])
-    return stack_tensors([superdiag, diag_part(m), subdiag], axis=-2)
+    return _stack([superdiag, diag_part(m), subdiag], axis=-2)
 
 
 @tf_export("linalg.tridiagonal_solve")
