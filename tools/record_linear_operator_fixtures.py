@@ -1,0 +1,285 @@
+"""Records TensorFlow's answers for tests/ops/test_linear_operator.py.
+
+Run once with the reference TensorFlow (never a tapeflow dependency):
+
+    TF_CPP_MIN_LOG_LEVEL=3 /work/tfenv/venv/bin/python tools/record_linear_operator_fixtures.py
+
+Each case is a Python expression over `tf`, `L` (= tf.linalg), the operands below and
+`grad(f, *xs)` (the gradients of f's sum); the fixture keeps the expression with TF's answer,
+so the test evaluates the same text with tapeflow. An answer is a tensor (its value and dtype),
+an operator (its class name, shape and dense matrix), a Python value, or an error class.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+OUT = os.path.join(ROOT, "tests", "ops", "fixtures", "linear_operator.json")
+
+# Operands the expressions use (built the same way on both sides).
+SETUP = """
+A = tf.constant([[4., 1., 2.], [1., 5., 3.], [2., 3., 6.]])
+B = tf.constant([[1., 2.], [3., 4.], [5., 6.]])
+M = tf.constant([[2., -1.], [0.5, 3.]])
+v = tf.constant([1., -2., 0.5])
+bd = tf.constant([[1., 2., 3.], [4., 5., 6.]])
+full = L.LinearOperatorFullMatrix(A, is_self_adjoint=True, is_positive_definite=True)
+gen = L.LinearOperatorFullMatrix(tf.constant([[1., 2., 0.], [3., -1., 4.], [0.5, 2., 2.]]))
+diag = L.LinearOperatorDiag([1., 2., 3.])
+bdiag = L.LinearOperatorDiag(bd)
+eye = L.LinearOperatorIdentity(3)
+seye = L.LinearOperatorScaledIdentity(3, 2.5)
+tril = L.LinearOperatorLowerTriangular([[2., 0., 0.], [1., 3., 0.], [-1., 2., 4.]])
+zeros = L.LinearOperatorZeros(3)
+mop = L.LinearOperatorFullMatrix(M)
+"""
+
+CASES = {
+    # shapes and hints
+    "diag_shape": "diag.shape",
+    "bdiag_shape": "bdiag.shape",
+    "bdiag_batch_shape": "bdiag.batch_shape",
+    "bdiag_shape_tensor": "bdiag.shape_tensor()",
+    "bdiag_batch_shape_tensor": "bdiag.batch_shape_tensor()",
+    "diag_domain": "int(diag.domain_dimension)",
+    "diag_range_tensor": "diag.range_dimension_tensor()",
+    "full_rect_square": "L.LinearOperatorFullMatrix(B).is_square",
+    "diag_hints": "(diag.is_non_singular, diag.is_self_adjoint, diag.is_positive_definite, "
+                  "diag.is_square)",
+    "eye_hints": "(eye.is_non_singular, eye.is_self_adjoint, eye.is_positive_definite)",
+    "tril_hints": "(tril.is_non_singular, tril.is_self_adjoint, tril.is_square)",
+    "names": "(diag.name, full.name, eye.name, seye.name, tril.name, zeros.name)",
+    "hint_pd_singular": "L.LinearOperatorDiag([1., 2.], is_positive_definite=True, "
+                        "is_non_singular=False)",
+    "hint_ns_nonsquare": "L.LinearOperatorFullMatrix(A, is_non_singular=True, is_square=False)",
+    "hint_sa_nonsquare": "L.LinearOperatorFullMatrix(A, is_self_adjoint=True, is_square=False)",
+    "diag_not_self_adjoint": "L.LinearOperatorDiag([1., 2.], is_self_adjoint=False)",
+    "full_int_dtype": "L.LinearOperatorFullMatrix([[1, 2], [3, 4]])",
+    "matmul_dim_mismatch": "diag.matmul(tf.ones([2, 1]))",
+    "matvec_dim_mismatch": "diag.matvec(tf.ones([2]))",
+    "matmul_dtype_mismatch": "diag.matmul(tf.ones([3, 1], tf.float64))",
+    "linop_dim_mismatch": "diag.matmul(L.LinearOperatorDiag([1., 2.]))",
+    "eigvals_not_sa": "gen.eigvals()",
+    "cholesky_not_pd": "diag.cholesky()",
+    "inverse_singular_zeros": "zeros.inverse()",
+    # dense values
+    "full_dense": "full.to_dense()",
+    "diag_dense": "bdiag.to_dense()",
+    "eye_dense": "eye.to_dense()",
+    "eye_batch_dense": "L.LinearOperatorIdentity(2, batch_shape=[2]).to_dense()",
+    "seye_dense": "seye.to_dense()",
+    "tril_dense": "L.LinearOperatorLowerTriangular(A).to_dense()",
+    "zeros_dense": "L.LinearOperatorZeros(2, 3).to_dense()",
+    # products and solves
+    "full_matmul": "full.matmul(B)",
+    "full_matmul_adj": "gen.matmul(B, adjoint=True)",
+    "full_matmul_adjarg": "gen.matmul(tf.transpose(B), adjoint_arg=True)",
+    "full_at": "gen @ B",
+    "full_matvec": "gen.matvec(v)",
+    "full_matvec_adj": "gen.matvec(v, adjoint=True)",
+    "full_solve": "gen.solve(B)",
+    "full_solve_adj": "gen.solve(B, adjoint=True)",
+    "full_solve_chol": "full.solve(B)",
+    "full_solvevec": "gen.solvevec(v)",
+    "diag_matmul": "bdiag.matmul(tf.ones([2, 3, 2]))",
+    "diag_matmul_bcast": "bdiag.matmul(B)",
+    "diag_solve": "diag.solve(B)",
+    "diag_solvevec": "bdiag.solvevec(v)",
+    "eye_matmul": "eye.matmul(B)",
+    "seye_matmul": "seye.matmul(B)",
+    "seye_solve": "seye.solve(B)",
+    "tril_matmul": "tril.matmul(B)",
+    "tril_solve": "tril.solve(B)",
+    "tril_solve_adj": "tril.solve(B, adjoint=True)",
+    "zeros_matmul": "zeros.matmul(B)",
+    "add_to_tensor": "diag.add_to_tensor(A)",
+    # reductions
+    "full_det": "gen.determinant()",
+    "full_logdet": "gen.log_abs_determinant()",
+    "full_logdet_chol": "full.log_abs_determinant()",
+    "diag_det": "bdiag.determinant()",
+    "diag_logdet": "bdiag.log_abs_determinant()",
+    "eye_det": "eye.determinant()",
+    "seye_det": "seye.determinant()",
+    "seye_logdet": "seye.log_abs_determinant()",
+    "tril_det": "tril.determinant()",
+    "tril_logdet": "tril.log_abs_determinant()",
+    "full_trace": "gen.trace()",
+    "diag_trace": "bdiag.trace()",
+    "full_diag_part": "gen.diag_part()",
+    "seye_diag_part": "seye.diag_part()",
+    "full_eigvals": "full.eigvals()",
+    "diag_eigvals": "diag.eigvals()",
+    "full_cond": "full.cond()",
+    "gen_cond": "gen.cond()",
+    "diag_cond": "diag.cond()",
+    # the types TF's algebra returns
+    "diag_matmul_diag": "diag.matmul(diag)",
+    "diag_at_diag": "diag @ L.LinearOperatorDiag([2., 1., -1.])",
+    "diag_inverse": "diag.inverse()",
+    "diag_adjoint": "diag.adjoint()",
+    "diag_cholesky": "L.LinearOperatorDiag([1., 4., 9.], is_self_adjoint=True, "
+                     "is_positive_definite=True).cholesky()",
+    "full_inverse": "gen.inverse()",
+    "full_adjoint": "gen.adjoint()",
+    "full_H": "gen.H",
+    "full_matmul_op": "gen.matmul(gen)",
+    "full_cholesky": "full.cholesky()",
+    "diag_matmul_full": "diag.matmul(gen)",
+    "eye_matmul_diag": "eye.matmul(diag)",
+    "diag_matmul_eye": "diag.matmul(eye)",
+    "eye_inverse": "eye.inverse()",
+    "seye_matmul_diag": "seye.matmul(diag)",
+    "seye_inverse": "seye.inverse()",
+    "seye_matmul_seye": "seye.matmul(seye)",
+    "tril_inverse": "tril.inverse()",
+    "tril_adjoint": "tril.adjoint()",
+    "tril_matmul_op": "tril.matmul(tril)",
+    "diag_solve_op": "diag.solve(diag)",
+    "full_solve_op": "gen.solve(gen)",
+    "zeros_matmul_op": "gen.matmul(zeros)",
+    "inverse_inverse": "gen.inverse().inverse()",
+    "adjoint_adjoint": "gen.adjoint().adjoint()",
+    # composites
+    "composition": "L.LinearOperatorComposition([gen, diag]).to_dense()",
+    "composition_solve": "L.LinearOperatorComposition([gen, tril]).solve(B)",
+    "composition_det": "L.LinearOperatorComposition([gen, tril]).determinant()",
+    "adjoint_matmul": "L.LinearOperatorAdjoint(gen).matmul(B)",
+    "adjoint_solve": "L.LinearOperatorAdjoint(gen).solve(B)",
+    "inversion_matmul": "L.LinearOperatorInversion(gen).matmul(B)",
+    "inversion_solve": "L.LinearOperatorInversion(gen).solve(B)",
+    "inversion_det": "L.LinearOperatorInversion(gen).determinant()",
+    "blockdiag_dense": "L.LinearOperatorBlockDiag([mop, diag]).to_dense()",
+    "blockdiag_matmul": "L.LinearOperatorBlockDiag([mop, diag]).matmul(tf.ones([5, 2]))",
+    "blockdiag_solve": "L.LinearOperatorBlockDiag([mop, diag]).solve(tf.ones([5, 2]))",
+    "blockdiag_logdet": "L.LinearOperatorBlockDiag([mop, diag]).log_abs_determinant()",
+    "blockdiag_inverse": "L.LinearOperatorBlockDiag([mop, diag]).inverse()",
+    "kron_dense": "L.LinearOperatorKronecker([mop, diag]).to_dense()",
+    "kron_matmul": "L.LinearOperatorKronecker([mop, diag]).matmul(tf.ones([6, 1]))",
+    "kron_solve": "L.LinearOperatorKronecker([mop, diag]).solve(tf.ones([6, 1]))",
+    "kron_det": "L.LinearOperatorKronecker([mop, diag]).determinant()",
+    "kron_trace": "L.LinearOperatorKronecker([mop, diag]).trace()",
+    "lowrank_dense": "L.LinearOperatorLowRankUpdate(diag, B).to_dense()",
+    "lowrank_dense_uv": "L.LinearOperatorLowRankUpdate(diag, B, diag_update=[2., 3.], "
+                        "v=tf.ones([3, 2])).to_dense()",
+    "lowrank_solve": "L.LinearOperatorLowRankUpdate(diag, B).solve(v[:, None])",
+    "lowrank_logdet": "L.LinearOperatorLowRankUpdate(diag, B).log_abs_determinant()",
+    "lowrank_hints": "(lambda o: (o.is_self_adjoint, o.is_positive_definite))("
+                     "L.LinearOperatorLowRankUpdate(diag, B))",
+    "perm_dense": "L.LinearOperatorPermutation([2, 0, 1]).to_dense()",
+    "perm_matmul": "L.LinearOperatorPermutation([2, 0, 1]).matmul(B)",
+    "perm_det": "L.LinearOperatorPermutation([2, 0, 1]).determinant()",
+    "perm_bad": "L.LinearOperatorPermutation([0, 0, 1])",
+    "householder_dense": "L.LinearOperatorHouseholder([1., 2., 2.]).to_dense()",
+    "householder_matmul": "L.LinearOperatorHouseholder([1., 2., 2.]).matmul(B)",
+    "householder_det": "L.LinearOperatorHouseholder([1., 2., 2.]).determinant()",
+    "householder_pd": "L.LinearOperatorHouseholder([1., 2.], is_positive_definite=True)",
+    "toeplitz_dense": "L.LinearOperatorToeplitz([1., 2., 3.], [1., 4., 5.]).to_dense()",
+    "toeplitz_matmul": "L.LinearOperatorToeplitz([1., 2., 3.], [1., 4., 5.]).matmul(B)",
+    "toeplitz_solve": "L.LinearOperatorToeplitz([4., 2., 3.], [4., 1., 5.]).solve(B)",
+    "tridiag_dense": "L.LinearOperatorTridiag([[1., 2., 0.], [3., 4., 5.], "
+                     "[0., 6., 7.]]).to_dense()",
+    "tridiag_matmul": "L.LinearOperatorTridiag([[1., 2., 0.], [3., 4., 5.], "
+                      "[0., 6., 7.]]).matmul(B)",
+    "tridiag_solve": "L.LinearOperatorTridiag([[1., 2., 0.], [3., 4., 5.], "
+                     "[0., 6., 7.]]).solve(B)",
+    "tridiag_seq_dense": "L.LinearOperatorTridiag([[2., 3., 0.], [1., 4., 5.], [0., 6., 7.]], "
+                         "diagonals_format='sequence').to_dense()",
+    "tridiag_matrix_dense": "L.LinearOperatorTridiag(A, diagonals_format='matrix').to_dense()",
+    "circulant_dense": "L.LinearOperatorCirculant(tf.constant([6., -2., 1.], "
+                       "tf.complex64)).to_dense()",
+    "circulant_real_dense": "L.LinearOperatorCirculant(tf.constant([6., 1., 1.]), "
+                            "input_output_dtype=tf.float32).to_dense()",
+    "circulant_matmul": "L.LinearOperatorCirculant(tf.constant([6., 1., 1.]), "
+                        "input_output_dtype=tf.float32).matmul(B)",
+    "circulant_det": "L.LinearOperatorCirculant(tf.constant([6., -2., 1.], "
+                     "tf.complex64)).determinant()",
+    "circulant_conv_kernel": "L.LinearOperatorCirculant(tf.constant([6., -2., 1.], "
+                             "tf.complex64)).convolution_kernel()",
+    "circulant2d_dense": "L.LinearOperatorCirculant2D(tf.constant([[6., 1.], [1., 2.]], "
+                         "tf.complex64)).to_dense()",
+    "circulant3d_shape": "L.LinearOperatorCirculant3D(tf.ones([2, 2, 2], "
+                         "tf.complex64)).shape",
+    "blocklower_dense": "L.LinearOperatorBlockLowerTriangular([[mop], "
+                        "[L.LinearOperatorFullMatrix(B), diag]]).to_dense()",
+    "blocklower_matmul": "L.LinearOperatorBlockLowerTriangular([[mop], "
+                         "[L.LinearOperatorFullMatrix(B), diag]]).matmul(tf.ones([5, 1]))",
+    "blocklower_solve": "L.LinearOperatorBlockLowerTriangular([[mop], "
+                        "[L.LinearOperatorFullMatrix(B), diag]]).solve(tf.ones([5, 1]))",
+    "blocklower_det": "L.LinearOperatorBlockLowerTriangular([[mop], "
+                      "[L.LinearOperatorFullMatrix(B), diag]]).determinant()",
+    "blocklower_inverse": "L.LinearOperatorBlockLowerTriangular([[mop], "
+                          "[L.LinearOperatorFullMatrix(B), diag]]).inverse()",
+    "getitem_diag": "bdiag[1]",
+    "getitem_diag_dense": "bdiag[1:].to_dense()",
+    # gradients through the operators
+    "grad_diag_matmul": "grad(lambda d: L.LinearOperatorDiag(d).matmul(B), "
+                        "tf.constant([1., 2., 3.]))",
+    "grad_diag_solve": "grad(lambda d: L.LinearOperatorDiag(d).solve(B), "
+                       "tf.constant([1., 2., 3.]))",
+    "grad_diag_logdet": "grad(lambda d: L.LinearOperatorDiag(d).log_abs_determinant(), "
+                        "tf.constant([1., -2., 3.]))",
+    "grad_full_matmul": "grad(lambda m, x: L.LinearOperatorFullMatrix(m).matmul(x), A, B)",
+    "grad_full_solve": "grad(lambda m: L.LinearOperatorFullMatrix(m).solve(B), A)",
+    "grad_full_logdet": "grad(lambda m: L.LinearOperatorFullMatrix(m).log_abs_determinant(), "
+                        "tf.constant([[1., 2., 0.], [3., -1., 4.], [0.5, 2., 2.]]))",
+    "grad_full_logdet_chol": "grad(lambda m: L.LinearOperatorFullMatrix(m, "
+                             "is_self_adjoint=True, is_positive_definite=True)"
+                             ".log_abs_determinant(), A)",
+    "grad_lowrank_solve": "grad(lambda u: L.LinearOperatorLowRankUpdate(diag, u)"
+                          ".solve(v[:, None]), B)",
+}
+
+GRAD_SOURCE = """
+def grad(f, *xs):
+    xs = [tf.Variable(x) for x in xs]
+    with tf.GradientTape() as tape:
+        y = tf.reduce_sum(f(*xs))
+    grads = tape.gradient(y, xs)
+    return grads[0] if len(grads) == 1 else tuple(grads)
+"""
+
+
+def describe(value, tf) -> dict:
+    """TF's answer as JSON."""
+    if isinstance(value, tf.linalg.LinearOperator):
+        return {"kind": "operator", "class": type(value).__name__,
+                "shape": value.shape.as_list(), "dense": describe(value.to_dense(), tf)}
+    if tf.is_tensor(value):
+        array = value.numpy()
+        if np.iscomplexobj(array):
+            return {"kind": "tensor", "dtype": value.dtype.name,
+                    "real": array.real.tolist(), "imag": array.imag.tolist()}
+        return {"kind": "tensor", "dtype": value.dtype.name, "value": array.tolist()}
+    if isinstance(value, tf.TensorShape):
+        return {"kind": "shape", "value": value.as_list()}
+    if isinstance(value, tuple):
+        return {"kind": "tuple", "items": [describe(item, tf) for item in value]}
+    return {"kind": "python", "value": value}
+
+
+def main() -> None:
+    import tensorflow as tf
+
+    scope = {"tf": tf, "L": tf.linalg, "np": np}
+    exec(SETUP, scope)
+    exec(GRAD_SOURCE, scope)
+    cases = {}
+    for name, expr in CASES.items():
+        try:
+            answer = describe(eval(expr, scope), tf)
+        except Exception as error:  # noqa: BLE001 - the error class is the answer
+            answer = {"kind": "error", "class": type(error).__name__, "message": str(error)}
+        cases[name] = {"expr": expr, "answer": answer}
+    with open(OUT, "w") as f:
+        json.dump({"tf_version": tf.__version__, "setup": SETUP, "grad": GRAD_SOURCE,
+                   "cases": cases}, f, indent=1)
+        f.write("\n")
+
+
+if __name__ == "__main__":
+    main()
