@@ -21,10 +21,45 @@ from tapeflow.framework.tensor_shape import TensorShape
 from tapeflow.module import Module
 
 
-def _tf():
-    import tapeflow
+class _Exported:
+    """tapeflow's public names (`tf.concat`, `tf.linalg.diag`, ...) from their declarations,
+    which the op families make on import (so this ops module needs no API-layer import)."""
 
-    return tapeflow
+    def __init__(self, namespace=""):
+        self._namespace = namespace
+
+    def __getattr__(self, name):
+        import tapeflow.ops  # noqa: F401 - declares the public names
+        from tapeflow.framework.exports import exported
+
+        table = exported(self._namespace)
+        if name in table:
+            return table[name]
+        if not self._namespace and name in _EXTRA:
+            return _EXTRA[name]()
+        return _Exported(f"{self._namespace}.{name}".lstrip("."))
+
+
+def _nest():
+    from tapeflow.framework import nest as nest_module
+    return nest_module
+
+
+def _variable():
+    from tapeflow.framework.variables import Variable
+    return Variable
+
+
+def _convert():
+    from tapeflow.framework.tensor_conversion import convert_to_tensor
+    return convert_to_tensor
+
+
+_EXTRA = {"nest": _nest, "Variable": _variable, "convert_to_tensor": _convert}
+
+
+def _tf():
+    return _Exported()
 
 
 class _Namespace:
@@ -64,6 +99,14 @@ def _matrix_diag_v3(diagonal, k=0, num_rows=-1, num_cols=-1, align="RIGHT_LEFT",
         + diag(diagonal[..., 1, :])
         + diag(diagonal[..., 2, 1:], k=-1)
     )
+
+
+def _ifftshift(x, axes=None, name=None):
+    """Undoes fftshift: rolls each axis back by half its length (TF's tf.signal.ifftshift)."""
+    x = _tf().convert_to_tensor(x)
+    axes = tuple(range(x.shape.rank)) if axes is None else np.atleast_1d(axes).tolist()
+    shift = [-(x.shape[axis] // 2) for axis in axes]
+    return _tf().roll(x, shift, axes)
 
 
 def _rotate_transpose(x, shift, name="rotate_transpose"):
@@ -228,7 +271,7 @@ fft_ops = _Namespace(
     ifft="signal.ifft",
     ifft2d="signal.ifft2d",
     ifft3d="signal.ifft3d",
-    ifftshift="signal.ifftshift",
+    ifftshift=_ifftshift,
 )
 gen_array_ops = _Namespace(matrix_diag_v3=_matrix_diag_v3)
 linalg = _Namespace(
