@@ -183,3 +183,34 @@ def test_integer_primal_warns(caplog):
     with caplog.at_level(logging.WARNING, logger="tapeflow"):
         tf.autodiff.ForwardAccumulator(tf.constant([1, 2]), tf.constant([1, 1]))
     assert "must be floating" in caplog.text
+
+
+def _complex_matrix(rng, shift=0.0):
+    return rng.normal(size=(3, 3)) + 1j * rng.normal(size=(3, 3)) + shift * np.eye(3)
+
+
+@pytest.mark.parametrize("op", [tf.linalg.inv, tf.linalg.det], ids=["inv", "det"])
+def test_complex_jvp_through_the_double_vjp_is_the_directional_derivative(op):
+    # These ops get their JVP from their VJP (no explicit forward rule): for complex inputs
+    # the tape's conjugation convention must not leak into the tangent (it gave conj(J t)).
+    rng = np.random.default_rng(3)
+    a, t = _complex_matrix(rng, 3.0), _complex_matrix(rng)
+    x = tf.constant(a)
+    with tf.autodiff.ForwardAccumulator(x, tf.constant(t)) as acc:
+        y = op(x)
+    h = 1e-6  # holomorphic: the central difference along t is J t
+    numeric = (op(tf.constant(a + h * t)).numpy() - op(tf.constant(a - h * t)).numpy()) / (2 * h)
+    np.testing.assert_allclose(acc.jvp(y).numpy(), numeric, rtol=1e-6, atol=1e-8)
+
+
+def test_complex_second_order_forward_mode_of_inv():
+    rng = np.random.default_rng(4)
+    a, t1, t2 = _complex_matrix(rng, 3.0), _complex_matrix(rng), _complex_matrix(rng)
+    x = tf.constant(a)
+    with tf.autodiff.ForwardAccumulator(x, tf.constant(t2)) as outer:
+        with tf.autodiff.ForwardAccumulator(x, tf.constant(t1)) as inner:
+            y = tf.linalg.inv(x)
+        dy = inner.jvp(y)
+    inv = np.linalg.inv(a)
+    want = inv @ t2 @ inv @ t1 @ inv + inv @ t1 @ inv @ t2 @ inv
+    np.testing.assert_allclose(outer.jvp(dy).numpy(), want, rtol=1e-10, atol=1e-12)

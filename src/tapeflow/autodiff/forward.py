@@ -127,7 +127,10 @@ def _double_vjp_jvp(prim: Any, tangents: list, outputs: Any, inputs: tuple,
     if total is None:
         return None
     result = tape.gradient(total, dummies, unconnected_gradients=UnconnectedGradients.ZERO)
-    result = [r if carries_gradient(o) else None for r, o in zip(result, outs)]
+    # The rules are holomorphic (J^T u for a complex op), so `total` is u^T J t; the tape
+    # gives a complex gradient conjugated, as TF's convention, so conj(J t) comes back.
+    result = [(ops.conj(r) if r.dtype.is_complex else r) if carries_gradient(o) else None
+              for r, o in zip(result, outs)]
     return tuple(result) if prim.multiple_results else result[0]
 
 
