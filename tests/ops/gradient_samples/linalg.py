@@ -112,10 +112,8 @@ SAMPLES = {
     "Eig": [(lambda a: tf.math.real(tf.linalg.eigvals(a)), [_distinct(3)]),
             (lambda a: tf.math.real(tf.linalg.eig(a)[1] * tf.math.conj(tf.linalg.eig(a)[1])),
              [_distinct(3)]),
-            # No second order: forward-over-forward through complex matrices is off in
-            # tapeflow already for tf.linalg.inv (the same check fails for it).
             (lambda a, b: tf.math.imag(tf.linalg.eigvals(tf.complex(a, b)) ** 2),
-             [_distinct(3), _u(-0.1, 0.1, 3, 3)], {"second_order": False})],
+             [_distinct(3), _u(-0.1, 0.1, 3, 3)])],
     "TridiagonalSolve": [
         (lambda d, r: tf.linalg.tridiagonal_solve(d, r), [_tridiag(3, 4), _u(-1, 1, 4, 2)]),
         (lambda d, r: tf.linalg.tridiagonal_solve(d, r, partial_pivoting=False),
