@@ -694,14 +694,14 @@ logical_or = tf_export("math.logical_or", "logical_or")(
     _comparison("LogicalOr", np.logical_or, "b"))
 logical_xor = tf_export("math.logical_xor", "logical_xor")(
     _comparison("LogicalXor", np.logical_xor, "b"))
-bitwise_and = tf_export("bitwise_and")(_comparison("BitwiseAnd", np.bitwise_and, "iu", dtype=None))
-bitwise_or = tf_export("bitwise_or")(_comparison("BitwiseOr", np.bitwise_or, "iu", dtype=None))
-bitwise_xor = tf_export("bitwise_xor")(_comparison("BitwiseXor", np.bitwise_xor, "iu", dtype=None))
+bitwise_and = _comparison("BitwiseAnd", np.bitwise_and, "iu", dtype=None)
+bitwise_or = _comparison("BitwiseOr", np.bitwise_or, "iu", dtype=None)
+bitwise_xor = _comparison("BitwiseXor", np.bitwise_xor, "iu", dtype=None)
 logical_not = tf_export("math.logical_not", "logical_not")(
     _unary_op(Primitive("LogicalNot", np.logical_not, shape_rule=_BOOL_SAME, differentiable=False),
               "b"))
-invert = tf_export("math.invert", "invert")(
-    _unary_op(Primitive("Invert", np.invert, shape_rule=same_as_input, differentiable=False), "iu"))
+invert = _unary_op(Primitive("Invert", np.invert, shape_rule=same_as_input, differentiable=False),
+                   "iu")
 is_nan = tf_export("math.is_nan", "is_nan")(
     _unary_op(Primitive("IsNan", np.isnan, shape_rule=_BOOL_SAME, differentiable=False), "f"))
 is_finite = tf_export("math.is_finite", "is_finite")(

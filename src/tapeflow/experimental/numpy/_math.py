@@ -173,11 +173,12 @@ def _bitwise(tf_fn: Callable, name: str) -> Callable:
     return _binary(op, name)
 
 
-bitwise_and = _bitwise(tf.bitwise_and, "bitwise_and")
-bitwise_or = _bitwise(tf.bitwise_or, "bitwise_or")
-bitwise_xor = _bitwise(tf.bitwise_xor, "bitwise_xor")
-bitwise_not = _unary(lambda x: tf.math.logical_not(x) if x.dtype == tf.bool else tf.invert(x),
-                     "bitwise_not")
+bitwise_and = _bitwise(tf.bitwise.bitwise_and, "bitwise_and")
+bitwise_or = _bitwise(tf.bitwise.bitwise_or, "bitwise_or")
+bitwise_xor = _bitwise(tf.bitwise.bitwise_xor, "bitwise_xor")
+bitwise_not = _unary(
+    lambda x: tf.math.logical_not(x) if x.dtype == tf.bool else tf.bitwise.invert(x),
+    "bitwise_not")
 
 
 # --- unary -------------------------------------------------------------------------------
