@@ -722,6 +722,28 @@ _segment_min = Primitive("UnsortedSegmentMin", _segment_kernel(
 _segment_sum.defjvp(linear_jvp(_segment_sum))
 
 
+def _segment_prod_vjp(g: Tensor, ans: Tensor, data: Tensor, ids: Tensor, *count: Tensor,
+                      num_segments: Optional[int], **_: Any) -> tuple:
+    # TF's _UnsortedSegmentProdGrad: divide the product by each element where that is
+    # exact; a segment with one zero sends the product of its other elements to the zero,
+    # one with more zeros sends nothing.
+    n = count[0] if num_segments is None else num_segments
+    is_zero = equal(data, zeros_like(data))
+    zeros = unsorted_segment_sum(cast(is_zero, _dtypes.int32), ids, n)
+    g = where(greater(zeros, ones_like(zeros)), zeros_like(g), g)
+    non_zero_data = where(is_zero, ones_like(data), data)
+    non_zero_prod = unsorted_segment_prod(non_zero_data, ids, n)
+    partial = where(is_zero, _gather_drop_negatives(non_zero_prod, ids),
+                    _gather_drop_negatives(ans, ids) / non_zero_data)
+    return _gather_drop_negatives(g, ids) * partial, None
+
+
+_segment_prod = Primitive("UnsortedSegmentProd", _segment_kernel(
+    lambda out, ids, data, _: np.multiply.at(out, ids, data), lambda t, s: 1,
+    "UnsortedSegmentProd"), shape_rule=_segment_rule("UnsortedSegmentProd")).defvjp(
+    _segment_prod_vjp)
+
+
 def _segment_count(n: np.ndarray, op_name: str) -> int:
     """A num_segments tensor's value, with the checks of TF's kernels."""
     if np.ndim(n):
@@ -789,6 +811,21 @@ unsorted_segment_min = tf_export("math.unsorted_segment_min")(_unsorted(
     _segment_min, "fiu", "Minima of the rows of `data` by `segment_ids`; empty segments hold "
     "the dtype's highest value."))
 
+unsorted_segment_prod = tf_export("math.unsorted_segment_prod")(_unsorted(
+    _segment_prod, "fciu", "Products of the rows of `data` by `segment_ids` into "
+    "`num_segments` rows; negative ids are dropped and empty segments are 1."))
+
+
+@tf_export("math.unsorted_segment_sqrt_n")
+@reads_static
+def unsorted_segment_sqrt_n(data: Any, segment_ids: Any, num_segments: Any,
+                            name: Optional[str] = None) -> Tensor:
+    """Sums of the rows of `data` by `segment_ids`, each divided by the square root of its
+    number of rows (floats and complex only, as TF); empty segments are 0."""
+    from tapeflow.ops.math_ops import sqrt
+    data, ids, n = _segment_operands(data, segment_ids, num_segments, "UnsortedSegmentSum")
+    return unsorted_segment_sum(data, ids, n) / sqrt(_segment_counts(data, ids, n, data.dtype))
+
 
 @tf_export("math.unsorted_segment_mean")
 @reads_static
@@ -853,6 +890,13 @@ def segment_mean(data: Any, segment_ids: Any, name: Optional[str] = None) -> Ten
     return cast(out, data.dtype) if data.dtype != out.dtype else out
 
 
+@tf_export("math.segment_prod")
+def segment_prod(data: Any, segment_ids: Any, name: Optional[str] = None) -> Tensor:
+    """Products of the rows of `data` by sorted `segment_ids`; empty segments are 1."""
+    ids, n = _sorted_segments(segment_ids, "SegmentProd")
+    return _reduce_segments(_segment_prod, "fciu", data, ids, n)
+
+
 @tf_export("math.segment_max")
 def segment_max(data: Any, segment_ids: Any, name: Optional[str] = None) -> Tensor:
     """Maxima of the rows of `data` by sorted `segment_ids`; empty segments are 0."""
@@ -880,6 +924,205 @@ def _zero_empty(out: Tensor, ids: Tensor, n: Any) -> Tensor:
         return out
     mask = wrap(present.reshape((n,) + (1,) * (out._value.ndim - 1)))
     return where(mask, out, zeros_like(out))
+
+
+# -- dynamic_partition / dynamic_stitch ---------------------------------------------------------
+
+def _check_partitions(partitions: np.ndarray, num_partitions: int) -> None:
+    bad = np.flatnonzero((partitions.reshape(-1) < 0) | (partitions.reshape(-1) >= num_partitions))
+    if bad.size:
+        i = int(bad[0])
+        raise InvalidArgumentError(f"partitions[{i}] = {int(partitions.reshape(-1)[i])} is not "
+                                   f"in [0, {num_partitions}) [Op:DynamicPartition]")
+
+
+def _int32_input(value: Any, op_name: str, position: int) -> Tensor:
+    t = convert_to_tensor(value, dtype_hint=_dtypes.int32)
+    if t.dtype != _dtypes.int32:
+        raise InvalidArgumentError(f"cannot compute {op_name} as input #{position}(zero-based) "
+                                   f"was expected to be a int32 tensor but is a "
+                                   f"{cpp_name(t.dtype)} tensor [Op:{op_name}] name: ")
+    return t
+
+
+@tf_export("dynamic_partition")
+def dynamic_partition(data: Any, partitions: Any, num_partitions: int,
+                      name: Optional[str] = None) -> list:
+    """`num_partitions` tensors: the i-th holds the slices of `data` (in order) whose entry
+    of `partitions` (int32, a prefix of data's shape) is i."""
+    data = convert_to_tensor(data)
+    parts = _int32_input(partitions, "DynamicPartition", 1)
+    n = int(num_partitions)
+    if n < 1:
+        raise InvalidArgumentError(f"Value for attr 'num_partitions' of {n} must be at least "
+                                   f"minimum 1 [Op:DynamicPartition]")
+    shape, p_shape = data._value.shape, parts._value.shape
+    if not parts._value.ndim:  # a scalar partition takes all of data as one slice
+        data, parts = reshape(data, [1] + list(shape)), reshape(parts, [1])
+    elif has_static_shape(data._value) and _known(parts._value):
+        if shape[:len(p_shape)] != p_shape:
+            raise InvalidArgumentError(
+                f"data.shape must start with partitions.shape, got data.shape = "
+                f"{dims_text(shape)}, partitions.shape = {dims_text(p_shape)} "
+                f"[Op:DynamicPartition]")
+    if is_traced(parts):
+        parts = checked(parts, (), "partitions", num_partitions=n)
+    else:
+        _check_partitions(parts._value, n)
+    return [boolean_mask(data, equal(parts, i)) for i in range(n)]
+
+
+def _stitch_kernel(*operands: np.ndarray, n: int, size: Optional[int]) -> np.ndarray:
+    indices, data = operands[:n], operands[n:2 * n]
+    _check_stitch(indices, data)
+    if size is None:  # a traced graph's: max(indices) + 1, computed as it runs
+        size = int(operands[-1])
+    out = np.zeros((size,) + data[0].shape[indices[0].ndim:], data[0].dtype)
+    for idx, values in zip(indices, data):
+        flat = idx.reshape(-1)
+        rows = values.reshape((len(flat),) + out.shape[1:])
+        # The last of equal indices wins, as in TF: keep each index's last occurrence.
+        last = len(flat) - 1 - np.unique(flat[::-1], return_index=True)[1]
+        out[flat[last]] = rows[last]
+    return out
+
+
+def _check_stitch(indices: tuple, data: tuple) -> None:
+    """TF's DynamicStitch checks, in its order."""
+    for k, (idx, values) in enumerate(zip(indices, data)):
+        if values.shape[:idx.ndim] != idx.shape:
+            raise InvalidArgumentError(f"data[{k}].shape = {dims_text(values.shape)} does not "
+                                       f"start with indices[{k}].shape = "
+                                       f"{dims_text(idx.shape)} [Op:DynamicStitch]")
+        tail0, tail = data[0].shape[indices[0].ndim:], values.shape[idx.ndim:]
+        if k and tail != tail0:
+            raise InvalidArgumentError(
+                f"Need data[0].shape[{indices[0].ndim}:] = data[{k}].shape[{idx.ndim}:], got "
+                f"data[0].shape = {dims_text(data[0].shape)}, data[{k}].shape = "
+                f"{dims_text(values.shape)}, indices[0].shape = {dims_text(indices[0].shape)}, "
+                f"indices[{k}].shape = {dims_text(idx.shape)} [Op:DynamicStitch]")
+    for idx in indices:
+        negative = np.flatnonzero(idx.reshape(-1) < 0)
+        if negative.size:
+            raise InvalidArgumentError(f"indices[{int(negative[0])}] is out of range "
+                                       f"[Op:DynamicStitch]")
+
+
+def _stitch_rule(*avals: ShapedArray, n: int, size: Optional[int]) -> ShapedArray:
+    indices, data = avals[:n], avals[n:2 * n]
+    if indices[0].shape is None or data[0].shape is None:
+        return ShapedArray(None, data[0].dtype)
+    return ShapedArray((size,) + tuple(data[0].shape[len(indices[0].shape):]), data[0].dtype)
+
+
+def _stitch_vjp(g: Tensor, ans: Tensor, *operands: Tensor, n: int, size: Optional[int]
+                ) -> tuple:
+    # TF's _DynamicStitchGrads: every data slice gets the rows of g at its indices, also the
+    # slices that a later equal index overwrote.
+    from tapeflow.ops.array_ops import gather
+    grads = (None,) * n + tuple(gather(g, idx) for idx in operands[:n])
+    return grads if size is not None else grads + (None,)
+
+
+_dynamic_stitch = Primitive("DynamicStitch", _stitch_kernel, shape_rule=_stitch_rule,
+                            linear=True).defvjp(_stitch_vjp)
+_dynamic_stitch.defjvp(linear_jvp(_dynamic_stitch))
+
+
+@tf_export("dynamic_stitch")
+def dynamic_stitch(indices: Any, data: Any, name: Optional[str] = None) -> Tensor:
+    """Interleaves the slices of the tensors in `data` into one tensor: slice j of data[i]
+    goes to row indices[i][j] (int32); of equal indices the last one wins."""
+    if len(indices) != len(data):
+        raise ValueError(f"List argument 'data' to 'dynamic_stitch' Op with length "
+                         f"{len(data)} must match length {len(indices)} of argument "
+                         f"'indices'.")
+    if not len(indices):
+        raise InvalidArgumentError("Value for attr 'N' of 0 must be at least minimum 1 "
+                                   "[Op:DynamicStitch]")
+    idx = [_int32_input(i, "DynamicStitch", k) for k, i in enumerate(indices)]
+    # One dtype for the list, as TF's op converter: a tensor's, else the first entry's.
+    hint = next((d.dtype for d in data if isinstance(d, Tensor)), None) or \
+        convert_to_tensor(data[0]).dtype if len(data) else None
+    values = [convert_to_tensor(d, dtype_hint=hint) for d in data]
+    for k, v in enumerate(values[1:], 1):
+        if v.dtype != values[0].dtype:
+            raise InvalidArgumentError(
+                f"cannot compute DynamicStitch as input #{len(idx) + k}(zero-based) was "
+                f"expected to be a {cpp_name(values[0].dtype)} tensor but is a "
+                f"{cpp_name(v.dtype)} tensor [Op:DynamicStitch]")
+    operands = tuple(idx) + tuple(values)
+    if not any(is_traced(i) for i in idx):  # the output's length: max(indices) + 1
+        size = max((int(i._value.max()) + 1 for i in idx if i._value.size), default=0)
+        return bind(_dynamic_stitch, operands, {"n": len(idx), "size": size})
+    from tapeflow.ops.reduce_ops import reduce_max
+    flat = concat([wrap(np.array([-1], np.int32))] + [reshape(i, [-1]) for i in idx], axis=0)
+    size = reduce_max(flat) + 1
+    return bind(_dynamic_stitch, operands + (size,), {"n": len(idx), "size": None})
+
+
+# -- histogram_fixed_width_bins, confusion_matrix ------------------------------------------------
+
+@tf_export("histogram_fixed_width_bins")
+def histogram_fixed_width_bins(values: Any, value_range: Any, nbins: Any = 100,
+                               dtype: Any = _dtypes.int32, name: Optional[str] = None) -> Tensor:
+    """The bin (int32, whatever `dtype`, as TF) of each of `values` among `nbins` equal bins
+    spanning `value_range`; values outside go to the first or last bin (NaN to int32's
+    lowest). Floats only, as TF's composite."""
+    from tapeflow.ops.clip_ops import clip_by_value
+    from tapeflow.ops.math_ops import floor
+    values = convert_to_tensor(values)
+    value_range = convert_to_tensor(value_range)
+    nbins = convert_to_tensor(nbins, dtype=_dtypes.int32)
+    if not is_traced(nbins) and not nbins._value > 0:
+        raise InvalidArgumentError(
+            f"Expected 'tf.Tensor(False, shape=(), dtype=bool)' to be true. Summarized data: "
+            f"b'nbins {nbins!s} must > 0'")
+    nbins_float = cast(nbins, values.dtype)
+    scaled = (values - value_range[0]) / (value_range[1] - value_range[0])
+    bins = clip_by_value(floor(nbins_float * scaled), 0, nbins_float - 1)
+    return cast(bins, _dtypes.int32)
+
+
+def _class_ids(x: Tensor, what: str, num_classes: Any) -> Tensor:
+    """`x` as int64 class ids, after TF's checks (also when a traced graph runs)."""
+    from tapeflow.ops.debugging_ops import assert_less, assert_non_negative
+    from tapeflow.ops.control_deps import control_dependencies
+    from tapeflow.ops.math_ops import identity
+    x = cast(x, _dtypes.int64)
+    checks = [assert_non_negative(x, message=f"`{what}` contains negative values")]
+    if num_classes is not None:
+        checks.append(assert_less(x, cast(num_classes, _dtypes.int64),
+                                  message=f"`{what}` out of bound"))
+    if context.graph is None:
+        return x
+    with control_dependencies([c for c in checks if c is not None]):
+        return identity(x)
+
+
+@tf_export("math.confusion_matrix")
+def confusion_matrix(labels: Any, predictions: Any, num_classes: Any = None, weights: Any = None,
+                     dtype: Any = _dtypes.int32, name: Optional[str] = None) -> Tensor:
+    """The `[n, n]` matrix counting (or summing `weights` of) each (label, prediction) pair:
+    rows are labels, columns predictions; n is `num_classes`, else the largest id + 1."""
+    from tapeflow.ops.array_ops import squeeze
+    from tapeflow.ops.reduce_ops import reduce_max
+    labels, predictions = convert_to_tensor(labels), convert_to_tensor(predictions)
+    rank_diff = predictions._value.ndim - labels._value.ndim  # TF's squeezable dimensions
+    if rank_diff == 1 and predictions._value.shape[-1] == 1:
+        predictions = squeeze(predictions, [-1])
+    elif rank_diff == -1 and labels._value.shape[-1] == 1:
+        labels = squeeze(labels, [-1])
+    dtype = _dtypes.as_dtype(dtype)
+    labels = _class_ids(labels, "labels", num_classes)
+    predictions = _class_ids(predictions, "predictions", num_classes)
+    if num_classes is None:
+        n = maximum(reduce_max(predictions), reduce_max(labels)) + 1
+    else:
+        n = cast(num_classes, _dtypes.int64)
+    updates = ones_like(predictions, dtype=dtype) if weights is None else \
+        cast(convert_to_tensor(weights), dtype)
+    return scatter_nd(stack([labels, predictions], axis=1), updates, stack([n, n]))
 
 
 # -- searchsorted --------------------------------------------------------------------------------
@@ -1087,4 +1330,5 @@ _RUN_CHECKS.update({
     "segment_shapes": _check_segment_shapes,
     "increasing_ids": _check_increasing,
     "bincount_weights": _check_bincount_weights,
+    "partitions": _check_partitions,
 })

@@ -17,7 +17,7 @@ from tapeflow.framework.abstract import ShapedArray, dims_text, has_static_shape
 from tapeflow.autodiff.core import Primitive, bind
 from tapeflow.framework import dtypes as _dtypes
 from tapeflow.framework.errors import InvalidArgumentError, NotFoundError
-from tapeflow.framework.convert import check_dtype, mismatch_error
+from tapeflow.framework.convert import check_dtype, cpp_name, mismatch_error
 from tapeflow.framework.tensor import Tensor, TensorLike
 from tapeflow.framework.exports import tf_export
 from tapeflow.ops._convert import convert_to_tensor, require
@@ -192,6 +192,73 @@ _roll = Primitive("Roll", lambda x, shift, axis: np.roll(x, shift, axis),
 
 for _prim in (_pad, _reverse, _roll):
     _prim.defjvp(linear_jvp(_prim))
+
+
+def _check_reverse_sequence(shape: tuple, lengths: np.ndarray, seq_axis: int,
+                            batch_axis: int) -> None:
+    """TF's ReverseSequence checks, in its order (also run when a traced graph runs)."""
+    rank = len(shape)
+    if batch_axis == seq_axis:
+        raise InvalidArgumentError(f"batch_dim == seq_dim == {seq_axis} [Op:ReverseSequence]")
+    if not 0 <= seq_axis < rank:
+        raise InvalidArgumentError(f"Invalid seq_dim {seq_axis} [Op:ReverseSequence]")
+    if not 0 <= batch_axis < rank:
+        raise InvalidArgumentError(f"Invalid batch_dim {batch_axis} [Op:ReverseSequence]")
+    if lengths.ndim != 1:
+        raise InvalidArgumentError(f"seq_lengths must be 1-dim, not {lengths.ndim} "
+                                   f"[Op:ReverseSequence]")
+    if len(lengths) != shape[batch_axis]:
+        raise InvalidArgumentError(f"Length of seq_lengths != input.dims({batch_axis}), "
+                                   f"({len(lengths)} vs. {shape[batch_axis]}) "
+                                   f"[Op:ReverseSequence]")
+    for i, n in enumerate(lengths.tolist()):
+        if n < 0:
+            raise InvalidArgumentError(f"seq_lens({i}) < 0 [Op:ReverseSequence]")
+        if n > shape[seq_axis]:
+            raise InvalidArgumentError(f"seq_lens({i}) > input.dims({seq_axis}) "
+                                       f"[Op:ReverseSequence]")
+
+
+def _reverse_sequence_kernel(x: np.ndarray, lengths: np.ndarray, seq_axis: int,
+                             batch_axis: int) -> np.ndarray:
+    _check_reverse_sequence(x.shape, lengths, seq_axis, batch_axis)
+    # Position j of batch b reads position lengths[b] - 1 - j when j < lengths[b].
+    j = np.arange(x.shape[seq_axis])
+    n = lengths.astype(np.int64)[:, None]
+    source = np.where(j < n, n - 1 - j, j)           # [batch, seq]
+    if batch_axis > seq_axis:
+        source = source.T
+    shape = [1] * x.ndim
+    shape[batch_axis], shape[seq_axis] = x.shape[batch_axis], x.shape[seq_axis]
+    index = np.broadcast_to(source.reshape(shape), x.shape)
+    return np.take_along_axis(x, index, seq_axis)
+
+
+_reverse_sequence = Primitive(
+    "ReverseSequence", _reverse_sequence_kernel,
+    shape_rule=lambda x, lengths, **_: ShapedArray(x.shape, x.dtype), linear=True).defvjp(
+    lambda g, ans, x, lengths, **attrs: (bind(_reverse_sequence, (g, lengths), attrs), None))
+_reverse_sequence.defjvp(linear_jvp(_reverse_sequence))
+
+
+@tf_export("reverse_sequence")
+def reverse_sequence(input: Any, seq_lengths: Any, seq_axis: Optional[int] = None,  # noqa: A002
+                     batch_axis: Optional[int] = None, name: Optional[str] = None) -> Tensor:
+    """Reverses the first `seq_lengths[b]` entries along `seq_axis` of each slice `b` along
+    `batch_axis` (default 0); the rest stay in place."""
+    x = convert_to_tensor(input)
+    lengths = convert_to_tensor(seq_lengths, dtype_hint=_dtypes.int64)
+    if lengths._value.dtype not in (np.int32, np.int64):
+        raise InvalidArgumentError(
+            f"Value for attr 'Tlen' of {cpp_name(lengths.dtype)} is not in the list of allowed "
+            f"values: int32, int64 [Op:ReverseSequence]")
+    if seq_axis is None:
+        raise TypeError("Expected int for argument 'seq_dim' not None.")
+    attrs = {"seq_axis": int(seq_axis), "batch_axis": 0 if batch_axis is None else
+             int(batch_axis)}
+    if not (is_traced(x) or is_traced(lengths)):
+        _check_reverse_sequence(x._value.shape, lengths._value, **attrs)
+    return bind(_reverse_sequence, (x, lengths), attrs)
 
 
 def _axes(axis: Any, rank: int, op_name: str) -> tuple:

@@ -50,6 +50,16 @@ SAMPLES = {
     "UnsortedSegmentMin": [
         (lambda d: tf.math.segment_min(d, np.array([0, 0, 1, 1, 1])),
          [np.array([0.1, -0.5, 0.9, -0.3, 0.4])])],
+    "UnsortedSegmentProd": [
+        (lambda d: tf.math.unsorted_segment_prod(d, np.array([0, 2, 0, -1, 2]), 3),
+         [_u(0.5, 1.5, 5, 2)]),
+        (lambda d: tf.math.segment_prod(tf.sin(d), np.array([0, 0, 1, 1, 1])), [_u(-1, 1, 5)])],
+    # No index twice: TF's gradient also reaches overwritten slices, which finite
+    # differences do not see (tests/ops/test_array_more2.py checks that).
+    "DynamicStitch": [
+        (lambda a, b: tf.dynamic_stitch([np.array([0, 3], np.int32), np.array([2, 1], np.int32)],
+                                        [a * a, tf.sin(b)]), [_u(-1, 1, 2, 3), _u(-1, 1, 2, 3)]),
+        (lambda a: tf.dynamic_stitch([np.array([[1], [0]], np.int32)], [a]), [_u(-1, 1, 2, 1, 2)])],
     "EnsureShape": [(lambda x: tf.ensure_shape(tf.sin(x) * x, [None, 3]), [_u(-1, 1, 2, 3)])],
     # Bound directly: eagerly the wrappers skip these run-time checks of traced graphs.
     "RuntimeCheck": [(lambda d: bind(REGISTRY["RuntimeCheck"], (tf.sin(d), tf.constant(_IDS)),

@@ -17,6 +17,10 @@ SAMPLES = {
     "ReverseV2": [(lambda x: tf.reverse(x * x, [1]), [_u(-1, 1, 2, 3)]),
                   (lambda x: tf.pad(tf.sin(x), [[1, 1], [2, 2]], "REFLECT"), [_u(-1, 1, 3, 3)]),
                   (lambda x: tf.pad(x, [[2, 1]], "SYMMETRIC"), [_u(-1, 1, 3)])],
+    "ReverseSequence": [
+        (lambda x: tf.reverse_sequence(x * x, np.array([2, 3, 0]), seq_axis=1), [_u(-1, 1, 3, 4)]),
+        (lambda x: tf.reverse_sequence(x, np.array([1, 2]), seq_axis=0, batch_axis=2),
+         [_u(-1, 1, 2, 3, 2)])],
     "Roll": [(lambda x: tf.roll(x * x, shift=[1, -2], axis=[0, 1]), [_u(-1, 1, 2, 3)])],
     "Cumsum": [(lambda x: tf.cumsum(x * x, axis=1), [_u(-1, 1, 2, 3)]),
                (lambda x: tf.cumsum(x, axis=0, exclusive=True, reverse=True), [_u(-1, 1, 3, 2)])],
