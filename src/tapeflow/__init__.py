@@ -21,7 +21,7 @@ from tapeflow.framework.tensor_conversion import convert_to_tensor
 from tapeflow.framework.tensor_shape import TensorShape
 from tapeflow.framework.context import init_scope
 import tapeflow.framework.device  # noqa: F401 - declares tf.device
-from tapeflow.framework.variables import Variable
+from tapeflow.framework.variables import Variable, VariableAggregation, VariableSynchronization
 from tapeflow.framework.exports import populate as _populate
 from tapeflow.autodiff import GradientTape, UnconnectedGradients, custom_gradient
 import tapeflow.ops  # noqa: F401 - the op families declare their public names on import

@@ -6,6 +6,7 @@ earlier (and held by a tape for its backward pass) keeps the value it had when i
 
 from __future__ import annotations
 
+import enum
 import sys
 import threading
 from typing import Any, Callable, Iterable, Optional
@@ -40,6 +41,44 @@ hooks: dict = {"read": _eager_read, "assign": _eager_assign,
                "created": None}
 
 
+class VariableAggregationV2(enum.Enum):
+    """`tf.VariableAggregation`: how a distribution strategy combines the updates that
+    replicas make to one variable."""
+
+    NONE = 0
+    SUM = 1
+    MEAN = 2
+    ONLY_FIRST_REPLICA = 3
+
+
+class VariableSynchronization(enum.Enum):
+    """`tf.VariableSynchronization`: when a distributed variable's copies are synchronized
+    (ON_READ variables are not trainable by default)."""
+
+    AUTO = 0
+    NONE = 1
+    ON_WRITE = 2
+    ON_READ = 3
+
+
+VariableAggregation = VariableAggregationV2
+
+
+def _distribution_modes(aggregation: Any, synchronization: Any, name: Any) -> tuple:
+    """TF's checks of tf.Variable's `aggregation` and `synchronization` (None: the defaults)."""
+    if aggregation is None:
+        aggregation = VariableAggregation.NONE
+    elif not isinstance(aggregation, VariableAggregation):
+        raise ValueError(f"Invalid variable aggregation mode: {aggregation} for variable: "
+                         f"{name}")
+    if synchronization is None:
+        synchronization = VariableSynchronization.AUTO
+    elif not isinstance(synchronization, VariableSynchronization):
+        raise ValueError(f"Invalid variable synchronization mode: {synchronization} for "
+                         f"variable: {name}")
+    return aggregation, synchronization
+
+
 class Variable(TensorLike):
     """A mutable tensor-like value, as `tf.Variable`.
 
@@ -52,7 +91,7 @@ class Variable(TensorLike):
     """
 
     __slots__ = ("_value", "_name", "_trainable", "_shape", "_constraint", "_lock",
-                 "__weakref__", "__dict__")
+                 "_aggregation", "_synchronization", "__weakref__", "__dict__")
 
     def __init__(self, initial_value: Any = None, trainable: Optional[bool] = None,
                  validate_shape: bool = True, caching_device: Any = None,
@@ -81,10 +120,24 @@ class Variable(TensorLike):
         self._name = "Variable" if name is None else str(name).removesuffix(":0")
         self._trainable = True if trainable is None else bool(trainable)
         self._constraint = constraint
+        self._aggregation, self._synchronization = _distribution_modes(aggregation,
+                                                                       synchronization, name)
+        if self._synchronization is VariableSynchronization.ON_READ:
+            self._trainable = False if trainable is None else self._trainable  # as TF
         if context.graph is not None:  # tf.function allows creation on the first trace only
             context.graph.on_variable_created(self)
         if hooks["created"] is not None:
             hooks["created"](self)
+
+    @property
+    def aggregation(self) -> "VariableAggregation":
+        """How a distribution strategy combines this variable's replica updates."""
+        return self._aggregation
+
+    @property
+    def synchronization(self) -> "VariableSynchronization":
+        """When a distributed variable's copies are synchronized."""
+        return self._synchronization
 
     # -- reading ----------------------------------------------------------------------------
     def value(self) -> Tensor:
@@ -252,4 +305,5 @@ def _dtype_error(variable: Variable, value: TensorLike, op_name: str) -> Excepti
         f"{variable.dtype.name} using a value of dtype {value.dtype.name} [Op:{op_name}]")
 
 
-__all__ = ["Variable", "hooks", "update_lock", "owns_value"]
+__all__ = ["Variable", "VariableAggregation", "VariableSynchronization", "hooks", "update_lock",
+           "owns_value"]
