@@ -12,6 +12,7 @@ from tapeflow.ops import control_deps  # noqa: F401 - tf.group, tf.control_depen
 from tapeflow.ops import debugging_ops
 from tapeflow.ops import bitwise_ops  # noqa: F401 - tf.bitwise
 from tapeflow.ops import ctc_ops, nn_spatial_ops  # noqa: F401 - CTC; layouts, pools
+from tapeflow.ops import framework_ops, init_ops  # noqa: F401 - tf.get_logger, ...; initializers
 
 __all__ = ["array_ops", "math_ops", "operators", "reduce_ops", "clip_ops", "nn_ops", "random_ops",
            "index_ops", "linalg_ops", "manip_ops", "special_ops", "variable_ops",

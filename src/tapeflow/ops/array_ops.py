@@ -1803,3 +1803,172 @@ def unravel_index(indices: Any, dims: Any, name: Optional[str] = None) -> Tensor
     indices = _int_index_tensor(indices, "UnravelIndex", "Tidx")
     dims = convert_to_tensor(dims, dtype=indices.dtype)
     return bind(_unravel_index, (indices, dims))
+
+
+# -- bitcast, parallel_stack, fingerprint, edit_distance ------------------------------------------
+
+_BITCAST_TYPES = ("bfloat16, half, float, double, int64, int32, uint8, uint16, uint32, uint64, "
+                  "int8, int16, complex64, complex128, qint8, quint8, qint16, quint16, qint32")
+
+
+def _bitcast_shape(shape: Optional[tuple], source: Any, target: Any) -> Optional[tuple]:
+    """Bitcast's output shape: a wider input gains a last axis, a narrower loses one."""
+    size_in, size_out = source.itemsize, target.itemsize
+    if shape is None or size_in == size_out:
+        return shape
+    if size_in > size_out:
+        return tuple(shape) + (size_in // size_out,)
+    if not shape or shape[-1] not in (None, size_out // size_in) or size_out % size_in:
+        raise InvalidArgumentError(
+            f"Cannot bitcast from {_dtypes.as_dtype(source).as_datatype_enum} to "
+            f"{_dtypes.as_dtype(target).as_datatype_enum} [Op:Bitcast] name: ")
+    return tuple(shape[:-1])
+
+
+def _bitcast_kernel(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    shape = _bitcast_shape(x.shape, x.dtype, dtype)
+    return np.ascontiguousarray(x).view(dtype).reshape(shape)
+
+
+_bitcast = Primitive("Bitcast", _bitcast_kernel, differentiable=False, shape_rule=lambda x, dtype:
+                     ShapedArray(_bitcast_shape(x.shape, x.dtype, dtype), dtype))
+
+
+@tf_export("bitcast")
+def bitcast(input: Any, type: Any, name: Optional[str] = None) -> Tensor:  # noqa: A002
+    """The bytes of `input` read as `type` without converting: a wider input gains a last
+    axis of the size ratio, a narrower one gives up its last axis (which must be that
+    ratio). No gradient, as TF."""
+    x = convert_to_tensor(input)
+    target = _dtypes.as_dtype(type)
+    for attr, dt in (("T", x.dtype), ("type", target)):
+        if dt.is_bool or dt == _dtypes.string:
+            raise InvalidArgumentError(f"Value for attr '{attr}' of {cpp_name(dt)} is not in the "
+                                       f"list of allowed values: {_BITCAST_TYPES} [Op:Bitcast]")
+    return bind(_bitcast, (x,), {"dtype": target._np})
+
+
+@tf_export("parallel_stack")
+def parallel_stack(values: Sequence[Any], name: str = "parallel_stack") -> Tensor:
+    """`tf.stack(values)` inside a tf.function (TF's ParallelConcat needs every shape known
+    while tracing); eagerly a RuntimeError, as TF."""
+    if context.graph is None:
+        raise RuntimeError("tf.parallel_stack() is not compatible with eager execution.")
+    tensors = [convert_to_tensor(v) for v in values]
+    dtype = next((t.dtype for t in tensors if is_traced(t)), tensors[0].dtype if tensors else None)
+    tensors = [t if t.dtype == dtype else convert_to_tensor(v, dtype=dtype)
+               for t, v in zip(tensors, values)]
+    for t in tensors:
+        if not has_static_shape(t._value):
+            raise ValueError(f"shape attr must be fully defined. (parallel_stack of shapes "
+                             f"{', '.join(str(TensorShape(x._value.shape)) for x in tensors)})")
+    return stack(tensors)
+
+
+def _fingerprint_kernel(data: np.ndarray, method: str) -> np.ndarray:
+    from tapeflow.ops.string_ops import fingerprint64
+    rows = data.reshape(data.shape[0], -1) if data.shape[0] else data.reshape(0, 0)
+    if data.dtype.kind in "OSU":
+        if rows.shape[1] != 1:  # several strings a row: hash their fingerprints' bytes
+            prints = np.array([[_le_bytes(fingerprint64(_as_bytes(s))) for s in row]
+                               for row in rows], dtype=object)
+            return _fingerprint_rows([b"".join(row) for row in prints])
+        return _fingerprint_rows([_as_bytes(row[0]) for row in rows])
+    return _fingerprint_rows([np.ascontiguousarray(row).tobytes() for row in rows])
+
+
+def _as_bytes(s: Any) -> bytes:
+    return s if isinstance(s, bytes) else str(s).encode()
+
+
+def _le_bytes(h: int) -> bytes:
+    return h.to_bytes(8, "little")
+
+
+def _fingerprint_rows(rows: list) -> np.ndarray:
+    from tapeflow.ops.string_ops import fingerprint64
+    out = np.frombuffer(b"".join(_le_bytes(fingerprint64(r)) for r in rows), np.uint8)
+    return out.reshape(len(rows), 8)
+
+
+_fingerprint = Primitive(
+    "Fingerprint", _fingerprint_kernel, differentiable=False,
+    shape_rule=lambda data, method: ShapedArray(
+        None if data.shape is None else (data.shape[0], 8), np.dtype(np.uint8)))
+
+
+@tf_export("fingerprint")
+def fingerprint(data: Any, method: str = "farmhash64", name: Optional[str] = None) -> Tensor:
+    """A uint8 `[data.shape[0], 8]` fingerprint of each row of `data` (FarmHash's
+    Fingerprint64 of the row's bytes, little-endian; a row of one string hashes the string,
+    one of several hashes their fingerprints), as TF's."""
+    x = convert_to_tensor(data)
+    if method != "farmhash64":
+        raise InvalidArgumentError(f"Unsupported fingerprint method: {method} [Op:Fingerprint]")
+    if x._value.ndim == 0:
+        raise InvalidArgumentError("`data` should have at least one dimension: [] "
+                                   "[Op:Fingerprint]")
+    return bind(_fingerprint, (x,), {"method": method})
+
+
+def _levenshtein(a: list, b: list) -> int:
+    previous = list(range(len(b) + 1))
+    for i, x in enumerate(a, 1):
+        current = [i]
+        for j, y in enumerate(b, 1):
+            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (x != y)))
+        previous = current
+    return previous[-1]
+
+
+def _sequences(indices: np.ndarray, values: np.ndarray) -> dict:
+    # The values of each sequence (the last index varies within one), in index order.
+    out: dict = {}
+    for k in np.lexsort(indices.T[::-1]) if len(indices) else ():
+        out.setdefault(tuple(indices[k, :-1].tolist()), []).append(values[k])
+    return out
+
+
+def _edit_distance_kernel(h_indices: np.ndarray, h_values: np.ndarray, h_shape: np.ndarray,
+                          t_indices: np.ndarray, t_values: np.ndarray, t_shape: np.ndarray,
+                          normalize: bool) -> np.ndarray:
+    if len(h_shape) != len(t_shape):
+        raise InvalidArgumentError(
+            f"Expected truth and hypothesis to have matching ranks, but their shapes are: "
+            f"[{len(t_shape)}] and [{len(h_shape)}] [Op:EditDistance] name: edit_distance")
+    out = np.zeros(np.maximum(h_shape, t_shape)[:-1].astype(np.int64), np.float32)
+    hyp, truth = _sequences(h_indices, h_values), _sequences(t_indices, t_values)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for loc in set(hyp) | set(truth):
+            h, t = hyp.get(loc, []), truth.get(loc, [])
+            d = np.float32(_levenshtein(h, t))
+            out[loc] = d / np.float32(len(t)) if normalize else d
+    return out
+
+
+_edit_distance = Primitive(
+    "EditDistance", _edit_distance_kernel, differentiable=False,
+    shape_rule=lambda hi, hv, hs, ti, tv, ts, normalize: ShapedArray(
+        None if hs.shape is None or hs.shape[0] is None else (None,) * (hs.shape[0] - 1),
+        np.dtype(np.float32)))
+
+
+@tf_export("edit_distance")
+def edit_distance(hypothesis: Any, truth: Any, normalize: bool = True,
+                  name: str = "edit_distance") -> Tensor:
+    """The Levenshtein distances between the sequences (along the last axis) of two
+    SparseTensors, float32 of their dense shapes without the last axis; `normalize` divides
+    by the truth's lengths (an empty truth gives inf, or NaN against an empty hypothesis)."""
+    from tapeflow.framework.sparse_tensor import SparseTensor
+    for what, sp in (("Hypothesis", hypothesis), ("Truth", truth)):
+        if not isinstance(sp, SparseTensor):
+            raise TypeError(f"{what} must be a SparseTensor.")
+    if truth.values.dtype != hypothesis.values.dtype:
+        raise InvalidArgumentError(
+            f"cannot compute EditDistance as input #4(zero-based) was expected to be a "
+            f"{cpp_name(hypothesis.values.dtype)} tensor but is a "
+            f"{cpp_name(truth.values.dtype)} tensor [Op:EditDistance] name: edit_distance")
+    operands = (hypothesis.indices, hypothesis.values, hypothesis.dense_shape,
+                truth.indices, truth.values, truth.dense_shape)
+    return bind(_edit_distance, tuple(convert_to_tensor(t) for t in operands),
+                {"normalize": bool(normalize)})
