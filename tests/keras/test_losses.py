@@ -88,3 +88,14 @@ def test_mean_reduction_under_a_batch_of_unknown_size(cls):
     for rows in (2, 1, 0):
         expected = loss(YT[:rows], YP[:rows]).numpy() if rows else 0.0
         np.testing.assert_allclose(traced(YT[:rows], YP[:rows]).numpy(), expected, rtol=1e-6)
+
+
+def test_loss_objects_squeeze_a_trailing_axis_of_one_as_keras():
+    # Keras 3's LossFunctionWrapper makes ranks equal first: labels (n,) with logits (n, 1)
+    # give Keras's 0.48858532 (TF 2.21), where the bare function would refuse the ranks.
+    labels = np.array([1.0, 0.0, 1.0], np.float32)
+    logits = np.array([[0.3], [-0.2], [1.0]], np.float32)
+    bce = losses.BinaryCrossentropy(from_logits=True)
+    np.testing.assert_allclose(bce(labels, logits).numpy(), 0.48858532, rtol=1e-6)
+    np.testing.assert_allclose(bce(labels[:, None], logits[:, 0]).numpy(), 0.48858532,
+                               rtol=1e-6)

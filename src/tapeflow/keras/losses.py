@@ -129,7 +129,10 @@ class LossFunctionWrapper(Loss):
         self._fn_kwargs = kwargs
 
     def call(self, y_true: Tensor, y_pred: Tensor) -> Tensor:
-        """The per-example losses: `fn(y_true, y_pred, **kwargs)`."""
+        """The per-example losses: `fn(y_true, y_pred, **kwargs)`, after a trailing axis of
+        size 1 is squeezed or added to make the ranks equal (as Keras 3's wrapper does)."""
+        if isinstance(y_true, Tensor) and isinstance(y_pred, Tensor):
+            y_true, y_pred = squeeze_or_expand_to_same_rank(y_true, y_pred)
         return self.fn(y_true, y_pred, **self._fn_kwargs)
 
     def get_config(self) -> dict:
