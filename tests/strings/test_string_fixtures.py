@@ -36,7 +36,6 @@ MESSAGE_DIFFERS = {
 NEEDS_OTHER_FILES = {
     "add_number": "math_ops: a string Add's dtype error names AddV2, TF's names Add",
     "add_tensor_number": "math_ops: a string Add's dtype error names AddV2, TF's names Add",
-    "guide_bytes": "tf.io.decode_raw (no tf.io namespace yet)",
     "numpy_unicode_to_int": "TF parses a NumPy str array requested as int32; tapeflow raises",
 }
 

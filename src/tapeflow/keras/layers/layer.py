@@ -741,8 +741,11 @@ def _infer_outputs(layer: Layer, args: tuple, kwargs: dict) -> Any:
             dtype = t.dtype
             if layer.autocast and "float" in dtype and "float" in layer.compute_dtype:
                 dtype = layer.compute_dtype  # as __call__ casts float inputs
-            return graph.placeholder(np.zeros(shape, _dtypes.as_dtype(dtype)._np),
-                                     f"keras_tensor_{next(count)}", shape)
+            np_dtype = _dtypes.as_dtype(dtype)._np
+            # String stand-ins hold empty strings (zeros of dtype object would be ints 0).
+            example = np.full(shape, b"", object) if np_dtype.kind == "O" else \
+                np.zeros(shape, np_dtype)
+            return graph.placeholder(example, f"keras_tensor_{next(count)}", shape)
         c_args = nest.map_structure(concrete, list(args))
         c_kwargs = {k: nest.map_structure(concrete, v) for k, v in kwargs.items()}
         if layer._call_has_training:

@@ -18,7 +18,6 @@ import numpy as np
 import tapeflow as tf
 from tapeflow.framework.ragged_tensor import RaggedTensor
 from tapeflow.keras import backend
-from tapeflow.keras.layers import layer as _layer_module
 from tapeflow.keras.layers.layer import Layer
 from tapeflow.keras.layers.preprocessing.features import _encode
 from tapeflow.ops import lookup_ops, string_ops
@@ -746,10 +745,6 @@ class TextVectorization(Layer):
     def _standardized(self, inputs: Any) -> Any:
         inputs = inputs if isinstance(inputs, (tf.Tensor, RaggedTensor)) else \
             tf.convert_to_tensor(inputs, dtype=tf.string)
-        if _layer_module._INFERRING[0] and isinstance(inputs, tf.Tensor):
-            # The symbolic call's stand-in input holds int zeros, not strings: empty
-            # strings of its shape instead.
-            inputs = tf.fill(tf.shape(inputs), "")
         if self._standardize in ("lower", "lower_and_strip_punctuation"):
             inputs = tf.strings.lower(inputs)
         if self._standardize in ("strip_punctuation", "lower_and_strip_punctuation"):
