@@ -178,3 +178,26 @@ def test_saturate_cast():
     np.testing.assert_array_equal(tf.saturate_cast(T([1e40], tf.float64), tf.float32).numpy(),
                                   np.array([3.4028235e+38], np.float32))
     close(tf.saturate_cast(T([1 + 2j]), tf.float32), [1.])
+
+
+# TF 2.21's float16 results (it has half CPU kernels for these; bfloat16 has none).
+_BESSEL_HALF = {
+    "bessel_j0": [0.9384765625, 0.51171875, -0.260009765625, -0.2459716796875],
+    "bessel_j1": [0.2423095703125, 0.55810546875, 0.339111328125, 0.043487548828125],
+    "bessel_y0": [-0.444580078125, 0.382568359375, 0.376953125, 0.0556640625],
+    "bessel_y1": [-1.4716796875, -0.412353515625, 0.32470703125, 0.2490234375],
+    "bessel_k0": [0.92431640625, 0.2137451171875, 0.03472900390625, 1.7762184143066406e-05],
+    "bessel_k0e": [1.5244140625, 0.9580078125, 0.69775390625, 0.3916015625],
+    "bessel_k1": [1.65625, 0.27734375, 0.0401611328125, 1.8656253814697266e-05],
+    "bessel_k1e": [2.73046875, 1.2431640625, 0.806640625, 0.41064453125],
+}
+
+
+@pytest.mark.parametrize("name", sorted(_BESSEL_HALF))
+def test_bessel_functions_of_half_as_tf(name):
+    fn = getattr(tf.math.special, name)
+    out = fn(tf.constant([0.5, 1.5, 3.0, 10.0], tf.float16))
+    assert out.dtype == tf.float16
+    assert out.numpy().tolist() == _BESSEL_HALF[name]
+    with pytest.raises(tf.errors.NotFoundError):
+        fn(tf.constant([0.5], tf.bfloat16))

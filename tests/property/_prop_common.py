@@ -179,6 +179,9 @@ GUARDS = {
     # Kinks and ties: the derivative jumps.
     "Abs": _away_from_zero, "Sign": _away_from_zero, "Relu": _away_from_zero,
     "BesselI0e": _away_from_zero,  # exp(-|x|) I0(x): its slope jumps from +1 to -1 at 0
+    # TF 2.21's gradient of I1 at 0 is 1 (its formula's limit is taken wrongly), not 0.5:
+    # tapeflow gives TF's; finite differences give the true slope.
+    "BesselI1": _away_from_zero,
     "Maximum": _no_tie, "Minimum": _no_tie, "FloorMod": _not_integral_ratio,
     # TF defines d/dx xlogy(x, y) as 0 at x = 0 (not log y), and likewise for xdivy, xlog1py.
     "Xlogy": _away_from_zero, "Xdivy": _away_from_zero, "Xlog1py": _away_from_zero,

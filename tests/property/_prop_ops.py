@@ -21,7 +21,7 @@ class Op(NamedTuple):
     """A primitive's public entry point and the element strategy of each argument."""
 
     fn: Callable
-    kinds: tuple  # one of "float", "positive", "unit", "above1", "order", "int", "bool"
+    kinds: tuple  # "float", "positive", "unit", "above1", "order", "prob", "int", "bool"
 
 
 _ELEMENTS = {
@@ -31,6 +31,7 @@ _ELEMENTS = {
     "above1": st.floats(1.1, 3.0),           # acosh
     "tan": st.floats(-1.2, 1.2),             # away from tan's poles
     "order": st.sampled_from([0.0, 1.0, 2.0]),  # polygamma's integral order
+    "prob": st.floats(0.05, 0.95),           # ndtri's and betainc's x
     "int": st.integers(-8, 8),
     "nonzero_int": st.integers(1, 8),
     "bool": st.booleans(),
@@ -64,6 +65,21 @@ UNARY = {
     "Digamma": Op(tf.math.digamma, ("positive",)),
     "BesselI0e": Op(tf.math.bessel_i0e, ("float",)),
     "BesselI1e": Op(tf.math.bessel_i1e, ("float",)),
+    "BesselI0": Op(tf.math.bessel_i0, ("float",)), "BesselI1": Op(tf.math.bessel_i1, ("float",)),
+    "BesselJ0": Op(tf.math.special.bessel_j0, ("float",)),
+    "BesselJ1": Op(tf.math.special.bessel_j1, ("float",)),
+    "BesselK0": Op(tf.math.special.bessel_k0, ("positive",)),
+    "BesselK0e": Op(tf.math.special.bessel_k0e, ("positive",)),
+    "BesselK1": Op(tf.math.special.bessel_k1, ("positive",)),
+    "BesselK1e": Op(tf.math.special.bessel_k1e, ("positive",)),
+    "BesselY0": Op(tf.math.special.bessel_y0, ("positive",)),
+    "BesselY1": Op(tf.math.special.bessel_y1, ("positive",)),
+    "Dawsn": Op(tf.math.special.dawsn, ("float",)),
+    "Expint": Op(tf.math.special.expint, ("positive",)),
+    "FresnelCos": Op(tf.math.special.fresnel_cos, ("float",)),
+    "FresnelSin": Op(tf.math.special.fresnel_sin, ("float",)),
+    "Spence": Op(tf.math.special.spence, ("positive",)),
+    "Erfinv": Op(tf.math.erfinv, ("unit",)), "Ndtri": Op(tf.math.ndtri, ("prob",)),
     "Relu": Op(tf.nn.relu, ("float",)), "Identity": Op(tf.identity, ("float",)),
     "Floor": Op(tf.floor, ("float",)), "Ceil": Op(tf.math.ceil, ("float",)),
     "Round": Op(tf.round, ("float",)),
@@ -84,6 +100,8 @@ BINARY = {
     "Xlog1py": Op(tf.math.xlog1py, ("float", "positive")),
     "Xdivy": Op(tf.math.xdivy, ("float", "positive")),
     "Polygamma": Op(tf.math.polygamma, ("order", "positive")),
+    "Zeta": Op(tf.math.zeta, ("above1", "positive")),
+    "NextAfter": Op(tf.math.nextafter, ("float", "float")),
     "Equal": Op(tf.equal, ("float", "float")), "NotEqual": Op(tf.not_equal, ("float", "float")),
     "Less": Op(tf.less, ("float", "float")), "LessEqual": Op(tf.less_equal, ("float", "float")),
     "Greater": Op(tf.greater, ("float", "float")),
@@ -99,6 +117,9 @@ BINARY = {
 }
 
 TERNARY = {"SelectV2": Op(tf.where, ("bool", "float", "float"))}
+# Elementwise, but with no broadcasting (TF's Betainc wants equal shapes or scalars): the
+# tables' broadcast draws do not fit it; tests/ops/test_math_more.py checks it.
+NOT_BROADCASTING = {"Betainc"}
 
 REDUCTIONS = {
     "Sum": Op(tf.reduce_sum, ("float",)), "Mean": Op(tf.reduce_mean, ("float",)),
@@ -112,4 +133,4 @@ ARG_REDUCTIONS = {"ArgMax": Op(tf.argmax, ("float",)), "ArgMin": Op(tf.argmin, (
 
 # Where TensorFlow 2.21 gives no gradient for a float input of a differentiable op (verified:
 # tf.math.polygamma's gradient w.r.t. the order `a` is None).
-NO_GRADIENT = {("Polygamma", 0)}
+NO_GRADIENT = {("Polygamma", 0), ("Zeta", 0), ("NextAfter", 0), ("NextAfter", 1)}

@@ -30,7 +30,12 @@ ELEMENTWISE = {**UNARY, **TERNARY,
 UNSUPPORTED = {
     ("Polygamma", np.float16): tf.errors.InvalidArgumentError,  # "Value for attr 'T' of half
     ("TruncateMod", np.float16): tf.errors.NotFoundError,       # is not in ..." / "Could not
-}                                                               # find device ..."
+    **{(name, np.float16): tf.errors.NotFoundError              # find device ..."
+       for name in ("Erfinv", "Ndtri", "Dawsn", "Expint", "FresnelCos", "FresnelSin",
+                    "Spence")},
+    **{(name, np.float16): tf.errors.InvalidArgumentError
+       for name in ("Zeta", "NextAfter", "Betainc")},
+}
 # Computed in float16, but with no float16 gradient in TF 2.21 (Digamma's is Polygamma).
 NO_HALF_GRADIENT = {"Digamma"}
 

@@ -176,10 +176,17 @@ xdivy = tf_export("math.xdivy")(_binary(_xdivy, "x / y, and 0 where x is 0."))
 
 # -- inverse error functions, Bessel functions, incomplete gamma and beta, zeta ----------------
 
+# The Bessel J, Y and K functions have TF CPU kernels for half too (not for bfloat16).
+_HALF_KERNELS = {"BesselJ0", "BesselJ1", "BesselY0", "BesselY1", "BesselK0", "BesselK0e",
+                 "BesselK1", "BesselK1e"}
+
+
 def _half_refused(x: Tensor, op_name: str) -> None:
     """TF declares half and bfloat16 for these ops but registers CPU kernels for float and
-    double only."""
-    if x._value.dtype.itemsize == 2 and x._value.dtype.kind in "fV":
+    double only (and half, for `_HALF_KERNELS`)."""
+    dtype = x._value.dtype
+    if dtype.itemsize == 2 and (dtype.kind == "V" or
+                                dtype.kind == "f" and op_name not in _HALF_KERNELS):
         if op_name in ("Betainc", "Zeta"):  # these declare float and double only
             raise InvalidArgumentError(f"Value for attr 'T' of {cpp_name(x.dtype)} is not in "
                                        f"the list of allowed values: float, double "
