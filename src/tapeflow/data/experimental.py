@@ -90,7 +90,44 @@ def make_csv_dataset(*args: Any, **kwargs: Any) -> Any:
     return make(*args, **kwargs)
 
 
-__all__ = ["dense_to_ragged_batch", "AUTOTUNE", "AutoShardPolicy", "INFINITE_CARDINALITY",
+class TFRecordWriter:
+    """Writes a dataset of scalar strings to a TFRecord file, one record per element
+    (`compression_type` None, "", "GZIP" or "ZLIB"), as tf.data.experimental.TFRecordWriter."""
+
+    def __init__(self, filename: Any, compression_type: Any = None) -> None:
+        self._filename, self._compression = filename, compression_type
+
+    def write(self, dataset: Any) -> None:
+        """Writes every element of `dataset` (scalar tf.string elements only)."""
+        from tapeflow.data.readers import TFRecordWriter as RecordWriter
+        from tapeflow.framework import dtypes
+        spec = dataset.element_spec
+        if getattr(spec, "dtype", None) != dtypes.string or spec.shape.rank != 0:
+            raise TypeError(
+                "Invalid `dataset`. Expected a`dataset` that produces scalar `tf.string` "
+                "elements, but got a dataset which produces elements with shapes "
+                f"{_nest_text(dataset, 'output_shapes')} and types "
+                f"{_nest_text(dataset, 'output_types')}.")
+        with RecordWriter(_path(self._filename), self._compression) as writer:
+            for element in dataset:
+                writer.write(element.numpy())
+
+
+def _nest_text(dataset: Any, kind: str) -> str:
+    """The element structure's shapes or types as TF's message prints them."""
+    from tapeflow.framework import nest
+    specs = nest.flatten(dataset.element_spec)
+    parts = [str(s.shape) if kind == "output_shapes" else str(s.dtype) for s in specs]
+    return parts[0] if len(parts) == 1 else "(" + ", ".join(parts) + ")"
+
+
+def _path(filename: Any) -> str:
+    value = filename.numpy() if hasattr(filename, "numpy") else filename
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+__all__ = ["TFRecordWriter", "dense_to_ragged_batch", "AUTOTUNE", "AutoShardPolicy",
+           "INFINITE_CARDINALITY",
            "UNKNOWN_CARDINALITY",
            "cardinality",
            "get_single_element", "assert_cardinality", "ignore_errors", "enumerate_dataset",
