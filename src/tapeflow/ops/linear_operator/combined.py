@@ -1,0 +1,502 @@
+"""Operators built from other operators: products, adjoints, inverses, block diagonals,
+Kronecker products and low-rank updates."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from tapeflow.framework.exports import tf_export
+from tapeflow.ops.linear_operator import _ops as T
+from tapeflow.ops.linear_operator.base import (LinearOperator, as_tensor, broadcast_batch,
+                                               check_dtype)
+
+
+def _check_operators(operators, what: str) -> list:
+    operators = list(operators)
+    if not operators:
+        raise ValueError(f"Expected a non-empty list of operators. Found: {operators}")
+    dtypes = {op.dtype for op in operators}
+    if len(dtypes) > 1:
+        raise TypeError(f"Expected all operators to have the same dtype.  Found "
+                        f"{'   '.join(f'{op.name}({op.dtype!r})' for op in operators)}")
+    return operators
+
+
+def _all_true(values) -> Optional[bool]:
+    return True if all(v is True for v in values) else None
+
+
+def _maybe_adjoint(x, adjoint_arg: bool):
+    return T.adjoint(x) if adjoint_arg else x
+
+
+def _pick(given, inner):
+    """A hint given to a wrapper, else the wrapped operator's."""
+    return inner if given is None else given
+
+
+@tf_export("linalg.LinearOperatorComposition")
+class LinearOperatorComposition(LinearOperator):
+    """The product A1 A2 ... An of operators, applied right to left, never multiplied out."""
+
+    def __init__(self, operators, is_non_singular: Optional[bool] = None,
+                 is_self_adjoint: Optional[bool] = None,
+                 is_positive_definite: Optional[bool] = None,
+                 is_square: Optional[bool] = None, name: Optional[str] = None):
+        self._operators = _check_operators(operators, "composition")
+        for left, right in zip(self._operators, self._operators[1:]):
+            left._check_operator(right, False, False)
+        if is_non_singular is None and all(op.is_square for op in self._operators):
+            is_non_singular = _all_true(op.is_non_singular for op in self._operators)
+        name = name or "_o_".join(op.name for op in self._operators)
+        super().__init__(self._operators[0].dtype, is_non_singular, is_self_adjoint,
+                         is_positive_definite, is_square, name=name,
+                         tracked=(self._operators,),
+                         parameters=dict(operators=operators, name=name))
+
+    @property
+    def operators(self) -> list:
+        """The factors, leftmost first."""
+        return list(self._operators)
+
+    def _shape(self):
+        batch = broadcast_batch(*[op.batch_shape.as_list() for op in self._operators])
+        return batch + [self._operators[0].range_dimension,
+                        self._operators[-1].domain_dimension]
+
+    def _matmul(self, x, adjoint=False, adjoint_arg=False):
+        order = self._operators if adjoint else self._operators[::-1]
+        for i, op in enumerate(order):
+            x = op.matmul(x, adjoint=adjoint, adjoint_arg=adjoint_arg and i == 0)
+        return x
+
+    def _solve(self, rhs, adjoint=False, adjoint_arg=False):
+        order = self._operators[::-1] if adjoint else self._operators
+        for i, op in enumerate(order):
+            rhs = op.solve(rhs, adjoint=adjoint, adjoint_arg=adjoint_arg and i == 0)
+        return rhs
+
+    def _determinant(self):
+        if not all(op.is_square for op in self._operators):
+            return super()._determinant()
+        result = self._operators[0].determinant()
+        for op in self._operators[1:]:
+            result = T.multiply(result, op.determinant())
+        return result
+
+    def _log_abs_determinant(self):
+        if not all(op.is_square for op in self._operators):
+            return super()._log_abs_determinant()
+        result = self._operators[0].log_abs_determinant()
+        for op in self._operators[1:]:
+            result = T.add(result, op.log_abs_determinant())
+        return result
+
+
+@tf_export("linalg.LinearOperatorAdjoint")
+class LinearOperatorAdjoint(LinearOperator):
+    """The conjugate transpose A^H of an operator, acting through A's adjoint methods."""
+
+    def __init__(self, operator, is_non_singular: Optional[bool] = None,
+                 is_self_adjoint: Optional[bool] = None,
+                 is_positive_definite: Optional[bool] = None,
+                 is_square: Optional[bool] = None, name: Optional[str] = None):
+        self._operator = operator
+        name = name or operator.name + "_adjoint"
+        super().__init__(operator.dtype, _pick(is_non_singular, operator.is_non_singular),
+                         _pick(is_self_adjoint, operator.is_self_adjoint),
+                         _pick(is_positive_definite, operator.is_positive_definite),
+                         _pick(is_square, operator.is_square), name=name,
+                         tracked=(operator,), parameters=dict(operator=operator, name=name))
+
+    @property
+    def operator(self) -> LinearOperator:
+        """The operator whose adjoint this is."""
+        return self._operator
+
+    def _shape(self):
+        shape = self._operator.shape.as_list()
+        return shape[:-2] + [shape[-1], shape[-2]]
+
+    def _matmul(self, x, adjoint=False, adjoint_arg=False):
+        return self._operator.matmul(x, adjoint=not adjoint, adjoint_arg=adjoint_arg)
+
+    def _solve(self, rhs, adjoint=False, adjoint_arg=False):
+        return self._operator.solve(rhs, adjoint=not adjoint, adjoint_arg=adjoint_arg)
+
+    def _to_dense(self):
+        return T.adjoint(self._operator.to_dense())
+
+    def _diag_part(self):
+        return T.conj(self._operator.diag_part())
+
+    def _determinant(self):
+        return T.conj(self._operator.determinant())
+
+    def _log_abs_determinant(self):
+        return self._operator.log_abs_determinant()
+
+    def _trace(self):
+        return T.conj(self._operator.trace())
+
+    def _adjoint_operator(self):
+        return self._operator
+
+
+@tf_export("linalg.LinearOperatorInversion")
+class LinearOperatorInversion(LinearOperator):
+    """The inverse A^-1 of a non-singular operator: its matmul is A's solve and back."""
+
+    def __init__(self, operator, is_non_singular: Optional[bool] = None,
+                 is_self_adjoint: Optional[bool] = None,
+                 is_positive_definite: Optional[bool] = None,
+                 is_square: Optional[bool] = None, name: Optional[str] = None):
+        if operator.is_non_singular is False or is_non_singular is False:
+            raise ValueError(f"operator and supplied hints must have `is_non_singular` equal "
+                             f"to `True` or `None`. Found operator.is_non_singular "
+                             f"({operator.is_non_singular}) and is_non_singular "
+                             f"({is_non_singular}).")
+        if operator.is_square is False:
+            raise ValueError("`operator` must be square, or have `is_square` set to `None`.")
+        self._operator = operator
+        name = name or operator.name + "_inv"
+        super().__init__(operator.dtype, _pick(is_non_singular, operator.is_non_singular),
+                         _pick(is_self_adjoint, operator.is_self_adjoint),
+                         _pick(is_positive_definite, operator.is_positive_definite),
+                         _pick(is_square, operator.is_square), name=name,
+                         tracked=(operator,), parameters=dict(operator=operator, name=name))
+
+    @property
+    def operator(self) -> LinearOperator:
+        """The operator whose inverse this is."""
+        return self._operator
+
+    def _shape(self):
+        return self._operator.shape
+
+    def _matmul(self, x, adjoint=False, adjoint_arg=False):
+        return self._operator.solve(x, adjoint=adjoint, adjoint_arg=adjoint_arg)
+
+    def _solve(self, rhs, adjoint=False, adjoint_arg=False):
+        return self._operator.matmul(rhs, adjoint=adjoint, adjoint_arg=adjoint_arg)
+
+    def _determinant(self):
+        return T.divide(T.ones_like(self._operator.determinant()),
+                        self._operator.determinant())
+
+    def _log_abs_determinant(self):
+        return T.negative(self._operator.log_abs_determinant())
+
+    def _inverse_operator(self):
+        return self._operator
+
+
+def _split_sizes(operators, adjoint: bool) -> list:
+    return [op.range_dimension if adjoint else op.domain_dimension for op in operators]
+
+
+@tf_export("linalg.LinearOperatorBlockDiag")
+class LinearOperatorBlockDiag(LinearOperator):
+    """A block-diagonal operator whose diagonal blocks are square operators."""
+
+    def __init__(self, operators, is_non_singular: Optional[bool] = None,
+                 is_self_adjoint: Optional[bool] = None,
+                 is_positive_definite: Optional[bool] = None,
+                 is_square: bool = True, name: Optional[str] = None):
+        self._operators = _check_operators(operators, "block diagonal")
+        ops = self._operators
+        if is_non_singular is None:
+            is_non_singular = _all_true(op.is_non_singular for op in ops)
+        if is_self_adjoint is None:
+            is_self_adjoint = _all_true(op.is_self_adjoint for op in ops)
+        if is_positive_definite is None:
+            is_positive_definite = _all_true(op.is_positive_definite for op in ops)
+        name = name or "_ds_".join(op.name for op in ops)
+        super().__init__(ops[0].dtype, is_non_singular, is_self_adjoint, is_positive_definite,
+                         is_square, name=name, tracked=(ops,),
+                         parameters=dict(operators=operators, name=name))
+
+    @property
+    def operators(self) -> list:
+        """The diagonal blocks, top left first."""
+        return list(self._operators)
+
+    def _shape(self):
+        batch = broadcast_batch(*[op.batch_shape.as_list() for op in self._operators])
+        return batch + [sum(op.range_dimension for op in self._operators),
+                        sum(op.domain_dimension for op in self._operators)]
+
+    def _blockwise(self, method: str, x, adjoint: bool, adjoint_arg: bool):
+        x = _maybe_adjoint(x, adjoint_arg)
+        sizes = _split_sizes(self._operators, adjoint) if method == "matmul" else \
+            _split_sizes(self._operators, not adjoint)
+        parts = T.split(x, sizes, axis=-2)
+        outs = [getattr(op, method)(part, adjoint=adjoint)
+                for op, part in zip(self._operators, parts)]
+        batch = broadcast_batch(*[o.shape[:-2] for o in outs])
+        outs = [T.broadcast_to(o, batch + list(o.shape[-2:])) for o in outs]
+        return T.concat(outs, axis=-2)
+
+    def _matmul(self, x, adjoint=False, adjoint_arg=False):
+        return self._blockwise("matmul", x, adjoint, adjoint_arg)
+
+    def _solve(self, rhs, adjoint=False, adjoint_arg=False):
+        return self._blockwise("solve", rhs, adjoint, adjoint_arg)
+
+    def _to_dense(self):
+        cols = self.domain_dimension
+        rows, start = [], 0
+        batch = self.batch_shape.as_list()
+        for op in self._operators:
+            block = op.to_dense()
+            block = T.broadcast_to(block, batch + list(block.shape[-2:]))
+            width = op.domain_dimension
+            paddings = [[0, 0]] * len(batch) + [[0, 0], [start, cols - start - width]]
+            rows.append(T.pad(block, paddings))
+            start += width
+        return T.concat(rows, axis=-2)
+
+    def _diag_part(self):
+        parts = [op.diag_part() for op in self._operators]
+        batch = broadcast_batch(*[p.shape[:-1] for p in parts])
+        return T.concat([T.broadcast_to(p, batch + [p.shape[-1]]) for p in parts], axis=-1)
+
+    def _reduce(self, method: str, combine):
+        result = getattr(self._operators[0], method)()
+        for op in self._operators[1:]:
+            result = combine(result, getattr(op, method)())
+        return result
+
+    def _determinant(self):
+        return self._reduce("determinant", T.multiply)
+
+    def _log_abs_determinant(self):
+        return self._reduce("log_abs_determinant", T.add)
+
+    def _trace(self):
+        return self._reduce("trace", T.add)
+
+    def _eigvals(self):
+        parts = [op.eigvals() for op in self._operators]
+        return T.concat(parts, axis=-1)
+
+    def _inverse_operator(self):
+        return LinearOperatorBlockDiag([op.inverse() for op in self._operators],
+                                       is_non_singular=True)
+
+    def _adjoint_operator(self):
+        return LinearOperatorBlockDiag([op.adjoint() for op in self._operators])
+
+    def _cholesky_operator(self):
+        return LinearOperatorBlockDiag([op.cholesky() for op in self._operators],
+                                       is_non_singular=True)
+
+    def _compose_with(self, right):
+        if isinstance(right, LinearOperatorBlockDiag) and len(right.operators) == len(
+                self._operators) and all(a.domain_dimension == b.range_dimension for a, b in
+                                         zip(self._operators, right.operators)):
+            return LinearOperatorBlockDiag([a.matmul(b) for a, b in
+                                            zip(self._operators, right.operators)])
+        return None
+
+
+def _kron_dense(left, right):
+    """The Kronecker product of two [batches of] matrices."""
+    a, b = left, right
+    m, n = a.shape[-2], a.shape[-1]
+    p, q = b.shape[-2], b.shape[-1]
+    outer = T.multiply(a[..., :, None, :, None], b[..., None, :, None, :])
+    batch = list(outer.shape[:-4])
+    return T.reshape(outer, batch + [m * p, n * q])
+
+
+@tf_export("linalg.LinearOperatorKronecker")
+class LinearOperatorKronecker(LinearOperator):
+    """The Kronecker product A1 (x) A2 (x) ... of operators."""
+
+    def __init__(self, operators, is_non_singular: Optional[bool] = None,
+                 is_self_adjoint: Optional[bool] = None,
+                 is_positive_definite: Optional[bool] = None,
+                 is_square: Optional[bool] = None, name: Optional[str] = None):
+        self._operators = _check_operators(operators, "Kronecker")
+        ops = self._operators
+        if is_non_singular is None:
+            is_non_singular = _all_true(op.is_non_singular for op in ops)
+        if is_self_adjoint is None:
+            is_self_adjoint = _all_true(op.is_self_adjoint for op in ops)
+        name = name or "_x_".join(op.name for op in ops)
+        super().__init__(ops[0].dtype, is_non_singular, is_self_adjoint, is_positive_definite,
+                         is_square, name=name, tracked=(ops,),
+                         parameters=dict(operators=operators, name=name))
+
+    @property
+    def operators(self) -> list:
+        """The factors, leftmost first."""
+        return list(self._operators)
+
+    def _shape(self):
+        batch = broadcast_batch(*[op.batch_shape.as_list() for op in self._operators])
+        rows = cols = 1
+        for op in self._operators:
+            rows, cols = rows * op.range_dimension, cols * op.domain_dimension
+        return batch + [rows, cols]
+
+    def _to_dense(self):
+        dense = self._operators[0].to_dense()
+        for op in self._operators[1:]:
+            dense = _kron_dense(dense, op.to_dense())
+        return dense
+
+    def _matmul(self, x, adjoint=False, adjoint_arg=False):
+        return T.matmul(self.to_dense(), x, adjoint_a=adjoint, adjoint_b=adjoint_arg)
+
+    def _solve(self, rhs, adjoint=False, adjoint_arg=False):
+        inverse = LinearOperatorKronecker([op.inverse() for op in self._operators])
+        return inverse.matmul(rhs, adjoint=adjoint, adjoint_arg=adjoint_arg)
+
+    def _sizes(self) -> list:
+        return [op.domain_dimension for op in self._operators]
+
+    def _determinant(self):
+        # det(A (x) B) = det(A)^q det(B)^n for A n x n and B q x q.
+        total = self.domain_dimension
+        result = None
+        for op in self._operators:
+            term = op.determinant() ** (total // op.domain_dimension)
+            result = term if result is None else T.multiply(result, term)
+        return result
+
+    def _log_abs_determinant(self):
+        total = self.domain_dimension
+        result = None
+        for op in self._operators:
+            term = op.log_abs_determinant() * float(total // op.domain_dimension)
+            result = term if result is None else T.add(result, term)
+        return result
+
+    def _trace(self):
+        result = self._operators[0].trace()
+        for op in self._operators[1:]:
+            result = T.multiply(result, op.trace())
+        return result
+
+    def _inverse_operator(self):
+        return LinearOperatorKronecker([op.inverse() for op in self._operators])
+
+    def _adjoint_operator(self):
+        return LinearOperatorKronecker([op.adjoint() for op in self._operators])
+
+
+@tf_export("linalg.LinearOperatorLowRankUpdate")
+class LinearOperatorLowRankUpdate(LinearOperator):
+    """A = L + U D V^H: a base operator L plus a rank-K update (D diagonal, default the
+    identity; V defaults to U). Solves and determinants go through the K x K capacitance
+    matrix C = D^-1 + V^H L^-1 U (Woodbury identity, matrix determinant lemma)."""
+
+    def __init__(self, base_operator, u, diag_update=None, v=None,
+                 is_diag_update_positive: Optional[bool] = None,
+                 is_non_singular: Optional[bool] = None,
+                 is_self_adjoint: Optional[bool] = None,
+                 is_positive_definite: Optional[bool] = None,
+                 is_square: Optional[bool] = None, name: str = "LinearOperatorLowRankUpdate"):
+        dtype = base_operator.dtype
+        self._base = base_operator
+        self._u = check_dtype(u, "u")
+        self._v = None if v is None else as_tensor(v, dtype)
+        self._d = None if diag_update is None else as_tensor(diag_update, dtype)
+        if is_diag_update_positive is None and self._d is None:
+            is_diag_update_positive = True
+        symmetric = self._v is None
+        if is_self_adjoint is None and symmetric and base_operator.is_self_adjoint \
+                and (self._d is None or not dtype.is_complex):
+            is_self_adjoint = True
+        if is_positive_definite is None and symmetric and is_diag_update_positive \
+                and base_operator.is_positive_definite:
+            is_positive_definite = True
+        self._is_diag_update_positive = is_diag_update_positive
+        super().__init__(dtype, is_non_singular, is_self_adjoint, is_positive_definite,
+                         is_square, name=name, tracked=(base_operator, self._u, self._v, self._d),
+                         parameters=dict(base_operator=base_operator, u=u,
+                                         diag_update=diag_update, v=v, name=name))
+
+    @property
+    def base_operator(self) -> LinearOperator:
+        """L, the operator being updated."""
+        return self._base
+
+    @property
+    def u(self):
+        """U, shape [..., M, K]."""
+        return self._u
+
+    @property
+    def v(self):
+        """V, shape [..., N, K] (U where not given)."""
+        return self._u if self._v is None else self._v
+
+    @property
+    def diag_update(self):
+        """The diagonal of D, shape [..., K] (None: the identity)."""
+        return self._d
+
+    @property
+    def is_diag_update_positive(self) -> Optional[bool]:
+        """Whether D's diagonal is positive (None: not known)."""
+        return self._is_diag_update_positive
+
+    def _shape(self):
+        batch = broadcast_batch(self._base.batch_shape.as_list(), self._u.shape[:-2])
+        return batch + self._base.shape.as_list()[-2:]
+
+    def _scale(self, x, adjoint: bool):
+        """D x (D^H x with `adjoint`) for x of shape [..., K, R]."""
+        if self._d is None:
+            return x
+        d = T.conj(self._d) if adjoint and self.dtype.is_complex else self._d
+        return T.multiply(T.expand_dims(d, -1), x)
+
+    def _matmul(self, x, adjoint=False, adjoint_arg=False):
+        x = _maybe_adjoint(x, adjoint_arg)
+        left, right = (self.v, self._u) if adjoint else (self._u, self.v)
+        update = T.matmul(left, self._scale(T.matmul(right, x, adjoint_a=True), adjoint))
+        return T.add(self._base.matmul(x, adjoint=adjoint), update)
+
+    def _to_dense(self):
+        scaled_vh = self._scale(T.adjoint(self.v), False)
+        return T.add(self._base.to_dense(), T.matmul(self._u, scaled_vh))
+
+    def _capacitance(self, adjoint: bool):
+        """C = D^-1 + V^H L^-1 U (with A^H: D^-H + U^H L^-H V)."""
+        left, right = (self._u, self.v) if adjoint else (self.v, self._u)
+        inner = T.matmul(left, self._base.solve(right, adjoint=adjoint), adjoint_a=True)
+        k = self._u.shape[-1]
+        if self._d is None:
+            d_inv = T.eye(k, dtype=self.dtype)
+        else:
+            d = T.conj(self._d) if adjoint and self.dtype.is_complex else self._d
+            d_inv = T.diag(T.divide(T.ones_like(d), d))
+        return T.add(d_inv, inner)
+
+    def _solve(self, rhs, adjoint=False, adjoint_arg=False):
+        rhs = _maybe_adjoint(rhs, adjoint_arg)
+        left, right = (self.v, self._u) if adjoint else (self._u, self.v)
+        base_rhs = self._base.solve(rhs, adjoint=adjoint)
+        base_left = self._base.solve(left, adjoint=adjoint)
+        correction = T.solve(self._capacitance(adjoint),
+                             T.matmul(right, base_rhs, adjoint_a=True))
+        return T.subtract(base_rhs, T.matmul(base_left, correction))
+
+    def _log_abs_determinant(self):
+        _, log_cap = T.slogdet(self._capacitance(False))
+        result = T.add(self._base.log_abs_determinant(), T.real(log_cap)
+                       if self.dtype.is_complex else log_cap)
+        if self._d is not None:
+            log_d = T.reduce_sum(T.log(T.abs_(self._d)), axis=-1)
+            result = T.add(result, T.cast(log_d, result.dtype))
+        return result
+
+    def _determinant(self):
+        result = T.multiply(self._base.determinant(), T.det(self._capacitance(False)))
+        if self._d is not None:
+            result = T.multiply(result, T.reduce_prod(self._d, axis=-1))
+        return result
