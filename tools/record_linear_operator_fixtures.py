@@ -36,6 +36,15 @@ seye = L.LinearOperatorScaledIdentity(3, 2.5)
 tril = L.LinearOperatorLowerTriangular([[2., 0., 0.], [1., 3., 0.], [-1., 2., 4.]])
 zeros = L.LinearOperatorZeros(3)
 mop = L.LinearOperatorFullMatrix(M)
+C = tf.complex(A, tf.constant([[0., 1., -2.], [-1., 0., 0.5], [2., -0.5, 0.]]))
+
+
+def X(op, k=2, t=False):
+    # a k-column operand for op (its adjoint's shape with t), entries all distinct
+    n = int(op.shape[-1])
+    x = tf.reshape(tf.sin(tf.range(1., n * k + 1.)), [n, k])
+    x = tf.transpose(x) if t else x
+    return tf.cast(x, op.dtype)
 """
 
 CASES = {
@@ -233,6 +242,63 @@ CASES = {
     "grad_lowrank_solve": "grad(lambda u: L.LinearOperatorLowRankUpdate(diag, u)"
                           ".solve(v[:, None]), B)",
 }
+
+# Each operator below meets each method: every adjoint/adjoint_arg path of the products and
+# solves, and the reductions, so that a structure's shortcut is checked against TF's answer.
+SWEEP_OPERATORS = {
+    "gen": "gen",
+    "full": "full",
+    "diag": "diag",
+    "bdiag": "bdiag",
+    "cdiag": "L.LinearOperatorDiag(tf.complex([1., 2., -3.], [0.5, -1., 2.]))",
+    "cfull": "L.LinearOperatorFullMatrix(C)",
+    "bfull": "L.LinearOperatorFullMatrix(tf.stack([A, tf.transpose(A) + 1.]))",
+    "eye": "eye",
+    "beye": "L.LinearOperatorIdentity(3, batch_shape=[2])",
+    "seye": "seye",
+    "bseye": "L.LinearOperatorScaledIdentity(3, [2., -0.5])",
+    "tril": "tril",
+    "comp": "L.LinearOperatorComposition([gen, tril])",
+    "adj": "L.LinearOperatorAdjoint(gen)",
+    "inv": "L.LinearOperatorInversion(tril)",
+    "blockdiag": "L.LinearOperatorBlockDiag([mop, L.LinearOperatorDiag([2.])])",
+    "kron": "L.LinearOperatorKronecker([mop, L.LinearOperatorFullMatrix([[1., 2.], [0., 3.]])])",
+    "lowrank": "L.LinearOperatorLowRankUpdate(diag, B)",
+    "lowrank_uv": "L.LinearOperatorLowRankUpdate(diag, B, diag_update=[2., 3.], v=tf.ones([3, 2]))",
+    "perm": "L.LinearOperatorPermutation([2, 0, 1])",
+    "householder": "L.LinearOperatorHouseholder([1., 2., 2.])",
+    "toeplitz": "L.LinearOperatorToeplitz([4., 2., 3.], [4., 1., 5.])",
+    "tridiag": "L.LinearOperatorTridiag([[1., 2., 0.], [3., 4., 5.], [0., 6., 7.]])",
+    "circulant": "L.LinearOperatorCirculant(tf.constant([6., -2., 1.], tf.complex64))",
+    "circulant_real": "L.LinearOperatorCirculant(tf.constant([6., 1., 1.]), "
+                      "input_output_dtype=tf.float32)",
+    "circulant2d": "L.LinearOperatorCirculant2D(tf.constant([[6., 1.], [1., 2.]], tf.complex64))",
+    "blocklower": "L.LinearOperatorBlockLowerTriangular([[mop], "
+                  "[L.LinearOperatorFullMatrix(B[:1]), L.LinearOperatorDiag([2.])]])",
+}
+SWEEP_METHODS = {
+    "matmul": "{o}.matmul(X({o}))",
+    "matmul_adj": "{o}.matmul(X({o}), adjoint=True)",
+    "matmul_adjarg": "{o}.matmul(X({o}, t=True), adjoint_arg=True)",
+    "matmul_both": "{o}.matmul(X({o}, t=True), adjoint=True, adjoint_arg=True)",
+    "matvec_adj": "{o}.matvec(X({o})[:, 0], adjoint=True)",
+    "solve": "{o}.solve(X({o}))",
+    "solve_adj": "{o}.solve(X({o}), adjoint=True)",
+    "solve_both": "{o}.solve(X({o}, t=True), adjoint=True, adjoint_arg=True)",
+    "solvevec": "{o}.solvevec(X({o})[:, 0])",
+    "dense": "{o}.to_dense()",
+    "det": "{o}.determinant()",
+    "logdet": "{o}.log_abs_determinant()",
+    "trace": "{o}.trace()",
+    "diag_part": "{o}.diag_part()",
+    "inverse": "{o}.inverse().to_dense()",
+    "adjoint": "{o}.adjoint().to_dense()",
+    "hints": "(lambda o: (o.is_non_singular, o.is_self_adjoint, o.is_positive_definite, "
+             "o.is_square, o.dtype.name, o.shape.as_list()))({o})",
+}
+for _op, _op_expr in SWEEP_OPERATORS.items():
+    for _method, _template in SWEEP_METHODS.items():
+        CASES[f"sweep_{_op}_{_method}"] = _template.format(o=_op_expr)
 
 GRAD_SOURCE = """
 def grad(f, *xs):

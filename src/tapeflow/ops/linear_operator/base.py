@@ -285,6 +285,9 @@ class LinearOperator:
     def _solve(self, rhs, adjoint: bool = False, adjoint_arg: bool = False):
         rhs = T.adjoint(rhs) if adjoint_arg else rhs
         dense = self.to_dense()
+        batch = broadcast_batch(dense.shape[:-2], rhs.shape[:-2])
+        dense = T.broadcast_to(dense, batch + list(dense.shape[-2:]))
+        rhs = T.broadcast_to(rhs, batch + list(rhs.shape[-2:]))
         if self.is_self_adjoint and self.is_positive_definite:
             return T.cholesky_solve(T.cholesky(dense), rhs)
         return T.solve(dense, rhs, adjoint=adjoint)

@@ -38,7 +38,7 @@ class LinearOperatorPermutation(LinearOperator):
         if is_square is False:
             raise ValueError("A Permutation operator is always square.")
         self._inverse_perm = np.argsort(values, axis=-1)
-        super().__init__(dtype or T.dtypes.float32, True, is_self_adjoint,
+        super().__init__(dtype or T.dtypes.float32, is_non_singular, is_self_adjoint,
                          is_positive_definite, True, name=name, tracked=(self._perm,),
                          parameters=dict(perm=perm, dtype=dtype, name=name))
 
@@ -103,7 +103,10 @@ class LinearOperatorHouseholder(LinearOperator):
             raise ValueError("A Householder operator is always square.")
         if is_positive_definite is True:
             raise ValueError("A Householder operator is always non-positive definite.")
-        super().__init__(self._axis.dtype, True, True, is_positive_definite, True, name=name,
+        if is_positive_definite is None:
+            is_positive_definite = False  # its eigenvalues are 1 and -1
+        super().__init__(self._axis.dtype, is_non_singular, True, is_positive_definite, True,
+                         name=name,
                          tracked=(self._axis,),
                          parameters=dict(reflection_axis=reflection_axis, name=name))
 
@@ -279,6 +282,8 @@ class _CirculantBase(LinearOperator):
         self._complex_spectrum = T.cast(spectrum, complex_dtype)
         if is_square is False:
             raise ValueError("A circulant operator is always square.")
+        if not spectrum.dtype.is_complex and is_self_adjoint is None:
+            is_self_adjoint = True  # a real spectrum: a Hermitian matrix
         dtype = input_output_dtype or T.dtypes.complex64
         name = name or self._NAME
         super().__init__(dtype, is_non_singular, is_self_adjoint, is_positive_definite, True,
