@@ -5,7 +5,6 @@
 from __future__ import annotations
 
 import functools
-import logging
 import time
 from typing import Any, Callable
 
@@ -19,8 +18,9 @@ from tapeflow.framework.tensor import Tensor
 
 
 @tf_export("get_logger")
-def get_logger() -> logging.Logger:
+def get_logger() -> Any:
     """The `logging.Logger` named 'tensorflow', as TF's."""
+    import logging  # not at package import: tapeflow's own loggers load it when needed
     return logging.getLogger("tensorflow")
 
 
