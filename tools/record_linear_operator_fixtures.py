@@ -241,6 +241,33 @@ CASES = {
                              ".log_abs_determinant(), A)",
     "grad_lowrank_solve": "grad(lambda u: L.LinearOperatorLowRankUpdate(diag, u)"
                           ".solve(v[:, None]), B)",
+    "grad_toeplitz_matmul": "grad(lambda c, r: L.LinearOperatorToeplitz(c, r).matmul(B), "
+                            "tf.constant([1., 2., 3.]), tf.constant([1., 4., 5.]))",
+    "grad_tridiag_solve": "grad(lambda d: L.LinearOperatorTridiag(d).solve(B), "
+                          "tf.constant([[1., 2., 0.], [3., 4., 5.], [0., 6., 7.]]))",
+    "grad_circulant_matmul": "grad(lambda s: L.LinearOperatorCirculant(s, "
+                             "input_output_dtype=tf.float32).matmul(B), "
+                             "tf.constant([6., 1., 1.]))",
+    "grad_householder_matmul": "grad(lambda a: L.LinearOperatorHouseholder(a).matmul(B), "
+                               "tf.constant([1., 2., 2.]))",
+    "grad_kron_logdet": "grad(lambda m: L.LinearOperatorKronecker([L.LinearOperatorFullMatrix(m),"
+                        " diag]).log_abs_determinant(), M)",
+    "grad_blocklower_solve": "grad(lambda m, b: L.LinearOperatorBlockLowerTriangular([["
+                             "L.LinearOperatorFullMatrix(m)], [L.LinearOperatorFullMatrix(b), "
+                             "diag]]).solve(tf.ones([5, 1])), M, B)",
+    "grad_composition_solve": "grad(lambda t: L.LinearOperatorComposition([gen, "
+                              "L.LinearOperatorLowerTriangular(t)]).solve(B), "
+                              "tf.constant([[2., 0., 0.], [1., 3., 0.], [-1., 2., 4.]]))",
+    "grad_seye_logdet": "grad(lambda m: L.LinearOperatorScaledIdentity(3, m)"
+                        ".log_abs_determinant(), tf.constant(-2.5))",
+    "grad_blockdiag_det": "grad(lambda m: L.LinearOperatorBlockDiag([L.LinearOperatorFullMatrix(m),"
+                          " diag]).determinant(), M)",
+    "variables": "(lambda o: [v.numpy().tolist() for v in o.trainable_variables])("
+                 "L.LinearOperatorComposition([L.LinearOperatorDiag(tf.Variable([1., 2.])), "
+                 "L.LinearOperatorFullMatrix(tf.Variable([[1., 0.], [2., 1.]]))]))",
+    "composite_names": "(L.LinearOperatorBlockDiag([gen, diag]).name, "
+                       "L.LinearOperatorKronecker([gen, diag]).name, gen.inverse().name, "
+                       "gen.adjoint().name, diag.matmul(gen).name)",
 }
 
 # Each operator below meets each method: every adjoint/adjoint_arg path of the products and

@@ -86,3 +86,64 @@ def test_variables_stay_trainable_through_the_operator():
     inv = np.linalg.inv(np.array([[2., 1.], [0., 3.]]))
     expected = -np.outer(inv.T @ np.ones(2), inv @ np.ones(2))
     np.testing.assert_allclose(grad, expected, rtol=1e-6)
+
+
+def test_operators_load_on_first_use():
+    # `import tapeflow` must not pay for the operator classes; tf.linalg finds them on demand.
+    import subprocess
+    import sys
+
+    code = ("import sys, tapeflow as tf; m = 'tapeflow.ops.linear_operator'; "
+            "assert m not in sys.modules; tf.linalg.LinearOperatorDiag; "
+            "assert m in sys.modules; print('ok')")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.stdout.strip() == "ok", out.stderr
+
+
+def test_second_order_gradient_and_tracing():
+    # f(d) = sum(Diag(d)^-1 B): f' = -rowsum(B) / d^2, f'' = 2 rowsum(B) / d^3.
+    b = tf.constant([[1., 2.], [3., 4.], [5., 6.]])
+    d = tf.Variable([1., 2., 3.])
+    with tf.GradientTape() as outer:
+        with tf.GradientTape() as inner:
+            y = tf.reduce_sum(tf.linalg.LinearOperatorDiag(d).solve(b))
+        first = inner.gradient(y, d)
+    second = outer.gradient(first, d)
+    rows = np.array([3., 7., 11.])
+    np.testing.assert_allclose(first.numpy(), -rows / np.array([1., 4., 9.]), rtol=1e-6)
+    np.testing.assert_allclose(second.numpy(), 2 * rows / np.array([1., 8., 27.]), rtol=1e-6)
+
+    @tf.function
+    def traced(m):
+        return tf.linalg.LinearOperatorFullMatrix(m).solve(b)
+
+    m = tf.constant([[4., 1., 2.], [1., 5., 3.], [2., 3., 6.]])
+    np.testing.assert_allclose(traced(m).numpy(), np.linalg.solve(m.numpy(), b.numpy()),
+                               rtol=1e-5)
+
+
+class _Doubling(tf.linalg.LinearOperator):
+    """A user operator in TF's documented style: only `_shape` and `_matmul`."""
+
+    def __init__(self, scale):
+        self.scale = scale
+        super().__init__(dtype=tf.float32, is_square=True, is_non_singular=True)
+
+    def _shape(self):
+        return tf.TensorShape([2, 2])
+
+    def _matmul(self, x, adjoint=False, adjoint_arg=False):
+        x = tf.linalg.adjoint(x) if adjoint_arg else x
+        return 2.0 * self.scale * x
+
+
+def test_user_subclass_gets_the_generic_methods():
+    # TF 2.21 gives the same dense matrix, solve, determinant, inverse class, variables, name.
+    op = _Doubling(tf.Variable(1.5))
+    np.testing.assert_allclose(op.to_dense().numpy(), 3.0 * np.eye(2))
+    np.testing.assert_allclose(op.solvevec([3., 6.]).numpy(), [1., 2.])
+    np.testing.assert_allclose(op.determinant().numpy(), 9.0)
+    assert type(op.inverse()).__name__ == "LinearOperatorInversion"
+    # TF's operators are tf.Modules that track their variables; these find them the same way.
+    assert [v.numpy() for v in op.trainable_variables] == [1.5]
+    assert op.name == "_Doubling"

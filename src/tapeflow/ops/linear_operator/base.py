@@ -76,7 +76,9 @@ def _tracked_variables(values, trainable_only: bool) -> tuple:
             if value.trainable or not trainable_only:
                 found.append(value)
         elif isinstance(value, LinearOperator):
-            found.extend(_tracked_variables(value._tracked, trainable_only))
+            found.extend(_tracked_variables(vars(value).values(), trainable_only))
+        elif isinstance(value, dict):
+            found.extend(_tracked_variables(value.values(), trainable_only))
         elif isinstance(value, (list, tuple)):
             found.extend(_tracked_variables(value, trainable_only))
     unique = []
@@ -92,11 +94,11 @@ class LinearOperator:
     with its solves, determinants and structure (the `is_*` hints) computed from what the
     subclass knows rather than from a dense matrix where it can."""
 
-    def __init__(self, dtype, is_non_singular: Optional[bool] = None,
+    def __init__(self, dtype, graph_parents=None, is_non_singular: Optional[bool] = None,
                  is_self_adjoint: Optional[bool] = None,
                  is_positive_definite: Optional[bool] = None,
                  is_square: Optional[bool] = None, name: Optional[str] = None,
-                 parameters: Optional[dict] = None, tracked=()) -> None:
+                 parameters: Optional[dict] = None) -> None:
         hints = _reconcile_hints(is_non_singular, is_self_adjoint, is_positive_definite,
                                  is_square)
         (self._is_non_singular, self._is_self_adjoint, self._is_positive_definite,
@@ -104,7 +106,6 @@ class LinearOperator:
         self._dtype = T.dtypes.as_dtype(dtype) if dtype is not None else None
         self._name = name or type(self).__name__
         self._parameters = dict(parameters or {})
-        self._tracked = tuple(tracked)
 
     # -- what the operator is -------------------------------------------------------------
 
@@ -125,13 +126,14 @@ class LinearOperator:
 
     @property
     def variables(self) -> tuple:
-        """The tf.Variables the operator was built from (through nested operators too)."""
-        return _tracked_variables(self._tracked, trainable_only=False)
+        """The tf.Variables the operator holds, through nested operators too (what a
+        tf.Module would track from its attributes)."""
+        return _tracked_variables(vars(self).values(), trainable_only=False)
 
     @property
     def trainable_variables(self) -> tuple:
         """The trainable tf.Variables the operator was built from."""
-        return _tracked_variables(self._tracked, trainable_only=True)
+        return _tracked_variables(vars(self).values(), trainable_only=True)
 
     @property
     def is_non_singular(self) -> Optional[bool]:

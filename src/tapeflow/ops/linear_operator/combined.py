@@ -49,9 +49,8 @@ class LinearOperatorComposition(LinearOperator):
         if is_non_singular is None and all(op.is_square for op in self._operators):
             is_non_singular = _all_true(op.is_non_singular for op in self._operators)
         name = name or "_o_".join(op.name for op in self._operators)
-        super().__init__(self._operators[0].dtype, is_non_singular, is_self_adjoint,
+        super().__init__(self._operators[0].dtype, None, is_non_singular, is_self_adjoint,
                          is_positive_definite, is_square, name=name,
-                         tracked=(self._operators,),
                          parameters=dict(operators=operators, name=name))
 
     @property
@@ -103,11 +102,11 @@ class LinearOperatorAdjoint(LinearOperator):
                  is_square: Optional[bool] = None, name: Optional[str] = None):
         self._operator = operator
         name = name or operator.name + "_adjoint"
-        super().__init__(operator.dtype, _pick(is_non_singular, operator.is_non_singular),
+        super().__init__(operator.dtype, None, _pick(is_non_singular, operator.is_non_singular),
                          _pick(is_self_adjoint, operator.is_self_adjoint),
                          _pick(is_positive_definite, operator.is_positive_definite),
                          _pick(is_square, operator.is_square), name=name,
-                         tracked=(operator,), parameters=dict(operator=operator, name=name))
+                         parameters=dict(operator=operator, name=name))
 
     @property
     def operator(self) -> LinearOperator:
@@ -160,11 +159,11 @@ class LinearOperatorInversion(LinearOperator):
             raise ValueError("`operator` must be square, or have `is_square` set to `None`.")
         self._operator = operator
         name = name or operator.name + "_inv"
-        super().__init__(operator.dtype, _pick(is_non_singular, operator.is_non_singular),
+        super().__init__(operator.dtype, None, _pick(is_non_singular, operator.is_non_singular),
                          _pick(is_self_adjoint, operator.is_self_adjoint),
                          _pick(is_positive_definite, operator.is_positive_definite),
                          _pick(is_square, operator.is_square), name=name,
-                         tracked=(operator,), parameters=dict(operator=operator, name=name))
+                         parameters=dict(operator=operator, name=name))
 
     @property
     def operator(self) -> LinearOperator:
@@ -212,8 +211,8 @@ class LinearOperatorBlockDiag(LinearOperator):
         if is_positive_definite is None:
             is_positive_definite = _all_true(op.is_positive_definite for op in ops)
         name = name or "_ds_".join(op.name for op in ops)
-        super().__init__(ops[0].dtype, is_non_singular, is_self_adjoint, is_positive_definite,
-                         is_square, name=name, tracked=(ops,),
+        super().__init__(ops[0].dtype, None, is_non_singular, is_self_adjoint, is_positive_definite,
+                         is_square, name=name,
                          parameters=dict(operators=operators, name=name))
 
     @property
@@ -325,8 +324,8 @@ class LinearOperatorKronecker(LinearOperator):
         if is_self_adjoint is None:
             is_self_adjoint = _all_true(op.is_self_adjoint for op in ops)
         name = name or "_x_".join(op.name for op in ops)
-        super().__init__(ops[0].dtype, is_non_singular, is_self_adjoint, is_positive_definite,
-                         is_square, name=name, tracked=(ops,),
+        super().__init__(ops[0].dtype, None, is_non_singular, is_self_adjoint, is_positive_definite,
+                         is_square, name=name,
                          parameters=dict(operators=operators, name=name))
 
     @property
@@ -414,8 +413,8 @@ class LinearOperatorLowRankUpdate(LinearOperator):
                 and base_operator.is_positive_definite:
             is_positive_definite = True
         self._is_diag_update_positive = is_diag_update_positive
-        super().__init__(dtype, is_non_singular, is_self_adjoint, is_positive_definite,
-                         is_square, name=name, tracked=(base_operator, self._u, self._v, self._d),
+        super().__init__(dtype, None, is_non_singular, is_self_adjoint, is_positive_definite,
+                         is_square, name=name,
                          parameters=dict(base_operator=base_operator, u=u,
                                          diag_update=diag_update, v=v, name=name))
 

@@ -30,7 +30,7 @@ class LinearOperatorFullMatrix(LinearOperator):
                  is_square: Optional[bool] = None, name: str = "LinearOperatorFullMatrix"):
         hints = _hints(is_non_singular, is_self_adjoint, is_positive_definite, is_square)
         self._matrix = check_dtype(matrix, "matrix")
-        super().__init__(self._matrix.dtype, name=name, tracked=(self._matrix,),
+        super().__init__(self._matrix.dtype, None, name=name,
                          parameters=dict(matrix=matrix, **hints, name=name), **hints)
 
     @property
@@ -73,9 +73,8 @@ class LinearOperatorDiag(LinearOperator):
             is_self_adjoint = True
         if is_square is False:
             raise ValueError("Only square diagonal operators currently supported.")
-        super().__init__(self._diag.dtype, is_non_singular, is_self_adjoint,
-                         is_positive_definite, True, name=name, parameters=params,
-                         tracked=(self._diag,))
+        super().__init__(self._diag.dtype, None, is_non_singular, is_self_adjoint,
+                         is_positive_definite, True, name=name, parameters=params)
 
     @property
     def diag(self):
@@ -176,7 +175,7 @@ class LinearOperatorIdentity(_IdentityBase):
             if not hint:
                 raise ValueError(f"An identity operator is always {text}.")
         self._init_shape(num_rows, batch_shape)
-        super().__init__(dtype or T.dtypes.float32, True, True, True, True, name=name,
+        super().__init__(dtype or T.dtypes.float32, None, True, True, True, True, name=name,
                          parameters=dict(num_rows=num_rows, batch_shape=batch_shape,
                                          dtype=dtype, name=name))
 
@@ -232,8 +231,8 @@ class LinearOperatorScaledIdentity(_IdentityBase):
         self._init_shape(num_rows, list(self._multiplier.shape))
         if not self._multiplier.dtype.is_complex and is_self_adjoint is None:
             is_self_adjoint = True
-        super().__init__(self._multiplier.dtype, is_non_singular, is_self_adjoint,
-                         is_positive_definite, True, name=name, tracked=(self._multiplier,),
+        super().__init__(self._multiplier.dtype, None, is_non_singular, is_self_adjoint,
+                         is_positive_definite, True, name=name,
                          parameters=dict(num_rows=num_rows, multiplier=multiplier, name=name))
 
     @property
@@ -316,9 +315,10 @@ class LinearOperatorLowerTriangular(LinearOperator):
         if is_square is False:
             raise ValueError("Only square lower triangular operators supported at this time.")
         tensor = check_dtype(tril, "tril")
+        self._given = tensor  # kept for `variables`
         self._tril = T.band_part(tensor, -1, 0)
-        super().__init__(tensor.dtype, is_non_singular, is_self_adjoint, is_positive_definite,
-                         True, name=name, tracked=(tensor,),
+        super().__init__(tensor.dtype, None, is_non_singular, is_self_adjoint, is_positive_definite,
+                         True, name=name,
                          parameters=dict(tril=tril, name=name))
 
     def _shape(self):
@@ -363,7 +363,7 @@ class LinearOperatorZeros(LinearOperator):
             raise ValueError(f"LinearOperatorZeros initialized as is_square=True, but got "
                              f"num_rows({self._rows}) != num_columns({self._cols})")
         self._batch = [static_dim(d) for d in (batch_shape or [])]
-        super().__init__(dtype or T.dtypes.float32, False, is_self_adjoint, False, is_square,
+        super().__init__(dtype or T.dtypes.float32, None, False, is_self_adjoint, False, is_square,
                          name=name, parameters=dict(num_rows=num_rows, num_columns=num_columns,
                                                     batch_shape=batch_shape, dtype=dtype,
                                                     name=name))

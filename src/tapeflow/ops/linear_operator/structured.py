@@ -38,8 +38,8 @@ class LinearOperatorPermutation(LinearOperator):
         if is_square is False:
             raise ValueError("A Permutation operator is always square.")
         self._inverse_perm = np.argsort(values, axis=-1)
-        super().__init__(dtype or T.dtypes.float32, is_non_singular, is_self_adjoint,
-                         is_positive_definite, True, name=name, tracked=(self._perm,),
+        super().__init__(dtype or T.dtypes.float32, None, is_non_singular, is_self_adjoint,
+                         is_positive_definite, True, name=name,
                          parameters=dict(perm=perm, dtype=dtype, name=name))
 
     @property
@@ -105,9 +105,8 @@ class LinearOperatorHouseholder(LinearOperator):
             raise ValueError("A Householder operator is always non-positive definite.")
         if is_positive_definite is None:
             is_positive_definite = False  # its eigenvalues are 1 and -1
-        super().__init__(self._axis.dtype, is_non_singular, True, is_positive_definite, True,
+        super().__init__(self._axis.dtype, None, is_non_singular, True, is_positive_definite, True,
                          name=name,
-                         tracked=(self._axis,),
                          parameters=dict(reflection_axis=reflection_axis, name=name))
 
     @property
@@ -161,8 +160,8 @@ class LinearOperatorToeplitz(LinearOperator):
                  is_square: Optional[bool] = None, name: str = "LinearOperatorToeplitz"):
         self._col = check_dtype(col, "col")
         self._row = as_tensor(row, self._col.dtype)
-        super().__init__(self._col.dtype, is_non_singular, is_self_adjoint,
-                         is_positive_definite, True, name=name, tracked=(self._col, self._row),
+        super().__init__(self._col.dtype, None, is_non_singular, is_self_adjoint,
+                         is_positive_definite, True, name=name,
                          parameters=dict(col=col, row=row, name=name))
 
     @property
@@ -221,8 +220,8 @@ class LinearOperatorTridiag(LinearOperator):
                 self._super, self._diag, self._sub = (tensor[..., i, :] for i in range(3))
         self._diagonals, self._format = diagonals, diagonals_format
         dtype = (self._matrix if self._matrix is not None else self._diag).dtype
-        super().__init__(dtype, is_non_singular, is_self_adjoint, is_positive_definite, True,
-                         name=name, tracked=(diagonals,),
+        super().__init__(dtype, None, is_non_singular, is_self_adjoint, is_positive_definite, True,
+                         name=name,
                          parameters=dict(diagonals=diagonals,
                                          diagonals_format=diagonals_format, name=name))
 
@@ -286,8 +285,8 @@ class _CirculantBase(LinearOperator):
             is_self_adjoint = True  # a real spectrum: a Hermitian matrix
         dtype = input_output_dtype or T.dtypes.complex64
         name = name or self._NAME
-        super().__init__(dtype, is_non_singular, is_self_adjoint, is_positive_definite, True,
-                         name=name, tracked=(spectrum,),
+        super().__init__(dtype, None, is_non_singular, is_self_adjoint, is_positive_definite, True,
+                         name=name,
                          parameters=dict(spectrum=spectrum,
                                          input_output_dtype=input_output_dtype, name=name))
 
@@ -379,8 +378,8 @@ class LinearOperatorBlockLowerTriangular(LinearOperator):
         self._rows = rows
         if is_non_singular is None and all(r[-1].is_non_singular for r in rows):
             is_non_singular = True
-        super().__init__(rows[0][0].dtype, is_non_singular, is_self_adjoint,
-                         is_positive_definite, True, name=name, tracked=(rows,),
+        super().__init__(rows[0][0].dtype, None, is_non_singular, is_self_adjoint,
+                         is_positive_definite, True, name=name,
                          parameters=dict(operators=operators, name=name))
 
     @property
