@@ -184,3 +184,67 @@ def test_runs_without_locks_only_when_they_call_no_python():
     assert plain.get_concrete_function(x)._alone_unlocked
     assert not calling.get_concrete_function(x)._alone_unlocked
     assert float(plain(x)) == 2.0 and float(calling(x)) == 4.0
+
+
+def _reshape_program(keep_input: bool, return_view: bool):
+    """relu(x @ w) reshaped, then a large elementwise op on the reshaped value: the reshape's
+    buffer dies there unless the product is used again or the view is returned."""
+    @tf.function
+    def f(x, w):
+        h = x @ w                                 # 128 x 256: large, fresh, owned
+        v = tf.reshape(h, (128, 16, 16))
+        out = tf.nn.relu(v) * 2.0
+        extra = [tf.reduce_sum(h, axis=0)] if keep_input else []
+        return [out] + extra + ([v] if return_view else [])
+    return f
+
+
+@pytest.mark.parametrize("keep_input", [False, True])
+@pytest.mark.parametrize("return_view", [False, True])
+def test_a_reshape_of_a_dying_buffer_is_written_only_when_nothing_else_sees_it(
+        keep_input, return_view, monkeypatch):
+    rng = np.random.default_rng(2)
+    x = tf.constant(rng.normal(size=(128, 8)).astype(np.float32))
+    w = tf.constant(rng.normal(size=(8, 256)).astype(np.float32))
+    fast = [t.numpy() for t in _reshape_program(keep_input, return_view)(x, w)]
+    monkeypatch.setattr(compiler, "REUSE_BUFFERS", False)
+    reference = [t.numpy() for t in _reshape_program(keep_input, return_view)(x, w)]
+    for a, b in zip(fast, reference):
+        np.testing.assert_array_equal(a, b)
+    h = x.numpy() @ w.numpy()
+    np.testing.assert_allclose(fast[0], np.maximum(h.reshape(128, 16, 16), 0) * 2, rtol=1e-6)
+    if return_view:
+        np.testing.assert_allclose(fast[-1], h.reshape(128, 16, 16), rtol=1e-6)
+
+
+def _cnn_training(steps: int = 2) -> list:
+    """Conv-pool-conv-dense on 16 images of 16x16: the convolutions' and pools' results and
+    gradients are large enough to be written in place (bias add, ReLU, ReLU's gradient)."""
+    tf.keras.utils.set_random_seed(3)
+    model = tf.keras.Sequential([tf.keras.Input((16, 16, 1)),
+                                 tf.keras.layers.Conv2D(32, 3, activation="relu"),
+                                 tf.keras.layers.MaxPooling2D(2),
+                                 tf.keras.layers.Conv2D(64, 3, activation="relu"),
+                                 tf.keras.layers.Flatten(), tf.keras.layers.Dense(3)])
+    opt = tf.keras.optimizers.Adam(0.01)
+    loss_fn = tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+
+    @tf.function
+    def step(x, y):
+        with tf.GradientTape() as tape:
+            loss = loss_fn(y, model(x, training=True))
+        grads = tape.gradient(loss, model.trainable_variables)
+        opt.apply_gradients(zip(grads, model.trainable_variables))
+        return loss
+    rng = np.random.default_rng(4)
+    x = tf.constant(rng.normal(size=(16, 16, 16, 1)).astype(np.float32))
+    y = tf.constant(rng.integers(0, 3, 16).astype(np.int32))
+    return [step(x, y).numpy() for _ in range(steps)] + \
+        [v.numpy() for v in model.trainable_variables]
+
+
+def test_cnn_training_step_equals_plain_path_bitwise(monkeypatch):
+    fast = _cnn_training()
+    monkeypatch.setattr(compiler, "REUSE_BUFFERS", False)
+    for a, b in zip(fast, _cnn_training()):
+        np.testing.assert_array_equal(a, b)

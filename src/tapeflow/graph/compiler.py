@@ -75,6 +75,10 @@ def _writes_out(kernel: Any, attrs: dict, example: Any) -> bool:
     return getattr(kernel, "takes_out", False) and example.size >= INPLACE_MIN_SIZE
 
 
+def _is_reshape(node: Any) -> bool:
+    return not isinstance(node.op, str) and node.op.name == "Reshape"
+
+
 class Program:
     """A compiled graph: `program(arrays) -> list of arrays`, plus its generated source.
 
@@ -113,6 +117,8 @@ class Program:
                 # Its elementwise kernel keeps no view of the gradient it may overwrite.
                 n = updates[index][0]
                 escaped.update(node.inputs[:n] + node.inputs[n + 1:])
+            elif _is_reshape(node):
+                escaped.update(node.inputs[1:])   # the data's view is followed below
             elif isinstance(node.op, str) or node.op.multiple_results or \
                     not _fresh_result(kernel_of(node.op), node.attrs):
                 # Kept by reference elsewhere (loop state), or possibly viewed: reshape,
@@ -133,6 +139,16 @@ class Program:
                 n = updates[index][0]
                 updates[index][2] = dying_here(node.inputs[n], index, node,
                                                values[node.inputs[0]].example)
+                continue
+            if _is_reshape(node):
+                # A reshape of an owned buffer that dies there is the only way to that
+                # buffer: the reshaped value is owned (a view or a copy, either is ours).
+                data = node.inputs[0]
+                if data in owned and data not in escaped and last_use.get(data) == index \
+                        and node.inputs.count(data) == 1:
+                    owned.add(node.outputs[0])
+                else:
+                    escaped.add(data)
                 continue
             if isinstance(node.op, str) or node.op.multiple_results or \
                     not _fresh_result(kernel_of(node.op), node.attrs):

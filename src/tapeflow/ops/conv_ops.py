@@ -1002,6 +1002,12 @@ def _max_pool_grad_grad_kernel(x, c, ksize, strides, pads, out_hw):
     return out
 
 
+# Compiled programs may write into these kernels' results (graph/compiler.py): each returns
+# an array of its own (or a view of one), never an input or a view of one.
+for _kernel in (_conv_kernel, _backprop_input_kernel, _backprop_filter_kernel,
+                _max_pool_kernel, _max_pool_grad_kernel):
+    _kernel.fresh_result = True
+
 _max_pool = Primitive("MaxPool", _max_pool_kernel, shape_rule=_pool_rule("MaxPool"))
 _max_pool_grad = Primitive("MaxPoolGrad", _max_pool_grad_kernel,
                            shape_rule=_max_pool_grad_rule())
