@@ -47,3 +47,16 @@ def test_selects_of_folded_selects():
         return tf.where(tf.constant(False), x, b) + 1.0
     np.testing.assert_array_equal(tf.function(f)(x).numpy(), [4.0, -5.0, 13.0])
     assert _folded(f, x) == 3
+
+
+def test_an_op_on_constants_whose_trace_left_no_value_is_not_folded():
+    # edit_distance of SparseTensors captured from outside: its outputs are abstract at
+    # trace, so folding it made a constant with no value (an AttributeError when run).
+    hypothesis = tf.SparseTensor([[0, 0], [0, 1]], [b"a", b"b"], [1, 2])
+    truth = tf.SparseTensor([[0, 0]], [b"a"], [1, 1])
+
+    @tf.function
+    def distance():
+        return tf.edit_distance(hypothesis, truth)
+    assert distance().numpy().tolist() == tf.edit_distance(hypothesis, truth).numpy().tolist() \
+        == [1.0]

@@ -106,8 +106,11 @@ def fold_constants(graph: Graph) -> int:
     kept = []
     folded = 0
     for node in graph.nodes:
+        # Only where every output has its value: a kernel that failed on the constants left
+        # its outputs abstract (its error is the graph's, raised when it runs).
         if node.inputs and not is_nondeterministic(node.op) and \
-                all(values[v].kind == "const" for v in node.inputs):
+                all(values[v].kind == "const" for v in node.inputs) and \
+                all(values[v].example is not None for v in node.outputs):
             for v in node.outputs:
                 values[v].kind = "const"
                 values[v].producer = None
