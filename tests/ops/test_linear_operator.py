@@ -147,3 +147,28 @@ def test_user_subclass_gets_the_generic_methods():
     # TF's operators are tf.Modules that track their variables; these find them the same way.
     assert [v.numpy() for v in op.trainable_variables] == [1.5]
     assert op.name == "_Doubling"
+
+
+def test_traced_permutation_follows_its_argument():
+    # One trace serves every permutation: products and determinant read the traced values.
+    b = tf.constant([[1., 2.], [3., 4.], [5., 6.]])
+
+    @tf.function(autograph=False)
+    def apply(perm):
+        op = tf.linalg.LinearOperatorPermutation(perm)
+        return op.matmul(b), op.matmul(b, adjoint=True), op.determinant()
+
+    for perm, sign in (([2, 0, 1], 1.0), ([1, 0, 2], -1.0)):
+        forward, backward, det = apply(tf.constant(perm))
+        np.testing.assert_array_equal(forward.numpy(), b.numpy()[perm])
+        np.testing.assert_array_equal(backward.numpy(), b.numpy()[np.argsort(perm)])
+        assert det.numpy() == sign
+
+
+def test_traced_dimension_is_refused_not_baked_in():
+    @tf.function(autograph=False)
+    def dense(n):
+        return tf.linalg.LinearOperatorIdentity(n).to_dense()
+
+    with pytest.raises(ValueError, match="`num_rows` must be known when the operator is built"):
+        dense(tf.constant(2))

@@ -17,6 +17,7 @@ from typing import Any, Optional
 import numpy as np
 
 from tapeflow.framework.exports import tf_export
+from tapeflow.ops._static import is_traced
 from tapeflow.ops.linear_operator import _ops as T
 
 FLOATING = ("float16", "float32", "float64", "complex64", "complex128")
@@ -39,11 +40,26 @@ def as_tensor(value: Any, dtype=None):
     return T.convert_to_tensor(value, dtype=dtype)
 
 
-def static_dim(value: Any) -> Optional[int]:
-    """A dimension given as an int or a scalar tensor, as a Python int."""
+def static_dim(value: Any, what: str = "num_rows") -> Optional[int]:
+    """A dimension given as an int or a scalar tensor, as a Python int. The operators' shapes
+    are static, so a value only known when a traced function runs is refused."""
     if value is None:
         return None
+    if is_traced(value):
+        raise ValueError(f"Argument `{what}` must be known when the operator is built (a "
+                         f"Python int or an eager tensor), not a traced tensor: {value!s}.")
     return int(np.asarray(value.numpy() if hasattr(value, "numpy") else value))
+
+
+def static_shape(value: Any, what: str = "batch_shape") -> list:
+    """A shape given as a list of ints or a 1-D tensor, as a list of Python ints."""
+    if value is None:
+        return []
+    if is_traced(value):
+        static_dim(value, what)  # raises
+    if hasattr(value, "numpy"):
+        return [int(d) for d in np.asarray(value.numpy()).reshape(-1)]
+    return [static_dim(d, what) for d in value]
 
 
 def check_compatible(expected: Optional[int], got: Optional[int]) -> None:

@@ -8,7 +8,7 @@ from typing import Optional
 from tapeflow.framework.exports import tf_export
 from tapeflow.ops.linear_operator import _ops as T
 from tapeflow.ops.linear_operator.base import (LinearOperator, broadcast_batch, check_dtype,
-                                               static_dim)
+                                               static_dim, static_shape)
 
 
 def _maybe_adjoint(x, adjoint_arg: bool):
@@ -147,9 +147,7 @@ class _IdentityBase(LinearOperator):
         self._num_rows = static_dim(num_rows)
         if self._num_rows is None or self._num_rows < 0:
             raise ValueError(f"Argument `num_rows` must be non-negative. Received: {num_rows}.")
-        self._batch = [static_dim(d) for d in (batch_shape or [])]
-        if hasattr(batch_shape, "numpy"):
-            self._batch = [int(d) for d in batch_shape.numpy()]
+        self._batch = static_shape(batch_shape)
 
     def _shape(self):
         return self._batch + [self._num_rows, self._num_rows]
@@ -358,11 +356,12 @@ class LinearOperatorZeros(LinearOperator):
         if is_positive_definite:
             raise ValueError("A Zeros operator is always not positive-definite.")
         self._rows = static_dim(num_rows)
-        self._cols = self._rows if num_columns is None else static_dim(num_columns)
+        self._cols = self._rows if num_columns is None else static_dim(num_columns,
+                                                                         "num_columns")
         if is_square and self._rows != self._cols:
             raise ValueError(f"LinearOperatorZeros initialized as is_square=True, but got "
                              f"num_rows({self._rows}) != num_columns({self._cols})")
-        self._batch = [static_dim(d) for d in (batch_shape or [])]
+        self._batch = static_shape(batch_shape)
         super().__init__(dtype or T.dtypes.float32, None, False, is_self_adjoint, False, is_square,
                          name=name, parameters=dict(num_rows=num_rows, num_columns=num_columns,
                                                     batch_shape=batch_shape, dtype=dtype,

@@ -9,6 +9,7 @@ from typing import Optional
 import numpy as np
 
 from tapeflow.framework.exports import tf_export
+from tapeflow.ops._static import is_traced
 from tapeflow.ops.linear_operator import _ops as T
 from tapeflow.ops.linear_operator.base import (LinearOperator, as_tensor, broadcast_batch,
                                                check_dtype)
@@ -28,16 +29,16 @@ class LinearOperatorPermutation(LinearOperator):
                  is_positive_definite: Optional[bool] = None,
                  is_square: Optional[bool] = None, name: str = "LinearOperatorPermutation"):
         self._perm = check_dtype(perm, "perm", ("int32", "int64"))
-        values = np.asarray(self._perm.numpy())
-        n = values.shape[-1]
-        if (np.sort(values, axis=-1) != np.arange(n)).any():
-            raise ValueError(f"Argument `perm` must be a vector of unique integers from 0 to "
-                             f"{n - 1}.")
+        if not is_traced(self._perm):  # a traced permutation is only checked by its use
+            values = np.asarray(self._perm.numpy())
+            n = values.shape[-1]
+            if (np.sort(values, axis=-1) != np.arange(n)).any():
+                raise ValueError(f"Argument `perm` must be a vector of unique integers from "
+                                 f"0 to {n - 1}.")
         if is_non_singular is False:
             raise ValueError("A Permutation operator is always non-singular.")
         if is_square is False:
             raise ValueError("A Permutation operator is always square.")
-        self._inverse_perm = np.argsort(values, axis=-1)
         super().__init__(dtype or T.dtypes.float32, None, is_non_singular, is_self_adjoint,
                          is_positive_definite, True, name=name,
                          parameters=dict(perm=perm, dtype=dtype, name=name))
@@ -53,11 +54,11 @@ class LinearOperatorPermutation(LinearOperator):
 
     def _matmul(self, x, adjoint=False, adjoint_arg=False):
         x = _maybe_adjoint(x, adjoint_arg)
-        index = self._inverse_perm if adjoint else np.asarray(self._perm.numpy())
-        if index.ndim > 1:  # a batch of permutations: act through the dense matrices
-            dense = self._to_dense()
-            return T.matmul(dense, x, adjoint_a=adjoint)
-        return T.gather(x, T.convert_to_tensor(index), axis=-2)
+        if self._perm.shape.rank > 1:  # a batch of permutations: act through the matrices
+            return T.matmul(self._to_dense(), x, adjoint_a=adjoint)
+        # P x takes row perm[i] of x to row i; P^H x = P^-1 x undoes it with perm's inverse.
+        index = T.argsort(self._perm) if adjoint else self._perm
+        return T.gather(x, index, axis=-2)
 
     def _solve(self, rhs, adjoint=False, adjoint_arg=False):
         return self._matmul(rhs, not adjoint, adjoint_arg)
@@ -66,6 +67,8 @@ class LinearOperatorPermutation(LinearOperator):
         return T.one_hot(self._perm, self._perm.shape[-1], dtype=self.dtype)
 
     def _determinant(self):
+        if is_traced(self._perm):
+            return T.det(self._to_dense())
         values = np.asarray(self._perm.numpy())
         signs = np.vectorize(_parity, signature="(n)->()")(values)
         return T.convert_to_tensor(signs, dtype=self.dtype)
