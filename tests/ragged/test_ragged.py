@@ -78,6 +78,10 @@ def test_reverse_of_a_ragged_tensor():
     # version tf.reverse dispatches to).
     from tapeflow.ops.ragged_ops import reverse
     rt = tf.ragged.constant([[1, 2], [3], [4, 5, 6]])
+    assert tf.reverse(rt, [1]).to_list() == [[2, 1], [3], [6, 5, 4]]   # the public op
+    # The Ragged tensors guide's make_palindrome, as TF prints it.
+    palindrome = tf.concat([rt, tf.reverse(rt, [1])], 1)
+    assert str(palindrome) == "<tf.RaggedTensor [[1, 2, 2, 1], [3, 3], [4, 5, 6, 6, 5, 4]]>"
     assert reverse(None, rt, [1]).to_list() == [[2, 1], [3], [6, 5, 4]]
     assert reverse(None, rt, [0]).to_list() == [[4, 5, 6], [3], [1, 2]]
     assert reverse(None, rt, [0, 1]).to_list() == [[6, 5, 4], [3], [2, 1]]

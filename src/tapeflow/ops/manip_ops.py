@@ -20,6 +20,7 @@ from tapeflow.framework.errors import InvalidArgumentError, NotFoundError
 from tapeflow.framework.convert import check_dtype, cpp_name, mismatch_error
 from tapeflow.framework.tensor import Tensor, TensorLike
 from tapeflow.framework.exports import tf_export
+from tapeflow.framework.ragged_tensor import fallback as ragged_fallback
 from tapeflow.ops._convert import convert_to_tensor, require
 from tapeflow.ops.array_ops import broadcast_to, concat, reshape, slice_tensor, transpose
 from tapeflow.ops._static import is_traced, reads_static, static_value
@@ -275,7 +276,10 @@ def _axes(axis: Any, rank: int, op_name: str) -> tuple:
 @reads_static
 def reverse(tensor: Any, axis: Any, name: Optional[str] = None) -> Tensor:
     """`tensor` with the order of elements along each axis in `axis` reversed."""
-    x = convert_to_tensor(tensor)
+    try:
+        x = convert_to_tensor(tensor)
+    except (TypeError, ValueError) as exc:  # a RaggedTensor: its ragged version
+        return ragged_fallback(exc, "reverse", reverse, tensor, axis)
     axis = static_value(axis, "ReverseV2: axis")
     if not x._value.ndim or has_static_shape(x._value) and not x._value.size:  # TF returns
         return bind(_reverse, (x,), {"axis": ()})  # these as they are, whatever the axes
