@@ -73,3 +73,21 @@ def test_gradient_through_module_variables():
         y = tf.reduce_sum(m.w * 3.0 + m.b)
     grads = tape.gradient(y, m.trainable_variables)
     assert len(grads) == 1 and grads[0].numpy().tolist() == [[3.0, 3.0], [3.0, 3.0]]
+
+
+def test_name_scopes_nest_and_get_current_name_scope_names_them_as_tf():
+    # TF 2.21's answers.
+    assert tf.get_current_name_scope() == ""
+    with tf.name_scope("outer") as outer:
+        assert outer == "outer/"
+        with tf.name_scope("inner") as inner:
+            assert (inner, tf.get_current_name_scope()) == ("outer/inner/", "outer/inner")
+            with tf.name_scope("abs/") as absolute:   # a trailing '/' starts at the root
+                assert (absolute, tf.get_current_name_scope()) == ("abs/", "abs")
+            with tf.name_scope("") as root:
+                assert (root, tf.get_current_name_scope()) == ("", "")
+        assert tf.get_current_name_scope() == "outer"
+    module = tf.Module(name="mod")
+    with module.name_scope:
+        assert tf.get_current_name_scope() == "mod"
+    assert module.name_scope.name == "mod/"

@@ -31,7 +31,7 @@ import tapeflow.ops.fft_ops  # noqa: F401 - tf.signal's transforms; tf.fftnd, tf
 import tapeflow.ops.sparse_ops  # noqa: F401 - tf.sparse's ops, SparseTensor's operators
 import tapeflow.ops.string_ops  # noqa: F401 - tf.strings' ops, tf.as_string
 from tapeflow import dtypes, linalg, math, nn, random  # the namespaces
-from tapeflow.module import Module, name_scope
+from tapeflow.module import Module, get_current_name_scope, name_scope
 from tapeflow._version import __version__
 
 _populate(globals(), "")

@@ -4,6 +4,7 @@ attributes (and the lists, tuples and dicts in them), as TensorFlow's `tf.Module
 from __future__ import annotations
 
 import re
+import threading
 from typing import Any, Callable, Iterator, Optional
 
 from tapeflow.framework import nest
@@ -18,10 +19,27 @@ def camel_to_snake(value: str) -> str:
     return _CAMEL_TO_SNAKE.sub(r"_\1", value).lower()
 
 
+class _Scopes(threading.local):
+    def __init__(self) -> None:
+        self.stack: list = []   # the full names of the open scopes, innermost last
+
+
+_scopes = _Scopes()
+
+
+def get_current_name_scope() -> str:
+    """The full name of the innermost open name scope ('outer/inner'), '' outside any."""
+    stack = _scopes.stack
+    return stack[-1] if stack else ""
+
+
 class name_scope:  # noqa: N801 - TensorFlow's name
-    """A name scope: `.name` is the scope's prefix ('module/'); usable as a context manager."""
+    """A name scope: `.name` is the scope's prefix ('module/'); as a context manager it opens
+    the scope inside the current one ('outer/inner/'), or at the root for a name ending in
+    '/', and gives its full name."""
 
     def __init__(self, name: str) -> None:
+        self._given = name
         self._name = name if name.endswith("/") or not name else name + "/"
 
     @property
@@ -30,10 +48,17 @@ class name_scope:  # noqa: N801 - TensorFlow's name
         return self._name
 
     def __enter__(self) -> str:
-        return self._name
+        given = self._given
+        if not given or given.endswith("/"):   # '' is the root; 'a/' is absolute
+            full = given[:-1]
+        else:
+            current = get_current_name_scope()
+            full = f"{current}/{given}" if current else given
+        _scopes.stack.append(full)
+        return full + "/" if full else ""
 
     def __exit__(self, *exc: Any) -> None:
-        return None
+        _scopes.stack.pop()
 
 
 class Module:
@@ -139,4 +164,4 @@ def _leaves(value: Any) -> list:
     return [value]
 
 
-__all__ = ["Module", "name_scope"]
+__all__ = ["Module", "name_scope", "get_current_name_scope"]
