@@ -75,6 +75,40 @@ CASES = {
     "eigvals_not_sa": "gen.eigvals()",
     "cholesky_not_pd": "diag.cholesky()",
     "inverse_singular_zeros": "zeros.inverse()",
+    "eye_hint_ns": "L.LinearOperatorIdentity(3, is_non_singular=False)",
+    "eye_hint_sa": "L.LinearOperatorIdentity(3, is_self_adjoint=False)",
+    "eye_hint_pd": "L.LinearOperatorIdentity(3, is_positive_definite=False)",
+    "eye_hint_square": "L.LinearOperatorIdentity(3, is_square=False)",
+    "eye_negative": "L.LinearOperatorIdentity(-1)",
+    "diag_not_square": "L.LinearOperatorDiag([1., 2.], is_square=False)",
+    "tril_not_square": "L.LinearOperatorLowerTriangular([[1., 0.], [1., 1.]], is_square=False)",
+    "seye_not_square": "L.LinearOperatorScaledIdentity(3, 2., is_square=False)",
+    "zeros_hint_ns": "L.LinearOperatorZeros(3, is_non_singular=True)",
+    "zeros_hint_pd": "L.LinearOperatorZeros(3, is_positive_definite=True)",
+    "zeros_solve": "zeros.solve(B)",
+    "zeros_logdet": "zeros.log_abs_determinant()",
+    "householder_not_sa": "L.LinearOperatorHouseholder([1., 2.], is_self_adjoint=False)",
+    "householder_not_square": "L.LinearOperatorHouseholder([1., 2.], is_square=False)",
+    "householder_singular_hint": "L.LinearOperatorHouseholder([1., 2.], "
+                                 "is_non_singular=False).is_non_singular",
+    "perm_not_square": "L.LinearOperatorPermutation([1, 0], is_square=False)",
+    "perm_singular": "L.LinearOperatorPermutation([1, 0], is_non_singular=False)",
+    "circulant_not_square": "L.LinearOperatorCirculant(tf.constant([1., 2.], tf.complex64), "
+                            "is_square=False)",
+    "inversion_singular": "L.LinearOperatorInversion(zeros)",
+    "composition_empty": "L.LinearOperatorComposition([])",
+    "composition_dtypes": "L.LinearOperatorComposition([diag, "
+                          "L.LinearOperatorDiag(tf.constant([1., 2., 3.], tf.float64))])",
+    "tridiag_format": "L.LinearOperatorTridiag(A, diagonals_format='foo')",
+    "rect_solve": "L.LinearOperatorFullMatrix(B).solve(tf.ones([3, 1]))",
+    "rect_det": "L.LinearOperatorFullMatrix(B).determinant()",
+    "rect_inverse": "L.LinearOperatorFullMatrix(B).inverse()",
+    "blocklower_ragged": "L.LinearOperatorBlockLowerTriangular([[diag], [diag]])",
+    "hints_more": "(L.LinearOperatorDiag(tf.complex([1., 2.], [0., 1.])).is_self_adjoint, "
+                  "seye.is_self_adjoint, L.LinearOperatorToeplitz([1., 2.], [1., 3.])"
+                  ".is_self_adjoint, L.LinearOperatorComposition([diag, diag]).is_non_singular, "
+                  "L.LinearOperatorBlockDiag([diag]).is_self_adjoint, "
+                  "L.LinearOperatorKronecker([diag]).is_self_adjoint)",
     # dense values
     "full_dense": "full.to_dense()",
     "diag_dense": "bdiag.to_dense()",

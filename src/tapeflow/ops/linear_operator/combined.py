@@ -11,14 +11,14 @@ from tapeflow.ops.linear_operator.base import (LinearOperator, as_tensor, broadc
                                                check_dtype)
 
 
-def _check_operators(operators, what: str) -> list:
+def _check_operators(operators) -> list:
     operators = list(operators)
     if not operators:
         raise ValueError(f"Expected a non-empty list of operators. Found: {operators}")
     dtypes = {op.dtype for op in operators}
     if len(dtypes) > 1:
-        raise TypeError(f"Expected all operators to have the same dtype.  Found "
-                        f"{'   '.join(f'{op.name}({op.dtype!r})' for op in operators)}")
+        found = "   ".join(str((op.name, op.dtype)) for op in operators)
+        raise TypeError(f"Expected all operators to have the same dtype.  Found {found}")
     return operators
 
 
@@ -43,7 +43,7 @@ class LinearOperatorComposition(LinearOperator):
                  is_self_adjoint: Optional[bool] = None,
                  is_positive_definite: Optional[bool] = None,
                  is_square: Optional[bool] = None, name: Optional[str] = None):
-        self._operators = _check_operators(operators, "composition")
+        self._operators = _check_operators(operators)
         for left, right in zip(self._operators, self._operators[1:]):
             left._check_operator(right, False, False)
         if is_non_singular is None and all(op.is_square for op in self._operators):
@@ -151,10 +151,10 @@ class LinearOperatorInversion(LinearOperator):
                  is_positive_definite: Optional[bool] = None,
                  is_square: Optional[bool] = None, name: Optional[str] = None):
         if operator.is_non_singular is False or is_non_singular is False:
-            raise ValueError(f"operator and supplied hints must have `is_non_singular` equal "
-                             f"to `True` or `None`. Found operator.is_non_singular "
-                             f"({operator.is_non_singular}) and is_non_singular "
-                             f"({is_non_singular}).")
+            raise ValueError(f"Argument `is_non_singular` or argument `operator` must have "
+                             f"supplied hint `is_non_singular` equal to `True` or `None`. Found "
+                             f"`operator.is_non_singular`: {operator.is_non_singular}, "
+                             f"`is_non_singular`: {is_non_singular}.")
         if operator.is_square is False:
             raise ValueError("`operator` must be square, or have `is_square` set to `None`.")
         self._operator = operator
@@ -202,7 +202,7 @@ class LinearOperatorBlockDiag(LinearOperator):
                  is_self_adjoint: Optional[bool] = None,
                  is_positive_definite: Optional[bool] = None,
                  is_square: bool = True, name: Optional[str] = None):
-        self._operators = _check_operators(operators, "block diagonal")
+        self._operators = _check_operators(operators)
         ops = self._operators
         if is_non_singular is None:
             is_non_singular = _all_true(op.is_non_singular for op in ops)
@@ -317,7 +317,7 @@ class LinearOperatorKronecker(LinearOperator):
                  is_self_adjoint: Optional[bool] = None,
                  is_positive_definite: Optional[bool] = None,
                  is_square: Optional[bool] = None, name: Optional[str] = None):
-        self._operators = _check_operators(operators, "Kronecker")
+        self._operators = _check_operators(operators)
         ops = self._operators
         if is_non_singular is None:
             is_non_singular = _all_true(op.is_non_singular for op in ops)

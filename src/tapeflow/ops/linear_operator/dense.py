@@ -146,7 +146,7 @@ class _IdentityBase(LinearOperator):
     def _init_shape(self, num_rows, batch_shape) -> None:
         self._num_rows = static_dim(num_rows)
         if self._num_rows is None or self._num_rows < 0:
-            raise ValueError(f"Argument `num_rows` must be non-negative. Received: {num_rows}.")
+            raise ValueError(f"Argument num_rows must be non-negative.  Found: {num_rows}")
         self._batch = static_shape(batch_shape)
 
     def _shape(self):
@@ -168,8 +168,8 @@ class LinearOperatorIdentity(_IdentityBase):
                  is_non_singular: bool = True, is_self_adjoint: bool = True,
                  is_positive_definite: bool = True, is_square: bool = True,
                  assert_proper_shapes: bool = False, name: str = "LinearOperatorIdentity"):
-        for hint, text in ((is_non_singular, "non-singular"), (is_self_adjoint, "self-adjoint"),
-                           (is_positive_definite, "positive definite"), (is_square, "square")):
+        for hint, text in ((is_non_singular, "non-singular"), (is_self_adjoint, "self adjoint"),
+                           (is_positive_definite, "positive-definite"), (is_square, "square")):
             if not hint:
                 raise ValueError(f"An identity operator is always {text}.")
         self._init_shape(num_rows, batch_shape)
@@ -352,9 +352,9 @@ class LinearOperatorZeros(LinearOperator):
                  is_positive_definite: bool = False, is_square: bool = True,
                  assert_proper_shapes: bool = False, name: str = "LinearOperatorZeros"):
         if is_non_singular:
-            raise ValueError("A Zeros operator is always singular.")
+            raise ValueError("A zero operator is always singular.")
         if is_positive_definite:
-            raise ValueError("A Zeros operator is always not positive-definite.")
+            raise ValueError("A zero operator is always not positive-definite.")
         self._rows = static_dim(num_rows)
         self._cols = self._rows if num_columns is None else static_dim(num_columns,
                                                                          "num_columns")

@@ -20,6 +20,12 @@ def _maybe_adjoint(x, adjoint_arg: bool):
     return T.adjoint(x) if adjoint_arg else x
 
 
+def _require_true(fact: str, arg: str, value) -> None:
+    """TF's ValueError for a hint that contradicts what the operator always is."""
+    if value is False:
+        raise ValueError(f"{fact} Expected argument `{arg}` to be True. Received: {value}.")
+
+
 @tf_export("linalg.LinearOperatorPermutation")
 class LinearOperatorPermutation(LinearOperator):
     """The permutation matrix P with P x = x[perm] (row i of P x is row perm[i] of x)."""
@@ -35,10 +41,9 @@ class LinearOperatorPermutation(LinearOperator):
             if (np.sort(values, axis=-1) != np.arange(n)).any():
                 raise ValueError(f"Argument `perm` must be a vector of unique integers from "
                                  f"0 to {n - 1}.")
-        if is_non_singular is False:
-            raise ValueError("A Permutation operator is always non-singular.")
-        if is_square is False:
-            raise ValueError("A Permutation operator is always square.")
+        _require_true("A Permutation operator is always non-singular.", "is_non_singular",
+                      is_non_singular)
+        _require_true("A Permutation operator is always square.", "is_square", is_square)
         super().__init__(dtype or T.dtypes.float32, None, is_non_singular, is_self_adjoint,
                          is_positive_definite, True, name=name,
                          parameters=dict(perm=perm, dtype=dtype, name=name))
@@ -100,8 +105,6 @@ class LinearOperatorHouseholder(LinearOperator):
         self._axis = check_dtype(reflection_axis, "reflection_axis")
         if is_self_adjoint is False:
             raise ValueError("A Householder operator is always self adjoint.")
-        if is_non_singular is False:
-            raise ValueError("A Householder operator is always non-singular.")
         if is_square is False:
             raise ValueError("A Householder operator is always square.")
         if is_positive_definite is True:
@@ -210,8 +213,8 @@ class LinearOperatorTridiag(LinearOperator):
                  is_positive_definite: Optional[bool] = None,
                  is_square: Optional[bool] = None, name: str = "LinearOperatorTridiag"):
         if diagonals_format not in ("compact", "sequence", "matrix"):
-            raise ValueError(f"Diagonals Format must be one of compact, matrix, sequence, "
-                             f"got : {diagonals_format}")
+            raise ValueError(f"Argument `diagonals_format` must be one of compact, matrix, or "
+                             f"sequence. Received : {diagonals_format}.")
         if diagonals_format == "sequence":
             parts = [as_tensor(d) for d in diagonals]
             self._super, self._diag, self._sub = [check_dtype(p, "diagonals") for p in parts]
@@ -282,8 +285,8 @@ class _CirculantBase(LinearOperator):
             else T.dtypes.complex64
         self._spectrum = spectrum
         self._complex_spectrum = T.cast(spectrum, complex_dtype)
-        if is_square is False:
-            raise ValueError("A circulant operator is always square.")
+        _require_true("A [[nested] block] circulant operator is always square.", "is_square",
+                      is_square)
         if not spectrum.dtype.is_complex and is_self_adjoint is None:
             is_self_adjoint = True  # a real spectrum: a Hermitian matrix
         dtype = input_output_dtype or T.dtypes.complex64
@@ -376,8 +379,8 @@ class LinearOperatorBlockLowerTriangular(LinearOperator):
         rows = [list(row) for row in operators]
         for i, row in enumerate(rows):
             if len(row) != i + 1:
-                raise ValueError(f"Argument `operators` must be a list of lists where row i "
-                                 f"has i + 1 operators. Row {i} has {len(row)}.")
+                raise ValueError(f"Argument `operators[{i}]` must contain `{i + 1}` blocks. "
+                                 f"Received: {len(row)} blocks.")
         self._rows = rows
         if is_non_singular is None and all(r[-1].is_non_singular for r in rows):
             is_non_singular = True
