@@ -15,7 +15,7 @@ reduce_sum, reduce_prod, reduce_max, reduce_min = (
     _TOP[n] for n in ("reduce_sum", "reduce_prod", "reduce_max", "reduce_min"))
 abs_, sqrt, exp, log, negative = (_TOP[n] for n in ("abs", "sqrt", "exp", "log", "negative"))
 conj, real, cast, complex_ = _MATH["conj"], _MATH["real"], _TOP["cast"], _TOP["complex"]
-ones_like, argsort = _TOP["ones_like"], _TOP["argsort"]
+ones_like, argsort, transpose = _TOP["ones_like"], _TOP["argsort"], _TOP["transpose"]
 reshape, concat, stack, gather, split = (
     _TOP[n] for n in ("reshape", "concat", "stack", "gather", "split"))
 ones, zeros, broadcast_to, shape, expand_dims, squeeze, pad, one_hot = (

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Optional
 
+import numpy as np
+
 from tapeflow.framework.exports import tf_export
 from tapeflow.ops.linear_operator import _ops as T
 from tapeflow.ops.linear_operator.base import (LinearOperator, as_tensor, broadcast_batch,
@@ -347,7 +349,28 @@ class LinearOperatorKronecker(LinearOperator):
         return dense
 
     def _matmul(self, x, adjoint=False, adjoint_arg=False):
-        return T.matmul(self.to_dense(), x, adjoint_a=adjoint, adjoint_b=adjoint_arg)
+        if any(op.batch_shape.rank for op in self._operators):
+            return T.matmul(self.to_dense(), x, adjoint_a=adjoint, adjoint_b=adjoint_arg)
+        # (A1 (x) ... (x) Ak) x: view x's rows as a k-axis grid and let each factor act on
+        # its own axis, never forming the N x N product.
+        x = _maybe_adjoint(x, adjoint_arg)
+        inner = [op.range_dimension if adjoint else op.domain_dimension
+                 for op in self._operators]
+        lead, cols, k = list(x.shape[:-2]), x.shape[-1], len(self._operators)
+        grid = T.reshape(x, lead + inner + [cols])
+        base = len(lead)
+        for i, op in enumerate(self._operators):
+            axis = base + i
+            order = [a for a in range(base + k) if a != axis] + [axis, base + k]
+            moved = T.transpose(grid, order)
+            acted = op.matmul(moved, adjoint=adjoint)
+            back = [0] * (base + k + 1)
+            for position, source in enumerate(order):
+                back[source] = position
+            grid = T.transpose(acted, back)
+        outer = [op.domain_dimension if adjoint else op.range_dimension
+                 for op in self._operators]
+        return T.reshape(grid, lead + [int(np.prod(outer)), cols])
 
     def _solve(self, rhs, adjoint=False, adjoint_arg=False):
         inverse = LinearOperatorKronecker([op.inverse() for op in self._operators])
