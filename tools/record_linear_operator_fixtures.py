@@ -259,6 +259,23 @@ CASES = {
                           "[L.LinearOperatorFullMatrix(B), diag]]).inverse()",
     "getitem_diag": "bdiag[1]",
     "getitem_diag_dense": "bdiag[1:].to_dense()",
+    "slice_full": "L.LinearOperatorFullMatrix(tf.stack([A, A + 1.]))[1]",
+    "slice_seye": "L.LinearOperatorScaledIdentity(3, [2., -0.5])[1:]",
+    "slice_eye": "L.LinearOperatorIdentity(2, batch_shape=[3])[:2]",
+    "slice_zeros": "L.LinearOperatorZeros(2, batch_shape=[3, 2])[1:, 0]",
+    "slice_composition": "L.LinearOperatorComposition([bdiag, gen])[0]",
+    "slice_lowrank": "L.LinearOperatorLowRankUpdate(bdiag, B)[1]",
+    "slice_blockdiag": "L.LinearOperatorBlockDiag([bdiag, mop])[1]",
+    "slice_kronecker": "L.LinearOperatorKronecker([bdiag, mop])[0]",
+    "slice_adjoint": "L.LinearOperatorAdjoint(L.LinearOperatorFullMatrix("
+                     "tf.stack([A, tf.transpose(gen.to_dense())])))[1]",
+    "slice_circulant": "L.LinearOperatorCirculant(tf.constant([[6., -2., 1.], [1., 2., 3.]], "
+                       "tf.complex64))[1]",
+    "slice_toeplitz": "L.LinearOperatorToeplitz([[1., 2., 3.], [2., 2., 2.]], [1., 4., 5.])[0]",
+    "slice_householder": "L.LinearOperatorHouseholder([[1., 2., 2.], [0., 1., 0.]])[1]",
+    "slice_tril": "L.LinearOperatorLowerTriangular(tf.stack([A, -A]))[1:]",
+    "slice_newaxis": "bdiag[None, 1]",
+    "slice_too_deep": "diag[0]",
     # gradients through the operators
     "grad_diag_matmul": "grad(lambda d: L.LinearOperatorDiag(d).matmul(B), "
                         "tf.constant([1., 2., 3.]))",

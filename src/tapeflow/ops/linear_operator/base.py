@@ -441,8 +441,29 @@ class LinearOperator:
     def __getitem__(self, key):
         return self._batch_slice(key if isinstance(key, tuple) else (key,))
 
+    # Constructor argument -> the rank of its non-batch part, for batch slicing.
+    _EVENT_NDIMS: dict = {}
+
     def _batch_slice(self, key: tuple):
-        raise NotImplementedError(f"{type(self).__name__} does not support batch slicing.")
+        """The operator rebuilt from its arguments with `key` applied to their batch
+        dimensions (each broadcast to the operator's batch shape first)."""
+        if not self._EVENT_NDIMS or any(k is Ellipsis for k in key):
+            raise NotImplementedError(f"{type(self).__name__} does not support this batch "
+                                      f"slice: {key}.")
+        batch = self.batch_shape.as_list()
+        if len([k for k in key if k is not None]) > len(batch):
+            from tapeflow.framework.errors import InvalidArgumentError
+            raise InvalidArgumentError(None, None, f"Slice {key} indexes more than the "
+                                                   f"{len(batch)} batch dimensions of "
+                                                   f"{self.name}.")
+        params = self.parameters
+        for arg, event_ndims in self._EVENT_NDIMS.items():
+            if params.get(arg) is not None:
+                params[arg] = _slice_argument(params[arg], event_ndims, batch, key)
+        for hint in ("is_non_singular", "is_self_adjoint", "is_positive_definite", "is_square"):
+            if hint in params and params[hint] is None:
+                params[hint] = getattr(self, "_" + hint)
+        return type(self)(**params)
 
     def assert_non_singular(self, name: str = "assert_non_singular"):
         """Raises InvalidArgumentError unless the operator is invertible (eagerly)."""
@@ -467,6 +488,33 @@ class LinearOperator:
         if not np.allclose(dense, np.conj(np.swapaxes(dense, -1, -2))):
             raise InvalidArgumentError(None, None, "Operator not self-adjoint.")
         return None
+
+
+def _holds_operators(value) -> bool:
+    if isinstance(value, LinearOperator):
+        return True
+    return isinstance(value, (list, tuple)) and any(_holds_operators(v) for v in value)
+
+
+def _slice_argument(value, event_ndims, batch: list, key: tuple):
+    """One constructor argument with the batch slice `key` applied."""
+    if isinstance(value, LinearOperator):
+        inner = value.batch_shape.as_list()
+        if not inner:  # broadcasts against any batch: nothing to slice
+            return value
+        if inner != batch:
+            raise NotImplementedError(f"Batch slicing of {value.name} (batch shape {inner}) "
+                                      f"inside an operator of batch shape {batch} is not "
+                                      f"supported.")
+        return value[key]
+    if _holds_operators(value):
+        return [_slice_argument(v, event_ndims, batch, key) for v in value]
+    if event_ndims == "shape":  # a batch_shape argument
+        return list(np.empty(batch)[key].shape)
+    tensor = as_tensor(value)
+    event = list(tensor.shape[tensor.shape.rank - event_ndims:]) if event_ndims else []
+    tensor = T.broadcast_to(tensor, batch + event)
+    return tensor[key + (Ellipsis,)] if event_ndims else tensor[key]
 
 
 def compose(left: LinearOperator, right: LinearOperator) -> LinearOperator:

@@ -41,6 +41,8 @@ def _pick(given, inner):
 class LinearOperatorComposition(LinearOperator):
     """The product A1 A2 ... An of operators, applied right to left, never multiplied out."""
 
+    _EVENT_NDIMS = {"operators": None}
+
     def __init__(self, operators, is_non_singular: Optional[bool] = None,
                  is_self_adjoint: Optional[bool] = None,
                  is_positive_definite: Optional[bool] = None,
@@ -98,6 +100,8 @@ class LinearOperatorComposition(LinearOperator):
 class LinearOperatorAdjoint(LinearOperator):
     """The conjugate transpose A^H of an operator, acting through A's adjoint methods."""
 
+    _EVENT_NDIMS = {"operator": None}
+
     def __init__(self, operator, is_non_singular: Optional[bool] = None,
                  is_self_adjoint: Optional[bool] = None,
                  is_positive_definite: Optional[bool] = None,
@@ -147,6 +151,8 @@ class LinearOperatorAdjoint(LinearOperator):
 @tf_export("linalg.LinearOperatorInversion")
 class LinearOperatorInversion(LinearOperator):
     """The inverse A^-1 of a non-singular operator: its matmul is A's solve and back."""
+
+    _EVENT_NDIMS = {"operator": None}
 
     def __init__(self, operator, is_non_singular: Optional[bool] = None,
                  is_self_adjoint: Optional[bool] = None,
@@ -199,6 +205,8 @@ def _split_sizes(operators, adjoint: bool) -> list:
 @tf_export("linalg.LinearOperatorBlockDiag")
 class LinearOperatorBlockDiag(LinearOperator):
     """A block-diagonal operator whose diagonal blocks are square operators."""
+
+    _EVENT_NDIMS = {"operators": None}
 
     def __init__(self, operators, is_non_singular: Optional[bool] = None,
                  is_self_adjoint: Optional[bool] = None,
@@ -315,6 +323,8 @@ def _kron_dense(left, right):
 class LinearOperatorKronecker(LinearOperator):
     """The Kronecker product A1 (x) A2 (x) ... of operators."""
 
+    _EVENT_NDIMS = {"operators": None}
+
     def __init__(self, operators, is_non_singular: Optional[bool] = None,
                  is_self_adjoint: Optional[bool] = None,
                  is_positive_definite: Optional[bool] = None,
@@ -414,6 +424,8 @@ class LinearOperatorLowRankUpdate(LinearOperator):
     """A = L + U D V^H: a base operator L plus a rank-K update (D diagonal, default the
     identity; V defaults to U). Solves and determinants go through the K x K capacitance
     matrix C = D^-1 + V^H L^-1 U (Woodbury identity, matrix determinant lemma)."""
+
+    _EVENT_NDIMS = {"base_operator": None, "u": 2, "diag_update": 1, "v": 2}
 
     def __init__(self, base_operator, u, diag_update=None, v=None,
                  is_diag_update_positive: Optional[bool] = None,

@@ -24,6 +24,8 @@ def _hints(is_non_singular, is_self_adjoint, is_positive_definite, is_square) ->
 class LinearOperatorFullMatrix(LinearOperator):
     """An operator that is a dense [batch of] matrix of shape [..., M, N]."""
 
+    _EVENT_NDIMS = {"matrix": 2}
+
     def __init__(self, matrix, is_non_singular: Optional[bool] = None,
                  is_self_adjoint: Optional[bool] = None,
                  is_positive_definite: Optional[bool] = None,
@@ -47,18 +49,13 @@ class LinearOperatorFullMatrix(LinearOperator):
     def _to_dense(self):
         return T.convert_to_tensor(self._matrix)
 
-    def _batch_slice(self, key):
-        matrix = self._matrix[key + (Ellipsis, slice(None), slice(None))]
-        return LinearOperatorFullMatrix(matrix, **self._hint_args(), name=self.name)
-
-    def _hint_args(self) -> dict:
-        return _hints(self._is_non_singular, self._is_self_adjoint,
-                      self._is_positive_definite, self._is_square)
 
 
 @tf_export("linalg.LinearOperatorDiag")
 class LinearOperatorDiag(LinearOperator):
     """A [batch of] diagonal matrix given by its diagonal, shape [..., N]."""
+
+    _EVENT_NDIMS = {"diag": 1}
 
     def __init__(self, diag, is_non_singular: Optional[bool] = None,
                  is_self_adjoint: Optional[bool] = None,
@@ -135,9 +132,6 @@ class LinearOperatorDiag(LinearOperator):
             return LinearOperatorDiag(T.multiply(self._diag, right.diag))
         return None
 
-    def _batch_slice(self, key):
-        return LinearOperatorDiag(self._diag[key + (Ellipsis, slice(None))],
-                                  **self._derived_hints(), name=self.name)
 
 
 class _IdentityBase(LinearOperator):
@@ -163,6 +157,8 @@ class _IdentityBase(LinearOperator):
 @tf_export("linalg.LinearOperatorIdentity")
 class LinearOperatorIdentity(_IdentityBase):
     """The [batch of] N x N identity matrix, never stored."""
+
+    _EVENT_NDIMS = {"batch_shape": "shape"}
 
     def __init__(self, num_rows, batch_shape=None, dtype=None,
                  is_non_singular: bool = True, is_self_adjoint: bool = True,
@@ -217,6 +213,8 @@ class LinearOperatorIdentity(_IdentityBase):
 @tf_export("linalg.LinearOperatorScaledIdentity")
 class LinearOperatorScaledIdentity(_IdentityBase):
     """c I: the [batch of] N x N identity times a scalar (per batch member) multiplier."""
+
+    _EVENT_NDIMS = {"multiplier": 0}
 
     def __init__(self, num_rows, multiplier, is_non_singular: Optional[bool] = None,
                  is_self_adjoint: Optional[bool] = None,
@@ -305,6 +303,8 @@ class LinearOperatorLowerTriangular(LinearOperator):
     """A [batch of] lower-triangular matrix: the lower triangle of the given square matrix
     (the part above the diagonal is ignored)."""
 
+    _EVENT_NDIMS = {"tril": 2}
+
     def __init__(self, tril, is_non_singular: Optional[bool] = None,
                  is_self_adjoint: Optional[bool] = None,
                  is_positive_definite: Optional[bool] = None,
@@ -346,6 +346,8 @@ class LinearOperatorLowerTriangular(LinearOperator):
 @tf_export("linalg.LinearOperatorZeros")
 class LinearOperatorZeros(LinearOperator):
     """The [batch of] M x N zero matrix, never stored."""
+
+    _EVENT_NDIMS = {"batch_shape": "shape"}
 
     def __init__(self, num_rows, num_columns=None, batch_shape=None, dtype=None,
                  is_non_singular: bool = False, is_self_adjoint: bool = True,

@@ -30,6 +30,8 @@ def _require_true(fact: str, arg: str, value) -> None:
 class LinearOperatorPermutation(LinearOperator):
     """The permutation matrix P with P x = x[perm] (row i of P x is row perm[i] of x)."""
 
+    _EVENT_NDIMS = {"perm": 1}
+
     def __init__(self, perm, dtype=None, is_non_singular: Optional[bool] = None,
                  is_self_adjoint: Optional[bool] = None,
                  is_positive_definite: Optional[bool] = None,
@@ -98,6 +100,8 @@ def _parity(perm) -> float:
 class LinearOperatorHouseholder(LinearOperator):
     """The reflection H = I - 2 v v^H / (v^H v) across the hyperplane normal to v."""
 
+    _EVENT_NDIMS = {"reflection_axis": 1}
+
     def __init__(self, reflection_axis, is_non_singular: Optional[bool] = None,
                  is_self_adjoint: Optional[bool] = None,
                  is_positive_definite: Optional[bool] = None,
@@ -160,6 +164,8 @@ class LinearOperatorToeplitz(LinearOperator):
     """The Toeplitz matrix with first column `col` and first row `row` (constant along each
     diagonal; col[0] is the diagonal, row[0] is not read)."""
 
+    _EVENT_NDIMS = {"col": 1, "row": 1}
+
     def __init__(self, col, row, is_non_singular: Optional[bool] = None,
                  is_self_adjoint: Optional[bool] = None,
                  is_positive_definite: Optional[bool] = None,
@@ -206,6 +212,8 @@ class LinearOperatorTridiag(LinearOperator):
     (a [..., 3, N] tensor: superdiagonal, diagonal, subdiagonal, the superdiagonal's last
     and the subdiagonal's first entry unread), 'sequence' (the same three as a list) or
     'matrix' (the [..., N, N] matrix itself)."""
+
+    _EVENT_NDIMS = {"diagonals": 2}
 
     def __init__(self, diagonals, diagonals_format: str = "compact",
                  is_non_singular: Optional[bool] = None,
@@ -257,6 +265,12 @@ class LinearOperatorTridiag(LinearOperator):
 
     def _matmul(self, x, adjoint=False, adjoint_arg=False):
         return T.matmul(self.to_dense(), x, adjoint_a=adjoint, adjoint_b=adjoint_arg)
+
+    def _batch_slice(self, key):
+        if self._format == "sequence":
+            raise NotImplementedError("Batch slicing of a LinearOperatorTridiag given in "
+                                      "'sequence' format is not supported.")
+        return super()._batch_slice(key)
 
 
 def _circulant_index(dims) -> np.ndarray:
@@ -346,6 +360,8 @@ class _CirculantBase(LinearOperator):
 class LinearOperatorCirculant(_CirculantBase):
     """A circulant matrix (entry (i, j) is kernel[(i - j) mod N]) given by its spectrum."""
 
+    _EVENT_NDIMS = {"spectrum": 1}
+
     _RANK = 1
     _NAME = "LinearOperatorCirculant"
 
@@ -353,6 +369,8 @@ class LinearOperatorCirculant(_CirculantBase):
 @tf_export("linalg.LinearOperatorCirculant2D")
 class LinearOperatorCirculant2D(_CirculantBase):
     """A block-circulant matrix with circulant blocks, given by its 2-D spectrum."""
+
+    _EVENT_NDIMS = {"spectrum": 2}
 
     _RANK = 2
     _NAME = "LinearOperatorCirculant2D"
@@ -362,6 +380,8 @@ class LinearOperatorCirculant2D(_CirculantBase):
 class LinearOperatorCirculant3D(_CirculantBase):
     """A circulant matrix nested three deep, given by its 3-D spectrum."""
 
+    _EVENT_NDIMS = {"spectrum": 3}
+
     _RANK = 3
     _NAME = "LinearOperatorCirculant3D"
 
@@ -370,6 +390,8 @@ class LinearOperatorCirculant3D(_CirculantBase):
 class LinearOperatorBlockLowerTriangular(LinearOperator):
     """A block lower-triangular operator: row i of `operators` holds blocks (i, 0..i), the
     diagonal ones square."""
+
+    _EVENT_NDIMS = {"operators": None}
 
     def __init__(self, operators, is_non_singular: Optional[bool] = None,
                  is_self_adjoint: Optional[bool] = None,
