@@ -342,6 +342,9 @@ SWEEP_OPERATORS = {
     "blockdiag": "L.LinearOperatorBlockDiag([mop, L.LinearOperatorDiag([2.])])",
     "kron": "L.LinearOperatorKronecker([mop, L.LinearOperatorFullMatrix([[1., 2.], [0., 3.]])])",
     "lowrank": "L.LinearOperatorLowRankUpdate(diag, B)",
+    "clowrank": "L.LinearOperatorLowRankUpdate(L.LinearOperatorDiag(tf.complex([1., 2., 3.], "
+                "[0.5, 0., -1.])), tf.complex(B, tf.ones([3, 2])), diag_update=tf.complex("
+                "[2., 3.], [0., 1.]))",
     "lowrank_uv": "L.LinearOperatorLowRankUpdate(diag, B, diag_update=[2., 3.], v=tf.ones([3, 2]))",
     "perm": "L.LinearOperatorPermutation([2, 0, 1])",
     "householder": "L.LinearOperatorHouseholder([1., 2., 2.])",

@@ -522,8 +522,9 @@ class LinearOperatorLowRankUpdate(LinearOperator):
 
     def _log_abs_determinant(self):
         _, log_cap = T.slogdet(self._capacitance(False))
-        result = T.add(self._base.log_abs_determinant(), T.real(log_cap)
-                       if self.dtype.is_complex else log_cap)
+        result = self._base.log_abs_determinant()  # complex dtype for a complex operator
+        log_cap = T.real(log_cap) if self.dtype.is_complex else log_cap
+        result = T.add(result, T.cast(log_cap, result.dtype))
         if self._d is not None:
             log_d = T.reduce_sum(T.log(T.abs_(self._d)), axis=-1)
             result = T.add(result, T.cast(log_d, result.dtype))
