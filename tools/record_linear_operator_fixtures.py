@@ -345,6 +345,18 @@ SWEEP_OPERATORS = {
     "clowrank": "L.LinearOperatorLowRankUpdate(L.LinearOperatorDiag(tf.complex([1., 2., 3.], "
                 "[0.5, 0., -1.])), tf.complex(B, tf.ones([3, 2])), diag_update=tf.complex("
                 "[2., 3.], [0., 1.]))",
+    "ctril": "L.LinearOperatorLowerTriangular(C + 3.)",
+    "cblockdiag": "L.LinearOperatorBlockDiag([L.LinearOperatorFullMatrix(C[:2, :2]), "
+                  "L.LinearOperatorDiag(tf.complex([2.], [1.]))])",
+    "ckron": "L.LinearOperatorKronecker([L.LinearOperatorFullMatrix(C[:2, :2]), "
+             "L.LinearOperatorFullMatrix(C[1:, 1:])])",
+    "ccomp": "L.LinearOperatorComposition([L.LinearOperatorFullMatrix(C), "
+             "L.LinearOperatorDiag(tf.complex([1., 2., -3.], [0.5, -1., 2.]))])",
+    "chouseholder": "L.LinearOperatorHouseholder(tf.complex([1., 2., 2.], [0., 1., -1.]))",
+    "ctoeplitz": "L.LinearOperatorToeplitz(tf.complex([4., 2., 3.], [1., 0., 1.]), "
+                 "tf.complex([4., 1., 5.], [1., -1., 0.]))",
+    "cseye": "L.LinearOperatorScaledIdentity(3, tf.complex(2., -1.))",
+    "f64_tril": "L.LinearOperatorLowerTriangular(tf.cast(A, tf.float64))",
     "lowrank_uv": "L.LinearOperatorLowRankUpdate(diag, B, diag_update=[2., 3.], v=tf.ones([3, 2]))",
     "perm": "L.LinearOperatorPermutation([2, 0, 1])",
     "householder": "L.LinearOperatorHouseholder([1., 2., 2.])",

@@ -257,8 +257,8 @@ class LinearOperatorScaledIdentity(_IdentityBase):
         return self._multiplier ** self._num_rows
 
     def _log_abs_determinant(self):
-        log_abs = T.log(T.abs_(self._multiplier)) * float(self._num_rows)
-        return T.cast(log_abs, self.dtype) if self.dtype.is_complex else log_abs
+        # real even for a complex multiplier, as TF's (a complex diagonal's is complex)
+        return T.log(T.abs_(self._multiplier)) * float(self._num_rows)
 
     def _trace(self):
         return self._multiplier * T.cast(self._num_rows, self.dtype)
@@ -336,8 +336,8 @@ class LinearOperatorLowerTriangular(LinearOperator):
         return T.reduce_prod(T.diag_part(self._tril), axis=-1)
 
     def _log_abs_determinant(self):
-        log_abs = T.reduce_sum(T.log(T.abs_(T.diag_part(self._tril))), axis=-1)
-        return T.cast(log_abs, self.dtype) if self.dtype.is_complex else log_abs
+        # real even for a complex matrix, as TF's
+        return T.reduce_sum(T.log(T.abs_(T.diag_part(self._tril))), axis=-1)
 
     def _eigvals(self):
         return T.diag_part(self._tril)
