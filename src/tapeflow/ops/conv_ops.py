@@ -936,7 +936,7 @@ def _max_pool_grad_kernel(x, g, ksize, strides, pads, out_hw):
                                           "MaxPoolGrad")
     bits = np.dtype(f"u{g.dtype.itemsize}")
     if ksize == strides and not _padded(pads) and 0 not in out_hw:
-        out = _tiled_in_parts(x, g, ksize, out_hw, bits)
+        out = _tiled_max_pool_grad(x, g, ksize, out_hw, bits)
         if out is not None:
             return out
     padded = (x.shape[0], x.shape[1] + sum(pads[0]), x.shape[2] + sum(pads[1]), x.shape[3])
@@ -949,20 +949,7 @@ def _max_pool_grad_kernel(x, g, ksize, strides, pads, out_hw):
     return out[:, t:out.shape[1] - b, l:out.shape[2] - r, :]
 
 
-def _tiled_in_parts(x, g, ksize, out_hw, bits):
-    """`_tiled_max_pool_grad`, its batch split across the cores where it is big enough
-    (each image's windows are its own); None where any part holds nan."""
-    parts = part_count(x.shape[0], x.size * 8)  # ~8 passes over x: copy, max, masks, writes
-    if parts == 1:
-        return _tiled_max_pool_grad(x, g, ksize, out_hw, bits)
-    out = np.empty(x.shape, g.dtype)
-    done = run_parts(lambda rows: _tiled_max_pool_grad(x[rows], g[rows], ksize, out_hw, bits,
-                                                       out[rows]),
-                     batch_slices(x.shape[0], parts))
-    return None if any(part is None for part in done) else out
-
-
-def _tiled_max_pool_grad(x, g, ksize, out_hw, bits, out=None):
+def _tiled_max_pool_grad(x, g, ksize, out_hw, bits):
     """MaxPoolGrad where the windows tile x (ksize == strides, no padding; rows and columns
     past the last window get zeros): each input is in at most one window, so it gets `g`
     where it is its window's first maximum, else +0.0. The work runs on a tap-major copy of
@@ -981,7 +968,7 @@ def _tiled_max_pool_grad(x, g, ksize, out_hw, bits, out=None):
     # Tap (i, j) is overwritten only after its mask is taken (the scan reads it first).
     for i, j, hit in _first_hits(taps.transpose(2, 3, 4, 0, 1, 5), best):
         np.multiply(g_bits, hit, out=routed_bits[i, j])  # the bits of g or zero: no 0 * inf
-    out = np.empty(x.shape, g.dtype) if out is None else out  # `out`: a part's own rows
+    out = np.empty(x.shape, g.dtype)
     out[:, oh * kh:] = 0
     out[:, :, ow * kw:] = 0
     np.copyto(_patches(out, ksize, out_hw, ksize, (1, 1), writeable=True),
