@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 import tapeflow as tf
-from tapeflow.ops import _parallel, random_ops
+from tapeflow.ops import random_ops
 
 FIXTURE = json.loads((pathlib.Path(__file__).parent / "fixtures" /
                       "random_categorical.json").read_text())
@@ -111,13 +111,12 @@ print(packed(tf.random.stateless_categorical(logits(400, 10, "float32"), 5,
 
 
 def test_default_pool_is_tf_intraop_env_then_schedulable_cpus(monkeypatch):
-    # The pool size lives in ops/_parallel.py (conv kernels split their batch by it too).
-    monkeypatch.setattr(_parallel, "runtime", types.SimpleNamespace(intra_op_threads=0))
+    monkeypatch.setattr(random_ops, "runtime", types.SimpleNamespace(intra_op_threads=0))
     monkeypatch.delenv("TF_NUM_INTRAOP_THREADS", raising=False)
     assert random_ops._intra_op_threads() == len(os.sched_getaffinity(0))
     monkeypatch.setenv("TF_NUM_INTRAOP_THREADS", "3")
     assert random_ops._intra_op_threads() == 3
-    _parallel.runtime.intra_op_threads = 5   # what tf.config.threading set
+    random_ops.runtime.intra_op_threads = 5   # what tf.config.threading set
     assert random_ops._intra_op_threads() == 5
 
 

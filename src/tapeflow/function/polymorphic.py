@@ -16,6 +16,7 @@ import inspect
 import io
 import linecache
 import logging
+import threading
 import traceback
 import weakref
 from typing import Any, Callable, Optional, Sequence
@@ -40,7 +41,6 @@ from tapeflow.framework.variables import Variable, update_lock
 from tapeflow.graph import passes
 from tapeflow.graph.compiler import compile_graph, replay
 from tapeflow.graph.ir import ABSTRACT_AT_TRACE, Graph, SymbolicTensor, is_internal, tracing
-from tapeflow.ops._parallel import other_threads_running
 
 _PY_SCALARS = (bool, int, float, complex, str, bytes, type(None))
 
@@ -486,7 +486,7 @@ class ConcreteFunction:
         else:
             arrays = [t._value for t in tensors]
             if concrete._guard is None or \
-                    (concrete._alone_unlocked and not other_threads_running()):
+                    (concrete._alone_unlocked and threading.active_count() == 1):
                 flat = [wrap(a) for a in concrete._program(arrays)]
             else:
                 with concrete._guard:

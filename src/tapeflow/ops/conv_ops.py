@@ -31,7 +31,6 @@ from tapeflow.framework.errors import (AbortedError, InvalidArgumentError, NotFo
 from tapeflow.framework.tensor import Tensor
 from tapeflow.framework.exports import tf_export
 from tapeflow.ops._convert import convert_to_tensor, is_bfloat16, require
-from tapeflow.ops._parallel import batch_slices, part_count, run_parts
 from tapeflow.ops._static import is_traced
 from tapeflow.ops.array_ops import expand_dims, reshape, shape, squeeze, transpose
 from tapeflow.ops.manip_ops import pad
@@ -402,24 +401,7 @@ def _conv_kernel(x, w, strides, dilations, pads, out_hw):
     if _padded(pads) and not np.isfinite(w).all():  # the rare case: a check on the filter
         return _conv_by_taps(x, w, strides, dilations, pads, out_hw, groups).astype(x.dtype)
     cols = _patches(_pad(x, pads), w.shape[:-2], out_hw, strides, dilations)
-    parts = _parts(x.shape[0], cols.size * w.shape[-1] // groups, x, w)
-    if parts == 1:
-        return _grouped_dot(cols, w, groups).astype(x.dtype, copy=False)
-    out = np.empty(cols.shape[:len(out_hw) + 1] + (w.shape[-1],), x.dtype)
-
-    def part(rows: slice) -> None:
-        out[rows] = _grouped_dot(cols[rows], w, groups)
-    run_parts(part, batch_slices(x.shape[0], parts))
-    return out
-
-
-def _parts(batch: int, work: int, *arrays: np.ndarray) -> int:
-    """How many batch parts a convolution kernel of `work` multiply-adds on `arrays` runs in
-    at once (`ops/_parallel.py`): BLAS dtypes only, each part big enough for its thread."""
-    dtype = arrays[0].dtype
-    if dtype not in (np.float32, np.float64) or any(a.dtype != dtype for a in arrays):
-        return 1
-    return part_count(batch, work)
+    return _grouped_dot(cols, w, groups).astype(x.dtype, copy=False)
 
 
 @_widened_if_nonfinite
@@ -435,19 +417,8 @@ def _backprop_input_kernel(g, w, *sizes, input_shape, strides, dilations, pads, 
     if g.size == 0 or w.size == 0:
         return np.zeros(input_shape, g.dtype)
     groups = _groups(input_shape[-1], w.shape[-2])
-    parts = _parts(g.shape[0], g.size * (w.size // w.shape[-1]) // groups, g, w)
-    if parts == 1:
-        return _scatter(_input_taps(g, w, groups), _padded_shape(input_shape, pads), pads,
-                        strides, dilations).astype(g.dtype, copy=False)
-    out = np.empty(input_shape, g.dtype)
-
-    def part(rows: slice) -> None:
-        n = len(range(*rows.indices(input_shape[0])))
-        out[rows] = _scatter(_input_taps(g[rows], w, groups),
-                             _padded_shape((n,) + tuple(input_shape[1:]), pads), pads, strides,
-                             dilations)
-    run_parts(part, batch_slices(input_shape[0], parts))
-    return out
+    return _scatter(_input_taps(g, w, groups), _padded_shape(input_shape, pads), pads, strides,
+                    dilations).astype(g.dtype, copy=False)
 
 
 def _input_taps(g: np.ndarray, w: np.ndarray, groups: int) -> np.ndarray:
@@ -505,14 +476,7 @@ def _backprop_filter_kernel(x, g, *sizes, filter_shape, strides, dilations, pads
             out[tuple(slice(t, t + 1) for t in tap)] = _filter_dot(xs, g[out_index], groups)
         return out.astype(x.dtype, copy=False)
     cols = _patches(_pad(x, pads), filter_shape[:-2], out_hw, strides, dilations)
-    parts = _parts(x.shape[0], cols.size * g.shape[-1] // groups, x, g)
-    if parts == 1:
-        return _filter_dot(cols, g, groups).astype(x.dtype, copy=False)
-    # Each part sums over its own images; the parts' sums are added after (the one change of
-    # order from the whole op's product: float rounding only).
-    sums = run_parts(lambda rows: _filter_dot(cols[rows], g[rows], groups),
-                     batch_slices(x.shape[0], parts))
-    return functools.reduce(np.add, sums).astype(x.dtype, copy=False)
+    return _filter_dot(cols, g, groups).astype(x.dtype, copy=False)
 
 
 # The same kernels run 2-D (NHWC) and 3-D (NDHWC) convolutions; the op names follow the rank.

@@ -19,6 +19,7 @@ SGD (lr, momentum), RMSprop (lr, rho, 1 - rho, momentum, epsilon), Adagrad (lr, 
 from __future__ import annotations
 
 import sys
+import threading
 from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
@@ -27,7 +28,6 @@ from tapeflow.autodiff.core import Primitive
 from tapeflow.framework.variables import owns_value
 from tapeflow.graph.compiler import VARIABLE_UPDATES
 from tapeflow.graph.ir import ABSTRACT_AT_TRACE
-from tapeflow.ops._parallel import other_threads_running
 
 Out = Optional[Sequence[Optional[np.ndarray]]]
 
@@ -194,7 +194,7 @@ def variable_update(prim: Any, attrs: dict, scratch: bool) -> Callable:
 
     def update(*args: Any) -> tuple:
         variables = args[:n]
-        if not other_threads_running():
+        if threading.active_count() == 1:
             owned = [owns_value(v) for v in variables]   # before taking references below
             values = [v._value for v in variables]
             out = [a if own else None for a, own in zip(values, owned)]
@@ -259,7 +259,7 @@ class UpdateGroup:
 
     def _start(self) -> None:
         self.grads = []
-        if other_threads_running():
+        if threading.active_count() != 1:
             # Another thread may read a variable between the members' calls and keep a
             # view that the last one would then change: each member updates into fresh
             # arrays.

@@ -41,12 +41,12 @@ from tapeflow.framework.abstract import ShapedArray, dims_text, same_as_input
 from tapeflow.autodiff.core import Primitive, bind
 from tapeflow.framework import dtypes as _dtypes
 from tapeflow.framework.context import context
+from tapeflow.framework.device import runtime
 from tapeflow.framework.errors import InvalidArgumentError, NotFoundError
 from tapeflow.framework.tensor import Tensor, TensorLike
 from tapeflow.framework.exports import tf_export
 from tapeflow.ops import philox
 from tapeflow.ops._convert import convert_to_tensor
-from tapeflow.ops._parallel import intra_op_threads as _intra_op_threads
 from tapeflow.ops._static import reads_static, static_value
 from tapeflow.ops.array_ops import _shape_tuple
 
@@ -196,6 +196,24 @@ def _shuffle_kernel(x: np.ndarray, stream: Stream) -> np.ndarray:
 
 
 # -- categorical: TensorFlow's MultinomialFunctor on CPU ------------------------------------------
+
+def _intra_op_threads() -> int:
+    """The size of TensorFlow's intra-op thread pool: the count tf.config.threading set
+    (kept on the framework's runtime), else TF_NUM_INTRAOP_THREADS, else the CPUs this
+    process may run on."""
+    threads = runtime.intra_op_threads
+    if threads > 0:
+        return threads
+    try:
+        threads = int(os.environ.get("TF_NUM_INTRAOP_THREADS", "0"))
+    except ValueError:
+        threads = 0
+    if threads > 0:
+        return threads
+    if hasattr(os, "sched_getaffinity"):     # Linux: the CPUs this process may run on
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
 
 def _row_blocks(rows: int, cost: int, threads: int) -> int:
     """The rows per block TensorFlow's `Shard` gives `rows` units of `cost` cycles on a pool

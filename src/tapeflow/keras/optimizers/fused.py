@@ -18,6 +18,7 @@ hyperparameters that are not Python numbers.
 
 from __future__ import annotations
 
+import threading
 from typing import Any, Sequence
 
 from tapeflow.autodiff import core
@@ -27,7 +28,6 @@ from tapeflow.framework.variables import Variable, hooks, owns_value, update_loc
 from tapeflow.ops._convert import scalar_constant
 from tapeflow.graph.compiler import INPLACE_MIN_SIZE
 from tapeflow.ops.optimizer_ops import KERNELS, UpdateGroup
-from tapeflow.ops._parallel import other_threads_running
 
 _PLAIN_METHODS = (Variable.assign, Variable.assign_add, Variable.assign_sub, Variable.value)
 
@@ -96,7 +96,7 @@ def apply_fused(optimizer: Any, grads: Sequence[Any], variables: Sequence[Any],
     kernel = KERNELS[prim]
     work = [(group, g._value, [s._value for s in scalars[group[0].dtype]])
             for g, group in zip(grads, targets)]
-    if not other_threads_running():
+    if threading.active_count() == 1:
         if not run_kernel(_run_grouped, optimizer, prim, attrs, work):
             run_kernel(_run, kernel, attrs, work, True)
     else:
