@@ -192,7 +192,8 @@ def markdown(result: dict) -> str:
               "<details><summary>Every system's median</summary>", "", *full_table(result), "",
               "</details>", "",
               "Workloads: " + "; ".join(w.title for w in W.WORKLOADS) + ".", "",
-              "Not yet measured: " + "; ".join(W.NOT_YET.values()) + ".", "",
+              *(["Not yet measured: " + "; ".join(W.NOT_YET.values()) + ".", ""]
+                if W.NOT_YET else []),
               *(["Notes from the run: " + "; ".join(result["notes"]) + ".", ""]
                 if result["notes"] else []),
               "To reproduce (the `bench` extra installs TensorFlow, PyTorch, JAX, autograd and "
