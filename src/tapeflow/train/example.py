@@ -79,7 +79,36 @@ _CHECKS = {"int64": _check_int64, "float": _check_float, "bytes": _check_bytes}
 
 # -- containers ------------------------------------------------------------------------------------
 
-class RepeatedScalarContainer:
+class _Repeated:
+    """What both repeated-field containers share: a list's reads, and `==` with their own
+    kind or a list."""
+
+    __slots__ = ()
+
+    def __delitem__(self, index: Any) -> None:
+        del self._items[index]
+
+    def __getitem__(self, index: Any) -> Any:
+        return self._items[index]
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __iter__(self) -> Iterator:
+        return iter(self._items)
+
+    def __eq__(self, other: Any) -> bool:
+        if type(other) is type(self):
+            return self._items == other._items
+        return self._items == other if isinstance(other, list) else NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return repr(self._items)
+
+
+class RepeatedScalarContainer(_Repeated):
     """A repeated int64/float/bytes field: a list that checks and converts its elements."""
 
     __slots__ = ("_owner", "_check", "_items")
@@ -132,28 +161,6 @@ class RepeatedScalarContainer:
             self._items[index] = self._check(self._owner, value)
         self._owner._modified()
 
-    def __delitem__(self, index: Any) -> None:
-        del self._items[index]
-
-    def __getitem__(self, index: Any) -> Any:
-        return self._items[index]
-
-    def __len__(self) -> int:
-        return len(self._items)
-
-    def __iter__(self) -> Iterator:
-        return iter(self._items)
-
-    def __eq__(self, other: Any) -> bool:
-        if isinstance(other, RepeatedScalarContainer):
-            return self._items == other._items
-        return self._items == other if isinstance(other, list) else NotImplemented
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __repr__(self) -> str:
-        return repr(self._items)
-
     def __array__(self, dtype: Any = None, copy: Any = None) -> Any:
         # upb's containers hand NumPy their field's type: float32 for FloatList
         import numpy as np
@@ -161,7 +168,7 @@ class RepeatedScalarContainer:
         return np.asarray(self._items, dtype if dtype is not None else kind)
 
 
-class RepeatedCompositeContainer:
+class RepeatedCompositeContainer(_Repeated):
     """A repeated message field (FeatureList.feature): `add()`, `append`, `extend`, indexing."""
 
     __slots__ = ("_owner", "_cls", "_items")
@@ -198,28 +205,6 @@ class RepeatedCompositeContainer:
     def remove(self, message: "_Message") -> None:
         """Removes the first message equal to `message`."""
         self._items.remove(message)
-
-    def __delitem__(self, index: Any) -> None:
-        del self._items[index]
-
-    def __getitem__(self, index: Any) -> Any:
-        return self._items[index]
-
-    def __len__(self) -> int:
-        return len(self._items)
-
-    def __iter__(self) -> Iterator:
-        return iter(self._items)
-
-    def __eq__(self, other: Any) -> bool:
-        if isinstance(other, RepeatedCompositeContainer):
-            return self._items == other._items
-        return self._items == other if isinstance(other, list) else NotImplemented
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __repr__(self) -> str:
-        return repr(self._items)
 
 
 def _check_key(key: Any) -> str:
