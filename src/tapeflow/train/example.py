@@ -18,6 +18,8 @@ import operator
 import struct
 from typing import Any, Iterable, Iterator, Optional
 
+import numpy as np
+
 from tapeflow.io import _wire
 
 __all__ = ["BytesList", "FloatList", "Int64List", "Feature", "Features", "FeatureList",
@@ -48,6 +50,8 @@ class _Field:
 def _check_int64(owner: "_Message", value: Any) -> int:
     if isinstance(value, bool):
         raise TypeError(f"Field {owner._FULL_NAME}.value: Expected an int, got a boolean.")
+    if isinstance(value, np.bool_):  # NumPy < 2.1 still lets operator.index take it
+        raise TypeError("'numpy.bool' object cannot be interpreted as an integer")
     value = operator.index(value)
     if not _INT64_MIN <= value <= _INT64_MAX:
         raise ValueError(f"Value out of range: {value}")
@@ -163,7 +167,6 @@ class RepeatedScalarContainer(_Repeated):
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> Any:
         # upb's containers hand NumPy their field's type: float32 for FloatList
-        import numpy as np
         kind = {_check_float: np.float32, _check_int64: np.int64}.get(self._check)
         return np.asarray(self._items, dtype if dtype is not None else kind)
 
