@@ -147,7 +147,17 @@ def _keras_resize(images: Any, size: tuple, interpolation: str, antialias: bool,
 _RESIZE_INTERPOLATIONS = ("bilinear", "nearest", "lanczos3", "lanczos5", "bicubic", "area")
 
 
-class Resizing(BaseImagePreprocessingLayer):
+class _OutputSized:
+    """For layers whose output images are `height` x `width`: their output shape."""
+
+    def compute_output_shape(self, input_shape: Any) -> Any:
+        shape = list(input_shape)
+        h, w = _hw_axes(self.data_format)
+        shape[h], shape[w] = self.height, self.width
+        return tuple(shape)
+
+
+class Resizing(_OutputSized, BaseImagePreprocessingLayer):
     """Resizes images to `height` x `width` (integer images come back rounded and
     saturated in their dtype)."""
 
@@ -184,12 +194,6 @@ class Resizing(BaseImagePreprocessingLayer):
             return _saturate_cast(tf.round(resized), images.dtype)
         return tf.cast(resized, images.dtype)
 
-    def compute_output_shape(self, input_shape: Any) -> Any:
-        shape = list(input_shape)
-        h, w = _hw_axes(self.data_format)
-        shape[h], shape[w] = self.height, self.width
-        return tuple(shape)
-
     def get_config(self) -> dict:
         return {**super().get_config(), "height": self.height, "width": self.width,
                 "interpolation": self.interpolation,
@@ -199,7 +203,7 @@ class Resizing(BaseImagePreprocessingLayer):
                 "data_format": self.data_format}
 
 
-class CenterCrop(BaseImagePreprocessingLayer):
+class CenterCrop(_OutputSized, BaseImagePreprocessingLayer):
     """The central `height` x `width` crop; an image smaller than that is cropped to the
     target aspect ratio and resized (Keras's smart_resize)."""
 
@@ -223,12 +227,6 @@ class CenterCrop(BaseImagePreprocessingLayer):
             return images[:, top:top + self.height, left:left + self.width, :]
         return _keras_resize(images, (self.height, self.width), "bilinear", False, True, False,
                              0.0, self.data_format)
-
-    def compute_output_shape(self, input_shape: Any) -> Any:
-        shape = list(input_shape)
-        h, w = _hw_axes(self.data_format)
-        shape[h], shape[w] = self.height, self.width
-        return tuple(shape)
 
     def get_config(self) -> dict:
         return {**super().get_config(), "height": self.height, "width": self.width,
@@ -534,7 +532,7 @@ class RandomBrightness(_Seeded):
                 "value_range": self.value_range}
 
 
-class RandomCrop(_Seeded):
+class RandomCrop(_OutputSized, _Seeded):
     """A random `height` x `width` crop in training (the image returned unchanged at
     inference, as Keras 3); an image not larger than the crop is centre-cropped to the aspect
     ratio and resized."""
@@ -577,12 +575,6 @@ class RandomCrop(_Seeded):
                                            False, False, False, 0.0, self.data_format),
                              self.compute_dtype)
         return images
-
-    def compute_output_shape(self, input_shape: Any) -> Any:
-        shape = list(input_shape)
-        h, w = _hw_axes(self.data_format)
-        shape[h], shape[w] = self.height, self.width
-        return tuple(shape)
 
     def get_config(self) -> dict:
         return {**super().get_config(), "height": self.height, "width": self.width,
