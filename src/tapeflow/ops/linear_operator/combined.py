@@ -28,6 +28,11 @@ def _all_true(values) -> Optional[bool]:
     return True if all(v is True for v in values) else None
 
 
+def _inherited(hint: Optional[bool], operators, name: str) -> Optional[bool]:
+    """A hint given, else True where every operator is sure of it (else unknown)."""
+    return hint if hint is not None else _all_true(getattr(op, name) for op in operators)
+
+
 def _maybe_adjoint(x, adjoint_arg: bool):
     return T.adjoint(x) if adjoint_arg else x
 
@@ -214,12 +219,9 @@ class LinearOperatorBlockDiag(LinearOperator):
                  is_square: bool = True, name: Optional[str] = None):
         self._operators = _check_operators(operators)
         ops = self._operators
-        if is_non_singular is None:
-            is_non_singular = _all_true(op.is_non_singular for op in ops)
-        if is_self_adjoint is None:
-            is_self_adjoint = _all_true(op.is_self_adjoint for op in ops)
-        if is_positive_definite is None:
-            is_positive_definite = _all_true(op.is_positive_definite for op in ops)
+        is_non_singular = _inherited(is_non_singular, ops, "is_non_singular")
+        is_self_adjoint = _inherited(is_self_adjoint, ops, "is_self_adjoint")
+        is_positive_definite = _inherited(is_positive_definite, ops, "is_positive_definite")
         name = name or "_ds_".join(op.name for op in ops)
         super().__init__(ops[0].dtype, None, is_non_singular, is_self_adjoint, is_positive_definite,
                          is_square, name=name,
@@ -331,10 +333,8 @@ class LinearOperatorKronecker(LinearOperator):
                  is_square: Optional[bool] = None, name: Optional[str] = None):
         self._operators = _check_operators(operators)
         ops = self._operators
-        if is_non_singular is None:
-            is_non_singular = _all_true(op.is_non_singular for op in ops)
-        if is_self_adjoint is None:
-            is_self_adjoint = _all_true(op.is_self_adjoint for op in ops)
+        is_non_singular = _inherited(is_non_singular, ops, "is_non_singular")
+        is_self_adjoint = _inherited(is_self_adjoint, ops, "is_self_adjoint")
         name = name or "_x_".join(op.name for op in ops)
         super().__init__(ops[0].dtype, None, is_non_singular, is_self_adjoint, is_positive_definite,
                          is_square, name=name,
