@@ -61,6 +61,24 @@ def _as_token(value: Any, is_string: bool) -> Any:
     return np.int64(value)
 
 
+def _adapt(layer: Any, data: Any, steps: Optional[int], dtype: Any) -> None:
+    """Keras's `adapt`: the layer's state reset, updated from `data` (one array, or a dataset
+    or iterable of batches, the first `steps` of them) and finalized."""
+    layer.reset_state()
+    batches = _batches(data)
+    if batches == [None]:
+        t = data if isinstance(data, tf.Tensor) else tf.convert_to_tensor(data, dtype=dtype)
+        if t.shape.rank == 1:
+            t = tf.expand_dims(t, -1)
+        layer.update_state(t)
+    else:
+        for i, batch in enumerate(batches):
+            if steps is not None and i >= steps:
+                break
+            layer.update_state(batch)
+    layer.finalize_state()
+
+
 def _batches(data: Any) -> list:
     """The batches `adapt` reads: each element of a dataset or iterable, else the data."""
     from tapeflow.data import Dataset
@@ -332,20 +350,7 @@ class _IndexLookup(_RaggedInputs, Layer):
     def adapt(self, data: Any, steps: Optional[int] = None) -> None:
         """Learns the vocabulary from `data` (an array, tensor, list, dataset or iterable of
         batches): the most frequent tokens first, ties by token, descending (Keras's sort)."""
-        self.reset_state()
-        batches = _batches(data)
-        if batches == [None]:
-            t = tf.convert_to_tensor(data, dtype=None if isinstance(data, tf.Tensor)
-                                     else self.vocabulary_dtype)
-            if t.shape.rank == 1:
-                t = tf.expand_dims(t, -1)
-            self.update_state(t)
-        else:
-            for i, batch in enumerate(batches):
-                if steps is not None and i >= steps:
-                    break
-                self.update_state(batch)
-        self.finalize_state()
+        _adapt(self, data, steps, self.vocabulary_dtype)
 
     def finalize_state(self) -> None:
         """Builds the vocabulary (and idf weights) from the counts."""
@@ -788,20 +793,7 @@ class TextVectorization(Layer):
               steps: Optional[int] = None) -> None:
         """Learns the vocabulary from texts: an array, list, tensor or dataset of strings
         (each text a document, for tf-idf)."""
-        self.reset_state()
-        batches = _batches(data)
-        if batches == [None]:
-            t = tf.convert_to_tensor(data, dtype=tf.string) \
-                if not isinstance(data, tf.Tensor) else data
-            if t.shape.rank == 1:
-                t = tf.expand_dims(t, -1)
-            self.update_state(t)
-        else:
-            for i, batch in enumerate(batches):
-                if steps is not None and i >= steps:
-                    break
-                self.update_state(batch)
-        self.finalize_state()
+        _adapt(self, data, steps, tf.string)
 
     def update_state(self, data: Any) -> None:
         """Counts the tokens of one batch of texts."""
