@@ -42,6 +42,18 @@ def _pick(given, inner):
     return inner if given is None else given
 
 
+def _wrap(wrapper, operator, is_non_singular, is_self_adjoint, is_positive_definite,
+          is_square, name) -> None:
+    """Initializes an operator that wraps `operator` (its adjoint or inverse): the hints not
+    given are the wrapped operator's."""
+    LinearOperator.__init__(
+        wrapper, operator.dtype, None, _pick(is_non_singular, operator.is_non_singular),
+        _pick(is_self_adjoint, operator.is_self_adjoint),
+        _pick(is_positive_definite, operator.is_positive_definite),
+        _pick(is_square, operator.is_square), name=name,
+        parameters=dict(operator=operator, name=name))
+
+
 @tf_export("linalg.LinearOperatorComposition")
 class LinearOperatorComposition(LinearOperator):
     """The product A1 A2 ... An of operators, applied right to left, never multiplied out."""
@@ -113,11 +125,8 @@ class LinearOperatorAdjoint(LinearOperator):
                  is_square: Optional[bool] = None, name: Optional[str] = None):
         self._operator = operator
         name = name or operator.name + "_adjoint"
-        super().__init__(operator.dtype, None, _pick(is_non_singular, operator.is_non_singular),
-                         _pick(is_self_adjoint, operator.is_self_adjoint),
-                         _pick(is_positive_definite, operator.is_positive_definite),
-                         _pick(is_square, operator.is_square), name=name,
-                         parameters=dict(operator=operator, name=name))
+        _wrap(self, operator, is_non_singular, is_self_adjoint, is_positive_definite,
+              is_square, name)
 
     @property
     def operator(self) -> LinearOperator:
@@ -172,11 +181,8 @@ class LinearOperatorInversion(LinearOperator):
             raise ValueError("`operator` must be square, or have `is_square` set to `None`.")
         self._operator = operator
         name = name or operator.name + "_inv"
-        super().__init__(operator.dtype, None, _pick(is_non_singular, operator.is_non_singular),
-                         _pick(is_self_adjoint, operator.is_self_adjoint),
-                         _pick(is_positive_definite, operator.is_positive_definite),
-                         _pick(is_square, operator.is_square), name=name,
-                         parameters=dict(operator=operator, name=name))
+        _wrap(self, operator, is_non_singular, is_self_adjoint, is_positive_definite,
+              is_square, name)
 
     @property
     def operator(self) -> LinearOperator:
