@@ -151,6 +151,7 @@ class _OutputSized:
     """For layers whose output images are `height` x `width`: their output shape."""
 
     def compute_output_shape(self, input_shape: Any) -> Any:
+        """`input_shape` with its height and width replaced by the layer's."""
         shape = list(input_shape)
         h, w = _hw_axes(self.data_format)
         shape[h], shape[w] = self.height, self.width
