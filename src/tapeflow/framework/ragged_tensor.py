@@ -473,8 +473,8 @@ class RaggedTensorSpec:
     def _require_partition(self) -> None:
         if self._partition is None:
             raise TypeError(f"tapeflow traces a RaggedTensor argument by its row partition, "
-                            f"which {self!r} does not give: pass RaggedTensors to the "
-                            f"function without an input_signature")
+                            f"which {self!r} does not give: call the function (or "
+                            f"get_concrete_function) with a RaggedTensor")
 
     @property
     def shape(self) -> TensorShape:

@@ -719,13 +719,31 @@ class _OutComposite:
         self.spec, self.parts = spec, parts
 
 
+def _ragged_partitions(values: list) -> tuple:
+    """The row partitions of the RaggedTensors among `values` (a trace's key part)."""
+    return tuple(leaf._type_spec._partition.key for leaf in nest.flatten(values)
+                 if isinstance(leaf, RaggedTensor))
+
+
 def _composite_placeholders(graph: Graph, leaf: Any, spec: Any, name: str,
                             out: list) -> Any:
     """Appends to `out` the composite argument `leaf` (a value or a spec) rebuilt from one
-    placeholder per component (named `name`, `name_1`, ... as TF); returns its spec."""
+    placeholder per component (named `name`, `name_1`, ... as TF); returns its spec (the
+    signature's, where one was given)."""
     spec = spec if spec is not None else (
         leaf if isinstance(leaf, _COMPOSITE_SPECS) else leaf._type_spec)
+    if isinstance(leaf, RaggedTensor):
+        # A signature's RaggedTensorSpec has no row partition: the call's value gives it.
+        shown, spec = spec, leaf._type_spec
+        _rebuild_from_placeholders(graph, spec, leaf._to_components(), name, out)
+        return shown
     examples = [None] * 3 if isinstance(leaf, _COMPOSITE_SPECS) else leaf._to_components()
+    _rebuild_from_placeholders(graph, spec, examples, name, out)
+    return spec
+
+
+def _rebuild_from_placeholders(graph: Graph, spec: Any, examples: list, name: str,
+                               out: list) -> None:
     parts = []
     for i, ((shape, dtype), example) in enumerate(zip(spec._component_specs(), examples)):
         part_name = name if i == 0 else f"{name}_{i}"
@@ -734,7 +752,6 @@ def _composite_placeholders(graph: Graph, leaf: Any, spec: Any, name: str,
         else:
             parts.append(_placeholder_for(graph, example, TensorSpec(shape, dtype), part_name))
     out.append(spec._from_components(parts))
-    return spec
 
 
 def _as_tensor(x: Any) -> Tensor:
@@ -924,7 +941,10 @@ class Function:
     def _concrete_for(self, args: tuple, kwargs: dict, allow_specs: bool = False) -> tuple:
         names, values = self._canonical(args, kwargs)
         if self._input_signature is not None:
-            key = _structure_key(tuple(self._input_signature))
+            # A RaggedTensorSpec gives no row partition, and tapeflow's ragged ops compute
+            # partitions when traced: each partition of a call gets its own trace.
+            key = (_structure_key(tuple(self._input_signature)),
+                   _ragged_partitions(values))
             concrete = self._cache.get(key)
             if concrete is None:
                 concrete = self._trace(names, values, list(self._input_signature))

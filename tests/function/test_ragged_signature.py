@@ -1,0 +1,51 @@
+"""tf.function with a RaggedTensorSpec in its input_signature (the "Ragged tensors" guide's
+max_and_min). The values and error classes are TF 2.21's."""
+
+import pytest
+
+import tapeflow as tf
+
+
+@tf.function(input_signature=[tf.RaggedTensorSpec(shape=[None, None], dtype=tf.int32)])
+def max_and_min(rt):
+    return tf.math.reduce_max(rt, axis=-1), tf.math.reduce_min(rt, axis=-1)
+
+
+def test_signature_of_ragged_spec_runs_each_partition():
+    high, low = max_and_min(tf.ragged.constant([[1, 2], [3], [4, 5, 6]]))
+    assert high.numpy().tolist() == [2, 3, 6] and low.numpy().tolist() == [1, 3, 4]
+    high, low = max_and_min(tf.ragged.constant([[7], [3, 9]]))   # another partition
+    assert high.numpy().tolist() == [7, 9] and low.numpy().tolist() == [7, 3]
+    high, low = max_and_min(tf.ragged.constant([[0, 5], [8], [1, 1, 1]]))  # the first again
+    assert high.numpy().tolist() == [5, 8, 1] and low.numpy().tolist() == [0, 8, 1]
+
+
+@pytest.mark.parametrize("bad", [
+    lambda: tf.ragged.constant([[1.0]]),          # dtype
+    lambda: tf.constant([[1, 2]]),                # not ragged
+    lambda: tf.ragged.constant([[[1]]]),          # rank
+])
+def test_signature_of_ragged_spec_refuses_other_values(bad):
+    with pytest.raises(TypeError, match="Binding inputs to tf.function failed"):
+        max_and_min(bad())
+
+
+def test_gradient_through_signature_of_ragged_spec():
+    @tf.function(input_signature=[tf.RaggedTensorSpec(shape=[None, None], dtype=tf.float32)])
+    def row_sums(rt):
+        return tf.reduce_sum(rt * rt, axis=1)
+
+    x = tf.ragged.constant([[1.0, 2.0], [3.0]])
+    with tf.GradientTape() as tape:
+        tape.watch(x.flat_values)
+        y = tf.reduce_sum(row_sums(x) * tf.constant([1.0, 10.0]))
+    assert tape.gradient(y, x.flat_values).numpy().tolist() == [2.0, 4.0, 60.0]
+
+
+def test_concrete_function_of_a_bare_ragged_spec_is_refused_clearly():
+    @tf.function
+    def grow(x):
+        return x * 2.0
+
+    with pytest.raises(TypeError, match="row partition"):
+        grow.get_concrete_function(tf.RaggedTensorSpec(shape=[None, None], dtype=tf.float32))
