@@ -59,8 +59,8 @@ class SliceAccess:
         self._spec = spec
         self._leaves = leaves
         self._single = not structure.is_structure(spec)
-        if any(structure.is_ragged_spec(s) for s in structure.flatten(spec)):
-            self.gather, self.element = self._ragged_gather, self._ragged_element
+        if any(structure.is_composite_spec(s) for s in structure.flatten(spec)):
+            self.gather, self.element = self._composite_gather, self._composite_element
 
     def __len__(self) -> int:
         return self._leaves[0].shape[0] if self._leaves else 0
@@ -75,12 +75,12 @@ class SliceAccess:
             return self._leaves[0][i, ...]
         return structure.pack(self._spec, [leaf[i, ...] for leaf in self._leaves])
 
-    # With RaggedTensor leaves (slices of a RaggedTensor), rows are taken by the ragged ops.
-    def _ragged_gather(self, indices: np.ndarray) -> Any:
+    # With RaggedTensor or SparseTensor leaves, rows are taken by their own helpers.
+    def _composite_gather(self, indices: np.ndarray) -> Any:
         return structure.pack(self._spec, [structure.take_rows(leaf, indices)
                                            for leaf in self._leaves])
 
-    def _ragged_element(self, i: int) -> Any:
+    def _composite_element(self, i: int) -> Any:
         return structure.pack(self._spec, [structure.take_row(leaf, i)
                                            for leaf in self._leaves])
 
@@ -633,7 +633,9 @@ class _ListAccess:
 
     def gather(self, indices: np.ndarray) -> Any:
         rows = [structure.flatten(self._list[i]) for i in np.asarray(indices)]
-        flat = [np.stack(col) for col in zip(*rows)] if rows else [
+        specs = structure.flatten(self._spec)
+        flat = [structure.stack_leaf(list(col), spec)
+                for col, spec in zip(zip(*rows), specs)] if rows else [
             np.zeros((0,) + tuple(s.shape.as_list()), s.dtype.as_numpy_dtype)
             for s in structure.flatten(self._spec)]
         return structure.pack(self._spec, flat)
@@ -777,14 +779,19 @@ def stack_elements(spec: Any, rows: list) -> Any:
     """The elements `rows` stacked along a new axis 0, with TF's error for ragged shapes
     (`spec` is the batch's: a RaggedTensorSpec component stacks into a RaggedTensor)."""
     if not structure.is_structure(spec):
-        if structure.is_ragged_spec(spec):
-            return structure.stack_ragged(rows, spec)
-        return _stack_component(rows, 0)
+        return _stack_leaf(rows, spec, 0)
     columns = zip(*[structure.flatten(r) for r in rows])
-    return structure.pack(spec, [
-        structure.stack_ragged(list(c), leaf) if structure.is_ragged_spec(leaf)
-        else _stack_component(list(c), i)
-        for i, (c, leaf) in enumerate(zip(columns, structure.flatten(spec)))])
+    return structure.pack(spec, [_stack_leaf(list(c), leaf, i)
+                                 for i, (c, leaf) in enumerate(zip(columns,
+                                                                   structure.flatten(spec)))])
+
+
+def _stack_leaf(rows: list, spec: Any, component: int) -> Any:
+    if structure.is_ragged_spec(spec):
+        return structure.stack_ragged(rows, spec)
+    if structure.is_sparse_spec(spec):
+        return structure.stack_sparse(rows)
+    return _stack_component(rows, component)
 
 
 def _stack_component(arrays: list, component: int) -> np.ndarray:

@@ -13,6 +13,7 @@ import numpy as np
 
 from tapeflow.data import structure
 from tapeflow.framework.errors import OutOfRangeError
+from tapeflow.framework.sparse_tensor import SparseTensor
 from tapeflow.framework.tensor import wrap
 
 
@@ -24,8 +25,9 @@ def to_tensors(element: Any) -> Any:
 
 
 def _leaf_tensor(leaf: Any) -> Any:
-    if hasattr(leaf, "_elements") or hasattr(leaf, "flat_values"):
-        return leaf    # a nested dataset (window) stays a dataset, a RaggedTensor ragged
+    if hasattr(leaf, "_elements") or hasattr(leaf, "flat_values") or \
+            isinstance(leaf, SparseTensor):
+        return leaf    # a nested dataset (window) stays a dataset, a Ragged/SparseTensor one
     return wrap(np.asarray(leaf))
 
 
@@ -168,6 +170,8 @@ class NumpyIterator:
 def _numpy_leaf(leaf: Any) -> Any:
     if hasattr(leaf, "_elements"):
         return leaf.as_numpy_iterator()
+    if isinstance(leaf, SparseTensor):
+        return structure.to_dense_array(leaf)    # TF gives a SparseTensor's dense array
     leaf = np.asarray(leaf)
     return leaf[()] if leaf.ndim == 0 else leaf
 

@@ -13,6 +13,7 @@ import numpy as np
 
 from tapeflow.autograph import conversion
 from tapeflow.data import structure
+from tapeflow.framework.sparse_tensor import SparseTensor
 from tapeflow.framework.tensor import TensorLike, wrap
 from tapeflow.function import Function
 
@@ -59,10 +60,13 @@ class StructuredFunction:
             self._concrete = self._function.get_concrete_function(*flat_specs)
         except (TypeError, NotImplementedError):
             # A function that builds a RaggedTensor from its inputs (its row partition is
-            # computed from values) runs eagerly; any other failure is the user's.
-            if not self._run_eagerly(flat_fn, flat_specs, only_if_ragged=True):
+            # computed from values), or a sparse op that needs a SparseTensor input's dense
+            # shape while tracing, runs eagerly; any other failure is the user's.
+            sparse_in = any(structure.is_sparse_spec(s) for s in flat_specs)
+            if not self._run_eagerly(flat_fn, flat_specs, only_if_ragged=not sparse_in):
                 raise
             return
+        self._sparse_in = any(structure.is_sparse_spec(s) for s in flat_specs)
         outputs = self._concrete.structured_outputs
         self.output_spec = structure.pack(
             self.output_structure, [structure.spec_of(t) for t in outputs])
@@ -109,10 +113,15 @@ class StructuredFunction:
         if self._eager is not None:
             out = self._eager(*[a if type(a) is not np.ndarray else wrap(a) for a in flat])
             return [structure.to_numpy(t) for t in out]
-        result = self._concrete._call_flat([wrap(a) for a in flat])
+        if self._sparse_in:   # a SparseTensor goes in as its three component tensors
+            flat = [c for a in flat for c in (a._to_components() if type(a) is SparseTensor
+                                              else [wrap(a)])]
+        else:
+            flat = [wrap(a) for a in flat]
+        result = self._concrete._call_flat(flat)
         if isinstance(result, TensorLike):
             return [np.asarray(result._value)]
-        return [np.asarray(t._value) for t in result]
+        return [structure.to_numpy(t) for t in result]
 
     def call_element(self, element: Any) -> Any:
         """The function on an internal element: the output element (same form)."""
@@ -126,6 +135,9 @@ def _placeholder(spec: Any, size: int) -> Any:
     dims = [size if d is None else d for d in (spec.shape.as_list()
                                               if spec.shape.rank is not None else [size])]
     np_dtype = spec.dtype.as_numpy_dtype
+    if structure.is_sparse_spec(spec):     # no explicit values
+        return SparseTensor(wrap(np.zeros([0, len(dims)], np.int64)),
+                            wrap(np.zeros([0], np_dtype)), wrap(np.asarray(dims, np.int64)))
     if not structure.is_ragged_spec(spec) or spec.ragged_rank == 0:
         zeros = np.zeros(dims, np_dtype) if np_dtype is not object else \
             np.full(dims, b"", dtype=object)

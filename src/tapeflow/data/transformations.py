@@ -383,6 +383,11 @@ class PaddedBatchDataset(UnaryDataset):
             raise op_error(InvalidArgumentError, "Batch size must be greater than zero.",
                            "PaddedBatchDatasetV2")
         flat_specs = structure.flatten(in_spec)
+        for spec in flat_specs:
+            if structure.is_composite_spec(spec):
+                raise TypeError(f"`padded_batch` is only supported for datasets that produce "
+                                f"tensor elements but type spec of elements in the input "
+                                f"dataset is not a subclass of TensorSpec: `{spec!r}`.")
         if padded_shapes is None:
             shapes = [s.shape.as_list() if s.shape.rank is not None else None
                       for s in flat_specs]
