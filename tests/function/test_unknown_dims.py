@@ -169,3 +169,32 @@ def test_softmax_of_unknown_rank_holds_for_every_rank(op):
             np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12)
     with pytest.raises(tf.errors.InvalidArgumentError, match="logits must have >= 1 dimension"):
         traced(tf.constant(1.0, tf.float64))
+
+
+def test_slicing_by_a_size_known_only_at_run_time():
+    # A slice bound or index computed from an unknown dim (TF 2.21's answers).
+    @tf.function(input_signature=[tf.TensorSpec([None, None], tf.float32)])
+    def halves(x):
+        n = tf.shape(x)[0] // 2
+        return x[:n, n:], x[n], x[-1, :n]
+
+    corner, row, tail = halves(tf.reshape(tf.range(16.0), [4, 4]))
+    assert corner.numpy().tolist() == [[2.0, 3.0], [6.0, 7.0]]
+    assert row.numpy().tolist() == [8.0, 9.0, 10.0, 11.0]
+    assert tail.numpy().tolist() == [12.0, 13.0]
+    corner, row, tail = halves(tf.reshape(tf.range(4.0), [2, 2]))   # the same trace
+    assert corner.numpy().tolist() == [[1.0]] and row.numpy().tolist() == [2.0, 3.0]
+    assert halves.experimental_get_tracing_count() == 1
+
+    v = tf.Variable(tf.reshape(tf.range(16.0), [4, 4]))
+    with tf.GradientTape() as tape:
+        y = tf.reduce_sum(halves(v)[0] * 2.0) + tf.reduce_sum(halves(v)[1])
+    assert tape.gradient(y, v).numpy().tolist() == [
+        [0, 0, 2, 2], [0, 0, 2, 2], [1, 1, 1, 1], [0, 0, 0, 0]]
+
+    @tf.function(input_signature=[tf.TensorSpec([None], tf.float32)])
+    def past_the_end(x):
+        return x[tf.shape(x)[0]]
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match="slice index 3 of dimension 0 out of bounds"):
+        past_the_end(tf.range(3.0))

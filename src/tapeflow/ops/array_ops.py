@@ -9,7 +9,7 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
-from tapeflow.framework.abstract import Dims, ShapedArray, has_static_shape
+from tapeflow.framework.abstract import AbstractArray, Dims, ShapedArray, has_static_shape
 from tapeflow.autodiff.core import Primitive, bind, dims_text
 from tapeflow.framework import dtypes as _dtypes
 from tapeflow.framework.context import context
@@ -818,8 +818,10 @@ def _index_int(value: Any, tensors: Optional[list] = None, position: int = 0) ->
         name = None if dtype is None else _dtypes.as_dtype(dtype).name
     except TypeError:
         name = None
-    if name in _INDEX_DTYPES and np.ndim(getattr(value, "_value", value)) == 0:
-        return int(getattr(value, "_value", value))
+    array = getattr(value, "_value", value)
+    if name in _INDEX_DTYPES and len(np.shape(array)) == 0:
+        # A traced scalar whose value the trace does not know is read as the graph runs.
+        return _RUN_TIME if isinstance(array, AbstractArray) else int(array)
     raise TypeError(f"{_SLICE_TYPE_ERROR}, got {value!r}")
 
 
