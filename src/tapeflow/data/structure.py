@@ -11,7 +11,7 @@ import numpy as np
 from tapeflow.framework import dtypes as _dtypes
 from tapeflow.framework import nest
 from tapeflow.framework.ragged_tensor import RaggedTensor, RaggedTensorSpec
-from tapeflow.framework.sparse_tensor import SparseTensor, SparseTensorSpec
+from tapeflow.framework.sparse_tensor import SparseTensor, SparseTensorSpec, sparse_rows
 from tapeflow.framework.tensor import TensorLike
 from tapeflow.framework.tensor_conversion import convert_to_tensor
 from tapeflow.framework.tensor_shape import TensorShape
@@ -162,28 +162,6 @@ def _make_sparse(indices: np.ndarray, values: np.ndarray, dims: list) -> SparseT
     from tapeflow.framework.tensor import wrap
     return SparseTensor(wrap(np.asarray(indices, np.int64).reshape(-1, len(dims))),
                         wrap(values), wrap(np.asarray(dims, np.int64)))
-
-
-def sparse_rows(sp: SparseTensor, rows: np.ndarray) -> SparseTensor:
-    """The rows `rows` (along axis 0, in that order, repeats allowed) of `sp`, renumbered
-    0..len(rows)-1: a SparseTensor of dense shape `[len(rows)] + sp's other dims`."""
-    indices, values, dims = _sparse_parts(sp)
-    rows = np.asarray(rows, np.int64).reshape(-1)
-    first = indices[:, 0]
-    order = None
-    if first.size and np.any(first[1:] < first[:-1]):   # not in row order: sort once
-        order = np.argsort(first, kind="stable")
-        first = first[order]
-    starts = np.searchsorted(first, rows, "left")
-    counts = np.searchsorted(first, rows, "right") - starts
-    # entry positions: each row's run [start, start + count), the rows one after another
-    offsets = np.repeat(starts - np.cumsum(counts) + counts, counts)
-    taken = offsets + np.arange(int(counts.sum()))
-    if order is not None:
-        taken = order[taken]
-    new_rows = np.repeat(np.arange(len(rows), dtype=np.int64), counts)
-    new_indices = np.concatenate([new_rows[:, None], indices[taken, 1:]], axis=1)
-    return _make_sparse(new_indices, values[taken], [len(rows)] + dims[1:])
 
 
 def sparse_row(sp: SparseTensor, i: int) -> SparseTensor:

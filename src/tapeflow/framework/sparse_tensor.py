@@ -20,7 +20,7 @@ import numpy as np
 
 from tapeflow.framework import dtypes as _dtypes
 from tapeflow.framework.exports import tf_export
-from tapeflow.framework.tensor import Tensor
+from tapeflow.framework.tensor import Tensor, wrap
 from tapeflow.framework.tensor_shape import TensorShape, as_shape
 
 
@@ -194,4 +194,29 @@ class SparseTensorSpec:
         return f"SparseTensorSpec({self._shape!r}, {self._dtype!r})"
 
 
-__all__ = ["SparseTensor", "SparseTensorSpec"]
+def sparse_rows(sp: SparseTensor, rows: np.ndarray) -> SparseTensor:
+    """The rows `rows` (along axis 0, in that order, repeats allowed) of the eager `sp`,
+    renumbered 0..len(rows)-1: a SparseTensor of dense shape `[len(rows)] + sp's other dims`
+    (how tf.data and Keras's data adapters batch a SparseTensor)."""
+    indices, values = np.asarray(sp.indices._value), np.asarray(sp.values._value)
+    dims = [int(d) for d in np.asarray(sp.dense_shape._value)]
+    rows = np.asarray(rows, np.int64).reshape(-1)
+    first = indices[:, 0]
+    order = None
+    if first.size and np.any(first[1:] < first[:-1]):   # not in row order: sort by row
+        order = np.argsort(first, kind="stable")
+        first = first[order]
+    starts = np.searchsorted(first, rows, "left")
+    counts = np.searchsorted(first, rows, "right") - starts
+    # entry positions: each row's run [start, start + count), the rows one after another
+    offsets = np.repeat(starts - np.cumsum(counts) + counts, counts)
+    taken = offsets + np.arange(int(counts.sum()))
+    if order is not None:
+        taken = order[taken]
+    new_rows = np.repeat(np.arange(len(rows), dtype=np.int64), counts)
+    new_indices = np.concatenate([new_rows[:, None], indices[taken, 1:]], axis=1)
+    return SparseTensor(wrap(new_indices), wrap(values[taken]),
+                        wrap(np.asarray([len(rows)] + dims[1:], np.int64)))
+
+
+__all__ = ["SparseTensor", "SparseTensorSpec", "sparse_rows"]

@@ -32,6 +32,7 @@ import numpy as np
 
 from tapeflow.framework import nest
 from tapeflow.framework.errors import InvalidArgumentError
+from tapeflow.framework.sparse_tensor import SparseTensor, sparse_rows
 from tapeflow.framework.tensor import TensorLike
 from tapeflow.keras.utils.py_dataset import PyDataset
 
@@ -65,8 +66,8 @@ def pack_x_y_sample_weight(x: Any, y: Any = None, sample_weight: Any = None) -> 
 
 
 def _numpy(value: Any) -> Any:
-    if value is None or isinstance(value, np.ndarray):
-        return value
+    if value is None or isinstance(value, (np.ndarray, SparseTensor)):
+        return value      # a SparseTensor is sliced by rows (Keras keeps it sparse)
     return np.asarray(value._value if isinstance(value, TensorLike) else value)
 
 
@@ -78,7 +79,8 @@ def _to_numpy_tree(data: Any) -> Any:
 
 
 def _can_slice(x: Any) -> bool:
-    return x is None or isinstance(x, (np.ndarray, TensorLike)) or hasattr(x, "__array__")
+    return x is None or isinstance(x, (np.ndarray, TensorLike, SparseTensor)) or \
+        hasattr(x, "__array__")
 
 
 def can_convert_arrays(arrays: Any) -> bool:
@@ -95,6 +97,11 @@ def is_tf_dataset(x: Any) -> bool:
 def _floatx_cast(a: Any) -> Any:
     """Floats other than floatx become floatx, as Keras's array slicing casts them."""
     from tapeflow.keras import backend
+    if isinstance(a, SparseTensor):
+        if a.dtype.is_floating and a.dtype.name != backend.floatx():
+            from tapeflow.ops import math_ops
+            return a.with_values(math_ops.cast(a.values, backend.floatx()))
+        return a
     if a is not None and a.dtype.kind == "f" and a.dtype != np.dtype(backend.floatx()):
         return a.astype(backend.floatx())
     return a
@@ -227,7 +234,7 @@ class ArrayDataAdapter(DataAdapter):
         self._seeds = _shuffle_seeds() if shuffle else None  # read when TF traces the op
 
     def _take(self, index: Any) -> Any:
-        return nest.map_structure(lambda a: a[index], self._inputs)
+        return nest.map_structure(lambda a: _rows(a, index), self._inputs)
 
     def batches(self) -> Iterator:
         n, size = self._num_samples, self.batch_size
@@ -245,6 +252,15 @@ class ArrayDataAdapter(DataAdapter):
                                            stream))
             else:
                 yield self._take(span)
+
+
+def _rows(a: Any, index: Any) -> Any:
+    """`a[index]` (a slice or an index array) along axis 0; a SparseTensor's rows."""
+    if isinstance(a, SparseTensor):
+        if isinstance(index, slice):
+            index = np.arange(*index.indices(int(a.shape[0])))
+        return sparse_rows(a, index)
+    return a[index]
 
 
 def _per_output_sample_weight(y: Any, sample_weight: Any) -> Any:

@@ -18,6 +18,7 @@ from typing import Any, Callable, Optional
 import numpy as np
 
 from tapeflow.framework import nest
+from tapeflow.framework.sparse_tensor import SparseTensor
 from tapeflow.framework.tensor_conversion import convert_to_tensor
 from tapeflow.keras import backend
 from tapeflow.keras.layers.input_layer import InputLayer
@@ -337,6 +338,15 @@ class Functional(Model):
         return model
 
 
+def _sparse_input(ref: KerasTensor, x: SparseTensor) -> Any:
+    """A SparseTensor model input as Keras 3 converts it: its values cast to the Input's
+    dtype; densified (zeros) where the Input is not sparse."""
+    from tapeflow.ops import math_ops, sparse_ops
+    if x.dtype.name != ref.dtype:
+        x = x.with_values(math_ops.cast(x.values, ref.dtype))
+    return x if ref.sparse else sparse_ops.to_dense(x)
+
+
 def _adjust_input_rank(references: list, inputs: list, struct: Any) -> list:
     """Inputs one rank above their Input with a last axis of 1 lose it; one below an Input
     whose last axis is 1 gain it; other ranks are Keras 3's ValueError."""
@@ -344,6 +354,9 @@ def _adjust_input_rank(references: list, inputs: list, struct: Any) -> list:
     for i, (ref, x) in enumerate(zip(references, inputs)):
         if x is None or isinstance(x, KerasTensor):
             adjusted.append(x)
+            continue
+        if isinstance(x, SparseTensor):
+            adjusted.append(_sparse_input(ref, x))
             continue
         x = convert_to_tensor(x)
         shape, ref_shape = tuple(x.shape.as_list()), ref.shape

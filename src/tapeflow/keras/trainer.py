@@ -21,6 +21,7 @@ import numpy as np
 from tapeflow.autodiff import GradientTape
 from tapeflow.distribute import keras_support as _dist
 from tapeflow.framework import nest
+from tapeflow.framework.sparse_tensor import SparseTensor
 from tapeflow.framework.tensor_conversion import convert_to_tensor
 from tapeflow.keras.data_adapters import (EpochIterator, _to_numpy_tree,
                                           class_weight_to_sample_weights,
@@ -47,10 +48,12 @@ def _in_strategy_scope(method: Callable) -> Callable:
 
 
 def _as_tensors(data: Any) -> Any:
-    """A batch's leaves as tensors (tensors from a dataset pass through; None stays)."""
+    """A batch's leaves as tensors (tensors from a dataset and SparseTensors pass through;
+    None stays)."""
     if data is None:
         return None
-    return nest.map_structure(lambda a: a if a is None else convert_to_tensor(a), data)
+    return nest.map_structure(lambda a: a if a is None or isinstance(a, SparseTensor)
+                              else convert_to_tensor(a), data)
 
 
 class Trainer:

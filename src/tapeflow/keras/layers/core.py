@@ -8,11 +8,12 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
+from tapeflow.framework.sparse_tensor import SparseTensor
 from tapeflow.framework.tensor_conversion import convert_to_tensor
 from tapeflow.keras import activations, backend, constraints, initializers, regularizers
 from tapeflow.keras.layers.input_spec import InputSpec
 from tapeflow.keras.layers.layer import Layer
-from tapeflow.ops import array_ops, math_ops
+from tapeflow.ops import array_ops, index_ops, manip_ops, math_ops, sparse_ops
 
 
 class Dense(Layer):
@@ -64,6 +65,11 @@ class Dense(Layer):
         self.built = True
 
     def call(self, inputs: Any) -> Any:
+        if isinstance(inputs, SparseTensor):
+            y = sparse_matmul(inputs, self.kernel)
+            if self.bias is not None:
+                y = y + self.bias
+            return self.activation(y)
         x = convert_to_tensor(inputs)
         shape = x._value.shape
         if len(shape) == 2:
@@ -80,6 +86,25 @@ class Dense(Layer):
         return {**super().get_config(), "units": self.units,
                 "activation": activations.serialize(self.activation), "use_bias": self.use_bias,
                 **_weight_config(self, "kernel"), **_weight_config(self, "bias")}
+
+
+def sparse_matmul(sp: SparseTensor, kernel: Any) -> Any:
+    """`sp @ kernel` for a rank-2 SparseTensor, as Keras 3's TF backend computes it (an
+    embedding lookup of the kernel rows the entries name, weighted by their values and summed
+    per row): the kernel's gradient is IndexedSlices of the rows used, as in Keras."""
+    if sp.shape.rank != 2:
+        raise ValueError(f"Dense: a SparseTensor input must be of rank 2 (Keras 3 multiplies "
+                         f"no other rank by a kernel); received shape {sp.shape}")
+    sp = sp.with_values(math_ops.cast(sp.values, kernel.dtype)) \
+        if sp.dtype != kernel.dtype else sp
+    sp, _ = sparse_ops.fill_empty_rows(sp, 0)     # an empty row still gets an output row
+    rows, cols = sp.indices[:, 0], sp.indices[:, 1]
+    ids, position = manip_ops.unique(cols)
+    rows_used = array_ops.gather(array_ops.gather(kernel, ids), position)
+    weighted = rows_used * array_ops.expand_dims(sp.values, -1)
+    num_rows = sp.shape.as_list()[0] if sp.shape.as_list()[0] is not None else \
+        sp.dense_shape[0]
+    return index_ops.unsorted_segment_sum(weighted, rows, num_rows)
 
 
 def _weight_config(layer: Layer, weight: str, prefix: str = None) -> dict:
@@ -151,6 +176,11 @@ class Flatten(Layer):
         self.built = True
 
     def call(self, inputs: Any) -> Any:
+        if isinstance(inputs, SparseTensor):
+            y = sparse_matmul(inputs, self.kernel)
+            if self.bias is not None:
+                y = y + self.bias
+            return self.activation(y)
         x = convert_to_tensor(inputs)
         shape = x._value.shape
         return array_ops.reshape(x, (shape[0], math.prod(shape[1:])) if shape[0] else (0, -1))

@@ -26,9 +26,15 @@ class InputLayer(Layer):
             shape = (shape,) if isinstance(shape, int) else tuple(shape)
             batch_shape = (batch_size,) + shape
         self._batch_shape = tuple(batch_shape)
+        if isinstance(input_tensor, KerasTensor):
+            if sparse is not None and bool(sparse) != input_tensor.sparse:
+                raise ValueError("When providing the `input_tensor` argument, you cannot "
+                                 "provide an incompatible `sparse` argument.")
+            sparse = input_tensor.sparse
+        self.sparse = bool(sparse)
         self.built = True
         output = input_tensor if isinstance(input_tensor, KerasTensor) else \
-            KerasTensor(self._batch_shape, self._dtype, name=self.name)
+            KerasTensor(self._batch_shape, self._dtype, name=self.name, sparse=self.sparse)
         node = Node(self, (), {}, output)
         self._inbound_nodes.append(node)
         output._keras_history = (self, 0, 0)
@@ -44,13 +50,15 @@ class InputLayer(Layer):
         return inputs
 
     def get_config(self) -> dict:
-        return {"batch_shape": self._batch_shape, "dtype": self._dtype, "name": self.name}
+        return {"batch_shape": self._batch_shape, "dtype": self._dtype, "sparse": self.sparse,
+                "name": self.name}
 
 
 def Input(shape: Any = None, batch_size: Optional[int] = None, dtype: Any = None,  # noqa: N802
           sparse: Any = None, batch_shape: Any = None, name: Optional[str] = None,
           tensor: Any = None, optional: bool = False) -> KerasTensor:
-    """A symbolic input of `shape` (without the batch dimension), for the functional API."""
+    """A symbolic input of `shape` (without the batch dimension), for the functional API;
+    `sparse=True` makes it a SparseTensor input (a dense model input densifies one)."""
     layer = InputLayer(shape=shape, batch_size=batch_size, dtype=dtype, sparse=sparse,
                        batch_shape=batch_shape, name=name, input_tensor=tensor)
     return layer.output_tensor

@@ -15,6 +15,7 @@ import numpy as np
 from tapeflow.framework import dtypes as _dtypes
 from tapeflow.framework import nest
 from tapeflow.framework.errors import OpError
+from tapeflow.framework.sparse_tensor import SparseTensor
 from tapeflow.graph.ir import Graph, tracing
 from tapeflow.framework.tensor import TensorLike
 from tapeflow.framework.tensor_conversion import convert_to_tensor
@@ -60,10 +61,12 @@ class KerasTensor:
     """A symbolic tensor: a shape (None for unknown dims) and a dtype, produced by `Input` or
     by calling a layer on KerasTensors. The functional API wires layers through them."""
 
-    def __init__(self, shape: Any, dtype: Any = "float32", name: Optional[str] = None) -> None:
+    def __init__(self, shape: Any, dtype: Any = "float32", name: Optional[str] = None,
+                 sparse: bool = False) -> None:
         self.shape = tuple(None if d is None else int(d) for d in shape)
         self.dtype = str(getattr(dtype, "name", dtype))
         self.name = name
+        self.sparse = bool(sparse)  # a SparseTensor (Input(sparse=True), a sparse layer's)
         self._keras_history: Optional[tuple] = None  # (layer, node_index, tensor_index)
 
     @property
@@ -72,7 +75,7 @@ class KerasTensor:
         return len(self.shape)
 
     def __repr__(self) -> str:
-        return (f"<KerasTensor shape={self.shape}, dtype={self.dtype}, sparse=False, "
+        return (f"<KerasTensor shape={self.shape}, dtype={self.dtype}, sparse={self.sparse}, "
                 f"ragged=False, name={self.name}>")
 
     def __tf_tensor__(self, dtype: Any = None, name: Any = None) -> Any:
@@ -597,6 +600,12 @@ class Layer:
         def convert(x: Any) -> Any:
             if x is None:
                 return x
+            if isinstance(x, SparseTensor):   # stays sparse; float values autocast
+                values = x.values
+                if self.autocast and values.dtype.is_floating and \
+                        values.dtype.name != compute and "float" in compute:
+                    return x.with_values(math_ops.cast(values, compute))
+                return x
             t = x if isinstance(x, TensorLike) else convert_to_tensor(x)
             if self.autocast and t.dtype.is_floating and t.dtype.name != compute and \
                     "float" in compute:
@@ -710,7 +719,7 @@ def _check_positional(flat_args: Any) -> None:
     """Keras 3's ValueError for a positional argument that is not a tensor, an array or None
     (`layer(x, 3)`: the 3 must be passed as a keyword argument)."""
     for arg in flat_args:
-        if not (arg is None or isinstance(arg, (TensorLike, KerasTensor))
+        if not (arg is None or isinstance(arg, (TensorLike, KerasTensor, SparseTensor))
                 or hasattr(arg, "__array__")):
             raise ValueError(f"Only input tensors may be passed as positional arguments. The "
                              f"following argument value should be passed as a keyword "
@@ -742,6 +751,8 @@ def _infer_outputs(layer: Layer, args: tuple, kwargs: dict) -> Any:
             if layer.autocast and "float" in dtype and "float" in layer.compute_dtype:
                 dtype = layer.compute_dtype  # as __call__ casts float inputs
             np_dtype = _dtypes.as_dtype(dtype)._np
+            if t.sparse:
+                return _sparse_stand_in(graph, shape, np_dtype, next(count))
             # String stand-ins hold empty strings (zeros of dtype object would be ints 0).
             example = np.full(shape, b"", object) if np_dtype.kind == "O" else \
                 np.zeros(shape, np_dtype)
@@ -766,7 +777,18 @@ def _infer_outputs(layer: Layer, args: tuple, kwargs: dict) -> Any:
     return nest.map_structure(
         lambda a, b: KerasTensor(tuple(x if x == y else None
                                        for x, y in zip(a.shape.as_list(), b.shape.as_list())),
-                                 a.dtype.name), results[0], results[1])
+                                 a.dtype.name, sparse=isinstance(a, SparseTensor)),
+        results[0], results[1])
+
+
+def _sparse_stand_in(graph: Graph, shape: tuple, np_dtype: Any, k: int) -> SparseTensor:
+    """A sparse KerasTensor's stand-in: a SparseTensor of `shape` whose indices and values
+    are placeholders (no explicit values known) and whose dense shape is a constant."""
+    indices = graph.placeholder(np.zeros((0, len(shape)), np.int64),
+                                f"keras_tensor_{k}_indices", (None, len(shape)))
+    values = graph.placeholder(np.zeros((0,), np_dtype), f"keras_tensor_{k}_values", (None,))
+    with tracing(graph):
+        return SparseTensor(indices, values, list(shape))
 
 
 class Operation(Layer):
