@@ -275,6 +275,13 @@ class RaggedTensor:
             rt = rt._values
         return TensorShape(dims).concatenate(rt.shape[1:])
 
+    @property
+    def _row_partition(self) -> Any:
+        """The outermost row partition, a `tf.experimental.RowPartition` over these row
+        splits (a view, no copy)."""
+        from tapeflow.framework.ragged_shape import RowPartition  # it builds on this module
+        return RowPartition._from_ragged(self)
+
     def get_shape(self) -> TensorShape:
         """The static shape (as `shape`)."""
         return self.shape

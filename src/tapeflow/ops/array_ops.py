@@ -15,7 +15,8 @@ from tapeflow.framework import dtypes as _dtypes
 from tapeflow.framework.context import context
 from tapeflow.framework.errors import InvalidArgumentError
 from tapeflow.framework.indexed_slices import IndexedSlices
-from tapeflow.framework.ragged_tensor import fallback as ragged_fallback
+from tapeflow.framework.ragged_shape import DynamicRaggedShape
+from tapeflow.framework.ragged_tensor import fallback as ragged_fallback, is_ragged
 from tapeflow.framework.tensor import Tensor, TensorLike, wrap
 from tapeflow.framework.tensor_shape import TensorShape
 from tapeflow.framework import convert as _convert_module
@@ -159,7 +160,11 @@ def _traced_dims(arg: Any) -> Optional[tuple]:
 @tf_export("reshape")
 @reads_static
 def reshape(tensor: Any, shape: Any, name: Optional[str] = None) -> Tensor:
-    """The same elements in a new shape; one dimension may be -1 (inferred)."""
+    """The same elements in a new shape; one dimension may be -1 (inferred). A
+    DynamicRaggedShape gives a RaggedTensor of the elements in row-major order."""
+    if type(shape) is DynamicRaggedShape:
+        flat = tensor.flat_values if is_ragged(tensor) else tensor
+        return shape._add_row_partitions(reshape(flat, shape._inner))
     x = convert_to_tensor(tensor)
     if context.graph is not None:
         traced = _traced_dims(shape)
@@ -1217,8 +1222,13 @@ _rank = Primitive("Rank", lambda x: np.array(x.ndim, np.int32), differentiable=F
 
 @tf_export("shape")
 def shape(input: Any, out_type: Any = _dtypes.int32, name: Optional[str] = None) -> Tensor:  # noqa: A002
-    """The shape as a 1-D integer tensor."""
-    x = convert_to_tensor(input)
+    """The shape as a 1-D integer tensor; of a RaggedTensor, a DynamicRaggedShape."""
+    try:
+        x = convert_to_tensor(input)
+    except ValueError:
+        if is_ragged(input):
+            return DynamicRaggedShape.from_tensor(input, dtype=out_type)
+        raise
     dtype = _dtypes.as_dtype(out_type)._np
     if not has_static_shape(x._value):
         return bind(_shape, (x,), {"dtype": dtype})
@@ -1274,7 +1284,9 @@ def constant(value: Any, dtype: Any = None, shape: Any = None, name: str = "Cons
 @tf_export("zeros")
 @reads_static
 def zeros(shape: Any, dtype: Any = _dtypes.float32, name: Optional[str] = None) -> Tensor:
-    """A tensor of zeros."""
+    """A tensor of zeros (a RaggedTensor for a DynamicRaggedShape)."""
+    if type(shape) is DynamicRaggedShape:
+        return shape._add_row_partitions(zeros(shape._inner, dtype))
     if context.graph is not None and _traced_dims(shape) is not None:
         # a traced shape, read as it runs; the zero of any dtype, as np.zeros gives eagerly
         return fill(shape, wrap(zeros_of((), _dtypes.as_dtype(dtype)._np)))
@@ -1293,7 +1305,9 @@ def _dims(shape: tuple) -> tuple:
 @tf_export("ones")
 @reads_static
 def ones(shape: Any, dtype: Any = _dtypes.float32, name: Optional[str] = None) -> Tensor:
-    """A tensor of ones."""
+    """A tensor of ones (a RaggedTensor for a DynamicRaggedShape)."""
+    if type(shape) is DynamicRaggedShape:
+        return shape._add_row_partitions(ones(shape._inner, dtype))
     if context.graph is not None and _traced_dims(shape) is not None:
         # a traced shape, read as it runs; the one of any dtype (True for bool), as eagerly
         return fill(shape, wrap(np.ones((), _dtypes.as_dtype(dtype)._np)))
@@ -1329,7 +1343,10 @@ _fill.lowering = lambda shape: None if shape is None or None in shape else \
 @reads_static
 def fill(dims: Any, value: Any, name: Optional[str] = None) -> Tensor:
     """A tensor of shape `dims` filled with the scalar `value` (its dtype follows `value`);
-    the gradient w.r.t. `value` is the sum of the incoming gradient."""
+    the gradient w.r.t. `value` is the sum of the incoming gradient. A DynamicRaggedShape
+    `dims` gives a RaggedTensor."""
+    if type(dims) is DynamicRaggedShape:
+        return dims._add_row_partitions(fill(dims._inner, value))
     v = convert_to_tensor(value)
     if v._value.ndim != 0:
         raise InvalidArgumentError(f"value must be a scalar, got shape {list(v._value.shape)} "
