@@ -699,7 +699,10 @@ _tile = Primitive("Tile", lambda x, multiples: np.tile(x, multiples), linear=Tru
 @reads_static
 def tile(input: Any, multiples: Any, name: Optional[str] = None) -> Tensor:  # noqa: A002
     """Repeats the tensor `multiples[i]` times along axis i."""
-    x = convert_to_tensor(input)
+    try:
+        x = convert_to_tensor(input)
+    except (TypeError, ValueError) as exc:  # a RaggedTensor: its ragged version
+        return ragged_fallback(exc, "tile", tile, input, multiples)
     multiples = static_value(multiples, "Tile: multiples", np.asarray)
     if multiples.ndim > 1:
         raise InvalidArgumentError(f"Expected multiples to be 1-D, but got shape "

@@ -28,6 +28,7 @@ from tapeflow.framework import nest
 from tapeflow.framework.abstract import AbstractArray, ShapedArray
 from tapeflow.framework.context import context
 from tapeflow.framework.errors import InvalidArgumentError, OutOfRangeError
+from tapeflow.framework.ragged_tensor import RaggedTensor, RaggedTensorSpec
 from tapeflow.framework.exports import tf_export
 from tapeflow.framework.tensor import Tensor, TensorLike
 from tapeflow.framework.tensor_shape import TensorShape
@@ -314,6 +315,9 @@ def map_fn(fn: Callable, elems: Any, dtype: Any = None, parallel_iterations: Any
     `fn_output_signature` (`dtype` is its old name), which defaults to `elems`' own.
     """
     _check_callable(fn)
+    signature = fn_output_signature if fn_output_signature is not None else dtype
+    if _any_ragged(elems, signature):
+        return _ragged_map(fn, elems, signature, infer_shape)
     flat = _flat_tensors(elems)
     if not flat:
         raise ValueError(f"elems must be a Tensor or (possibly nested) sequence of Tensors. "
@@ -326,7 +330,6 @@ def map_fn(fn: Callable, elems: Any, dtype: Any = None, parallel_iterations: Any
         if n is not None and m is not None and m != n:
             raise ValueError(f"Dimensions {n} and {m} are not compatible")
         n = m if n is None else n
-    signature = fn_output_signature if fn_output_signature is not None else dtype
     if signature is None:
         signature = nest.pack_sequence_as(elems, [e.dtype for e in flat])
     specs = [_signature_spec(s, infer_shape) for s in nest.flatten(signature)]
@@ -338,6 +341,56 @@ def map_fn(fn: Callable, elems: Any, dtype: Any = None, parallel_iterations: Any
         return [], [_to_output(v, s) for v, s in zip(nest.flatten(result), specs)]
 
     outs, _ = _scan(step, flat, [], False, specs, "map")
+    return nest.pack_sequence_as(signature, outs)
+
+
+def _any_ragged(elems: Any, signature: Any) -> bool:
+    return any(type(e) is RaggedTensor for e in nest.flatten(elems)) or \
+        any(type(s) is RaggedTensorSpec for s in nest.flatten(signature))
+
+
+def _ragged_map(fn: Callable, elems: Any, signature: Any, infer_shape: bool) -> Any:
+    """map_fn where an input or an output is ragged, as TF's: `fn` gets each row (a Tensor,
+    or a RaggedTensor for ragged_rank > 1); a RaggedTensorSpec output stacks the rows `fn`
+    returns (which must fit it exactly) into a RaggedTensor of one more ragged dimension.
+
+    The loop runs in Python, also while tracing (a ragged input's partition is static
+    there, so the loop is unrolled)."""
+    from tapeflow.ops import ragged_ops
+    flat = [e if type(e) is RaggedTensor else convert_to_tensor(e) for e in nest.flatten(elems)]
+    n = None
+    for e in flat:
+        if e.shape.rank == 0:
+            raise ValueError("Elements in elems must be 1+ dimensional Tensors, not scalars")
+        m = e.shape.as_list()[0]
+        if n is not None and m is not None and m != n:
+            raise ValueError(f"Dimensions {n} and {m} are not compatible")
+        n = m if n is None else n
+    if n is None:
+        raise TypeError("tf.map_fn: tapeflow maps a RaggedTensor output over a known number "
+                        "of rows; elems has an unknown first dimension here")
+    if signature is None:   # each input's row: a RaggedTensor's has one ragged dim fewer
+        signature = nest.pack_sequence_as(elems, [ragged_ops.row_spec(e) if type(e) is
+                                                  RaggedTensor else e.dtype for e in flat])
+    specs = [s if type(s) is RaggedTensorSpec else _signature_spec(s, infer_shape)
+             for s in nest.flatten(signature)]
+    packed = nest.pack_sequence_as(elems, flat)
+    columns: list = [[] for _ in specs]
+    for i in range(n):
+        result = fn(nest.pack_sequence_as(packed, [e[i] for e in flat]))
+        nest.assert_same_structure(signature, result, check_types=False)
+        for column, value, spec in zip(columns, nest.flatten(result), specs):
+            if type(spec) is RaggedTensorSpec:
+                ragged_ops.check_map_output(value, spec)
+            elif type(value) is RaggedTensor:
+                raise ValueError("TypeError: object of type 'RaggedTensor' has no len()\n")
+            else:
+                value = _to_output(value, spec)
+                spec.check(value)
+            column.append(value)
+    outs = [ragged_ops.stack_map_rows(column, spec) if type(spec) is RaggedTensorSpec else
+            array_ops.stack(column) if column else spec.empty(None)
+            for column, spec in zip(columns, specs)]
     return nest.pack_sequence_as(signature, outs)
 
 

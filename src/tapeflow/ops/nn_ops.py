@@ -21,6 +21,7 @@ from tapeflow.autodiff.core import Primitive, bind, shape_text
 from tapeflow.framework import dtypes as _dtypes
 from tapeflow.framework.convert import cpp_name
 from tapeflow.framework.errors import AbortedError, InvalidArgumentError
+from tapeflow.framework.ragged_tensor import RaggedTensor
 from tapeflow.framework.tensor import Tensor, TensorLike
 from tapeflow.framework.exports import tf_export
 from tapeflow.ops._convert import convert_to_tensor, require
@@ -790,7 +791,14 @@ def embedding_lookup(params: Any, ids: Any, max_norm: Optional[float] = None,
                      name: Optional[str] = None) -> Tensor:
     """Rows of `params` at `ids` (a gather on axis 0); with `max_norm`, rows whose L2 norm
     exceeds it are scaled down to it. The gradient with respect to params is a
-    `tf.IndexedSlices`, as in TF."""
+    `tf.IndexedSlices`, as in TF. Ragged `ids` give a RaggedTensor of their rows."""
+    if type(ids) is RaggedTensor:   # the flat ids' rows, in ids' row partition
+        flat = ids.flat_values
+        if flat.dtype not in (_dtypes.int32, _dtypes.int64):
+            raise ValueError(f"The values contained by the inputs have type {flat.dtype!r} "
+                             f"and cannot be processed. All values should be indices, either "
+                             f"of type `int32` or `int64`.")
+        return ids.with_flat_values(embedding_lookup(params, flat, max_norm))
     rows = gather(params, ids)
     if max_norm is None:
         return rows

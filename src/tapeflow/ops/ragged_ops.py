@@ -14,6 +14,7 @@ import numpy as np
 
 from tapeflow.framework import dtypes as _dtypes
 from tapeflow.framework import nest
+from tapeflow.framework.convert import mismatch_error
 from tapeflow.framework.errors import InvalidArgumentError
 from tapeflow.framework.ragged_tensor import (RaggedTensor, RaggedTensorSpec, concrete,
                                               register_fallback)
@@ -81,11 +82,41 @@ def _same_partitions(a: RaggedTensor, b: RaggedTensor) -> bool:
         np.array_equal(np.asarray(x._value), np.asarray(y._value)) for x, y in zip(sa, sb))
 
 
-def _check_same_partitions(a: RaggedTensor, b: RaggedTensor) -> None:
-    if not _same_partitions(a, b):
-        raise InvalidArgumentError("Inputs must have identical ragged splits. "
-                                   f"Condition x == y did not hold (shapes {a.shape} and "
-                                   f"{b.shape}).")
+def _assert_equal(x: np.ndarray, y: np.ndarray, message: Optional[str] = None) -> None:
+    """Raises tf.debugging.assert_equal's InvalidArgumentError for `x` and `y` (the text
+    TF's ragged ops give when row partitions disagree)."""
+    from tapeflow.ops.debugging_ops import assert_equal
+    assert_equal(wrap(x), wrap(y), message=message)
+    raise AssertionError("assert_equal passed for unequal row partitions")  # not reached
+
+
+def _incompatible(message: Optional[str] = None) -> None:
+    """TF's failure where two ragged shapes cannot broadcast (a False/True assertion)."""
+    _assert_equal(np.asarray(False), np.asarray(True), message)
+
+
+def _check_same_partitions(a: RaggedTensor, b: RaggedTensor,
+                           message: Optional[str] = None) -> None:
+    """Raises TF's errors unless `a` and `b` have the same row partitions: level by level,
+    a different row count fails TF's shape assertion, different splits its assert_equal of
+    the splits (a uniform partition, as from_tensor's, on the x side)."""
+    if a._row_splits.dtype != b._row_splits.dtype:
+        raise ValueError("Input RaggedTensors have mismatched row_splits dtypes; use "
+                         "RaggedTensor.with_row_splits_dtype() to convert them to compatible "
+                         "dtypes.")
+    if a.ragged_rank != b.ragged_rank:
+        raise InvalidArgumentError(f"tapeflow broadcasts RaggedTensors of one ragged_rank "
+                                   f"only; got ragged_rank {a.ragged_rank} (shape {a.shape}) "
+                                   f"and {b.ragged_rank} (shape {b.shape})")
+    x, y = a, b
+    while isinstance(x, RaggedTensor):
+        sx, sy = x._splits, y._splits
+        if len(sx) != len(sy):
+            _incompatible(message)
+        if not np.array_equal(sx, sy):
+            uniform_y = y._uniform is not None and x._uniform is None
+            _assert_equal(*((sy, sx) if uniform_y else (sx, sy)), message)
+        x, y = x._values, y._values
 
 
 # -- construction ------------------------------------------------------------------------------
@@ -282,22 +313,65 @@ def _index_inner(rows: RaggedTensor, key: tuple) -> Any:
 
 # -- elementwise ops -----------------------------------------------------------------------------
 
-def _dense_like(other: Any, rt: RaggedTensor) -> Any:
-    """The non-ragged operand of a binary op, shaped to broadcast with `rt.flat_values`
-    (Python values take its dtype where they can, as TF's ragged dispatch converts them)."""
+def _dense_like(other: Any, rt: RaggedTensor) -> tuple:
+    """(`rt`, the non-ragged operand of a binary op shaped to broadcast with its flat
+    values). Python values take `rt`'s dtype where they can, as TF's ragged dispatch converts
+    them. Along a ragged axis the dense operand broadcasts from size 1, or has a uniform row
+    partition that must be the ragged one (TF's assertions otherwise); its extra leading
+    axes repeat `rt` (which then has them as uniform outer axes)."""
     t = convert_to_tensor(other, dtype_hint=rt.dtype)
     rank, inner_rank = t.shape.rank, rt.flat_values.shape.rank - 1
     if rank <= inner_rank:
-        return t
-    full = rt.ragged_rank + 1 + inner_rank
-    dims = [1] * (full - rank) + [int(d) for d in t.shape]
-    if rank > full or any(d != 1 for d in dims[1:rt.ragged_rank + 1]) or \
-            dims[0] not in (1, rt._nrows_int()):
-        raise InvalidArgumentError(f"Unable to broadcast a dense tensor of shape {t.shape} "
-                                   f"with a RaggedTensor of shape {rt.shape}")
-    inner = dims[rt.ragged_rank + 1:]
-    t = array_ops.reshape(t, [dims[0]] + inner)
-    return t[0] if dims[0] == 1 else array_ops.gather(t, wrap(_flat_rowids(rt)))
+        return rt, t
+    dims = [int(d) for d in t.shape]
+    rt = _repeated(rt, dims[:max(rank - rt.shape.rank, 0)])
+    rr = rt.ragged_rank
+    dims = [1] * (rr + 1 + inner_rank - rank) + dims
+    outer, inner = dims[:rr + 1], dims[rr + 1:]
+    if outer[0] not in (1, rt._nrows_int()):
+        _incompatible()
+    # TF's broadcast fails where a broadcast axis lies above a partitioned one.
+    broadcast, nested = rt._nrows_int() != 1 and outer[0] == 1, False
+    level: Any = rt
+    for d in outer[1:]:
+        splits = level._splits
+        if d != 1:
+            nested = nested or broadcast
+            if level._uniform is not None and level._uniform != d:
+                _incompatible()
+            _check_uniform(np.arange(len(splits), dtype=splits.dtype) * d, splits)
+        else:
+            broadcast = broadcast or np.any(np.diff(splits) != 1)
+        level = level._values
+    size, nvals = int(np.prod(outer)), int(rt.flat_values.shape[0])
+    t = array_ops.reshape(t, [size] + inner)
+    if size == 1:
+        return rt, t[0]
+    if nested:
+        raise InvalidArgumentError(f"Last row partition does not match flat_values.\n"
+                                   f"Condition x == y did not hold.\nFirst 1 elements of x:\n"
+                                   f"[{size}]\nFirst 1 elements of y:\n[{nvals}]")
+    # Each flat value's element of the dense operand: its coordinates, 0 where broadcast.
+    strides = np.cumprod([1] + outer[:0:-1])[::-1]
+    index = (_flat_coords(rt) * (np.asarray(outer) != 1) * strides).sum(axis=1)
+    return rt, array_ops.gather(t, wrap(index))
+
+
+def _repeated(rt: RaggedTensor, lead: list) -> RaggedTensor:
+    """`rt` under new uniform outer axes of sizes `lead` (copies of it)."""
+    for size in reversed(lead):
+        n = rt._nrows_int()
+        rt = RaggedTensor(_gather_rows(rt, np.tile(np.arange(n), size)),
+                          wrap(np.arange(size + 1, dtype=rt._splits.dtype) * n), internal=True,
+                          uniform_row_length=n)
+    return rt
+
+
+def _check_uniform(uniform: np.ndarray, splits: np.ndarray) -> None:
+    if not np.array_equal(uniform, splits):
+        if len(uniform) != len(splits):
+            _incompatible()
+        _assert_equal(uniform, splits)
 
 
 def elementwise_binary(op: Callable, x: Any, y: Any, name: Optional[str] = None) -> Any:
@@ -306,8 +380,10 @@ def elementwise_binary(op: Callable, x: Any, y: Any, name: Optional[str] = None)
         _check_same_partitions(x, y)
         return x.with_flat_values(op(x.flat_values, y.flat_values))
     if isinstance(x, RaggedTensor):
-        return x.with_flat_values(op(x.flat_values, _dense_like(y, x)))
-    return y.with_flat_values(op(_dense_like(x, y), y.flat_values))
+        x, y = _dense_like(y, x)
+        return x.with_flat_values(op(x.flat_values, y))
+    y, x = _dense_like(x, y)
+    return y.with_flat_values(op(x, y.flat_values))
 
 
 def elementwise_unary(op: Callable, x: Any, *args: Any, **kwargs: Any) -> RaggedTensor:
@@ -338,10 +414,20 @@ def map_flat_values(op: Callable, *args: Any, **kwargs: Any) -> Any:
 
 # -- reductions ----------------------------------------------------------------------------------
 
+def _segment_logsumexp(data: Tensor, ids: Tensor, n: int) -> Tensor:
+    """log(sum(exp(x))) per segment, shifted by the segment's max (-inf for an empty one)."""
+    top = math_ops.stop_gradient(index_ops.unsorted_segment_max(data, ids, n))
+    total = index_ops.unsorted_segment_sum(
+        math_ops.exp(math_ops.subtract(data, array_ops.gather(top, ids))), ids, n)
+    return math_ops.add(math_ops.log(total), top)
+
+
 def _segment_op(op: Callable) -> Callable:
     table = {reduce_ops.reduce_sum: index_ops.unsorted_segment_sum,
              reduce_ops.reduce_max: index_ops.unsorted_segment_max,
-             reduce_ops.reduce_min: index_ops.unsorted_segment_min}
+             reduce_ops.reduce_min: index_ops.unsorted_segment_min,
+             reduce_ops.reduce_prod: index_ops.unsorted_segment_prod,
+             reduce_ops.reduce_logsumexp: _segment_logsumexp}
     if op in table:
         return table[op]
     if op in (reduce_ops.reduce_any, reduce_ops.reduce_all):
@@ -356,28 +442,57 @@ def _segment_op(op: Callable) -> Callable:
                     f"in tapeflow")
 
 
+def _merged_nodes(owner: np.ndarray, splits: np.ndarray) -> tuple:
+    """One level below a reduced axis: the items `splits` partitions, keyed by (the output
+    node their parent merges into, their position in the parent), merge where keys are
+    equal. Returns each item's output node and each output node's output parent."""
+    parent = np.repeat(np.arange(len(splits) - 1), np.diff(splits))
+    position = np.arange(len(parent)) - splits[parent]
+    keys = np.stack([owner[parent], position], axis=1)
+    nodes, inverse = np.unique(keys, axis=0, return_inverse=True)  # row-major order
+    return inverse.reshape(-1), nodes[:, 0]
+
+
 def _reduce_axis(op: Callable, rt: RaggedTensor, axis: int, keepdims: bool) -> Any:
-    """One reduction over `axis` (non-negative) of a RaggedTensor."""
-    if axis > rt.ragged_rank:  # a dense axis of the flat values
-        return rt.with_flat_values(op(rt.flat_values, axis=axis - rt.ragged_rank,
-                                      keepdims=keepdims))
-    if keepdims:
-        raise ValueError("tapeflow's ragged reductions do not take keepdims=True over a "
-                         "ragged axis")
-    segment = _segment_op(op)
-    if axis == rt.ragged_rank and axis >= 1:  # the innermost ragged axis: rows reduce
-        if rt.ragged_rank == 1:
-            return segment(rt._values, wrap(rt._rowids()), rt._nrows_int())
-        return rt.with_values(_reduce_axis(op, rt._values, axis - 1, False))
-    if axis == 0 and rt.ragged_rank == 1:  # across rows: by position in the row
-        s = rt._splits.astype(np.int64)
-        ids = rt._rowids().astype(np.int64)
-        position = np.arange(len(ids)) - s[ids]
-        width = int(np.diff(s).max()) if len(s) > 1 else 0
-        return segment(rt._values, wrap(position), width)
-    raise ValueError(f"tapeflow reduces a RaggedTensor of ragged_rank {rt.ragged_rank} only "
-                     f"over its innermost ragged axis, axis 0 of ragged_rank 1 and the dense "
-                     f"axes; got axis={axis}")
+    """One reduction over `axis` (non-negative) of a RaggedTensor, as TF's: the items of
+    a ragged axis reduce elementwise, a shorter one counting as missing (so the result
+    along the next axis is as long as the longest)."""
+    rr = rt.ragged_rank
+    if axis > rr:  # a dense axis of the flat values
+        return rt.with_flat_values(op(rt.flat_values, axis=axis - rr, keepdims=keepdims))
+    splits = [np.asarray(s._value).astype(np.int64) for s in rt.nested_row_splits]
+    dtype = rt._row_splits.dtype.as_numpy_dtype
+    # owner: for each item of the current axis, its output node; n: the output nodes there.
+    if axis == 0:
+        owner, n = np.zeros(rt._nrows_int(), np.int64), 1
+    else:
+        owner = np.repeat(np.arange(len(splits[axis - 1]) - 1), np.diff(splits[axis - 1]))
+        n = len(splits[axis - 1]) - 1
+    lengths = []
+    for level in splits[axis:]:
+        owner, parents = _merged_nodes(owner, level)
+        lengths.append(np.bincount(parents, minlength=n))
+        n = len(parents)
+    values = _segment_op(op)(rt.flat_values, wrap(owner), n)
+    if axis == 0:   # the one root's children are the result's rows
+        lengths = lengths[1:]
+    result: Any = values
+    for row_lengths in reversed([np.diff(s) for s in splits[:max(axis - 1, 0)]] + lengths):
+        result = RaggedTensor(result, _splits_from_lengths(row_lengths, dtype), internal=True)
+    return _expand_dims(result, axis) if keepdims else result
+
+
+def _expand_dims(x: Any, axis: int) -> Any:
+    """`x` with a new axis of length 1 at `axis` (a uniform row partition in a ragged one):
+    each item of axis `axis - 1` becomes a list of one."""
+    if not isinstance(x, RaggedTensor):
+        return array_ops.expand_dims(x, axis)
+    if axis > 1:
+        return x.with_values(_expand_dims(x._values, axis - 1))
+    n = x._nrows_int()
+    splits = np.arange(n + 1) if axis == 1 else np.asarray([0, n])
+    return RaggedTensor(x, wrap(splits.astype(x._splits.dtype)), internal=True,
+                        uniform_row_length=1 if axis == 1 else n)
 
 
 def _axes(axis: Any, rank: int) -> list:
@@ -421,10 +536,9 @@ def _as_ragged(value: Any, ragged_rank: int) -> RaggedTensor:
 def _ragged_inputs(values: Any) -> list:
     rank = max(v.ragged_rank for v in values if isinstance(v, RaggedTensor))
     inputs = [_as_ragged(v, rank) for v in values]
-    dtypes = {v.dtype for v in inputs}
-    if len(dtypes) > 1:
-        raise InvalidArgumentError(f"Input tensors must have the same dtype; got "
-                                   f"{sorted(d.name for d in dtypes)}")
+    for index, v in enumerate(inputs[1:], start=1):
+        if v.dtype != inputs[0].dtype:
+            raise mismatch_error("ConcatV2", index, inputs[0].dtype, v.dtype)
     if len({v.ragged_rank for v in inputs}) > 1:
         raise ValueError("RaggedTensors to concatenate must have the same ragged_rank")
     return inputs
@@ -441,53 +555,51 @@ def _concat_rows(inputs: list) -> Any:
 
 
 def concat(op: Callable, values: Any, axis: Any, name: str = "concat") -> Any:
-    """tf.concat of RaggedTensors (and tensors): along the rows (axis 0) or within each row
-    (axis 1)."""
+    """tf.concat of RaggedTensors (and tensors): along the rows (axis 0), within each row
+    (axis 1), or deeper within rows of identical partitions."""
     inputs = _ragged_inputs(list(values))
-    rank = inputs[0].shape.rank
-    axis = _axes(axis, rank)[0]
+    return _concat(inputs, _axes(axis, inputs[0].shape.rank)[0])
+
+
+def _concat(inputs: list, axis: int) -> Any:
     if axis == 0:
         return _concat_rows(inputs)
-    if axis == 1:
-        nrows = {v._nrows_int() for v in inputs}
-        if len(nrows) > 1:
-            raise InvalidArgumentError("Input tensors at index 0 (=x) and 1 (=y) must have "
-                                       "the same number of rows")
-        joined = _concat_rows(inputs)
-        lengths = [np.diff(v._splits).astype(np.int64) for v in inputs]
-        offsets = np.cumsum([0] + [int(v._splits[-1]) for v in inputs])
-        starts = [v._splits[:-1].astype(np.int64) + o for v, o in zip(inputs, offsets)]
-        picked = _ranges(np.stack(starts, 1).reshape(-1), np.stack(lengths, 1).reshape(-1))
-        total = np.sum(lengths, axis=0)
-        return RaggedTensor(_gather_rows(joined._values, picked),
-                            _splits_from_lengths(total, inputs[0]._splits.dtype), internal=True)
-    if all(_same_partitions(inputs[0], v) for v in inputs) and axis > inputs[0].ragged_rank:
-        return inputs[0].with_flat_values(array_ops.concat(
-            [v.flat_values for v in inputs], axis=axis - inputs[0].ragged_rank))
-    raise ValueError(f"tapeflow concatenates RaggedTensors along axis 0 or 1 (or a dense "
-                     f"axis of identically partitioned ones); got axis={axis}")
+    if not isinstance(inputs[0], RaggedTensor):
+        return array_ops.concat(inputs, axis=axis)
+    n = inputs[0]._nrows_int()
+    for index, v in enumerate(inputs[1:], start=1):
+        if v._nrows_int() != n:
+            raise InvalidArgumentError(f"Input tensors at index 0 (=x) and {index} (=y) have "
+                                       f"incompatible shapes.\nCondition x == y did not hold."
+                                       f"\nFirst 1 elements of x:\n[{n}]\nFirst 1 elements "
+                                       f"of y:\n[{v._nrows_int()}]")
+    if axis > 1:   # each row's items join pairwise: the rows must hold as many items
+        for v in inputs[1:]:
+            if not np.array_equal(inputs[0]._splits, v._splits):
+                _assert_equal(inputs[0]._splits, v._splits,
+                              "Inputs must have identical ragged splits")
+        return RaggedTensor(_concat([v._values for v in inputs], axis - 1),
+                            inputs[0]._row_splits, internal=True)
+    joined = _concat_rows(inputs)
+    lengths = [np.diff(v._splits).astype(np.int64) for v in inputs]
+    offsets = np.cumsum([0] + [int(v._splits[-1]) for v in inputs])
+    starts = [v._splits[:-1].astype(np.int64) + o for v, o in zip(inputs, offsets)]
+    picked = _ranges(np.stack(starts, 1).reshape(-1), np.stack(lengths, 1).reshape(-1))
+    total = np.sum(lengths, axis=0)
+    return RaggedTensor(_gather_rows(joined._values, picked),
+                        _splits_from_lengths(total, inputs[0]._splits.dtype), internal=True)
 
 
 def stack(op: Callable, values: Any, axis: Any = 0, name: str = "stack") -> Any:
-    """tf.stack of RaggedTensors (and tensors) along a new axis 0 or 1."""
+    """tf.stack of RaggedTensors (and tensors): each given a new axis of length 1 at `axis`,
+    then concatenated along it."""
     inputs = _ragged_inputs(list(values))
     axis = int(concrete(axis, "axis"))
-    dtype = inputs[0]._splits.dtype
-    joined = _concat_rows(inputs)
-    if axis == 0:
-        lengths = np.asarray([v._nrows_int() for v in inputs], dtype)
-        return RaggedTensor(joined, _splits_from_lengths(lengths, dtype), internal=True)
-    if axis == 1:
-        nrows = {v._nrows_int() for v in inputs}
-        if len(nrows) > 1:
-            raise InvalidArgumentError("Input tensors must have the same number of rows to be "
-                                       "stacked along axis 1")
-        n, k = nrows.pop(), len(inputs)
-        offsets = np.cumsum([0] + [v._nrows_int() for v in inputs])[:-1]
-        order = (offsets[None, :] + np.arange(n)[:, None]).reshape(-1)
-        return RaggedTensor(_gather_rows(joined, order),
-                            _splits_from_lengths(np.full(n, k, dtype), dtype), internal=True)
-    raise ValueError(f"tapeflow stacks RaggedTensors along axis 0 or 1; got axis={axis}")
+    rank = inputs[0].shape.rank + 1
+    if not -rank <= axis < rank:
+        raise ValueError(f"axis={axis} out of bounds: expected {-rank}<=axis<{rank}")
+    axis %= rank
+    return _concat([_expand_dims(v, axis) for v in inputs], axis)
 
 
 # -- tf.ragged ops -------------------------------------------------------------------------------
@@ -761,6 +873,98 @@ def _reverse_axis(rt: RaggedTensor, axis: int) -> RaggedTensor:
     return rt.with_values(_gather_rows(rt._values, s[rows + 1] - 1 - picked))
 
 
+def tile(op: Callable, input: Any, multiples: Any,  # noqa: A002 - TF's name
+         name: Optional[str] = None) -> RaggedTensor:
+    """tf.tile of a RaggedTensor: axis 0 repeats the rows, a ragged axis repeats each row's
+    items within the row, the dense axes tile the flat values."""
+    m = concrete(multiples, "multiples").astype(np.int64).reshape(-1)
+    for i, k in enumerate(m.tolist()):
+        if k < 0:
+            raise InvalidArgumentError(f"Expected multiples[{i}] >= 0, but got {k} [Op:Tile]")
+    return _tile(input, m)
+
+
+def _tile(x: Any, m: np.ndarray) -> Any:
+    if not isinstance(x, RaggedTensor):
+        return array_ops.tile(x, m)
+    # Inner axes first (the rows of `values` stay), then each row's items, then the rows.
+    values = _tile(x._values, np.concatenate([[1], m[2:]]))
+    s = x._splits
+    lengths = np.diff(s)
+    k = int(m[1])    # m[1] raises IndexError for too short multiples, as TF
+    picked = _ranges(np.repeat(s[:-1], k), np.repeat(lengths, k))
+    rows = RaggedTensor(_gather_rows(values, picked),
+                        _splits_from_lengths(lengths * k, s.dtype), internal=True)
+    n0 = int(m[0])
+    return rows if n0 == 1 else _gather_rows(rows, np.tile(np.arange(len(lengths)), n0))
+
+
+def strings_join(op: Callable, inputs: Any, separator: str = "",
+                 name: Optional[str] = None) -> RaggedTensor:
+    """tf.strings.join of RaggedTensors (of one row partition; strings broadcast): their
+    flat values joined."""
+    inputs = list(inputs)
+    ragged = [v for v in inputs if isinstance(v, RaggedTensor)]
+    sizes = {int(v.flat_values.shape[0]) for v in ragged}
+    if len(sizes) > 1:
+        raise ValueError(f"Input RaggedTensors' flat_values must all have the same "
+                         f"outer-dimension size.  Got sizes: {sizes}")
+    for other in ragged[1:]:
+        _check_same_partitions(ragged[0], other)
+    flat = [v.flat_values if isinstance(v, RaggedTensor) else v for v in inputs]
+    return ragged[0].with_flat_values(op(flat, separator=separator))
+
+
+# -- map_fn's ragged rows (tapeflow.ops.functional_ops.map_fn) -----------------------------------
+
+def row_spec(rt: RaggedTensor) -> RaggedTensorSpec:
+    """map_fn's default output spec for a ragged input: its row's, shape unknown, as TF's."""
+    return RaggedTensorSpec(None, rt.dtype, rt.ragged_rank - 1, rt._row_splits.dtype)
+
+
+def check_map_output(value: Any, spec: RaggedTensorSpec) -> None:
+    """`fn`'s output for a RaggedTensorSpec must be exactly of that kind: a Tensor for
+    ragged_rank 0, a RaggedTensor of that ragged_rank and row-splits dtype otherwise."""
+    ragged = isinstance(value, RaggedTensor)
+    fits = isinstance(value, (RaggedTensor, TensorLike)) and value.dtype == spec.dtype and \
+        spec.shape.is_compatible_with(value.shape) and (
+            value.ragged_rank == spec.ragged_rank and
+            value._row_splits.dtype == spec.row_splits_dtype if ragged else
+            spec.ragged_rank == 0)
+    if fits:
+        return
+    got = repr(RaggedTensorSpec.from_value(value)) if ragged else \
+        f"TensorSpec(shape={value.shape}, dtype={value.dtype!r}, name=None)" \
+        if isinstance(value, TensorLike) else type(value).__name__
+    raise ValueError(f"Error in map_fn:\n  Expected `fn` to return a:\n    {spec!r}\n"
+                     f"  But it returned a:\n    {got}\n    (value={str(value)})\n"
+                     f"  To fix, update the `fn_output_signature` (or `dtype`) argument to "
+                     f"`map_fn`.")
+
+
+def stack_map_rows(rows: list, spec: RaggedTensorSpec) -> RaggedTensor:
+    """The rows map_fn's `fn` returned for `spec`, as the rows of one RaggedTensor."""
+    dtype = spec.row_splits_dtype.as_numpy_dtype
+    for i, row in enumerate(rows):
+        if not isinstance(row, RaggedTensor) and row.shape.rank == 0:
+            raise InvalidArgumentError(
+                f"Ragged values must have rank >= 1; encoded scalar element at index {i} has "
+                f"values Tensor: Tensor<type: {row.dtype.name} shape: [] values: "
+                f"{np.asarray(row._value).item()}> [Op:RaggedTensorFromVariant]")
+    if rows:
+        values = _concat_rows(rows)
+    else:   # no rows: empty values, with the spec's known inner dims
+        inner = spec.shape[spec.ragged_rank + 1:] if spec.shape.rank is not None else None
+        dims = [0] + (inner.as_list() if inner is not None and inner.is_fully_defined() else [])
+        values = convert_to_tensor(np.zeros(dims, spec.dtype.as_numpy_dtype))
+        for _ in range(spec.ragged_rank):
+            values = RaggedTensor(values, wrap(np.zeros(1, dtype)), internal=True)
+    lengths = [r._nrows_int() if isinstance(r, RaggedTensor) else int(r.shape[0])
+               for r in rows]
+    return RaggedTensor(values, _splits_from_lengths(np.asarray(lengths, np.int64), dtype),
+                        internal=True)
+
+
 # -- merge_dims, to_sparse, from_sparse ----------------------------------------------------------
 
 def _merge_dense(t: Tensor, outer: int, inner: int) -> Tensor:
@@ -892,6 +1096,8 @@ def _install() -> None:
     register_fallback("concat", concat)
     register_fallback("stack", stack)
     register_fallback("reverse", reverse)
+    register_fallback("tile", tile)
+    register_fallback("join", strings_join)
 
 
 _install()
