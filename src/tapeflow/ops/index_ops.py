@@ -247,7 +247,9 @@ def _scatter_kernel(indices: np.ndarray, updates: np.ndarray, *shape_input: np.n
     if not indices.shape[-1]:  # the gradient of a gather by empty rows: every row adds up
         rows = int(np.prod(indices.shape[:-1]))
         return updates.reshape((rows,) + tuple(shape)).sum(0).astype(updates.dtype)
-    out = np.zeros(shape, updates.dtype)
+    # Strings start empty (duplicates concatenate, as TF's ScatterNd adds them).
+    out = np.full(shape, b"", object) if updates.dtype == object else \
+        np.zeros(shape, updates.dtype)
     np.add.at(out, _coords(indices), updates)
     return out
 
@@ -454,9 +456,9 @@ def _tensor_scatter(prim: Primitive, doc: str):
     def op(tensor: Any, indices: Any, updates: Any, name: Optional[str] = None) -> Tensor:
         tensor = convert_to_tensor(tensor)
         indices = _int_tensor(indices, prim.name)
-        if prim is not _scatter_update and tensor.dtype == _dtypes.bool:  # no CPU kernel
+        if prim is not _scatter_update and tensor.dtype in (_dtypes.bool, _dtypes.string):
             raise NotFoundError(f"Could not find device for node: {{{{node {prim.name}}}}} "
-                                f"= {prim.name}[T=DT_BOOL, Tindices=DT_"
+                                f"= {prim.name}[T=DT_{tensor.dtype.name.upper()}, Tindices=DT_"
                                 f"{indices.dtype.name.upper()}] [Op:{prim.name}]")
         updates = convert_to_tensor(updates, dtype=tensor.dtype)
         if has_static_shape(tensor._value) and _known(indices._value) and \

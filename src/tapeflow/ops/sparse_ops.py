@@ -18,10 +18,11 @@ import numpy as np
 from tapeflow.autodiff.core import Primitive, bind
 from tapeflow.framework import dtypes as _dtypes
 from tapeflow.framework.abstract import ShapedArray
+from tapeflow.framework.convert import mismatch_error
 from tapeflow.framework.errors import InvalidArgumentError
 from tapeflow.framework.exports import tf_export
 from tapeflow.framework.sparse_tensor import SparseTensor, SparseTensorSpec
-from tapeflow.framework.tensor import Tensor, wrap
+from tapeflow.framework.tensor import Tensor, TensorLike, wrap
 from tapeflow.ops._convert import convert_to_tensor
 from tapeflow.ops import array_ops, index_ops, manip_ops, math_ops, reduce_ops
 from tapeflow.ops.control_deps import get_static_value
@@ -127,11 +128,12 @@ def to_dense(sp_input: Any, default_value: Any = None, validate_indices: bool = 
     dense = index_ops.scatter_nd(indices, sp.values, shape)
     if default_value is None:
         return dense
-    default = math_ops.cast(convert_to_tensor(default_value), sp.dtype) \
-        if not isinstance(default_value, Tensor) else default_value
+    # A Python default converts to the values' dtype (TypeError where it cannot), a tensor
+    # must have it.
+    default = default_value if isinstance(default_value, TensorLike) else \
+        convert_to_tensor(default_value, dtype=sp.dtype)
     if default.dtype != sp.dtype:
-        raise TypeError(f"to_dense: default_value has dtype {default.dtype.name}, the values "
-                        f"{sp.dtype.name}")
+        raise mismatch_error("SparseToDense", 3, sp.dtype, default.dtype)
     mask = index_ops.scatter_nd(indices, math_ops.ones_like(sp.values, dtype=_dtypes.bool),
                                 sp.dense_shape) if sp.dtype != _dtypes.bool else \
         index_ops.scatter_nd(indices, math_ops.ones_like(sp.values, dtype=_dtypes.int32),
