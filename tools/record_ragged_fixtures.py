@@ -22,6 +22,13 @@ OUT = pathlib.Path(__file__).resolve().parents[1] / "tests" / "ragged" / "fixtur
     "ragged.json"
 
 DIGITS = "digits = tf.ragged.constant([[3, 1, 4, 1], [], [5, 9, 2], [6], []])\n"
+# An error's text without TF's eager decorations, which tapeflow's messages leave out
+# (the kernel's `{{function_node ...}}` prefix and the trailing ` name: ...`).
+KERNEL_TEXT = """
+import re
+def kernel_text(e):
+  return re.sub(r" name: [^\\n]*$", "", re.sub(r"^\\{\\{function_node [^}]*\\}\\} ", "", str(e)))
+"""
 
 CASES = {
     # -- TensorFlow's guide "Ragged tensors" --------------------------------------------------
@@ -587,6 +594,267 @@ def increment(x):
 rt = tf.ragged.constant([[1, 2], [3], [4, 5, 6]])
 cf = increment.get_concrete_function(rt)
 print(cf(rt))
+""",
+    # -- the guide's ragged ops (tile, map_fn, embedding_lookup, strings, broadcasting errors)
+    "guide_ragged_ops_overview": DIGITS + """
+words = tf.ragged.constant([['So', 'long'], ['thanks', 'for', 'all', 'the', 'fish']])
+print(tf.tile(digits, [1, 2]))
+print(tf.strings.substr(words, 0, 2))
+print(tf.map_fn(tf.math.square, digits))
+""",
+    "guide_tile_variants": DIGITS + KERNEL_TEXT + """
+def show(f):
+  try:
+    print(f())
+  except Exception as e:
+    print(type(e).__name__, kernel_text(e))
+r3 = tf.ragged.constant([[[1, 2], [3]], [], [[4, 5, 6]]])
+rd = tf.ragged.constant([[[1, 2], [3, 4]], [[5, 6]]], ragged_rank=1)
+show(lambda: tf.tile(digits, [2, 1]))
+show(lambda: tf.tile(digits, [2, 3]))
+show(lambda: tf.tile(digits, [0, 2]))
+show(lambda: tf.tile(r3, [1, 2, 2]))
+show(lambda: (tf.tile(rd, [2, 2, 3]).shape, tf.tile(rd, [2, 2, 3])))
+show(lambda: tf.tile(digits, [1, 2, 3]))
+show(lambda: tf.tile(digits, [-1, 1]))
+show(lambda: tf.tile(tf.ragged.constant([[1, 2], [3]], row_splits_dtype=tf.int32),
+                     [2, 2]).row_splits)
+""",
+    "guide_map_fn_variants": DIGITS + KERNEL_TEXT + """
+def show(f):
+  try:
+    print(f())
+  except Exception as e:
+    print(type(e).__name__, kernel_text(e))
+r3 = tf.ragged.constant([[[1, 2], [3]], [], [[4, 5, 6]]])
+rd = tf.ragged.constant([[[1, 2], [3, 4]], [[5, 6]]], ragged_rank=1)
+words = tf.ragged.constant([['So', 'long'], ['thanks', 'for', 'all', 'the', 'fish']])
+spec = tf.RaggedTensorSpec([None], tf.int32)
+show(lambda: tf.map_fn(tf.math.square, digits, fn_output_signature=spec))
+show(lambda: tf.map_fn(tf.math.square, digits,
+                       fn_output_signature=tf.RaggedTensorSpec([None], tf.int32, ragged_rank=0)))
+show(lambda: tf.map_fn(tf.reduce_sum, digits, fn_output_signature=tf.int32))
+show(lambda: tf.map_fn(lambda x: tf.size(x), digits,
+                       fn_output_signature=tf.TensorSpec([], tf.int32)))
+show(lambda: tf.map_fn(tf.math.square, r3))
+show(lambda: (tf.map_fn(lambda x: x, r3).shape, tf.map_fn(lambda x: x, rd).shape))
+show(lambda: tf.map_fn(tf.math.square, rd))
+show(lambda: tf.map_fn(lambda x: tf.reduce_sum(x, axis=1), r3, fn_output_signature=spec))
+show(lambda: tf.map_fn(lambda x: x[0] + x[1], (digits, digits), fn_output_signature=spec))
+show(lambda: tf.map_fn(lambda x: x[:1], digits))
+show(lambda: tf.map_fn(lambda w: tf.strings.length(w), words, fn_output_signature=spec))
+show(lambda: tf.map_fn(lambda x: tf.range(x), tf.constant([1, 2, 3]), fn_output_signature=spec))
+show(lambda: tf.map_fn(lambda x: tf.range(x), tf.constant([1, 2, 3]),
+                       fn_output_signature=spec).row_splits)
+show(lambda: tf.map_fn(lambda x: tf.ragged.range(x), tf.constant([[1, 2], [3, 0]]),
+                       fn_output_signature=tf.RaggedTensorSpec([None, None], tf.int32)))
+show(lambda: tf.map_fn(lambda x: tf.fill([x, 2], x), tf.constant([1, 2]),
+    fn_output_signature=tf.RaggedTensorSpec([None, None], tf.int32, ragged_rank=0)).shape)
+show(lambda: tf.map_fn(lambda x: tf.range(x), tf.constant([], tf.int32),
+                       fn_output_signature=spec))
+e = tf.ragged.constant([], ragged_rank=1, dtype=tf.int32)
+show(lambda: (e.shape, tf.map_fn(tf.math.square, e)))
+show(lambda: tf.map_fn(tf.math.square, tf.ragged.constant(
+    [[1, 2], [3]], dtype=tf.int64, row_splits_dtype=tf.int32)).row_splits)
+show(lambda: tf.map_fn(tf.math.square, tf.ragged.constant(
+    [[1, 2], [3]], dtype=tf.int64, row_splits_dtype=tf.int32),
+    fn_output_signature=tf.RaggedTensorSpec([None], tf.int64)).row_splits)
+# fn's output must fit a RaggedTensorSpec exactly: TF's ValueError texts
+show(lambda: tf.map_fn(lambda w: tf.strings.length(w), words))
+show(lambda: tf.map_fn(lambda x: x, r3, fn_output_signature=spec))
+show(lambda: tf.map_fn(lambda x: x, digits,
+                       fn_output_signature=tf.RaggedTensorSpec([None, None], tf.int32)))
+show(lambda: tf.map_fn(lambda x: tf.reduce_sum(x), digits, fn_output_signature=spec))
+show(lambda: tf.map_fn(lambda x: x, digits, fn_output_signature=tf.RaggedTensorSpec([3], tf.int32)))
+show(lambda: tf.map_fn(lambda x: x, tf.ragged.constant([[[1, 2], [3]], [], [[4, 5, 6]]],
+                       row_splits_dtype=tf.int32),
+                       fn_output_signature=tf.RaggedTensorSpec([None, None], tf.int32)))
+show(lambda: tf.map_fn(lambda x: x, digits, fn_output_signature=tf.int64))
+show(lambda: tf.map_fn(lambda x: x, digits, fn_output_signature=tf.TensorSpec([None], tf.int32)))
+show(lambda: tf.map_fn(lambda x: tf.reduce_sum(x, axis=1), r3, fn_output_signature=tf.int32))
+show(lambda: type(tf.map_fn(tf.reduce_sum, digits)))
+show(lambda: tf.map_fn(lambda x: x[0] * x[1], (digits, tf.constant([1, 2, 3, 4]))))
+x = tf.ragged.constant([[1., 2.], [3.]])
+with tf.GradientTape() as t:
+  t.watch(x.flat_values)
+  s = tf.reduce_sum(tf.map_fn(lambda r: r * r, x))
+print(t.gradient(s, x.flat_values))
+""",
+    # The guide's word and bigram embeddings (cell 20, without its tf.strings.join of
+    # ragged slices), seeded: the numbers, and the gradient, are TF's.
+    "guide_ragged_embeddings": """
+import math
+tf.random.set_seed(0)
+queries = tf.ragged.constant([['Who', 'is', 'Dan', 'Smith'], ['Pause'],
+                              ['Will', 'it', 'rain', 'later', 'today']])
+num_buckets = 1024
+embedding_size = 4
+embedding_table = tf.Variable(
+    tf.random.truncated_normal([num_buckets, embedding_size],
+                               stddev=1.0 / math.sqrt(embedding_size)))
+word_buckets = tf.strings.to_hash_bucket_fast(queries, num_buckets)
+word_embeddings = tf.nn.embedding_lookup(embedding_table, word_buckets)
+marker = tf.fill([queries.nrows(), 1], '#')
+padded = tf.concat([marker, queries, marker], axis=1)
+print(marker)
+print(padded)
+padded_buckets = tf.strings.to_hash_bucket_fast(padded, num_buckets)
+padded_embeddings = tf.nn.embedding_lookup(embedding_table, padded_buckets)
+all_embeddings = tf.concat([word_embeddings, padded_embeddings], axis=1)
+print(all_embeddings.shape)
+print(tf.reduce_mean(all_embeddings, axis=1))
+with tf.GradientTape() as tape:
+  e = tf.nn.embedding_lookup(embedding_table, word_buckets)
+  loss = tf.reduce_sum(tf.reduce_mean(e, axis=1))
+g = tape.gradient(loss, embedding_table)
+print(type(g).__name__)
+print(g)
+table = tf.constant(embedding_table.numpy()[:10])
+ids = tf.ragged.constant([[1, 2, 3], [], [4, 1]])
+with tf.GradientTape() as tape:
+  tape.watch(table)
+  loss = tf.reduce_sum(tf.nn.embedding_lookup(table, ids).flat_values *
+                       tf.constant([[1., 2., 3., 4.]]))
+print(tape.gradient(loss, table))
+print(tf.nn.embedding_lookup(table, tf.ragged.constant([[[1, 2], [3]], [[4]]])))
+print(tf.nn.embedding_lookup(table, ids, max_norm=0.5))
+print(tf.nn.embedding_lookup(table, tf.ragged.constant([[1, 2]], row_splits_dtype=tf.int32)))
+try:
+  tf.nn.embedding_lookup(table, tf.ragged.constant([[1.0]]))
+except ValueError as e:
+  print(e)
+""",
+    "guide_ragged_strings": """
+queries = tf.ragged.constant([['Who', 'is'], ['Pause']])
+padded = tf.concat([tf.fill([queries.nrows(), 1], '#'), queries], axis=1)
+print(padded)
+try:
+  tf.concat([queries, tf.fill([3, 1], '#')], axis=1)
+except tf.errors.InvalidArgumentError as e:
+  print(e)
+ragged_x = tf.ragged.constant([['John'], ['a', 'big', 'dog'], ['my', 'cat']])
+ragged_y = tf.ragged.constant([['fell', 'asleep'], ['barked'], ['is', 'fuzzy']])
+sparse_result = tf.sparse.concat(sp_inputs=[ragged_x.to_sparse(), ragged_y.to_sparse()],
+                                 axis=1)
+print(tf.sparse.to_dense(sparse_result, ''))
+print(tf.sparse.to_dense(sparse_result, 'x'))
+print(tf.sparse.to_dense(sparse_result))
+print(tf.scatter_nd([[0], [2]], ['a', 'b'], [3]))
+print(tf.scatter_nd([[0], [0]], ['a', 'b'], [3]))
+print(tf.tensor_scatter_nd_update(tf.constant([['x', 'y'], ['z', 'w']]), [[1]], [['a', 'b']]))
+for call in (lambda: tf.sparse.to_dense(sparse_result, 1),
+             lambda: tf.sparse.to_dense(tf.sparse.SparseTensor([[0]], [1], [2]), 1.5),
+             lambda: tf.tensor_scatter_nd_add(tf.constant(['x', 'y']), [[0]], ['a'])):
+  try:
+    print(call())
+  except Exception as e:
+    print(type(e).__name__)
+""",
+    "guide_reductions_any_axis": KERNEL_TEXT + """
+def show(f):
+  try:
+    print(f())
+  except Exception as e:
+    print(type(e).__name__, kernel_text(e))
+r = tf.ragged.constant([[[1., 2.], [3., 4.]], [], [[5., 6.]]], ragged_rank=1)
+r3 = tf.ragged.constant([[[1, 2], [3]], [], [[4, 5, 6]]])
+for axis in (0, 1, 2, [1, 2]):
+  show(lambda: tf.reduce_mean(r, axis=axis))
+show(lambda: tf.reduce_max(r, axis=1))
+show(lambda: tf.reduce_prod(r, axis=1))
+show(lambda: tf.math.reduce_logsumexp(r, axis=1))
+show(lambda: tf.reduce_sum(r, axis=1, keepdims=True))
+show(lambda: tf.reduce_mean(tf.ragged.constant([[[1, 2], [3, 4]], [[5, 6]]], ragged_rank=1),
+                            axis=1))
+for axis in (0, 1, 2, [0, 1], [0, 2], [1, 2]):
+  show(lambda: tf.reduce_sum(r3, axis=axis))
+  show(lambda: tf.reduce_mean(r3, axis=axis))
+for axis in (0, 1, 2):
+  show(lambda: tf.reduce_sum(r3, axis=axis, keepdims=True))
+show(lambda: tf.reduce_mean(r3, axis=None, keepdims=True))
+show(lambda: tf.reduce_min(tf.ragged.constant([[[1, 2], []], [[4, 5, 6]]]), axis=1))
+show(lambda: tf.reduce_any(tf.ragged.constant([[[True], [False, False]], [[False]]]), axis=1))
+x = tf.ragged.constant([[[1., 2.], [3.]], [[4.]]])
+with tf.GradientTape() as t:
+  t.watch(x.flat_values)
+  s = tf.reduce_sum(tf.reduce_mean(x, axis=1) * 2.0)
+print(t.gradient(s, x.flat_values))
+""",
+    "guide_concat_stack_any_axis": KERNEL_TEXT + """
+def show(f):
+  try:
+    print(f())
+  except Exception as e:
+    print(type(e).__name__, kernel_text(e))
+a = tf.ragged.constant([[1, 2], [3]])
+b = tf.ragged.constant([[1], [2], [3]])
+r3 = tf.ragged.constant([[[1, 2], [3]], [], [[4, 5, 6]]])
+r3b = tf.ragged.constant([[[1], [3]], [[2]], [[4, 5, 6]]])
+r = tf.ragged.constant([[[1., 2.], [3., 4.]], [], [[5., 6.]]], ragged_rank=1)
+show(lambda: tf.concat([a, a, b], axis=1))
+show(lambda: tf.concat([a, tf.constant([[1.]])], axis=0))
+show(lambda: tf.concat([tf.ragged.constant([[1, 2], [3]], dtype=tf.int64), [[5, 3]]], axis=0))
+show(lambda: tf.concat([a, tf.constant([[7, 8], [9, 10]])], axis=1))
+show(lambda: tf.concat([r3, r3], axis=2))
+show(lambda: tf.concat([r3, r3], axis=1))
+show(lambda: tf.concat([r3, r3b], axis=1))
+show(lambda: tf.concat([r3, r3b], axis=2))
+show(lambda: tf.concat([r, r], axis=2))
+show(lambda: tf.concat([r, tf.ones([3, 1, 2])], axis=1))
+show(lambda: tf.concat([r, tf.ragged.constant([[[1., 2.]], [[1., 1.]], []], ragged_rank=1)],
+                       axis=2))
+show(lambda: tf.stack([a, b], axis=1))
+show(lambda: tf.stack([a, a, b], axis=1))
+show(lambda: tf.stack([a, a], axis=2))
+show(lambda: tf.stack([r3, r3], axis=2))
+show(lambda: tf.stack([r3, r3], axis=3))
+show(lambda: tf.stack([a, a], axis=0))
+show(lambda: tf.stack([a, a], axis=-1))
+""",
+    # The guide's broadcasting errors (its cells print the messages) and variants.
+    "guide_broadcasting_error_messages": """
+def show(f):
+  try:
+    print(f())
+  except (tf.errors.InvalidArgumentError, ValueError) as e:
+    print(type(e).__name__)
+    print(e)
+x = tf.ragged.constant([[1, 2], [3, 4, 5, 6], [7]])
+y = tf.constant([[1, 2, 3, 4], [5, 6, 7, 8], [9, 10, 11, 12]])
+show(lambda: x + y)
+show(lambda: y + x)
+show(lambda: x + tf.constant([1, 2, 3, 4]))
+show(lambda: x + tf.constant([[1, 2, 3, 4]]))
+show(lambda: x + tf.constant([[1], [2]]))
+show(lambda: x + tf.constant([[1, 2]]))
+show(lambda: x + tf.RaggedTensor.from_tensor(y))
+show(lambda: x + tf.ones([3, 4, 1], tf.int32))
+show(lambda: x + tf.ones([2, 3, 1], tf.int32))
+show(lambda: tf.ragged.constant([[1, 2], [3, 4], [7, 8]]) + y)
+show(lambda: tf.ragged.constant([[1, 2], [3, 4]]) + tf.constant([[10, 20], [30, 40]]))
+show(lambda: tf.ragged.constant([[1, 2], [3, 4]]) + tf.constant([[10, 20]]))
+show(lambda: tf.ragged.constant([[1, 2, 3], [4], [5, 6]]) +
+     tf.ragged.constant([[10, 20], [30, 40], [50]]))
+show(lambda: tf.ragged.constant([[[1, 2], [3, 4], [5, 6]], [[7, 8], [9, 10]]]) +
+     tf.ragged.constant([[[1, 2, 0], [3, 4, 0], [5, 6, 0]], [[7, 8, 0], [9, 10, 0]]]))
+show(lambda: tf.ragged.constant([[1], [2]]) + tf.ragged.constant([[1], [2], [3]]))
+show(lambda: tf.ragged.constant([[[1], [2]], [[3]]]) +
+     tf.ragged.constant([[[1], [2, 3]], [[3]]]))
+show(lambda: tf.ragged.constant([[1, 2, 3, 4, 5, 6, 7]] * 5) +
+     tf.ragged.constant([[1, 2, 3, 4, 5, 6]] * 5))
+show(lambda: tf.math.multiply(x, tf.ragged.constant([[1, 2, 3], [3], [7]])))
+show(lambda: tf.ragged.constant([[1., 2.], [3.]]) - tf.ragged.constant([[1., 2.], [3., 4.]]))
+show(lambda: tf.ragged.constant([[1, 2], [3]], row_splits_dtype=tf.int32) +
+     tf.ragged.constant([[1, 2], [3]]))
+show(lambda: tf.ragged.constant([[[1, 2]], [[3, 4]]], ragged_rank=1) +
+     tf.constant([[[10], [20]]]))
+show(lambda: tf.ragged.constant([[[1], [2]], [[3]]]) + tf.constant([[[1]], [[2]]]))
+show(lambda: tf.ragged.constant([[[1], [2]], [[3]]]) + tf.constant([[[1, 2]], [[2, 3]]]))
+show(lambda: tf.ragged.constant([[[1, 2], [2, 3]], [[3, 3], [1, 1]]]) +
+     tf.constant([[[1, 2]], [[2, 3]]]))
+show(lambda: tf.ragged.constant([[[1, 2], [2, 3]], [[3, 3], [1, 1]]]) +
+     tf.constant([[[1], [2]], [[2], [3]]]))
+show(lambda: tf.RaggedTensorSpec([None], tf.int32, 1))
 """,
 }
 

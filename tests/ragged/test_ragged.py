@@ -4,6 +4,7 @@ traces a RaggedTensor argument by its row partition."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 import tapeflow as tf
@@ -18,6 +19,7 @@ class _Opaque:
                                   lambda: tf.divide(_Opaque(), 1),
                                   lambda: tf.reduce_sum(_Opaque()),
                                   lambda: tf.concat([_Opaque()], 0),
+                                  lambda: tf.tile(_Opaque(), [1]),
                                   lambda: tf.stack([_Opaque(), _Opaque()])])
 def test_dense_ops_keep_their_conversion_error(call):
     with pytest.raises(ValueError, match="Attempt to convert a value"):
@@ -90,3 +92,87 @@ def test_reverse_of_a_ragged_tensor():
     assert reverse(None, r3, [1]).to_list() == [[[3], [1, 2]], [], [[4, 5, 6]]]
     rd = tf.RaggedTensor.from_row_lengths(tf.reshape(tf.range(6), [3, 2]), [2, 1])
     assert reverse(None, rd, [2]).to_list() == [[[1, 0], [3, 2]], [[5, 4]]]
+
+
+def test_embedding_lookup_of_ragged_ids_and_its_gradient():
+    # TF 2.21: a RaggedTensor of the rows; the table's gradient is an IndexedSlices over
+    # the flat ids (their dtype), dense_shape int32, each row's 1/len weight from the mean.
+    table = tf.Variable(tf.reshape(tf.range(12, dtype=tf.float32), [4, 3]))
+    ids = tf.ragged.constant([[1, 2, 3], [], [0, 1]])
+    rows = tf.nn.embedding_lookup(table, ids)
+    assert rows.to_list() == [[[3, 4, 5], [6, 7, 8], [9, 10, 11]], [], [[0, 1, 2], [3, 4, 5]]]
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_sum(tf.reduce_mean(tf.nn.embedding_lookup(table, ids), axis=1))
+    grad = tape.gradient(loss, table)
+    assert isinstance(grad, tf.IndexedSlices)
+    assert grad.indices.numpy().tolist() == [1, 2, 3, 0, 1]
+    assert grad.indices.dtype == tf.int32 and grad.dense_shape.dtype == tf.int32
+    assert grad.dense_shape.numpy().tolist() == [4, 3]
+    assert np.allclose(grad.values.numpy()[:, 0], [1 / 3, 1 / 3, 1 / 3, 0.5, 0.5])
+    with pytest.raises(ValueError, match="All values should be indices"):
+        tf.nn.embedding_lookup(table, tf.ragged.constant([[1.0]]))
+
+
+def test_map_fn_over_ragged_rows():
+    # TF 2.21's answers: rows in, a RaggedTensor out (its spec defaults to the input row's);
+    # a dtype signature stacks dense rows; fn must fit a RaggedTensorSpec exactly.
+    digits = tf.ragged.constant([[3, 1, 4, 1], [], [5, 9, 2], [6], []])
+    out = tf.map_fn(tf.math.square, digits)
+    assert isinstance(out, tf.RaggedTensor)
+    assert out.to_list() == [[9, 1, 16, 1], [], [25, 81, 4], [36], []]
+    sums = tf.map_fn(tf.reduce_sum, digits, fn_output_signature=tf.int32)
+    assert sums.numpy().tolist() == [9, 0, 16, 6, 0]
+    r3 = tf.ragged.constant([[[1, 2], [3]], [], [[4, 5, 6]]])
+    assert tf.map_fn(lambda r: r * 2, r3).to_list() == [[[2, 4], [6]], [], [[8, 10, 12]]]
+    spec = tf.RaggedTensorSpec([None], tf.int32)
+    ranges = tf.map_fn(tf.range, tf.constant([1, 2, 3]), fn_output_signature=spec)
+    assert ranges.to_list() == [[0], [0, 1], [0, 1, 2]]
+    assert ranges.row_splits.dtype == tf.int64
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Ragged values must have rank"):
+        tf.map_fn(tf.reduce_sum, digits)
+    with pytest.raises(ValueError, match="Expected `fn` to return a:"):
+        tf.map_fn(lambda r: tf.cast(r, tf.float32), digits)
+
+
+def test_map_fn_of_ragged_rows_is_differentiable():
+    x = tf.ragged.constant([[1.0, 2.0], [3.0]])
+    with tf.GradientTape() as tape:
+        tape.watch(x.flat_values)
+        total = tf.reduce_sum(tf.map_fn(lambda r: r * r, x))
+    assert tape.gradient(total, x.flat_values).numpy().tolist() == [2.0, 4.0, 6.0]
+
+
+def test_ragged_strings_join():
+    # TF 2.21: tf.strings.join of RaggedTensors joins their flat values (the Ragged tensors
+    # guide's bigrams); a string broadcasts; flat values of other sizes are TF's ValueError.
+    # ragged_ops.strings_join is the ragged version tf.strings.join dispatches to.
+    from tapeflow.ops.ragged_ops import strings_join
+    from tapeflow.ops.string_ops import join
+    padded = tf.ragged.constant([["#", "Who", "is", "#"], ["#", "Pause", "#"]])
+    bigrams = strings_join(join, [padded[:, :-1], padded[:, 1:]], separator="+")
+    assert bigrams.to_list() == [[b"#+Who", b"Who+is", b"is+#"], [b"#+Pause", b"Pause+#"]]
+    assert strings_join(join, [padded[:, :1], "x"]).to_list() == [[b"#x"], [b"#x"]]
+    with pytest.raises(ValueError, match="Got sizes: {5, 7}"):
+        strings_join(join, [padded[:, :-1], padded])
+
+
+def test_partition_mismatch_is_tf_assert_equal_text():
+    # The Ragged tensors guide's broadcasting errors print this (TF 2.21's text).
+    x = tf.ragged.constant([[1, 2, 3], [4], [5, 6]])
+    y = tf.ragged.constant([[10, 20], [30, 40], [50]])
+    with pytest.raises(tf.errors.InvalidArgumentError) as info:
+        x + y
+    assert str(info.value) == ("Condition x == y did not hold.\nIndices of first 2 different "
+                               "values:\n[[1]\n [3]]\nCorresponding x values:\n[3 6]\n"
+                               "Corresponding y values:\n[2 5]\nFirst 3 elements of x:\n"
+                               "[0 3 4]\nFirst 3 elements of y:\n[0 2 4]")
+
+
+def test_dense_operand_broadcast_index_per_flat_value():
+    # A broadcast axis (size 1) above a partitioned one is TF's error; below it, each flat
+    # value takes its own element of the dense operand (TF 2.21's answer).
+    rt = tf.ragged.constant([[[1, 2], [2, 3]], [[3, 3], [1, 1]]])
+    out = rt + tf.constant([[[1], [2]], [[2], [3]]])
+    assert out.to_list() == [[[2, 3], [4, 5]], [[5, 5], [4, 4]]]
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Last row partition"):
+        rt + tf.constant([[[1, 2]], [[2, 3]]])

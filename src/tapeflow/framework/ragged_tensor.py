@@ -452,9 +452,9 @@ class RaggedTensorSpec:
             ragged_rank = rank - 1
         if not isinstance(ragged_rank, int):
             raise TypeError(f"ragged_rank must be an int, got {ragged_rank!r}")
-        if rank is not None and not 0 <= ragged_rank < rank:
-            raise ValueError(f"ragged_rank must be non-negative and less than rank, got "
-                             f"{ragged_rank}")
+        if rank is not None and ragged_rank >= rank:
+            raise ValueError(f"Argument `ragged_rank` ({ragged_rank}) must be less than rank "
+                             f"({rank}).")
         self._ragged_rank = ragged_rank
         self._partition: Optional[_Partition] = None  # set for tracing (`_type_spec`)
         self._flat_shape: Any = None

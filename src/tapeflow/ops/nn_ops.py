@@ -795,7 +795,7 @@ def embedding_lookup(params: Any, ids: Any, max_norm: Optional[float] = None,
     if type(ids) is RaggedTensor:   # the flat ids' rows, in ids' row partition
         flat = ids.flat_values
         if flat.dtype not in (_dtypes.int32, _dtypes.int64):
-            raise ValueError(f"The values contained by the inputs have type {flat.dtype!r} "
+            raise ValueError(f"The values contained by the inputs have type {flat.dtype} "
                              f"and cannot be processed. All values should be indices, either "
                              f"of type `int32` or `int64`.")
         return ids.with_flat_values(embedding_lookup(params, flat, max_norm))
