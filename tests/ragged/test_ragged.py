@@ -176,3 +176,15 @@ def test_dense_operand_broadcast_index_per_flat_value():
     assert out.to_list() == [[[2, 3], [4, 5]], [[5, 5], [4, 4]]]
     with pytest.raises(tf.errors.InvalidArgumentError, match="Last row partition"):
         rt + tf.constant([[[1, 2]], [[2, 3]]])
+
+
+def test_embedding_lookup_of_a_partitioned_params_list():
+    # TF 2.21 ("div" strategy): id i is row i of the tables' concatenation when the first
+    # N % P tables hold one row more; a one-table list is that table (it was stacked).
+    a = tf.reshape(tf.range(6.0), [3, 2])
+    c = tf.reshape(tf.range(4.0), [2, 2]) + 200
+    assert tf.nn.embedding_lookup([a, c], [0, 2, 3, 4]).numpy().tolist() == [
+        [0.0, 1.0], [4.0, 5.0], [200.0, 201.0], [202.0, 203.0]]
+    assert tf.nn.embedding_lookup([a], [[0, 2]]).numpy().tolist() == [[[0.0, 1.0], [4.0, 5.0]]]
+    with pytest.raises(tf.errors.InvalidArgumentError):
+        tf.nn.embedding_lookup([c, a], [0, 4])

@@ -26,7 +26,7 @@ from tapeflow.framework.tensor import Tensor, TensorLike
 from tapeflow.framework.exports import tf_export
 from tapeflow.ops._convert import convert_to_tensor, require
 from tapeflow.ops._static import reads_static, static_value
-from tapeflow.ops.array_ops import (broadcast_to, expand_dims, gather, one_hot, reshape,
+from tapeflow.ops.array_ops import (broadcast_to, concat, expand_dims, gather, one_hot, reshape,
                                     squeeze, transpose)
 from tapeflow.ops.math_ops import abs as abs_
 from tapeflow.ops.math_ops import (cast, conj, exp, log1p, maximum, negative, rsqrt, sigmoid,
@@ -799,12 +799,30 @@ def embedding_lookup(params: Any, ids: Any, max_norm: Optional[float] = None,
                              f"and cannot be processed. All values should be indices, either "
                              f"of type `int32` or `int64`.")
         return ids.with_flat_values(embedding_lookup(params, flat, max_norm))
+    if isinstance(params, (list, tuple)):
+        params = _div_partitioned(params)
     rows = gather(params, ids)
     if max_norm is None:
         return rows
     from tapeflow.ops.clip_ops import clip_by_norm  # clip_ops builds on this module's layer
     axes = tuple(builtins.range(convert_to_tensor(ids)._value.ndim, rows._value.ndim))
     return clip_by_norm(rows, max_norm, axes=axes)
+
+
+def _div_partitioned(params: Any) -> Any:
+    """A list of tables as TF's "div" partition strategy reads it: id i is row i of their
+    concatenation where the first N % P tables have one row more than the others (N rows,
+    P tables); other sizes would map ids elsewhere, so they are refused."""
+    if len(params) == 1:
+        return params[0]
+    sizes = [int(convert_to_tensor(p).shape[0]) for p in params]
+    per, extra = divmod(sum(sizes), len(sizes))
+    layout = [per + 1] * extra + [per] * (len(sizes) - extra)
+    if sizes != layout:
+        raise InvalidArgumentError(f"embedding_lookup: tapeflow reads a partitioned params "
+                                   f"list with TF's 'div' strategy, whose tables of "
+                                   f"{sum(sizes)} rows have sizes {layout}; got {sizes}")
+    return concat(list(params), axis=0)
 
 
 @tf_export("math.zero_fraction", "nn.zero_fraction")
