@@ -64,3 +64,12 @@ def test_string_ops_refuse_numbers():
         tf.strings.length(tf.constant([1]))
     with pytest.raises(tf.errors.InvalidArgumentError, match="pos 3 out of range"):
         tf.strings.substr(tf.constant(["ab"]), 3, 1)
+
+
+def test_join_of_ragged_tensors_joins_their_values():
+    # The Ragged tensors guide's bigrams (TF 2.21's answer).
+    queries = tf.ragged.constant([["Who", "is"], ["Pause"]])
+    marker = tf.fill([queries.nrows(), 1], "#")
+    padded = tf.concat([marker, queries, marker], axis=1)
+    bigrams = tf.strings.join([padded[:, :-1], padded[:, 1:]], separator="+")
+    assert bigrams.to_list() == [[b"#+Who", b"Who+is", b"is+#"], [b"#+Pause", b"Pause+#"]]

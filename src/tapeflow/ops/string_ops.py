@@ -23,7 +23,7 @@ from tapeflow.framework.context import context
 from tapeflow.framework.convert import cpp_name, mismatch_error
 from tapeflow.framework.errors import InvalidArgumentError
 from tapeflow.framework.exports import tf_export
-from tapeflow.framework.ragged_tensor import RaggedTensor
+from tapeflow.framework.ragged_tensor import RaggedTensor, fallback as ragged_fallback
 from tapeflow.framework.tensor import Tensor, TensorLike
 from tapeflow.ops._convert import convert_to_tensor
 from tapeflow.ops._static import static_value
@@ -140,7 +140,10 @@ _JOIN = Primitive("StringJoin", _join_impl, differentiable=False, shape_rule=_jo
 def join(inputs: Sequence[Any], separator: str = "", name: Optional[str] = None) -> Tensor:
     """The elementwise concatenation of `inputs` (string tensors of one shape, or scalars)
     with `separator` between them."""
-    tensors = tuple(_strings(x, "StringJoin", i) for i, x in enumerate(inputs))
+    try:
+        tensors = tuple(_strings(x, "StringJoin", i) for i, x in enumerate(inputs))
+    except (TypeError, ValueError) as exc:  # RaggedTensors: their flat values joined
+        return ragged_fallback(exc, "join", join, inputs, separator)
     return bind(_JOIN, tensors, {"separator": _as_bytes(separator)})
 
 
