@@ -859,11 +859,11 @@ show(lambda: tf.RaggedTensorSpec([None], tf.int32, 1))
 }
 
 
-def record() -> dict:
+def record(cases: dict) -> dict:
     import numpy as np  # noqa: F401 - for the programs
     import tensorflow as tf
     answers = {}
-    for name, program in CASES.items():
+    for name, program in cases.items():
         out = io.StringIO()
         try:
             with contextlib.redirect_stdout(out):
@@ -875,13 +875,14 @@ def record() -> dict:
     return answers
 
 
-def main() -> None:
+def main(cases: dict = CASES, out: pathlib.Path = OUT) -> None:
+    """Records `cases` (name -> program) into the JSON file `out`."""
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
     import tensorflow as tf
-    answers = {"tensorflow": tf.__version__, "cases": record()}
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text(json.dumps(answers, indent=1, sort_keys=True) + "\n")
-    print(f"wrote {OUT} ({len(answers['cases'])} cases)")
+    answers = {"tensorflow": tf.__version__, "cases": record(cases)}
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(answers, indent=1, sort_keys=True) + "\n")
+    print(f"wrote {out} ({len(answers['cases'])} cases)")
 
 
 if __name__ == "__main__":

@@ -299,8 +299,7 @@ def main() -> None:
     # The runner of tools/record_ragged_fixtures.py (same JSON layout), over these programs.
     sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
     from tools import record_ragged_fixtures as runner
-    runner.CASES, runner.OUT = CASES, OUT
-    runner.main()
+    runner.main(CASES, OUT)
 
 
 if __name__ == "__main__":
