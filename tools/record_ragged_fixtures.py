@@ -28,6 +28,12 @@ KERNEL_TEXT = """
 import re
 def kernel_text(e):
   return re.sub(r" name: [^\\n]*$", "", re.sub(r"^\\{\\{function_node [^}]*\\}\\} ", "", str(e)))
+# Prints f()'s value, or its error's class and TF's kernel text.
+def show(f):
+  try:
+    print(f())
+  except Exception as e:
+    print(type(e).__name__, kernel_text(e))
 """
 
 CASES = {
@@ -603,11 +609,6 @@ print(tf.strings.substr(words, 0, 2))
 print(tf.map_fn(tf.math.square, digits))
 """,
     "guide_tile_variants": DIGITS + KERNEL_TEXT + """
-def show(f):
-  try:
-    print(f())
-  except Exception as e:
-    print(type(e).__name__, kernel_text(e))
 r3 = tf.ragged.constant([[[1, 2], [3]], [], [[4, 5, 6]]])
 rd = tf.ragged.constant([[[1, 2], [3, 4]], [[5, 6]]], ragged_rank=1)
 show(lambda: tf.tile(digits, [2, 1]))
@@ -621,11 +622,6 @@ show(lambda: tf.tile(tf.ragged.constant([[1, 2], [3]], row_splits_dtype=tf.int32
                      [2, 2]).row_splits)
 """,
     "guide_map_fn_variants": DIGITS + KERNEL_TEXT + """
-def show(f):
-  try:
-    print(f())
-  except Exception as e:
-    print(type(e).__name__, kernel_text(e))
 r3 = tf.ragged.constant([[[1, 2], [3]], [], [[4, 5, 6]]])
 rd = tf.ragged.constant([[[1, 2], [3, 4]], [[5, 6]]], ragged_rank=1)
 words = tf.ragged.constant([['So', 'long'], ['thanks', 'for', 'all', 'the', 'fish']])
@@ -751,11 +747,6 @@ for call in (lambda: tf.sparse.to_dense(sparse_result, 1),
     print(type(e).__name__)
 """,
     "guide_reductions_any_axis": KERNEL_TEXT + """
-def show(f):
-  try:
-    print(f())
-  except Exception as e:
-    print(type(e).__name__, kernel_text(e))
 r = tf.ragged.constant([[[1., 2.], [3., 4.]], [], [[5., 6.]]], ragged_rank=1)
 r3 = tf.ragged.constant([[[1, 2], [3]], [], [[4, 5, 6]]])
 for axis in (0, 1, 2, [1, 2]):
@@ -781,11 +772,6 @@ with tf.GradientTape() as t:
 print(t.gradient(s, x.flat_values))
 """,
     "guide_concat_stack_any_axis": KERNEL_TEXT + """
-def show(f):
-  try:
-    print(f())
-  except Exception as e:
-    print(type(e).__name__, kernel_text(e))
 a = tf.ragged.constant([[1, 2], [3]])
 b = tf.ragged.constant([[1], [2], [3]])
 r3 = tf.ragged.constant([[[1, 2], [3]], [], [[4, 5, 6]]])
