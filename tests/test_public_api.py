@@ -17,7 +17,7 @@ NAMESPACES = [
     "tapeflow.debugging", "tapeflow.data", "tapeflow.distribute", "tapeflow.horovod",
     "tapeflow.horovod.keras", "tapeflow.signal", "tapeflow.experimental.numpy", "tapeflow.bitwise",
     "tapeflow.io", "tapeflow.io.gfile",
-    "tapeflow.lookup",
+    "tapeflow.lookup", "tapeflow.saved_model",
     "tapeflow.image",
 ]
 
