@@ -5,8 +5,11 @@
 import contextlib
 import io
 import os
+import re
 import runpy
 import tempfile
+
+import numpy as np
 
 
 def run_case(tf, setup: str, code: str) -> str:
@@ -26,3 +29,17 @@ def run_guide(tf, path: str) -> str:
         except Exception as exc:  # noqa: BLE001 - recorded and compared
             print(f"ERROR {type(exc).__name__}")
     return buffer.getvalue()
+
+
+_NUMBER = re.compile(r"-?\d+\.\d*(?:e[-+]?\d+)?")
+
+
+def assert_prints(got: str, expected: str, approx: bool) -> None:
+    """`got` is TF's `expected` text: exactly, or with `approx` its numbers within a
+    relative 1e-6 (float32's last place) and the rest the same up to spaces."""
+    if not approx:
+        assert got == expected
+        return
+    assert _NUMBER.sub("#", got).replace(" ", "") == _NUMBER.sub("#", expected).replace(" ", "")
+    np.testing.assert_allclose([float(x) for x in _NUMBER.findall(got)],
+                               [float(x) for x in _NUMBER.findall(expected)], rtol=1e-6)
