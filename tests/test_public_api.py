@@ -19,7 +19,7 @@ NAMESPACES = [
     "tapeflow.io", "tapeflow.io.gfile",
     "tapeflow.lookup", "tapeflow.saved_model",
     "tapeflow.image",
-    "tapeflow.sets",
+    "tapeflow.sets", "tapeflow.audio",
 ]
 
 

@@ -44,7 +44,7 @@ newaxis = None
 # Heavier namespaces load on first use, so `import tapeflow` stays fast.
 _LAZY_SUBMODULES = {"keras", "train", "test", "config", "autograph", "version", "data",
                      "debugging", "summary", "distribute", "experimental", "image", "signal",
-                     "ragged", "sparse", "strings", "bitwise", "lookup", "io", "sets",
+                     "ragged", "sparse", "strings", "bitwise", "lookup", "io", "sets", "audio",
                      "saved_model"}
 
 
