@@ -15,11 +15,9 @@ from typing import Iterable, Optional
 
 import numpy as np
 
+from tapeflow.keras.utils.io_utils import print_msg
 
-def print_msg(message: str, line_break: bool = True) -> None:
-    """Writes `message` to stdout and flushes (as keras.utils.io_utils.print_msg)."""
-    sys.stdout.write(f"{message}\n" if line_break else message)
-    sys.stdout.flush()
+
 
 
 def _format_time(time_per_unit: float, unit_name: str) -> str:
