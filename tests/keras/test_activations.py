@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import os as _os0
+import sys as _sys0
+
 import numpy as np
 import pytest
 
 import tapeflow as tf
 from tapeflow import keras
+
+_sys0.path.insert(0, _os0.path.join(_os0.path.dirname(__file__), "..", ".."))
 
 X = np.array([-3.0, -0.5, 0.0, 0.7, 2.5], "float32")
 
@@ -99,3 +104,67 @@ def test_hard_sigmoid_relu6_and_softsign_at_nan_and_inf():
         tape.watch(x)
         y = keras.activations.softsign(x)
     np.testing.assert_array_equal(tape.gradient(y, x).numpy(), [0.0, 0.0])
+
+
+# -- Keras 3's newer activations (tools/record_keras_utils.py recorded Keras's values and
+# gradients into fixtures/keras_utils.json).
+
+import json as _json  # noqa: E402
+import os as _os  # noqa: E402
+
+_FIX = _json.load(open(_os.path.join(_os.path.dirname(__file__), "fixtures",
+                                     "keras_utils.json")))
+
+
+@pytest.mark.parametrize("name", sorted(_FIX["activations"]))
+def test_new_activation_values_and_gradients_match_keras(name):
+    x = tf.constant(np.array(_FIX["x"], "float32"))
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = keras.activations.get(name)(x)
+    want = _FIX["activations"][name]
+    np.testing.assert_allclose(y.numpy(), want["y"], rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(tape.gradient(y, x).numpy(), want["grad"], rtol=1e-6,
+                               atol=1e-6)
+
+
+@pytest.mark.parametrize("name", sorted(_FIX["calls"]))
+def test_activation_arguments_match_keras(name):
+    from tools.record_keras_utils import ACTIVATION_CALLS
+    x = tf.constant(np.array(_FIX["x2"], "float32"))
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = eval(ACTIVATION_CALLS[name], {"a": keras.activations, "x": x})
+        weights = np.arange(1, 1 + int(np.prod(y.shape)), dtype="float32").reshape(y.shape)
+        loss = tf.reduce_sum(y * weights)
+    want = _FIX["calls"][name]
+    np.testing.assert_allclose(y.numpy(), want["y"], rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(tape.gradient(loss, x).numpy(), want["grad"], rtol=1e-5,
+                               atol=1e-5)
+
+
+def test_new_activations_by_name_in_layers_and_configs():
+    d = keras.layers.Dense(2, activation="hard_swish")
+    assert d.get_config()["activation"] == "hard_silu"   # Keras 3 stores the function's name
+    assert keras.activations.deserialize("mish") is keras.activations.mish
+    config = {"module": "keras.activations", "class_name": "function", "config": "celu",
+              "registered_name": "celu"}
+    assert keras.activations.deserialize(config) is keras.activations.celu
+    assert keras.activations.get(config) is keras.activations.celu
+    with pytest.raises(ValueError, match="axis size must be divisible by 2"):
+        keras.activations.glu(tf.ones((2, 3)))
+
+
+def test_sparsemax_is_keras_and_mish_second_order():
+    # Keras 3.15 (TF 2.21) gives [[0, 0.05000007, 0, 0]] here: its tau sums the cumulative
+    # sums over the support (its rows need not sum to 1); tapeflow follows Keras's numbers.
+    x = tf.constant([[0.1, 1.2, -0.3, 0.9]])
+    y = keras.activations.sparsemax(x)
+    np.testing.assert_allclose(y.numpy(), [[0.0, 0.05000007, 0.0, 0.0]], atol=1e-7)
+    with tf.GradientTape() as outer:
+        outer.watch(x)
+        with tf.GradientTape() as inner:
+            inner.watch(x)
+            z = tf.reduce_sum(keras.activations.mish(x) ** 2)
+        g = inner.gradient(z, x)
+    assert outer.gradient(g, x) is not None

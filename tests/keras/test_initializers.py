@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import tapeflow as tf
 from tapeflow import keras
 from tapeflow.keras import initializers as I
 
@@ -66,3 +67,49 @@ def test_seeded_initializer_is_reproducible():
     a = I.GlorotUniform(seed=5)((3, 4)).numpy()
     b = I.GlorotUniform(seed=5)((3, 4)).numpy()
     np.testing.assert_array_equal(a, b)
+
+
+# -- STFT and the alias names (Keras 3's kernels recorded by tools/record_keras_utils.py).
+
+import json as _json  # noqa: E402
+import os as _os  # noqa: E402
+import sys as _sys  # noqa: E402
+
+_sys.path.insert(0, _os.path.join(_os.path.dirname(__file__), "..", ".."))
+_FIX = _json.load(open(_os.path.join(_os.path.dirname(__file__), "fixtures",
+                                     "keras_utils.json")))
+
+
+@pytest.mark.parametrize("name", sorted(_FIX["stft"]))
+def test_stft_kernel_matches_keras(name):
+    from tools.record_keras_utils import STFT_CASES, WINDOW_NAMES
+    kwargs, shape = STFT_CASES[name]
+    got = keras.initializers.STFT(**kwargs)(shape)
+    assert got.dtype == tf.float32   # Keras: (frame_length, 1, fft_length), whatever the channels
+    np.testing.assert_allclose(got.numpy(), _FIX["stft"][name], rtol=1e-5, atol=1e-6)
+    if name in WINDOW_NAMES:   # the SciPy window by name gives the same kernel
+        pytest.importorskip("scipy")
+        named = keras.initializers.STFT(**{**kwargs, "window": WINDOW_NAMES[name]})(shape)
+        np.testing.assert_allclose(named.numpy(), _FIX["stft"][name], rtol=1e-5, atol=1e-6)
+
+
+def test_stft_errors_config_and_aliases():
+    with pytest.raises(ValueError, match="side should be 'real' or 'imag', not x"):
+        keras.initializers.STFT(side="x")
+    with pytest.raises(ValueError, match="Scaling is invalid"):
+        keras.initializers.STFT(scaling="x")
+    init = keras.initializers.get("stft")
+    assert isinstance(init, keras.initializers.STFT)
+    assert init.get_config() == {"side": "real", "window": "hann", "periodic": False,
+                                 "scaling": "density"}
+    assert keras.initializers.STFTInitializer is keras.initializers.STFT
+    assert keras.initializers.stft is keras.initializers.STFT
+    assert keras.initializers.IdentityInitializer is keras.initializers.Identity
+    assert keras.initializers.OrthogonalInitializer is keras.initializers.Orthogonal
+    config = keras.initializers.serialize(keras.initializers.STFT(side="imag"))
+    back = keras.initializers.deserialize(config)
+    assert isinstance(back, keras.initializers.STFT) and back.side == "imag"
+    assert isinstance(keras.initializers.deserialize("glorot_uniform"),
+                      keras.initializers.GlorotUniform)
+    assert isinstance(keras.initializers.deserialize({"class_name": "Zeros", "config": {}}),
+                      keras.initializers.Zeros)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Callable, Optional
 
 from tapeflow.framework.tensor import Tensor
-from tapeflow.ops import clip_ops, math_ops, nn_ops
+from tapeflow.ops import array_ops, clip_ops, manip_ops, math_ops, nn_ops, reduce_ops
 from tapeflow.ops._convert import convert_to_tensor
 
 
@@ -117,16 +117,138 @@ def hard_sigmoid(x: Any) -> Tensor:
     return nn_ops.relu6(convert_to_tensor(x) + 3.0) / 6.0
 
 
-_BY_NAME = {f.__name__: f for f in (relu, linear, sigmoid, tanh, softmax, log_softmax, elu,
-                                     selu, softplus, softsign, silu, gelu, relu6, leaky_relu,
-                                     exponential, hard_sigmoid)}
+def celu(x: Any, alpha: float = 1.0) -> Tensor:
+    """Continuously differentiable ELU: max(x, 0) + alpha * expm1(min(x, 0) / alpha)."""
+    x = convert_to_tensor(x)
+    return math_ops.maximum(x, 0.0) + alpha * math_ops.expm1(math_ops.minimum(x, 0.0) / alpha)
+
+
+def glu(x: Any, axis: int = -1) -> Tensor:
+    """Gated linear unit: the first half of `axis` times the sigmoid of the second half."""
+    x = convert_to_tensor(x)
+    if x.shape[axis] % 2 != 0:
+        raise ValueError(f"axis size must be divisible by 2. Received: x.shape={x.shape} with "
+                         f"axis={axis}")
+    x1, x2 = array_ops.split(x, 2, axis=axis)
+    return x1 * math_ops.sigmoid(x2)
+
+
+def hard_shrink(x: Any, threshold: float = 0.5) -> Tensor:
+    """x where |x| > threshold, else 0."""
+    x = convert_to_tensor(x)
+    return math_ops.where(math_ops.abs(x) > threshold, x, math_ops.zeros_like(x))
+
+
+def soft_shrink(x: Any, threshold: float = 0.5) -> Tensor:
+    """x - threshold above threshold, x + threshold below -threshold, else 0."""
+    x = convert_to_tensor(x)
+    return math_ops.where(x > threshold, x - threshold,
+                          math_ops.where(x < -threshold, x + threshold,
+                                         math_ops.zeros_like(x)))
+
+
+def hard_silu(x: Any) -> Tensor:
+    """x * hard_sigmoid(x) (also `hard_swish`)."""
+    x = convert_to_tensor(x)
+    return x * hard_sigmoid(x)
+
+
+hard_swish = hard_silu
+
+
+def hard_tanh(x: Any) -> Tensor:
+    """x clipped to [-1, 1]."""
+    return clip_ops.clip_by_value(convert_to_tensor(x), -1.0, 1.0)
+
+
+def log_sigmoid(x: Any) -> Tensor:
+    """log(sigmoid(x)), computed stably (tf.math.log_sigmoid)."""
+    return nn_ops.log_sigmoid(convert_to_tensor(x))
+
+
+def mish(x: Any) -> Tensor:
+    """x * tanh(softplus(x))."""
+    x = convert_to_tensor(x)
+    return x * math_ops.tanh(math_ops.softplus(x))
+
+
+def sparse_plus(x: Any) -> Tensor:
+    """0 for x <= -1, (x + 1)**2 / 4 for -1 < x < 1, x for x >= 1."""
+    x = convert_to_tensor(x)
+    return math_ops.where(x <= -1, math_ops.zeros_like(x),
+                          math_ops.where(x < 1, 0.25 * math_ops.pow(x + 1, 2), x))
+
+
+def sparse_sigmoid(x: Any) -> Tensor:
+    """0 for x <= -1, (x + 1) / 2 for -1 < x < 1, 1 for x >= 1."""
+    x = convert_to_tensor(x)
+    zero, one = math_ops.cast(0.0, x.dtype), math_ops.cast(1.0, x.dtype)
+    return math_ops.where(x <= -1, zero, math_ops.where(x >= 1, one, 0.5 * (x + 1)))
+
+
+def sparsemax(x: Any, axis: int = -1) -> Tensor:
+    """The Euclidean projection of `x` onto the probability simplex along `axis` (sparse
+    probabilities that sum to 1)."""
+    logits = convert_to_tensor(x)
+    ordered = manip_ops.sort(logits, axis=axis, direction="DESCENDING")
+    cumsum = manip_ops.cumsum(ordered, axis=axis)
+    r_shape = [1] * logits.shape.rank
+    r_shape[axis] = -1
+    r = array_ops.reshape(array_ops.range(1, array_ops.shape(logits)[axis] + 1,
+                                         dtype=logits.dtype), r_shape)
+    support = ordered - (cumsum - 1) / r > 0
+    k = reduce_ops.reduce_sum(math_ops.cast(support, logits.dtype), axis=axis, keepdims=True)
+    total = reduce_ops.reduce_sum(math_ops.where(support, cumsum, 0.0), axis=axis,
+                                  keepdims=True)
+    return math_ops.maximum(logits - (total - 1) / k, 0.0)
+
+
+def squareplus(x: Any, b: float = 4) -> Tensor:
+    """(x + sqrt(x**2 + b)) / 2, a smooth ReLU."""
+    x = convert_to_tensor(x)
+    return (x + math_ops.sqrt(math_ops.square(x) + math_ops.cast(b, x.dtype))) / 2
+
+
+def tanh_shrink(x: Any) -> Tensor:
+    """x - tanh(x)."""
+    x = convert_to_tensor(x)
+    return x - math_ops.tanh(x)
+
+
+def threshold(x: Any, threshold: float, default_value: float) -> Tensor:
+    """x where x > threshold, else `default_value`."""
+    x = convert_to_tensor(x)
+    return math_ops.where(x > threshold, x, math_ops.cast(default_value, x.dtype))
+
+
+_BY_NAME = {f.__name__: f for f in (
+    relu, linear, sigmoid, tanh, softmax, log_softmax, elu, selu, softplus, softsign, silu,
+    gelu, relu6, leaky_relu, exponential, hard_sigmoid, celu, glu, hard_shrink, soft_shrink,
+    hard_silu, hard_tanh, log_sigmoid, mish, sparse_plus, sparse_sigmoid, sparsemax,
+    squareplus, tanh_shrink, threshold)}
 _BY_NAME["swish"] = silu
+_BY_NAME["hard_swish"] = hard_silu
+
+
+def deserialize(config: Any, custom_objects: Optional[dict] = None) -> Callable:
+    """The activation a config names: a builtin's name ('relu'), or a registered or custom
+    function's config."""
+    from tapeflow.keras.saving.serialization import deserialize_keras_object
+    if isinstance(config, str) and config in _BY_NAME and not (custom_objects and
+                                                                config in custom_objects):
+        return _BY_NAME[config]
+    obj = deserialize_keras_object(config, custom_objects=custom_objects)
+    if isinstance(obj, str):
+        raise ValueError(f"Could not interpret activation function identifier: {config}")
+    return obj
 
 
 def get(identifier: Any) -> Callable:
-    """An activation from its name or a callable; None means linear."""
+    """An activation from its name, a config dict or a callable; None means linear."""
     if identifier is None:
         return linear
+    if isinstance(identifier, dict):
+        return deserialize(identifier)
     if isinstance(identifier, str):
         if identifier not in _BY_NAME:
             raise ValueError(f"Could not interpret activation function identifier: "
@@ -142,4 +264,4 @@ def serialize(activation: Callable) -> str:
     return getattr(activation, "__name__", str(activation))
 
 
-__all__ = sorted(_BY_NAME) + ["get", "serialize"]
+__all__ = sorted(_BY_NAME) + ["deserialize", "get", "serialize"]

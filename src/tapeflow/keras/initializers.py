@@ -249,13 +249,77 @@ class Identity(Initializer):
         return {"gain": self.gain}
 
 
+def _window(name: str, length: int, periodic: bool) -> np.ndarray:
+    """scipy.signal.get_window(name, length, fftbins=periodic) (SciPy imported here, only
+    when an STFT kernel names its window)."""
+    try:
+        from scipy.signal import get_window
+    except ImportError:
+        raise ImportError("keras.initializers.STFT with a named `window` needs SciPy "
+                          "(`pip install scipy`); pass the window as an array instead.") from None
+    return get_window(name, length, periodic)
+
+
+class STFT(Initializer):
+    """The kernel of a short-time Fourier transform as a convolution: shape
+    `(frame_length, input_channels, fft_length)`, the real (cos) or imaginary (-sin) part of
+    the DFT basis at `fft_length` frequencies, times `window` (a SciPy window name or an
+    array; None for none), divided by the window's L2 norm ('density') or sum ('spectrum')."""
+
+    def __init__(self, side: str = "real", window: Any = "hann", scaling: Optional[str] = "density",
+                 periodic: bool = False) -> None:
+        if side not in ("real", "imag"):
+            raise ValueError(f"side should be 'real' or 'imag', not {side}")
+        if isinstance(window, str):
+            _window(window, 1, periodic)  # an unknown name fails now, as Keras
+        if scaling is not None and scaling not in ("density", "spectrum"):
+            raise ValueError(f"Scaling is invalid, it must be `None`, 'density' or 'spectrum'. "
+                             f"Received scaling={scaling}")
+        self.side, self.window, self.scaling, self.periodic = side, window, scaling, periodic
+
+    def __call__(self, shape: Any, dtype: Any = None) -> Tensor:
+        np_dtype = _np_dtype(dtype)
+        frame_length, _, fft_length = shape
+        time = np.arange(frame_length, dtype=np_dtype).reshape(frame_length, 1, 1)
+        freq = np.arange(fft_length, dtype=np_dtype).reshape(1, 1, fft_length) / np_dtype.type(
+            (fft_length - 1) * 2)
+        args = (np_dtype.type(-2) * time * freq) * np.arccos(np_dtype.type(-1))
+        kernel = (np.cos(args) if self.side == "real" else np.sin(args)).astype(np_dtype)
+        if self.window is not None:
+            win = self.window
+            if isinstance(win, str):
+                win = _window(win, frame_length, self.periodic)
+            win = np.asarray(win).astype(np_dtype)
+            if win.ndim != 1 or win.shape[-1] != frame_length:
+                raise ValueError(f"The shape of `window` must be equal to [frame_length]."
+                                 f"Received: window shape={win.shape}")
+            win = win.reshape(frame_length, 1, 1)
+            scaling = np_dtype.type(1)
+            if self.scaling == "density":
+                scaling = np.sqrt(np.sum(np.square(win)))
+            elif self.scaling == "spectrum":
+                scaling = np.sum(np.abs(win))
+            kernel = kernel * win / scaling
+        return _tensor(kernel, dtype)
+
+    def get_config(self) -> dict:
+        window = self.window.tolist() if isinstance(self.window, np.ndarray) else self.window
+        return {"side": self.side, "window": window, "periodic": self.periodic,
+                "scaling": self.scaling}
+
+
+# Keras's other names of the same classes.
+IdentityInitializer, OrthogonalInitializer, STFTInitializer = Identity, Orthogonal, STFT
+
 _BY_NAME = {
     "zeros": Zeros, "ones": Ones, "constant": Constant, "random_normal": RandomNormal,
     "random_uniform": RandomUniform, "truncated_normal": TruncatedNormal,
     "variance_scaling": VarianceScaling, "glorot_uniform": GlorotUniform,
     "glorot_normal": GlorotNormal, "he_normal": HeNormal, "he_uniform": HeUniform,
     "lecun_normal": LecunNormal, "lecun_uniform": LecunUniform, "orthogonal": Orthogonal,
-    "identity": Identity,
+    "identity": Identity, "stft": STFT, "identity_initializer": Identity,
+    "orthogonal_initializer": Orthogonal, "s_t_f_t": STFT, "s_t_f_t_initializer": STFT,
+    "stft_initializer": STFT,
 }
 
 
@@ -284,6 +348,17 @@ def _snake(name: str) -> str:
     return camel_to_snake(name)
 
 
+def deserialize(config: Any, custom_objects: Optional[dict] = None) -> Any:
+    """The initializer a config describes (`{'class_name': ..., 'config': ...}`, Keras 3's
+    full form, or a name such as 'glorot_uniform')."""
+    if isinstance(config, str):
+        return get(config)
+    from tapeflow.keras.saving.serialization import deserialize_keras_object
+    if isinstance(config, dict) and "module" not in config and not custom_objects:
+        return get(config)
+    return deserialize_keras_object(config, custom_objects=custom_objects)
+
+
 def serialize(initializer: Initializer) -> dict:
     """`{'class_name': ..., 'config': ...}` for an initializer."""
     return serialize_keras_object(initializer)
@@ -295,8 +370,10 @@ random_normal, random_uniform, truncated_normal = RandomNormal, RandomUniform, T
 glorot_uniform, glorot_normal = GlorotUniform, GlorotNormal
 he_normal, he_uniform, lecun_normal, lecun_uniform = HeNormal, HeUniform, LecunNormal, LecunUniform
 orthogonal, identity, variance_scaling = Orthogonal, Identity, VarianceScaling
+stft = STFT
 
 __all__ = ["Initializer", "Zeros", "Ones", "Constant", "RandomNormal", "RandomUniform",
            "TruncatedNormal", "VarianceScaling", "GlorotUniform", "GlorotNormal", "HeNormal",
-           "HeUniform", "LecunNormal", "LecunUniform", "Orthogonal", "Identity", "get",
-           "serialize", "compute_fans"]
+           "HeUniform", "LecunNormal", "LecunUniform", "Orthogonal", "Identity", "STFT",
+           "IdentityInitializer", "OrthogonalInitializer", "STFTInitializer", "get",
+           "deserialize", "serialize", "compute_fans"]
