@@ -269,23 +269,10 @@ class AUC(Metric):
         y_pred = math_ops.cast(convert_to_tensor(y_pred), self._dtype)
         if self._from_logits:
             y_pred = math_ops.sigmoid(y_pred)
-        labels = math_ops.cast(convert_to_tensor(y_true), _dtypes.bool)
-        labels, y_pred = squeeze_or_expand_to_same_rank(labels, y_pred)
-        flat_pred = array_ops.reshape(y_pred, [1, -1])
-        flat_true = math_ops.cast(array_ops.reshape(labels, [1, -1]), self._dtype)
-        if sample_weight is None:
-            weight = math_ops.ones_like(flat_true)
-        else:
-            w = math_ops.cast(convert_to_tensor(sample_weight), self._dtype)
-            weight = array_ops.reshape(array_ops.broadcast_to(w, tuple(y_pred.shape)), [1, -1])
-        thresholds = math_ops.cast(self._thresholds.reshape(-1, 1), self._dtype)
-        above = math_ops.cast(math_ops.greater(flat_pred, thresholds), self._dtype)
-        below = 1.0 - above
-        for variable, counts in ((self.true_positives, above * flat_true),
-                                 (self.false_positives, above * (1.0 - flat_true)),
-                                 (self.true_negatives, below * (1.0 - flat_true)),
-                                 (self.false_negatives, below * flat_true)):
-            variable.assign_add(reduce_ops.reduce_sum(counts * weight, axis=1))
+        _update_confusion_matrix(
+            {"tp": self.true_positives, "fp": self.false_positives,
+             "tn": self.true_negatives, "fn": self.false_negatives},
+            y_true, y_pred, self._thresholds, sample_weight=sample_weight)
 
     def result(self) -> Tensor:
         """The area under the curve from the accumulated confusion counts."""
@@ -361,3 +348,18 @@ __all__ = [
     "SparseCategoricalAccuracy", "MeanSquaredError", "MeanAbsoluteError", "AUC", "accuracy",
     "binary_accuracy", "categorical_accuracy", "sparse_categorical_accuracy", "get",
 ]
+
+
+# The confusion-matrix family (AUC counts with its `update_confusion_matrix`) and the other
+# metrics live in their own files; they are public here, by class name and Keras's snake_case.
+from tapeflow.keras import metrics_confusion as _confusion, metrics_more as _more  # noqa: E402
+from tapeflow.keras.metrics_confusion import *  # noqa: E402,F401,F403
+from tapeflow.keras.metrics_more import *  # noqa: E402,F401,F403
+from tapeflow.keras.backend import to_snake_case as _snake  # noqa: E402
+
+_update_confusion_matrix = _confusion.update_confusion_matrix
+for _obj in _confusion.CLASSES + _more.CLASSES + _more.FUNCTIONS:
+    _obj.__module__ = __name__  # configs name them 'keras.metrics', as Keras does
+for _cls in _confusion.CLASSES + _more.CLASSES:
+    _CLASSES[_cls.__name__] = _CLASSES[_snake(_cls.__name__)] = _cls  # noqa: F405
+__all__ += _confusion.__all__ + _more.__all__
