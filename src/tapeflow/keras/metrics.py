@@ -82,10 +82,14 @@ class Metric:
 
 
 def _reduce_to_samplewise(values: Any, sample_weight: Any, dtype: Any) -> tuple:
-    """Per-sample values (mean over the non-batch axes) and their weights, as Keras does."""
+    """Per-sample values (mean over the non-batch axes) and their weights, as Keras does
+    (a Keras mask on `values` zeroes the weights of the masked entries)."""
+    mask = _losses._keras_mask(values)
     values = math_ops.cast(convert_to_tensor(values), dtype)
     if sample_weight is not None:
         sample_weight = math_ops.cast(convert_to_tensor(sample_weight), dtype)
+        if mask is not None:
+            sample_weight = _losses.apply_mask(sample_weight, mask, dtype, "sum")
         values, sample_weight = squeeze_or_expand_to_same_rank(values, sample_weight)
         w_ndim, v_ndim = sample_weight.ndim, values.ndim
         if v_ndim > w_ndim:
@@ -127,13 +131,34 @@ class MeanMetricWrapper(Mean):
 
     def __init__(self, fn: Callable, name: Optional[str] = None, dtype: Any = None,
                  **kwargs: Any) -> None:
-        super().__init__(name=name or auto_name(getattr(fn, "__name__", "mean")), dtype=dtype)
+        super().__init__(name=name or auto_name(type(self).__name__), dtype=dtype)
         self._fn = fn
         self._fn_kwargs = kwargs
 
     def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
-        """Adds the per-example values of `fn(y_true, y_pred)` to the mean."""
-        super().update_state(self._fn(y_true, y_pred, **self._fn_kwargs), sample_weight)
+        """Adds the per-example values of `fn(y_true, y_pred)` to the mean (entries a Keras
+        mask on `y_pred` hides count with weight 0)."""
+        mask = _losses._keras_mask(y_pred)
+        values = self._fn(y_true, y_pred, **self._fn_kwargs)
+        sample_weight = _losses.apply_mask(sample_weight, mask, self._dtype, "sum")
+        super().update_state(values, sample_weight)
+
+    def get_config(self) -> dict:
+        """name, dtype and the function's keyword arguments; a plain MeanMetricWrapper also
+        names its function ('fn', serialized), as Keras 3."""
+        config = super().get_config()
+        if type(self) is MeanMetricWrapper:
+            from tapeflow.keras.saving.serialization import serialize_keras_object
+            config["fn"] = serialize_keras_object(self._fn)
+        return {**config, **self._fn_kwargs}
+
+    @classmethod
+    def from_config(cls, config: dict) -> "MeanMetricWrapper":
+        """A metric built from `get_config()`'s dict (its 'fn' deserialized)."""
+        if "fn" in config:
+            from tapeflow.keras.saving.serialization import deserialize_keras_object
+            config = {**config, "fn": deserialize_keras_object(config["fn"])}
+        return cls(**config)
 
 
 # -- metric functions ----------------------------------------------------------------------
@@ -225,6 +250,135 @@ class MeanAbsoluteError(MeanMetricWrapper):
         super().__init__(_losses.mean_absolute_error, name=name, dtype=dtype)
 
 
+class MeanAbsolutePercentageError(MeanMetricWrapper):
+    """The mean absolute percentage error: 100 * mean(|(y_true - y_pred) / y_true|)."""
+
+    def __init__(self, name: str = "mean_absolute_percentage_error", dtype: Any = None) -> None:
+        super().__init__(_losses.mean_absolute_percentage_error, name=name, dtype=dtype)
+
+
+class MeanSquaredLogarithmicError(MeanMetricWrapper):
+    """The mean squared logarithmic error: mean((log(y_pred + 1) - log(y_true + 1)) ** 2)."""
+
+    def __init__(self, name: str = "mean_squared_logarithmic_error", dtype: Any = None) -> None:
+        super().__init__(_losses.mean_squared_logarithmic_error, name=name, dtype=dtype)
+
+
+class RootMeanSquaredError(Mean):
+    """sqrt of the (weighted) mean of (y_pred - y_true) ** 2 over every value seen."""
+
+    def __init__(self, name: str = "root_mean_squared_error", dtype: Any = None) -> None:
+        super().__init__(name=name, dtype=dtype)
+
+    def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
+        """Adds the batch's squared errors to the mean."""
+        y_true = math_ops.cast(convert_to_tensor(y_true), self._dtype)
+        y_pred = math_ops.cast(convert_to_tensor(y_pred), self._dtype)
+        y_true, y_pred = squeeze_or_expand_to_same_rank(y_true, y_pred)
+        super().update_state(math_ops.square(y_pred - y_true), sample_weight)
+
+    def result(self) -> Tensor:
+        """sqrt(total / count)."""
+        return math_ops.sqrt(super().result())
+
+
+def _cosine_similarity(y_true: Any, y_pred: Any, axis: int = -1) -> Tensor:
+    return _losses._cosine(y_true, y_pred, axis)
+
+
+_cosine_similarity.__name__ = "cosine_similarity"
+
+
+class CosineSimilarity(MeanMetricWrapper):
+    """The mean cosine similarity of labels and predictions along `axis` (1: same
+    direction)."""
+
+    def __init__(self, name: str = "cosine_similarity", dtype: Any = None,
+                 axis: int = -1) -> None:
+        # Keras 3's config leaves `axis` out (a reload computes along -1); this one keeps it.
+        super().__init__(_cosine_similarity, name=name, dtype=dtype, axis=axis)
+        self.axis = axis
+
+
+class LogCoshError(MeanMetricWrapper):
+    """The mean of log(cosh(y_pred - y_true))."""
+
+    def __init__(self, name: str = "logcosh", dtype: Any = None) -> None:
+        super().__init__(_losses.log_cosh, name=name, dtype=dtype)
+
+
+class Hinge(MeanMetricWrapper):
+    """The mean hinge loss max(1 - y_true * y_pred, 0) (0/1 labels taken as -1/1)."""
+
+    def __init__(self, name: str = "hinge", dtype: Any = None) -> None:
+        super().__init__(_losses.hinge, name=name, dtype=dtype)
+
+
+class SquaredHinge(MeanMetricWrapper):
+    """The mean squared hinge loss max(1 - y_true * y_pred, 0) ** 2."""
+
+    def __init__(self, name: str = "squared_hinge", dtype: Any = None) -> None:
+        super().__init__(_losses.squared_hinge, name=name, dtype=dtype)
+
+
+class CategoricalHinge(MeanMetricWrapper):
+    """The mean categorical hinge loss max(neg - pos + 1, 0)."""
+
+    def __init__(self, name: str = "categorical_hinge", dtype: Any = None) -> None:
+        super().__init__(_losses.categorical_hinge, name=name, dtype=dtype)
+
+
+class KLDivergence(MeanMetricWrapper):
+    """The mean Kullback-Leibler divergence sum(y_true * log(y_true / y_pred))."""
+
+    def __init__(self, name: str = "kl_divergence", dtype: Any = None) -> None:
+        super().__init__(_losses.kl_divergence, name=name, dtype=dtype)
+
+
+class Poisson(MeanMetricWrapper):
+    """The mean Poisson loss y_pred - y_true * log(y_pred)."""
+
+    def __init__(self, name: str = "poisson", dtype: Any = None) -> None:
+        super().__init__(_losses.poisson, name=name, dtype=dtype)
+
+
+class BinaryCrossentropy(MeanMetricWrapper):
+    """The mean binary cross-entropy of labels and probabilities (or logits)."""
+
+    def __init__(self, name: str = "binary_crossentropy", dtype: Any = None,
+                 from_logits: bool = False, label_smoothing: float = 0) -> None:
+        super().__init__(_losses.binary_crossentropy, name=name, dtype=dtype,
+                         from_logits=from_logits, label_smoothing=label_smoothing)
+        self.from_logits = from_logits
+        self.label_smoothing = label_smoothing
+
+
+class CategoricalCrossentropy(MeanMetricWrapper):
+    """The mean categorical cross-entropy of one-hot labels and probabilities (or logits)."""
+
+    def __init__(self, name: str = "categorical_crossentropy", dtype: Any = None,
+                 from_logits: bool = False, label_smoothing: float = 0,
+                 axis: int = -1) -> None:
+        super().__init__(_losses.categorical_crossentropy, name=name, dtype=dtype,
+                         from_logits=from_logits, label_smoothing=label_smoothing, axis=axis)
+        self.from_logits = from_logits
+        self.label_smoothing = label_smoothing
+        self.axis = axis
+
+
+class SparseCategoricalCrossentropy(MeanMetricWrapper):
+    """The mean cross-entropy of integer labels and probabilities (or logits)."""
+
+    def __init__(self, name: str = "sparse_categorical_crossentropy", dtype: Any = None,
+                 from_logits: bool = False, ignore_class: Optional[int] = None,
+                 axis: int = -1) -> None:
+        super().__init__(_losses.sparse_categorical_crossentropy, name=name, dtype=dtype,
+                         from_logits=from_logits, ignore_class=ignore_class, axis=axis)
+        self.from_logits = from_logits
+        self.ignore_class = ignore_class
+        self.axis = axis
+
+
 class AUC(Metric):
     """Area under the ROC (default) or PR curve, from confusion counts at `num_thresholds`
     evenly spaced thresholds (Keras 3's approximation: Riemann sums of the curve)."""
@@ -313,40 +467,81 @@ class AUC(Metric):
         return reduce_ops.reduce_sum(pr_auc_increment)
 
 
-_CLASSES = {cls.__name__: cls for cls in (
-    Mean, Accuracy, BinaryAccuracy, CategoricalAccuracy, SparseCategoricalAccuracy,
-    MeanSquaredError, MeanAbsoluteError, AUC)}
-_FUNCTIONS = {
-    "accuracy": accuracy, "binary_accuracy": binary_accuracy,
-    "categorical_accuracy": categorical_accuracy,
-    "sparse_categorical_accuracy": sparse_categorical_accuracy,
-    "mean_squared_error": _losses.mean_squared_error, "mse": _losses.mean_squared_error,
-    "mean_absolute_error": _losses.mean_absolute_error, "mae": _losses.mean_absolute_error,
-}
+# Metric classes defined elsewhere that `get` finds by name (filled at the end of the file).
+_CLASSES: dict = {}
+
+
+def _objects() -> dict:
+    """Keras 3's ALL_OBJECTS_DICT: every Metric class of this module by its name and its
+    snake_case name, plus Keras's short aliases ('mse', 'bce', ...)."""
+    from tapeflow.keras.backend import to_snake_case
+    classes = [v for k, v in globals().items() if isinstance(v, type) and
+               issubclass(v, Metric) and not k.startswith("_")]
+    objects = {cls.__name__: cls for cls in classes}
+    objects.update({to_snake_case(cls.__name__): cls for cls in classes})
+    objects.update(_CLASSES)
+    objects.update({
+        "bce": BinaryCrossentropy, "BCE": BinaryCrossentropy, "mse": MeanSquaredError,
+        "MSE": MeanSquaredError, "mae": MeanAbsoluteError, "MAE": MeanAbsoluteError,
+        "mape": MeanAbsolutePercentageError, "MAPE": MeanAbsolutePercentageError,
+        "msle": MeanSquaredLogarithmicError, "MSLE": MeanSquaredLogarithmicError})
+    return objects
 
 
 def get(identifier: Any) -> Any:
-    """A metric from a class name ('AUC'), a function name ('mse'), a function or an
-    instance."""
-    if isinstance(identifier, str):
-        if identifier in _CLASSES:
-            return _CLASSES[identifier]()
-        if identifier in _FUNCTIONS:
-            return _FUNCTIONS[identifier]
-        if identifier.lower() == "auc":
-            return AUC()
-    elif callable(identifier):
-        return identifier
+    """A metric from a class name or its snake_case ('AUC', 'mean_squared_error', 'mse':
+    a new instance, as Keras 3), a config dict, a function or an instance."""
+    if identifier is None:
+        return None
+    if isinstance(identifier, dict):
+        cls = _objects().get(identifier.get("class_name"))
+        if cls is not None:  # a metric class, not the loss of the same name
+            return cls.from_config(identifier.get("config", {}))
+        from tapeflow.keras.saving.serialization import deserialize_keras_object
+        obj = deserialize_keras_object(identifier)
+    elif isinstance(identifier, str):
+        obj = _objects().get(identifier)
+    else:
+        obj = identifier
+    if isinstance(obj, type):
+        return obj()
+    if callable(obj):
+        return obj
     raise ValueError(f"Could not interpret metric identifier: {identifier}")
 
 
-mse = MSE = _losses.mean_squared_error
-mae = MAE = _losses.mean_absolute_error
+# The loss functions keras.metrics exports (tf.keras's legacy aliases included).
+binary_crossentropy = _losses.binary_crossentropy
+binary_focal_crossentropy = _losses.binary_focal_crossentropy
+categorical_crossentropy = _losses.categorical_crossentropy
+categorical_focal_crossentropy = _losses.categorical_focal_crossentropy
+sparse_categorical_crossentropy = _losses.sparse_categorical_crossentropy
+hinge = _losses.hinge
+squared_hinge = _losses.squared_hinge
+categorical_hinge = _losses.categorical_hinge
+huber = _losses.huber
+poisson = _losses.poisson
+kl_divergence = kld = KLD = kullback_leibler_divergence = _losses.kl_divergence
+log_cosh = logcosh = _losses.log_cosh
+mean_squared_error = mse = MSE = _losses.mean_squared_error
+mean_absolute_error = mae = MAE = _losses.mean_absolute_error
+mean_absolute_percentage_error = mape = MAPE = _losses.mean_absolute_percentage_error
+mean_squared_logarithmic_error = msle = MSLE = _losses.mean_squared_logarithmic_error
 
 __all__ = [
     "Metric", "Mean", "MeanMetricWrapper", "Accuracy", "BinaryAccuracy", "CategoricalAccuracy",
     "SparseCategoricalAccuracy", "MeanSquaredError", "MeanAbsoluteError", "AUC", "accuracy",
     "binary_accuracy", "categorical_accuracy", "sparse_categorical_accuracy", "get",
+    "MeanAbsolutePercentageError", "MeanSquaredLogarithmicError", "RootMeanSquaredError",
+    "CosineSimilarity", "LogCoshError", "Hinge", "SquaredHinge", "CategoricalHinge",
+    "KLDivergence", "Poisson", "BinaryCrossentropy", "CategoricalCrossentropy",
+    "SparseCategoricalCrossentropy", "binary_crossentropy", "binary_focal_crossentropy",
+    "categorical_crossentropy", "categorical_focal_crossentropy",
+    "sparse_categorical_crossentropy", "hinge", "squared_hinge", "categorical_hinge", "huber",
+    "poisson", "kl_divergence", "kld", "KLD", "kullback_leibler_divergence", "log_cosh",
+    "logcosh", "mean_squared_error", "mse", "MSE", "mean_absolute_error", "mae", "MAE",
+    "mean_absolute_percentage_error", "mape", "MAPE", "mean_squared_logarithmic_error", "msle",
+    "MSLE",
 ]
 
 
