@@ -191,3 +191,28 @@ def test_saved_keras_file_keeps_the_loss(tmp_path, loss):
 
 def test_mixed_namespace():
     assert isinstance(L, types.ModuleType) and L.Loss is keras.losses.Loss
+
+
+def test_masked_sequence_model_loss_and_metrics_as_keras():
+    # Embedding(mask_zero=True) -> SimpleRNN(return_sequences=True): the RNN's output mask
+    # drops the padded steps from the loss and the loss-metrics' means (Keras 3; the values
+    # are TF 2.21's answers). RootMeanSquaredError ignores masks, as Keras's does.
+    x = np.array([[1, 2, 0, 0], [3, 0, 0, 0], [1, 1, 2, 3]], np.int32)
+    y = np.arange(12, dtype=np.float32).reshape(3, 4, 1) / 10
+    model = keras.Sequential([keras.Input((4,), dtype="int32"),
+                              keras.layers.Embedding(5, 2, mask_zero=True),
+                              keras.layers.SimpleRNN(1, return_sequences=True)])
+    model.layers[0].set_weights([np.arange(10, dtype=np.float32).reshape(5, 2) / 7])
+    model.layers[1].set_weights([np.array([[0.3], [-0.2]], np.float32),
+                                 np.array([[0.5]], np.float32), np.array([0.1], np.float32)])
+    model.compile("sgd", "mse", metrics=["mae", M.RootMeanSquaredError(), M.LogCoshError()])
+    logs = model.evaluate(x, y, verbose=0, return_dict=True)
+    expected = {"logcosh": 0.16257524490356445, "loss": 0.35565194487571716,
+                "mae": 0.5028640627861023, "root_mean_squared_error": 0.5096675753593445}
+    for key, value in expected.items():
+        assert logs[key] == pytest.approx(value, rel=1e-5), key
+    history = model.fit(x, y, epochs=2, verbose=0, batch_size=2, shuffle=False).history
+    np.testing.assert_allclose(history["loss"], [0.21715731918811798, 0.19055302441120148],
+                               rtol=1e-5)
+    np.testing.assert_allclose(history["mae"], [0.5020314455032349, 0.4783804416656494],
+                               rtol=1e-5)
