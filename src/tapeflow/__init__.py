@@ -30,6 +30,7 @@ import tapeflow.ops.complex_ops  # noqa: F401 - tf.complex, tf.math.angle
 import tapeflow.ops.fft_ops  # noqa: F401 - tf.signal's transforms; tf.fftnd, tf.rfftnd, ...
 import tapeflow.ops.sparse_ops  # noqa: F401 - tf.sparse's ops, SparseTensor's operators
 import tapeflow.ops.string_ops  # noqa: F401 - tf.strings' ops, tf.as_string
+import tapeflow.ops.gradients_ops  # noqa: F401 - tf.gradients, tf.hessians
 from tapeflow import dtypes, linalg, math, nn, random  # the namespaces
 from tapeflow.module import Module, get_current_name_scope, name_scope
 from tapeflow._version import __version__
