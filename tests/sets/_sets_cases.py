@@ -30,8 +30,9 @@ def describe(tf, fn) -> dict:
                 "values": _plain(result.values.numpy()), "dtype": result.dtype.name,
                 "dense_shape": result.dense_shape.numpy().tolist(),
                 "shape": str(result.shape)}
-    return {"value": _plain(np.asarray(result.numpy())), "dtype": result.dtype.name,
-            "shape": str(result.shape)}
+    value = result.numpy()  # a bytes scalar stays bytes (np.asarray drops trailing NULs)
+    return {"value": value.hex() if isinstance(value, bytes) else _plain(np.asarray(value)),
+            "dtype": result.dtype.name, "shape": str(result.shape)}
 
 
 def _a(tf):
