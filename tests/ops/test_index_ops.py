@@ -23,7 +23,28 @@ def test_gather_nd_out_of_range_names_index_and_shape():
 
 
 def test_gather_nd_gradient_adds_repeated_rows():
-    np.testing.assert_allclose(grad(lambda x: tf.gather_nd(x, [[0], [0], [1]]), [1., 2.]), [2., 1.])
+    np.testing.assert_allclose(grad(lambda x: tf.gather_nd(x, [[0, 0], [0, 0], [0, 1]]),
+                                    [[1., 2.]]), [[2., 1.]])
+
+
+def test_gather_nd_of_whole_rows_has_an_indexed_slices_gradient():
+    # TF 2.21's _GatherNdGrad: a matrix of single indices gives IndexedSlices, the rows as
+    # gathered (repeats kept) and dense_shape in the indices' dtype; deeper indices, dense.
+    v = tf.Variable(tf.ones([4, 3]))
+    for dtype in (tf.int32, tf.int64):
+        with tf.GradientTape() as tape:
+            y = tf.reduce_sum(tf.gather_nd(v, tf.constant([[1], [2], [1]], dtype)) *
+                              [[1., 2., 3.]])
+        g = tape.gradient(y, v)
+        assert isinstance(g, tf.IndexedSlices)
+        assert g.indices.numpy().tolist() == [1, 2, 1] and g.indices.dtype == dtype
+        assert g.dense_shape.numpy().tolist() == [4, 3] and g.dense_shape.dtype == dtype
+        assert g.values.numpy().tolist() == [[1., 2., 3.]] * 3
+        assert tf.convert_to_tensor(g).numpy().tolist() == [
+            [0, 0, 0], [2, 4, 6], [1, 2, 3], [0, 0, 0]]
+    with tf.GradientTape() as tape:
+        y = tf.reduce_sum(tf.gather_nd(v, [[[1]], [[2]]]))
+    assert not isinstance(tape.gradient(y, v), tf.IndexedSlices)
 
 
 def test_scatter_nd_and_tensor_scatter():

@@ -15,6 +15,7 @@ from tapeflow.autodiff.core import Primitive, bind, dims_text
 from tapeflow.framework import dtypes as _dtypes
 from tapeflow.framework.context import context
 from tapeflow.framework.errors import InvalidArgumentError, NotFoundError
+from tapeflow.framework.indexed_slices import IndexedSlices
 from tapeflow.framework.convert import cpp_name
 from tapeflow.framework.tensor import Tensor, wrap
 from tapeflow.framework.exports import tf_export
@@ -134,7 +135,7 @@ def _match_dims(a: tuple, b: tuple, what: str, op_name: str) -> None:
                              f"'{{{{node {op_name}}}}}'")
 
 
-def _gather_nd_rule(params: ShapedArray, indices: ShapedArray) -> ShapedArray:
+def _gather_nd_rule(params: ShapedArray, indices: ShapedArray, rows: bool = False) -> ShapedArray:
     # indices.shape[:-1] + params.shape[depth:]; unknown rank without the depth or params rank.
     if params.shape is None or not indices.shape or indices.shape[-1] is None:
         return ShapedArray(None, params.dtype)
@@ -232,7 +233,7 @@ def _check_gather_nd(params: np.ndarray, indices: np.ndarray) -> None:
             f"{dims_text(params.shape)} [Op:GatherNd]")
 
 
-def _gather_nd_kernel(params: np.ndarray, indices: np.ndarray) -> np.ndarray:
+def _gather_nd_kernel(params: np.ndarray, indices: np.ndarray, rows: bool = False) -> np.ndarray:
     _check_nd_indices(indices, params.shape, "GatherNd", "param shape")
     if not indices.shape[-1]:  # empty index rows address the whole of params
         return np.broadcast_to(params, indices.shape[:-1] + params.shape).copy()
@@ -256,7 +257,14 @@ def _scatter_kernel(indices: np.ndarray, updates: np.ndarray, *shape_input: np.n
 
 # The gradient of a gather binds ScatterNd itself: TF's ScatterNd refuses 1-D indices (see
 # _check_updates), which would leave gathers by 1-D indices without a gradient.
-def _gather_nd_vjp(g: Tensor, ans: Tensor, params: Tensor, indices: Tensor) -> tuple:
+# `rows`: tf.gather_nd by a matrix of single indices (whole rows of params), whose gradient is
+# IndexedSlices as TF's _GatherNdGrad (dense_shape in the indices' dtype). The gathers inside
+# other ops' rules and helpers keep a dense one (TF's own helpers differ there).
+def _gather_nd_vjp(g: Tensor, ans: Tensor, params: Tensor, indices: Tensor,
+                   rows: bool = False) -> tuple:
+    if rows:
+        return IndexedSlices(g, reshape(indices, [-1]),
+                             _shape_of(params, out_type=indices.dtype)), None
     if has_static_shape(params._value):
         return bind(_scatter_nd, (indices, g), {"shape": params._value.shape}), None
     # params' shape is known only when the graph runs: ScatterNd takes it as an input.
@@ -293,7 +301,9 @@ def gather_nd(params: Any, indices: Any, batch_dims: int = 0, name: Optional[str
         _check_gather_nd(params._value, indices._value)
     else:  # shapes known only when the graph runs
         params = checked(params, (indices,), "gather_nd")
-    return bind(_gather_nd, (params, indices))  # the kernel checks the bounds
+    rows = indices._value.ndim == 2 and indices._value.shape[-1] == 1
+    # The kernel checks the bounds.
+    return bind(_gather_nd, (params, indices), {"rows": True} if rows else {})
 
 
 def _check_depth(indices: np.ndarray, low: int, op_name: str) -> None:
