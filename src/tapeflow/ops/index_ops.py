@@ -301,7 +301,8 @@ def gather_nd(params: Any, indices: Any, batch_dims: int = 0, name: Optional[str
         _check_gather_nd(params._value, indices._value)
     else:  # shapes known only when the graph runs
         params = checked(params, (indices,), "gather_nd")
-    rows = indices._value.ndim == 2 and indices._value.shape[-1] == 1
+    dims = indices._value.shape   # None where the rank is known only when the graph runs
+    rows = dims is not None and len(dims) == 2 and dims[-1] == 1
     # The kernel checks the bounds.
     return bind(_gather_nd, (params, indices), {"rows": True} if rows else {})
 
