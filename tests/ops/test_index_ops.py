@@ -309,3 +309,19 @@ def test_histogram_fixed_width_counts_as_tensorflow():
                                                  tf.constant([0.0, 1.0]))):
         with pytest.raises(tf.errors.InvalidArgumentError):
             bad()
+
+
+def test_gather_nd_of_indices_of_unknown_rank():
+    # Traced with an unknown rank: the rank is checked as the graph runs (TF 2.21's texts).
+    v = tf.Variable(tf.ones([4, 3]))
+
+    @tf.function(input_signature=[tf.TensorSpec(None, tf.int32)])
+    def rows_gradient(idx):
+        with tf.GradientTape() as tape:
+            y = tf.reduce_sum(tf.gather_nd(v, idx))
+        return tf.convert_to_tensor(tape.gradient(y, v))
+
+    assert rows_gradient(tf.constant([[1], [1]])).numpy().tolist() == [
+        [0, 0, 0], [2, 2, 2], [0, 0, 0], [0, 0, 0]]
+    with pytest.raises(tf.errors.InvalidArgumentError, match="indices must be at least a vector"):
+        rows_gradient(tf.constant(1))

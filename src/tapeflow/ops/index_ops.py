@@ -226,6 +226,10 @@ def _histogram_rule(values: ShapedArray, value_range: ShapedArray, nbins: int,
 
 def _check_gather_nd(params: np.ndarray, indices: np.ndarray) -> None:
     """gather_nd's checks of its operands' shapes, in TF's order (the kernel checks bounds)."""
+    if indices.ndim == 0:   # reached when the rank was known only as the graph ran
+        raise InvalidArgumentError("indices must be at least a vector [Op:GatherNd]")
+    if params.ndim == 0:
+        raise InvalidArgumentError("params must be at least a vector [Op:GatherNd]")
     _check_depth(indices, 0, "GatherNd")
     if not params.size and np.prod(indices.shape[:-1]):
         raise InvalidArgumentError(
@@ -293,15 +297,16 @@ def gather_nd(params: Any, indices: Any, batch_dims: int = 0, name: Optional[str
     indices = _int_tensor(indices, "GatherNd")
     if batch_dims:
         return _batched_gather_nd(params, indices, int(batch_dims))
-    if indices._value.ndim == 0:
+    # Static shapes: None where a rank is known only when the graph runs (checked then).
+    if indices._value.shape == ():
         raise InvalidArgumentError("indices must be at least a vector [Op:GatherNd]")
-    if params._value.ndim == 0:
+    if params._value.shape == ():
         raise InvalidArgumentError("params must be at least a vector [Op:GatherNd]")
     if has_static_shape(params._value) and has_static_shape(indices._value):
         _check_gather_nd(params._value, indices._value)
     else:  # shapes known only when the graph runs
         params = checked(params, (indices,), "gather_nd")
-    dims = indices._value.shape   # None where the rank is known only when the graph runs
+    dims = indices._value.shape
     rows = dims is not None and len(dims) == 2 and dims[-1] == 1
     # The kernel checks the bounds.
     return bind(_gather_nd, (params, indices), {"rows": True} if rows else {})
