@@ -154,3 +154,13 @@ def test_concurrent_updates_are_atomic(update, hammer):
     v = tf.Variable([0.0])
     hammer(lambda: update(v))
     assert v.numpy().tolist() == [10000.0]
+
+
+@pytest.mark.parametrize("method", ["assign", "assign_add", "assign_sub"])
+def test_assigning_a_tensor_of_another_dtype_is_tensorflows_value_error(method):
+    # TF 2.21 converts the value to the variable's dtype first: a ValueError, value unchanged.
+    v = tf.Variable(1.0)
+    with pytest.raises(ValueError, match="Tensor conversion requested dtype float32 for "
+                                         "Tensor with dtype float64"):
+        getattr(v, method)(tf.constant(2.0, tf.float64))
+    assert v.numpy() == 1.0

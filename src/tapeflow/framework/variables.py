@@ -15,8 +15,7 @@ import numpy as np
 
 from tapeflow.framework import dtypes as _dtypes
 from tapeflow.framework.context import context, init_scope
-from tapeflow.framework.convert import constant_value
-from tapeflow.framework.errors import InvalidArgumentError
+from tapeflow.framework.convert import check_dtype, constant_value
 from tapeflow.framework.tensor import Tensor, TensorLike, numpy_text, wrap
 from tapeflow.framework.tensor_shape import TensorShape, as_shape
 
@@ -152,8 +151,8 @@ class Variable(TensorLike):
     def _converted(self, value: Any, op_name: str) -> np.ndarray:
         if isinstance(value, TensorLike):
             array = value._value
-            if array.dtype != self._value.dtype:
-                raise _dtype_error(self, value, op_name)
+            if array.dtype != self._value.dtype:   # TF converts to the variable's dtype
+                check_dtype(value, self.dtype)
         else:
             array = constant_value(value, dtype=self.dtype)._value
         if array.shape != self._value.shape and not self._shape.is_compatible_with(array.shape):
@@ -297,12 +296,6 @@ def owns_value(variable: Variable) -> bool:
     return isinstance(value, np.ndarray) and _SOLE_REFERENCES > 0 and \
         _references(variable) == _SOLE_REFERENCES + 1 \
         and value.flags.owndata and value.flags.writeable
-
-
-def _dtype_error(variable: Variable, value: TensorLike, op_name: str) -> Exception:
-    return InvalidArgumentError(
-        f"Cannot update variable with shape {variable.shape} and dtype "
-        f"{variable.dtype.name} using a value of dtype {value.dtype.name} [Op:{op_name}]")
 
 
 __all__ = ["Variable", "VariableAggregation", "VariableSynchronization", "hooks", "update_lock",
