@@ -95,3 +95,41 @@ def test_numbers_that_fit_still_convert():
     # TF's add converts softly: the mismatch surfaces in AddV2 itself.
     with pytest.raises(tf.errors.InvalidArgumentError, match=r"\[Op:AddV2\]"):
         tf.constant(1) + 2.5
+
+
+# TF 2.21's error class and text (without its eager `{{function_node ...}}` prefix and
+# trailing ` name: ...`) for operands of a wrong dtype.
+WRONG_DTYPE = [
+    (lambda: tf.where([True], tf.ones([1]), tf.ones([1], tf.float64)), tf.errors.InvalidArgumentError,
+     "cannot compute SelectV2 as input #2(zero-based) was expected to be a float tensor but is "
+     "a double tensor [Op:SelectV2]"),
+    (lambda: tf.tensor_scatter_nd_update(tf.ones([2]), [[0]], tf.ones([1], tf.float64)),
+     tf.errors.InvalidArgumentError,
+     "cannot compute TensorScatterUpdate as input #2(zero-based) was expected to be a float "
+     "tensor but is a double tensor [Op:TensorScatterUpdate]"),
+    (lambda: tf.math.segment_sum(tf.ones([2]), tf.constant([0.0, 1.0])),
+     tf.errors.InvalidArgumentError,
+     "Value for attr 'Tindices' of float is not in the list of allowed values: int32, int64"),
+    (lambda: tf.math.segment_mean(tf.ones([2]), tf.constant([0, 1], tf.int16)),
+     tf.errors.InvalidArgumentError,
+     "Value for attr 'Tindices' of int16 is not in the list of allowed values: int32, int64"),
+    (lambda: tf.math.unsorted_segment_sum(tf.ones([2]), tf.constant([0.0, 1.0]), 2),
+     tf.errors.InvalidArgumentError,
+     "Value for attr 'Tindices' of float is not in the list of allowed values: int16, int32, "
+     "int64"),
+    (lambda: tf.cumsum(tf.ones([2]), axis=tf.constant(0.0)), tf.errors.InvalidArgumentError,
+     "Value for attr 'Tidx' of float is not in the list of allowed values: int32, int64"),
+    (lambda: tf.cumsum(tf.ones([2]), axis=0.0), TypeError,
+     "Cannot convert 0.0 to EagerTensor of dtype int32"),
+    (lambda: tf.nn.conv2d(tf.ones([1, 3, 3, 1], tf.float16), tf.ones([2, 2, 1, 1], tf.float64),
+                          1, "VALID"), tf.errors.InvalidArgumentError,
+     "cannot compute Conv2D as input #1(zero-based) was expected to be a half tensor but is a "
+     "double tensor [Op:Conv2D]"),
+]
+
+
+@pytest.mark.parametrize("call, error, text", WRONG_DTYPE)
+def test_wrong_dtype_operands_raise_tensorflows_error(call, error, text):
+    with pytest.raises(error) as info:
+        call()
+    assert str(info.value).startswith(text)

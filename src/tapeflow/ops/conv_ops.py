@@ -29,6 +29,7 @@ from tapeflow.autodiff.core import Primitive, bind
 from tapeflow.framework.errors import (AbortedError, InvalidArgumentError, NotFoundError,
                                         UnimplementedError)
 from tapeflow.framework.tensor import Tensor
+from tapeflow.framework.convert import mismatch_error
 from tapeflow.framework.exports import tf_export
 from tapeflow.ops._convert import convert_to_tensor, is_bfloat16, require
 from tapeflow.ops._static import is_traced
@@ -549,9 +550,7 @@ def _conv_operands(x: Any, w: Any, op_name: str, int32: bool = True) -> tuple:
         raise InvalidArgumentError(f"Value for attr 'T' of {x.dtype.name} is not in the list of "
                                    f"allowed values: {_CONV_TYPES} [Op:{op_name}]")
     if x._value.dtype != w._value.dtype:
-        raise InvalidArgumentError(f"cannot compute {op_name} as input #1(zero-based) was "
-                                   f"expected to be a {x.dtype.name} tensor but is a "
-                                   f"{w.dtype.name} tensor [Op:{op_name}]")
+        raise mismatch_error(op_name, 1, x.dtype, w.dtype)
     return x, w
 
 
@@ -1258,9 +1257,7 @@ def _conv3d_operands(x: Any, w: Any, op_name: str) -> tuple:
         raise InvalidArgumentError(f"Value for attr 'T' of {x.dtype.name} is not in the list of "
                                    f"allowed values: {_CONV3D_TYPES} [Op:{op_name}]")
     if x._value.dtype != w._value.dtype:
-        raise InvalidArgumentError(f"cannot compute {op_name} as input #1(zero-based) was "
-                                   f"expected to be a {x.dtype.name} tensor but is a "
-                                   f"{w.dtype.name} tensor [Op:{op_name}]")
+        raise mismatch_error(op_name, 1, x.dtype, w.dtype)
     _check_rank(x, 5, "input", op_name)
     _check_rank(w, 5, "filter", op_name)
     return x, w

@@ -16,8 +16,8 @@ from tapeflow.framework import dtypes as _dtypes
 from tapeflow.framework.context import context
 from tapeflow.framework.errors import InvalidArgumentError, NotFoundError
 from tapeflow.framework.indexed_slices import IndexedSlices
-from tapeflow.framework.convert import cpp_name
-from tapeflow.framework.tensor import Tensor, wrap
+from tapeflow.framework.convert import cpp_name, mismatch_error
+from tapeflow.framework.tensor import Tensor, TensorLike, wrap
 from tapeflow.framework.exports import tf_export
 from tapeflow.ops._convert import convert_to_tensor, require
 from tapeflow.ops._static import ensure_shape_prim, is_traced, reads_static, static_value
@@ -37,11 +37,14 @@ def linear_jvp(prim: Primitive):
     return rule
 
 
-def _int_tensor(indices: Any, op_name: str) -> Tensor:
+def _int_tensor(indices: Any, op_name: str,
+                allowed: tuple = ("int16", "int32", "int64")) -> Tensor:
+    """Index operands as TF's kernels take them (`allowed`: their Tindices dtypes)."""
     t = convert_to_tensor(indices)
-    if t._value.dtype.kind not in "iu":
-        raise InvalidArgumentError(f"Value for attr 'Tindices' of {t.dtype.name} is not in the "
-                                   f"list of allowed values: int16, int32, int64 [Op:{op_name}]")
+    if t.dtype.name not in allowed:
+        raise InvalidArgumentError(f"Value for attr 'Tindices' of {cpp_name(t.dtype)} is not in "
+                                   f"the list of allowed values: {', '.join(allowed)} "
+                                   f"[Op:{op_name}]")
     return t
 
 
@@ -476,6 +479,8 @@ def _tensor_scatter(prim: Primitive, doc: str):
             raise NotFoundError(f"Could not find device for node: {{{{node {prim.name}}}}} "
                                 f"= {prim.name}[T=DT_{tensor.dtype.name.upper()}, Tindices=DT_"
                                 f"{indices.dtype.name.upper()}] [Op:{prim.name}]")
+        if isinstance(updates, TensorLike) and updates.dtype != tensor.dtype:
+            raise mismatch_error(prim.name, 2, tensor.dtype, updates.dtype)
         updates = convert_to_tensor(updates, dtype=tensor.dtype)
         if has_static_shape(tensor._value) and _known(indices._value) and \
                 has_static_shape(updates._value):
@@ -869,7 +874,7 @@ def _segment_counts(data: Tensor, ids: Tensor, n: Any, dtype: Any) -> Tensor:
 def _sorted_segments(segment_ids: Any, op_name: str) -> tuple:
     """(ids, n): the number of segments, ids[-1] + 1, is an int, or for ids a traced graph
     reads when it runs, a tensor computed then (TF's Segment* kernels size their outputs so)."""
-    ids = _int_tensor(segment_ids, op_name)
+    ids = _int_tensor(segment_ids, op_name, allowed=("int32", "int64"))
     v = ids._value
     if v.ndim != 1:
         raise InvalidArgumentError(f"segment_ids should be a vector [Op:{op_name}]")

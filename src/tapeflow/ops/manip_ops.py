@@ -428,13 +428,27 @@ _cumprod = Primitive("Cumprod", _cumulative(np.multiply),
 _cumsum.defjvp(linear_jvp(_cumsum))
 
 
+def _scan_axis(axis: Any, op_name: str) -> Any:
+    """A scan's axis as TF takes it: an int32 or int64 tensor (a Python float raises TF's
+    conversion TypeError, a float tensor its attr error)."""
+    if isinstance(axis, TensorLike):
+        if axis.dtype not in (_dtypes.int32, _dtypes.int64):
+            raise InvalidArgumentError(f"Value for attr 'Tidx' of {cpp_name(axis.dtype)} is "
+                                       f"not in the list of allowed values: int32, int64 "
+                                       f"[Op:{op_name}]")
+        return axis
+    if isinstance(axis, (float, np.floating)):
+        raise TypeError(f"Cannot convert {axis!r} to EagerTensor of dtype int32")
+    return axis
+
+
 def _scan(prim: Primitive, doc: str):
     @reads_static
     def op(x: Any, axis: int = 0, exclusive: bool = False, reverse: bool = False,
            name: Optional[str] = None) -> Tensor:
         x = convert_to_tensor(x)
         require(x, "fciu", prim.name)
-        a = static_value(axis, f"{prim.name}: axis", int)
+        a = static_value(_scan_axis(axis, prim.name), f"{prim.name}: axis", int)
         if x._value.shape is None:  # traced with unknown rank: the kernel checks the axis
             return bind(prim, (x,), {"axis": a, "exclusive": bool(exclusive),
                                      "reverse": bool(reverse)})

@@ -748,7 +748,11 @@ def where(condition: Any, x: Any = None, y: Any = None, name: Optional[str] = No
         raise InvalidArgumentError(f"cannot compute SelectV2 as input #0(zero-based) was "
                                    f"expected to be a bool tensor but is a "
                                    f"{condition.dtype.name} tensor [Op:SelectV2]")
-    x, y = binary_operands(x, y, "SelectV2")
+    try:
+        x, y = binary_operands(x, y, "SelectV2")
+    except InvalidArgumentError:   # y is the kernel's input #2 (the condition is #0)
+        x, y = convert_to_tensor(x), convert_to_tensor(y)
+        raise mismatch_error("SelectV2", 2, x.dtype, y.dtype) from None
     return bind(_select, (condition, x, y))
 
 
