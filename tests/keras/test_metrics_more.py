@@ -145,8 +145,6 @@ def test_evaluate_logs_match_keras():
     _evaluate(vector=False)
 
 
-@pytest.mark.xfail(strict=True, reason="the trainer turns every log into a float; Keras keeps "
-                   "a vector result (F1Score(average=None)) as an array")
 def test_evaluate_logs_keep_vector_results_as_keras():
     _evaluate(vector=True)
 

@@ -29,9 +29,16 @@ from tapeflow.keras.data_adapters import (EpochIterator, _to_numpy_tree,
 from tapeflow.ops import math_ops
 
 
+def _log_value(value: Any) -> Any:
+    """A metric's result as `fit` reports it: a Python float, or (a vector result such as
+    F1Score(average=None)'s) a NumPy array, as Keras keeps it."""
+    array = np.asarray(value)
+    return float(array) if array.size == 1 else array
+
+
 def _as_floats(logs: dict) -> dict:
-    """A step's logs (tensors) as Python floats, keys sorted, as `fit` reports them."""
-    return dict(sorted((k, float(np.asarray(v))) for k, v in logs.items()))
+    """A step's logs (tensors) as `fit` reports them (`_log_value`), keys sorted."""
+    return dict(sorted((k, _log_value(v)) for k, v in logs.items()))
 
 
 def _in_strategy_scope(method: Callable) -> Callable:
@@ -313,7 +320,7 @@ class Trainer:
         all workers under a multi-worker strategy (every worker gets the same logs)."""
         if _dist.communicator_of(self._distribute_strategy) is not None:
             return _dist.synced_metrics_result(self._distribute_strategy, self.metrics)
-        logs = {m.name: float(np.asarray(m.result())) for m in self.metrics}
+        logs = {m.name: _log_value(m.result()) for m in self.metrics}
         return dict(sorted(logs.items()))
 
     # -- loops --------------------------------------------------------------------------------
