@@ -31,6 +31,7 @@ class Dense(Layer):
                  bias_constraint: Any = None, lora_rank: Any = None,
                  quantization_config: Any = None, **kwargs: Any) -> None:
         super().__init__(activity_regularizer=activity_regularizer, **kwargs)
+        self.supports_masking = True   # a timestep's mask passes on (Keras 3)
         if quantization_config is not None:  # Keras 3.15 writes None in every Dense config
             raise NotImplementedError(f"Dense: tapeflow does not quantize layers. Received: "
                                       f"quantization_config={quantization_config}")
@@ -142,6 +143,7 @@ class Dropout(Layer):
     def __init__(self, rate: float, noise_shape: Any = None, seed: Optional[int] = None,
                  **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        self.supports_masking = True   # the input's mask passes on (Keras 3)
         if not 0 <= rate <= 1:
             raise ValueError(f"Invalid value received for argument `rate`. Expected a float "
                              f"value between 0 and 1. Received: rate={rate}")

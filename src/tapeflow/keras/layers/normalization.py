@@ -36,6 +36,7 @@ class BatchNormalization(Layer):
                  gamma_constraint: Any = None, synchronized: bool = False,
                  **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        self.supports_masking = True   # the input's mask passes on (Keras 3)
         self.axis, self.momentum, self.epsilon = int(axis), float(momentum), float(epsilon)
         self.center, self.scale = center, scale
         self.beta_initializer = initializers.get(beta_initializer)
@@ -68,10 +69,12 @@ class BatchNormalization(Layer):
         rank = x._value.ndim
         reduce_axes = tuple(i for i in range(rank) if i != self._axis)
         shape = _broadcast_shape(rank, (self._axis,), x._value.shape)
+        if mask is not None and len(mask.shape) != rank - 1:
+            raise ValueError(f"The mask provided should be one dimension less than the inputs. "
+                             f"Received: mask.shape={tuple(mask.shape)}, "
+                             f"inputs.shape={tuple(x.shape)}")
         if training and self.trainable:
-            mean = reduce_ops.reduce_mean(x, axis=reduce_axes)
-            variance = reduce_ops.reduce_mean(
-                math_ops.square(x - array_ops.reshape(mean, shape)), axis=reduce_axes)
+            mean, variance = self._moments(x, reduce_axes, shape, mask)
             m = self.momentum
             self.moving_mean.assign(math_ops.stop_gradient(
                 self.moving_mean * m + mean * (1.0 - m)))
@@ -86,6 +89,23 @@ class BatchNormalization(Layer):
         if self.beta is not None:
             y = y + array_ops.reshape(self.beta, shape)
         return y
+
+    @staticmethod
+    def _moments(x: Any, axes: tuple, shape: list, mask: Any) -> tuple:
+        """The batch's mean and variance over `axes`; with a Keras mask (one dim fewer than
+        `x`), over the unmasked positions only, as Keras 3 (each sum over the count plus
+        Keras's epsilon, 1e-7)."""
+        if mask is None:
+            mean = reduce_ops.reduce_mean(x, axis=axes)
+            return mean, reduce_ops.reduce_mean(
+                math_ops.square(x - array_ops.reshape(mean, shape)), axis=axes)
+        keep = array_ops.broadcast_to(array_ops.expand_dims(
+            math_ops.cast(mask, "bool"), -1), array_ops.shape(x))
+        zeros = math_ops.zeros_like(x)
+        count = reduce_ops.reduce_sum(math_ops.cast(keep, x.dtype), axis=axes) + 1e-7
+        mean = reduce_ops.reduce_sum(math_ops.where(keep, x, zeros), axis=axes) / count
+        centered = math_ops.where(keep, x - array_ops.reshape(mean, shape), zeros)
+        return mean, reduce_ops.reduce_sum(math_ops.square(centered), axis=axes) / count
 
     def get_config(self) -> dict:
         return {**super().get_config(), "axis": self.axis, "momentum": self.momentum,
@@ -105,6 +125,7 @@ class LayerNormalization(Layer):
                  gamma_regularizer: Any = None, beta_constraint: Any = None,
                  gamma_constraint: Any = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        self.supports_masking = True   # the input's mask passes on (Keras 3)
         if isinstance(axis, (list, tuple)):
             self.axis = list(axis)
         elif isinstance(axis, int):
