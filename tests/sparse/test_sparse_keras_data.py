@@ -91,3 +91,18 @@ def test_symbolic_sparse_input_keeps_sparse_through_a_layer_that_returns_one():
     y = Twice()(x)
     assert y.sparse and y.shape == (None, 4)
     assert not tf.keras.layers.Dense(2)(y).sparse
+
+
+def test_a_traced_functions_sparse_result_has_its_dense_shape_as_static_shape():
+    # TF 2.21: the eager result of a tf.function shows its dense shape, though the trace saw
+    # (None, None).
+    seen = []
+
+    @tf.function(input_signature=[tf.TensorSpec([None, None], tf.int32)])
+    def sparse_of(x):
+        result = tf.sparse.from_dense(x)
+        seen.append(result.shape.as_list())
+        return result
+
+    assert sparse_of(tf.constant([[1, 0, 0, 2], [0, 3, 0, 0]])).shape.as_list() == [2, 4]
+    assert seen == [[None, None]]

@@ -178,10 +178,12 @@ class SparseTensorSpec:
 
     def _from_components(self, components: list) -> SparseTensor:
         """The SparseTensor of these component tensors (taken as they are: a trace's
-        placeholders), with this spec's static shape."""
+        placeholders), with this spec's static shape, or the dense shape's value where it is
+        known (a traced function's eager result, as TF's)."""
         result = object.__new__(SparseTensor)
         result._indices, result._values, result._dense_shape = components
-        result._shape = result._dims = self._shape
+        dims = _static_dims(result._dense_shape)
+        result._shape = result._dims = self._shape if dims is None else TensorShape(dims)
         return result
 
     def __eq__(self, other: Any) -> bool:
