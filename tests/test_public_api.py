@@ -13,7 +13,7 @@ NAMESPACES = [
     "tapeflow.keras.layers", "tapeflow.keras.models", "tapeflow.keras.optimizers",
     "tapeflow.keras.losses", "tapeflow.keras.metrics", "tapeflow.keras.callbacks",
     "tapeflow.keras.initializers", "tapeflow.keras.activations", "tapeflow.keras.regularizers",
-    "tapeflow.keras.constraints", "tapeflow.train", "tapeflow.autodiff", "tapeflow.test",
+    "tapeflow.keras.constraints", "tapeflow.keras.config", "tapeflow.train", "tapeflow.autodiff", "tapeflow.test",
     "tapeflow.debugging", "tapeflow.data", "tapeflow.distribute", "tapeflow.horovod",
     "tapeflow.horovod.keras", "tapeflow.signal", "tapeflow.experimental.numpy", "tapeflow.bitwise",
     "tapeflow.io", "tapeflow.io.gfile",

@@ -53,7 +53,12 @@ def floatx() -> str:
 
 
 def set_floatx(value: str) -> None:
+    """Sets the default float dtype of layer weights ('float16', 'bfloat16', 'float32' or
+    'float64')."""
     global _FLOATX
+    accepted = {"bfloat16", "float16", "float32", "float64"}
+    if str(value) not in accepted:
+        raise ValueError(f"Unknown `floatx` value: {value}. Expected one of {accepted}")
     _FLOATX = str(value)
 
 
