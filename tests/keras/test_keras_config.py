@@ -39,3 +39,17 @@ def test_interactive_logging_switch():
         assert not tf.keras.config.is_interactive_logging_enabled()
     finally:
         tf.keras.config.enable_interactive_logging()
+
+
+def test_summary_goes_to_the_log_while_interactive_logging_is_off(capsys, caplog):
+    model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(2)])
+    try:
+        tf.keras.config.disable_interactive_logging()
+        with caplog.at_level("INFO", logger="absl"):
+            model.summary()
+    finally:
+        tf.keras.config.enable_interactive_logging()
+    assert capsys.readouterr().out == ""
+    assert "Total params: 8" in caplog.text
+    model.summary()
+    assert "Total params: 8" in capsys.readouterr().out

@@ -71,7 +71,8 @@ class Model(Layer, Trainer):
         """Prints the layer table, as Keras 3 does (box-drawing characters included)."""
         text = summary_text(self, line_length, positions)
         if print_fn is None:
-            print(text)
+            from tapeflow.keras.utils import io_utils  # to the log while logging is off
+            io_utils.print_msg(text)
         else:
             print_fn(text + "\n")  # Keras 3 hands print_fn the table with its final newline
 
