@@ -9,6 +9,7 @@ import pytest
 sys.path.insert(0, __file__.rsplit("/", 1)[0])
 from _tiny_model import TinyModel  # noqa: E402
 
+import tapeflow as tf  # noqa: E402
 from tapeflow.keras import optimizers  # noqa: E402
 
 
@@ -213,3 +214,21 @@ def test_a_custom_train_step_unpacks_x_y_from_data():
     m.fit(x, y, epochs=1, batch_size=4, verbose=0)
     m.evaluate(x, y, sample_weight=np.ones(8, "float32"), verbose=0)
     assert seen == [2, 3]  # traced once per step function
+
+
+def test_repeated_metric_names_log_numbered_as_keras():
+    # Keras 3.15's History keys for two metrics of one name (and a weighted one of a taken
+    # name): the second is 'name_1', the weighted 'weighted_name'.
+    x = np.random.RandomState(0).rand(8, 3).astype("float32")
+    y = (x[:, :1] > 0.5).astype("float32")
+    model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(1, "sigmoid")])
+    model.compile("sgd", "binary_crossentropy",
+                  metrics=["binary_crossentropy", tf.keras.metrics.BinaryCrossentropy(), "mae",
+                           "mae"], weighted_metrics=["mae"])
+    history = model.fit(x, y, epochs=1, verbose=0, validation_data=(x, y)).history
+    assert sorted(history) == [
+        "binary_crossentropy", "binary_crossentropy_1", "loss", "mae", "mae_1",
+        "val_binary_crossentropy", "val_binary_crossentropy_1", "val_loss", "val_mae",
+        "val_mae_1", "val_weighted_mae", "weighted_mae"]
+    logs = model.evaluate(x, y, verbose=0, return_dict=True)
+    assert logs["binary_crossentropy"] == logs["binary_crossentropy_1"] == logs["loss"]

@@ -179,6 +179,7 @@ class Trainer:
             self._metric_outputs = None
             for identifier in self._metric_ids:
                 built.append(_get_metric(metrics_module, identifier, y, y_pred))
+        _number_repeated_names(built, {})
         self._weighted_metrics = self._build_weighted_metrics(metrics_module, built, y, y_pred)
         self._compiled_metrics = built + self._weighted_metrics
 
@@ -191,13 +192,13 @@ class Trainer:
         if len(self._flat_output_names()) > 1:
             raise NotImplementedError("tapeflow supports `weighted_metrics` for single-output "
                                       "models only.")
-        names = {m.name for m in built}
+        counts = {m.name: 1 for m in built}
         weighted = []
         for identifier in self._weighted_metric_ids:
             metric = _get_metric(metrics_module, identifier, y, y_pred)
-            if metric.name in names:
+            if metric.name in counts:
                 metric.name = f"weighted_{metric.name}"
-            names.add(metric.name)
+            _number_repeated_names([metric], counts)
             weighted.append(metric)
         return weighted
 
@@ -549,6 +550,17 @@ def _as_batch(batch: tuple) -> Any:
     if y is None:
         return x if not isinstance(x, (tuple, list)) else (x,)
     return (x, y) if sample_weight is None else (x, y, sample_weight)
+
+
+def _number_repeated_names(metrics: list, counts: dict) -> None:
+    """Renames the second and later metrics of one name `name_1`, `name_2`, ... (Keras's
+    CompileMetrics logs them so); `counts`: how many of each name came before."""
+    for metric in metrics:
+        seen = counts.get(metric.name, 0)
+        counts[metric.name] = seen + 1
+        if seen:
+            metric.name = f"{metric.name}_{seen}"
+            counts[metric.name] = 1
 
 
 def _logs_to_values(model: Trainer, logs: dict) -> Any:
