@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import weakref
 from typing import Any, Callable, Optional
 
 from tapeflow.framework.tensor import Tensor
@@ -43,9 +44,28 @@ def linear(x: Any) -> Tensor:
     return convert_to_tensor(x)
 
 
+# Keras's `_keras_logits`, kept aside (tensors have slots): id(output) -> (weak reference,
+# logits); an entry goes when its output does. Cross-entropies of the output are then
+# computed from the logits, as Keras's.
+_LOGITS: dict = {}
+
+
+def _with_logits(output: Tensor, logits: Tensor) -> Tensor:
+    key = id(output)
+    _LOGITS[key] = (weakref.ref(output, lambda _, key=key: _LOGITS.pop(key, None)), logits)
+    return output
+
+
+def keras_logits(output: Any) -> Any:
+    """The logits a Keras sigmoid or softmax activation kept for its `output`, or None."""
+    entry = _LOGITS.get(id(output))
+    return entry[1] if entry is not None and entry[0]() is output else None
+
+
 def sigmoid(x: Any) -> Tensor:
     """Sigmoid activation: 1 / (1 + exp(-x))."""
-    return math_ops.sigmoid(x)
+    x = convert_to_tensor(x)
+    return _with_logits(math_ops.sigmoid(x), x)
 
 
 def tanh(x: Any) -> Tensor:
@@ -55,7 +75,8 @@ def tanh(x: Any) -> Tensor:
 
 def softmax(x: Any, axis: int = -1) -> Tensor:
     """exp(x) / sum(exp(x)) along `axis` (the last by default)."""
-    return nn_ops.softmax(x, axis=axis)
+    x = convert_to_tensor(x)
+    return _with_logits(nn_ops.softmax(x, axis=axis), x)
 
 
 def log_softmax(x: Any, axis: int = -1) -> Tensor:
