@@ -133,3 +133,28 @@ def test_wrong_dtype_operands_raise_tensorflows_error(call, error, text):
     with pytest.raises(error) as info:
         call()
     assert str(info.value).startswith(text)
+
+
+# TF 2.21's NotFoundError where it declares a dtype but has no CPU kernel for it: the first
+# line of its message (the node's dtypes as DataType enum names).
+NO_KERNEL = [
+    (lambda: tf.nn.avg_pool3d(tf.ones([1, 2, 2, 2, 1], tf.float16), 1, 1, "VALID"),
+     "Could not find device for node: {{node AvgPool3D}} = AvgPool3D[T=DT_HALF"),
+    (lambda: tf.scatter_nd(tf.constant([[0]], tf.int16), [1.], [2]),
+     'Could not find device for node: {{node ScatterNd}} = ScatterNd[T=DT_FLOAT, '
+     'Tindices=DT_INT16, bad_indices_policy=""]'),
+    (lambda: tf.tensor_scatter_nd_update(tf.constant([1.], tf.float64),
+                                         tf.constant([[0]], tf.int16), tf.constant([1.], tf.float64)),
+     'Could not find device for node: {{node TensorScatterUpdate}} = TensorScatterUpdate['
+     'T=DT_DOUBLE, Tindices=DT_INT16, bad_indices_policy=""]'),
+    (lambda: tf.tensor_scatter_nd_add(tf.constant([True]), [[0]], [True]),
+     'Could not find device for node: {{node TensorScatterAdd}} = TensorScatterAdd[T=DT_BOOL, '
+     'Tindices=DT_INT32, bad_indices_policy=""]'),
+]
+
+
+@pytest.mark.parametrize("call, text", NO_KERNEL)
+def test_dtypes_without_a_cpu_kernel_raise_tensorflows_not_found(call, text):
+    with pytest.raises(tf.errors.NotFoundError) as info:
+        call()
+    assert str(info.value).startswith(text)

@@ -368,6 +368,11 @@ def cpp_name(dtype: _dtypes.DType) -> str:
                                                                              dtype.name)
 
 
+def enum_name(dtype: _dtypes.DType) -> str:
+    """The dtype's DataType enum name, as TensorFlow's NodeDefs show it (`DT_FLOAT`)."""
+    return "DT_" + cpp_name(dtype).upper()
+
+
 def mismatch_error(op_name: str, index: int, expected: _dtypes.DType,
                    got: _dtypes.DType) -> InvalidArgumentError:
     """TensorFlow's error when the operands of an op disagree in dtype."""
@@ -377,5 +382,5 @@ def mismatch_error(op_name: str, index: int, expected: _dtypes.DType,
         f"{kind(expected)} tensor but is a {kind(got)} tensor [Op:{op_name}]")
 
 
-__all__ = ["constant_value", "check_dtype", "mismatch_error", "cpp_name",
+__all__ = ["constant_value", "check_dtype", "mismatch_error", "cpp_name", "enum_name",
            "register_tensor_conversion_function", "hooks"]

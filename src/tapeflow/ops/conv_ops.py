@@ -29,7 +29,7 @@ from tapeflow.autodiff.core import Primitive, bind
 from tapeflow.framework.errors import (AbortedError, InvalidArgumentError, NotFoundError,
                                         UnimplementedError)
 from tapeflow.framework.tensor import Tensor
-from tapeflow.framework.convert import mismatch_error
+from tapeflow.framework.convert import enum_name, mismatch_error
 from tapeflow.framework.exports import tf_export
 from tapeflow.ops._convert import convert_to_tensor, is_bfloat16, require
 from tapeflow.ops._static import is_traced
@@ -1529,7 +1529,7 @@ def _require_pool3d_dtype(x: Tensor, op_name: str, allowed: tuple) -> None:
         return
     if name in allowed:
         raise NotFoundError(f"Could not find device for node: {{{{node {op_name}}}}} = "
-                            f"{op_name}[T=DT_{name.upper()}]")
+                            f"{op_name}[T={enum_name(x.dtype)}]")
     listed = "half, bfloat16, float" + (", double" if op_name == "AvgPool3D" else "")
     name = _ATTR_NAMES.get(name, name)
     raise InvalidArgumentError(f"Value for attr 'T' of {name} is not in the list of allowed "

@@ -16,7 +16,7 @@ from tapeflow.framework import dtypes as _dtypes
 from tapeflow.framework.context import context
 from tapeflow.framework.errors import InvalidArgumentError, NotFoundError
 from tapeflow.framework.indexed_slices import IndexedSlices
-from tapeflow.framework.convert import cpp_name, mismatch_error
+from tapeflow.framework.convert import cpp_name, enum_name, mismatch_error
 from tapeflow.framework.tensor import Tensor, TensorLike, wrap
 from tapeflow.framework.exports import tf_export
 from tapeflow.ops._convert import convert_to_tensor, require
@@ -356,6 +356,8 @@ def scatter_nd(indices: Any, updates: Any, shape: Any, name: Optional[str] = Non
     """A zero tensor of `shape` with `updates` added at `indices` (duplicates add up)."""
     indices = _int_tensor(indices, "ScatterNd")
     updates = convert_to_tensor(updates)
+    if indices.dtype == _dtypes.int16:
+        raise _no_scatter_kernel("ScatterNd", updates.dtype, indices.dtype)
     if is_traced(shape):  # a run-time input, as in TF: the graph reads it when it runs
         shape = cast(shape if shape._value.ndim == 1 else reshape(shape, (-1,)), _dtypes.int64)
         updates = checked(updates, (indices, shape), "scatter_nd", op_name="ScatterNd")
@@ -471,14 +473,21 @@ for _prim in (_gather_nd, _scatter_nd, _scatter_update, _scatter_add, _scatter_s
     _prim.defjvp(linear_jvp(_prim))
 
 
+def _no_scatter_kernel(op_name: str, dtype: Any, index_dtype: Any) -> NotFoundError:
+    """TF's error where no kernel of a scatter takes these dtypes (int16 indices; adding
+    bools or strings): the first line of its message."""
+    return NotFoundError(f"Could not find device for node: {{{{node {op_name}}}}} = {op_name}"
+                         f"[T={enum_name(dtype)}, Tindices={enum_name(index_dtype)}, "
+                         f"bad_indices_policy=\"\"] [Op:{op_name}]")
+
+
 def _tensor_scatter(prim: Primitive, doc: str):
     def op(tensor: Any, indices: Any, updates: Any, name: Optional[str] = None) -> Tensor:
         tensor = convert_to_tensor(tensor)
         indices = _int_tensor(indices, prim.name)
-        if prim is not _scatter_update and tensor.dtype in (_dtypes.bool, _dtypes.string):
-            raise NotFoundError(f"Could not find device for node: {{{{node {prim.name}}}}} "
-                                f"= {prim.name}[T=DT_{tensor.dtype.name.upper()}, Tindices=DT_"
-                                f"{indices.dtype.name.upper()}] [Op:{prim.name}]")
+        if prim is not _scatter_update and tensor.dtype in (_dtypes.bool, _dtypes.string) or \
+                indices.dtype == _dtypes.int16:
+            raise _no_scatter_kernel(prim.name, tensor.dtype, indices.dtype)
         if isinstance(updates, TensorLike) and updates.dtype != tensor.dtype:
             raise mismatch_error(prim.name, 2, tensor.dtype, updates.dtype)
         updates = convert_to_tensor(updates, dtype=tensor.dtype)
@@ -1188,8 +1197,8 @@ def searchsorted(sorted_sequence: Any, values: Any, side: str = "left",
     op_name = "LowerBound" if side == "left" else "UpperBound"
     if seq._value.dtype.kind not in "fiu":  # declared by the op, no CPU kernel
         raise NotFoundError(f"Could not find device for node: {{{{node {op_name}}}}} = "
-                            f"{op_name}[T=DT_{seq.dtype.name.upper()}, out_type=DT_"
-                            f"{_dtypes.as_dtype(out_type).name.upper()}] [Op:{op_name}]")
+                            f"{op_name}[T={enum_name(seq.dtype)}, out_type="
+                            f"{enum_name(_dtypes.as_dtype(out_type))}] [Op:{op_name}]")
     if seq._value.ndim == 0 or vals._value.ndim == 0 or \
             seq._value.shape[:-1] != vals._value.shape[:-1]:
         raise InvalidArgumentError(f"Leading dim_size of both tensors must match. "

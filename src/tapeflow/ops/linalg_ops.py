@@ -19,7 +19,7 @@ from tapeflow.framework.abstract import (ShapedArray, broadcast_dims, has_static
                                         same_as_input)
 from tapeflow.autodiff.core import Primitive, bind, dims_text
 from tapeflow.framework import dtypes as _dtypes
-from tapeflow.framework.convert import cpp_name, mismatch_error
+from tapeflow.framework.convert import cpp_name, enum_name, mismatch_error
 from tapeflow.framework.context import context
 from tapeflow.framework.errors import InvalidArgumentError, NotFoundError
 from tapeflow.framework.tensor import Tensor, TensorLike, wrap
@@ -1252,7 +1252,7 @@ def _check_matmul_dtype(x: Tensor, batched: bool, transpose_a: bool = False) -> 
                  f"grad_a=false, grad_b=false, transpose_a={_flag(transpose_a)}, "
                  f"transpose_b=false")
         raise NotFoundError(f"Could not find device for node: {{{{node {name}}}}} = "
-                            f"{name}[T=DT_{x.dtype.name.upper()}, {flags}] [Op:{name}]")
+                            f"{name}[T={enum_name(x.dtype)}, {flags}] [Op:{name}]")
     raise InvalidArgumentError(f"Value for attr 'T' of {x.dtype.name} is not in the list of "
                                f"allowed values: "
                                f"{_MATMUL_TYPES.format('int16, ' if batched else '')} "
@@ -1402,7 +1402,7 @@ def _refuse_einsum(equation: str, tensors: list) -> None:
         equation += "->" + ("..." if "..." in equation else "") + "".join(
             sorted(c for c, n in counts.items() if n == 1))
     raise NotFoundError(f"Could not find device for node: {{{{node Einsum}}}} = Einsum[N="
-                        f"{len(tensors)}, T=DT_{tensors[0].dtype.name.upper()}, equation="
+                        f"{len(tensors)}, T={enum_name(tensors[0].dtype)}, equation="
                         f"\"{equation}\"] [Op:Einsum]")
 
 
@@ -1752,7 +1752,7 @@ def lu(input: Any, output_idx_type: Any = _dtypes.int32,  # noqa: A002
     (unit lower, its ones not stored) and U; `p` is the permutation with `input[p] = L @ U`.
     Raises InvalidArgumentError for a matrix with a zero pivot, as TF."""
     idx = _dtypes.as_dtype(output_idx_type)
-    x = _matrix(input, "Lu", half=f"Lu[T=DT_HALF, output_idx_type=DT_{idx.name.upper()}]")
+    x = _matrix(input, "Lu", half=f"Lu[T=DT_HALF, output_idx_type={enum_name(idx)}]")
     if idx._np not in (np.int32, np.int64):
         raise TypeError(f"Value passed to parameter 'output_idx_type' has DataType "
                         f"{idx.name} not in list of allowed values: int32, int64")

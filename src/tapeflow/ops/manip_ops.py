@@ -17,7 +17,7 @@ from tapeflow.framework.abstract import ShapedArray, dims_text, has_static_shape
 from tapeflow.autodiff.core import Primitive, bind
 from tapeflow.framework import dtypes as _dtypes
 from tapeflow.framework.errors import InvalidArgumentError, NotFoundError
-from tapeflow.framework.convert import check_dtype, cpp_name, mismatch_error
+from tapeflow.framework.convert import check_dtype, cpp_name, enum_name, mismatch_error
 from tapeflow.framework.tensor import Tensor, TensorLike
 from tapeflow.framework.exports import tf_export
 from tapeflow.framework.ragged_tensor import fallback as ragged_fallback
@@ -888,8 +888,8 @@ def _unique_parts(x: Any, out_idx: Any, op_name: str) -> tuple:
     x = convert_to_tensor(x)
     if x._value.dtype.kind == "c":  # declared by the op, no CPU kernel
         raise NotFoundError(f"Could not find device for node: {{{{node {op_name}}}}} = "
-                            f"{op_name}[T=DT_{x.dtype.name.upper()}, out_idx=DT_"
-                            f"{_dtypes.as_dtype(out_idx).name.upper()}] [Op:{op_name}]")
+                            f"{op_name}[T={enum_name(x.dtype)}, out_idx="
+                            f"{enum_name(_dtypes.as_dtype(out_idx))}] [Op:{op_name}]")
     if x._value.ndim != 1:
         raise InvalidArgumentError(f"unique expects a 1D vector. [Op:{op_name}]")
     return bind(_unique, (x,), {"dtype": _dtypes.as_dtype(out_idx)._np})

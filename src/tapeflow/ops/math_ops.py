@@ -16,7 +16,7 @@ from tapeflow.framework.abstract import (Dims, ShapedArray, broadcast_dims, same
 from tapeflow.autodiff.core import Primitive, bind, dims_text
 from tapeflow.framework import dtypes as _dtypes
 from tapeflow.framework.context import context
-from tapeflow.framework.convert import cpp_name, mismatch_error
+from tapeflow.framework.convert import cpp_name, enum_name, mismatch_error
 from tapeflow.framework.errors import (InternalError, InvalidArgumentError, NotFoundError,
                                        UnimplementedError)
 from tapeflow.framework.indexed_slices import IndexedSlices
@@ -120,7 +120,7 @@ def _refuse(x: Tensor, allowed: str, no_kernel: str, op_name: str) -> None:
     InvalidArgumentError otherwise."""
     if x._value.dtype.kind in no_kernel:
         raise NotFoundError(f"Could not find device for node: {{{{node {op_name}}}}} = "
-                            f"{op_name}[T=DT_{x.dtype.name.upper()}] [Op:{op_name}]")
+                            f"{op_name}[T={enum_name(x.dtype)}] [Op:{op_name}]")
     require(x, allowed, op_name)
 
 

@@ -14,7 +14,7 @@ from typing import Any, Optional
 import numpy as np
 
 from tapeflow.framework import dtypes as _dtypes
-from tapeflow.framework.convert import cpp_name
+from tapeflow.framework.convert import enum_name
 from tapeflow.framework.errors import InvalidArgumentError, NotFoundError
 from tapeflow.framework.exports import tf_export
 from tapeflow.framework.tensor import Tensor
@@ -50,7 +50,7 @@ def _check_depth_args(x: Tensor, block_size: Any, data_format: str, op_name: str
                                    f"minimum 2 [Op:{op_name}]")
     if data_format != "NHWC":  # TensorFlow's CPU kernels are NHWC only
         raise NotFoundError(f"Could not find device for node: {{{{node {op_name}}}}} = "
-                            f"{op_name}[T=DT_{cpp_name(x.dtype).upper()}, block_size={block}, "
+                            f"{op_name}[T={enum_name(x.dtype)}, block_size={block}, "
                             f"data_format=\"{data_format}\"] [Op:{op_name}]")
     if x._value.ndim != 4:
         raise InvalidArgumentError(f"Input rank should be 4 instead of {x._value.ndim} "

@@ -25,7 +25,7 @@ from tapeflow.autodiff.core import Primitive, bind
 from tapeflow.framework import dtypes as _dtypes
 from tapeflow.framework.abstract import ShapedArray, dims_text
 from tapeflow.framework.context import context
-from tapeflow.framework.convert import cpp_name
+from tapeflow.framework.convert import cpp_name, enum_name
 from tapeflow.framework.errors import InvalidArgumentError, NotFoundError
 from tapeflow.framework.exports import tf_export
 from tapeflow.framework.tensor import Tensor
@@ -628,13 +628,8 @@ def _check_binomial_types(t: _dtypes.DType, out: _dtypes.DType, op_name: str,
         raise InvalidArgumentError(_attr_error("dtype", out, op_name))
     if t.name not in _FLOATS:
         raise error(f"No OpKernel was registered to support Op '{op_name}' with these attrs: "
-                    f"[dtype={_dt(out)}, S=DT_INT32, T={_dt(t)}]; its kernels take counts and "
-                    f"probs of half, float or double [Op:{op_name}]")
-
-
-def _dt(dtype: _dtypes.DType) -> str:
-    return "DT_" + {"float16": "HALF", "float32": "FLOAT", "float64": "DOUBLE"}.get(
-        dtype.name, dtype.name.upper())
+                    f"[dtype={enum_name(out)}, S=DT_INT32, T={enum_name(t)}]; its kernels "
+                    f"take counts and probs of half, float or double [Op:{op_name}]")
 
 
 def _attr_error(attr: str, dtype: _dtypes.DType, op_name: str) -> str:

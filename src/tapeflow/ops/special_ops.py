@@ -12,7 +12,7 @@ import numpy as np
 
 from tapeflow.framework.abstract import ShapedArray, dims_text, same_as_input, shape_error
 from tapeflow.autodiff.core import Primitive, bind
-from tapeflow.framework.convert import cpp_name
+from tapeflow.framework.convert import cpp_name, enum_name
 from tapeflow.framework.errors import InvalidArgumentError, NotFoundError, UnimplementedError
 from tapeflow.framework.tensor import Tensor
 from tapeflow.framework.exports import populate as _populate
@@ -192,7 +192,7 @@ def _half_refused(x: Tensor, op_name: str) -> None:
                                        f"the list of allowed values: float, double "
                                        f"[Op:{op_name}]")
         raise NotFoundError(f"Could not find device for node: {{{{node {op_name}}}}} = "
-                            f"{op_name}[T=DT_{cpp_name(x.dtype).upper()}] [Op:{op_name}]")
+                            f"{op_name}[T={enum_name(x.dtype)}] [Op:{op_name}]")
 
 
 def _igamma_kernel(name: str):
