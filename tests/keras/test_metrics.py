@@ -76,3 +76,17 @@ def test_metrics_take_floatx_as_their_dtype():
     finally:
         keras.backend.set_floatx("float32")
     assert keras.metrics.Mean().result().dtype == tf.float32
+
+
+def test_auc_config_is_kerass_and_round_trips():
+    # Keras 3.15's AUC configs (thresholds listed only where given).
+    auc = tf.keras.metrics.AUC(name="auc")
+    assert auc.get_config() == {
+        "name": "auc", "dtype": "float32", "num_thresholds": 200, "curve": "ROC",
+        "summation_method": "interpolation", "multi_label": False, "num_labels": None,
+        "label_weights": None, "from_logits": False}
+    given = tf.keras.metrics.AUC(thresholds=[0.3, 0.7], name="auc_pr", curve="PR").get_config()
+    assert given["num_thresholds"] == 4 and given["thresholds"] == [0.3, 0.7]
+    assert tf.keras.metrics.AUC.from_config(given).get_config() == given
+    with pytest.raises(NotImplementedError, match="multi_label"):
+        tf.keras.metrics.AUC(multi_label=True)

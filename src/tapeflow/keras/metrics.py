@@ -386,8 +386,13 @@ class AUC(Metric):
     def __init__(self, num_thresholds: int = 200, curve: str = "ROC",
                  summation_method: str = "interpolation", name: Optional[str] = None,
                  dtype: Any = None, thresholds: Optional[list] = None,
-                 from_logits: bool = False) -> None:
+                 multi_label: bool = False, num_labels: Optional[int] = None,
+                 label_weights: Any = None, from_logits: bool = False) -> None:
         super().__init__(name=name, dtype=dtype)
+        if multi_label or label_weights is not None:
+            raise NotImplementedError("tapeflow's AUC computes one curve over all labels: "
+                                      "multi_label=True and label_weights are not supported")
+        self._given_thresholds = None if thresholds is None else list(thresholds)
         if curve.upper() not in ("ROC", "PR"):
             raise ValueError(f'Invalid AUC curve value: "{curve}". Expected values are '
                              '["PR", "ROC"]')
@@ -412,6 +417,16 @@ class AUC(Metric):
         self.false_positives = self.add_variable(shape, name="false_positives")
         self.true_negatives = self.add_variable(shape, name="true_negatives")
         self.false_negatives = self.add_variable(shape, name="false_negatives")
+
+    def get_config(self) -> dict:
+        """Keras 3's AUC config (the thresholds only where they were given)."""
+        config = {**super().get_config(), "num_thresholds": self.num_thresholds,
+                  "curve": self.curve, "summation_method": self.summation_method,
+                  "multi_label": False, "num_labels": None, "label_weights": None,
+                  "from_logits": self._from_logits}
+        if self._given_thresholds is not None:
+            config["thresholds"] = [float(t) for t in self._thresholds[1:-1]]
+        return config
 
     @property
     def thresholds(self) -> list:
