@@ -176,6 +176,18 @@ class Sum(Metric):
 
 
 # -- F-scores --------------------------------------------------------------------------------
+def _check_2d(metric: str, true_shape: tuple, pred_shape: tuple) -> None:
+    """Keras's ValueError unless both inputs are (batch_size, output_dim) with output_dim
+    known (FBetaScore and R2Score build their state from it)."""
+    if len(pred_shape) != 2 or len(true_shape) != 2 or None in (pred_shape[-1],
+                                                                true_shape[-1]):
+        defined = "" if len(pred_shape) != 2 or len(true_shape) != 2 else \
+            ", with output_dim fully defined (not None)"
+        raise ValueError(f"{metric} expects 2D inputs with shape (batch_size, output_dim)"
+                         f"{defined}. Received input shapes: y_pred.shape={pred_shape} and "
+                         f"y_true.shape={true_shape}.")
+
+
 class FBetaScore(Metric):
     """The F-beta score, (1 + beta^2) P R / (beta^2 P + R), per class (`average=None`) or
     averaged ('micro', 'macro', 'weighted'); predictions above `threshold` are positive, or,
@@ -209,13 +221,7 @@ class FBetaScore(Metric):
         self._built = False
 
     def _build(self, true_shape: tuple, pred_shape: tuple) -> None:
-        if len(pred_shape) != 2 or len(true_shape) != 2 or None in (pred_shape[-1],
-                                                                    true_shape[-1]):
-            defined = "" if len(pred_shape) != 2 or len(true_shape) != 2 else \
-                ", with output_dim fully defined (not None)"
-            raise ValueError(f"FBetaScore expects 2D inputs with shape (batch_size, "
-                             f"output_dim){defined}. Received input shapes: y_pred.shape="
-                             f"{pred_shape} and y_true.shape={true_shape}.")
+        _check_2d("FBetaScore", true_shape, pred_shape)
         shape = () if self.average == "micro" else (pred_shape[-1],)
         for name in ("true_positives", "false_positives", "false_negatives",
                      "intermediate_weights"):
@@ -304,13 +310,7 @@ class R2Score(Metric):
         self._built = False
 
     def _build(self, true_shape: tuple, pred_shape: tuple) -> None:
-        if len(pred_shape) != 2 or len(true_shape) != 2 or None in (pred_shape[-1],
-                                                                    true_shape[-1]):
-            defined = "" if len(pred_shape) != 2 or len(true_shape) != 2 else \
-                ", with output_dim fully defined (not None)"
-            raise ValueError(f"R2Score expects 2D inputs with shape (batch_size, output_dim)"
-                             f"{defined}. Received input shapes: y_pred.shape={pred_shape} "
-                             f"and y_true.shape={true_shape}.")
+        _check_2d("R2Score", true_shape, pred_shape)
         shape = (pred_shape[-1],)
         self.squared_sum = self.add_variable(shape, dtype=floatx(), name="squared_sum")
         self.sum = self.add_variable(shape, dtype=floatx(), name="sum")
