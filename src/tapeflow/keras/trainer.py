@@ -63,6 +63,38 @@ def _as_tensors(data: Any) -> Any:
                               else convert_to_tensor(a), data)
 
 
+class CompileMetrics:
+    """The `compile_metrics` entry of a compiled model's `metrics`, as Keras 3's: the metrics
+    and weighted metrics `compile` was given, as one object."""
+
+    name = "compile_metrics"
+
+    def __init__(self, model: "Trainer") -> None:
+        self._model = model
+
+    @property
+    def metrics(self) -> list:
+        """The metric objects (built by the model's first batch)."""
+        return list(self._model._compiled_metrics or [])
+
+    @property
+    def variables(self) -> list:
+        """The state variables of every metric."""
+        return [v for m in self.metrics for v in m.variables]
+
+    def result(self) -> dict:
+        """Each metric's current result, by its log name."""
+        return {m.name: m.result() for m in self.metrics}
+
+    def reset_state(self) -> None:
+        """Zeroes every metric's state."""
+        for m in self.metrics:
+            m.reset_state()
+
+    def __repr__(self) -> str:
+        return "<CompileMetrics name=compile_metrics>"
+
+
 class Trainer:
     """Training methods shared by Keras models (mixed into `keras.Model`)."""
 
@@ -208,22 +240,34 @@ class Trainer:
             return [y.get(name) for name in self._flat_output_names()]
         return nest.flatten(y)
 
-    @property
-    def metrics(self) -> list:
-        """The loss tracker and the compiled metrics (once built by a first batch)."""
+    def _trackers(self) -> list:
+        return [self._loss_tracker] + [
+            t for t in getattr(self, "_output_loss_trackers", []) if t is not None]
+
+    def _flat_metrics(self) -> list:
+        """Every metric object the logs come from: the loss trackers, then the compiled
+        metrics (once built by a first batch)."""
         if not self.compiled:
             return []
-        trackers = [t for t in getattr(self, "_output_loss_trackers", []) if t is not None]
-        return [self._loss_tracker] + trackers + list(self._compiled_metrics or [])
+        return self._trackers() + list(self._compiled_metrics or [])
+
+    @property
+    def metrics(self) -> list:
+        """As Keras 3: the loss trackers, then one `CompileMetrics` holding the metrics
+        `compile` was given (where it was given any)."""
+        if not self.compiled:
+            return []
+        given = bool(self._metric_ids) or bool(self._weighted_metric_ids)
+        return self._trackers() + ([CompileMetrics(self)] if given else [])
 
     @property
     def metrics_names(self) -> list:
-        """The names of `metrics`: 'loss' first, then the compiled metrics."""
+        """The names of `metrics`, as Keras 3: ['loss', 'compile_metrics']."""
         return [m.name for m in self.metrics]
 
     def reset_metrics(self) -> None:
         """Zeroes the state of every compiled metric and the loss tracker."""
-        for m in self.metrics:
+        for m in self._flat_metrics():
             m.reset_state()
 
     # -- steps --------------------------------------------------------------------------------
@@ -314,14 +358,15 @@ class Trainer:
         for metric in self._weighted_metrics:
             metric.update_state(y, y_pred, sample_weight=sample_weight)
         # Tensors, not floats: this also runs inside a traced step (the loops convert).
-        return {m.name: m.result() for m in self.metrics}
+        return {m.name: m.result() for m in self._flat_metrics()}
 
     def get_metrics_result(self) -> dict:
         """The current value of every metric as a Python float, keys sorted (as Keras); over
         all workers under a multi-worker strategy (every worker gets the same logs)."""
         if _dist.communicator_of(self._distribute_strategy) is not None:
-            return _dist.synced_metrics_result(self._distribute_strategy, self.metrics)
-        logs = {m.name: _log_value(m.result()) for m in self.metrics}
+            return _dist.synced_metrics_result(self._distribute_strategy,
+                                               self._flat_metrics())
+        logs = {m.name: _log_value(m.result()) for m in self._flat_metrics()}
         return dict(sorted(logs.items()))
 
     # -- loops --------------------------------------------------------------------------------
@@ -566,7 +611,7 @@ def _number_repeated_names(metrics: list, counts: dict) -> None:
 def _logs_to_values(model: Trainer, logs: dict) -> Any:
     """The logs as a list, in Keras's `_flatten_metrics_in_order`: the metrics in order, then
     (sorted) the per-output metrics, whose '<output>_' names Keras does not find in order."""
-    names = [m.name for m in model.metrics]
+    names = [m.name for m in model._flat_metrics()]
     if model._metric_outputs is not None:
         prefixed = {m.name for m in model._compiled_metrics}
         names = [n for n in names if n not in prefixed] + sorted(prefixed)
