@@ -54,8 +54,35 @@ def _wrap(wrapper, operator, is_non_singular, is_self_adjoint, is_positive_defin
         parameters=dict(operator=operator, name=name))
 
 
+class _OperatorList(LinearOperator):
+    """An operator made of a list of operators of one dtype (`self._operators`, checked by
+    `_check_operators` before the hints that follow from them)."""
+
+    def _init_over(self, operators, separator: str, is_non_singular, is_self_adjoint,
+                   is_positive_definite, is_square, name: Optional[str]) -> None:
+        name = name or separator.join(op.name for op in self._operators)
+        LinearOperator.__init__(self, self._operators[0].dtype, None, is_non_singular,
+                                is_self_adjoint, is_positive_definite, is_square, name=name,
+                                parameters=dict(operators=operators, name=name))
+
+    @property
+    def operators(self) -> list:
+        """The operators, in order: factors leftmost first, blocks top left first."""
+        return list(self._operators)
+
+    def _batch(self) -> list:
+        return broadcast_batch(*[op.batch_shape.as_list() for op in self._operators])
+
+    def _fold(self, method: str, combine):
+        """`combine` over every operator's `method()`, first to last."""
+        result = getattr(self._operators[0], method)()
+        for op in self._operators[1:]:
+            result = combine(result, getattr(op, method)())
+        return result
+
+
 @tf_export("linalg.LinearOperatorComposition")
-class LinearOperatorComposition(LinearOperator):
+class LinearOperatorComposition(_OperatorList):
     """The product A1 A2 ... An of operators, applied right to left, never multiplied out."""
 
     _EVENT_NDIMS = {"operators": None}
@@ -69,20 +96,12 @@ class LinearOperatorComposition(LinearOperator):
             left._check_operator(right, False, False)
         if is_non_singular is None and all(op.is_square for op in self._operators):
             is_non_singular = _all_true(op.is_non_singular for op in self._operators)
-        name = name or "_o_".join(op.name for op in self._operators)
-        super().__init__(self._operators[0].dtype, None, is_non_singular, is_self_adjoint,
-                         is_positive_definite, is_square, name=name,
-                         parameters=dict(operators=operators, name=name))
-
-    @property
-    def operators(self) -> list:
-        """The factors, leftmost first."""
-        return list(self._operators)
+        self._init_over(operators, "_o_", is_non_singular, is_self_adjoint,
+                        is_positive_definite, is_square, name)
 
     def _shape(self):
-        batch = broadcast_batch(*[op.batch_shape.as_list() for op in self._operators])
-        return batch + [self._operators[0].range_dimension,
-                        self._operators[-1].domain_dimension]
+        return self._batch() + [self._operators[0].range_dimension,
+                                self._operators[-1].domain_dimension]
 
     def _matmul(self, x, adjoint=False, adjoint_arg=False):
         order = self._operators if adjoint else self._operators[::-1]
@@ -99,18 +118,12 @@ class LinearOperatorComposition(LinearOperator):
     def _determinant(self):
         if not all(op.is_square for op in self._operators):
             return super()._determinant()
-        result = self._operators[0].determinant()
-        for op in self._operators[1:]:
-            result = T.multiply(result, op.determinant())
-        return result
+        return self._fold("determinant", T.multiply)
 
     def _log_abs_determinant(self):
         if not all(op.is_square for op in self._operators):
             return super()._log_abs_determinant()
-        result = self._operators[0].log_abs_determinant()
-        for op in self._operators[1:]:
-            result = T.add(result, op.log_abs_determinant())
-        return result
+        return self._fold("log_abs_determinant", T.add)
 
 
 @tf_export("linalg.LinearOperatorAdjoint")
@@ -214,7 +227,7 @@ def _split_sizes(operators, adjoint: bool) -> list:
 
 
 @tf_export("linalg.LinearOperatorBlockDiag")
-class LinearOperatorBlockDiag(LinearOperator):
+class LinearOperatorBlockDiag(_OperatorList):
     """A block-diagonal operator whose diagonal blocks are square operators."""
 
     _EVENT_NDIMS = {"operators": None}
@@ -228,20 +241,12 @@ class LinearOperatorBlockDiag(LinearOperator):
         is_non_singular = _inherited(is_non_singular, ops, "is_non_singular")
         is_self_adjoint = _inherited(is_self_adjoint, ops, "is_self_adjoint")
         is_positive_definite = _inherited(is_positive_definite, ops, "is_positive_definite")
-        name = name or "_ds_".join(op.name for op in ops)
-        super().__init__(ops[0].dtype, None, is_non_singular, is_self_adjoint, is_positive_definite,
-                         is_square, name=name,
-                         parameters=dict(operators=operators, name=name))
-
-    @property
-    def operators(self) -> list:
-        """The diagonal blocks, top left first."""
-        return list(self._operators)
+        self._init_over(operators, "_ds_", is_non_singular, is_self_adjoint,
+                        is_positive_definite, is_square, name)
 
     def _shape(self):
-        batch = broadcast_batch(*[op.batch_shape.as_list() for op in self._operators])
-        return batch + [sum(op.range_dimension for op in self._operators),
-                        sum(op.domain_dimension for op in self._operators)]
+        return self._batch() + [sum(op.range_dimension for op in self._operators),
+                                sum(op.domain_dimension for op in self._operators)]
 
     def _blockwise(self, method: str, x, adjoint: bool, adjoint_arg: bool):
         x = _maybe_adjoint(x, adjoint_arg)
@@ -278,20 +283,14 @@ class LinearOperatorBlockDiag(LinearOperator):
         batch = broadcast_batch(*[p.shape[:-1] for p in parts])
         return T.concat([T.broadcast_to(p, batch + [p.shape[-1]]) for p in parts], axis=-1)
 
-    def _reduce(self, method: str, combine):
-        result = getattr(self._operators[0], method)()
-        for op in self._operators[1:]:
-            result = combine(result, getattr(op, method)())
-        return result
-
     def _determinant(self):
-        return self._reduce("determinant", T.multiply)
+        return self._fold("determinant", T.multiply)
 
     def _log_abs_determinant(self):
-        return self._reduce("log_abs_determinant", T.add)
+        return self._fold("log_abs_determinant", T.add)
 
     def _trace(self):
-        return self._reduce("trace", T.add)
+        return self._fold("trace", T.add)
 
     def _eigvals(self):
         parts = [op.eigvals() for op in self._operators]
@@ -328,7 +327,7 @@ def _kron_dense(left, right):
 
 
 @tf_export("linalg.LinearOperatorKronecker")
-class LinearOperatorKronecker(LinearOperator):
+class LinearOperatorKronecker(_OperatorList):
     """The Kronecker product A1 (x) A2 (x) ... of operators."""
 
     _EVENT_NDIMS = {"operators": None}
@@ -341,28 +340,17 @@ class LinearOperatorKronecker(LinearOperator):
         ops = self._operators
         is_non_singular = _inherited(is_non_singular, ops, "is_non_singular")
         is_self_adjoint = _inherited(is_self_adjoint, ops, "is_self_adjoint")
-        name = name or "_x_".join(op.name for op in ops)
-        super().__init__(ops[0].dtype, None, is_non_singular, is_self_adjoint, is_positive_definite,
-                         is_square, name=name,
-                         parameters=dict(operators=operators, name=name))
-
-    @property
-    def operators(self) -> list:
-        """The factors, leftmost first."""
-        return list(self._operators)
+        self._init_over(operators, "_x_", is_non_singular, is_self_adjoint,
+                        is_positive_definite, is_square, name)
 
     def _shape(self):
-        batch = broadcast_batch(*[op.batch_shape.as_list() for op in self._operators])
         rows = cols = 1
         for op in self._operators:
             rows, cols = rows * op.range_dimension, cols * op.domain_dimension
-        return batch + [rows, cols]
+        return self._batch() + [rows, cols]
 
     def _to_dense(self):
-        dense = self._operators[0].to_dense()
-        for op in self._operators[1:]:
-            dense = _kron_dense(dense, op.to_dense())
-        return dense
+        return self._fold("to_dense", _kron_dense)
 
     def _matmul(self, x, adjoint=False, adjoint_arg=False):
         if any(op.batch_shape.rank for op in self._operators):
@@ -413,10 +401,7 @@ class LinearOperatorKronecker(LinearOperator):
         return result
 
     def _trace(self):
-        result = self._operators[0].trace()
-        for op in self._operators[1:]:
-            result = T.multiply(result, op.trace())
-        return result
+        return self._fold("trace", T.multiply)
 
     def _inverse_operator(self):
         return LinearOperatorKronecker([op.inverse() for op in self._operators])
