@@ -8,12 +8,34 @@ import tapeflow as tf
 from tapeflow.graph import backward, compiler
 
 
-@pytest.fixture
-def plain(monkeypatch):
+def _use_plain_path(monkeypatch) -> None:
     """Compiles without buffer reuse (the reference path); new backward programs too."""
     monkeypatch.setattr(compiler, "REUSE_BUFFERS", False)
     monkeypatch.setattr(backward, "_programs", {})
     monkeypatch.setattr(backward, "_seen", {})
+
+
+@pytest.fixture
+def plain(monkeypatch):
+    _use_plain_path(monkeypatch)
+
+
+def _train(model, optimizer, x, y, steps: int, compiled: bool = True) -> list:
+    """`steps` Keras training steps with sparse softmax cross-entropy from logits: the
+    losses, then the weights after them."""
+    loss_fn = tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+
+    def step(x, y):
+        with tf.GradientTape() as tape:
+            loss = loss_fn(y, model(x, training=True))
+        grads = tape.gradient(loss, model.trainable_variables)
+        optimizer.apply_gradients(zip(grads, model.trainable_variables))
+        return loss
+
+    if compiled:
+        step = tf.function(step)
+    return [step(x, y).numpy() for _ in range(steps)] + \
+        [v.numpy() for v in model.trainable_variables]
 
 
 def _mlp_training(optimizer: str, compiled: bool, steps: int = 3) -> list:
@@ -27,22 +49,10 @@ def _mlp_training(optimizer: str, compiled: bool, steps: int = 3) -> list:
                                  tf.keras.layers.Dense(4)])
     opt = tf.keras.optimizers.Adam(0.01) if optimizer == "adam" else \
         tf.keras.optimizers.SGD(0.1)
-    loss_fn = tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
-
-    def step(x, y):
-        with tf.GradientTape() as tape:
-            loss = loss_fn(y, model(x, training=True))
-        grads = tape.gradient(loss, model.trainable_variables)
-        opt.apply_gradients(zip(grads, model.trainable_variables))
-        return loss
-
-    if compiled:
-        step = tf.function(step)
     rng = np.random.default_rng(0)
     x = tf.constant(rng.normal(size=(64, 6)).astype(np.float32))
     y = tf.constant(rng.integers(0, 4, 64).astype(np.int32))
-    losses = [step(x, y).numpy() for _ in range(steps)]
-    return losses + [v.numpy() for v in model.trainable_variables]
+    return _train(model, opt, x, y, steps, compiled)
 
 
 @pytest.mark.parametrize("optimizer", ["sgd", "adam"])
@@ -50,9 +60,7 @@ def _mlp_training(optimizer: str, compiled: bool, steps: int = 3) -> list:
 def test_training_step_equals_plain_path_bitwise(optimizer, compiled, monkeypatch):
     # eager: the repeated tape's backward pass is a compiled program from the second step on
     fast = _mlp_training(optimizer, compiled)
-    monkeypatch.setattr(compiler, "REUSE_BUFFERS", False)
-    monkeypatch.setattr(backward, "_programs", {})
-    monkeypatch.setattr(backward, "_seen", {})
+    _use_plain_path(monkeypatch)
     reference = _mlp_training(optimizer, compiled)
     for a, b in zip(fast, reference):
         np.testing.assert_array_equal(a, b)
@@ -226,21 +234,10 @@ def _cnn_training(steps: int = 2) -> list:
                                  tf.keras.layers.MaxPooling2D(2),
                                  tf.keras.layers.Conv2D(64, 3, activation="relu"),
                                  tf.keras.layers.Flatten(), tf.keras.layers.Dense(3)])
-    opt = tf.keras.optimizers.Adam(0.01)
-    loss_fn = tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
-
-    @tf.function
-    def step(x, y):
-        with tf.GradientTape() as tape:
-            loss = loss_fn(y, model(x, training=True))
-        grads = tape.gradient(loss, model.trainable_variables)
-        opt.apply_gradients(zip(grads, model.trainable_variables))
-        return loss
     rng = np.random.default_rng(4)
     x = tf.constant(rng.normal(size=(16, 16, 16, 1)).astype(np.float32))
     y = tf.constant(rng.integers(0, 3, 16).astype(np.int32))
-    return [step(x, y).numpy() for _ in range(steps)] + \
-        [v.numpy() for v in model.trainable_variables]
+    return _train(model, tf.keras.optimizers.Adam(0.01), x, y, steps)
 
 
 def test_cnn_training_step_equals_plain_path_bitwise(monkeypatch):
