@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import weakref
 from typing import Any, Callable, Optional
 
 from tapeflow.framework.tensor import Tensor
+from tapeflow.keras.backend import _TensorAttributes
 from tapeflow.ops import array_ops, clip_ops, manip_ops, math_ops, nn_ops, reduce_ops
 from tapeflow.ops._convert import convert_to_tensor
 
@@ -44,22 +44,19 @@ def linear(x: Any) -> Tensor:
     return convert_to_tensor(x)
 
 
-# Keras's `_keras_logits`, kept aside (tensors have slots): id(output) -> (weak reference,
-# logits); an entry goes when its output does. Cross-entropies of the output are then
-# computed from the logits, as Keras's.
-_LOGITS: dict = {}
+# Keras's `_keras_logits` attribute: cross-entropies of the output are computed from the
+# logits, as Keras's.
+_LOGITS = _TensorAttributes()
 
 
 def _with_logits(output: Tensor, logits: Tensor) -> Tensor:
-    key = id(output)
-    _LOGITS[key] = (weakref.ref(output, lambda _, key=key: _LOGITS.pop(key, None)), logits)
+    _LOGITS.set(output, logits)
     return output
 
 
 def keras_logits(output: Any) -> Any:
     """The logits a Keras sigmoid or softmax activation kept for its `output`, or None."""
-    entry = _LOGITS.get(id(output))
-    return entry[1] if entry is not None and entry[0]() is output else None
+    return _LOGITS.get(output)
 
 
 def sigmoid(x: Any) -> Tensor:

@@ -7,6 +7,7 @@ import random as _python_random
 
 import collections
 import re
+import weakref
 from typing import Any, Optional
 
 import numpy as np
@@ -14,6 +15,28 @@ import numpy as np
 _UIDS: collections.defaultdict = collections.defaultdict(int)
 _SCOPES: list = []
 _FLOATX = "float32"
+
+
+class _TensorAttributes:
+    """Values Keras attaches to tensors as attributes (`_keras_mask`, `_keras_logits`), kept
+    aside since tensors have slots: id(tensor) -> (weak reference, value); an entry goes
+    when its tensor does."""
+
+    def __init__(self) -> None:
+        self._entries: dict = {}
+
+    def get(self, tensor: Any) -> Any:
+        """The value attached to `tensor`, or None."""
+        entry = self._entries.get(id(tensor))
+        return entry[1] if entry is not None and entry[0]() is tensor else None
+
+    def set(self, tensor: Any, value: Any) -> None:
+        """Attaches `value` to `tensor`."""
+        key, entries = id(tensor), self._entries
+        entries[key] = (weakref.ref(tensor, lambda _, key=key: entries.pop(key, None)), value)
+
+    def __bool__(self) -> bool:
+        return bool(self._entries)
 
 
 def get_uid(prefix: str = "") -> int:

@@ -7,7 +7,6 @@ import contextlib
 import inspect
 import itertools
 import math
-import weakref
 from typing import Any, Optional
 
 import numpy as np
@@ -31,22 +30,19 @@ _TRAINING_STACK: list = []
 _NODE_IDS = itertools.count()
 # Nonzero while a symbolic call runs `call` on stand-in zeros: losses added then are dropped.
 _INFERRING = [0]
-# Keras's `_keras_mask` attribute, kept aside (tensors have slots): id(tensor) -> (weak
-# reference, mask); an entry goes when its tensor does.
-_MASKS: dict = {}
+# Keras's `_keras_mask` attribute.
+_MASKS = backend._TensorAttributes()
 
 
 def get_keras_mask(x: Any) -> Any:
     """The mask `set_keras_mask` attached to the tensor `x` (a Masking or
     `Embedding(mask_zero=True)` output), or None."""
-    entry = _MASKS.get(id(x))
-    return entry[1] if entry is not None and entry[0]() is x else None
+    return _MASKS.get(x)
 
 
 def set_keras_mask(x: Any, mask: Any) -> None:
     """Attaches `mask` to the tensor `x`, as Keras 3's `backend.set_keras_mask`."""
-    key = id(x)
-    _MASKS[key] = (weakref.ref(x, lambda _, key=key: _MASKS.pop(key, None)), mask)
+    _MASKS.set(x, mask)
 
 
 def _masks_of(x: Any) -> Any:
