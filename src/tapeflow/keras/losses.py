@@ -17,6 +17,7 @@ from tapeflow.framework import dtypes as _dtypes
 from tapeflow.framework.tensor import Tensor
 from tapeflow.framework.tensor_conversion import convert_to_tensor
 from tapeflow.keras._registry import serialize_keras_object
+from tapeflow.keras.activations import keras_logits
 from tapeflow.ops import array_ops, clip_ops, math_ops, nn_ops, reduce_ops
 
 EPSILON = 1e-7  # keras.backend.epsilon()
@@ -214,21 +215,14 @@ def huber(y_true: Any, y_pred: Any, delta: float = 1.0) -> Tensor:
     return reduce_ops.reduce_mean(math_ops.where(abs_error <= delta, quadratic, linear), axis=-1)
 
 
-def _keras_logits(output: Any, kind: Optional[str] = None) -> Any:
-    """The logits a Keras sigmoid/softmax activation kept for its `output` (Keras's
-    `_keras_logits`), or None."""
-    from tapeflow.keras.activations import keras_logits
-    return keras_logits(output)
-
-
 def _has_logits(output: Any) -> bool:
-    return _keras_logits(output) is not None
+    return keras_logits(output) is not None
 
 
 def _get_logits(output: Tensor, from_logits: bool, kind: str, fn_name: str) -> tuple:
     """Uses the logits of a softmax/sigmoid output (`_keras_logits`), as Keras does, so the
     loss is computed stably from logits."""
-    logits = _keras_logits(output, kind)
+    logits = keras_logits(output)   # Keras's `_keras_logits`, whichever activation
     if logits is None:
         return output, from_logits
     if from_logits:
@@ -436,7 +430,7 @@ def binary_focal_crossentropy(y_true: Any, y_pred: Any, apply_class_balancing: b
     """Binary cross-entropy times the focal factor (1 - p_t) ** gamma (p_t: the probability
     of the true class), optionally times alpha / 1 - alpha for class 1 / 0; mean over `axis`.
     With logits (`from_logits=True`) the cross-entropy is computed from them stably."""
-    logits = y_pred if from_logits else _keras_logits(y_pred, "Sigmoid")
+    logits = y_pred if from_logits else keras_logits(y_pred)
     y_pred = convert_to_tensor(y_pred)
     y_true = _tensor(y_true, y_pred.dtype)
     if label_smoothing:
