@@ -19,13 +19,14 @@ import numpy as np
 
 from tapeflow.framework import nest
 from tapeflow.framework.sparse_tensor import SparseTensor
+from tapeflow.framework.tensor import TensorLike
 from tapeflow.framework.tensor_conversion import convert_to_tensor
 from tapeflow.keras import backend
 from tapeflow.keras.layers.input_layer import InputLayer
 from tapeflow.keras.layers.input_spec import InputSpec
 from tapeflow.keras.layers.layer import KerasTensor, Layer, Operation, _infer_outputs
 from tapeflow.keras.trainer import Trainer
-from tapeflow.ops import array_ops
+from tapeflow.ops import array_ops, math_ops
 
 
 class Model(Layer, Trainer):
@@ -154,6 +155,8 @@ class Model(Layer, Trainer):
 
 class Functional(Model):
     """A model defined by its input and output KerasTensors."""
+
+    _autocasts_inputs = False   # `call` casts each input to its Input's dtype (Keras 3)
 
     def __init__(self, inputs: Any, outputs: Any, name: Optional[str] = None,
                  **kwargs: Any) -> None:
@@ -342,15 +345,28 @@ class Functional(Model):
 def _sparse_input(ref: KerasTensor, x: SparseTensor) -> Any:
     """A SparseTensor model input as Keras 3 converts it: its values cast to the Input's
     dtype; densified (zeros) where the Input is not sparse."""
-    from tapeflow.ops import math_ops, sparse_ops
+    from tapeflow.ops import sparse_ops
     if x.dtype.name != ref.dtype:
         x = x.with_values(math_ops.cast(x.values, ref.dtype))
     return x if ref.sparse else sparse_ops.to_dense(x)
 
 
+def _input_tensor(ref: KerasTensor, x: Any) -> Any:
+    """A model input as Keras 3 converts it: a tensor of its Input's dtype (arrays for
+    integer and bool Inputs are converted first, then cast, so floats truncate)."""
+    dtype = ref.dtype
+    if not isinstance(x, TensorLike):
+        if dtype == "bool" or "int" in dtype:
+            x = convert_to_tensor(x)
+        else:
+            return convert_to_tensor(x, dtype=dtype)
+    return x if x.dtype.name == dtype else math_ops.cast(x, dtype)
+
+
 def _adjust_input_rank(references: list, inputs: list, struct: Any) -> list:
-    """Inputs one rank above their Input with a last axis of 1 lose it; one below an Input
-    whose last axis is 1 gain it; other ranks are Keras 3's ValueError."""
+    """Each input converted to its Input's dtype; inputs one rank above their Input with a
+    last axis of 1 lose it; one below an Input whose last axis is 1 gain it; other ranks are
+    Keras 3's ValueError."""
     adjusted = []
     for i, (ref, x) in enumerate(zip(references, inputs)):
         if x is None or isinstance(x, KerasTensor):
@@ -359,7 +375,7 @@ def _adjust_input_rank(references: list, inputs: list, struct: Any) -> list:
         if isinstance(x, SparseTensor):
             adjusted.append(_sparse_input(ref, x))
             continue
-        x = convert_to_tensor(x)
+        x = _input_tensor(ref, x)
         shape, ref_shape = tuple(x.shape.as_list()), ref.shape
         if len(shape) == len(ref_shape):
             adjusted.append(x)
@@ -533,7 +549,8 @@ class Sequential(Model):
     def call(self, inputs: Any, training: Any = None, mask: Any = None) -> Any:
         x = inputs
         if self._input_batch_shape is not None and not isinstance(x, (list, tuple, dict)):
-            reference = KerasTensor(self._input_batch_shape, name="input_layer")  # Keras's
+            reference = KerasTensor(self._input_batch_shape, self._input_dtype or self._dtype,
+                                    name="input_layer")  # Keras's
             x = _adjust_input_rank([reference], [x], reference)[0]  # inner functional model
         for layer in self._layers:
             if layer._call_has_training:

@@ -589,21 +589,26 @@ class Layer:
             return mixed_precision.AutocastScope(compute)
         return contextlib.nullcontext()
 
+    # Whether a call casts floating inputs to the compute dtype (Keras's autocast of the
+    # call's arguments; a functional model gives each input its Input's dtype instead).
+    _autocasts_inputs = True
+
     def _convert_inputs(self, inputs: Any) -> Any:
         """Arrays become tensors; floating inputs take the compute dtype (Keras's autocast)."""
         compute = self._dtype_policy.compute_dtype
+        autocast = self.autocast and self._autocasts_inputs
 
         def convert(x: Any) -> Any:
             if x is None:
                 return x
             if isinstance(x, SparseTensor):   # stays sparse; float values autocast
                 values = x.values
-                if self.autocast and values.dtype.is_floating and \
+                if autocast and values.dtype.is_floating and \
                         values.dtype.name != compute and "float" in compute:
                     return x.with_values(math_ops.cast(values, compute))
                 return x
             t = x if isinstance(x, TensorLike) else convert_to_tensor(x)
-            if self.autocast and t.dtype.is_floating and t.dtype.name != compute and \
+            if autocast and t.dtype.is_floating and t.dtype.name != compute and \
                     "float" in compute:
                 t = math_ops.cast(t, compute)
             return t
