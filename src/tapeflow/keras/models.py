@@ -485,6 +485,8 @@ class Sequential(Model):
         self._input_dtype: Optional[str] = None
         self._input_name = "input_layer"
         self._has_input_layer = False
+        self._input_tensor: Optional[KerasTensor] = None     # the given Input's, if any
+        self._symbolic: Optional[tuple] = None   # (input, output) KerasTensors once built
         for layer in layers or []:
             self.add(layer, rebuild=False)
         self._maybe_build_from_input_shape()
@@ -497,6 +499,7 @@ class Sequential(Model):
             self._input_batch_shape, self._input_dtype = layer.batch_shape, layer.dtype
             self._input_name = layer.name
             self._has_input_layer = True
+            self._input_tensor = layer.output_tensor
             return
         if not isinstance(layer, Layer):
             raise ValueError(f"Only instances of `keras.Layer` can be added to a Sequential "
@@ -535,12 +538,31 @@ class Sequential(Model):
         if not self._has_input_layer:
             backend.unique_name("input_layer")
         backend.unique_name("functional")
-        x: Any = KerasTensor(tuple(input_shape), self._input_dtype or self._dtype)
+        given = self._input_tensor
+        x: Any = given if given is not None and given.shape == tuple(input_shape) else \
+            KerasTensor(tuple(input_shape), self._input_dtype or self._dtype)
+        first = x
         with backend.name_scope(self.name, caller=self):
             for layer in self._layers:
                 x = layer(x)
         self.built = True
+        self._symbolic = (first, x)
         self._output_shape = nest.map_structure(lambda t: t.shape, x)
+
+    @property
+    def inputs(self) -> list:
+        """The input KerasTensors of the built model (Keras's inner functional model's)."""
+        if self._symbolic is None or not self.built:
+            raise AttributeError(f"Sequential model '{self.name}' has no defined inputs yet.")
+        return [self._symbolic[0]]
+
+    @property
+    def outputs(self) -> list:
+        """The output KerasTensors of the built model."""
+        if self._symbolic is None or not self.built:
+            raise AttributeError(f"Sequential model '{self.name}' has no defined outputs "
+                                 f"yet.")
+        return nest.flatten(self._symbolic[1])
 
     def _maybe_build(self, shapes: Any) -> None:
         if not self.built:  # built for the first call's shape, batch size included (Keras)

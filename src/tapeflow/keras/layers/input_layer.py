@@ -34,7 +34,7 @@ class InputLayer(Layer):
         self.sparse = bool(sparse)
         self.built = True
         output = input_tensor if isinstance(input_tensor, KerasTensor) else \
-            KerasTensor(self._batch_shape, self._dtype, name=self.name, sparse=self.sparse)
+            KerasTensor(self._batch_shape, self._dtype, name=name, sparse=self.sparse)
         node = Node(self, (), {}, output)
         self._inbound_nodes.append(node)
         output._keras_history = (self, 0, 0)

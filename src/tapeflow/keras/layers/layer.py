@@ -61,7 +61,7 @@ class KerasTensor:
                  sparse: bool = False) -> None:
         self.shape = tuple(None if d is None else int(d) for d in shape)
         self.dtype = str(getattr(dtype, "name", dtype))
-        self.name = name
+        self.name = name or backend.unique_name("keras_tensor")   # Keras's automatic names
         self.sparse = bool(sparse)  # a SparseTensor (Input(sparse=True), a sparse layer's)
         self._keras_history: Optional[tuple] = None  # (layer, node_index, tensor_index)
 
@@ -629,7 +629,6 @@ class Layer:
         self._inbound_nodes.append(node)
         for i, t in enumerate(node.output_tensors):
             t._keras_history = (self, index, i)
-            t.name = t.name or self.name
         self._output_shape = nest.map_structure(lambda t: t.shape, outputs)
         return outputs
 
@@ -812,8 +811,7 @@ class Operation(Layer):
             self._inbound_nodes.append(node)
             for i, t in enumerate(node.output_tensors):
                 t._keras_history = (self, len(self._inbound_nodes) - 1, i)
-                t.name = t.name or self.name
-            self._output_shape = nest.map_structure(lambda t: t.shape, outputs)
+                self._output_shape = nest.map_structure(lambda t: t.shape, outputs)
             return outputs
         return self.call(*args, **kwargs)
 

@@ -1,0 +1,28 @@
+"""KerasTensor names as Keras 3 numbers them (tools/record_keras_tensor_names.py): what
+`print(model.output)` and `model.inputs` show."""
+
+import json
+import os
+
+import pytest
+
+from tapeflow import keras
+
+from _keras_tensor_name_cases import CASES, run
+
+FIXTURE = os.path.join(os.path.dirname(__file__), "fixtures", "keras_tensor_names.json")
+RECORD = json.load(open(FIXTURE))["cases"]
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_keras_tensor_names_are_keras_names(name):
+    assert run(keras, name) == RECORD[name]
+
+
+def test_sequential_has_no_inputs_before_it_is_built():
+    model = keras.Sequential([keras.layers.Dense(2)], name="unbuilt")
+    with pytest.raises(AttributeError, match="Sequential model 'unbuilt' has no defined "
+                                             "inputs yet."):
+        model.inputs
+    with pytest.raises(AttributeError, match="has no defined outputs yet."):
+        model.outputs
