@@ -23,6 +23,6 @@ def test_sequential_has_no_inputs_before_it_is_built():
     model = keras.Sequential([keras.layers.Dense(2)], name="unbuilt")
     with pytest.raises(AttributeError, match="Sequential model 'unbuilt' has no defined "
                                              "inputs yet."):
-        model.inputs
+        _ = model.inputs
     with pytest.raises(AttributeError, match="has no defined outputs yet."):
-        model.outputs
+        _ = model.outputs
