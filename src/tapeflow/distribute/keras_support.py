@@ -53,17 +53,17 @@ def batch_splitter(strategy: Any, x: Any, batch_size: Optional[int]) -> Callable
     return split
 
 
-def synced_metrics_result(strategy: Any, metrics: Sequence[Any]) -> dict:
-    """Every metric's result over all workers (its state variables summed across them, as
-    Keras's sum-aggregated metric variables), keys sorted; the local state is kept."""
+def synced_metrics_result(strategy: Any, named_metrics: Sequence[tuple]) -> dict:
+    """Every (log name, metric)'s result over all workers (its state variables summed across
+    them, as Keras's sum-aggregated metric variables), keys sorted; the local state is kept."""
     communicator = communicator_of(strategy)
-    variables = [v for m in metrics for v in m.variables]
+    variables = [v for _, m in named_metrics for v in m.variables]
     local = [np.array(v._value) for v in variables]
     summed = communicator.allreduce(local, op="sum", names=[v.name for v in variables])
     for variable, value in zip(variables, summed):
         variable.assign(value.astype(variable._value.dtype))
     try:
-        logs = {m.name: float(np.asarray(m.result())) for m in metrics}
+        logs = {name: float(np.asarray(m.result())) for name, m in named_metrics}
     finally:
         for variable, value in zip(variables, local):
             variable.assign(value)

@@ -84,7 +84,9 @@ class CompileMetrics:
 
     def result(self) -> dict:
         """Each metric's current result, by its log name."""
-        return {m.name: m.result() for m in self.metrics}
+        model = self._model
+        return {name: m.result() for name, m in
+                zip(model._metric_log_names or (), model._compiled_metrics or ())}
 
     def reset_state(self) -> None:
         """Zeroes every metric's state."""
@@ -107,6 +109,7 @@ class Trainer:
     _loss_fn: Any = None
     _metric_ids: Any = ()
     _compiled_metrics: Any = None
+    _metric_log_names: Any = None
     _metric_outputs: Any = None
     _weighted_metrics: Any = ()
     _loss_tracker: Any = None
@@ -150,6 +153,7 @@ class Trainer:
             self._metric_ids = list(self._metric_ids)
         self._weighted_metric_ids = list(weighted_metrics or [])
         self._compiled_metrics = None  # built from the first batch's shapes, as Keras does
+        self._metric_log_names = None
         self._loss_tracker = metrics_module.Mean(name="loss")
         self.run_eagerly = bool(run_eagerly)
         self.jit_compile = jit_compile
@@ -194,7 +198,7 @@ class Trainer:
 
     def _build_metrics(self, y: Any, y_pred: Any) -> None:
         from tapeflow.keras import metrics as metrics_module
-        built = []
+        built, names = [], []   # the compiled metrics, and their names in the logs
         if self._multi_output_metrics():
             # metrics=[[...], [...]] or {name: [...]}: each list watches its output, and logs
             # as '<output>_<metric>' (Keras's CompileMetrics).
@@ -204,19 +208,24 @@ class Trainer:
                     self._flatten_y(y), nest.flatten(y_pred))):
                 for identifier in ids or []:
                     metric = _get_metric(metrics_module, identifier, yt, yp)
-                    metric.name = f"{name}_{metric.name}"
                     built.append(metric)
+                    names.append(f"{name}_{metric.name}")
                     self._metric_outputs.append(i)
         else:
             self._metric_outputs = None
             for identifier in self._metric_ids:
                 built.append(_get_metric(metrics_module, identifier, y, y_pred))
-        _number_repeated_names(built, {})
-        self._weighted_metrics = self._build_weighted_metrics(metrics_module, built, y, y_pred)
+                names.append(built[-1].name)
+        counts: dict = {}
+        names = _numbered(names, counts)
+        self._weighted_metrics = self._build_weighted_metrics(metrics_module, y, y_pred)
+        # Keras's CompileMetrics renames the log keys only; the metric objects keep theirs.
+        names += _numbered([f"weighted_{m.name}" if m.name in counts else m.name
+                            for m in self._weighted_metrics], counts)
         self._compiled_metrics = built + self._weighted_metrics
+        self._metric_log_names = names
 
-    def _build_weighted_metrics(self, metrics_module: Any, built: list, y: Any,
-                                y_pred: Any) -> list:
+    def _build_weighted_metrics(self, metrics_module: Any, y: Any, y_pred: Any) -> list:
         """`weighted_metrics`: updated with the sample weights (`metrics` are not, as Keras
         3); one whose name is taken logs as 'weighted_<name>'."""
         if not self._weighted_metric_ids:
@@ -224,15 +233,8 @@ class Trainer:
         if len(self._flat_output_names()) > 1:
             raise NotImplementedError("tapeflow supports `weighted_metrics` for single-output "
                                       "models only.")
-        counts = {m.name: 1 for m in built}
-        weighted = []
-        for identifier in self._weighted_metric_ids:
-            metric = _get_metric(metrics_module, identifier, y, y_pred)
-            if metric.name in counts:
-                metric.name = f"weighted_{metric.name}"
-            _number_repeated_names([metric], counts)
-            weighted.append(metric)
-        return weighted
+        return [_get_metric(metrics_module, identifier, y, y_pred)
+                for identifier in self._weighted_metric_ids]
 
     def _flatten_y(self, y: Any) -> list:
         """Targets as a list in output order (a dict is read by output name)."""
@@ -251,6 +253,14 @@ class Trainer:
             return []
         return self._trackers() + list(self._compiled_metrics or [])
 
+    def _named_metrics(self) -> list:
+        """(log name, metric) for each of `_flat_metrics`: a compiled metric logs under the
+        name CompileMetrics gives it (`<output>_`, `weighted_`, `_1` for repeats)."""
+        if not self.compiled:
+            return []
+        return [(m.name, m) for m in self._trackers()] + \
+            list(zip(self._metric_log_names or (), self._compiled_metrics or ()))
+
     @property
     def metrics(self) -> list:
         """As Keras 3: the loss trackers, then one `CompileMetrics` holding the metrics
@@ -258,7 +268,8 @@ class Trainer:
         if not self.compiled:
             return []
         given = bool(self._metric_ids) or bool(self._weighted_metric_ids)
-        return self._trackers() + ([CompileMetrics(self)] if given else [])
+        trackers = self._trackers()   # the loss's, then one per output (Keras's order)
+        return trackers[:1] + ([CompileMetrics(self)] if given else []) + trackers[1:]
 
     @property
     def metrics_names(self) -> list:
@@ -358,15 +369,15 @@ class Trainer:
         for metric in self._weighted_metrics:
             metric.update_state(y, y_pred, sample_weight=sample_weight)
         # Tensors, not floats: this also runs inside a traced step (the loops convert).
-        return {m.name: m.result() for m in self._flat_metrics()}
+        return {name: m.result() for name, m in self._named_metrics()}
 
     def get_metrics_result(self) -> dict:
         """The current value of every metric as a Python float, keys sorted (as Keras); over
         all workers under a multi-worker strategy (every worker gets the same logs)."""
         if _dist.communicator_of(self._distribute_strategy) is not None:
             return _dist.synced_metrics_result(self._distribute_strategy,
-                                               self._flat_metrics())
-        logs = {m.name: _log_value(m.result()) for m in self._flat_metrics()}
+                                               self._named_metrics())
+        logs = {name: _log_value(m.result()) for name, m in self._named_metrics()}
         return dict(sorted(logs.items()))
 
     # -- loops --------------------------------------------------------------------------------
@@ -597,25 +608,31 @@ def _as_batch(batch: tuple) -> Any:
     return (x, y) if sample_weight is None else (x, y, sample_weight)
 
 
-def _number_repeated_names(metrics: list, counts: dict) -> None:
-    """Renames the second and later metrics of one name `name_1`, `name_2`, ... (Keras's
-    CompileMetrics logs them so); `counts`: how many of each name came before."""
-    for metric in metrics:
-        seen = counts.get(metric.name, 0)
-        counts[metric.name] = seen + 1
+def _numbered(names: list, counts: dict) -> list:
+    """`names` with the second and later of one name as `name_1`, `name_2`, ... (Keras's
+    CompileMetrics logs them so); `counts`: how many of each name came before (updated)."""
+    numbered = []
+    for name in names:
+        seen = counts.get(name, 0)
+        counts[name] = seen + 1
         if seen:
-            metric.name = f"{metric.name}_{seen}"
-            counts[metric.name] = 1
+            name = f"{name}_{seen}"
+            counts[name] = 1
+        numbered.append(name)
+    return numbered
 
 
 def _logs_to_values(model: Trainer, logs: dict) -> Any:
-    """The logs as a list, in Keras's `_flatten_metrics_in_order`: the metrics in order, then
-    (sorted) the per-output metrics, whose '<output>_' names Keras does not find in order."""
-    names = [m.name for m in model._flat_metrics()]
-    if model._metric_outputs is not None:
-        prefixed = {m.name for m in model._compiled_metrics}
-        names = [n for n in names if n not in prefixed] + sorted(prefixed)
-    values = [logs[name] for name in names]
+    """The logs as a list, in Keras 3's `_flatten_metrics_in_order`: each name of `metrics`
+    found in the logs (CompileMetrics gives its metric objects' own names, so a repeated
+    metric's value comes twice and a renamed one's not at all), then every other log key,
+    sorted."""
+    names = []
+    for metric in model.metrics:
+        names += [m.name for m in metric.metrics] if isinstance(metric, CompileMetrics) \
+            else [metric.name]
+    values = [logs[name] for name in names if name in logs]
+    values += [logs[key] for key in sorted(logs) if key not in names]
     return values[0] if len(values) == 1 else values
 
 
