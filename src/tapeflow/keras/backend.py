@@ -1,5 +1,6 @@
 """Keras's global state: unique layer names, the name-scope stack that gives variables their
-`path`, the default float type, and random numbers drawn through tapeflow's seeded ops."""
+`path`, the default float type, the fuzz factor and image data format, and random numbers
+drawn through tapeflow's seeded ops."""
 
 from __future__ import annotations
 
@@ -15,6 +16,8 @@ import numpy as np
 _UIDS: collections.defaultdict = collections.defaultdict(int)
 _SCOPES: list = []
 _FLOATX = "float32"
+_EPSILON = 1e-7
+_IMAGE_DATA_FORMAT = "channels_last"
 
 
 class _TensorAttributes:
@@ -83,6 +86,44 @@ def set_floatx(value: str) -> None:
     if str(value) not in accepted:
         raise ValueError(f"Unknown `floatx` value: {value}. Expected one of {accepted}")
     _FLOATX = str(value)
+
+
+def epsilon() -> float:
+    """The fuzz factor losses, metrics and constraints add or clip with (1e-7)."""
+    return _EPSILON
+
+
+def set_epsilon(value: float) -> None:
+    """Sets the fuzz factor; losses and metrics read it when they compute, constraints and
+    AUC's thresholds when they are made (as Keras)."""
+    global _EPSILON
+    _EPSILON = value
+
+
+def image_data_format() -> str:
+    """The layout image layers take when not given one: 'channels_last' or
+    'channels_first'."""
+    return _IMAGE_DATA_FORMAT
+
+
+def set_image_data_format(data_format: str) -> None:
+    """Sets the layout image layers made from now on take by default."""
+    global _IMAGE_DATA_FORMAT
+    _IMAGE_DATA_FORMAT = _checked_data_format(data_format)
+
+
+def standardize_data_format(data_format: Optional[str]) -> str:
+    """A layer's `data_format` argument: `image_data_format()` for None, else
+    'channels_last' or 'channels_first' (Keras's ValueError otherwise)."""
+    return image_data_format() if data_format is None else _checked_data_format(data_format)
+
+
+def _checked_data_format(data_format: Any) -> str:
+    data_format = str(data_format).lower()
+    if data_format not in ("channels_first", "channels_last"):
+        raise ValueError("The `data_format` argument must be one of {'channels_first', "
+                         f"'channels_last'}}. Received: data_format={data_format}")
+    return data_format
 
 
 class name_scope:  # noqa: N801 - Keras's name

@@ -1,14 +1,14 @@
 """`tf.keras.config`: Keras 3's global settings that tapeflow honours (the backend, the
-default float type, the dtype policy, interactive logging). The fuzz factor and the image
-data format are read-only here: tapeflow's losses and layers use Keras's defaults (1e-7,
-"channels_last")."""
+default float type, the fuzz factor, the image data format, the dtype policy, interactive
+logging)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from tapeflow.keras import mixed_precision
-from tapeflow.keras.backend import floatx, set_floatx
+from tapeflow.keras.backend import (epsilon, floatx, image_data_format, set_epsilon,
+                                    set_floatx, set_image_data_format)
 from tapeflow.keras.utils.io_utils import (disable_interactive_logging,
                                            enable_interactive_logging,
                                            is_interactive_logging_enabled)
@@ -17,16 +17,6 @@ from tapeflow.keras.utils.io_utils import (disable_interactive_logging,
 def backend() -> str:
     """The backend's name: tapeflow runs Keras's TensorFlow backend, "tensorflow"."""
     return "tensorflow"
-
-
-def epsilon() -> float:
-    """The fuzz factor Keras's losses and metrics clip with, 1e-7."""
-    return 1e-7
-
-
-def image_data_format() -> str:
-    """The default layout of image tensors, "channels_last"."""
-    return "channels_last"
 
 
 def dtype_policy() -> mixed_precision.DTypePolicy:
@@ -41,4 +31,4 @@ def set_dtype_policy(policy: Any) -> None:
 
 __all__ = ["backend", "disable_interactive_logging", "dtype_policy", "enable_interactive_logging",
            "epsilon", "floatx", "image_data_format", "is_interactive_logging_enabled",
-           "set_dtype_policy", "set_floatx"]
+           "set_dtype_policy", "set_epsilon", "set_floatx", "set_image_data_format"]

@@ -6,12 +6,12 @@ from __future__ import annotations
 from typing import Any
 
 from tapeflow.framework.tensor_conversion import convert_to_tensor
+from tapeflow.keras import backend
 from tapeflow.keras._registry import (deserialize_keras_object, get_keras_object,
                                       serialize_keras_object)
 from tapeflow.keras.layers.layer import to_snake_case
 from tapeflow.ops import clip_ops, math_ops, reduce_ops
 
-_EPSILON = 1e-7  # keras.backend.epsilon()
 
 
 class Constraint:
@@ -44,7 +44,7 @@ class MaxNorm(Constraint):
         w = convert_to_tensor(w)
         norms = _norms(w, self.axis)
         desired = clip_ops.clip_by_value(norms, 0.0, float(self.max_value))
-        return w * (desired / (_EPSILON + norms))
+        return w * (desired / (backend.epsilon() + norms))
 
     def get_config(self) -> dict:
         return {"max_value": self.max_value, "axis": self.axis}
@@ -66,7 +66,7 @@ class UnitNorm(Constraint):
 
     def __call__(self, w: Any) -> Any:
         w = convert_to_tensor(w)
-        return w / (_EPSILON + _norms(w, self.axis))
+        return w / (backend.epsilon() + _norms(w, self.axis))
 
     def get_config(self) -> dict:
         return {"axis": self.axis}
@@ -85,7 +85,7 @@ class MinMaxNorm(Constraint):
         desired = (self.rate * clip_ops.clip_by_value(norms, float(self.min_value),
                                                       float(self.max_value))
                    + (1 - self.rate) * norms)
-        return w * (desired / (_EPSILON + norms))
+        return w * (desired / (backend.epsilon() + norms))
 
     def get_config(self) -> dict:
         return {"min_value": self.min_value, "max_value": self.max_value, "rate": self.rate,

@@ -16,11 +16,11 @@ import numpy as np
 from tapeflow.framework import dtypes as _dtypes
 from tapeflow.framework.tensor import Tensor
 from tapeflow.framework.tensor_conversion import convert_to_tensor
+from tapeflow.keras import backend
 from tapeflow.keras._registry import serialize_keras_object
 from tapeflow.keras.activations import keras_logits
 from tapeflow.ops import array_ops, clip_ops, math_ops, nn_ops, reduce_ops
 
-EPSILON = 1e-7  # keras.backend.epsilon()
 _REDUCTIONS = ("sum_over_batch_size", "sum", None, "none", "mean", "mean_with_sample_weight")
 
 
@@ -242,7 +242,7 @@ def _check_same_shape(target: Tensor, output: Tensor) -> None:
 
 
 def _clip(x: Tensor) -> Tensor:
-    return math_ops.minimum(math_ops.maximum(x, EPSILON), 1.0 - EPSILON)
+    return math_ops.minimum(math_ops.maximum(x, backend.epsilon()), 1.0 - backend.epsilon())
 
 
 def _binary_crossentropy_elementwise(target: Tensor, output: Tensor, from_logits: bool) -> Tensor:
@@ -321,7 +321,7 @@ def sparse_categorical_crossentropy(y_true: Any, y_pred: Any, from_logits: bool 
 
 
 def _eps(dtype: Any) -> Tensor:
-    return math_ops.cast(EPSILON, dtype)
+    return math_ops.cast(backend.epsilon(), dtype)
 
 
 def _pred_true(y_true: Any, y_pred: Any) -> tuple:
@@ -352,7 +352,7 @@ def _l2_normalize(x: Tensor, axis: Any) -> Tensor:
     if x.ndim == 0:
         x = array_ops.expand_dims(x, 0)
     square_sum = reduce_ops.reduce_sum(math_ops.square(x), axis=axis, keepdims=True)
-    return x * math_ops.minimum(math_ops.rsqrt(square_sum), 1.0 / EPSILON)
+    return x * math_ops.minimum(math_ops.rsqrt(square_sum), 1.0 / backend.epsilon())
 
 
 def _cosine(y_true: Any, y_pred: Any, axis: Any) -> Tensor:
@@ -411,8 +411,8 @@ def categorical_hinge(y_true: Any, y_pred: Any) -> Tensor:
 def kl_divergence(y_true: Any, y_pred: Any) -> Tensor:
     """sum(y_true * log(y_true / y_pred), axis=-1), both clipped to [1e-7, 1]."""
     y_true, y_pred = _pred_true(y_true, y_pred)
-    y_true = clip_ops.clip_by_value(y_true, EPSILON, 1.0)
-    y_pred = clip_ops.clip_by_value(y_pred, EPSILON, 1.0)
+    y_true = clip_ops.clip_by_value(y_true, backend.epsilon(), 1.0)
+    y_pred = clip_ops.clip_by_value(y_pred, backend.epsilon(), 1.0)
     return reduce_ops.reduce_sum(y_true * math_ops.log(y_true / y_pred), axis=-1)
 
 
@@ -471,7 +471,7 @@ def categorical_focal_crossentropy(y_true: Any, y_pred: Any, alpha: Any = 0.25,
     if from_logits:
         y_pred = nn_ops.softmax(y_pred, axis=axis)
     output = y_pred / reduce_ops.reduce_sum(y_pred, axis=axis, keepdims=True)
-    output = clip_ops.clip_by_value(output, EPSILON, 1.0 - EPSILON)
+    output = clip_ops.clip_by_value(output, backend.epsilon(), 1.0 - backend.epsilon())
     cce = -y_true * math_ops.log(output)
     weight = math_ops.pow(1.0 - output, gamma) * _tensor(alpha, output.dtype)
     return reduce_ops.reduce_sum(weight * cce, axis=axis)
@@ -507,7 +507,7 @@ def dice(y_true: Any, y_pred: Any, axis: Any = None) -> Tensor:
     y_true, y_pred = _pred_true(y_true, y_pred)
     intersection = reduce_ops.reduce_sum(y_true * y_pred, axis=axis)
     total = reduce_ops.reduce_sum(y_true, axis=axis) + reduce_ops.reduce_sum(y_pred, axis=axis)
-    return 1 - 2.0 * intersection / (total + EPSILON)
+    return 1 - 2.0 * intersection / (total + backend.epsilon())
 
 
 def tversky(y_true: Any, y_pred: Any, alpha: float = 0.5, beta: float = 0.5,
@@ -518,7 +518,7 @@ def tversky(y_true: Any, y_pred: Any, alpha: float = 0.5, beta: float = 0.5,
     intersection = reduce_ops.reduce_sum(y_true * y_pred, axis=axis)
     fp = reduce_ops.reduce_sum((1 - y_pred) * y_true, axis=axis)
     fn = reduce_ops.reduce_sum(y_pred * (1 - y_true), axis=axis)
-    return 1 - intersection / (intersection + fp * alpha + fn * beta + EPSILON)
+    return 1 - intersection / (intersection + fp * alpha + fn * beta + backend.epsilon())
 
 
 def _pos_neg_masks(query: Tensor, key: Tensor, remove_diagonal: bool) -> tuple:

@@ -16,6 +16,7 @@ from tapeflow.framework.tensor_conversion import convert_to_tensor
 from tapeflow.framework.variables import Variable
 from tapeflow.ops import array_ops, math_ops, reduce_ops
 from tapeflow.keras import losses as _losses
+from tapeflow.keras import backend
 from tapeflow.keras.backend import auto_name, floatx
 from tapeflow.keras.losses import squeeze_or_expand_to_same_rank
 
@@ -408,7 +409,8 @@ class AUC(Metric):
                                  f"Received: num_thresholds={num_thresholds}")
             self.num_thresholds = num_thresholds
             inner = [(i + 1) * 1.0 / (num_thresholds - 1) for i in range(num_thresholds - 2)]
-        self._thresholds = np.array([0.0 - 1e-7] + inner + [1.0 + 1e-7])
+        self._thresholds = np.array([0.0 - backend.epsilon()] + inner +
+                                    [1.0 + backend.epsilon()])
         self.curve = curve.upper()
         self.summation_method = summation_method.lower()
         self._from_logits = from_logits

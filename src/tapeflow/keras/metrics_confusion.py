@@ -18,12 +18,12 @@ from tapeflow.framework import dtypes as _dtypes
 from tapeflow.framework.tensor import Tensor
 from tapeflow.framework.tensor_conversion import convert_to_tensor
 from tapeflow.ops import array_ops, clip_ops, index_ops, manip_ops, math_ops, reduce_ops
+from tapeflow.keras import backend
 from tapeflow.keras.backend import floatx
 from tapeflow.keras.losses import squeeze_or_expand_to_same_rank
 from tapeflow.keras.metrics import Metric
 
 NEG_INF = -1e10  # Keras's threshold when only the top_k predictions count
-EPSILON = 1e-7  # Keras's backend.epsilon()
 _KEYS = ("tp", "fp", "tn", "fn")
 
 
@@ -49,7 +49,7 @@ def evenly_distributed(thresholds: Any) -> bool:
     if n < 3:
         return False
     even = np.arange(n, dtype=np.float32) / (n - 1)
-    return bool(np.allclose(thresholds, even, atol=EPSILON))
+    return bool(np.allclose(thresholds, even, atol=backend.epsilon()))
 
 
 def _filter_top_k(x: Tensor, k: int) -> Tensor:

@@ -10,10 +10,10 @@ from tapeflow.framework import dtypes as _dtypes
 from tapeflow.framework.tensor import Tensor
 from tapeflow.framework.tensor_conversion import convert_to_tensor
 from tapeflow.ops import array_ops, index_ops, linalg_ops, manip_ops, math_ops, reduce_ops
+from tapeflow.keras import backend
 from tapeflow.keras.backend import floatx
 from tapeflow.keras.losses import squeeze_or_expand_to_same_rank
 from tapeflow.keras.metrics import MeanMetricWrapper, Metric
-from tapeflow.keras.metrics_confusion import EPSILON
 
 
 # -- top-k accuracies ------------------------------------------------------------------------
@@ -112,7 +112,7 @@ def concordance_correlation(y_true: Any, y_pred: Any, axis: int = -1) -> Tensor:
     pred_var = reduce_ops.reduce_variance(y_pred - pred_mean, axis=axis, keepdims=True)
     covar = (y_true - pred_mean) * (y_pred - pred_mean)
     norm = true_var + pred_var + math_ops.square(true_mean - pred_mean)
-    return reduce_ops.reduce_mean(2 * covar / (norm + EPSILON), axis=axis)
+    return reduce_ops.reduce_mean(2 * covar / (norm + backend.epsilon()), axis=axis)
 
 
 class _AxisMeanMetric(MeanMetricWrapper):
@@ -256,13 +256,13 @@ class FBetaScore(Metric):
         if not self._built:
             raise ValueError("FBetaScore has no state yet: call `update_state` first.")
         tp = self.true_positives.value()
-        precision = tp / (tp + self.false_positives.value() + EPSILON)
-        recall = tp / (tp + self.false_negatives.value() + EPSILON)
+        precision = tp / (tp + self.false_positives.value() + backend.epsilon())
+        recall = tp / (tp + self.false_negatives.value() + backend.epsilon())
         beta2 = self.beta ** 2
-        score = precision * recall / (beta2 * precision + recall + EPSILON) * (1 + beta2)
+        score = precision * recall / (beta2 * precision + recall + backend.epsilon()) * (1 + beta2)
         if self.average == "weighted":
             counts = self.intermediate_weights.value()
-            weights = counts / (reduce_ops.reduce_sum(counts) + EPSILON)
+            weights = counts / (reduce_ops.reduce_sum(counts) + backend.epsilon())
             return reduce_ops.reduce_sum(score * weights)
         if self.average is not None:
             return reduce_ops.reduce_mean(score)
@@ -462,10 +462,10 @@ class IoU(_IoUBase):
         true_positives = math_ops.cast(array_ops.gather(true_positives, ids), _dtypes.float32)
         denominator = math_ops.cast(array_ops.gather(denominator, ids), _dtypes.float32)
         valid = denominator > 1e-9
-        iou = math_ops.where(valid, true_positives / (denominator + EPSILON),
+        iou = math_ops.where(valid, true_positives / (denominator + backend.epsilon()),
                               math_ops.zeros_like(denominator))
         num_valid = reduce_ops.reduce_sum(math_ops.cast(valid, _dtypes.float32))
-        return reduce_ops.reduce_sum(iou, axis=self.axis) / (num_valid + EPSILON)
+        return reduce_ops.reduce_sum(iou, axis=self.axis) / (num_valid + backend.epsilon())
 
     def get_config(self) -> dict:
         """name, dtype, num_classes, target_class_ids, ignore_class, sparse_y_true,

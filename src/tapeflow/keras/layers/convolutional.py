@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from tapeflow.framework.tensor_conversion import convert_to_tensor
-from tapeflow.keras import activations, constraints, initializers, regularizers
+from tapeflow.keras import activations, backend, constraints, initializers, regularizers
 from tapeflow.keras.layers.core import _weight_config
 from tapeflow.keras.layers.input_spec import InputSpec
 from tapeflow.keras.layers.layer import Layer
@@ -34,18 +34,6 @@ def _padding(padding: str) -> str:
         raise ValueError(f"The `padding` argument must be one of 'valid', 'same'. "
                          f"Received: padding={padding}")
     return padding.upper()
-
-
-def _data_format(data_format: Optional[str]) -> str:
-    """Keras's `standardize_data_format` (None: channels_last, Keras's default)."""
-    if data_format is None:
-        return "channels_last"
-    data_format = str(data_format).lower()
-    if data_format not in ("channels_first", "channels_last"):
-        raise ValueError("The `data_format` argument must be one of "
-                         "{'channels_first', 'channels_last'}. "
-                         f"Received: data_format={data_format}")
-    return data_format
 
 
 def _to_last(x: Any, data_format: str) -> Any:
@@ -88,7 +76,7 @@ class _Conv(Layer):
         self.strides = _tuple(strides, self.rank, "strides")
         self.dilation_rate = _tuple(dilation_rate, self.rank, "dilation_rate")
         self.padding = _padding(padding)
-        self.data_format = _data_format(data_format)
+        self.data_format = backend.standardize_data_format(data_format)
         self.activation = activations.get(activation)
         self.use_bias = use_bias
         self.kernel_initializer = initializers.get(kernel_initializer)
@@ -465,7 +453,7 @@ class _Pool(Layer):
             raise TypeError(f"{type(self).__name__}.__init__() missing 1 required positional "
                             f"argument: 'pool_size'")
         super().__init__(name=name, **kwargs)
-        self.data_format = _data_format(data_format)
+        self.data_format = backend.standardize_data_format(data_format)
         self.pool_size = _tuple(pool_size, self.rank, "pool_size")
         self.strides = self.pool_size if strides is None else _tuple(strides, self.rank,
                                                                      "strides")
@@ -537,7 +525,7 @@ class _GlobalPool(Layer):
     def __init__(self, data_format: Optional[str] = None, keepdims: bool = False,
                  **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.data_format = _data_format(data_format)
+        self.data_format = backend.standardize_data_format(data_format)
         self.keepdims = keepdims
         self.input_spec = InputSpec(ndim=self.rank + 2)
         self.built = True

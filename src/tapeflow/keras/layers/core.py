@@ -169,26 +169,31 @@ class Dropout(Layer):
 
 
 class Flatten(Layer):
-    """Flattens every axis but the batch axis."""
+    """Flattens every axis but the batch axis (a channels_first input is moved channels-last
+    first, as Keras 3; a SparseTensor stays sparse)."""
 
     def __init__(self, data_format: Optional[str] = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.data_format = data_format
+        self.data_format = backend.standardize_data_format(data_format)
         self.input_spec = InputSpec(min_ndim=1)
         self.built = True
 
     def call(self, inputs: Any) -> Any:
-        if isinstance(inputs, SparseTensor):
-            y = sparse_matmul(inputs, self.kernel)
-            if self.bias is not None:
-                y = y + self.bias
-            return self.activation(y)
-        x = convert_to_tensor(inputs)
+        sparse = isinstance(inputs, SparseTensor)
+        x = inputs if sparse else convert_to_tensor(inputs)
+        rank = x.shape.rank
+        if self.data_format == "channels_first" and rank > 1:
+            perm = (0, *range(2, rank), 1)
+            x = sparse_ops.transpose(x, perm) if sparse else array_ops.transpose(x, perm)
+        if sparse:
+            dims = x.shape.as_list()
+            flat = -1 if None in dims[1:] else math.prod(dims[1:])
+            return sparse_ops.reshape(x, (-1 if flat != -1 else dims[0], flat))
         shape = x._value.shape
         return array_ops.reshape(x, (shape[0], math.prod(shape[1:])) if shape[0] else (0, -1))
 
     def get_config(self) -> dict:
-        return {**super().get_config(), "data_format": self.data_format or "channels_last"}
+        return {**super().get_config(), "data_format": self.data_format}
 
 
 class Reshape(Layer):

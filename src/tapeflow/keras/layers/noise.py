@@ -165,7 +165,7 @@ class SpatialDropout2D(_SpatialDropout):
     def __init__(self, rate: float, data_format: Optional[str] = None,
                  seed: Optional[int] = None, name: Optional[str] = None,
                  dtype: Any = None) -> None:
-        from tapeflow.keras.layers.reshaping import standardize_data_format
+        from tapeflow.keras.backend import standardize_data_format
         super().__init__(rate, seed=seed, name=name, dtype=dtype)
         self.data_format = standardize_data_format(data_format)
 

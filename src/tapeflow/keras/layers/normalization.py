@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from tapeflow.framework.tensor_conversion import convert_to_tensor
-from tapeflow.keras import constraints, initializers, regularizers
+from tapeflow.keras import backend, constraints, initializers, regularizers
 from tapeflow.keras.layers.input_spec import InputSpec
 from tapeflow.keras.layers.layer import Layer
 from tapeflow.ops import array_ops, math_ops, nn_ops, reduce_ops
@@ -102,7 +102,7 @@ class BatchNormalization(Layer):
         keep = array_ops.broadcast_to(array_ops.expand_dims(
             math_ops.cast(mask, "bool"), -1), array_ops.shape(x))
         zeros = math_ops.zeros_like(x)
-        count = reduce_ops.reduce_sum(math_ops.cast(keep, x.dtype), axis=axes) + 1e-7
+        count = reduce_ops.reduce_sum(math_ops.cast(keep, x.dtype), axis=axes) + backend.epsilon()
         mean = reduce_ops.reduce_sum(math_ops.where(keep, x, zeros), axis=axes) / count
         centered = math_ops.where(keep, x - array_ops.reshape(mean, shape), zeros)
         return mean, reduce_ops.reduce_sum(math_ops.square(centered), axis=axes) / count

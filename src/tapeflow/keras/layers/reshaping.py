@@ -9,6 +9,7 @@ from typing import Any, Optional
 import numpy as np
 
 from tapeflow.framework.tensor_conversion import convert_to_tensor
+from tapeflow.keras import backend
 from tapeflow.keras.layers.input_spec import InputSpec
 from tapeflow.keras.layers.layer import Layer
 from tapeflow.ops import array_ops, linalg_ops, manip_ops
@@ -39,17 +40,6 @@ def standardize_tuple(value: Any, n: int, name: str, allow_zero: bool = False) -
         raise ValueError(f"{error}, including values {bad} that do not satisfy "
                          f"`value {'>= 0' if allow_zero else '> 0'}`")
     return values
-
-
-def standardize_data_format(data_format: Optional[str]) -> str:
-    """'channels_last' (the default) or 'channels_first', with Keras's ValueError."""
-    if data_format is None:
-        return "channels_last"
-    data_format = str(data_format).lower()
-    if data_format not in ("channels_first", "channels_last"):
-        raise ValueError(f"The `data_format` argument must be one of {{'channels_first', "
-                         f"'channels_last'}}. Received: data_format={data_format}")
-    return data_format
 
 
 def _positive_int(value: Any, name: str) -> int:
@@ -149,7 +139,7 @@ class UpSampling2D(Layer):
     def __init__(self, size: Any = (2, 2), data_format: Optional[str] = None,
                  interpolation: str = "nearest", **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.data_format = standardize_data_format(data_format)
+        self.data_format = backend.standardize_data_format(data_format)
         self.size = standardize_tuple(size, 2, "size")
         self.interpolation = interpolation.lower()
         self.input_spec = InputSpec(ndim=4)
@@ -217,7 +207,7 @@ class ZeroPadding1D(Layer):
     def __init__(self, padding: Any = 1, data_format: Optional[str] = None,
                  **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.data_format = standardize_data_format(data_format)
+        self.data_format = backend.standardize_data_format(data_format)
         self.padding = standardize_tuple(padding, 2, "padding", allow_zero=True)
         self.input_spec = InputSpec(ndim=3)
         self.built = True
@@ -263,7 +253,7 @@ class ZeroPadding2D(Layer):
     def __init__(self, padding: Any = (1, 1), data_format: Optional[str] = None,
                  **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.data_format = standardize_data_format(data_format)
+        self.data_format = backend.standardize_data_format(data_format)
         self.padding = _pairs(padding, "padding")
         self.input_spec = InputSpec(ndim=4)
         self.built = True
@@ -325,7 +315,7 @@ class Cropping2D(Layer):
     def __init__(self, cropping: Any = ((0, 0), (0, 0)), data_format: Optional[str] = None,
                  **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.data_format = standardize_data_format(data_format)
+        self.data_format = backend.standardize_data_format(data_format)
         self.cropping = _pairs(cropping, "cropping")
         self.input_spec = InputSpec(ndim=4)
         self.built = True

@@ -10,6 +10,7 @@ from typing import Any, Optional
 
 import numpy as np
 
+from tapeflow.keras import backend
 from tapeflow.keras.utils.io_utils import print_msg
 
 IMAGE_FORMATS = (".bmp", ".gif", ".jpeg", ".jpg", ".png")
@@ -240,7 +241,7 @@ def image_dataset_from_directory(
     if pad_to_aspect_ratio and crop_to_aspect_ratio:
         raise ValueError("Only one of `pad_to_aspect_ratio`, `crop_to_aspect_ratio` can be set "
                          "to `True`.")
-    channels_first = (data_format or "channels_last") == "channels_first"
+    channels_first = backend.standardize_data_format(data_format) == "channels_first"
 
     def load_now(path: Any) -> Any:
         from tapeflow import image, io

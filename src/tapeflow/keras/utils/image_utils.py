@@ -18,6 +18,8 @@ from typing import Any, Optional
 
 import numpy as np
 
+from tapeflow.keras import backend
+
 _CHANNEL_MODES = {1: "L", 2: "LA", 3: "RGB", 4: "RGBA"}
 _INTERPOLATIONS = ("nearest", "bilinear", "bicubic", "hamming", "box", "lanczos")
 
@@ -172,20 +174,11 @@ def _decode(data: bytes) -> ArrayImage:
     return ArrayImage(pixels)
 
 
-def _data_format(data_format: Optional[str]) -> str:
-    from tapeflow.keras import backend
-    data_format = data_format or getattr(backend, "image_data_format", lambda: "channels_last")()
-    if data_format not in ("channels_first", "channels_last"):
-        raise ValueError(f"The `data_format` argument must be one of {{'channels_first', "
-                         f"'channels_last'}}. Received: data_format={data_format}")
-    return data_format
-
-
 def img_to_array(img: Any, data_format: Optional[str] = None, dtype: Any = None) -> np.ndarray:
     """An image (PIL Image, ArrayImage or array) as a 3-D NumPy array of `dtype` (floatx by
     default), channels last unless `data_format='channels_first'`."""
     from tapeflow.keras.backend import floatx
-    data_format = _data_format(data_format)
+    data_format = backend.standardize_data_format(data_format)
     x = np.asarray(img, dtype=dtype or floatx())
     if x.ndim == 3:
         return x.transpose(2, 0, 1) if data_format == "channels_first" else x
@@ -200,7 +193,7 @@ def array_to_img(x: Any, data_format: Optional[str] = None, scale: bool = True,
     shifted and scaled to span [0, 255]; 1 channel is 'L' ('I' above 255), 3 'RGB', 4
     'RGBA'."""
     from tapeflow.keras.backend import floatx
-    data_format = _data_format(data_format)
+    data_format = backend.standardize_data_format(data_format)
     x = np.asarray(x, dtype=dtype or floatx())
     if x.ndim != 3:
         raise ValueError(f"Expected image array to have rank 3 (single image). Got array with "
@@ -231,7 +224,7 @@ def save_img(path: Any, x: Any, data_format: Optional[str] = None,
              file_format: Optional[str] = None, scale: bool = True, **kwargs: Any) -> None:
     """Writes a 3-D array as an image file (the format from `file_format` or the extension;
     see `array_to_img` for `scale`)."""
-    data_format = _data_format(data_format)
+    data_format = backend.standardize_data_format(data_format)
     if file_format is None and isinstance(path, (str, pathlib.Path)):
         file_format = pathlib.Path(path).suffix[1:].lower()
     if file_format and file_format.lower() == "jpg":

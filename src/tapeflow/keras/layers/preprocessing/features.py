@@ -9,6 +9,7 @@ from typing import Any, Optional
 import numpy as np
 
 import tapeflow as tf
+from tapeflow.keras import backend
 from tapeflow.keras.layers.layer import Layer
 
 
@@ -201,7 +202,7 @@ class Normalization(Layer):
                              "it.")
         mean, variance = self._moments()
         inputs = tf.cast(inputs, self.compute_dtype)
-        std = tf.maximum(tf.sqrt(variance), 1e-7)
+        std = tf.maximum(tf.sqrt(variance), backend.epsilon())
         if self.invert:
             return mean + inputs * std
         return (inputs - mean) / std

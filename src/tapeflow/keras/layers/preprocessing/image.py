@@ -16,7 +16,6 @@ import tapeflow as tf
 from tapeflow import image as tf_image
 from tapeflow.keras import backend
 from tapeflow.keras.layers.layer import Layer
-from tapeflow.keras.layers.reshaping import standardize_data_format
 
 _F32 = np.float32
 
@@ -49,7 +48,7 @@ class BaseImagePreprocessingLayer(Layer):
     def __init__(self, factor: Any = None, data_format: Optional[str] = None,
                  **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.data_format = standardize_data_format(data_format)
+        self.data_format = backend.standardize_data_format(data_format)
         if self._USE_BASE_FACTOR:
             self._set_factor(factor or 0.0)
         elif factor is not None:
@@ -171,7 +170,7 @@ class Resizing(_OutputSized, BaseImagePreprocessingLayer):
         super().__init__(**kwargs)
         self.height, self.width = height, width
         self.interpolation = interpolation
-        self.data_format = standardize_data_format(data_format)
+        self.data_format = backend.standardize_data_format(data_format)
         self.crop_to_aspect_ratio = crop_to_aspect_ratio
         self.pad_to_aspect_ratio = pad_to_aspect_ratio
         self.fill_mode, self.fill_value = fill_mode, fill_value
@@ -400,7 +399,7 @@ class RandomZoom(_Affine):
             self.width_lower, self.width_upper = _factor_range(
                 width_factor, "width_factor", self._MESSAGE, self._check)
         self._init_affine(fill_mode, interpolation, fill_value, seed)
-        self.data_format = standardize_data_format(data_format)
+        self.data_format = backend.standardize_data_format(data_format)
 
     def _check(self, value: float) -> None:
         if value > 1.0 or value <= -1.0:
@@ -545,7 +544,7 @@ class RandomCrop(_OutputSized, _Seeded):
         self.height, self.width = height, width
         self.generator = backend.SeedGenerator(seed)
         self.seed = seed if seed is not None else backend.make_default_seed()
-        self.data_format = standardize_data_format(data_format)
+        self.data_format = backend.standardize_data_format(data_format)
 
     def get_random_transformation(self, images: Any, training: bool = True) -> Any:
         h_axis, w_axis = _hw_axes(self.data_format)
