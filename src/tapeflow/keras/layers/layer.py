@@ -30,6 +30,7 @@ _TRAINING_STACK: list = []
 _NODE_IDS = itertools.count()
 # Nonzero while a symbolic call runs `call` on stand-in zeros: losses added then are dropped.
 _INFERRING = [0]
+_LOSSES_ADDED = [False]   # whether any layer ever added a loss (else there are none to clear)
 # Keras's `_keras_mask` attribute.
 _MASKS = backend._TensorAttributes()
 
@@ -402,6 +403,7 @@ class Layer:
                 raise ValueError(f"`add_loss()` can only be called from inside `build()` or "
                                  f"`call()`, on a tensor input. Received invalid value: {x}")
             self._losses.append(x)
+            _LOSSES_ADDED[0] = True
 
     def _flatten_layers(self) -> list:
         """Every sublayer, depth first, without repeats (not `self`)."""
@@ -506,7 +508,7 @@ class Layer:
         if not self._allow_non_tensor_positional_args:
             _check_positional(flat_args)
         if any(isinstance(t, KerasTensor) for t in flat_args) or \
-                (kwargs and any(isinstance(t, KerasTensor) for t in nest.flatten(kwargs))):
+                (kwargs and _holds_keras_tensor(kwargs.values())):
             return self._symbolic_call(args, kwargs)
         previous_mask = _masks_of(args[0]) if _MASKS else None
         if kwargs.get("mask") is not None:
@@ -530,7 +532,7 @@ class Layer:
         if not self.built:
             self._build_and_check(inputs, nest.map_structure(
                 lambda t: tuple(t.shape.as_list()), inputs))
-        if not _TRAINING_STACK and not _INFERRING[0]:
+        if _LOSSES_ADDED[0] and not _TRAINING_STACK and not _INFERRING[0]:
             self._clear_losses()  # an outermost call starts a fresh list, as Keras 3
         _TRAINING_STACK.append(training)
         try:
@@ -713,6 +715,17 @@ def _plain_shape(shapes: Any) -> Any:
     if isinstance(shapes, (list, tuple)):
         return [None if d is None else int(d) for d in shapes]
     return None
+
+
+def _holds_keras_tensor(values: Any) -> bool:
+    """Whether any of `values` (a call's keyword arguments) is or holds a KerasTensor."""
+    for value in values:
+        if isinstance(value, KerasTensor):
+            return True
+        if nest.is_nested(value) and any(isinstance(t, KerasTensor)
+                                         for t in nest.flatten(value)):
+            return True
+    return False
 
 
 def _check_positional(flat_args: Any) -> None:
