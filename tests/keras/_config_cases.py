@@ -1,7 +1,7 @@
 """`keras.config.set_epsilon` and `set_image_data_format` seen through what they change, and
 Flatten's layouts (channels_first moved last first; a SparseTensor stays sparse), written
-once for Keras and tapeflow (`run(tf)`, `tf` TensorFlow or tapeflow). Recorded by
-tools/record_keras_config.py."""
+once for Keras and tapeflow (`record(tf)`, `tf` TensorFlow or tapeflow). Recorded by
+tools/record_keras_behaviour.py."""
 
 import numpy as np
 
@@ -12,7 +12,7 @@ def _flat_rows(tf, tensor):
     return [sparse, list(tensor.shape), np.asarray(dense)[1].tolist()]
 
 
-def run(tf):
+def record(tf):
     """name -> what a user sees."""
     keras = tf.keras
     x = np.arange(24, dtype="float32").reshape(2, 3, 2, 2)

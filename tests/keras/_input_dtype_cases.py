@@ -1,7 +1,7 @@
 """Models whose Input dtype differs from the data they are given, written once for Keras and
 for tapeflow (`cases(keras)`): Keras 3 converts each model input to its Input's dtype before
 any layer sees it (floats truncate into an integer Input, float32 loses bits in a float16
-one, float64 stays exact in a float64 one). Recorded by tools/record_keras_input_dtypes.py."""
+one, float64 stays exact in a float64 one). Recorded by tools/record_keras_behaviour.py."""
 
 import numpy as np
 
@@ -44,3 +44,14 @@ def cases(keras):
                 lambda t: keras.ops.cast(t, "float32")), shape=(3,)),
             np.array([[0, 2, -1]])),
     }
+
+
+def record(keras):
+    """name -> the output of a direct call and of `predict` (nested lists) and their dtypes."""
+    seen = {}
+    for name, (build, x) in cases(keras).items():
+        model = build()
+        called, predicted = np.asarray(model(x)), np.asarray(model.predict(x, verbose=0))
+        seen[name] = {"call": called.tolist(), "call_dtype": str(called.dtype),
+                      "predict": predicted.tolist(), "predict_dtype": str(predicted.dtype)}
+    return seen

@@ -1,7 +1,7 @@
 """Graphs whose KerasTensor names Keras 3 numbers (`keras_tensor`, `keras_tensor_1`, ...: one
 per tensor made, from `clear_session()` on; a named Input's tensor takes the Input's name),
 written once for Keras and tapeflow (`cases(keras)`: name -> function returning the names and
-one repr). Recorded by tools/record_keras_tensor_names.py."""
+one repr). Recorded by tools/record_keras_behaviour.py."""
 
 
 def _names(tensors):
@@ -61,7 +61,10 @@ CASES = {"sequential_with_input": _sequential_with_input, "sequential_built": _s
          "operators_and_shared_layer": _operators_and_shared_layer}
 
 
-def run(keras, name):
-    """Case `name`'s names, from a cleared session."""
-    keras.backend.clear_session()
-    return CASES[name](keras)
+def record(keras):
+    """name -> the case's names, each from a cleared session."""
+    seen = {}
+    for name, case in CASES.items():
+        keras.backend.clear_session()
+        seen[name] = case(keras)
+    return seen

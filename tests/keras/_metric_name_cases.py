@@ -1,13 +1,13 @@
 """compile() metrics whose log names Keras 3 changes (a repeated metric logs as `name_1`, a
 weighted one under a taken name as `weighted_name`, per-output ones as `<output>_name`) while
 the metric objects keep their own names; `metrics`' order and `evaluate`'s list follow from
-that. Written once for Keras and tapeflow (`run(keras)`); recorded by
-tools/record_keras_metric_names.py."""
+that. Written once for Keras and tapeflow (`record(keras)`); recorded by
+tools/record_keras_behaviour.py."""
 
 import numpy as np
 
 
-def run(keras):
+def record(keras):
     """What a user sees: history keys, metric object names, `metrics_names`, and
     `evaluate`'s list (its values rounded to 5 digits)."""
     keras.utils.set_random_seed(0)
@@ -21,7 +21,7 @@ def run(keras):
     single.compile("sgd", "mse", metrics=[mae, mae_again], weighted_metrics=[mse, "mae"])
     history = single.fit(x, y, epochs=1, verbose=0, sample_weight=weights)
     evaluated = single.evaluate(x, y, verbose=0, sample_weight=weights)
-    record = {"single": {
+    seen = {"single": {
         "history": sorted(history.history), "objects": [mae.name, mae_again.name, mse.name],
         "metrics_names": single.metrics_names,
         "evaluate": [round(float(v), 5) for v in evaluated]}}
@@ -32,8 +32,8 @@ def run(keras):
     multi.compile("sgd", ["mse", "mse"], metrics=[[first], [second]])
     history = multi.fit(x, [y, y], epochs=1, verbose=0)
     evaluated = multi.evaluate(x, [y, y], verbose=0)
-    record["multi"] = {
+    seen["multi"] = {
         "history": sorted(history.history), "objects": [first.name, second.name],
         "metrics": [m.name for m in multi.metrics],
         "evaluate": [round(float(v), 5) for v in evaluated]}
-    return record
+    return seen

@@ -1,6 +1,6 @@
 """tf.keras.config: Keras 3.15's global settings as tapeflow honours them; the fuzz factor,
 the image data format and Flatten's layouts against Keras's recorded answers
-(tools/record_keras_config.py)."""
+(tools/record_keras_behaviour.py)."""
 
 import json
 import os
@@ -9,7 +9,7 @@ import pytest
 
 import tapeflow as tf
 
-from _config_cases import run
+from _config_cases import record
 
 FIXTURE = os.path.join(os.path.dirname(__file__), "fixtures", "keras_config.json")
 KERAS = json.load(open(FIXTURE))["record"]
@@ -23,7 +23,7 @@ def test_defaults_are_kerass():
 
 @pytest.fixture(scope="module")
 def seen():
-    return run(tf)
+    return record(tf)
 
 
 @pytest.mark.parametrize("name", sorted(KERAS))

@@ -1,5 +1,5 @@
 """Compiled metrics keep their own names; only the log keys change, as in Keras 3
-(tools/record_keras_metric_names.py): history keys, metric objects, `metrics` and
+(tools/record_keras_behaviour.py): history keys, metric objects, `metrics` and
 `evaluate`'s list (where a repeated metric's value comes twice, as Keras's)."""
 
 import json
@@ -9,7 +9,7 @@ import pytest
 
 from tapeflow import keras
 
-from _metric_name_cases import run
+from _metric_name_cases import record
 
 FIXTURE = os.path.join(os.path.dirname(__file__), "fixtures", "metric_names.json")
 WANT = json.load(open(FIXTURE))["record"]
@@ -17,7 +17,7 @@ WANT = json.load(open(FIXTURE))["record"]
 
 @pytest.fixture(scope="module")
 def got():
-    return run(keras)
+    return record(keras)
 
 
 @pytest.mark.parametrize("model", ["single", "multi"])

@@ -197,7 +197,8 @@ class Flatten(Layer):
 
 
 class Reshape(Layer):
-    """Reshapes each example to `target_shape` (one entry may be -1)."""
+    """Reshapes each example to `target_shape` (one entry may be -1); a SparseTensor stays
+    sparse, as Keras 3."""
 
     def __init__(self, target_shape: Any, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -205,6 +206,12 @@ class Reshape(Layer):
         self.built = True
 
     def call(self, inputs: Any) -> Any:
+        if isinstance(inputs, SparseTensor):
+            batch = inputs.shape.as_list()[0]
+            if batch is None:   # read as the graph runs
+                return sparse_ops.reshape(inputs, array_ops.concat(
+                    [inputs.dense_shape[:1], np.array(self.target_shape, np.int64)], 0))
+            return sparse_ops.reshape(inputs, (batch,) + self.target_shape)
         x = convert_to_tensor(inputs)
         return array_ops.reshape(x, (x._value.shape[0],) + self.target_shape)
 

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from tapeflow.framework.sparse_tensor import SparseTensor
 from tapeflow.framework.tensor_conversion import convert_to_tensor
 from tapeflow.keras.layers.layer import Layer
-from tapeflow.ops import array_ops, math_ops, reduce_ops
+from tapeflow.ops import array_ops, math_ops, reduce_ops, sparse_ops
 
 
 class _Merge(Layer):
@@ -28,6 +29,10 @@ class _Merge(Layer):
         if not isinstance(inputs, (list, tuple)) or len(inputs) < 1:
             raise ValueError(f"A merge layer should be called on a list of inputs. "
                              f"Received: inputs={inputs} (not a list of tensors)")
+        if any(isinstance(x, SparseTensor) for x in inputs):
+            raise NotImplementedError(f"tapeflow's {type(self).__name__} layer does not take "
+                                      f"SparseTensor inputs yet (Keras 3 merges them sparse): "
+                                      f"densify them first with tf.sparse.to_dense.")
         xs = [convert_to_tensor(x) for x in inputs]
         if self._reshape_required:  # lower ranks gain axes after the batch axis, as Keras
             rank = max(x.shape.rank for x in xs)
@@ -201,6 +206,12 @@ class Concatenate(_Merge):
         self.built = True
 
     def call(self, inputs: Any) -> Any:
+        if isinstance(inputs, (list, tuple)):
+            sparse = [isinstance(x, SparseTensor) for x in inputs]
+            if all(sparse) and inputs:   # stays sparse; a mix is joined dense (Keras 3)
+                return sparse_ops.concat(self.axis, list(inputs))
+            if any(sparse):
+                inputs = [sparse_ops.to_dense(x) if s else x for x, s in zip(inputs, sparse)]
         return array_ops.concat(self._check(inputs), axis=self.axis)
 
     def compute_mask(self, inputs: Any, previous_mask: Any = None) -> Any:
