@@ -34,6 +34,8 @@ CASES = {
     "add_dense": "print(tf.sparse.add(st, tf.ones([3, 4])))",
     "add_shape_mismatch": "print(tf.sparse.add(st, tf.SparseTensor([[0, 0]], [1.], [3, 5])))",
     "reorder": "print(tf.sparse.reorder(u))",
+    "shape_size_rank": "print(tf.shape(st)); print(tf.shape(st, out_type=tf.int64)); print(tf.size(st)); print(tf.rank(st))",
+    "shape_size_rank_traced": "print(tf.function(lambda s: (tf.shape(s), tf.size(s), tf.rank(s)))(st))",
     "reshape": "print(tf.sparse.reshape(st, [2, -1])); print(tf.sparse.reshape(st, [-1]))",
     "reshape_bad": "print(tf.sparse.reshape(st, [5, 2]))",
     "slice": "print(tf.sparse.slice(st, [1, 0], [5, 2]))",

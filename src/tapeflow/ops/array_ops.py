@@ -17,6 +17,7 @@ from tapeflow.framework.errors import InvalidArgumentError
 from tapeflow.framework.indexed_slices import IndexedSlices
 from tapeflow.framework.ragged_shape import DynamicRaggedShape
 from tapeflow.framework.ragged_tensor import fallback as ragged_fallback, is_ragged
+from tapeflow.framework.sparse_tensor import SparseTensor
 from tapeflow.framework.tensor import Tensor, TensorLike, wrap
 from tapeflow.framework.tensor_shape import TensorShape
 from tapeflow.framework import convert as _convert_module
@@ -1231,6 +1232,8 @@ def shape(input: Any, out_type: Any = _dtypes.int32, name: Optional[str] = None)
     except ValueError:
         if is_ragged(input):
             return DynamicRaggedShape.from_tensor(input, dtype=out_type)
+        if isinstance(input, SparseTensor):   # its dense shape, as TensorFlow
+            return cast(input.dense_shape, out_type)
         raise
     dtype = _dtypes.as_dtype(out_type)._np
     if not has_static_shape(x._value):
@@ -1240,8 +1243,15 @@ def shape(input: Any, out_type: Any = _dtypes.int32, name: Optional[str] = None)
 
 @tf_export("size")
 def size(input: Any, out_type: Any = _dtypes.int32, name: Optional[str] = None) -> Tensor:  # noqa: A002
-    """The number of elements, as a scalar integer tensor."""
-    x = convert_to_tensor(input)
+    """The number of elements (of a SparseTensor: of its dense shape), as a scalar integer
+    tensor."""
+    try:
+        x = convert_to_tensor(input)
+    except ValueError:
+        if isinstance(input, SparseTensor):
+            from tapeflow.ops import reduce_ops  # here: reduce_ops imports this module
+            return cast(reduce_ops.reduce_prod(input.dense_shape), out_type)
+        raise
     dtype = _dtypes.as_dtype(out_type)._np
     if not has_static_shape(x._value):
         return bind(_size, (x,), {"dtype": dtype})
@@ -1250,8 +1260,14 @@ def size(input: Any, out_type: Any = _dtypes.int32, name: Optional[str] = None) 
 
 @tf_export("rank")
 def rank(input: Any, name: Optional[str] = None) -> Tensor:  # noqa: A002
-    """The number of dimensions, as a scalar int32 tensor."""
-    x = convert_to_tensor(input)
+    """The number of dimensions (of a SparseTensor: of its dense shape), as a scalar int32
+    tensor."""
+    try:
+        x = convert_to_tensor(input)
+    except ValueError:
+        if isinstance(input, SparseTensor):
+            return size(input.dense_shape)
+        raise
     if x._value.shape is None:
         return bind(_rank, (x,))
     return wrap(np.array(x._value.ndim, dtype=np.int32))
