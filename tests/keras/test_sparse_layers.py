@@ -1,6 +1,6 @@
-"""Flatten, Reshape and Concatenate keep SparseTensors sparse, as Keras 3
-(tools/record_keras_behaviour.py): the same indices, values and shapes; the elementwise
-merges refuse them clearly."""
+"""Keras layers on SparseTensors as Keras 3 (tools/record_keras_behaviour.py): Flatten,
+Reshape, Concatenate and the elementwise merges give the same kind of result, indices,
+values and shapes."""
 
 import json
 import os
@@ -26,7 +26,7 @@ def test_sparse_inputs_stay_sparse_as_keras(seen, name):
     assert seen[name] == KERAS[name]
 
 
-def test_elementwise_merges_of_sparse_inputs_refuse_clearly():
+def test_merging_sparse_inputs_of_different_ranks_refuses_clearly():
     sp = tf.sparse.from_dense(np.eye(2, dtype="float32"))
-    with pytest.raises(NotImplementedError, match="Add layer does not take SparseTensor"):
-        tf.keras.layers.Add()([sp, sp])
+    with pytest.raises(NotImplementedError, match="does not merge SparseTensors of different"):
+        tf.keras.layers.Add()([sp, tf.sparse.expand_dims(sp, -1)])

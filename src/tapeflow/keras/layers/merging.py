@@ -7,7 +7,7 @@ from typing import Any
 from tapeflow.framework.sparse_tensor import SparseTensor
 from tapeflow.framework.tensor_conversion import convert_to_tensor
 from tapeflow.keras.layers.layer import Layer
-from tapeflow.ops import array_ops, math_ops, reduce_ops, sparse_ops
+from tapeflow.ops import array_ops, index_ops, math_ops, reduce_ops, sets_ops, sparse_ops
 
 
 class _Merge(Layer):
@@ -29,12 +29,11 @@ class _Merge(Layer):
         if not isinstance(inputs, (list, tuple)) or len(inputs) < 1:
             raise ValueError(f"A merge layer should be called on a list of inputs. "
                              f"Received: inputs={inputs} (not a list of tensors)")
-        if any(isinstance(x, SparseTensor) for x in inputs):
-            raise NotImplementedError(f"tapeflow's {type(self).__name__} layer does not take "
-                                      f"SparseTensor inputs yet (Keras 3 merges them sparse): "
-                                      f"densify them first with tf.sparse.to_dense.")
-        xs = [convert_to_tensor(x) for x in inputs]
+        xs = [x if isinstance(x, SparseTensor) else convert_to_tensor(x) for x in inputs]
         if self._reshape_required:  # lower ranks gain axes after the batch axis, as Keras
+            if _any_sparse(xs):
+                raise NotImplementedError(f"tapeflow's {type(self).__name__} layer does not "
+                                          f"merge SparseTensors of different ranks.")
             rank = max(x.shape.rank for x in xs)
             for i, x in enumerate(xs):
                 for _ in range(rank - x.shape.rank):
@@ -108,6 +107,8 @@ class Subtract(_Merge):
         if len(xs) != 2:
             raise ValueError(f"A `Subtract` layer should be called on exactly 2 inputs. "
                              f"Received: inputs={inputs}")
+        if _any_sparse(xs):
+            return _sparse_binary("subtract", xs[0], xs[1])
         return xs[0] - xs[1]
 
 
@@ -125,6 +126,8 @@ class Multiply(_Merge):
 
     def call(self, inputs: Any, mask: Any = None) -> Any:
         xs = self._check(inputs)
+        if _any_sparse(xs):
+            return _sparse_fold("multiply", xs)
         masks = _feature_masks(xs, mask)
         out, out_mask = None, None
         for x, m in zip(xs, masks):
@@ -142,7 +145,10 @@ class Average(_Merge):
 
     def call(self, inputs: Any) -> Any:
         xs = self._check(inputs)
-        return _sum(xs) / float(len(xs))
+        total = _sum(xs)
+        if isinstance(total, SparseTensor):
+            return total.with_values(total.values / float(len(xs)))
+        return total / float(len(xs))
 
 
 def _masked_fold(op: Any, xs: list, masks: Any) -> Any:
@@ -167,14 +173,20 @@ class Maximum(_Merge):
     """Elementwise maximum of a list of inputs (masked steps left out, as Keras 3)."""
 
     def call(self, inputs: Any, mask: Any = None) -> Any:
-        return _masked_fold(math_ops.maximum, self._check(inputs), mask)
+        xs = self._check(inputs)
+        if _any_sparse(xs):
+            return _sparse_fold("maximum", xs)
+        return _masked_fold(math_ops.maximum, xs, mask)
 
 
 class Minimum(_Merge):
     """Elementwise minimum of a list of inputs (masked steps left out, as Keras 3)."""
 
     def call(self, inputs: Any, mask: Any = None) -> Any:
-        return _masked_fold(math_ops.minimum, self._check(inputs), mask)
+        xs = self._check(inputs)
+        if _any_sparse(xs):
+            return _sparse_fold("minimum", xs)
+        return _masked_fold(math_ops.minimum, xs, mask)
 
 
 class Concatenate(_Merge):
@@ -237,10 +249,66 @@ class Concatenate(_Merge):
 
 def _sum(xs: list) -> Any:
     """Left-to-right broadcasting sum, as Keras's Add (shapes (2, 3) and (2, 1) add)."""
+    if _any_sparse(xs):
+        return _sparse_fold("add", xs)
     out = xs[0]
     for x in xs[1:]:
         out = out + x
     return out
+
+
+# -- SparseTensor inputs: Keras 3's TensorFlow-backend ops on them ---------------------------
+
+def _any_sparse(xs: list) -> bool:
+    return any(isinstance(x, SparseTensor) for x in xs)
+
+
+def _sparse_fold(kind: str, xs: list) -> Any:
+    out = xs[0]
+    for x in xs[1:]:
+        out = _sparse_binary(kind, out, x)
+    return out
+
+
+def _sparse_binary(kind: str, x1: Any, x2: Any) -> Any:
+    """`kind` of two operands, one sparse at least, as Keras 3 computes it: add and subtract
+    keep the union of the indices (sparse only if both are), multiply their intersection (a
+    dense operand is read at the sparse one's indices), maximum and minimum the union of two
+    sparse operands and a dense result otherwise."""
+    sparse1, sparse2 = isinstance(x1, SparseTensor), isinstance(x2, SparseTensor)
+    if kind == "add":
+        return sparse_ops.add(x1, x2)
+    if kind == "subtract":
+        negated = sparse_ops.map_values(math_ops.negative, x2) if sparse2 else \
+            math_ops.negative(x2)
+        return sparse_ops.add(x1, negated)
+    if kind == "multiply":
+        if sparse1 and sparse2:
+            indices, values1, values2 = _intersection(x1, x2)
+            return SparseTensor(indices, values1 * values2, x1.dense_shape)
+        if sparse1:
+            return x1.with_values(x1.values * index_ops.gather_nd(x2, x1.indices))
+        return x2.with_values(index_ops.gather_nd(x1, x2.indices) * x2.values)
+    if sparse1 and sparse2:
+        return (sparse_ops.maximum if kind == "maximum" else sparse_ops.minimum)(x1, x2)
+    x1 = sparse_ops.to_dense(x1) if sparse1 else x1
+    x2 = sparse_ops.to_dense(x2) if sparse2 else x2
+    return (math_ops.maximum if kind == "maximum" else math_ops.minimum)(x1, x2)
+
+
+def _intersection(x1: SparseTensor, x2: SparseTensor) -> tuple:
+    """The indices both hold (row-major) and each one's values there: Keras's
+    `sparse_intersection_indices_and_values` (set intersection over an added last axis)."""
+    def marks(x: SparseTensor, fill: Any) -> SparseTensor:
+        return sparse_ops.map_values(lambda v: fill(v, dtype="int8"), x)
+    both = sets_ops.set_intersection(
+        sparse_ops.expand_dims(marks(x1, math_ops.ones_like), -1),
+        sparse_ops.expand_dims(marks(x2, math_ops.ones_like), -1))
+    both = sparse_ops.reshape(both, x1.dense_shape)
+    kept = [sparse_ops.retain(x, math_ops.cast(
+        sparse_ops.add(marks(x, math_ops.zeros_like), both).values, "bool")).values
+        for x in (x1, x2)]
+    return both.indices, kept[0], kept[1]
 
 
 def add(inputs: list, **kwargs: Any) -> Any:
