@@ -1,7 +1,8 @@
 """Graphs whose KerasTensor names Keras 3 numbers (`keras_tensor`, `keras_tensor_1`, ...: one
 per tensor made, from `clear_session()` on; a named Input's tensor takes the Input's name),
 written once for Keras and tapeflow (`cases(keras)`: name -> function returning the names and
-one repr). Recorded by tools/record_keras_behaviour.py."""
+one repr), and what a model's and a layer's symbolic attributes give before they are built or
+called. Recorded by tools/record_keras_behaviour.py."""
 
 
 def _names(tensors):
@@ -56,9 +57,27 @@ def _operators_and_shared_layer(keras):
     return [a.name, b.name, c.name, dense(a).name, dense(a).name]
 
 
+def _attributes_before_and_after_building(keras):
+    def read(obj, attr):
+        try:
+            value = getattr(obj, attr)
+        except AttributeError as error:
+            return str(error)
+        return [t.name for t in value] if attr in ("inputs", "outputs") else \
+            getattr(value, "name", None) or list(value)
+    built = keras.Sequential([keras.Input((4,)), keras.layers.Dense(2)], name="built")
+    unbuilt = keras.Sequential([keras.layers.Dense(2)], name="unbuilt")
+    dense = keras.layers.Dense(2, name="never_called")
+    return [read(built, a) for a in ("input", "output", "inputs", "input_shape",
+                                     "output_shape")] + \
+        [read(unbuilt, a) for a in ("inputs", "outputs", "input_shape", "input")] + \
+        [read(dense, a) for a in ("input", "output")]
+
+
 CASES = {"sequential_with_input": _sequential_with_input, "sequential_built": _sequential_built,
          "two_inputs": _two_inputs, "lstm_states": _lstm_states, "nested_model": _nested_model,
-         "operators_and_shared_layer": _operators_and_shared_layer}
+         "operators_and_shared_layer": _operators_and_shared_layer,
+         "attributes_before_and_after_building": _attributes_before_and_after_building}
 
 
 def record(keras):

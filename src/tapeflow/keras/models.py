@@ -557,6 +557,14 @@ class Sequential(Model):
         return [self._symbolic[0]]
 
     @property
+    def input_shape(self) -> tuple:
+        """The built model's input shape (batch dim included)."""
+        if self._symbolic is None or not self.built:
+            raise AttributeError(f"Sequential model '{self.name}' has no defined input shape "
+                                 f"yet.")
+        return self._symbolic[0].shape
+
+    @property
     def outputs(self) -> list:
         """The output KerasTensors of the built model."""
         if self._symbolic is None or not self.built:

@@ -638,7 +638,8 @@ class Layer:
     def input(self) -> Any:
         """The input KerasTensor(s) of the layer's first symbolic call."""
         if not self._inbound_nodes:
-            raise AttributeError(f"Layer {self.name} is not connected, no input to return.")
+            raise AttributeError(f"The layer {self.name} has never been called and thus has "
+                                 f"no defined input.")
         node = self._inbound_nodes[0]
         return node.input_tensors[0] if len(node.input_tensors) == 1 else node.input_tensors
 
@@ -646,7 +647,8 @@ class Layer:
     def output(self) -> Any:
         """The output KerasTensor(s) of the layer's first symbolic call."""
         if not self._inbound_nodes:
-            raise AttributeError(f"Layer {self.name} has no inbound nodes.")
+            raise AttributeError(f"The layer {self.name} has never been called and thus has "
+                                 f"no defined output.")
         return self._inbound_nodes[0].outputs
 
     @property
