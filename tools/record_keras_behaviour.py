@@ -1,14 +1,9 @@
-"""Records what Keras 3 shows for the behaviour cases in tests/keras/_*_cases.py modules
-that define `record(lib)` into tests/keras/fixtures/<fixture>.json (run with a Python that
-has Keras 3 + TensorFlow; tapeflow's tests run the same `record` on tapeflow and compare):
+"""Records what Keras 3 shows for the behaviour fixtures of tests/keras/_behaviour_fixtures.py
+(each cases module's `record(lib)`) into tests/keras/fixtures/<fixture>.json (run with a
+Python that has Keras 3 + TensorFlow; tests/keras/test_keras_behaviour.py runs the same
+`record` on tapeflow and compares):
 
   KERAS_BACKEND=tensorflow python tools/record_keras_behaviour.py [fixture ...]
-
-- input_dtypes: model inputs converted to their Input's dtype;
-- keras_tensor_names: KerasTensor names;
-- metric_names: compiled metrics' log names, `metrics` and `evaluate`'s list;
-- keras_config: set_epsilon, set_image_data_format and Flatten's layouts;
-- sparse_layers: Flatten, Reshape and Concatenate of SparseTensors.
 """
 
 from __future__ import annotations
@@ -26,13 +21,7 @@ import tensorflow as tf  # noqa: E402
 HERE = os.path.dirname(os.path.abspath(__file__))
 TESTS = os.path.join(HERE, "..", "tests", "keras")
 sys.path.insert(0, TESTS)
-
-# fixture -> (cases module, whether its `record` takes the tf module rather than keras)
-FIXTURES = {"input_dtypes": ("_input_dtype_cases", False),
-            "keras_tensor_names": ("_keras_tensor_name_cases", False),
-            "metric_names": ("_metric_name_cases", False),
-            "keras_config": ("_config_cases", True),
-            "sparse_layers": ("_sparse_layer_cases", True)}
+from _behaviour_fixtures import FIXTURES  # noqa: E402
 
 
 def main(names: list) -> None:

@@ -1,41 +1,15 @@
-"""tf.keras.config: Keras 3.15's global settings as tapeflow honours them; the fuzz factor,
-the image data format and Flatten's layouts against Keras's recorded answers
-(tools/record_keras_behaviour.py)."""
-
-import json
-import os
+"""tf.keras.config: Keras 3.15's global settings as tapeflow honours them (the fuzz factor
+and the image data format against Keras's recorded answers: test_keras_behaviour.py)."""
 
 import pytest
 
 import tapeflow as tf
-
-from _config_cases import record
-
-FIXTURE = os.path.join(os.path.dirname(__file__), "fixtures", "keras_config.json")
-KERAS = json.load(open(FIXTURE))["record"]
 
 
 def test_defaults_are_kerass():
     config = tf.keras.config
     assert (config.backend(), config.epsilon(), config.image_data_format()) == (
         "tensorflow", 1e-7, "channels_last")
-
-
-@pytest.fixture(scope="module")
-def seen():
-    return record(tf)
-
-
-@pytest.mark.parametrize("name", sorted(KERAS))
-def test_settings_and_flatten_as_keras(seen, name):
-    # float32 log is 1 ulp from TensorFlow's (the cross-entropy); the rest is exact.
-    assert seen[name] == pytest.approx(KERAS[name], rel=1e-6) if name.startswith("epsilon") \
-        else seen[name] == KERAS[name]
-
-
-def test_settings_are_restored_after_the_cases(seen):
-    assert (tf.keras.config.epsilon(), tf.keras.config.image_data_format()) == (
-        1e-7, "channels_last")
 
 
 def test_floatx_sets_the_dtype_of_new_weights():
