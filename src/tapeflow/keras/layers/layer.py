@@ -826,7 +826,7 @@ class Operation(Layer):
             self._inbound_nodes.append(node)
             for i, t in enumerate(node.output_tensors):
                 t._keras_history = (self, len(self._inbound_nodes) - 1, i)
-                self._output_shape = nest.map_structure(lambda t: t.shape, outputs)
+            self._output_shape = nest.map_structure(lambda t: t.shape, outputs)
             return outputs
         return self.call(*args, **kwargs)
 
