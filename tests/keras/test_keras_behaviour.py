@@ -67,3 +67,15 @@ def test_merging_sparse_inputs_of_different_ranks_refuses_clearly():
     sp = tf.sparse.from_dense(np.eye(2, dtype="float32"))
     with pytest.raises(NotImplementedError, match="does not merge SparseTensors of different"):
         tf.keras.layers.Add()([sp, tf.sparse.expand_dims(sp, -1)])
+
+
+@pytest.mark.parametrize("layer", [tf.keras.layers.Flatten(), tf.keras.layers.Reshape((6,))],
+                         ids=["flatten", "reshape"])
+def test_sparse_reshaping_layers_trace_with_an_unknown_batch(layer):
+    sp = tf.sparse.from_dense(np.arange(12, dtype="float32").reshape(2, 3, 2))
+    traced = tf.function(layer.__call__,
+                         input_signature=[tf.SparseTensorSpec([None, 3, 2], tf.float32)])
+    got = traced(sp)
+    assert isinstance(got, tf.SparseTensor)
+    np.testing.assert_array_equal(tf.sparse.to_dense(got).numpy(),
+                                  np.arange(12, dtype="float32").reshape(2, 6))

@@ -186,14 +186,23 @@ class Flatten(Layer):
             perm = (0, *range(2, rank), 1)
             x = sparse_ops.transpose(x, perm) if sparse else array_ops.transpose(x, perm)
         if sparse:
-            dims = x.shape.as_list()
-            flat = -1 if None in dims[1:] else math.prod(dims[1:])
-            return sparse_ops.reshape(x, (-1 if flat != -1 else dims[0], flat))
+            dims = x.shape.as_list()[1:]
+            return _sparse_reshape_examples(x, (-1 if None in dims else math.prod(dims),))
         shape = x._value.shape
         return array_ops.reshape(x, (shape[0], math.prod(shape[1:])) if shape[0] else (0, -1))
 
     def get_config(self) -> dict:
         return {**super().get_config(), "data_format": self.data_format}
+
+
+def _sparse_reshape_examples(x: SparseTensor, shape: tuple) -> SparseTensor:
+    """Each example of SparseTensor `x` reshaped to `shape`, the batch size kept (read as the
+    graph runs where the trace does not know it)."""
+    batch = x.shape.as_list()[0]
+    if batch is None:
+        return sparse_ops.reshape(x, array_ops.concat(
+            [x.dense_shape[:1], np.array(shape, np.int64)], 0))
+    return sparse_ops.reshape(x, (batch,) + tuple(shape))
 
 
 class Reshape(Layer):
@@ -207,11 +216,7 @@ class Reshape(Layer):
 
     def call(self, inputs: Any) -> Any:
         if isinstance(inputs, SparseTensor):
-            batch = inputs.shape.as_list()[0]
-            if batch is None:   # read as the graph runs
-                return sparse_ops.reshape(inputs, array_ops.concat(
-                    [inputs.dense_shape[:1], np.array(self.target_shape, np.int64)], 0))
-            return sparse_ops.reshape(inputs, (batch,) + self.target_shape)
+            return _sparse_reshape_examples(inputs, self.target_shape)
         x = convert_to_tensor(inputs)
         return array_ops.reshape(x, (x._value.shape[0],) + self.target_shape)
 
