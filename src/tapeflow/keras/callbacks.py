@@ -304,8 +304,7 @@ class MonitorCallback(Callback):
             name = self.monitor.removeprefix("val_")
             if name == "loss":
                 self.monitor_op = operator.lt
-            for logged, metric in zip(getattr(self.model, "_metric_log_names", None) or (),
-                                      getattr(self.model, "_compiled_metrics", None) or ()):
+            for logged, metric in getattr(self.model, "_logged_compiled_metrics", list)():
                 if logged == name:
                     up = getattr(metric, "_direction", "up") == "up"
                     self.monitor_op = operator.gt if up else operator.lt

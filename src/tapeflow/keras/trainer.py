@@ -84,9 +84,7 @@ class CompileMetrics:
 
     def result(self) -> dict:
         """Each metric's current result, by its log name."""
-        model = self._model
-        return {name: m.result() for name, m in
-                zip(model._metric_log_names or (), model._compiled_metrics or ())}
+        return {name: m.result() for name, m in self._model._logged_compiled_metrics()}
 
     def reset_state(self) -> None:
         """Zeroes every metric's state."""
@@ -253,13 +251,17 @@ class Trainer:
             return []
         return self._trackers() + list(self._compiled_metrics or [])
 
+    def _logged_compiled_metrics(self) -> list:
+        """(log name, metric) for each compiled metric (once built by a first batch): its
+        name as CompileMetrics logs it (`<output>_`, `weighted_`, `_1` for repeats)."""
+        return list(zip(self._metric_log_names or (), self._compiled_metrics or ()))
+
     def _named_metrics(self) -> list:
-        """(log name, metric) for each of `_flat_metrics`: a compiled metric logs under the
-        name CompileMetrics gives it (`<output>_`, `weighted_`, `_1` for repeats)."""
+        """(log name, metric) for each of `_flat_metrics`: the loss trackers under their own
+        names, then the compiled metrics under their log names."""
         if not self.compiled:
             return []
-        return [(m.name, m) for m in self._trackers()] + \
-            list(zip(self._metric_log_names or (), self._compiled_metrics or ()))
+        return [(m.name, m) for m in self._trackers()] + self._logged_compiled_metrics()
 
     @property
     def metrics(self) -> list:
