@@ -549,28 +549,27 @@ class Sequential(Model):
         self._symbolic = (first, x)
         self._output_shape = nest.map_structure(lambda t: t.shape, x)
 
+    def _built_symbolic(self, what: str) -> tuple:
+        """(input, output) KerasTensors of the built model; Keras's AttributeError naming
+        `what` before it is built."""
+        if self._symbolic is None or not self.built:
+            raise AttributeError(f"Sequential model '{self.name}' has no defined {what} yet.")
+        return self._symbolic
+
     @property
     def inputs(self) -> list:
         """The input KerasTensors of the built model (Keras's inner functional model's)."""
-        if self._symbolic is None or not self.built:
-            raise AttributeError(f"Sequential model '{self.name}' has no defined inputs yet.")
-        return [self._symbolic[0]]
+        return [self._built_symbolic("inputs")[0]]
 
     @property
     def input_shape(self) -> tuple:
         """The built model's input shape (batch dim included)."""
-        if self._symbolic is None or not self.built:
-            raise AttributeError(f"Sequential model '{self.name}' has no defined input shape "
-                                 f"yet.")
-        return self._symbolic[0].shape
+        return self._built_symbolic("input shape")[0].shape
 
     @property
     def outputs(self) -> list:
         """The output KerasTensors of the built model."""
-        if self._symbolic is None or not self.built:
-            raise AttributeError(f"Sequential model '{self.name}' has no defined outputs "
-                                 f"yet.")
-        return nest.flatten(self._symbolic[1])
+        return nest.flatten(self._built_symbolic("outputs")[1])
 
     def _maybe_build(self, shapes: Any) -> None:
         if not self.built:  # built for the first call's shape, batch size included (Keras)
