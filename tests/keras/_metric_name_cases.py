@@ -8,8 +8,8 @@ import numpy as np
 
 
 def record(keras):
-    """What a user sees: history keys, metric object names, `metrics_names`, and
-    `evaluate`'s list (its values rounded to 5 digits)."""
+    """What a user sees: history keys, metric object names, `metrics_names`, `evaluate`'s
+    list (its values rounded to 5 digits) and the metrics' state variables."""
     keras.utils.set_random_seed(0)
     rng = np.random.default_rng(0)
     x = rng.random((8, 3)).astype("float32")
@@ -24,7 +24,8 @@ def record(keras):
     seen = {"single": {
         "history": sorted(history.history), "objects": [mae.name, mae_again.name, mse.name],
         "metrics_names": single.metrics_names,
-        "evaluate": [round(float(v), 5) for v in evaluated]}}
+        "evaluate": [round(float(v), 5) for v in evaluated],
+        "variables": [[v.name, v.path] for v in single.metrics_variables]}}
     inputs = keras.Input((3,))
     outputs = [keras.layers.Dense(1, name=name)(inputs) for name in ("o1", "o2")]
     multi = keras.Model(inputs, outputs)

@@ -13,7 +13,7 @@ import numpy as np
 from tapeflow.framework import dtypes as _dtypes
 from tapeflow.framework.tensor import Tensor
 from tapeflow.framework.tensor_conversion import convert_to_tensor
-from tapeflow.framework.variables import Variable
+from tapeflow.keras.variables import Variable
 from tapeflow.ops import array_ops, math_ops, reduce_ops
 from tapeflow.keras import losses as _losses
 from tapeflow.keras import backend
@@ -44,11 +44,13 @@ class Metric:
 
     def add_variable(self, shape: Any, initializer: Any = "zeros", dtype: Any = None,
                      name: Optional[str] = None) -> Variable:
-        """A non-trainable state variable filled with zeros (or `initializer`, a number)."""
+        """A non-trainable state variable filled with zeros (or `initializer`, a number),
+        named as Keras 3's: `name`, on the path `<metric name>/<name>`."""
         fill = 0 if initializer in ("zeros", None) else initializer
         dtype = _dtypes.as_dtype(dtype or self._dtype)
         value = np.full(tuple(shape), fill, dtype.as_numpy_dtype)
-        variable = Variable(value, trainable=False, name=name)
+        with backend.name_scope(self.name.replace("/", ">"), caller=self):
+            variable = Variable(value, trainable=False, name=name, dtype=dtype)
         self._variables.append(variable)
         return variable
 

@@ -274,6 +274,11 @@ class Trainer:
         return trackers[:1] + ([CompileMetrics(self)] if given else []) + trackers[1:]
 
     @property
+    def metrics_variables(self) -> list:
+        """Every metric's state variables, in `metrics`' order (Keras 3)."""
+        return [v for m in self.metrics for v in m.variables]
+
+    @property
     def metrics_names(self) -> list:
         """The names of `metrics`, as Keras 3: ['loss', 'compile_metrics']."""
         return [m.name for m in self.metrics]
