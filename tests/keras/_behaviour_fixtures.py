@@ -10,4 +10,5 @@ FIXTURES = {
     "metric_names": ("_metric_name_cases", False),         # compiled metrics' log names
     "keras_config": ("_config_cases", True),               # set_epsilon, data formats, Flatten
     "sparse_layers": ("_sparse_layer_cases", True),        # layers on SparseTensors
+    "auc_labels": ("_auc_label_cases", False),              # multi-label and weighted AUC
 }

@@ -88,5 +88,3 @@ def test_auc_config_is_kerass_and_round_trips():
     given = tf.keras.metrics.AUC(thresholds=[0.3, 0.7], name="auc_pr", curve="PR").get_config()
     assert given["num_thresholds"] == 4 and given["thresholds"] == [0.3, 0.7]
     assert tf.keras.metrics.AUC.from_config(given).get_config() == given
-    with pytest.raises(NotImplementedError, match="multi_label"):
-        tf.keras.metrics.AUC(multi_label=True)

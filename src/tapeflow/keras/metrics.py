@@ -384,7 +384,12 @@ class SparseCategoricalCrossentropy(MeanMetricWrapper):
 
 class AUC(Metric):
     """Area under the ROC (default) or PR curve, from confusion counts at `num_thresholds`
-    evenly spaced thresholds (Keras 3's approximation: Riemann sums of the curve)."""
+    evenly spaced thresholds (Keras 3's approximation: Riemann sums of the curve).
+
+    All predictions make one curve, each weighted by its label's `label_weights` where
+    given; with `multi_label`, each column of 2-D predictions (a label) has its own curve
+    and the result is their mean, weighted by `label_weights` where given. `num_labels`
+    creates the per-label counts at once; otherwise the first `update_state` does."""
 
     def __init__(self, num_thresholds: int = 200, curve: str = "ROC",
                  summation_method: str = "interpolation", name: Optional[str] = None,
@@ -392,9 +397,11 @@ class AUC(Metric):
                  multi_label: bool = False, num_labels: Optional[int] = None,
                  label_weights: Any = None, from_logits: bool = False) -> None:
         super().__init__(name=name, dtype=dtype)
-        if multi_label or label_weights is not None:
-            raise NotImplementedError("tapeflow's AUC computes one curve over all labels: "
-                                      "multi_label=True and label_weights are not supported")
+        if num_labels and not multi_label:
+            raise ValueError("`num_labels` is needed only when `multi_label` is True.")
+        self.multi_label, self.num_labels = bool(multi_label), num_labels
+        self.label_weights = None if label_weights is None else \
+            convert_to_tensor(np.asarray(label_weights, self._dtype.as_numpy_dtype))
         self._given_thresholds = None if thresholds is None else list(thresholds)
         if curve.upper() not in ("ROC", "PR"):
             raise ValueError(f'Invalid AUC curve value: "{curve}". Expected values are '
@@ -416,18 +423,34 @@ class AUC(Metric):
         self.curve = curve.upper()
         self.summation_method = summation_method.lower()
         self._from_logits = from_logits
+        self._built = False
+        if not self.multi_label:
+            self._build(None)
+        elif num_labels:
+            self._build((None, num_labels))
+
+    def _build(self, pred_shape: Optional[tuple]) -> None:
+        """The confusion counts: one per threshold, and with `multi_label` one per threshold
+        and label (the labels read off the first predictions' shape unless given)."""
         shape = (self.num_thresholds,)
-        self.true_positives = self.add_variable(shape, name="true_positives")
-        self.false_positives = self.add_variable(shape, name="false_positives")
-        self.true_negatives = self.add_variable(shape, name="true_negatives")
-        self.false_negatives = self.add_variable(shape, name="false_negatives")
+        if self.multi_label:
+            if len(pred_shape) != 2:
+                raise ValueError(f"`y_pred` must have rank 2 when `multi_label=True`. Found "
+                                 f"rank {len(pred_shape)}. Full shape received for `y_pred`: "
+                                 f"{pred_shape}")
+            shape += (pred_shape[1],)
+        for key in ("true_positives", "false_positives", "true_negatives",
+                    "false_negatives"):
+            setattr(self, key, self.add_variable(shape, name=key))
+        self._built = True
 
     def get_config(self) -> dict:
         """Keras 3's AUC config (the thresholds only where they were given)."""
         config = {**super().get_config(), "num_thresholds": self.num_thresholds,
                   "curve": self.curve, "summation_method": self.summation_method,
-                  "multi_label": False, "num_labels": None, "label_weights": None,
-                  "from_logits": self._from_logits}
+                  "multi_label": self.multi_label, "num_labels": self.num_labels,
+                  "label_weights": None if self.label_weights is None else
+                  self.label_weights.numpy().tolist(), "from_logits": self._from_logits}
         if self._given_thresholds is not None:
             config["thresholds"] = [float(t) for t in self._thresholds[1:-1]]
         return config
@@ -440,12 +463,28 @@ class AUC(Metric):
     def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
         """Adds the batch's (weighted) TP/FP/TN/FN counts at every threshold."""
         y_pred = math_ops.cast(convert_to_tensor(y_pred), self._dtype)
+        if not self._built:
+            self._build(tuple(y_pred.shape))
         if self._from_logits:
             y_pred = math_ops.sigmoid(y_pred)
+        # With multi_label the label weights average the per-label areas (in `result`).
         _update_confusion_matrix(
             {"tp": self.true_positives, "fp": self.false_positives,
              "tn": self.true_negatives, "fn": self.false_negatives},
-            y_true, y_pred, self._thresholds, sample_weight=sample_weight)
+            y_true, y_pred, self._thresholds, sample_weight=sample_weight,
+            evenly=self._given_thresholds is None, multi_label=self.multi_label,
+            label_weights=None if self.multi_label else self.label_weights)
+
+    def _label_average(self, terms: Tensor) -> Tensor:
+        """The area: the sum of `terms` over thresholds, and with `multi_label` the mean of
+        the labels' areas (weighted by `label_weights` where given)."""
+        if not self.multi_label:
+            return reduce_ops.reduce_sum(terms)
+        by_label = reduce_ops.reduce_sum(terms, axis=0)
+        if self.label_weights is None:
+            return reduce_ops.reduce_mean(by_label)
+        return math_ops.divide_no_nan(reduce_ops.reduce_sum(by_label * self.label_weights),
+                                      reduce_ops.reduce_sum(self.label_weights))
 
     def result(self) -> Tensor:
         """The area under the curve from the accumulated confusion counts."""
@@ -466,7 +505,7 @@ class AUC(Metric):
             heights = math_ops.minimum(y[: n - 1], y[1:])
         else:
             heights = math_ops.maximum(y[: n - 1], y[1:])
-        return reduce_ops.reduce_sum((x[: n - 1] - x[1:]) * heights)
+        return self._label_average((x[: n - 1] - x[1:]) * heights)
 
     def _interpolate_pr_auc(self, tp: Tensor, fp: Tensor, fn: Tensor) -> Tensor:
         """Davis & Goadrich's interpolated PR-AUC, as Keras's `interpolate_pr_auc`."""
@@ -483,7 +522,7 @@ class AUC(Metric):
         pr_auc_increment = math_ops.divide_no_nan(
             prec_slope * (dtp + intercept * math_ops.log(safe_p_ratio)),
             math_ops.maximum(tp[1:] + fn[1:], 0.0))
-        return reduce_ops.reduce_sum(pr_auc_increment)
+        return self._label_average(pr_auc_increment)
 
 
 # Metric classes defined elsewhere that `get` finds by name (filled at the end of the file).

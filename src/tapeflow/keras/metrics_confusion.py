@@ -67,12 +67,16 @@ def _reverse_cumsum(x: Tensor, axis: int = 0) -> Tensor:
 
 def update_confusion_matrix(variables: dict, y_true: Any, y_pred: Any, thresholds: Any,
                             top_k: Optional[int] = None, class_id: Optional[int] = None,
-                            sample_weight: Any = None, evenly: bool = False) -> None:
+                            sample_weight: Any = None, evenly: bool = False,
+                            multi_label: bool = False, label_weights: Any = None) -> None:
     """Adds a batch's (weighted) confusion counts at each threshold to `variables`
     ({'tp' | 'fp' | 'tn' | 'fn': Variable}): a prediction above a threshold is a positive.
 
     `top_k` keeps only the k largest predictions of each row positive, `class_id` looks at
     one column; `evenly` counts by buckets (thresholds i / (n - 1), see the module doc).
+    All predictions count as one label, each weighted by its column's `label_weights` where
+    given, unless `multi_label`: then each column (label) of 2-D predictions has its own
+    counts, `[thresholds, labels]`.
     """
     dtype = next(iter(variables.values())).dtype
     y_true = math_ops.cast(convert_to_tensor(y_true), dtype)
@@ -92,26 +96,32 @@ def update_confusion_matrix(variables: dict, y_true: Any, y_pred: Any, threshold
                              f"{tuple(y_pred.shape)}")
         y_true = y_true[..., class_id:class_id + 1]
         y_pred = y_pred[..., class_id:class_id + 1]
+    if label_weights is not None:
+        label_weights = array_ops.broadcast_to(
+            math_ops.cast(convert_to_tensor(label_weights), dtype), tuple(y_pred.shape))
+        sample_weight = label_weights if sample_weight is None else \
+            sample_weight * label_weights
+    # One row of predictions (all of them), or with multi_label one [examples, labels] block.
+    rows = (lambda t: array_ops.expand_dims(t, 0)) if multi_label else \
+        (lambda t: array_ops.reshape(t, [1, -1]))
     if sample_weight is not None:
-        sample_weight = array_ops.reshape(
-            array_ops.broadcast_to(sample_weight, tuple(y_pred.shape)), [1, -1])
-    labels = math_ops.cast(math_ops.cast(array_ops.reshape(y_true, [1, -1]), _dtypes.bool),
-                           dtype)
-    flat_pred = array_ops.reshape(y_pred, [1, -1])
+        sample_weight = rows(array_ops.broadcast_to(sample_weight, tuple(y_pred.shape)))
+    labels = math_ops.cast(math_ops.cast(rows(y_true), _dtypes.bool), dtype)
     if evenly:
-        counts = _bucket_counts(labels, flat_pred, sample_weight, thresholds, dtype)
+        counts = _bucket_counts(labels, rows(y_pred), sample_weight, thresholds, dtype)
     else:
-        counts = _threshold_counts(labels, flat_pred, sample_weight, thresholds, dtype)
+        counts = _threshold_counts(labels, rows(y_pred), sample_weight, thresholds, dtype)
     for key, variable in variables.items():
         variable.assign_add(counts(key))
 
 
 def _threshold_counts(labels: Tensor, pred: Tensor, weight: Any, thresholds: Any,
                       dtype: Any) -> Any:
-    """Counts by comparing each prediction with each threshold (one row per threshold)."""
+    """Counts by comparing each prediction with each threshold (one row per threshold;
+    `[1, examples, labels]` predictions count per label)."""
     if weight is None:
         weight = math_ops.ones_like(labels)
-    column = np.asarray(thresholds, np.float64).reshape(-1, 1)
+    column = np.asarray(thresholds, np.float64).reshape((-1,) + (1,) * (len(pred.shape) - 1))
     above = math_ops.cast(math_ops.greater(pred, math_ops.cast(column, dtype)), dtype)
     below = 1.0 - above
     cells = {"tp": (above, labels), "fp": (above, 1.0 - labels),
@@ -127,7 +137,8 @@ def _bucket_counts(labels: Tensor, pred: Tensor, weight: Any, thresholds: Any,
                    dtype: Any) -> Any:
     """Counts for thresholds i / (n - 1) (Keras's O(T + N) way): each prediction falls in
     the bucket of the largest threshold it exceeds, and a reversed cumulative sum of the
-    buckets gives the counts above each threshold."""
+    buckets gives the counts above each threshold (per label for `[1, examples, labels]`
+    predictions)."""
     n = len(thresholds)
     with_epsilon = thresholds[0] < 0.0 or thresholds[-1] > 1.0
     labels, pred = labels[0], clip_ops.clip_by_value(pred[0], 0.0, 1.0)
@@ -137,8 +148,18 @@ def _bucket_counts(labels: Tensor, pred: Tensor, weight: Any, thresholds: Any,
     if with_epsilon:
         bucket = math_ops.maximum(bucket, 0.0)
     bucket = math_ops.cast(bucket, _dtypes.int32)
-    tp = _reverse_cumsum(index_ops.unsorted_segment_sum(true_labels, bucket, n))
-    fp = _reverse_cumsum(index_ops.unsorted_segment_sum(false_labels, bucket, n))
+    if len(labels.shape) == 2:  # [examples, labels]: label j's buckets are n*j ... n*j + n-1
+        num_labels = int(labels.shape[1])
+        bucket = bucket + np.arange(num_labels, dtype=np.int32) * n
+
+        def by_bucket(values: Tensor) -> Tensor:
+            sums = index_ops.unsorted_segment_sum(values, bucket, n * num_labels)
+            return array_ops.transpose(array_ops.reshape(sums, [num_labels, n]))
+    else:
+        def by_bucket(values: Tensor) -> Tensor:
+            return index_ops.unsorted_segment_sum(values, bucket, n)
+    tp = _reverse_cumsum(by_bucket(true_labels))
+    fp = _reverse_cumsum(by_bucket(false_labels))
     totals = {}
 
     def counts(key: str) -> Tensor:
@@ -147,8 +168,8 @@ def _bucket_counts(labels: Tensor, pred: Tensor, weight: Any, thresholds: Any,
         if key == "fp":
             return fp
         if key not in totals:
-            totals["fn"] = reduce_ops.reduce_sum(true_labels) - tp
-            totals["tn"] = reduce_ops.reduce_sum(false_labels) - fp
+            totals["fn"] = reduce_ops.reduce_sum(true_labels, axis=0) - tp
+            totals["tn"] = reduce_ops.reduce_sum(false_labels, axis=0) - fp
         return totals[key]
     return counts
 
