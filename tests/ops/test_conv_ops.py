@@ -266,6 +266,20 @@ def test_max_pool1d_and_avg_pool_nan_and_inf_follow_tensorflow():
     np.testing.assert_array_equal(y, [np.nan, np.nan, -np.inf, -np.inf])
 
 
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_avg_pool_adds_each_window_in_tensorflows_order(dtype):
+    # A window of huge values of opposite signs: TF adds tap by tap, row by row, so
+    # 0.807 + 0.667 is lost to -1e30 before +1e30 cancels it (TF 2.21's numbers below; a
+    # pairwise sum over the window gave -0.123).
+    x = np.array([0.807, 0.667, -1e30, 1e30, -1.16, -0.624, 0.129, -0.305, -0.621], dtype)
+    want = {"float64": -0.28677777777777774, "float32": -0.2867777943611145}[dtype]
+    assert tf.nn.avg_pool2d(tf.constant(x.reshape(1, 3, 3, 1)), 3, 1, "VALID").numpy() \
+        .item() == want
+    if dtype == "float32":  # TF's CPU AvgPool3D is float32 (and half, bfloat16) only
+        got = tf.nn.avg_pool3d(tf.constant(x.reshape(1, 1, 3, 3, 1)), [1, 3, 3], 1, "VALID")
+        assert got.numpy().item() == want
+
+
 @pytest.mark.parametrize("pool", [lambda x: tf.nn.max_pool2d(tf.reshape(x, (1, 2, 2, 1)), 2,
                                                              1, "VALID"),
                                   lambda x: tf.nn.max_pool1d(tf.reshape(x, (1, 4, 1)), 2, 1,

@@ -765,8 +765,19 @@ def _avg_pool_kernel(x, ksize, strides, pads, out_hw):
                                           _AVG_POOL_NAMES[x.ndim])
     if 0 in out_hw:
         return np.zeros((x.shape[0],) + tuple(out_hw) + (x.shape[-1],), x.dtype)
-    sums = _patches(_pad(x, pads), ksize, out_hw, strides, ones).sum(axis=_tap_axes(len(ones)))
+    sums = _window_sum(x, ksize, strides, pads, out_hw)
     return (sums / _pool_counts(x.shape, ksize, strides, pads, out_hw)).astype(x.dtype)
+
+
+def _window_sum(x, ksize, strides, pads, out_hw) -> np.ndarray:
+    """Each window's sum, added tap by tap in row-major order as TF's kernels add (so huge
+    values of opposite signs cancel where they cancel in TF; a reduction over the window
+    axes pairs them differently)."""
+    taps = _window_taps(x, 0, ksize, strides, pads, out_hw)
+    out = next(taps).copy()
+    for tap in taps:
+        np.add(out, tap, out=out)
+    return out
 
 
 def _avg_pool_grad_kernel(g, *sizes, input_shape, ksize, strides, pads, out_hw):
