@@ -125,6 +125,15 @@ WRONG_DTYPE = [
                           1, "VALID"), tf.errors.InvalidArgumentError,
      "cannot compute Conv2D as input #1(zero-based) was expected to be a half tensor but is a "
      "double tensor [Op:Conv2D]"),
+    (lambda: tf.math.real(tf.constant([True])), TypeError,
+     "input must be a numeric tensor, but got tensor with dtype <dtype: 'bool'>"),
+    (lambda: tf.math.real(tf.constant("a")), TypeError,
+     "input must be a numeric tensor, but got tensor with dtype <dtype: 'string'>"),
+    # TF's Python wrappers check before any kernel: stack's axis before its dtypes.
+    (lambda: tf.stack([tf.constant([1], tf.int64), tf.constant([2])], axis=-3), ValueError,
+     "Argument `axis` = -3 not in range [-2, 2)"),
+    (lambda: tf.linalg.pinv(tf.constant([1.5, 2.0])), ValueError,
+     "Input `a` must have at least 2 dimensions (saw: 1)."),
 ]
 
 

@@ -501,6 +501,8 @@ def stack(values: Sequence[Any], axis: int = 0, name: str = "stack") -> Tensor:
     """Joins tensors of one shape along a new axis."""
     if not len(values):   # TensorFlow stacks nothing into a float32 [0]
         return wrap(np.zeros((0,), np.float32))
+    if isinstance(values[0], Tensor):  # TF checks the axis before the dtypes
+        _python_axis(static_value(axis, "Pack: axis", int), values[0]._value.ndim + 1)
     try:
         tensors = _same_dtype(list(values), "Pack")
     except (TypeError, ValueError) as exc:  # RaggedTensors: a new ragged axis

@@ -1561,6 +1561,8 @@ def pinv(a: Any, rcond: Optional[float] = None, validate_args: bool = False,
     a = convert_to_tensor(a)
     if a._value.dtype.kind != "f":
         raise TypeError(f"Input `a` must have `float`-like `dtype` (saw {a.dtype.name}).")
+    if a._value.shape is not None and a._value.ndim < 2:  # TF's Python check, a ValueError
+        raise ValueError(f"Input `a` must have at least 2 dimensions (saw: {a._value.ndim}).")
     a = _matrix(a, "pinv", square=False)
     m, n = a._value.shape[-2:]
     eps = float(np.finfo(a._value.dtype).eps)

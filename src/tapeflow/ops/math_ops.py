@@ -805,6 +805,9 @@ def real(input: Any, name: Optional[str] = None) -> Tensor:  # noqa: A002 - TF's
     """The real part of a complex tensor (in its real dtype); real tensors come back as
     they are."""
     x = convert_to_tensor(input)
+    if x._value.dtype.kind not in "iufc":
+        raise TypeError(f"input must be a numeric tensor, but got tensor with dtype "
+                        f"{x.dtype}")
     return bind(_real, (x,)) if x._value.dtype.kind == "c" else x
 
 
