@@ -134,6 +134,19 @@ WRONG_DTYPE = [
      "Argument `axis` = -3 not in range [-2, 2)"),
     (lambda: tf.linalg.pinv(tf.constant([1.5, 2.0])), ValueError,
      "Input `a` must have at least 2 dimensions (saw: 1)."),
+    # sparse_softmax_cross_entropy_with_logits: shapes (Python) before dtypes (the kernel)
+    (lambda: tf.nn.sparse_softmax_cross_entropy_with_logits(
+        labels=tf.constant([1.0]), logits=tf.constant([1], tf.uint8)), ValueError,
+     "`labels.shape.rank` must equal `logits.shape.rank - 1`. Received: labels.shape=(1,) of "
+     "rank 1 and logits.shape=(1,) of rank 1"),
+    (lambda: tf.nn.sparse_softmax_cross_entropy_with_logits(
+        labels=tf.constant(1.0), logits=tf.constant(1, tf.uint8)), ValueError,
+     "`logits` cannot be a scalar. Received logits=1`"),
+    (lambda: tf.nn.sparse_softmax_cross_entropy_with_logits(
+        labels=tf.constant([1]), logits=tf.constant([[1, 2]], tf.uint8)),
+     tf.errors.InvalidArgumentError,
+     "Value for attr 'T' of uint8 is not in the list of allowed values: half, bfloat16, float, "
+     "double"),
 ]
 
 

@@ -24,6 +24,7 @@ from tapeflow.framework.errors import AbortedError, InvalidArgumentError
 from tapeflow.framework.ragged_tensor import RaggedTensor
 from tapeflow.framework.tensor import Tensor, TensorLike
 from tapeflow.framework.exports import tf_export
+from tapeflow.framework.dtypes import kind_of
 from tapeflow.ops._convert import convert_to_tensor, require
 from tapeflow.ops._static import reads_static, static_value
 from tapeflow.ops.array_ops import (broadcast_to, concat, expand_dims, gather, one_hot, reshape,
@@ -592,14 +593,18 @@ def sparse_softmax_cross_entropy_with_logits(labels: Any = None, logits: Any = N
     (shape `logits.shape[:-1]`, values in [0, num_classes))."""
     logits = convert_to_tensor(logits)
     labels = convert_to_tensor(labels)
+    # TF's Python wrapper checks the shapes; then its kernel lookup checks the dtypes.
+    if logits._value.ndim == 0 or labels._value.shape != logits._value.shape[:-1]:
+        _check_sparse_shapes(labels, logits)
     if labels._value.dtype.kind not in "iu":
         type_name = cpp_name(labels.dtype)
         raise InvalidArgumentError(f"Value for attr 'Tlabels' of {type_name} is not in the list "
                                    f"of allowed values: int32, int64 "
                                    f"[Op:SparseSoftmaxCrossEntropyWithLogits]")
-    require(logits, "f", "SparseSoftmaxCrossEntropyWithLogits")
-    if logits._value.ndim == 0 or labels._value.shape != logits._value.shape[:-1]:
-        _check_sparse_shapes(labels, logits)
+    if kind_of(logits._value.dtype) != "f":
+        raise InvalidArgumentError(f"Value for attr 'T' of {cpp_name(logits.dtype)} is not in "
+                                   f"the list of allowed values: half, bfloat16, float, double "
+                                   f"[Op:SparseSoftmaxCrossEntropyWithLogits]")
     if logits._value.ndim and logits._value.shape[-1] == 0:
         raise InvalidArgumentError(f"Must have at least one class, but got logits shape "
                                    f"[{labels._value.size},0] "
@@ -615,12 +620,13 @@ def _check_sparse_shapes(labels: Tensor, logits: Tensor) -> None:
     a rank that does not fit and known dims that differ raise; dims unknown until the graph
     runs pass (TF's is_compatible_with), and the kernel checks them."""
     outer, dims = logits._value.shape[:-1], labels._value.shape
-    if logits._value.ndim and len(dims) != len(outer):
+    if logits._value.ndim == 0:
+        raise ValueError(f"`logits` cannot be a scalar. Received logits={logits}`")
+    if len(dims) != len(outer):
         raise ValueError(f"`labels.shape.rank` must equal `logits.shape.rank - 1`. Received: "
                          f"labels.shape={labels.shape} of rank {len(dims)} and "
                          f"logits.shape={logits.shape} of rank {len(outer) + 1}")
-    if not logits._value.ndim or any(a is not None and b is not None and a != b for a,
-                                     b in zip(dims, outer)):
+    if any(a is not None and b is not None and a != b for a, b in zip(dims, outer)):
         raise ValueError(f"`labels.shape` must equal `logits.shape` except for the last "
                          f"dimension. Received: labels.shape={labels.shape} and "
                          f"logits.shape={logits.shape}")
