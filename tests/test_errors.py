@@ -134,6 +134,20 @@ WRONG_DTYPE = [
      "Argument `axis` = -3 not in range [-2, 2)"),
     (lambda: tf.linalg.pinv(tf.constant([1.5, 2.0])), ValueError,
      "Input `a` must have at least 2 dimensions (saw: 1)."),
+    # Bool inputs have no dtype attribute: TF names the input; Python values convert to bool.
+    (lambda: tf.math.logical_or(tf.constant([1]), tf.constant([True])),
+     tf.errors.InvalidArgumentError,
+     "cannot compute LogicalOr as input #0(zero-based) was expected to be a bool tensor but is "
+     "a int32 tensor [Op:LogicalOr]"),
+    (lambda: tf.math.logical_or(tf.constant([1 + 1j]), 0), TypeError,
+     "Cannot convert 0 to EagerTensor of dtype bool"),
+    (lambda: tf.math.logical_not(tf.constant([1])), tf.errors.InvalidArgumentError,
+     "cannot compute LogicalNot as input #0(zero-based) was expected to be a bool tensor but is "
+     "a int32 tensor [Op:LogicalNot]"),
+    (lambda: tf.reduce_all(tf.constant([1.5])), tf.errors.InvalidArgumentError,
+     "cannot compute All as input #0(zero-based) was expected to be a bool tensor but is a "
+     "float tensor [Op:All]"),
+    (lambda: tf.reduce_any([1, 0]), TypeError, "Cannot convert [1, 0] to EagerTensor of dtype bool"),
     # sparse_softmax_cross_entropy_with_logits: shapes (Python) before dtypes (the kernel)
     (lambda: tf.nn.sparse_softmax_cross_entropy_with_logits(
         labels=tf.constant([1.0]), logits=tf.constant([1], tf.uint8)), ValueError,

@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from tapeflow.framework.convert import mismatch_error, quiet_array
+from tapeflow.framework import dtypes as _dtypes
 from tapeflow.framework.dtypes import kind_of
 from tapeflow.framework.errors import InvalidArgumentError
 from tapeflow.framework.indexed_slices import IndexedSlices
@@ -149,6 +150,15 @@ def require(x: Tensor, allowed: str, op_name: str) -> None:
         raise _dtypes_error(x, allowed, op_name)
 
 
+def convert_input(value: Any, allowed: str) -> Tensor:
+    """An op's input as a tensor; for a bool input (`allowed` "b"), a Python or NumPy value
+    converts to bool, as TF converts it to the input's declared type (TypeError where it
+    cannot), while a tensor keeps its dtype for the op's check."""
+    if allowed == "b" and not isinstance(value, TensorLike):
+        return convert_to_tensor(value, dtype=_dtypes.bool)
+    return convert_to_tensor(value)
+
+
 def is_bfloat16(dtype: np.dtype) -> bool:
     """Whether a NumPy dtype is ml_dtypes' bfloat16 (kind 'V', so no kind test finds it)."""
     return dtype.kind == "V" and dtype.name == "bfloat16"
@@ -160,10 +170,12 @@ _KIND_NAMES = {"f": "bfloat16, half, float, double", "c": "complex64, complex128
 
 
 def _dtypes_error(x: Tensor, allowed: str, op_name: str) -> Exception:
+    if allowed == "b":  # a bool input (LogicalNot, Any, All): no dtype attribute to name
+        return mismatch_error(op_name, 0, _dtypes.bool, x.dtype)
     # TensorFlow lists floats, then integers, then complex types.
     names = ", ".join(_KIND_NAMES[k] for k in "fiucb" if k in allowed)
     return InvalidArgumentError(f"Value for attr 'T' of {x.dtype.name} is not in the list of "
                                 f"allowed values: {names} [Op:{op_name}]")
 
 
-__all__ = ["convert_to_tensor", "binary_operands", "require", "is_bfloat16"]
+__all__ = ["convert_to_tensor", "convert_input", "binary_operands", "require", "is_bfloat16"]

@@ -23,7 +23,8 @@ from tapeflow.framework.indexed_slices import IndexedSlices
 from tapeflow.framework.ragged_tensor import fallback as ragged_fallback
 from tapeflow.framework.tensor import Tensor, TensorLike
 from tapeflow.framework.exports import tf_export
-from tapeflow.ops._convert import binary_operands, convert_to_tensor, is_bfloat16, require
+from tapeflow.ops._convert import (binary_operands, convert_input, convert_to_tensor, is_bfloat16,
+                                   require)
 
 _FLOAT = "fc"            # NumPy dtype kinds: floating and complex
 _NUMERIC = "fciu"
@@ -127,7 +128,7 @@ def _refuse(x: Tensor, allowed: str, no_kernel: str, op_name: str) -> None:
 def _unary_op(prim: Primitive, allowed: str, no_kernel: str = ""):
     def op(x: Any, name: Optional[str] = None) -> Tensor:
         try:
-            x = convert_to_tensor(x)
+            x = convert_input(x, allowed)
         except (TypeError, ValueError) as exc:  # a RaggedTensor: on its values
             return ragged_fallback(exc, "unary", op, x)
         if x._value.dtype.kind not in allowed:
@@ -688,12 +689,32 @@ less_equal = tf_export("math.less_equal", "less_equal")(
 greater = tf_export("math.greater", "greater")(_comparison("Greater", np.greater, _REAL))
 greater_equal = tf_export("math.greater_equal", "greater_equal")(
     _comparison("GreaterEqual", np.greater_equal, _REAL))
+
+
+def _logical(tf_name: str, kernel: Any):
+    """A broadcasting op on bool inputs (TF declares them bool, with no dtype attribute):
+    values convert to bool (`convert_input`), then each input must be a bool tensor, in
+    order."""
+    prim = Primitive(tf_name, kernel, shape_rule=_broadcasting(tf_name, np.bool_),
+                     differentiable=False)
+
+    def op(x: Any, y: Any, name: Optional[str] = None) -> Tensor:
+        try:
+            a, b = convert_input(x, "b"), convert_input(y, "b")
+        except (TypeError, ValueError) as exc:  # RaggedTensors: on their values
+            return ragged_fallback(exc, "binary", op, x, y)
+        for index, t in enumerate((a, b)):
+            if t._value.dtype.kind != "b":
+                raise mismatch_error(tf_name, index, _dtypes.bool, t.dtype)
+        return bind(prim, (a, b))
+    return op
+
+
 logical_and = tf_export("math.logical_and", "logical_and")(
-    _comparison("LogicalAnd", np.logical_and, "b"))
-logical_or = tf_export("math.logical_or", "logical_or")(
-    _comparison("LogicalOr", np.logical_or, "b"))
+    _logical("LogicalAnd", np.logical_and))
+logical_or = tf_export("math.logical_or", "logical_or")(_logical("LogicalOr", np.logical_or))
 logical_xor = tf_export("math.logical_xor", "logical_xor")(
-    _comparison("LogicalXor", np.logical_xor, "b"))
+    _logical("LogicalXor", np.logical_xor))
 bitwise_and = _comparison("BitwiseAnd", np.bitwise_and, "iu", dtype=None)
 bitwise_or = _comparison("BitwiseOr", np.bitwise_or, "iu", dtype=None)
 bitwise_xor = _comparison("BitwiseXor", np.bitwise_xor, "iu", dtype=None)

@@ -15,7 +15,7 @@ from tapeflow.framework.errors import InvalidArgumentError
 from tapeflow.framework.ragged_tensor import fallback as ragged_fallback
 from tapeflow.framework.tensor import Tensor, TensorLike
 from tapeflow.framework.exports import tf_export
-from tapeflow.ops._convert import convert_to_tensor, is_bfloat16, require
+from tapeflow.ops._convert import convert_input, convert_to_tensor, is_bfloat16, require
 from tapeflow.ops._static import reads_static, static_value
 from tapeflow.ops.array_ops import broadcast_to_shape, fill_shape, reshape, reshape_to, transpose
 from tapeflow.ops.array_ops import shape as shape_of
@@ -90,7 +90,7 @@ def _reduction(prim: Primitive, allowed: str, no_axes_is_identity: bool = True):
     def op(input_tensor: Any, axis: Any = None, keepdims: bool = False,
            name: Optional[str] = None) -> Tensor:
         try:
-            x = convert_to_tensor(input_tensor)
+            x = convert_input(input_tensor, allowed)
         except (TypeError, ValueError) as exc:  # a RaggedTensor: over its present values
             return ragged_fallback(exc, "reduce", op, input_tensor, axis, keepdims)
         require(x, allowed, prim.name)
