@@ -126,9 +126,12 @@ def _refuse(x: Tensor, allowed: str, no_kernel: str, op_name: str) -> None:
 
 
 def _unary_op(prim: Primitive, allowed: str, no_kernel: str = ""):
+    # Chosen once: the eager path of every unary op runs `convert`.
+    convert = (lambda v: convert_input(v, "b")) if allowed == "b" else convert_to_tensor
+
     def op(x: Any, name: Optional[str] = None) -> Tensor:
         try:
-            x = convert_input(x, allowed)
+            x = convert(x)
         except (TypeError, ValueError) as exc:  # a RaggedTensor: on its values
             return ragged_fallback(exc, "unary", op, x)
         if x._value.dtype.kind not in allowed:

@@ -86,11 +86,14 @@ def _reduction(prim: Primitive, allowed: str, no_axes_is_identity: bool = True):
     """The public op of a reduction. With `axis=[]`, linear reductions return their input
     (as TF's, whose gradients then have no second order); the others still run their
     kernel, so their second derivatives are TF's zeros rather than None."""
+    # Chosen once, off the eager path: bool inputs convert Python values to bool.
+    convert = (lambda v: convert_input(v, "b")) if allowed == "b" else convert_to_tensor
+
     @reads_static
     def op(input_tensor: Any, axis: Any = None, keepdims: bool = False,
            name: Optional[str] = None) -> Tensor:
         try:
-            x = convert_input(input_tensor, allowed)
+            x = convert(input_tensor)
         except (TypeError, ValueError) as exc:  # a RaggedTensor: over its present values
             return ragged_fallback(exc, "reduce", op, input_tensor, axis, keepdims)
         require(x, allowed, prim.name)
