@@ -112,6 +112,35 @@ def set_image_data_format(data_format: str) -> None:
     _IMAGE_DATA_FORMAT = _checked_data_format(data_format)
 
 
+def standardize_shape(shape: Any) -> tuple:
+    """`shape` as a tuple of ints and Nones, refusing what Keras refuses (a float or string
+    dimension such as 1e308 from a config, a negative one) with Keras's ValueError."""
+    if shape is None:
+        raise ValueError("Undefined shapes are not supported.")
+    if not hasattr(shape, "__iter__"):
+        raise ValueError(f"Cannot convert '{shape}' to a shape.")
+    if hasattr(shape, "as_list"):
+        shape = shape.as_list()
+    standardized = []
+    for d in shape:
+        if d is None:
+            standardized.append(None)
+            continue
+        if isinstance(d, (str, float)):
+            raise ValueError(f"Cannot convert '{shape}' to a shape. Found invalid dimension "
+                             f"'{d}' of type '{type(d)}'. ")
+        try:
+            d = int(d)
+        except Exception as e:
+            raise ValueError(f"Cannot convert '{shape}' to a shape. Found invalid dimension "
+                             f"'{d}' of type '{type(d)}'. ") from e
+        if d < 0:
+            raise ValueError(f"Cannot convert '{shape}' to a shape. Negative dimensions are "
+                             "not allowed.")
+        standardized.append(d)
+    return tuple(standardized)
+
+
 def standardize_data_format(data_format: Optional[str]) -> str:
     """A layer's `data_format` argument: `image_data_format()` for None, else
     'channels_last' or 'channels_first' (Keras's ValueError otherwise)."""

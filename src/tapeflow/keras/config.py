@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from tapeflow.keras import mixed_precision
+from tapeflow.keras.saving.serialization import enable_unsafe_deserialization
 from tapeflow.keras.backend import (epsilon, floatx, image_data_format, set_epsilon,
                                     set_floatx, set_image_data_format)
 from tapeflow.keras.utils.io_utils import (disable_interactive_logging,
@@ -30,5 +31,6 @@ def set_dtype_policy(policy: Any) -> None:
 
 
 __all__ = ["backend", "disable_interactive_logging", "dtype_policy", "enable_interactive_logging",
+           "enable_unsafe_deserialization",
            "epsilon", "floatx", "image_data_format", "is_interactive_logging_enabled",
            "set_dtype_policy", "set_epsilon", "set_floatx", "set_image_data_format"]

@@ -1,5 +1,7 @@
 """`keras.layers`: the layer classes."""
 
+from typing import Optional
+
 from tapeflow.keras.layers.input_spec import InputSpec
 from tapeflow.keras.layers.layer import Layer, KerasTensor
 from tapeflow.keras.layers.input_layer import Input, InputLayer
@@ -26,8 +28,24 @@ from tapeflow.keras.layers import normalization as _normalization
 from tapeflow.keras.layers import recurrent as _recurrent
 from tapeflow.keras.layers import reshaping as _reshaping
 
+
+
+def serialize(layer: Layer) -> dict:
+    """A layer's config as Keras 3 writes it (`keras.layers.serialize`)."""
+    from tapeflow.keras.saving.serialization import serialize_keras_object
+    return serialize_keras_object(layer)
+
+
+def deserialize(config: dict, custom_objects: Optional[dict] = None) -> Layer:
+    """The layer a config describes (`keras.layers.deserialize`); a short
+    `{'class_name', 'config'}` names one of Keras's layers."""
+    from tapeflow.keras.saving.serialization import deserialize_keras_object
+    return deserialize_keras_object(config, custom_objects=custom_objects)
+
+
 __all__ = ["Layer", "KerasTensor", "InputSpec", "Input", "InputLayer", "Activation", "Dense",
-           "Dropout", "Embedding", "Flatten", "Lambda", "Reshape", "EinsumDense"]
+           "Dropout", "Embedding", "Flatten", "Lambda", "Reshape", "EinsumDense", "serialize",
+           "deserialize"]
 for _module in (_convolutional, _normalization, _merging, _noise, _recurrent, _activation,
                 _reshaping, _attention, _preprocessing):
     __all__ += _module.__all__

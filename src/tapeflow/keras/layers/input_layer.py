@@ -24,8 +24,8 @@ class InputLayer(Layer):
             if shape is None:
                 raise ValueError("You must pass a `shape` argument.")
             shape = (shape,) if isinstance(shape, int) else tuple(shape)
-            batch_shape = (batch_size,) + shape
-        self._batch_shape = tuple(batch_shape)
+            batch_shape = (batch_size,) + backend.standardize_shape(shape)
+        self._batch_shape = backend.standardize_shape(batch_shape)
         if isinstance(input_tensor, KerasTensor):
             if sparse is not None and bool(sparse) != input_tensor.sparse:
                 raise ValueError("When providing the `input_tensor` argument, you cannot "

@@ -205,6 +205,9 @@ class Layer:
         batch_shape = kwargs.pop("batch_input_shape", kwargs.pop("batch_shape", None))
         kwargs.pop("input_length", None)
         # Keras names the layer before checking the arguments (a failed call uses a name).
+        if name is not None and (not isinstance(name, str) or "/" in name):
+            raise ValueError(f"Argument `name` must be a string and cannot contain character "
+                             f"`/`. Received: name={name} (of type {type(name)})")
         self.name = name or backend.unique_name(to_snake_case(type(self).__name__))
         if kwargs:
             raise ValueError(f"Unrecognized keyword arguments passed to {type(self).__name__}: "
@@ -672,8 +675,13 @@ class Layer:
 
     @classmethod
     def from_config(cls, config: dict) -> "Layer":
-        """A layer built from the dict `get_config()` returns."""
-        return cls(**config)
+        """A layer built from the dict `get_config()` returns; a config the constructor refuses
+        raises TypeError naming the class and the config, as Keras."""
+        try:
+            return cls(**config)
+        except Exception as e:
+            raise TypeError(f"Error when deserializing class '{cls.__name__}' using "
+                            f"config={config}.\n\nException encountered: {e}") from e
 
     def get_build_config(self) -> Optional[dict]:
         """`{'input_shape': ...}`: the shape the layer was built for (None if unbuilt or

@@ -4,9 +4,12 @@ between Keras's public module names ('keras.layers', 'keras.optimizers', ...) an
 
 A config is `{'module', 'class_name', 'config', 'registered_name'}` (plus 'build_config' and
 'compile_config' for layers and models), exactly as Keras 3 writes it, so configs pass both ways.
-Deserializing never imports a module or runs code from a file: classes come from tapeflow,
-from the registry or `custom_objects`, or from a module already imported; a `lambda` stored
-in a config is refused unless `safe_mode=False`.
+Deserializing never imports a module or runs code from a file. A config resolves only what
+Keras 3 resolves: the registry and `custom_objects`, and the modeling objects of Keras's public
+namespaces (tapeflow's equivalents, by their `__all__`); any other module it names (`os`,
+`builtins`, a module the program imported) is refused with Keras's TypeError, and Keras's
+non-modeling functions (`load_model`, `get_file`, ...) with its ValueError. A `lambda` stored in
+a config, or a vocabulary file named by one, is refused unless `safe_mode=False`.
 """
 
 from __future__ import annotations
@@ -14,7 +17,6 @@ from __future__ import annotations
 import contextlib
 import importlib
 import inspect
-import sys
 import threading
 import types
 from typing import Any, Callable, Iterator, Mapping, Optional
@@ -54,8 +56,31 @@ _TAPEFLOW_MODULES = {
     "keras.metrics": "tapeflow.keras.metrics",
     "keras.activations": "tapeflow.keras.activations",
     "keras.models": "tapeflow.keras.models",
+    "keras.ops": "tapeflow.keras.ops",
     "keras": "tapeflow.keras.models",
 }
+# The namespaces Keras searches for a function a config names with module 'builtins' (how
+# Keras <= 3.6 wrote built-in activations and losses).
+_BUILTIN_NAMESPACES = ("activations", "constraints", "initializers", "losses", "metrics",
+                       "optimizers", "regularizers")
+# Keras's NON_MODELING_APIS: public functions a config may not name (they load or save files,
+# or switch safe mode off); refused with Keras's ValueError.
+_NON_MODELING = frozenset({
+    "keras.backend.clear_session", "keras.config.enable_unsafe_deserialization",
+    "keras.models.load_model", "keras.models.model_from_json", "keras.models.save_model",
+    "keras.preprocessing.image_dataset_from_directory", "keras.preprocessing.image.load_img",
+    "keras.preprocessing.image.save_img", "keras.preprocessing.text_dataset_from_directory",
+    "keras.saving.deserialize_keras_object", "keras.saving.load_model",
+    "keras.saving.load_weights", "keras.saving.register_keras_serializable",
+    "keras.saving.save_model", "keras.saving.save_weights",
+    "keras.saving.serialize_keras_object", "keras.utils.audio_dataset_from_directory",
+    "keras.utils.clear_session", "keras.utils.deserialize_keras_object", "keras.utils.get_file",
+    "keras.utils.image_dataset_from_directory", "keras.utils.load_img",
+    "keras.utils.register_keras_serializable", "keras.utils.save_img",
+    "keras.utils.serialize_keras_object", "keras.utils.text_dataset_from_directory"})
+# Public names of tapeflow's namespaces that are not Keras modeling objects (tapeflow's own
+# helpers, and the loaders and savers under the names `keras` also exports them by).
+_NOT_MODELING_NAMES = frozenset({"summary_text", "load_model", "save_model", "model_from_json"})
 
 # -- registry ---------------------------------------------------------------------------------
 
@@ -119,6 +144,9 @@ class CustomObjectScope:
 custom_object_scope = CustomObjectScope
 
 
+_UNSAFE_DESERIALIZATION = [False]  # keras.config.enable_unsafe_deserialization() was called
+
+
 @contextlib.contextmanager
 def _safe_mode(value: Optional[bool]) -> Iterator[None]:
     previous = getattr(_STATE, "safe_mode", None)
@@ -130,9 +158,26 @@ def _safe_mode(value: Optional[bool]) -> Iterator[None]:
 
 
 def in_safe_mode() -> bool:
-    """Whether code stored in a config is refused (True unless `safe_mode=False`)."""
+    """Whether code stored in a config is refused (True unless `safe_mode=False` or
+    `keras.config.enable_unsafe_deserialization()`)."""
+    if _UNSAFE_DESERIALIZATION[0]:
+        return False
     value = getattr(_STATE, "safe_mode", None)
     return True if value is None else value
+
+
+def loading_in_safe_mode() -> bool:
+    """Whether a config is being deserialized in safe mode now: a layer refuses then what a
+    file may not ask of it (reading a vocabulary file named in the config), as Keras does,
+    while the same argument given by the program itself is allowed."""
+    return getattr(_STATE, "safe_mode", None) is True and not _UNSAFE_DESERIALIZATION[0]
+
+
+def enable_unsafe_deserialization() -> None:
+    """Disables safe mode for every later load in this process (`lambda`s and vocabulary
+    files in configs are read), as `keras.config.enable_unsafe_deserialization`. Only for
+    files you trust: a config can then run code."""
+    _UNSAFE_DESERIALIZATION[0] = True
 
 
 # -- serialize --------------------------------------------------------------------------------
@@ -281,11 +326,18 @@ def _deserialize(config: Any, custom_objects: Mapping) -> Any:
         raise TypeError(f"Unable to reconstruct an instance of '{class_name}' because the "
                         f"class is missing a `from_config()` method. Full object config: "
                         f"{config}")
-    if "custom_objects" in inspect.signature(from_config).parameters:
-        obj = from_config(inner, custom_objects=dict(custom_objects))
-    else:
-        with CustomObjectScope(custom_objects):
-            obj = from_config(inner)
+    try:
+        if "custom_objects" in inspect.signature(from_config).parameters:
+            obj = from_config(inner, custom_objects=dict(custom_objects))
+        else:
+            with CustomObjectScope(custom_objects):
+                obj = from_config(inner)
+    except TypeError as e:
+        raise TypeError(f"{cls} could not be deserialized properly. Please ensure that "
+                        "components that are Python object instances (layers, models, etc.) "
+                        "returned by `get_config()` are explicitly deserialized in the model's "
+                        f"`from_config()` method.\n\nconfig={config}.\n\nException "
+                        f"encountered: {e}") from e
     if config.get("build_config") and hasattr(obj, "build_from_config"):
         obj.build_from_config(config["build_config"])
     if config.get("compile_config") and hasattr(obj, "compile_from_config"):
@@ -340,12 +392,17 @@ LAMBDA_REFUSED = (
 
 
 def _find(config: dict, custom_objects: Mapping, kind: str) -> Any:
-    """The class (or function) a config names: custom objects and the registry first (by
-    registered name, then class name), then tapeflow's Keras modules, then a module that is
-    already imported. Nothing is imported."""
+    """The class (or function) a config names, resolved as Keras 3 resolves it: custom objects
+    and the registry first (by registered name, then class name), then Keras's public
+    namespaces (tapeflow's equivalents), then, for a function under module 'builtins', the
+    namespaces of Keras's built-in functions. Nothing is imported, and no other module's
+    attributes are ever looked at: a config cannot reach `os.system` or `builtins.exec`."""
     class_name = config["class_name"] if kind == "class" else config["config"]
     registered = config.get("registered_name") or class_name
     module = config.get("module")
+    if not isinstance(class_name, str) or not isinstance(registered, str):
+        raise TypeError(f"Could not locate {kind} '{class_name}'. {_REGISTER_HINT} Full "
+                        f"object config: {config}")
     for name in (registered, class_name):
         found = get_registered_object(name, custom_objects)
         if found is not None:
@@ -353,22 +410,70 @@ def _find(config: dict, custom_objects: Mapping, kind: str) -> Any:
     if class_name == "DTypePolicy":
         return config["config"]["name"] if kind == "class" else None
     if module is None or module == "keras" or module.startswith("keras."):
-        found = _tapeflow_object(module or "", class_name)
-        if found is not None:
-            return found
-    elif module in sys.modules:
-        found = getattr(sys.modules[module], class_name, None)
-        if found is not None:
-            return found
-    raise TypeError(f"Could not locate {kind} '{class_name}'. Make sure custom classes and "
-                    f"functions are decorated with `@keras.saving.register_keras_serializable()`"
-                    f". If they are, make sure they are imported (or passed via "
-                    f"`custom_objects`) before loading. Full object config: {config}")
+        return _keras_object(config, module, class_name, kind)
+    if module == "builtins" and kind == "function":
+        for namespace in _BUILTIN_NAMESPACES:
+            found = _public_object(_TAPEFLOW_MODULES[f"keras.{namespace}"], class_name)
+            if found is not None:
+                return found
+        for name, obj in {**get_custom_objects(), **custom_objects}.items():
+            if name.endswith(">" + class_name):  # Keras <= 3.6 wrote custom functions so
+                return obj
+    raise TypeError(f"Could not locate {kind} '{class_name}'. {_REGISTER_HINT} Full object "
+                    f"config: {config}")
+
+
+_REGISTER_HINT = ("Make sure custom classes and functions are decorated with "
+                  "`@keras.saving.register_keras_serializable()`. If they are already "
+                  "decorated, make sure they are all imported so that the decorator is run "
+                  "before trying to load them.")
+
+
+def _keras_object(config: dict, module: Optional[str], name: str, kind: str) -> Any:
+    """`name` in the tapeflow namespace for Keras's `module` ('keras.layers',
+    'keras.src.layers.core.dense'; None, as tapeflow's short configs write, searches them
+    all): Keras's public modeling objects only."""
+    api_name = f"{module}.{name}"
+    if api_name in _NON_MODELING:
+        raise ValueError(f"Cannot deserialize `{api_name}` because it is not a modeling "
+                         "function. Non-modeling APIs are disallowed during deserialization "
+                         "for security. Model configuration should only contains operations, "
+                         "layers, metrics, losses, or registered custom objects and "
+                         "functions.")
+    found = _tapeflow_object(module or "", name)
+    if found is not None and (module or "").startswith("keras.src.") and \
+            not (inspect.isclass(found) and hasattr(found, "get_config")):
+        found = None  # Keras takes only saveable classes from its private modules
+    if found is not None:
+        explicit = config.get("registered_name")
+        if module is not None and explicit and explicit not in (name, config.get("class_name")):
+            raise ValueError(f"`registered_name={explicit!r}` was provided in the config, but "
+                             f"'{api_name}' resolved to a Keras built-in and does not use "
+                             "registered names. Remove the `registered_name` field from the "
+                             f"config. Full object config: {config}")
+        return found
+    if module is None:
+        raise TypeError(f"Could not locate {kind} '{name}'. {_REGISTER_HINT} Full object "
+                        f"config: {config}")
+    raise ValueError(f"Could not deserialize '{api_name}' because it is not a KerasSaveable "
+                     "subclass")
+
+
+def _public_object(module_name: str, name: str) -> Any:
+    """`name` if tapeflow's Keras namespace `module_name` exports it as a modeling object."""
+    if name in _NOT_MODELING_NAMES:
+        return None
+    module = importlib.import_module(module_name)
+    if name not in getattr(module, "__all__", ()):
+        return None
+    found = getattr(module, name, None)
+    return found if inspect.isclass(found) or callable(found) else None
 
 
 def _tapeflow_object(module: str, name: str) -> Any:
-    """`name` in the tapeflow module matching Keras's `module` ('keras.src.layers.core.dense'
-    matches 'keras.layers'); any of them when the module says nothing."""
+    """`name` in the tapeflow namespace matching Keras's `module` ('keras.src.layers.core.dense'
+    matches 'keras.layers'); any of them when the module says nothing or only
+    'keras.src...'."""
     parts = module.split(".")
     if len(parts) > 2 and parts[1] == "src":
         parts = [parts[0], parts[2]] + (["schedules"] if "schedules" in parts else [])
@@ -376,12 +481,13 @@ def _tapeflow_object(module: str, name: str) -> Any:
     candidates = [_TAPEFLOW_MODULES[key]] if key in _TAPEFLOW_MODULES else []
     candidates += [m for m in _TAPEFLOW_MODULES.values() if m not in candidates]
     for module_name in candidates:
-        found = getattr(importlib.import_module(module_name), name, None)
-        if found is not None and (inspect.isclass(found) or callable(found)):
+        found = _public_object(module_name, name)
+        if found is not None:
             return found
     return None
 
 
 __all__ = ["serialize_keras_object", "deserialize_keras_object", "register_keras_serializable",
            "get_registered_name", "get_registered_object", "get_custom_objects",
-           "CustomObjectScope", "custom_object_scope", "public_module"]
+           "CustomObjectScope", "custom_object_scope", "public_module",
+           "enable_unsafe_deserialization"]

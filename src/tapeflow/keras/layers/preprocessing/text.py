@@ -20,8 +20,15 @@ from tapeflow.framework.ragged_tensor import RaggedTensor
 from tapeflow.keras import backend
 from tapeflow.keras.layers.layer import Layer
 from tapeflow.keras.layers.preprocessing.features import _encode
+from tapeflow.keras.saving import serialization
 from tapeflow.ops import lookup_ops, string_ops
 
+VOCABULARY_FILE_REFUSED = (
+    "Requested the loading of a vocabulary file outside of the model archive. This carries a "
+    "potential risk of loading arbitrary and sensitive files and thus it is disallowed by "
+    "default. If you trust the source of the artifact, you can override this error by passing "
+    "`safe_mode=False` to the loading function, or calling "
+    "`keras.config.enable_unsafe_deserialization().")
 _PUNCTUATION = r'[!"#$%&()\*\+,-\./:;<=>?@\[\\\]^_`{|}~\']'
 _INT64_MAX = np.iinfo(np.int64).max
 
@@ -242,6 +249,8 @@ class _IndexLookup(_RaggedInputs, Layer):
                              f"idf_weights={idf_weights}")
         if isinstance(vocabulary, str):
             import os
+            if serialization.loading_in_safe_mode():  # a file must not make us read another
+                raise ValueError(VOCABULARY_FILE_REFUSED + f" Vocabulary file: '{vocabulary}'")
             if not os.path.exists(vocabulary):
                 raise ValueError(f"Vocabulary file {vocabulary} does not exist.")
             if self.output_mode == "tf_idf":
