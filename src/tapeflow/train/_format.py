@@ -2,20 +2,28 @@
 
 Layout: one array per saved value, keyed by its path ('model/0', 'optimizer/3', ...), plus
 '__format__' (a string array holding FORMAT) and '__keys__' (the saved keys, a manifest).
-Reading uses `np.load(allow_pickle=False)`, so a file can never run code. Writing goes to a
+Reading uses NumPy's `.npy` reader with `allow_pickle=False`, so a file can never run code (it
+holds arrays and their names, nothing else). Writing goes to a
 temporary file in the same directory that is flushed, fsync'ed and renamed over the target
 with `os.replace` (atomic on POSIX): a crash mid-write leaves the previous file intact, and its
-temporary (`.<name>.npz.tmp-<pid>-<token>`) is removed by a later write of the same prefix once
-it is stale (see `_is_stale`).
+temporary (`.<name>.tmp-<pid>-<token>`) is removed by a later write of the same target once it
+is stale (see `remove_stale_temporaries`). Every atomic write of tapeflow goes through
+`atomic_write`: checkpoints, their `checkpoint` state file, `model.save`, `save_weights`.
+
+Reading refuses, with DataLossError and before allocating anything, what tapeflow never writes:
+compressed members (a zip bomb), arrays declaring more bytes than their member holds, members
+that are not `.npy` arrays, duplicate names; `allow_pickle=False` refuses object arrays.
 """
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import tempfile
 import time
-from typing import Any, Callable, Mapping
+import zipfile
+from typing import Any, Callable, Mapping, Optional
 
 import numpy as np
 
@@ -30,14 +38,17 @@ _FORMAT_KEY = "__format__"
 # v2 on: the names of the saved arrays, checked on reading: a damaged zip directory can drop
 # members without any other error (its entry count is not checksummed).
 _KEYS_KEY = "__keys__"
-# `.<target file name>.tmp-<writer pid>-<random>`; the prefix is the name without `-<n>.npz`.
-_TEMP = re.compile(r"^\.(?P<prefix>.+?)(?:-\d+)?\.npz\.tmp-(?P<pid>\d+)-[^/]*$")
+_MEMBER_SUFFIX = ".npy"   # np.savez's member name for each key
+# A temporary's name: `.<target name>.tmp-<writer pid>-<mkstemp's 8 random characters>` (the
+# random part is absent in the state-file temporaries of tapeflow before 2026-12).
+_TEMP_SUFFIX = r"\.tmp-(?P<pid>[0-9]+)(?:-[a-z0-9_]{8})?"
 _DEAD_WRITER_AGE = 60.0     # seconds unmodified before a dead writer's temporary is removed
 _ANY_WRITER_AGE = 3600.0    # seconds unmodified before any writer's temporary is removed
 
 
 def write_arrays(path: str, arrays: Mapping[str, np.ndarray]) -> None:
-    """Writes `arrays` to `path` atomically (see `atomic_write`)."""
+    """Writes `arrays` to `path` atomically (see `atomic_write`); also removes the stale
+    temporaries of the numbered siblings of `path` (`<prefix>[-<n>].npz`, a checkpoint's)."""
     payload = {_FORMAT_KEY: np.array(FORMAT),
                _KEYS_KEY: np.array(sorted(arrays), dtype=np.str_)}
     for key, value in arrays.items():
@@ -45,19 +56,23 @@ def write_arrays(path: str, arrays: Mapping[str, np.ndarray]) -> None:
         if value.dtype == object:
             raise TypeError(f"Cannot save '{key}': object arrays are not allowed.")
         payload[key] = value
-    directory, name = os.path.split(os.path.abspath(path))
-    os.makedirs(directory, exist_ok=True)
-    _remove_stale_temporaries(directory, re.sub(r"(?:-\d+)?\.npz$", "", name))
-    atomic_write(path, lambda f: np.savez(f, **payload))
+    prefix = re.sub(r"(?:-[0-9]+)?\.npz$", "", os.path.basename(path))
+    atomic_write(path, lambda f: np.savez(f, **payload),
+                 targets=re.escape(prefix) + r"(?:-[0-9]+)?\.npz")
 
 
-def atomic_write(path: str, write: Callable[[Any], None]) -> None:
+def atomic_write(path: str, write: Callable[[Any], None], targets: Optional[str] = None) -> None:
     """Calls `write(binary file)` on a temporary file beside `path`
     (`.<name>.tmp-<pid>-<random>`), flushes and fsyncs it, gives it the mode the umask gives
     (not mkstemp's 0600) and renames it over `path`: a crash mid-write leaves the old file
-    whole."""
+    whole.
+
+    First removes the stale temporaries a crashed write of the same target left (see
+    `remove_stale_temporaries`); `targets`, a regular expression of file names in the same
+    directory, widens "the same target" to a family of names (default: `path`'s name)."""
     directory, name = os.path.split(os.path.abspath(path))
     os.makedirs(directory, exist_ok=True)
+    remove_stale_temporaries(directory, targets if targets is not None else re.escape(name))
     fd, tmp = tempfile.mkstemp(prefix=f".{name}.tmp-{os.getpid()}-", dir=directory)
     try:
         with os.fdopen(fd, "wb") as f:
@@ -70,6 +85,31 @@ def atomic_write(path: str, write: Callable[[Any], None]) -> None:
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
+
+
+def remove_stale_temporaries(directory: str, targets: str) -> None:
+    """Deletes the abandoned temporaries of `atomic_write` (a process killed mid-write leaves
+    one behind) whose target's name fully matches the regular expression `targets`.
+
+    Only names of exactly that pattern are candidates, and only stale ones (see `_is_stale`)
+    go: a live writer's temporary and every other file stay. Symbolic links are removed as
+    links (what they point to is never touched)."""
+    pattern = re.compile(r"\.(?:" + targets + ")" + _TEMP_SUFFIX)
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return
+    now = time.time()
+    for name in names:
+        match = pattern.fullmatch(name)
+        if match is None:
+            continue
+        path = os.path.join(directory, name)
+        if _is_stale(path, int(match.group("pid")), now):
+            try:
+                os.unlink(path)
+            except OSError:
+                pass  # removed meanwhile by another process, or a directory: nothing to do
 
 
 def _process_alive(pid: int) -> bool:
@@ -85,34 +125,16 @@ def _process_alive(pid: int) -> bool:
 def _is_stale(path: str, pid: int, now: float) -> bool:
     """Whether a temporary was abandoned: its writer (the pid in its name) is not running on
     this machine and it has not been written to for a minute, or it has not been written to
-    for an hour whatever its pid says (a writer on another machine sharing the directory
-    keeps its file's mtime fresh while it writes, and renames it as soon as it is done)."""
+    for an hour whatever its pid says (a writer on another machine or in another container
+    sharing the directory has pids this one cannot check, and keeps its file's mtime fresh
+    while it writes)."""
     try:
-        age = now - os.stat(path).st_mtime
+        age = now - os.lstat(path).st_mtime
     except OSError:
         return False  # already gone (renamed by its writer or removed by another cleaner)
     if age > _ANY_WRITER_AGE:
         return True
     return age > _DEAD_WRITER_AGE and pid != os.getpid() and not _process_alive(pid)
-
-
-def _remove_stale_temporaries(directory: str, prefix: str) -> None:
-    """Deletes abandoned temporaries of checkpoints named `<prefix>[-<n>]` in `directory`
-    (a process killed mid-save leaves one behind)."""
-    try:
-        names = os.listdir(directory)
-    except OSError:
-        return
-    now = time.time()
-    for name in names:
-        match = _TEMP.match(name)
-        if match and match.group("prefix") == prefix:
-            path = os.path.join(directory, name)
-            if _is_stale(path, int(match.group("pid")), now):
-                try:
-                    os.unlink(path)
-                except OSError:
-                    pass  # removed meanwhile by another process: nothing to do
 
 
 class SavedArrays(dict):
@@ -137,11 +159,10 @@ def read_arrays(path: str) -> SavedArrays:
     if not os.path.isfile(path):
         raise NotFoundError(None, None, f"Failed to find any matching files for {path}")
     try:
-        # Opened here, not by np.load: np.load leaks its file when a damaged zip fails to open.
-        with open(path, "rb") as file, np.load(file, allow_pickle=False) as archive:
-            if not hasattr(archive, "files"):
-                raise ValueError("not an .npz archive")
-            arrays = {key: archive[key] for key in archive.files}
+        with open(path, "rb") as file, zipfile.ZipFile(file) as archive:
+            size = os.fstat(file.fileno()).st_size
+            arrays = {_member_key(info): _read_member(archive, info, size)
+                      for info in _checked_members(archive)}
     except Exception as e:  # noqa: BLE001 - a damaged file fails in any of zipfile's, NumPy's
         # header parser's (tokenize, ast) or the decompressor's ways: all are data loss.
         kind = describe_foreign_file(path)
@@ -164,6 +185,48 @@ def read_arrays(path: str) -> SavedArrays:
     return SavedArrays(arrays, str(fmt))
 
 
+def _checked_members(archive: "zipfile.ZipFile") -> list:
+    """The archive's members, refused (ValueError) unless each is what `np.savez` writes: a
+    stored (uncompressed, so no member can expand beyond the file's size) `<key>.npy`, each
+    key once."""
+    members = archive.infolist()
+    names = [info.filename for info in members]
+    if len(set(names)) != len(names):
+        raise ValueError("the archive names a member twice")
+    for info in members:
+        if not info.filename.endswith(_MEMBER_SUFFIX):
+            raise ValueError(f"member {info.filename!r} is not a .npy array")
+        if info.compress_type != zipfile.ZIP_STORED:
+            raise ValueError(f"member {info.filename!r} is compressed (tapeflow writes none)")
+    return members
+
+
+def _member_key(info: "zipfile.ZipInfo") -> str:
+    return info.filename[:-len(_MEMBER_SUFFIX)]
+
+
+def _read_member(archive: "zipfile.ZipFile", info: "zipfile.ZipInfo",
+                 archive_size: int) -> np.ndarray:
+    """The `.npy` array of member `info`; ValueError, before allocating it, where its header
+    declares more bytes than the member holds (NumPy allocates the declared size first; the
+    member's sizes are declared too, so the file's own size bounds them)."""
+    with archive.open(info) as member:
+        version = np.lib.format.read_magic(member)
+        if version == (1, 0):
+            shape, _, dtype = np.lib.format.read_array_header_1_0(member)
+        elif version == (2, 0):
+            shape, _, dtype = np.lib.format.read_array_header_2_0(member)
+        else:
+            raise ValueError(f"member {info.filename!r} is a .npy file of version {version}")
+        declared = math.prod(shape) * dtype.itemsize
+        held = min(info.file_size, info.compress_size, archive_size)
+        if declared > held:
+            raise ValueError(f"member {info.filename!r} declares a {shape} {dtype} array "
+                             f"({declared} bytes) but holds at most {held} bytes")
+    with archive.open(info) as member:
+        return np.lib.format.read_array(member, allow_pickle=False)
+
+
 _HDF5_MAGIC = b"\x89HDF\r\n\x1a\n"
 _SSTABLE_MAGIC = bytes.fromhex("57fb808b247547db")   # TF's table magic, the last 8 bytes
 
@@ -173,7 +236,6 @@ def describe_foreign_file(path: str) -> "str | None":
 
     HDF5 (a Keras `.weights.h5` or `.h5` model), a zip that is a Keras `.keras` archive, or
     TensorFlow's checkpoint index (an SSTable)."""
-    import zipfile
     try:
         with open(path, "rb") as f:
             head = f.read(8)
@@ -201,5 +263,4 @@ def describe_foreign_file(path: str) -> "str | None":
 
 
 __all__ = ["FORMAT", "LEGACY_SLOT_ORDER", "SavedArrays", "write_arrays", "atomic_write",
-           "read_arrays",
-           "describe_foreign_file"]
+           "remove_stale_temporaries", "read_arrays", "describe_foreign_file"]

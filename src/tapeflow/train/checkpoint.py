@@ -12,18 +12,25 @@ loadable.
 
 An optimizer that has not created its slots yet (not built) restores them when it is built on
 its first `apply_gradients`, as TensorFlow defers slot restoration.
+
+A checkpoint holds arrays and their names (`save_counter`, `<object>/<i>`), nothing else: no
+code, no classes. Reading one that is not what tapeflow writes raises (DataLossError for a
+damaged file or object graph, InvalidArgumentError for a dtype, ValueError for a shape, as
+TensorFlow) before anything is assigned. A `checkpoint` state file is trusted only for names
+inside its directory, and a CheckpointManager deletes only files it could have written.
 """
 
 from __future__ import annotations
 
 import os
 import re
-from typing import Any, Optional
+from typing import Any, NamedTuple, Optional
 
 import numpy as np
 
 from tapeflow.framework import dtypes as _dtypes
-from tapeflow.framework.errors import DataLossError, NotFoundError
+from tapeflow.framework.convert import cpp_name
+from tapeflow.framework.errors import DataLossError, InvalidArgumentError, NotFoundError
 from tapeflow.framework.variables import Variable
 from tapeflow.train import _format
 
@@ -45,23 +52,47 @@ def _variables_of(obj: Any) -> list:
     return list(variables)
 
 
-def _saved_values(arrays: dict, key: str) -> dict:
-    """{index: array key} of the values saved for object `key` ('model/0', 'model/1', ...)."""
+_INDEX = re.compile(r"0|[1-9][0-9]*")   # how `_arrays` numbers an object's values
+
+
+def _saved_values(arrays: dict, key: str) -> list:
+    """The array keys of the values saved for object `key` ('model/0', 'model/1', ...), in
+    order. DataLossError where they are not exactly what `_arrays` writes: '<key>/<i>' for
+    i = 0..n-1 (a gap or a second spelling of an index would restore values positionally
+    into the wrong variables)."""
     saved = {}
     for name in arrays:
-        head, _, index = name.partition("/")
-        if head == key and index.isdigit():
-            saved[int(index)] = name
-    return saved
+        head, slash, index = name.partition("/")
+        if head != key or not slash:
+            continue
+        if not _INDEX.fullmatch(index):
+            raise DataLossError(None, None, f"Unable to restore {key!r}: the checkpoint holds "
+                                f"a value named {name!r}, which tapeflow never writes (the "
+                                "file is corrupted or was crafted).")
+        saved[int(index)] = name
+    if sorted(saved) != list(range(len(saved))):
+        raise DataLossError(None, None, f"Unable to restore {key!r}: the checkpoint's values "
+                            f"for it are numbered {sorted(saved)}, not 0 to {len(saved) - 1} "
+                            "(the file is corrupted or was crafted).")
+    return [saved[i] for i in range(len(saved))]
+
+
+def _dtype_name(dtype: np.dtype) -> str:
+    """A NumPy dtype's name as TensorFlow's kernels write it (`float`, `double`)."""
+    try:
+        return cpp_name(_dtypes.as_dtype(dtype))
+    except (TypeError, ValueError, KeyError):
+        return str(dtype)   # no TF dtype (a structured or void array in a crafted file)
 
 
 def _cast(value: np.ndarray, variable: Variable, key: str) -> np.ndarray:
-    """`value` in the variable's dtype (ValueError when it does not convert)."""
-    try:
-        return value.astype(variable.dtype.as_numpy_dtype, copy=False)
-    except (TypeError, ValueError) as e:
-        raise ValueError(f"Cannot restore {key!r} ('{variable.name}', {variable.dtype.name}) "
-                         f"from a saved value of dtype {value.dtype}: {e}") from None
+    """`value`, checked to be of the variable's dtype: InvalidArgumentError, as TensorFlow's
+    RestoreV2, where it is not (casting would restore silently changed numbers)."""
+    if value.dtype != np.dtype(variable.dtype.as_numpy_dtype):
+        raise InvalidArgumentError(None, None, f"tensor_name = {key}; expected dtype "
+                                   f"{cpp_name(variable.dtype)} does not equal original dtype "
+                                   f"{_dtype_name(value.dtype)} [Op:RestoreV2]")
+    return value
 
 
 _PENDING = "_checkpoint_pending_values"
@@ -126,16 +157,19 @@ def _try_deferred_restore(obj: Any) -> bool:
 
 
 def _checked_assignments(variables: list, values: list, key: str, when: str = "") -> list:
-    """(variable, value cast to its dtype) pairs; ValueError, before any is assigned, where
-    a shape differs."""
-    pairs = []
-    for i, (variable, value) in enumerate(zip(variables, values)):
-        if not variable.shape.is_compatible_with(value.shape):
-            raise ValueError(f"Shape mismatch restoring {f'{key!r} ' if key else ''}variable "
-                             f"{i} ('{variable.name}'){when}: the checkpoint has "
-                             f"{value.shape}, the variable {tuple(variable.shape)}.")
-        pairs.append((variable, _cast(value, variable, f"{key}/{i}" if key else f"{i}")))
-    return pairs
+    """(variable, value) pairs, each value checked by `_checked_value` (so raising before
+    any is assigned)."""
+    return [(variable, _checked_value(variable, value, f"{key}/{i}" if key else f"{i}", when))
+            for i, (variable, value) in enumerate(zip(variables, values))]
+
+
+def _checked_value(variable: Variable, value: np.ndarray, name: str, when: str = "") -> Any:
+    """`value` if it fits `variable`: ValueError where its shape differs (TF's class),
+    InvalidArgumentError where its dtype does (see `_cast`)."""
+    if not variable.shape.is_compatible_with(value.shape):
+        raise ValueError(f"Shape mismatch restoring {name!r} ('{variable.name}'){when}: the "
+                         f"checkpoint has {value.shape}, the variable {tuple(variable.shape)}.")
+    return _cast(value, variable, name)
 
 
 class CheckpointLoadStatus:
@@ -219,7 +253,7 @@ class Checkpoint:
         unmatched_objects, deferred = [], []
         for key in self._objects:
             saved = _saved_values(arrays, key)
-            used.update(saved.values())
+            used.update(saved)
             if not saved:
                 unmatched_objects.append(key)
             elif any(obj is self._objects[key] for obj, _ in deferrals):
@@ -232,19 +266,20 @@ class Checkpoint:
         restore makes, validated: raises ValueError, assigning nothing, on any mismatch."""
         assignments, deferrals = [], []
         if "save_counter" in arrays:
-            assignments.append((self.save_counter, _cast(arrays["save_counter"],
-                                                         self.save_counter, "save_counter")))
+            assignments.append((self.save_counter, _checked_value(
+                self.save_counter, arrays["save_counter"], "save_counter")))
         for key, obj in self._objects.items():
             saved = _saved_values(arrays, key)
             if not saved:
                 continue
             variables = _variables_of(obj)
-            values = [arrays[saved[i]] for i in sorted(saved)]
+            values = [arrays[name] for name in saved]
             if arrays.format in _format.LEGACY_SLOT_ORDER and \
                     hasattr(obj, "_from_legacy_slot_order"):
                 values = obj._from_legacy_slot_order(values)
             if len(values) > len(variables) and hasattr(obj, "_defer_restore"):
                 # An optimizer without slots yet: restore what exists, the rest on build.
+                _checked_assignments(variables, values[:len(variables)], key)
                 deferrals.append((obj, values))
                 continue
             if len(values) > len(variables) and getattr(obj, "built", None) is False:
@@ -275,8 +310,9 @@ class Checkpoint:
         path = f"{os.fspath(file_prefix)}-{int(self.save_counter.numpy())}"
         self.write(path)
         directory = os.path.dirname(os.path.abspath(path))
-        previous = _read_state(directory) or []
-        _write_state(directory, [p for p in previous if p != path] + [path])
+        previous = _read_state(directory).paths
+        absolute = os.path.abspath(path)
+        _write_state(directory, [p for p in previous if p != absolute] + [absolute])
         return path
 
     def restore(self, save_path: Optional[str], options: Any = None) -> CheckpointLoadStatus:
@@ -306,55 +342,79 @@ def _read(save_path: str) -> _format.SavedArrays:
 
 
 # -- the directory's `checkpoint` state file ---------------------------------------------------
-def _read_state(directory: str) -> Optional[list]:
-    """The checkpoint paths listed in `directory/checkpoint`, oldest first (None if absent)."""
+_STATE_LINE = re.compile(r'\s*(model_checkpoint_path|all_model_checkpoint_paths):\s*"(.*)"')
+
+
+class _State(NamedTuple):
+    """What a `checkpoint` state file lists: `latest` (its `model_checkpoint_path`) and
+    `paths`, every checkpoint it names, oldest first, `latest` last."""
+    latest: Optional[str]
+    paths: list
+
+
+def _read_state(directory: str) -> _State:
+    """The checkpoints listed in `directory/checkpoint` (none if there is no such file).
+
+    Only paths inside `directory` are kept: a state file may be planted or copied, and a path
+    it names elsewhere ('../x', '/etc/x') must be neither read by a restore nor deleted by a
+    CheckpointManager. (TensorFlow returns and deletes such paths.)"""
     state = os.path.join(directory, _STATE_FILE)
-    if not os.path.isfile(state):
-        return None
     paths, latest = [], None
+    if not os.path.isfile(state):
+        return _State(None, [])
     with open(state, encoding="utf-8") as f:
         for line in f:
-            match = re.match(r'\s*(model_checkpoint_path|all_model_checkpoint_paths):\s*"(.*)"',
-                             line)
+            match = _STATE_LINE.match(line)
             if not match:
                 continue
-            path = match.group(2)
-            if not os.path.isabs(path):
-                path = os.path.join(directory, path)
+            path = _inside(directory, match.group(2))
+            if path is None:
+                continue
             if match.group(1) == "model_checkpoint_path":
                 latest = path
             elif path not in paths:
                 paths.append(path)
-    if latest is not None and latest not in paths:
-        paths.append(latest)
-    return paths
+    if latest is not None:   # TF's latest is `model_checkpoint_path`, wherever it is listed
+        paths = [p for p in paths if p != latest] + [latest]
+    return _State(latest, paths)
+
+
+def _inside(directory: str, path: str) -> Optional[str]:
+    """`path` (relative to `directory`, or absolute) normalized, if it names a file inside
+    `directory`; else None."""
+    if "\0" in path:
+        return None
+    directory = os.path.normpath(directory)
+    resolved = os.path.normpath(os.path.join(directory, path))
+    if resolved == directory or os.path.commonpath([directory, resolved]) != directory:
+        return None
+    return resolved
 
 
 def _write_state(directory: str, paths: list) -> None:
     """Writes TensorFlow's text state file (latest checkpoint last) atomically."""
     def rel(p: str) -> str:
-        return os.path.relpath(p, directory) if os.path.dirname(p) == directory else p
+        return os.path.relpath(p, directory) if _inside(directory, p) else p
     lines = [f'model_checkpoint_path: "{rel(paths[-1])}"'] if paths else []
     lines += [f'all_model_checkpoint_paths: "{rel(p)}"' for p in paths]
-    tmp = os.path.join(directory, f".{_STATE_FILE}.tmp-{os.getpid()}")
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.write("\n".join(lines) + "\n")
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, os.path.join(directory, _STATE_FILE))
+    text = "\n".join(lines) + "\n"
+    _format.atomic_write(os.path.join(directory, _STATE_FILE),
+                         lambda f: f.write(text.encode("utf-8")))
 
 
 def latest_checkpoint(checkpoint_dir: str, latest_filename: Optional[str] = None) -> Optional[str]:
-    """The path of the newest checkpoint recorded in `checkpoint_dir`, or None."""
-    paths = _read_state(os.path.abspath(os.fspath(checkpoint_dir)))
-    if not paths:
-        return None
-    latest = paths[-1]
-    return latest if os.path.isfile(latest + _SUFFIX) else None
+    """The path of the newest checkpoint recorded in `checkpoint_dir` (its state file's
+    `model_checkpoint_path`, if inside the directory), or None."""
+    latest = _read_state(os.path.abspath(os.fspath(checkpoint_dir))).latest
+    return latest if latest is not None and os.path.isfile(latest + _SUFFIX) else None
 
 
 class CheckpointManager:
-    """Saves numbered checkpoints in `directory`, keeping the newest `max_to_keep`."""
+    """Saves numbered checkpoints in `directory`, keeping the newest `max_to_keep`.
+
+    It tracks and deletes only its own checkpoints, `<directory>/<checkpoint_name>-<n>`: what
+    the directory's state file lists under other names or elsewhere is left alone (TensorFlow
+    deletes whatever that file lists, '../x' included)."""
 
     def __init__(self, checkpoint: Checkpoint, directory: str, max_to_keep: Optional[int],
                  keep_checkpoint_every_n_hours: Any = None, checkpoint_name: str = "ckpt",
@@ -367,9 +427,21 @@ class CheckpointManager:
         self._directory = os.fspath(directory)
         self._max_to_keep = max_to_keep
         self._prefix = os.path.join(self._directory, checkpoint_name)
+        self._own_name = re.compile(re.escape(os.path.normpath(os.path.abspath(self._prefix)))
+                                    + r"-(?:0|-?[1-9][0-9]*)")
         self._init_fn = init_fn
-        existing = _read_state(os.path.abspath(self._directory)) or []
-        self._checkpoints = [p for p in existing if os.path.isfile(p + _SUFFIX)]
+        listed = _read_state(os.path.abspath(self._directory)).paths
+        self._checkpoints = [p for p in listed if self._owns(p) and os.path.isfile(p + _SUFFIX)]
+
+    def _owns(self, path: str) -> bool:
+        """Whether `path` is a checkpoint this manager could have written."""
+        return self._own_name.fullmatch(os.path.normpath(path)) is not None
+
+    def _delete(self, path: str) -> None:
+        """Deletes the file of checkpoint `path` if it is this manager's own."""
+        file = path + _SUFFIX
+        if self._owns(path) and (os.path.isfile(file) or os.path.islink(file)):
+            os.unlink(file)
 
     @property
     def directory(self) -> str:
@@ -393,8 +465,8 @@ class CheckpointManager:
 
     def _display(self, path: str) -> str:
         # Paths as the user wrote the directory (relative stays relative).
-        name = os.path.basename(path)
-        return os.path.join(self._directory, name)
+        return os.path.join(self._directory,
+                            os.path.relpath(path, os.path.abspath(self._directory)))
 
     def save(self, checkpoint_number: Optional[int] = None, check_interval: bool = True,
              options: Any = None) -> str:
@@ -416,8 +488,7 @@ class CheckpointManager:
                 removed.append(self._checkpoints.pop(0))
         _write_state(os.path.abspath(self._directory), self._checkpoints)
         for old in removed:  # deleted only once the state file no longer lists them
-            if os.path.exists(old + _SUFFIX):
-                os.unlink(old + _SUFFIX)
+            self._delete(old)
         return path
 
     def restore_or_initialize(self) -> Optional[str]:
