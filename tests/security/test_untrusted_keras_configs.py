@@ -241,3 +241,12 @@ def test_a_refused_file_leaves_nothing_loaded(tmp_path, called):
     assert sorted(os.listdir(tmp_path)) == before
     model = keras.models.load_model(_model_file(tmp_path, lambda config: None))
     assert model(tf.ones((1, 3))).shape == (1, 2)
+
+
+def test_a_config_declaring_more_than_the_bound_is_not_inflated(tmp_path, monkeypatch):
+    from tapeflow.keras.saving import archive
+    path = _model_file(tmp_path, lambda config: config.update(padding=" " * 5000))
+    monkeypatch.setattr(archive, "_MAX_CONFIG", 4096)
+    with pytest.raises(ValueError, match="Refusing to read 'config.json': it declares [0-9]+ "
+                                         "bytes, more than the 4096"):
+        keras.models.load_model(path)

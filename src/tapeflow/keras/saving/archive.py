@@ -16,7 +16,9 @@ from tapeflow.keras.saving import serialization, weights
 
 CONFIG, METADATA, WEIGHTS = "config.json", "metadata.json", "model.weights.h5"
 KERAS_VERSION = "3.15.1"  # the Keras release whose format tapeflow writes
-_MAX_MEMBER = 1 << 34  # refuse members claiming more than 16 GiB (zip bombs), as Keras
+# A config (JSON) larger than this is refused before it is inflated: a small zip can declare
+# gigabytes of JSON, whose parse would cost many times that in Python objects.
+_MAX_CONFIG = 1 << 28
 
 
 def save_model(model: Any, filepath: Any, overwrite: bool = True, zipped: bool = True,
@@ -46,15 +48,22 @@ def save_model(model: Any, filepath: Any, overwrite: bool = True, zipped: bool =
     weights.atomic_write(filepath, write)
 
 
-def _read(archive: zipfile.ZipFile, name: str) -> bytes:
+def _member(archive: zipfile.ZipFile, name: str) -> zipfile.ZipInfo:
     try:
-        info = archive.getinfo(name)
+        return archive.getinfo(name)
     except KeyError:
         raise ValueError(f"The file is not a Keras model archive: it has no '{name}'.") \
             from None
-    if info.file_size > _MAX_MEMBER:
-        raise ValueError(f"Refusing to read '{name}': it claims {info.file_size} bytes.")
-    return archive.read(name)
+
+
+def _read_config(archive: zipfile.ZipFile) -> Any:
+    """The archive's config.json, parsed; ValueError for one declaring more than _MAX_CONFIG
+    bytes (zipfile stops at the declared size, so the bound holds for the bytes read too)."""
+    info = _member(archive, CONFIG)
+    if info.file_size > _MAX_CONFIG:
+        raise ValueError(f"Refusing to read '{CONFIG}': it declares {info.file_size} bytes, "
+                         f"more than the {_MAX_CONFIG} a model config may have.")
+    return json.loads(archive.read(info))
 
 
 def load_model(filepath: Any, custom_objects: Optional[Mapping] = None, compile: bool = True,
@@ -69,21 +78,22 @@ def load_model(filepath: Any, custom_objects: Optional[Mapping] = None, compile:
                          "supports V3 `.keras` files and legacy H5 format files (`.h5` "
                          "extension). tapeflow reads `.keras` files.")
     with zipfile.ZipFile(filepath) as archive:
-        config = json.loads(_read(archive, CONFIG))
-        h5 = _read(archive, WEIGHTS)
-    if not compile:
-        config.pop("compile_config", None)
-    with serialization._safe_mode(safe_mode), serialization.CustomObjectScope(custom_objects):
-        model = serialization.deserialize_keras_object(config, custom_objects,
-                                                        safe_mode=safe_mode)
-    optimizer = getattr(model, "optimizer", None) if compile else None
-    if optimizer is not None and not optimizer.built and model.built:
-        optimizer.build(model.trainable_variables)
-    weights.read_h5(model, io.BytesIO(h5))
+        config = _read_config(archive)
+        weights_member = _member(archive, WEIGHTS)
+        if not compile:
+            config.pop("compile_config", None)
+        with serialization._safe_mode(safe_mode), \
+                serialization.CustomObjectScope(custom_objects):
+            model = serialization.deserialize_keras_object(config, custom_objects,
+                                                            safe_mode=safe_mode)
+        optimizer = getattr(model, "optimizer", None) if compile else None
+        if optimizer is not None and not optimizer.built and model.built:
+            optimizer.build(model.trainable_variables)
+        # Read in place, as Keras: memory follows the datasets read (each checked against the
+        # model first), never the size the member declares.
+        with archive.open(weights_member) as h5:
+            weights.read_h5(model, h5)
     return model
-
-
-
 
 
 def to_bytes(obj: Any) -> bytes:
@@ -100,8 +110,8 @@ def unpickle(data: bytes) -> Any:
     """The object `to_bytes` stored (compiled, with `safe_mode=False`: unpickling runs code
     in any case, as Keras says)."""
     with zipfile.ZipFile(io.BytesIO(data)) as archive:
-        config = json.loads(_read(archive, CONFIG))
-        h5 = _read(archive, WEIGHTS)
+        config = _read_config(archive)
+        h5 = archive.read(_member(archive, WEIGHTS))
     with serialization._safe_mode(False):
         obj = serialization.deserialize_keras_object(config, safe_mode=False)
     optimizer = getattr(obj, "optimizer", None)
@@ -109,4 +119,6 @@ def unpickle(data: bytes) -> Any:
         optimizer.build(obj.trainable_variables)
     weights.read_h5(obj, io.BytesIO(h5))
     return obj
+
+
 __all__ = ["save_model", "load_model", "to_bytes", "unpickle"]
