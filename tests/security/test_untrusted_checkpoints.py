@@ -26,7 +26,7 @@ import numpy as np
 import pytest
 
 import tapeflow as tf
-from tapeflow.train import _format
+from tapeflow.framework import npz_format as _format
 
 SRC = os.path.join(os.path.dirname(__file__), "..", "..", "src")
 

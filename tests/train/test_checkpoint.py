@@ -92,7 +92,8 @@ def test_a_process_killed_mid_save_leaves_the_previous_checkpoint(tmp_path):
         sys.path.insert(0, {os.path.abspath(SRC)!r})
         import numpy as np
         import tapeflow as tf
-        from tapeflow.train import Checkpoint, _format
+        from tapeflow.framework import npz_format as _format
+        from tapeflow.train import Checkpoint
         v = tf.Variable([1.0, 2.0])
         ckpt = Checkpoint(v=v)
         ckpt.save({str(tmp_path / "ckpt")!r})

@@ -8,7 +8,7 @@ import pytest
 
 import tapeflow as tf
 from tapeflow.keras import optimizers
-from tapeflow.train import _format
+from tapeflow.framework import npz_format as _format
 
 
 def _trained(amsgrad=False):

@@ -477,24 +477,23 @@ class DatasetV2:
 
     def save(self, path: str, compression: Any = None, shard_func: Any = None,
              checkpoint_args: Any = None) -> None:
-        """Writes the elements to the directory `path` in tapeflow's format (io_format)."""
-        import os
+        """Writes the elements to the directory `path` in tapeflow's format (io_format: a
+        NumPy archive, no pickle)."""
         from tapeflow.data import io_format
-        os.makedirs(path, exist_ok=True)
-        io_format.write_elements(os.path.join(path, io_format.DATASET_FILE),
-                                 "tapeflow-dataset-v1", self.element_spec,
-                                 list(self._elements()))
+        io_format.save_dataset(path, self.element_spec, list(self._elements()))
 
     @staticmethod
     def load(path: str, element_spec: Any = None, compression: Any = None,
              reader_func: Any = None, wait: bool = False) -> "DatasetV2":
-        """The dataset `save` wrote to `path`."""
-        import os
+        """The dataset `save` wrote to `path` (checked, never run: see io_format);
+        InvalidArgumentError where `element_spec` does not fit its elements."""
         from tapeflow.data import io_format
         from tapeflow.data.transformations import ListDataset
-        spec, elements = io_format.read_elements(os.path.join(path, io_format.DATASET_FILE),
-                                                 "tapeflow-dataset-v1")
-        dataset = ListDataset(element_spec if element_spec is not None else spec, elements)
+        spec, elements = io_format.load_dataset(path)
+        if element_spec is not None:
+            spec, elements = element_spec, io_format.fit_element_spec(element_spec, spec,
+                                                                      elements)
+        dataset = ListDataset(spec, elements)
         dataset._tf_name = "_LoadDataset"
         return dataset
 

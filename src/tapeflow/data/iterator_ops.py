@@ -7,6 +7,7 @@ replays the pipeline to it (deterministic pipelines only: a shuffle without a se
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import numpy as np
@@ -41,6 +42,9 @@ class OwnedIterator:
         from tapeflow.data.shuffle_ops import seed_positions
         self._start_positions = seed_positions(dataset)
         self._elements = dataset._elements()
+        # TF serves each `next` in turn: threads sharing an iterator take turns advancing it
+        # (a Python generator advanced by two threads at once raises ValueError).
+        self._lock = threading.Lock()
 
     @property
     def element_spec(self) -> Any:
@@ -51,9 +55,14 @@ class OwnedIterator:
         return self
 
     def __next__(self) -> Any:
-        element = next(self._elements)     # StopIteration ends a Python for loop
-        self._produced += 1
-        return to_tensors(element)
+        return to_tensors(self._advance())     # StopIteration ends a Python for loop
+
+    def _advance(self) -> Any:
+        """The next internal element, each delivered to exactly one caller."""
+        with self._lock:
+            element = next(self._elements)
+            self._produced += 1
+            return element
 
     def next(self) -> Any:
         """The next element (StopIteration at the end), as `next(it)`."""
@@ -91,10 +100,14 @@ class OwnedIterator:
         return np.asarray([self._produced] + list(self._start_positions), np.int64)
 
     def _restore(self, state: Any) -> None:
-        from tapeflow.data.shuffle_ops import restore_seed_positions
         state = [int(x) for x in np.ravel(np.asarray(state))]
         self._dataset._check_replayable()
-        produced, positions = state[0], state[1:]
+        with self._lock:
+            self._replay(state[0], state[1:])
+
+    def _replay(self, produced: int, positions: list) -> None:
+        """A fresh pass advanced to element `produced`, the seed generators set back."""
+        from tapeflow.data.shuffle_ops import restore_seed_positions
         restore_seed_positions(self._dataset, positions)
         self._start_positions = positions
         self._elements = self._dataset._elements()
@@ -157,9 +170,7 @@ class NumpyIterator:
         return self
 
     def __next__(self) -> Any:
-        element = next(self._iterator._elements)
-        self._iterator._produced += 1
-        return structure.map_leaves(_numpy_leaf, element)
+        return structure.map_leaves(_numpy_leaf, self._iterator._advance())
 
     next = __next__
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import glob
 import gzip
 import itertools
-import os
 import zlib
 from typing import Any, Callable, Iterator, Optional
 
@@ -14,7 +13,8 @@ import numpy as np
 
 from tapeflow.data import structure
 from tapeflow.data.dataset_ops import DatasetV2, TensorSliceDataset
-from tapeflow.data.transformations import interleaved
+from tapeflow.data.dataset_spec import is_symbolic
+from tapeflow.data.transformations import interleaved, schedulable_cpus
 from tapeflow.framework import dtypes as _dtypes
 from tapeflow.framework.errors import (DataLossError, InvalidArgumentError, NotFoundError,
                                        UnknownError)
@@ -151,37 +151,139 @@ class TextLineDatasetV2(DatasetV2):
             raise InvalidArgumentError(None, None, f"Unsupported compression_type: "
                                        f"{compression_type}.")
         self._cycle = _parallel_reads(num_parallel_reads)
+        self._buffer_size = _optional_int(buffer_size)
 
     def _elements(self) -> Iterator:
-        files = (_read_lines(name, self._compression) for name in _names_of(self._names))
+        files = (_read_lines(name, self._compression, self._buffer_size)
+                 for name in _names_of(self._names))
         lines = itertools.chain.from_iterable(files) if not self._cycle else \
             interleaved(files, self._cycle)
         return (np.asarray(line, dtype=object) for line in lines)
+
+
+def _optional_int(value: Any) -> Optional[int]:
+    """A Python int of an int or scalar tensor argument (None stays None)."""
+    return None if value is None else int(np.asarray(getattr(value, "_value", value)))
+
 
 def _parallel_reads(num_parallel_reads: Any) -> Optional[int]:
     """How many files a reader interleaves (None: one after another); AUTOTUNE (-1) is the
     core count, as TF's cycle length."""
     if num_parallel_reads is None:
         return None
-    cycle = int(np.asarray(getattr(num_parallel_reads, "_value", num_parallel_reads)))
-    return (os.cpu_count() or 1) if cycle < 0 else cycle
+    cycle = _optional_int(num_parallel_reads)
+    return schedulable_cpus() if cycle < 0 else cycle
 
 
-def _read_lines(name: str, compression: str) -> Iterator:
+def _read_lines(name: str, compression: str, buffer_size: Optional[int] = None) -> Iterator:
+    """The lines of one file, read a buffer at a time: TF's ReadLine drops every "\\r" and
+    yields a last line without "\\n" unless it is empty."""
+    with _FileStream(name, compression, buffer_size) as stream:
+        while True:
+            line = stream.read_line()
+            if line is None:
+                return
+            yield line
+
+
+# -- reading a file a buffer at a time ------------------------------------------------------
+# TF's readers hold one buffer of the file (and, compressed, one of inflated bytes), never the
+# whole file: memory is bounded by the element being read plus these buffers.
+
+_BUFFER_BYTES = 256 * 1024     # TF's default reader buffer and zlib input/output buffer sizes
+_WBITS = {"GZIP": 16 + zlib.MAX_WBITS, "ZLIB": zlib.MAX_WBITS}
+
+
+class _FileStream:
+    """The bytes of one file in order, GZIP / ZLIB inflated as they are read (TF's
+    ZlibInputStream); `read(n)` and `read_line()` keep at most one buffer in memory."""
+
+    def __init__(self, name: str, compression: str, buffer_size: Optional[int] = None) -> None:
+        size = buffer_size if buffer_size and buffer_size > 0 else _BUFFER_BYTES
+        self._file = _open_file(name)
+        self._chunks = _inflated(self._file, compression, size) if compression else \
+            iter(lambda: self._file.read(size), b"")
+        # TF's text when a record's data stops early: the file's, or the inflater's
+        self.short_read_text = "EOF reached" if compression else \
+            "Read less bytes than requested"
+        self._buffer, self._pos = b"", 0
+
+    def __enter__(self) -> "_FileStream":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self._file.close()
+
+    def _refill(self) -> bool:
+        """Replaces the (consumed) buffer with the next chunk; False at the end."""
+        chunk = next(self._chunks, None)
+        self._buffer, self._pos = chunk or b"", 0
+        return chunk is not None
+
+    def read(self, n: int) -> bytes:
+        """The next `n` bytes (fewer only at the end of the stream)."""
+        end = self._pos + n
+        if end <= len(self._buffer):
+            self._pos = end
+            return self._buffer[end - n:end]
+        parts = [self._buffer[self._pos:]]
+        need = n - len(parts[0])
+        while need > 0 and self._refill():
+            taken = self._buffer[:need]
+            parts.append(taken)
+            self._pos = len(taken)
+            need -= len(taken)
+        return b"".join(parts)
+
+    def read_line(self) -> Optional[bytes]:
+        """The next line without its "\\n" and with every "\\r" dropped, as TF's ReadLine;
+        None at the end. An error while reading loses the partial line, as TF's."""
+        parts = []
+        while True:
+            newline = self._buffer.find(b"\n", self._pos)
+            if newline >= 0:
+                parts.append(self._buffer[self._pos:newline])
+                self._pos = newline + 1
+                return b"".join(parts).replace(b"\r", b"")
+            parts.append(self._buffer[self._pos:])
+            if not self._refill():
+                line = b"".join(parts).replace(b"\r", b"")
+                return line or None
+
+
+def _open_file(name: str) -> Any:
     try:
-        with open(name, "rb") as f:
-            data = f.read()
+        return open(name, "rb")
     except FileNotFoundError:
         raise _kernel_error(NotFoundError, f"{name}; No such file or directory") from None
-    if compression == "GZIP":
-        data = gzip.decompress(data)
-    elif compression == "ZLIB":
-        data = zlib.decompress(data)
-    lines = data.split(b"\n")
-    if lines and lines[-1] == b"":
-        lines.pop()
-    for line in lines:
-        yield line[:-1] if line.endswith(b"\r") else line
+
+
+def _inflated(file: Any, compression: str, size: int) -> Iterator[bytes]:
+    """The inflated bytes of `file`, read `size` bytes at a time and inflated at most `size`
+    bytes per inflate call (an error loses that call's output, as TF's). GZIP reads member
+    after member (TF resets the inflater at each stream end); ZLIB stops at its stream's end.
+    A truncated stream just ends: TF's ZlibInputStream reports it as end of input."""
+    inflater = zlib.decompressobj(_WBITS[compression])
+    pending = b""
+    while True:
+        if not pending:
+            pending = file.read(size)
+            if not pending:
+                return
+        try:
+            out = inflater.decompress(pending, size)
+        except zlib.error as exc:      # "Error -3 while decompressing data: <why>"
+            code, _, why = str(exc).partition(" while decompressing data: ")
+            raise _kernel_error(DataLossError, f"inflate() failed with error "
+                                f"{code.split()[-1]}: {why}") from None
+        pending = inflater.unconsumed_tail
+        if out:
+            yield out
+        if inflater.eof:
+            if compression == "ZLIB":
+                return
+            pending = inflater.unused_data
+            inflater = zlib.decompressobj(_WBITS[compression])
 
 
 def list_files(file_pattern: Any, shuffle: Optional[bool] = None, seed: Any = None,
@@ -280,45 +382,57 @@ def masked_crc32c(data: bytes) -> int:
 
 
 def _file_bytes(name: str, compression: str) -> bytes:
-    try:
-        with open(name, "rb") as f:
-            data = f.read()
-    except FileNotFoundError:
-        raise _kernel_error(NotFoundError, f"{name}; No such file or directory") from None
-    if compression in ("GZIP", "ZLIB"):
-        try:
-            data = zlib.decompress(data, 31 if compression == "GZIP" else 15)
-        except zlib.error as exc:      # "Error -3 while decompressing data: <why>"
-            code, _, why = str(exc).partition(" while decompressing data: ")
-            raise _kernel_error(DataLossError, f"inflate() failed with error "
-                                f"{code.split()[-1]}: {why}") from None
-    return data
+    """A whole file's (inflated) bytes: CsvDataset's input."""
+    with _FileStream(name, compression) as stream:
+        return b"".join(iter(lambda: stream.read(_BUFFER_BYTES), b""))
 
 
-def read_records(name: str, compression: str) -> Iterator[bytes]:
-    """The records of one TFRecord file, checking both CRCs as TF's RecordReader does."""
-    data = _file_bytes(name, compression)
-    offset, end = 0, len(data)
-    while offset < end:
-        if end - offset < 12:              # a partial header reads as the end, as TF's
-            return
-        header = data[offset:offset + 8]
-        if masked_crc32c(header) != int.from_bytes(data[offset + 8:offset + 12], "little"):
-            suffix = " (Is this even a TFRecord file?)" if offset == 0 else ""
-            raise _kernel_error(DataLossError, f"corrupted record at {offset}{suffix}")
-        length = int.from_bytes(header, "little")
-        start = offset + 12
-        if end - start < length + 4:
-            raise _kernel_error(DataLossError, f"truncated record at {offset}' failed with "
-                                f"Read less bytes than requested")
-        record = data[start:start + length]
-        if masked_crc32c(record) != int.from_bytes(data[start + length:start + length + 4],
-                                                   "little"):
-            raise _kernel_error(DataLossError, f"corrupted record at {start}")
-        yield record
-        offset = start + length + 4
+_HEADER_BYTES = 12     # the length (8 bytes) and its masked CRC (4)
 
 
+def read_records(name: str, compression: str,
+                 buffer_size: Optional[int] = None) -> Iterator[bytes]:
+    """The records of one TFRecord file, read one at a time, checking the length's CRC before
+    reading the data and the data's CRC after, as TF's RecordReader does."""
+    # TF's buffer_size buffers the file; its inflater keeps its default buffers
+    with _FileStream(name, compression, None if compression else buffer_size) as stream:
+        offset = 0
+        while True:
+            header = stream.read(_HEADER_BYTES)
+            if len(header) < _HEADER_BYTES:     # a partial header reads as the end, as TF's
+                return
+            length = _checked_length(header, offset)
+            record = _record_data(stream, length, offset)
+            yield record
+            offset += _HEADER_BYTES + length + 4
+
+
+def _checked_length(header: bytes, offset: int) -> int:
+    if masked_crc32c(header[:8]) != int.from_bytes(header[8:], "little"):
+        suffix = " (Is this even a TFRecord file?)" if offset == 0 else ""
+        raise _kernel_error(DataLossError, f"corrupted record at {offset}{suffix}")
+    return int.from_bytes(header[:8], "little")
+
+
+def _record_data(stream: _FileStream, length: int, offset: int) -> bytes:
+    """The data of the record at `offset`, checked against its CRC. It is read a buffer at a
+    time, so a length the file does not hold allocates no more than the file's bytes before
+    it is reported truncated (TF's text, at the record's offset)."""
+    parts, left = [], length
+    while left > 0:
+        part = stream.read(min(left, _BUFFER_BYTES))
+        if not part:
+            break
+        parts.append(part)
+        left -= len(part)
+    crc = stream.read(4) if left == 0 else b""
+    if len(crc) < 4:
+        raise _kernel_error(DataLossError, f"truncated record at {offset}' failed with "
+                            f"{stream.short_read_text}")
+    record = b"".join(parts)
+    if masked_crc32c(record) != int.from_bytes(crc, "little"):
+        raise _kernel_error(DataLossError, f"corrupted record at {offset + _HEADER_BYTES}")
+    return record
 
 
 class TFRecordDatasetV2(DatasetV2):
@@ -336,8 +450,7 @@ class TFRecordDatasetV2(DatasetV2):
         compression = (compression_type or "").upper()
         # TF reads an unknown compression_type as none (its RecordReader only logs it).
         self._compression = compression if compression in ("GZIP", "ZLIB") else ""
-        self._buffer_size = None if buffer_size is None else int(
-            np.asarray(getattr(buffer_size, "_value", buffer_size)))
+        self._buffer_size = _optional_int(buffer_size)
         self._cycle = _parallel_reads(num_parallel_reads)
 
     def _elements(self) -> Iterator:
@@ -350,18 +463,26 @@ class TFRecordDatasetV2(DatasetV2):
         return (np.asarray(r, dtype=object) for r in records)
 
     def _records(self, name: str) -> Iterator:
-        yield from read_records(name, self._compression)
+        yield from read_records(name, self._compression, self._buffer_size)
 
 
 def _filename_source(filenames: Any) -> Any:
-    """A dataset of names, or the list of names, checked to be strings as TF does."""
+    """A dataset of names, or the list of names, checked to be strings as TF does. A traced
+    name (the argument of an interleave or flat_map function, probed for its element_spec)
+    gives no names: the function runs again on each real name."""
     if isinstance(filenames, DatasetV2):
         spec = filenames.element_spec
         if getattr(spec, "dtype", None) != _dtypes.string:
             raise TypeError(f"The `filenames` argument must contain `tf.string` elements. Got "
                             f"a dataset of `{getattr(spec, 'dtype', spec)!r}` elements.")
         return filenames
-    array = structure.to_numpy(structure.normalize(filenames))
+    tensor = structure.normalize(filenames)
+    if is_symbolic(tensor):
+        if tensor.dtype != _dtypes.string:
+            raise TypeError(f"The `filenames` argument must contain `tf.string` elements. "
+                            f"Got `{tensor.dtype!r}` elements.")
+        return []
+    array = structure.to_numpy(tensor)
     if array.dtype.kind not in "OSU":
         dtype = _dtypes.from_numpy(array.dtype)
         raise TypeError(f"The `filenames` argument must contain `tf.string` elements. Got "
@@ -789,8 +910,7 @@ def make_csv_dataset(file_pattern: Any, batch_size: int, column_names: Any = Non
         names = names.shuffle(len(filenames), shuffle_seed)
     cycle = 1 if num_parallel_reads is None else int(num_parallel_reads)
     if cycle < 0:
-        import os
-        cycle = os.cpu_count() or 1
+        cycle = schedulable_cpus()
     dataset = _FilesDataset(names, file_dataset, cycle)
     if shuffle:
         dataset = dataset.shuffle(shuffle_buffer_size, shuffle_seed)

@@ -76,7 +76,7 @@ class InterleaveDataset(UnaryDataset):
         super().__init__(input_dataset, fn.output_spec)
         self._fn = fn
         cycle = AUTOTUNE if cycle_length is None else _int_arg(cycle_length, "cycle_length")
-        self._cycle = (os.cpu_count() or 1) if cycle == AUTOTUNE else cycle
+        self._cycle = schedulable_cpus() if cycle == AUTOTUNE else cycle
         self._block = 1 if block_length is None else _int_arg(block_length, "block_length")
         if num_parallel_calls is not None:
             self._tf_name = "_ParallelInterleaveDataset"
@@ -84,6 +84,13 @@ class InterleaveDataset(UnaryDataset):
     def _elements(self) -> Iterator:
         opened = (self._fn(element)._elements() for element in self._input._elements())
         return interleaved(opened, self._cycle, self._block)
+
+
+def schedulable_cpus() -> int:
+    """The cores this process may run on: TF's AUTOTUNE cycle length (port::MaxParallelism,
+    which reads the CPU affinity; os.cpu_count counts every core of the machine)."""
+    affinity = getattr(os, "sched_getaffinity", None)
+    return len(affinity(0)) if affinity else (os.cpu_count() or 1)
 
 
 def interleaved(iterators: Iterator, cycle: int, block: int = 1) -> Iterator:
@@ -643,9 +650,8 @@ class WindowDataset(UnaryDataset):
 
 class CacheDataset(UnaryDataset):
     """`cache()`: the first complete pass is kept (in memory, or in `filename`) and later
-    passes read it. The file format: a Python pickle (protocol 4) of a dict
-    `{"format": "tapeflow-cache-v1", "element_spec": spec, "elements": [flat arrays]}`
-    written to `filename + ".tapeflow-cache"` when a pass completes."""
+    passes read it. The file (io_format's NumPy archive, no pickle) is written to
+    `filename + ".tapeflow-cache"` when a pass completes."""
 
     _tf_name = "CacheDataset"
     _unrollable = False
@@ -677,15 +683,15 @@ class CacheDataset(UnaryDataset):
             return self._cache
         from tapeflow.data import io_format
         if os.path.exists(self._path()):
-            self._cache = io_format.read_elements(self._path(), "tapeflow-cache-v1")[1]
+            self._cache = io_format.read_cache(self._path(), self._element_spec)
         return self._cache
 
     def _store(self, kept: list) -> None:
         self._cache = kept
         if self._filename:
             from tapeflow.data import io_format
-            io_format.write_elements(self._path(), "tapeflow-cache-v1", self._element_spec,
-                                     kept)
+            io_format.write_elements(self._path(), io_format.CACHE_FORMAT,
+                                     self._element_spec, kept)
 
 
 # -- stateful functions -----------------------------------------------------------------------

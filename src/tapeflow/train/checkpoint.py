@@ -3,7 +3,7 @@
 A Checkpoint saves the variables of the objects given as keyword arguments (`model=`,
 `optimizer=`, a `tf.Variable`, a `tf.Module`, ...): for each object, its `variables` in order
 (an optimizer's are `iterations`, the learning rate, then its slots). Files are written in
-tapeflow's format (`tapeflow.train._format`: a NumPy `.npz`, no pickle, atomic write), at
+tapeflow's format (`tapeflow.framework.npz_format`: a NumPy `.npz`, no pickle, atomic write), at
 `<prefix>-<n>.npz` (TensorFlow writes `.index` and `.data-*` files instead; the path returned
 by `save` and accepted by `restore` is the same `<prefix>-<n>` in both). Like TensorFlow, a
 `checkpoint` text file in the directory names the latest checkpoint; it is also replaced
@@ -32,7 +32,7 @@ from tapeflow.framework import dtypes as _dtypes
 from tapeflow.framework.convert import cpp_name
 from tapeflow.framework.errors import DataLossError, InvalidArgumentError, NotFoundError
 from tapeflow.framework.variables import Variable
-from tapeflow.train import _format
+from tapeflow.framework import npz_format as _format
 
 _SUFFIX = ".npz"
 _STATE_FILE = "checkpoint"

@@ -1,4 +1,4 @@
-"""tapeflow's older weights format: a NumPy `.npz` archive (see `tapeflow.train._format`: no
+"""tapeflow's older weights format: a NumPy `.npz` archive (see `framework.npz_format`: no
 pickle, atomic write), written under '*.weights.npz' (and, by older tapeflow versions, under
 '*.weights.h5' names). `keras.saving` reads these files still; new '.weights.h5' files are
 Keras's HDF5.
@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from tapeflow.train import _format
+from tapeflow.framework import npz_format as _format
 
 _SUFFIXES = (".weights.h5", ".weights.npz")
 

@@ -18,7 +18,7 @@ from typing import Any, Iterator, Optional
 import numpy as np
 
 from tapeflow.keras.backend import to_snake_case
-from tapeflow.train._format import atomic_write
+from tapeflow.framework.npz_format import atomic_write
 
 HDF5_SIGNATURE = b"\x89HDF\r\n\x1a\n"
 

@@ -1,4 +1,6 @@
-"""tapeflow's checkpoint file format: a NumPy `.npz` archive of named arrays, no pickle.
+"""tapeflow's file format for named arrays (checkpoints, `Dataset.save`, the older weights
+files): a NumPy `.npz` archive, no pickle. It sits in `framework` because every layer above
+that writes files uses it, with its atomic write.
 
 Layout: one array per saved value, keyed by its path ('model/0', 'optimizer/3', ...), plus
 '__format__' (a string array holding FORMAT) and '__keys__' (the saved keys, a manifest).
