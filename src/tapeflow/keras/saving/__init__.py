@@ -14,6 +14,7 @@ import os
 from typing import Any
 
 from tapeflow.keras.saving import _legacy
+from tapeflow.keras.saving import archive as _archive
 from tapeflow.keras.saving.archive import load_model, save_model
 from tapeflow.keras.saving.serialization import (
     CustomObjectScope, custom_object_scope, deserialize_keras_object, get_custom_objects,
@@ -44,11 +45,7 @@ def load_weights(model: Any, filepath: Any, skip_mismatch: bool = False, **kwarg
     '.keras' file), or tapeflow's older npz weights."""
     filepath = os.fspath(filepath)
     if filepath.endswith(".keras"):
-        import io
-        import zipfile
-        with zipfile.ZipFile(filepath) as archive:
-            data = archive.read("model.weights.h5")
-        return _weights.read_h5(model, io.BytesIO(data), skip_mismatch=skip_mismatch)
+        return _archive.load_weights(model, filepath, skip_mismatch=skip_mismatch)
     if not filepath.endswith((".weights.h5", ".weights.npz")):
         raise ValueError(f"File format not supported: filepath={filepath}. Keras 3 only "
                          "supports V3 `.keras` and `.weights.h5` files, or legacy V1/V2 `.h5` "
@@ -59,13 +56,10 @@ def load_weights(model: Any, filepath: Any, skip_mismatch: bool = False, **kwarg
         raise ValueError("You are loading weights into a model that has not yet been built. "
                          "Try building the model first by calling it on some data or by "
                          "using `build()`.")
-    kind = _weights.file_kind(filepath)
-    if kind == "hdf5":
-        return _weights.read_h5(model, filepath, skip_mismatch=skip_mismatch)
-    if kind == "zip":
+    if _weights.file_kind(filepath) == "zip":
         return _legacy.load_weights(model, filepath, skip_mismatch=skip_mismatch)
-    raise ValueError(f"{filepath} is neither a Keras weights file (HDF5) nor tapeflow's older "
-                     "npz weights file.")
+    # Anything else is opened as HDF5, as Keras does: h5py's OSError for a damaged signature.
+    return _weights.read_h5(model, filepath, skip_mismatch=skip_mismatch)
 
 
 __all__ = ["save_model", "load_model", "save_weights", "load_weights",

@@ -45,7 +45,8 @@ def save_weights(model: Any, filepath: str, overwrite: bool = True) -> None:
 
 
 def load_weights(model: Any, filepath: str, skip_mismatch: bool = False) -> None:
-    """Assigns the weights saved by `save_weights` to `model.weights`, in order."""
+    """Assigns the weights saved by `save_weights` to `model.weights`, in order, all or
+    nothing: every shape is checked before the first variable is assigned."""
     filepath = _check_name(filepath)
     arrays = _format.read_arrays(filepath)
     saved = sorted(int(k.split("/")[1]) for k in arrays if k.startswith("weights/"))
@@ -54,14 +55,16 @@ def load_weights(model: Any, filepath: str, skip_mismatch: bool = False) -> None
         raise ValueError(f"Weights file {filepath} holds {len(saved)} weights but the model "
                          f"has {len(variables)}: was it saved from a different model (or is the "
                          "model not built yet)?")
+    matching = []
     for i, variable in zip(saved, variables):
         value = arrays[f"weights/{i}"]
-        if tuple(value.shape) != tuple(variable.shape):
-            if skip_mismatch:
-                continue
+        if tuple(value.shape) == tuple(variable.shape):
+            matching.append((variable, value))
+        elif not skip_mismatch:
             raise ValueError(f"Weight {i} ('{arrays.get(f'names/{i}', '?')}') has shape "
                              f"{value.shape} in {filepath}, but the model's "
                              f"'{variable.name}' has shape {tuple(variable.shape)}.")
+    for variable, value in matching:
         variable.assign(value.astype(variable.dtype.as_numpy_dtype, copy=False))
 
 

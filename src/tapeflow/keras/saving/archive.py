@@ -96,6 +96,12 @@ def load_model(filepath: Any, custom_objects: Optional[Mapping] = None, compile:
     return model
 
 
+def load_weights(model: Any, filepath: str, skip_mismatch: bool = False) -> None:
+    """Loads the weights of the `.keras` file `filepath` into `model`, read in place."""
+    with zipfile.ZipFile(filepath) as archive, archive.open(_member(archive, WEIGHTS)) as h5:
+        weights.read_h5(model, h5, skip_mismatch=skip_mismatch)
+
+
 def to_bytes(obj: Any) -> bytes:
     """A `.keras` archive of `obj` (a model or a layer) in memory: what pickling stores."""
     buffer = io.BytesIO()
@@ -121,4 +127,4 @@ def unpickle(data: bytes) -> Any:
     return obj
 
 
-__all__ = ["save_model", "load_model", "to_bytes", "unpickle"]
+__all__ = ["save_model", "load_model", "load_weights", "to_bytes", "unpickle"]

@@ -7,11 +7,18 @@ path of a child is the attribute that holds it ('optimizer', 'hidden') or, insid
 the snake_case class name made unique in that list ('layers/dense', 'layers/dense_1'), with
 Sequential and Functional models listing 'layers' first, exactly as Keras, so files pass both
 ways. h5py is imported only here, when a file is read or written.
+
+Reading trusts nothing in the file (see `read_h5`): it walks only the model's own paths,
+refuses what Keras 3.15 refuses (soft and external links, external and virtual datasets,
+shape bombs) with Keras's texts, and chunks larger than their dataset; checks every count,
+shape and dtype against the model before reading a byte of data; reads only the datasets
+Keras reads; and assigns all or nothing.
 """
 
 from __future__ import annotations
 
 import io
+import math
 import warnings
 from typing import Any, Iterator, Optional
 
@@ -167,39 +174,54 @@ def _variable_text(v: Any) -> str:
     return f"<Variable path={path}, shape={tuple(v.shape)}, dtype={v.dtype.name}>"
 
 
+def _shape_error(variable: Any, shape: tuple) -> ValueError:
+    """Keras's error for `variable.assign(value)` with a value of another shape."""
+    return ValueError(f"The shape of the target variable and the shape of the target value in "
+                      f"`variable.assign(value)` must match. variable.shape="
+                      f"{tuple(variable.shape)}, Received: value.shape={shape}. "
+                      f"Target variable: {_variable_text(variable)}")
+
+
 def _assign(variable: Any, value: np.ndarray) -> None:
     if tuple(variable.shape) != tuple(value.shape):
-        raise ValueError(f"The shape of the target variable and the shape of the target value "
-                         f"in `variable.assign(value)` must match. variable.shape="
-                         f"{tuple(variable.shape)}, Received: value.shape={value.shape}. "
-                         f"Target variable: {_variable_text(variable)}")
-    variable.assign(value.astype(variable.dtype.as_numpy_dtype, copy=False))
+        raise _shape_error(variable, value.shape)
+    variable.assign(_as_variable_dtype(variable, value))
+
+
+def _as_variable_dtype(variable: Any, value: np.ndarray) -> np.ndarray:
+    return np.asarray(value).astype(variable.dtype.as_numpy_dtype, copy=False)
+
+
+def _check_count(obj: Any, variables: list, count: int) -> bool:
+    """False when `obj` skips loading (an optimizer with another number of variables warns,
+    as Keras's); raises Keras's ValueError when a layer's count differs."""
+    if count == len(variables):
+        return True
+    if _kind(obj) == "Optimizer":
+        message = (f"Skipping variable loading for optimizer '{obj.name}', because it has "
+                   f"{len(variables)} variables whereas the saved optimizer has "
+                   f"{count} variables. ")
+        if not variables:   # Keras's test: an unbuilt optimizer with iterations says nothing
+            message += "This is likely because the optimizer has not been called/built yet."
+        warnings.warn(message, stacklevel=4)
+        return False
+    if not variables and not getattr(obj, "built", True):
+        raise ValueError(f"Layer '{obj.name}' was never built and thus it doesn't have any "
+                         f"variables. However the weights file lists {count} "
+                         f"variables for this layer.")
+    name = getattr(obj, "name", type(obj).__name__)
+    raise ValueError(f"Layer '{name}' expected {len(variables)} variables, but "
+                     f"received {count} variables during loading. Expected: "
+                     f"{[v.name for v in variables]}")
 
 
 def load_own_variables(obj: Any, store: dict) -> None:
-    """Assigns the datasets of one 'vars' group to `obj`'s own variables, with Keras's
+    """Assigns the arrays of `store` ('0', '1', ...) to `obj`'s own variables, with Keras's
     errors (a count that differs, a shape that differs)."""
     variables = own_variables(obj)
-    if _kind(obj) == "Optimizer":
-        if len(store) != len(variables):
-            message = (f"Skipping variable loading for optimizer '{obj.name}', because it has "
-                       f"{len(variables)} variables whereas the saved optimizer has "
-                       f"{len(store)} variables. ")
-            if not getattr(obj, "built", False):
-                message += "This is likely because the optimizer has not been called/built yet."
-            warnings.warn(message, stacklevel=3)
-            return
-    elif len(store) != len(variables):
-        if not variables and not getattr(obj, "built", True):
-            raise ValueError(f"Layer '{obj.name}' was never built and thus it doesn't have any "
-                             f"variables. However the weights file lists {len(store)} "
-                             f"variables for this layer.")
-        name = getattr(obj, "name", type(obj).__name__)
-        raise ValueError(f"Layer '{name}' expected {len(variables)} variables, but "
-                         f"received {len(store)} variables during loading. Expected: "
-                         f"{[v.name for v in variables]}")
-    for i, variable in enumerate(variables):
-        _assign(variable, np.asarray(store[str(i)]))
+    if _check_count(obj, variables, len(store)):
+        for i, variable in enumerate(variables):
+            _assign(variable, np.asarray(store[str(i)]))
 
 
 # -- HDF5 -----------------------------------------------------------------------------------
@@ -213,40 +235,215 @@ def write_h5(model: Any, target: Any) -> None:
             group.attrs["name"] = getattr(obj, "name", None) or type(obj).__name__
             for i, variable in enumerate(own_variables(obj)):
                 group[str(i)] = np.asarray(variable.numpy())
+                if variable.dtype.name == "bfloat16":
+                    group[str(i)].attrs["dtype"] = "bfloat16"   # Keras's mark, so it reads it
 
 
 def read_h5(model: Any, source: Any, skip_mismatch: bool = False) -> None:
-    """Loads the state saved by `write_h5` (or by Keras) into `model`. Objects that fail
-    are listed in one ValueError at the end (a warning with `skip_mismatch`), as Keras."""
+    """Loads the state saved by `write_h5` (or by Keras) into `model`, all or nothing.
+
+    Objects that fail are listed in one ValueError (a warning with `skip_mismatch`), as
+    Keras's. Before any data is read, every dataset the model will load is checked: no soft
+    or external link on its path, no external or virtual storage, the variable count, each
+    shape and dtype against the model's, no declared size the stored bytes cannot hold and no
+    chunk larger than its dataset; so a hostile file can neither make tapeflow open another
+    file nor allocate much more than the model's own size (numbers of at most 16 bytes, in
+    the model's shapes). A file HDF5 cannot open raises h5py's OSError; any other
+    damage raises ValueError. Nothing is assigned unless the whole load succeeds (with
+    `skip_mismatch`, the objects that did not fail)."""
     h5py = _h5py()
-    errors: list = []
+    objects = list(walk(model))
+    errors: dict = {}
+    values: list = []
     with h5py.File(source, "r") as f:
-        for path, obj in walk(model):
-            store = _vars_group(f, path)
-            try:
-                load_own_variables(obj, store)
-            except ValueError as e:
-                errors.append((obj, e))
+        plans = _plan_all(f, objects, errors)
+        if not errors or skip_mismatch:
+            values = _read_all(plans, errors)
     if errors:
-        message = (f"A total of {len(errors)} objects could not be loaded. Example error "
-                   f"message for object {errors[0][0]!r}:\n\n{errors[0][1]}\n\nList of "
-                   f"objects that could not be loaded:\n{[obj for obj, _ in errors]}")
-        if not skip_mismatch:
-            raise ValueError(message)
-        warnings.warn(message, stacklevel=3)
+        _report(objects, errors, skip_mismatch)
+    for variable, value in values:
+        variable.assign(value)
 
 
-def _vars_group(f: Any, path: str) -> dict:
-    """The datasets of '<path>/vars' as arrays ({} when absent, as Keras's H5IOStore)."""
+def _plan_all(f: Any, objects: list, errors: dict) -> dict:
+    """{object index: [(variable, dataset)]}: every dataset to read, checked, none read."""
+    plans = {}
+    for index, (path, obj) in enumerate(objects):
+        group = _vars_group(f, path)
+        try:
+            plans[index] = _plan_own_variables(obj, group)
+        except Exception as e:  # noqa: BLE001 - Keras lists any object's error, of any class
+            errors[index] = e
+    return plans
+
+
+def _read_all(plans: dict, errors: dict) -> list:
+    """[(variable, value)] for the objects whose datasets all read and convert."""
+    values = []
+    for index, plan in plans.items():
+        try:
+            values.extend((variable, _as_variable_dtype(variable, _read(dataset)))
+                          for variable, dataset in plan)
+        except Exception as e:  # noqa: BLE001 - as above: corrupt data, text that is no number
+            errors[index] = e
+    return values
+
+
+def _report(objects: list, errors: dict, skip_mismatch: bool) -> None:
+    """Keras's message for the objects that failed: raised, or warned with `skip_mismatch`
+    unless the file was refused (a link or external storage is never skipped)."""
+    failed = [objects[i][1] for i in sorted(errors)]
+    first = errors[min(errors)]
+    message = (f"A total of {len(errors)} objects could not be loaded. Example error "
+               f"message for object {failed[0]!r}:\n\n{first}\n\nList of "
+               f"objects that could not be loaded:\n{failed}")
+    refused = any(isinstance(e, _Refused) for e in errors.values())
+    if refused or not skip_mismatch:
+        raise ValueError(message)
+    warnings.warn(message, stacklevel=4)
+
+
+def _plan_own_variables(obj: Any, group: Any) -> list:
+    """[(variable, dataset)] for `obj`'s own variables, after Keras's count check and every
+    check of `_checked_dataset`; [] when an optimizer skips loading, as Keras's."""
+    variables = own_variables(obj)
+    if not _check_count(obj, variables, len(group) if group is not None else 0):
+        return []
+    return [(variable, _checked_dataset(group, str(i), variable))
+            for i, variable in enumerate(variables)]
+
+
+class _Refused(ValueError):
+    """A file Keras refuses outright: a link out of its group or data stored elsewhere."""
+
+
+# Keras's guard against shape/decompression bombs: above 4 GiB declared, at most 1000 times
+# the bytes stored. Under it, a dataset must have its variable's shape, which bounds it.
+_BOMB_FLOOR_BYTES = 1 << 32
+_MAX_EXPANSION = 1000
+# h5py's automatic chunks stay under 1 MiB; a chunk may exceed its dataset only below this.
+_CHUNK_FLOOR_BYTES = 1 << 20
+# Item sizes that load: numbers up to complex128, and numbers as text ('S' strings, which
+# Keras parses) up to 32 characters. Wider items would multiply the model's size.
+_MAX_NUMBER_BYTES = 16
+_MAX_TEXT_BYTES = 32
+
+
+def _link(group: Any, name: str) -> Any:
+    """The object `name` in `group`, or None when absent, without following a soft or
+    external link (both refused, as Keras's `safe_get_h5_*`)."""
+    h5py = _h5py()
+    link = group.get(name, default=None, getlink=True)
+    if link is None:
+        return None
+    if isinstance(link, (h5py.SoftLink, h5py.ExternalLink)):
+        raise _Refused(f"Not allowed: H5 file with {type(link).__name__}")
+    return group[name]
+
+
+def _group(parent: Any, path: str) -> Any:
+    """The group at `path` under `parent`, link by link, or None when absent."""
+    h5py = _h5py()
+    current = parent
+    for part in path.split("/"):
+        current = _link(current, part)
+        if current is None:
+            return None
+        if not isinstance(current, h5py.Group):
+            raise ValueError(f"Invalid H5 file, expected Group but received {type(current)}")
+    return current
+
+
+def _vars_group(f: Any, path: str) -> Any:
+    """The h5py group '<path>/vars' (None when absent, as Keras's H5IOStore: no variables),
+    or the one of Keras 2.13's layout. Links are refused; HDF5's errors on a damaged file
+    become ValueError."""
     group_path = f"{path}/vars" if path else "vars"
-    if group_path not in f:
-        legacy = group_path.replace("layers", "_layer_checkpoint_dependencies")
-        if path and "_layer_checkpoint_dependencies" in f and legacy in f:
-            group_path = legacy
-        else:
-            return {}
-    group = f[group_path]
-    return {key: np.asarray(group[key]) for key in group.keys()}
+    try:
+        group = _group(f, group_path)
+        if group is None and path and _link(f, "_layer_checkpoint_dependencies") is not None:
+            group = _group(f, group_path.replace("layers", "_layer_checkpoint_dependencies"))
+    except _Refused as e:
+        raise ValueError(str(e)) from None  # Keras's class: outside any object, never skipped
+    except (KeyError, RuntimeError, OSError) as e:  # what h5py raises on damaged metadata
+        raise ValueError(f"Invalid H5 file: cannot read the group '{group_path}': {e}") from e
+    return group
+
+
+def _checked_dataset(group: Any, name: str, variable: Any) -> Any:
+    """The dataset `name` of `group` for `variable`, checked as Keras's
+    `safe_get_h5_dataset` checks it, then against `variable`'s shape and dtype: all from
+    its metadata, before a byte of its data is read."""
+    h5py = _h5py()
+    dataset = _link(group, name)
+    if dataset is None:
+        raise KeyError(name)
+    if not isinstance(dataset, h5py.Dataset):
+        raise ValueError(f"Invalid H5 file, expected Dataset, received {type(dataset)}")
+    if dataset.external:
+        raise _Refused(f"Not allowed: H5 file with external Dataset: {dataset.external}")
+    if dataset.is_virtual:
+        raise _Refused("Not allowed: H5 file with virtual Dataset")
+    _check_declared_size(dataset, name)
+    if tuple(dataset.shape) != tuple(variable.shape):
+        raise _shape_error(variable, tuple(dataset.shape))
+    if not _is_bfloat16(dataset):
+        _check_dtype(dataset.dtype, name)
+    return dataset
+
+
+def _is_bfloat16(dataset: Any) -> bool:
+    """Keras's mark for bfloat16, which HDF5 holds as 2 opaque bytes: attribute 'dtype'."""
+    dtype = dataset.dtype
+    if dtype.kind != "V" or dtype.itemsize != 2 or dtype.names or dtype.subdtype:
+        return False
+    mark = dataset.attrs.get("dtype")
+    return isinstance(mark, (str, bytes)) and mark in ("bfloat16", b"bfloat16")
+
+
+def _read(dataset: Any) -> np.ndarray:
+    """A checked dataset's data (bfloat16 as ml_dtypes', as Keras reads it)."""
+    value = np.asarray(dataset[()])
+    if _is_bfloat16(dataset):
+        from tapeflow.framework.dtypes import bfloat16
+        value = value.view(bfloat16.as_numpy_dtype)
+    return value
+
+
+def _check_declared_size(dataset: Any, name: str) -> None:
+    """Keras's bomb check; and chunks larger than the dataset, which HDF5 would inflate
+    whole, in its own memory, to read a few numbers (only a resizable dataset has them)."""
+    declared = math.prod(dataset.shape) * dataset.dtype.itemsize
+    stored = dataset.id.get_storage_size()
+    if declared > _BOMB_FLOOR_BYTES and declared > _MAX_EXPANSION * stored:
+        raise ValueError(f"Not allowed: H5 dataset '{name}' declares "
+                         f"{_readable_size(declared)} but only {_readable_size(stored)} are "
+                         "stored on disk; refusing to load a potential decompression/shape "
+                         "bomb.")
+    chunk = math.prod(dataset.chunks or ()) * dataset.dtype.itemsize
+    if dataset.chunks and chunk > max(declared, _CHUNK_FLOOR_BYTES):
+        raise ValueError(f"Not allowed: H5 dataset '{name}' declares chunks of "
+                         f"{_readable_size(chunk)} for {_readable_size(declared)} of data; "
+                         "refusing to load a potential decompression bomb.")
+
+
+def _check_dtype(dtype: np.dtype, name: str) -> None:
+    """Numbers (bool, int, float, complex) and short text numbers load, as in Keras; records,
+    nested arrays, variable-length items (whose bytes are not bounded by the shape) do not."""
+    numeric = dtype.kind in "biufc" and dtype.itemsize <= _MAX_NUMBER_BYTES
+    text = dtype.kind == "S" and dtype.itemsize <= _MAX_TEXT_BYTES
+    if dtype.subdtype is not None or not (numeric or text):
+        raise ValueError(f"Not allowed: H5 dataset '{name}' has dtype {dtype}: a variable "
+                         "loads from numbers only.")
+
+
+def _readable_size(size: float) -> str:
+    """Keras's `readable_memory_size`: '8.00 GB' (powers of 1024)."""
+    for unit in ("B", "KB", "MB", "GB", "TB"):
+        if size < 1024:
+            return f"{size:.2f} {unit}"
+        size /= 1024
+    return f"{size:.2f} PB"
 
 
 # -- files ----------------------------------------------------------------------------------------
