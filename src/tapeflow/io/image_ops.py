@@ -47,6 +47,8 @@ def _scalar_contents(x: np.ndarray, op: str) -> bytes:
     if x.ndim != 0:
         raise InvalidArgumentError(f"`contents` must be scalar but got shape"
                                    f"{dims_text(x.shape)} [Op:{op}]")
+    if not x[()]:
+        raise InvalidArgumentError(f"Input is empty. [Op:{op}]")
     return x[()]
 
 
@@ -57,48 +59,86 @@ def _check_channels(channels: int, op: str, allowed: tuple = (0, 1, 3, 4)) -> No
 
 
 def _png_pixels(data: bytes, channels: int, bits: int, op: str) -> np.ndarray:
-    import zlib
+    """TF's DecodePng: each failure stage has its own message (see tapeflow.io.png)."""
     try:
-        info = _png.PNGInfo(data)
-    except (_png.PNGError, struct.error):
-        raise InvalidArgumentError(f"Invalid PNG. Failed to initialize decoder. [Op:{op}]") \
-            from None
-    try:
-        return _png.decode_png(data, channels, bits, info)
-    except (_png.PNGError, zlib.error) as exc:
-        raise InvalidArgumentError(f"Invalid PNG data, size {len(data)} ({exc}) [Op:{op}]") \
-            from None
+        return _png.decode_png(data, channels, bits, _png.PNGInfo(data))
+    except _png.PNGHeaderError:
+        message = "Invalid PNG. Failed to initialize decoder."
+    except _png.PNGSizeError as exc:
+        message = str(exc)
+    except _png.PNGError:
+        message = f"Invalid PNG data, size {len(data)}"
+    raise InvalidArgumentError(f"{message} [Op:{op}]")
 
 
 # -- BMP -------------------------------------------------------------------------------------------
 
-def _bmp_pixels(data: bytes, channels: int, op: str) -> np.ndarray:
-    """TF's DecodeBmp: uncompressed 8 (one channel, palette ignored), 24 (BGR) or 32 (BGRA)
-    bits per pixel, rows padded to 4 bytes, bottom-up unless the height is negative."""
-    if channels not in (0, 3, 4):
-        raise InvalidArgumentError(f"`channels` must be 0, 3 or 4 for BMP, but got {channels} "
-                                   f"[Op:{op}]")
+_BMP_MAX_PIXELS = (2**31 - 1) // 8   # TF: "Total possible pixel bytes must be less than 2^30"
+_BMP_UNCOMPRESSED = (0, 3, 6)        # BI_RGB, BI_BITFIELDS, BI_ALPHABITFIELDS
+
+
+def _bmp_layout(data: bytes, op: str) -> tuple:
+    """TF's DecodeBmp checks, in its order: (pixel data offset, width, signed height, channels
+    in the file). `offset` (TF's "header size") is the int32 at byte 10, width and height the
+    int32s at 18 and 22, bits per pixel the int16 at 28; rows are padded to 4 bytes and the
+    file must end exactly after them."""
     if len(data) < 32:
         raise InvalidArgumentError(f"Incomplete bmp content, requires at least 32 bytes to "
                                    f"find the header size, width, height, and bpp, got "
                                    f"{len(data)} bytes [Op:{op}]")
-    offset, = struct.unpack_from("<I", data, 10)
+    offset, = struct.unpack_from("<i", data, 10)
     width, height = struct.unpack_from("<ii", data, 18)
-    bpp, = struct.unpack_from("<H", data, 28)
-    inherent = bpp // 8
+    bpp, = struct.unpack_from("<h", data, 28)
+    inherent = int(bpp / 8)   # C's division, which truncates toward zero
     if inherent not in (1, 3, 4):
         raise InvalidArgumentError(f"Number of channels inherent in the image must be 1, 3 or "
                                    f"4, was {inherent} [Op:{op}]")
-    top_down, rows, width = height < 0, abs(height), abs(width)
+    checks = ((width > 0, "Width must be positive"), (height != 0, "Height must be nonzero"),
+              (offset >= 0, "header size must be nonnegative"),
+              (width * abs(height) < _BMP_MAX_PIXELS,
+               "Total possible pixel bytes must be less than 2^30"))
+    for ok, text in checks:
+        if not ok:
+            raise InvalidArgumentError(f"{text} [Op:{op}]")
     row_size = (width * inherent + 3) // 4 * 4
-    if width == 0 or rows == 0 or offset + row_size * (rows - 1) + width * inherent > len(data):
-        raise InvalidArgumentError(f"Invalid or truncated BMP data, size {len(data)} "
+    size_diff = _int32(len(data) - offset - row_size * abs(height))   # TF's int arithmetic
+    if size_diff:
+        raise InvalidArgumentError(f"Input size should match (header_size + row_size * "
+                                   f"abs_height) but they differ by {size_diff} [Op:{op}]")
+    _check_bmp_compression(data, offset, op)
+    return offset, width, height, inherent
+
+
+def _int32(value: int) -> int:
+    return (value + 2**31) % 2**32 - 2**31
+
+
+def _check_bmp_compression(data: bytes, offset: int, op: str) -> None:
+    """TF reads every BMP as uncompressed pixels, so an RLE (or JPEG/PNG-in-BMP) file whose
+    size happens to fit decodes to garbage there; tapeflow refuses it instead. Only an info
+    header (40 bytes or more, at 14) that ends before the pixels has a compression field."""
+    header_size, = struct.unpack_from("<I", data, 14)
+    if header_size < 40 or offset < 34:
+        return
+    compression, = struct.unpack_from("<I", data, 30)
+    if compression not in _BMP_UNCOMPRESSED:
+        raise InvalidArgumentError(f"BMP compression {compression} is not supported: only "
+                                   f"uncompressed BMPs decode (TensorFlow reads these bytes as "
+                                   f"raw pixels) [Op:{op}]")
+
+
+def _bmp_pixels(data: bytes, channels: int, op: str) -> np.ndarray:
+    """TF's DecodeBmp: 8 (one channel, palette ignored), 24 (BGR) or 32 (BGRA) bits per pixel,
+    bottom-up unless the height is negative; see _bmp_layout for what is refused."""
+    if channels not in (0, 3, 4):
+        raise InvalidArgumentError(f"`channels` must be 0, 3 or 4 for BMP, but got {channels} "
                                    f"[Op:{op}]")
-    body = np.frombuffer(data, np.uint8, row_size * rows - (row_size - width * inherent),
-                         offset)
-    body = np.concatenate([body, np.zeros(row_size - width * inherent, np.uint8)])
+    offset, width, height, inherent = _bmp_layout(data, op)
+    rows = abs(height)
+    row_size = (width * inherent + 3) // 4 * 4
+    body = np.frombuffer(data, np.uint8, row_size * rows, offset)
     pixels = body.reshape(rows, row_size)[:, :width * inherent].reshape(rows, width, inherent)
-    if not top_down:
+    if height > 0:   # bottom-up
         pixels = pixels[::-1]
     if inherent >= 3:
         pixels = np.concatenate([pixels[..., 2::-1], pixels[..., 3:]], -1)
@@ -148,25 +188,30 @@ def _decode_image_impl(contents: np.ndarray, channels: int, dtype: str,
                        expand_animations: bool) -> np.ndarray:
     data = _scalar_contents(contents, "DecodeImage")
     fmt = image_format(data)
+    # TF's kernel decodes to uint8, uint16 or float32; other dtypes go through uint16 and
+    # convert_image_dtype
+    decoded = dtype if dtype in ("uint8", "uint16", "float32") else "uint16"
     if fmt == "bmp":
         image = _bmp_pixels(data, channels, "DecodeImage")
-    elif fmt == "png":
-        image = _png_pixels(data, channels, 16 if dtype == "uint16" else 8, "DecodeImage")
+        if decoded == "uint16":
+            image = image.astype(np.uint16) * 256   # TF: floor(65536 / 256), not 257
+    elif fmt == "png":   # at 16 bits for a float32 result too, so 16-bit files keep precision
+        image = _png_pixels(data, channels, 8 if decoded == "uint8" else 16, "DecodeImage")
     elif fmt == "unknown":
         raise InvalidArgumentError("Unknown image file format. One of JPEG, JPEG XL, PNG, GIF, "
                                    "BMP, WebP required. [Op:DecodeImage]")
     else:
         raise _no_decoder(fmt, "DecodeImage")
-    if dtype not in ("uint8", "uint16"):
-        image = _to_float(image, dtype)
-    return image
+    if dtype in ("uint8", "uint16"):
+        return image
+    return _to_float(image, dtype)
 
 
 def _to_float(image: np.ndarray, dtype: str) -> np.ndarray:
-    """convert_image_dtype of an integer image to float: x / max, in float32 first as TF."""
+    """An integer image as floats, x / max(dtype of x), multiplied in the result's dtype as TF
+    (its kernel for float32, convert_image_dtype for the others)."""
     np_dtype = np.dtype(_dtypes.as_dtype(dtype).as_numpy_dtype)
-    scale = np.float32(1.0 / np.iinfo(image.dtype).max)
-    return (image.astype(np.float32) * scale).astype(np_dtype)
+    return image.astype(np_dtype) * np_dtype.type(1.0 / np.iinfo(image.dtype).max)
 
 
 def _image_rule(contents: ShapedArray, channels: int, dtype: str, op: str) -> ShapedArray:
@@ -247,7 +292,9 @@ def decode_png(contents: Any, channels: int = 0, dtype: Any = _dtypes.uint8,
     """A PNG's pixels, [height, width, channels] uint8 or uint16: channels 0 keeps the
     file's (RGB or RGBA for a palette), 1 gray, 3 RGB, 4 RGBA. Converted as TF (libpng):
     gray = (9797 R + 19234 G + 9737 B) / 32768, a missing alpha opaque, 16 bits cut to their
-    high byte, 8 bits widened by 257."""
+    high byte, 8 bits widened by 257. Broken files are refused as TF's libpng refuses them
+    (chunk CRCs, chunk order, IEND, the zlib stream); a declared size of 2**29 pixels or more
+    is refused before any work, and decompression stops at the declared size."""
     return _decode("DecodePng", contents, channels, dtype)
 
 
@@ -273,7 +320,10 @@ def decode_webp(contents: Any, channels: int = 0, name: Optional[str] = None) ->
 
 def decode_bmp(contents: Any, channels: int = 0, name: Optional[str] = None) -> Tensor:
     """An uncompressed BMP's pixels as [height, width, channels] uint8 (channels 0, 3 or 4;
-    8-bit BMPs give their indices as one channel, as TF)."""
+    8-bit BMPs give their indices as one channel, as TF). The file must be exactly its header
+    plus its padded rows, as TF checks; RLE and other compressed BMPs are refused (TF would
+    read their bytes as raw pixels)."""
+    _check_channels(int(channels), "DecodeBmp")
     return bind(_DECODE_BMP, (_strings(contents, "DecodeBmp"),), {"channels": int(channels)})
 
 
