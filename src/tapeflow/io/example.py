@@ -227,21 +227,15 @@ class _Hashable:
 
 # -- the kernel ---------------------------------------------------------------------------------
 
-def _read(records: list, ctx: _pb.Context) -> list:
-    out = []
-    for i, record in enumerate(records):
-        try:
-            out.append(_pb.features_of(record))
-        except (_wire.WireError, UnicodeDecodeError):
-            raise ctx.at(i, ctx.corrupt(record)) from None
-    return out
+def _read(records: list, config: tuple, ctx: _pb.Context) -> list:
+    """Per record, {key: (kind, values)} of the features `config` reads (TF's fast parser's
+    verdicts and first error)."""
+    wanted = _pb.wanted_features(config)
+    return [_pb.parse_record(record, wanted, ctx, i) for i, record in enumerate(records)]
 
 
 def _lookup(feats: dict, key: str) -> tuple:
-    payload = feats.get(key)
-    if payload is None:
-        return 0, None
-    return _pb.decode_feature(payload)
+    return feats.get(key, (0, None))
 
 
 def _parse_impl(serialized: np.ndarray, *, config: tuple, single: bool,
@@ -249,7 +243,7 @@ def _parse_impl(serialized: np.ndarray, *, config: tuple, single: bool,
     records = serialized.reshape(-1).tolist()
     try:
         return _parse_records(records, config, single, names)
-    except InvalidArgumentError as exc:
+    except (InvalidArgumentError, UnicodeDecodeError) as exc:
         # TF reports the first bad example's error: check the examples before this one
         first = getattr(exc, "example_index", 0)
         if first:
@@ -261,7 +255,7 @@ def _parse_records(records: list, config: tuple, single: bool,
                    names: Optional[tuple]) -> tuple:
     sparse, dense, ragged = config
     ctx = _pb.Context(single, None if names is None else list(names))
-    parsed = _read(records, ctx)
+    parsed = _read(records, config, ctx)
     out: list = []
     for key, dtype in sparse:
         out += _sparse_output(parsed, key, dtype, ctx, single)
@@ -482,8 +476,8 @@ def _sequence_impl(serialized: np.ndarray, *, context: tuple, lists: tuple, sing
     for r in records:
         try:
             ctx_records.append(_reencode(_pb.features_of(r, 1, 1)))
-            list_records.append(_pb.features_of(r, 1, 2))
-        except (_wire.WireError, UnicodeDecodeError):
+            list_records.append(_decoded_lists(r))
+        except _wire.WireError:
             raise ctx.corrupt(r) from None
     out = list(_parse_impl(_as_objects(ctx_records), config=context, single=single,
                            names=names)) if _has(context) else []
@@ -510,17 +504,23 @@ def _reencode(feats: dict) -> bytes:
     return _wire.length_delimited(1, entries)
 
 
+def _decoded_lists(record: bytes) -> dict:
+    """{key: [(kind, values) of each step]} of a SequenceExample's feature lists, every step's
+    Feature read (by protobuf's rules) once."""
+    return {key: [_pb.decode_feature(step) for step in _steps(payload)]
+            for key, payload in _pb.features_of(record, 1, 2).items()}
+
+
 def _lists_outputs(list_records: list, config: tuple, ctx: _pb.Context,
                    single: bool) -> list:
     """Feature-list outputs: a FixedLenSequenceFeature's steps stacked (padded in a batch),
     a VarLenFeature's steps as the second sparse dimension."""
     sparse, dense, _ragged = config
     out: list = []
-    steps_of = [{k: _steps(v) for k, v in feats.items()} for feats in list_records]
     for key, dtype in sparse:
-        out += _list_sparse(steps_of, key, dtype, ctx, single)
+        out += _list_sparse(list_records, key, dtype, ctx, single)
     for key, dtype, shape, _sequence, _default in dense:
-        padded, lengths = _list_dense(steps_of, key, dtype, shape, ctx, single)
+        padded, lengths = _list_dense(list_records, key, dtype, shape, ctx, single)
         out += [padded] if single else [padded, lengths]
     return out
 
@@ -537,14 +537,13 @@ def _list_dense(steps_of: list, key: str, dtype: str, shape: tuple, ctx: _pb.Con
     size = int(np.prod(shape))
     for i, steps in enumerate(steps_of):
         items = []
-        for payload in steps.get(key, []):
-            kind, values = _pb.decode_feature(payload)
+        for kind, values in steps.get(key, []):
             if kind not in (0, wanted):
                 raise ctx.dense_type(i, key, kind, _pb.DTYPE_NAMES[wanted])
             values = _empty(dtype) if kind == 0 else _pb.as_array(kind, values)
             if len(values) != size:
                 dims = ",".join(["?"] + [str(d) for d in shape])
-                total = sum(_count(p) for p in steps.get(key, []))
+                total = sum(0 if v is None else len(v) for _k, v in steps[key])
                 raise ctx.error(f"Feature list '{key}' has an unexpected number of values.  "
                                 f"Total values size: {total} is not consistent with "
                                 f"output shape: [{dims}]")
@@ -554,32 +553,34 @@ def _list_dense(steps_of: list, key: str, dtype: str, shape: tuple, ctx: _pb.Con
     return _padded(rows, shape, dtype, None, single), lengths
 
 
-def _count(payload: bytes) -> int:
-    values = _pb.decode_feature(payload)[1]
-    return 0 if values is None else len(values)
-
-
 def _list_sparse(steps_of: list, key: str, dtype: str, ctx: _pb.Context,
                  single: bool) -> list:
-    idx, vals, longest, steps_max = [], [], 0, 0
+    wanted = _pb.KIND_OF_DTYPE[dtype]
+    vals, examples, times, counts = [], [], [], []
+    steps_max = 0
     for i, steps in enumerate(steps_of):
         items = steps.get(key, [])
         steps_max = max(steps_max, len(items))
-        for t, payload in enumerate(items):
-            kind, values = _pb.decode_feature(payload)
-            if kind not in (0, _pb.KIND_OF_DTYPE[dtype]):
-                raise ctx.list_type(i, key, kind, _pb.DTYPE_NAMES[_pb.KIND_OF_DTYPE[dtype]])
+        for t, (kind, values) in enumerate(items):
+            if kind not in (0, wanted):
+                raise ctx.list_type(i, key, kind, _pb.DTYPE_NAMES[wanted])
             values = _empty(dtype) if kind == 0 else _pb.as_array(kind, values)
-            longest = max(longest, len(values))
-            for j in range(len(values)):
-                idx.append([t, j] if single else [i, t, j])
             vals.append(values)
-    rank = 2 if single else 3
+            examples.append(i)
+            times.append(t)
+            counts.append(len(values))
     values = np.concatenate(vals) if vals else _empty(dtype)
     if dtype == "string":
         values = values.astype(object)
+    counts_array = np.asarray(counts, np.int64)
+    starts = np.cumsum(counts_array) - counts_array
+    columns = [np.repeat(np.asarray(times, np.int64), counts_array),
+               np.arange(len(values), dtype=np.int64) - np.repeat(starts, counts_array)]
+    if not single:
+        columns.insert(0, np.repeat(np.asarray(examples, np.int64), counts_array))
+    longest = int(counts_array.max()) if counts else 0
     dims = [steps_max, longest] if single else [len(steps_of), steps_max, longest]
-    return [np.asarray(idx, np.int64).reshape(-1, rank), values, np.asarray(dims, np.int64)]
+    return [np.stack(columns, axis=1), values, np.asarray(dims, np.int64)]
 
 
 def _sequence_rule(serialized: ShapedArray, *, context: tuple, lists: tuple, single: bool,

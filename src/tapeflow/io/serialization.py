@@ -4,7 +4,7 @@ as TensorFlow writes them (numbers in `tensor_content`, strings in `string_val`)
 from __future__ import annotations
 
 import base64
-import struct
+import os
 from typing import Any, Optional
 
 import numpy as np
@@ -19,7 +19,6 @@ from tapeflow.ops._convert import convert_to_tensor
 from tapeflow.ops.string_ops import _strings
 
 _OBJECT = np.dtype(object)
-_BY_ENUM = {enum: name for name, enum in _dtypes._ENUMS.items()}
 # TF's DataTypeString names, as its messages print them.
 _TF_NAMES = {"float32": "float", "float64": "double", "float16": "half"}
 
@@ -65,94 +64,357 @@ def serialize_tensor(tensor: Any, name: Optional[str] = None) -> Tensor:
     return bind(_SERIALIZE, (t,), {"dtype": t.dtype.name})
 
 
-# -- parsing ---------------------------------------------------------------------------------------
+# -- parsing: protobuf's reader, then TF's Tensor::FromProto ---------------------------------------
 
-class _Proto:
-    """The fields of a parsed TensorProto that tapeflow reads."""
+# The messages' fields: number -> (name, kind, repeated); a dict kind is a sub-message's fields.
+# resource_handle_val / variant_val are read as well-formed messages whose fields are unknown.
+_DIM_FIELDS = {1: ("size", "int64", False), 2: ("name", "string", False)}
+_SHAPE_FIELDS = {2: ("dim", _DIM_FIELDS, True), 3: ("unknown_rank", "bool", False)}
+_TENSOR_FIELDS = {
+    1: ("dtype", "enum", False), 2: ("tensor_shape", _SHAPE_FIELDS, False),
+    3: ("version_number", "int32", False), 4: ("tensor_content", "bytes", False),
+    5: ("float_val", "float", True), 6: ("double_val", "double", True),
+    7: ("int_val", "int32", True), 8: ("string_val", "bytes", True),
+    9: ("scomplex_val", "float", True), 10: ("int64_val", "int64", True),
+    11: ("bool_val", "bool", True), 12: ("dcomplex_val", "double", True),
+    13: ("half_val", "int32", True), 14: ("resource_handle_val", {}, True),
+    15: ("variant_val", {}, True), 16: ("uint32_val", "uint32", True),
+    17: ("uint64_val", "uint64", True), 18: ("float8_val", "bytes", False)}
+_WIRETYPE_OF = {"enum": _wire.VARINT, "int32": _wire.VARINT, "int64": _wire.VARINT,
+                "uint32": _wire.VARINT, "uint64": _wire.VARINT, "bool": _wire.VARINT,
+                "float": _wire.FIXED32, "double": _wire.FIXED64,
+                "bytes": _wire.LENGTH_DELIMITED, "string": _wire.LENGTH_DELIMITED}
+_FIXED_DTYPES = {"float": "<f4", "double": "<f8"}
+
+
+class _Message:
+    """A parsed message: known fields by name (a list when repeated; repeated numbers as a list
+    of chunks, see `values`) and unknown fields as (number, wire type, raw value)."""
+
+    __slots__ = ("fields", "unknown")
 
     def __init__(self) -> None:
-        self.dtype = 0
-        self.dims: list = []
-        self.unknown_rank = False
-        self.content = b""
-        self.values: dict = {}   # field number -> list of raw values
+        self.fields: dict = {}
+        self.unknown: list = []
+
+    def merge(self, other: "_Message", schema: dict) -> None:
+        """protobuf's merge: repeated fields append, sub-messages merge, scalars replace."""
+        for _number, (name, kind, repeated) in schema.items():
+            if name not in other.fields:
+                continue
+            mine, theirs = self.fields.get(name), other.fields[name]
+            if repeated:
+                self.fields.setdefault(name, []).extend(theirs)
+            elif isinstance(kind, dict) and mine is not None:
+                mine.merge(theirs, kind)
+            else:
+                self.fields[name] = theirs
+        self.unknown += other.unknown
+
+    def values(self, name: str, kind: str) -> np.ndarray:
+        """A repeated numeric field's values as one array (its chunks are arrays, or lists
+        of the raw varints read one by one)."""
+        chunks = [_numbers(np.array(c, np.uint64), kind) if isinstance(c, list) else c
+                  for c in self.fields.get(name, [])]
+        return np.concatenate(chunks) if chunks else _numbers(np.zeros(0, np.uint64), kind)
 
 
-def _read_proto(data: bytes) -> _Proto:
-    proto = _Proto()
-    for field, wiretype, value in _wire.iter_fields(data):
-        if field == _DTYPE and wiretype == _wire.VARINT:
-            proto.dtype = value
-        elif field == _SHAPE and wiretype == _wire.LENGTH_DELIMITED:
-            for sfield, _, svalue in _wire.iter_fields(value):
-                if sfield == 2:
-                    size = 0
-                    for dfield, dwire, dvalue in _wire.iter_fields(svalue):
-                        if dfield == 1 and dwire == _wire.VARINT:
-                            size = _wire.to_signed64(dvalue)
-                    proto.dims.append(size)
-                elif sfield == 3:
-                    proto.unknown_rank = bool(svalue)
-        elif field == _CONTENT and wiretype == _wire.LENGTH_DELIMITED:
-            proto.content = value
+def _numbers(raw: np.ndarray, kind: str) -> np.ndarray:
+    """Varint values (uint64) as the field's type: int32 keeps the low 32 bits, as protobuf."""
+    if kind in ("int32", "enum"):
+        return (raw & np.uint64(0xFFFFFFFF)).astype(np.uint32).view(np.int32)
+    if kind == "uint32":
+        return (raw & np.uint64(0xFFFFFFFF)).astype(np.uint32)
+    if kind == "int64":
+        return raw.view(np.int64)
+    if kind == "bool":
+        return raw != 0
+    return raw
+
+
+def _read_scalar(data: bytes, pos: int, end: int, kind: str) -> tuple:
+    if kind in ("float", "double"):
+        width = 4 if kind == "float" else 8
+        if pos + width > end:
+            raise _wire.WireError("truncated fixed-width field")
+        return np.frombuffer(data, _FIXED_DTYPES[kind], 1, pos), pos + width
+    if kind in ("bytes", "string"):
+        first, pos = _wire.read_length(data, pos, end)
+        value = data[first:pos]
+        if kind == "string":
+            try:
+                value.decode("utf-8")
+            except UnicodeDecodeError:
+                raise _wire.WireError("string field is not UTF-8") from None
+        return value, pos
+    value, pos = _wire.decode_varint(data, pos, end)
+    return _numbers(np.array([value], np.uint64), kind), pos
+
+
+def _read_message(data: bytes, pos: int, end: int, schema: dict, depth: int = 0) -> _Message:
+    """The message in `data[pos:end]`, read by protobuf's (C++) rules: a known field of another
+    wire type is unknown, packed and unpacked repeated numbers are both read, a repeated
+    sub-message appends, a singular one merges, a scalar's last value wins."""
+    if depth >= _wire.MAX_DEPTH:
+        raise _wire.WireError("messages nested too deeply")
+    message = _Message()
+    while pos < end:
+        start = pos
+        number, wiretype, pos = _wire.read_tag(data, pos, end)
+        name, kind, repeated = schema.get(number, (None, None, False))
+        if isinstance(kind, dict) and wiretype == _wire.LENGTH_DELIMITED:
+            first, pos = _wire.read_length(data, pos, end)
+            sub = _read_message(data, first, pos, kind, depth + 1)
+            if repeated:
+                message.fields.setdefault(name, []).append(sub)
+            elif name in message.fields:
+                message.fields[name].merge(sub, kind)
+            else:
+                message.fields[name] = sub
+        elif repeated and isinstance(kind, str) and kind in _FIXED_DTYPES \
+                and wiretype == _WIRETYPE_OF[kind] and pos == start + 1:   # unpacked values
+            chunk, pos = _wire.fixed_run(data, start, end, 4 if kind == "float" else 8,
+                                         _FIXED_DTYPES[kind])
+            message.fields.setdefault(name, []).append(chunk)
+        elif repeated and isinstance(kind, str) and _WIRETYPE_OF[kind] == _wire.VARINT == wiretype:
+            raw, pos = _wire.decode_varint(data, pos, end)
+            chunks = message.fields.setdefault(name, [])
+            if chunks and isinstance(chunks[-1], list):
+                chunks[-1].append(raw)
+            else:
+                chunks.append([raw])
+        elif isinstance(kind, str) and wiretype == _WIRETYPE_OF[kind]:
+            value, pos = _read_scalar(data, pos, end, kind)
+            if repeated:
+                message.fields.setdefault(name, []).append(value)
+            else:
+                message.fields[name] = value if kind in ("bytes", "string") else value[0]
+        elif repeated and isinstance(kind, str) and kind not in ("bytes", "string") \
+                and wiretype == _wire.LENGTH_DELIMITED:
+            first, pos = _wire.read_length(data, pos, end)
+            payload = data[first:pos]
+            chunk = _wire.fixed_array(payload, _FIXED_DTYPES[kind]) if kind in _FIXED_DTYPES \
+                else _numbers(_wire.varint_array(payload), kind)
+            message.fields.setdefault(name, []).append(chunk)
         else:
-            proto.values.setdefault(field, []).append((wiretype, value))
-    return proto
+            first = pos
+            pos = _wire.skip_value(data, pos, end, number, wiretype, depth)
+            message.unknown.append((number, wiretype, data[first:pos]))
+    return message
 
 
-# value field and how its items are stored, per dtype: (field, struct code or 'varint')
-_VALUE_FIELDS = {"float32": (_FLOAT, "f"), "float64": (_DOUBLE, "d"), "int32": (_INT, "v"),
-                 "int16": (_INT, "v"), "int8": (_INT, "v"), "uint8": (_INT, "v"),
-                 "uint16": (_INT, "v"), "int64": (_INT64, "v"), "bool": (_BOOL, "v"),
-                 "uint32": (_UINT32, "v"), "uint64": (_UINT64, "v"), "float16": (_HALF, "v"),
-                 "bfloat16": (_HALF, "v"), "complex64": (_SCOMPLEX, "f"),
-                 "complex128": (_DCOMPLEX, "d"), "string": (_STRING, "b")}
+# TF's DataType enum: name (DT_ + this, upper case) and item size where Tensor::FromProto can
+# decode it; the _REF types (+100) it cannot.
+_TF_TYPES = {1: ("float", 4), 2: ("double", 8), 3: ("int32", 4), 4: ("uint8", 1),
+             5: ("int16", 2), 6: ("int8", 1), 7: ("string", None), 8: ("complex64", 8),
+             9: ("int64", 8), 10: ("bool", 1), 11: ("qint8", 1), 12: ("quint8", 1),
+             13: ("qint32", 4), 14: ("bfloat16", 2), 15: ("qint16", 2), 16: ("quint16", 2),
+             17: ("uint16", 2), 18: ("complex128", 16), 19: ("half", 2),
+             20: ("resource", None), 21: ("variant", None), 22: ("uint32", 4),
+             23: ("uint64", 8), 24: ("float8_e5m2", 1), 25: ("float8_e4m3fn", 1),
+             26: ("float8_e4m3fnuz", 1), 27: ("float8_e4m3b11fnuz", 1),
+             28: ("float8_e5m2fnuz", 1), 29: ("int4", 1), 30: ("uint4", 1)}
+_EXTRA_ENUM_NAMES = {0: "DT_INVALID", 31: "DT_INT2", 32: "DT_UINT2", 33: "DT_FLOAT4_E2M1FN"}
+# where Tensor::FromProto reads each type's values from (tensor.cc's ProtoHelper)
+_VALUES_FIELD = {"float": ("float_val", "float"), "double": ("double_val", "double"),
+                 "int64": ("int64_val", "int64"), "bool": ("bool_val", "bool"),
+                 "uint32": ("uint32_val", "uint32"), "uint64": ("uint64_val", "uint64"),
+                 "half": ("half_val", "int32"), "bfloat16": ("half_val", "int32"),
+                 "complex64": ("scomplex_val", "float"),
+                 "complex128": ("dcomplex_val", "double")}
+_MAX_DIMS = 254
 
 
-def _field_values(entries: list, code: str) -> list:
-    """The items of a repeated field, packed or not."""
-    items: list = []
-    for wiretype, value in entries:
-        if code == "b":
-            items.append(value)
-        elif code == "v":
-            items.extend([value] if wiretype == _wire.VARINT else _wire.unpack_varints(value))
-        else:
-            items.extend(struct.unpack(f"<{len(value) // struct.calcsize(code)}{code}", value))
-    return items
+def _enum_name(value: int) -> str:
+    base = value - 100 if value > 100 else value
+    name = f"DT_{_TF_TYPES[base][0].upper()}" if base in _TF_TYPES else \
+        _EXTRA_ENUM_NAMES.get(base)
+    if name is None or value == 100:
+        return str(value)
+    return name + ("_REF" if value > 100 else "")
 
 
-def _from_values(proto: _Proto, name: str, np_dtype: np.dtype, count: int) -> np.ndarray:
-    field, code = _VALUE_FIELDS[name]
-    items = _field_values(proto.values.get(field, []), code)
-    if code == "v" and name in ("float16", "bfloat16"):
-        items = np.array(items, np.uint16).view(np_dtype)
-    elif name.startswith("complex"):
-        items = np.array(items[0::2]) + 1j * np.array(items[1::2]) if items else []
-    elif code == "v":
-        bits = np.array(items, np.uint64)
-        items = bits.astype(np.int64).astype(np_dtype) if name != "bool" else bits != 0
-    out = np.zeros(count, np_dtype) if name != "string" else np.full(count, b"", object)
-    n = min(len(items), count)
-    if n:
-        out[:n] = items[:n]
-        out[n:] = items[n - 1]   # TF repeats the last value to fill the tensor
+def _physical_memory() -> int:
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return 1 << 40
+
+
+def _element_count(shape: Optional[_Message]) -> Optional[int]:
+    """The shape's element count, None where TF's TensorShape is invalid (a negative size,
+    more than 254 dimensions, a count past int64)."""
+    dims = [] if shape is None else shape.fields.get("dim", [])
+    if len(dims) > _MAX_DIMS:
+        return None
+    count = 1
+    for dim in dims:
+        size = int(dim.fields.get("size", 0))
+        if size < 0:
+            return None
+        count *= size
+        if count >= 1 << 63:
+            return None
+    return count
+
+
+def _shape_of(proto: _Message) -> tuple:
+    shape = proto.fields.get("tensor_shape")
+    return tuple(int(d.fields.get("size", 0)) for d in
+                 ([] if shape is None else shape.fields.get("dim", [])))
+
+
+def _decoded_strings(content: bytes, count: int) -> Optional[list]:
+    """tensor_content of a string tensor: `count` varint lengths, then the bytes, exactly."""
+    sizes, pos = [], 0
+    try:
+        for _ in range(count):
+            size, pos = _wire.decode_varint(content, pos)
+            sizes.append(size & 0xFFFFFFFF)
+    except _wire.WireError:
+        return None
+    if sum(sizes) != len(content) - pos:
+        return None
+    out = []
+    for size in sizes:
+        out.append(content[pos:pos + size])
+        pos += size
     return out
 
 
-def _text_format(proto: _Proto) -> str:
-    """The start of the proto's text format, as TF quotes it in a parse error."""
-    lines = []
-    if proto.dtype:
-        lines.append(f"dtype: DT_{tf_type_name(_BY_ENUM.get(proto.dtype, '?')).upper()}")
-    if proto.dims:
-        lines.append("tensor_shape {")
-        for d in proto.dims:
-            lines += ["  dim {", f"    size: {d}", "  }"] if d else ["  dim {", "  }"]
-        lines.append("}")
-    if proto.content:
-        lines.append(f'tensor_content: "{_c_escape(proto.content)}"')
-    return "".join(line + "\n" for line in lines)
+def _from_proto_ok(proto: _Message) -> bool:
+    """Whether TF's Tensor::FromProto accepts the proto (its shape, type and content), decided
+    before anything the size of the tensor is allocated: a tensor_content must hold exactly the
+    declared elements, and values broadcast from *_val fields must fit in memory (where TF's
+    allocation would fail)."""
+    count = _element_count(proto.fields.get("tensor_shape"))
+    enum = int(proto.fields.get("dtype", 0))
+    if count is None or enum not in _TF_TYPES:
+        return False
+    name, size = _TF_TYPES[enum]
+    content = proto.fields.get("tensor_content", b"")
+    if count == 0 or not content:
+        return count == 0 or count * (size or 8) <= _physical_memory()
+    if name == "string":
+        return _decoded_strings(content, count) is not None
+    if size is None or len(content) != count * size:
+        return False
+    return name != "bool" or not bytes(content).translate(None, b"\0\1")
+
+
+def _values_from_fields(proto: _Message, name: str, np_dtype: np.dtype, count: int) -> Any:
+    """The tensor from the *_val fields: fewer values than elements repeat the last one (none
+    gives zeros), extra values are dropped, as TF's FromProtoField does."""
+    if name == "string":
+        items = proto.fields.get("string_val", [])
+        out = np.full(count, b"", object)
+        if items:
+            out[:min(count, len(items))] = items[:count]
+            out[len(items):] = items[-1]
+        return out
+    field, kind = _VALUES_FIELD.get(name, ("int_val", "int32"))
+    items = proto.values(field, kind)
+    if name in ("half", "bfloat16"):
+        items = items.astype(np.uint16).view(np_dtype)
+    elif name.startswith("complex"):
+        items = items[0:len(items) // 2 * 2:2] + 1j * items[1::2][:len(items) // 2]
+    out = np.zeros(count, np_dtype)
+    n = min(len(items), count)
+    if n:
+        out[:n] = items[:n].astype(np_dtype)
+        out[n:] = out[n - 1]
+    return out
+
+
+def _tensor_from_proto(proto: _Message, name: str) -> np.ndarray:
+    np_dtype = _OBJECT if name == "string" else np.dtype(_dtypes.as_dtype(name).as_numpy_dtype)
+    shape = _shape_of(proto)
+    count = int(np.prod(shape, dtype=np.int64)) if shape else 1
+    content = proto.fields.get("tensor_content", b"")
+    if count and content and name == "string":
+        flat = np.empty(count, object)
+        flat[:] = _decoded_strings(content, count)
+    elif count and content:
+        flat = np.frombuffer(content, np_dtype.newbyteorder("<")).astype(np_dtype)
+    else:
+        flat = _values_from_fields(proto, _TF_TYPES[_dtypes.as_dtype(name).as_datatype_enum][0],
+                                   np_dtype, count)
+    return flat.reshape(shape)
+
+
+# -- the proto's text, as TF prints it in "Cannot parse tensor from proto" ------------------------
+
+_UNKNOWN_KINDS = {_wire.VARINT: "VARINT", _wire.FIXED64: "FIXED64", _wire.FIXED32: "FIXED32",
+                  _wire.START_GROUP: "GROUP"}
+
+
+def _is_message(payload: bytes) -> bool:
+    try:
+        for _ in _wire.iter_fields(payload):
+            pass
+    except _wire.WireError:
+        return False
+    return bool(payload)
+
+
+def _scalar_text(kind: str, value: Any) -> str:
+    if kind == "enum":
+        return _enum_name(int(value))
+    if kind == "bool":
+        return "true" if value else "false"
+    if kind in ("bytes", "string"):
+        return f'"{_c_escape(value)}"'
+    if kind in ("float", "double"):
+        return _float_text(float(value), kind == "float")
+    return str(int(value))
+
+
+_FLOAT32_TINY = float(np.finfo(np.float32).tiny)
+
+
+def _float_text(value: float, single: bool) -> str:
+    """protobuf's SimpleFtoa / SimpleDtoa: the shortest of 6 (15) or 9 (17) digits."""
+    if value != value:
+        return "nan"
+    if value in (float("inf"), float("-inf")):
+        return "inf" if value > 0 else "-inf"
+    if single and abs(value) < _FLOAT32_TINY:
+        value *= 0.0          # TF's threads treat float denormals as zero (DAZ) when printing
+    short, long_ = ("%.6g", "%.9g") if single else ("%.15g", "%.17g")
+    text = short % value
+    back = float(np.float32(float(text))) if single else float(text)
+    return text if back == value else long_ % value
+
+
+def _message_text(message: _Message, schema: dict, indent: str) -> list:
+    lines: list = []
+    for number in sorted(schema):
+        name, kind, repeated = schema[number]
+        if name not in message.fields:
+            continue
+        value = message.fields[name]
+        if isinstance(kind, dict):
+            for sub in (value if repeated else [value]):
+                lines += [f"{indent}{name} {{", *_message_text(sub, kind, indent + "  "),
+                          f"{indent}}}"]
+        elif repeated:
+            items = value if kind == "bytes" else message.values(name, kind).tolist()
+            lines += [f"{indent}{name}: {_scalar_text(kind, v)}" for v in items]
+        elif value:                                   # proto3: defaults are not printed
+            lines.append(f"{indent}{name}: {_scalar_text(kind, value)}")
+    for number, wiretype, raw in message.unknown:
+        what = _UNKNOWN_KINDS.get(wiretype) or ("MESSAGE" if _is_message(
+            raw[_wire.read_length(raw, 0, len(raw))[0]:]) else "STRING")
+        lines.append(f"{indent}{number}: UNKNOWN_{what} [REDACTED]")
+    return lines
+
+
+def _cannot_parse(proto: _Message) -> InvalidArgumentError:
+    # TF's DebugString opens with a marker that protobuf picks at random per process
+    # (goo.gle/debugonly, debugstr, debugproto, with 3 or 4 spaces); tapeflow writes one.
+    text = "".join(line + "\n" for line in _message_text(proto, _TENSOR_FIELDS, ""))
+    return InvalidArgumentError(f"Cannot parse tensor from proto: goo.gle/debugproto    \n"
+                                f"{text} [Op:ParseTensor]")
 
 
 def _c_escape(data: bytes) -> str:
@@ -165,30 +427,21 @@ def _parse_impl(serialized: np.ndarray, out_type: str) -> np.ndarray:
     if serialized.ndim != 0:
         raise InvalidArgumentError(f"Expected `serialized` to be a scalar, got shape: "
                                    f"{dims_text(serialized.shape)} [Op:ParseTensor]")
-    data = serialized[()]
+    data = bytes(serialized[()])
     try:
-        proto = _read_proto(data)
+        proto = _read_message(data, 0, len(data), _TENSOR_FIELDS)
     except _wire.WireError:
         text = base64.b64encode(data).decode("ascii")
         raise InvalidArgumentError(f"Could not parse `serialized` as TensorProto, base64: "
                                    f"{text} [Op:ParseTensor]") from None
-    name = _BY_ENUM.get(proto.dtype)
-    count = int(np.prod(proto.dims)) if proto.dims else 1
-    if name is None or proto.unknown_rank or any(d < 0 for d in proto.dims) or (
-            proto.content and name != "string"
-            and len(proto.content) != count * _dtypes.as_dtype(name).size):
-        raise InvalidArgumentError(f"Cannot parse tensor from proto: goo.gle/debugproto  \n"
-                                   f"{_text_format(proto)} [Op:ParseTensor]")
-    if name != out_type:
-        raise InvalidArgumentError(f"Type mismatch between parsed tensor ({tf_type_name(name)}) "
-                                   f"and dtype ({tf_type_name(out_type)}) [Op:ParseTensor]")
-    np_dtype = _dtypes.as_dtype(name).as_numpy_dtype
-    np_dtype = _OBJECT if name == "string" else np.dtype(np_dtype)
-    if proto.content and name != "string":
-        flat = np.frombuffer(proto.content, np_dtype.newbyteorder("<")).astype(np_dtype)
-    else:
-        flat = _from_values(proto, name, np_dtype, count)
-    return flat.reshape(proto.dims)
+    if not _from_proto_ok(proto):
+        raise _cannot_parse(proto)
+    name = _TF_TYPES[int(proto.fields["dtype"])][0]
+    wanted = tf_type_name(out_type)
+    if name != wanted:
+        raise InvalidArgumentError(f"Type mismatch between parsed tensor ({name}) and dtype "
+                                   f"({wanted}) [Op:ParseTensor]")
+    return _tensor_from_proto(proto, out_type)
 
 
 def _parse_rule(serialized: ShapedArray, out_type: str) -> ShapedArray:

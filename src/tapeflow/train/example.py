@@ -259,9 +259,10 @@ class MessageMap:
         self._items.clear()
 
     def MergeFrom(self, other: "MessageMap") -> None:  # noqa: N802 - protobuf's name
-        """Merges another map's entries into this one's."""
+        """Merges another map's entries into this one's (an entry of the same key replaces
+        this map's, as protobuf does)."""
         for key, value in other.items():
-            self[key].MergeFrom(value)
+            self[key].CopyFrom(value)
 
     def __delitem__(self, key: str) -> None:
         del self._items[_check_key(key)]
@@ -561,38 +562,86 @@ class _Message:
         return self.MergeFromString(serialized)
 
     def MergeFromString(self, serialized: bytes) -> int:  # noqa: N802 - protobuf's name
-        """Merges the message parsed from `serialized` in; returns its length."""
+        """Merges the message parsed from `serialized` in; returns its length. Bytes that do not
+        parse raise DecodeError and leave the message as it was."""
         data = bytes(memoryview(serialized))
+        parsed = type(self)()
         try:
-            self._decode(data)
-        except (_wire.WireError, UnicodeDecodeError, struct.error):
+            parsed._decode(data, 0, len(data), 0)
+        except _BadUTF8:
+            raise DecodeError(f"Error parsing message with type '{self._FULL_NAME}': String "
+                              f"field had bad UTF-8") from None
+        except _wire.WireError:
             raise DecodeError(f"Error parsing message with type '{self._FULL_NAME}': Wire "
                               f"format was corrupt") from None
+        if self._values or self._unknown:
+            self.MergeFrom(parsed)
+        else:
+            self._adopt(parsed)
         return len(data)
 
-    def _decode(self, data: bytes) -> None:
-        for number, wiretype, value in _wire.iter_fields(data):
-            field = self._BY_NUMBER.get(number)
+    def _adopt(self, other: "_Message") -> None:
+        """Takes over the fields of `other` (a freshly parsed message: no copy, no checks)."""
+        for name in ("_values", "_present", "_oneof", "_unknown"):
+            object.__setattr__(self, name, getattr(other, name))
+        for name, value in self._values.items():
+            if isinstance(value, _Message):
+                object.__setattr__(value, "_parent", (self, name))
+            else:
+                value._owner = self
+        if self._present or any(len(v) for v in self._values.values()) or self._unknown:
+            self._modified()
+
+    def _decode(self, data: bytes, pos: int, end: int, depth: int) -> None:
+        """Reads the fields of `data[pos:end]` into this message, by upb's rules: a field of
+        an unexpected wire type is kept as an unknown field, packed and unpacked values are
+        both read, sub-messages merge, a map entry replaces an earlier one of its key."""
+        if depth >= _wire.MAX_DEPTH:
+            raise _wire.WireError("messages nested too deeply")
+        by_number = self._BY_NUMBER
+        while pos < end:
+            start = pos
+            number, wiretype, pos = _wire.read_tag(data, pos, end)
+            field = by_number.get(number)
             kind = field.kind if field is not None else None
-            if kind == "int64" and wiretype in (_wire.VARINT, _wire.LENGTH_DELIMITED):
-                raw = [value] if wiretype == _wire.VARINT else _wire.unpack_varints(value)
-                self._scalars(field).extend(_wire.to_signed64(v) for v in raw)
-            elif kind == "float" and wiretype in (_wire.FIXED32, _wire.LENGTH_DELIMITED):
-                if len(value) % 4:
-                    raise _wire.WireError("packed float payload")
-                self._scalars(field).extend(struct.unpack(f"<{len(value) // 4}f", value))
-            elif wiretype != _wire.LENGTH_DELIMITED or kind is None:
-                self._unknown.append(_wire.field_key(number, wiretype) + _raw(wiretype, value))
-            elif kind == "bytes":
-                self._scalars(field).append(value)
-            elif kind == "message":
-                getattr(self, field.name)._decode(value)
+            if kind in _SCALAR_READERS and wiretype in _SCALAR_WIRETYPES[kind]:
+                pos = _SCALAR_READERS[kind](data, start, pos, end, wiretype,
+                                            self._scalars(field))
+                continue
+            if kind is None or wiretype != _wire.LENGTH_DELIMITED:
+                pos = _wire.skip_value(data, pos, end, number, wiretype, depth)
+                self._unknown.append(data[start:pos])
+                continue
+            first, pos = _wire.read_length(data, pos, end)
+            if kind == "message":
+                getattr(self, field.name)._decode(data, first, pos, depth + 1)
                 self._set_present(field.name)
             elif kind == "repeated_message":
-                getattr(self, field.name).add()._decode(value)
+                getattr(self, field.name).add()._decode(data, first, pos, depth + 1)
+            elif not self._decode_map_entry(field, data, first, pos, depth + 1):
+                self._unknown.append(data[start:pos])
+
+    def _decode_map_entry(self, field: _Field, data: bytes, pos: int, end: int,
+                          depth: int) -> bool:
+        """Reads one map entry (key 1, value 2, any order, a missing one the default); False
+        when it holds any other field, which makes upb keep the whole entry unknown."""
+        text, value, known = "", field.cls(), True
+        while pos < end:
+            number, wiretype, pos = _wire.read_tag(data, pos, end)
+            if wiretype != _wire.LENGTH_DELIMITED or number not in (1, 2):
+                pos = _wire.skip_value(data, pos, end, number, wiretype, depth)
+                known = False
+            elif number == 1:
+                text, pos = _map_key(data, pos, end)
             else:
-                key, item = _map_entry(value)
-                getattr(self, field.name)[key]._decode(item)
+                first, pos = _wire.read_length(data, pos, end)
+                value._decode(data, first, pos, depth + 1)   # a repeated value merges
+        if not known:
+            return False
+        container = getattr(self, field.name)
+        container.pop(text, None)                           # a later entry replaces
+        container[text]._adopt(value)
+        return True
 
     def _scalars(self, field: _Field) -> Any:
         container = getattr(self, field.name)
@@ -654,23 +703,71 @@ class _Message:
         return (type(self).FromString, (self.SerializeToString(),))
 
 
-def _raw(wiretype: int, value: Any) -> bytes:
+class _BadUTF8(Exception):
+    """A map key that is not UTF-8 (upb's "String field had bad UTF-8")."""
+
+
+def _map_key(data: bytes, pos: int, end: int) -> tuple:
+    """A map entry's string key, checked as upb checks it: for UTF-8 first, even where its
+    length runs past the entry (but not past the buffer), then for that overrun."""
+    size, pos = _wire.decode_varint(data, pos, end)
+    try:
+        text = data[pos:pos + size].decode("utf-8") if size <= len(data) - pos else ""
+    except UnicodeDecodeError:
+        raise _BadUTF8() from None
+    if size > end - pos:
+        raise _wire.WireError("truncated string")
+    return text, pos + size
+
+
+def _read_int64s(data: bytes, start: int, pos: int, end: int, wiretype: int,
+                 out: list) -> int:
+    """Int64List.value: one varint, or a packed run (decoded with NumPy)."""
     if wiretype == _wire.VARINT:
-        return _wire.encode_varint(value)
+        value, pos = _wire.decode_varint(data, pos, end)
+        out.append(_wire.to_signed64(value))
+        return pos
+    first, pos = _wire.read_length(data, pos, end)
+    out.extend(_wire.varint_array(data[first:pos]).view(np.int64).tolist())
+    return pos
+
+
+_UNPACKED_FLOAT = 0x0D          # the tag of FloatList.value as a single fixed32
+
+
+def _read_floats(data: bytes, start: int, pos: int, end: int, wiretype: int,
+                 out: list) -> int:
+    """FloatList.value: a packed run, or the whole run of unpacked values that starts here."""
     if wiretype == _wire.LENGTH_DELIMITED:
-        return _wire.encode_varint(len(value)) + value
-    return value
+        first, pos = _wire.read_length(data, pos, end)
+        out.extend(_wire.fixed_array(data[first:pos], "<f4").tolist())
+        return pos
+    if data[start] != _UNPACKED_FLOAT:                   # an unusual (overlong) tag: one value
+        if pos + 4 > end:
+            raise _wire.WireError("truncated fixed32")
+        out.append(_F32.unpack_from(data, pos)[0])
+        return pos + 4
+    values, pos = _wire.fixed_run(data, start, end, 4, "<f4")
+    out.extend(values.tolist())
+    return pos
 
 
-def _map_entry(payload: bytes) -> tuple:
-    """The (key, value bytes) of a map entry (a missing key or value is the default)."""
-    key, item = b"", b""
-    for number, wiretype, value in _wire.iter_fields(payload):
-        if wiretype == _wire.LENGTH_DELIMITED and number == 1:
-            key = value
-        elif wiretype == _wire.LENGTH_DELIMITED and number == 2:
-            item += value               # repeated occurrences of a message field merge
-    return key.decode("utf-8"), item
+def _read_bytes(data: bytes, start: int, pos: int, end: int, wiretype: int,
+                out: list) -> int:
+    """BytesList.value: this value and the run of values right after it (same tag byte)."""
+    tag = data[start] if pos == start + 1 else None       # a one-byte tag repeats cheaply
+    while True:
+        first, pos = _wire.read_length(data, pos, end)
+        out.append(data[first:pos])
+        if pos >= end or data[pos] != tag:
+            return pos
+        pos += 1
+
+
+_SCALAR_READERS = {"int64": _read_int64s, "float": _read_floats, "bytes": _read_bytes}
+_SCALAR_WIRETYPES = {"int64": (_wire.VARINT, _wire.LENGTH_DELIMITED),
+                     "float": (_wire.FIXED32, _wire.LENGTH_DELIMITED),
+                     "bytes": (_wire.LENGTH_DELIMITED,)}
 
 
 # -- text format, as upb's encoder writes it -------------------------------------------------------
