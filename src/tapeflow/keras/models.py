@@ -533,21 +533,52 @@ class Sequential(Model):
             raise ValueError("You must provide an `input_shape` argument.")
         if self.built:
             return
-        # Keras builds an internal functional model here (with an InputLayer unless it was
-        # given one): keep its automatic names in step.
+        # Keras builds an internal functional model here, first prepending an InputLayer of
+        # this shape unless it was given one; that layer stays (its config is saved, and a
+        # reloaded model is built from it), so record it as if it had been given.
+        before = self._input_fields()
         if not self._has_input_layer:
-            backend.unique_name("input_layer")
+            self._adopt_input_layer(tuple(input_shape))
         backend.unique_name("functional")
+        try:
+            first, x = self._trace_layers(tuple(input_shape))
+        except BaseException:
+            # Keras keeps the InputLayer of a failed build; restoring it lets the next call
+            # build for its own shape.
+            self._set_input_fields(before)
+            raise
+        self.built = True
+        self._symbolic = (first, x)
+        self._output_shape = nest.map_structure(lambda t: t.shape, x)
+
+    def _trace_layers(self, input_shape: tuple) -> tuple:
+        """(input, output) KerasTensors of passing a symbolic input through every layer."""
         given = self._input_tensor
-        x: Any = given if given is not None and given.shape == tuple(input_shape) else \
-            KerasTensor(tuple(input_shape), self._input_dtype or self._dtype)
+        x: Any = given if given is not None and given.shape == input_shape else \
+            KerasTensor(input_shape, self._input_dtype or self._dtype)
         first = x
         with backend.name_scope(self.name, caller=self):
             for layer in self._layers:
                 x = layer(x)
-        self.built = True
-        self._symbolic = (first, x)
-        self._output_shape = nest.map_structure(lambda t: t.shape, x)
+        return first, x
+
+    def _input_fields(self) -> tuple:
+        return (self._input_batch_shape, self._input_dtype, self._input_name,
+                self._has_input_layer)
+
+    def _set_input_fields(self, fields: tuple) -> None:
+        (self._input_batch_shape, self._input_dtype, self._input_name,
+         self._has_input_layer) = fields
+
+    def _adopt_input_layer(self, batch_shape: tuple) -> None:
+        """Records the InputLayer Keras's `Sequential.build` prepends when the model has none:
+        of the build shape and the first layer's compute dtype (a layer's `input_shape=` made
+        one of the default dtype already), with an automatic name."""
+        if self._input_batch_shape is None:
+            self._input_batch_shape = batch_shape
+            self._input_dtype = self._layers[0].compute_dtype if self._layers else None
+        self._input_name = backend.unique_name("input_layer")
+        self._has_input_layer = True
 
     def _built_symbolic(self, what: str) -> tuple:
         """(input, output) KerasTensors of the built model; Keras's AttributeError naming
@@ -895,7 +926,8 @@ def clone_model(model: Model, input_tensors: Any = None, clone_function: Optiona
         if model._input_batch_shape is not None:
             from tapeflow.keras.layers.input_layer import Input
             layers.insert(0, Input(batch_shape=model._input_batch_shape,
-                                   dtype=model._input_dtype or model._dtype))
+                                   dtype=model._input_dtype or model._dtype,
+                                   name=model._input_name))
         return Sequential(layers, trainable=model.trainable, name=model.name)
     if isinstance(model, Functional):
         by_name = {layer.name: layer for layer in model.layers}

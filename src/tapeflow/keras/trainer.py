@@ -63,6 +63,26 @@ def _as_tensors(data: Any) -> Any:
                               else convert_to_tensor(a), data)
 
 
+# NumPy dtype kinds outside Keras's dtypes (strings, bytes, objects, void, dates): its array
+# adapter refuses them by name ('Invalid dtype: str32') before the model is built or called.
+_NON_TENSOR_KINDS = "USOVMm"
+
+
+def _check_array_dtypes(*data: Any) -> None:
+    """Keras 3's ValueError for a NumPy array `fit`/`evaluate`/`predict` cannot batch into
+    tensors. A 1-D object array of str is the exception Keras makes (it becomes a string
+    tensor, which the model's first op refuses, as TF does)."""
+    for leaf in nest.flatten(data):
+        if isinstance(leaf, np.ndarray) and leaf.dtype.kind in _NON_TENSOR_KINDS and \
+                not _is_object_string_vector(leaf):
+            raise ValueError(f"Invalid dtype: {leaf.dtype.name}")
+
+
+def _is_object_string_vector(array: np.ndarray) -> bool:
+    return array.dtype.kind == "O" and array.ndim == 1 and \
+        all(isinstance(e, str) for e in array)
+
+
 class CompileMetrics:
     """The `compile_metrics` entry of a compiled model's `metrics`, as Keras 3's: the metrics
     and weighted metrics `compile` was given, as one object."""
@@ -138,7 +158,7 @@ class Trainer:
             self.optimizer = optimizers.LossScaleOptimizer(self.optimizer,
                                                            name="loss_scale_optimizer")
         self.loss = loss
-        self._loss_fn = self._make_loss(losses_module, self._per_output(loss))
+        self._loss_fn, self._loss_error = self._resolve_loss(losses_module, loss)
         self._loss_weights = self._per_output(loss_weights)
         # One unweighted loss tracker per output ('<output>_loss'), as Keras's CompileLoss.
         self._output_loss_trackers = [
@@ -178,6 +198,22 @@ class Trainer:
         ids = self._metric_ids
         return (len(self._flat_output_names()) > 1 and len(ids) == len(self._flat_output_names())
                 and all(m is None or isinstance(m, (list, tuple)) for m in ids))
+
+    def _resolve_loss(self, losses_module: Any, loss: Any) -> tuple:
+        """(the loss function(s) for `loss`, None), or (None, the ValueError) for an
+        identifier `losses.get` cannot interpret: Keras 3 interprets them when the loss is
+        first computed, so `compile(loss="msee")` succeeds and `fit`/`evaluate` raise."""
+        try:
+            return self._make_loss(losses_module, self._per_output(loss)), None
+        except ValueError as error:
+            return None, error
+
+    def _check_loss_interpreted(self) -> None:
+        """Raises the ValueError `compile` deferred (see `_resolve_loss`), before a loop
+        runs a callback or a step."""
+        error = getattr(self, "_loss_error", None)
+        if error is not None:
+            raise ValueError(*error.args)
 
     @staticmethod
     def _make_loss(losses_module: Any, loss: Any) -> Any:
@@ -292,6 +328,7 @@ class Trainer:
     def compute_loss(self, x: Any = None, y: Any = None, y_pred: Any = None,
                      sample_weight: Any = None, training: bool = True) -> Any:
         """The compiled loss of (y, y_pred) plus the model's own `losses` (regularizers)."""
+        self._check_loss_interpreted()
         total = None
         if self._loss_fn is not None:
             if isinstance(self._loss_fn, list):
@@ -420,9 +457,11 @@ class Trainer:
                 (x, y, sample_weight), validation_split)
         if validation_data is not None:
             val_x, val_y, val_sw = unpack_x_y_sample_weight(validation_data)
+        _check_array_dtypes(x, y, sample_weight)
         epoch_iterator = EpochIterator(x, y, sample_weight, batch_size=batch_size,
                                        steps_per_epoch=steps_per_epoch, shuffle=shuffle,
                                        class_weight=class_weight)
+        self._check_loss_interpreted()
         epoch_iterator.reset()
         callback_list = self._callback_list(callbacks, verbose, epochs, epoch_iterator,
                                             add_history=True)
@@ -447,6 +486,7 @@ class Trainer:
                 epoch_logs = self.get_metrics_result() if logs else dict(logs)
                 if validation_data is not None and (epoch + 1) % validation_freq == 0:
                     if self._eval_epoch_iterator is None:  # made once, as Keras caches it
+                        _check_array_dtypes(val_x, val_y, val_sw)
                         self._eval_epoch_iterator = EpochIterator(
                             val_x, val_y, val_sw, batch_size=validation_batch_size or batch_size,
                             steps_per_epoch=validation_steps, shuffle=False)
@@ -494,8 +534,10 @@ class Trainer:
         split = _dist.batch_splitter(self._distribute_strategy, x, batch_size)
         x = _dist.unwrap_dataset(x)
         if epoch_iterator is None:
+            _check_array_dtypes(x, y, sample_weight)
             epoch_iterator = EpochIterator(x, y, sample_weight, batch_size=batch_size,
                                            steps_per_epoch=steps, shuffle=False)
+        self._check_loss_interpreted()
         epoch_iterator.reset()
         callback_list = self._callback_list(callbacks, verbose, 1, epoch_iterator)
         test_function = self._step_function("test")
@@ -521,6 +563,7 @@ class Trainer:
         """The model's outputs for every sample, batch by batch, as NumPy arrays."""
         split = _dist.batch_splitter(self._distribute_strategy, x, batch_size)
         x = _dist.unwrap_dataset(x)
+        _check_array_dtypes(x)
         epoch_iterator = EpochIterator(x, batch_size=batch_size, steps_per_epoch=steps,
                                        shuffle=False)
         strategy = self._distribute_strategy
@@ -555,6 +598,7 @@ class Trainer:
                              f"at the same time. Received: sample_weight={sample_weight}, "
                              f"class_weight={class_weight}")
         sample_weight = self._class_sample_weight(y, sample_weight, class_weight)
+        self._check_loss_interpreted()
         self.reset_metrics()  # each call reports its own batch, as Keras 3
         logs = _as_floats(self._step_function("train")(_as_batch(
             (_to_numpy_tree(x), _to_numpy_tree(y), _to_numpy_tree(sample_weight)))))
@@ -564,6 +608,7 @@ class Trainer:
                       return_dict: bool = False) -> Any:
         """The loss (and metrics) on one batch, without training."""
         self._assert_compile_called("test_on_batch")
+        self._check_loss_interpreted()
         self.reset_metrics()
         logs = _as_floats(self._step_function("test")(_as_batch(
             (_to_numpy_tree(x), _to_numpy_tree(y), _to_numpy_tree(sample_weight)))))

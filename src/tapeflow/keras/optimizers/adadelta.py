@@ -10,6 +10,7 @@ from typing import Any, Optional
 
 from tapeflow.framework.indexed_slices import IndexedSlices
 from tapeflow.framework.variables import Variable
+from tapeflow.keras.optimizers.gradient_shapes import GradientShapeRefusal
 from tapeflow.keras.optimizers.optimizer import Optimizer, dense_of
 from tapeflow.ops import array_ops, math_ops
 from tapeflow.ops.indexed_slices_ops import densify
@@ -17,6 +18,10 @@ from tapeflow.ops.indexed_slices_ops import densify
 
 class Adadelta(Optimizer):
     """Adadelta (defaults: learning_rate=0.001, rho=0.95, epsilon=1e-7)."""
+
+    # Keras 3.15.1 / TF 2.21: the accumulated gradient's `rho * a + (1 - rho) * g**2` first.
+    _gradient_refusal = GradientShapeRefusal("AddV2", gradient_first=False, name_suffix=True,
+                                             assign_op="AssignVariableOp")
 
     def __init__(self, learning_rate: Any = 0.001, rho: float = 0.95, epsilon: float = 1e-7,
                  weight_decay: Optional[float] = None, clipnorm: Optional[float] = None,

@@ -8,6 +8,7 @@ from typing import Any, Optional
 
 from tapeflow.framework.variables import Variable
 from tapeflow.keras.optimizers.fused import python_scalar
+from tapeflow.keras.optimizers.gradient_shapes import GradientShapeRefusal
 from tapeflow.keras.optimizers.optimizer import Optimizer
 from tapeflow.ops import math_ops
 from tapeflow.ops.optimizer_ops import APPLY_ADAGRAD
@@ -15,6 +16,9 @@ from tapeflow.ops.optimizer_ops import APPLY_ADAGRAD
 
 class Adagrad(Optimizer):
     """Adagrad (defaults: learning_rate=0.001, initial_accumulator_value=0.1, epsilon=1e-7)."""
+
+    # Keras 3.15.1 / TF 2.21: `accumulator.assign_add(g**2)` wants the variable's shape.
+    _gradient_refusal = GradientShapeRefusal("AssignAddVariableOp")
 
     def __init__(self, learning_rate: Any = 0.001, initial_accumulator_value: float = 0.1,
                  epsilon: float = 1e-7, weight_decay: Optional[float] = None,

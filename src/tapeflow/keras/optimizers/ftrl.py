@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from tapeflow.framework.variables import Variable
+from tapeflow.keras.optimizers.gradient_shapes import GradientShapeRefusal
 from tapeflow.keras.optimizers.optimizer import Optimizer, dense_of
 from tapeflow.ops.indexed_slices_ops import densify
 from tapeflow.ops import math_ops
@@ -24,6 +25,9 @@ def _check_not_negative(name: str, value: float, kind: str = "positive or zero")
 class Ftrl(Optimizer):
     """FTRL-proximal (defaults: learning_rate=0.001, learning_rate_power=-0.5,
     initial_accumulator_value=0.1, no regularization, beta=0.0)."""
+
+    # Keras 3.15.1 / TF 2.21: `accumulator + g**2` meets the gradient first.
+    _gradient_refusal = GradientShapeRefusal("AddV2", name_suffix=True)
 
     def __init__(self, learning_rate: Any = 0.001, learning_rate_power: float = -0.5,
                  initial_accumulator_value: float = 0.1,

@@ -7,12 +7,17 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from tapeflow.framework.variables import Variable
+from tapeflow.keras.optimizers.gradient_shapes import GradientShapeRefusal
 from tapeflow.keras.optimizers.optimizer import Optimizer, dense_of
 from tapeflow.ops import math_ops
 
 
 class Lion(Optimizer):
     """The Lion optimizer (defaults: learning_rate=0.001, beta_1=0.9, beta_2=0.99)."""
+
+    # Keras 3.15.1 / TF 2.21: `m * beta_1 + g * (1 - beta_1)` meets the gradient first.
+    _gradient_refusal = GradientShapeRefusal("AddV2", gradient_first=False, name_suffix=True,
+                                             assign_op="AssignSubVariableOp")
 
     def __init__(self, learning_rate: Any = 0.001, beta_1: float = 0.9, beta_2: float = 0.99,
                  weight_decay: Optional[float] = None, clipnorm: Optional[float] = None,

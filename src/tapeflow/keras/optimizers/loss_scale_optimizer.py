@@ -14,6 +14,7 @@ from typing import Any, Optional, Sequence
 import numpy as np
 
 from tapeflow.framework import dtypes as _dtypes
+from tapeflow.keras.optimizers.gradient_shapes import check_gradient_shapes
 from tapeflow.keras.optimizers.optimizer import Optimizer, _nothing
 from tapeflow.ops import array_ops, control_flow_ops, math_ops
 from tapeflow.ops import reduce_ops
@@ -77,6 +78,9 @@ class LossScaleOptimizer(Optimizer):
         grads = list(grads)
         if trainable_variables is not None:
             trainable_variables = list(trainable_variables)
+            # The inner update's refusal, before this optimizer builds or counts anything.
+            check_gradient_shapes(self.inner_optimizer._gradient_shape_refusal(), grads,
+                                  trainable_variables)
         if not self.built:
             self.build(trainable_variables if trainable_variables is not None else [])
         finite = self.check_finite(grads)

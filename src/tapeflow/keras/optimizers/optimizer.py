@@ -26,6 +26,7 @@ from tapeflow.distribute.distribute_lib import aggregate_gradients
 from tapeflow.ops import array_ops, control_flow_ops, math_ops, reduce_ops
 from tapeflow.keras.backend import auto_name
 from tapeflow.keras.optimizers.fused import apply_fused
+from tapeflow.keras.optimizers.gradient_shapes import GradientShapeRefusal, check_gradient_shapes
 from tapeflow.keras.optimizers.schedules import LearningRateSchedule
 
 def _variable_label(variable: Any) -> str:
@@ -264,11 +265,15 @@ class Optimizer:
             trainable_variables = self._trainable_variables
         else:
             trainable_variables = list(trainable_variables)
-            if not self.built:
-                self.build(trainable_variables)
-                self.built = True
-                self._restore_deferred()
-            self._check_variables_are_known(trainable_variables)
+            if self.built:
+                self._check_variables_are_known(trainable_variables)
+        # Before anything changes (slots built, variables updated): a gradient the update
+        # would fail on leaves the optimizer and the variables as they were.
+        check_gradient_shapes(self._gradient_shape_refusal(), grads, trainable_variables)
+        if not self.built:
+            self.build(trainable_variables)
+            self.built = True
+            self._restore_deferred()
         grads, trainable_variables = self._filter_empty_gradients(grads, trainable_variables)
         # IndexedSlices stay sparse up to the update step, where Keras 3 squares their values
         # before summing repeated indices (see `dense_and_square`).
@@ -287,6 +292,18 @@ class Optimizer:
             if getattr(variable, "constraint", None) is not None:
                 variable.assign(variable.constraint(variable))
         self._iterations.assign_add(np.int64(1))
+
+    # How this optimizer's update meets a gradient of another shape than its variable's
+    # (Keras 3.15.1 / TF 2.21): Adam's `m += (g - m) * (1 - beta_1)` subtracts first.
+    _gradient_refusal = GradientShapeRefusal("Sub")
+
+    def _gradient_shape_refusal(self) -> GradientShapeRefusal:
+        """This optimizer's GradientShapeRefusal; accumulating gradients, the first op adds
+        each one to its accumulator (`accumulator + g`)."""
+        if self.gradient_accumulation_steps:
+            return GradientShapeRefusal("AddV2", gradient_first=False, name_suffix=True,
+                                        assign_op="AssignVariableOp")
+        return self._gradient_refusal
 
     def _clip_decay_and_update(self, grads: list, trainable_variables: list) -> None:
         grads = self._clip_gradients(grads)

@@ -10,6 +10,7 @@ from typing import Any, Optional
 
 from tapeflow.framework.variables import Variable
 from tapeflow.keras.optimizers.fused import python_scalar
+from tapeflow.keras.optimizers.gradient_shapes import GradientShapeRefusal
 from tapeflow.keras.optimizers.optimizer import Optimizer
 from tapeflow.ops import math_ops
 from tapeflow.ops.optimizer_ops import APPLY_RMSPROP
@@ -17,6 +18,10 @@ from tapeflow.ops.optimizer_ops import APPLY_RMSPROP
 
 class RMSprop(Optimizer):
     """RMSprop (defaults: learning_rate=0.001, rho=0.9, momentum=0.0, epsilon=1e-7)."""
+
+    # Keras 3.15.1 / TF 2.21: `velocity * rho + (1 - rho) * g**2` meets the gradient first.
+    _gradient_refusal = GradientShapeRefusal("AddV2", gradient_first=False, name_suffix=True,
+                                             assign_op="AssignVariableOp")
 
     def __init__(self, learning_rate: Any = 0.001, rho: float = 0.9, momentum: float = 0.0,
                  epsilon: float = 1e-7, centered: bool = False,

@@ -11,6 +11,7 @@ from typing import Any, Optional
 
 from tapeflow.ops.indexed_slices_ops import densify
 from tapeflow.framework.variables import Variable
+from tapeflow.keras.optimizers.gradient_shapes import GradientShapeRefusal
 from tapeflow.keras.optimizers.optimizer import Optimizer
 from tapeflow.ops import math_ops
 from tapeflow.ops.optimizer_ops import APPLY_SGD
@@ -39,6 +40,16 @@ class SGD(Optimizer):
         self.momentums = []
         if self.momentum != 0:
             self.momentums = self.add_optimizer_variables(variables, "momentum")
+
+    def _gradient_shape_refusal(self) -> GradientShapeRefusal:
+        """Keras 3.15.1 / TF 2.21: without momentum `variable.assign_sub(g * lr)` wants the
+        variable's shape; with it, `m * momentum - g * lr` meets the gradient first."""
+        if self.gradient_accumulation_steps:
+            return super()._gradient_shape_refusal()
+        if self.momentum == 0:
+            return GradientShapeRefusal("AssignSubVariableOp")
+        return GradientShapeRefusal("Sub", gradient_first=False, name_suffix=True,
+                                    assign_op="AssignVariableOp")
 
     def update_step(self, gradient: Any, variable: Variable, learning_rate: Any) -> None:
         lr = math_ops.cast(learning_rate, variable.dtype)
