@@ -171,13 +171,15 @@ def test_owns_value_sees_every_holder():
     v = tf.Variable(np.ones(4, np.float32))
     assert owns_value(v)
     for make_holder in (lambda: v.value(), lambda: v._value[1:], lambda: memoryview(v._value),
-                        lambda: np.asarray(v)):
+                        lambda: np.asarray(v.value())):
         holder = make_holder()
         assert not owns_value(v)
         del holder
     assert owns_value(v)
-    v.assign(np.ones(8, np.float32)[::2])   # a view of another array: never written into
-    assert not owns_value(v)
+    v.assign(np.ones(8, np.float32)[::2])   # assign copies a caller's array: v's own
+    assert owns_value(v)
+    v.assign(tf.constant(np.ones(8, np.float32))[::2])   # a view of a tensor's array: never
+    assert not owns_value(v)                              # written into
 
 
 def test_with_other_threads_alive_updates_write_fresh_arrays():

@@ -15,7 +15,7 @@ import numpy as np
 from tapeflow.data import structure
 from tapeflow.framework.errors import OutOfRangeError
 from tapeflow.framework.sparse_tensor import SparseTensor
-from tapeflow.framework.tensor import wrap
+from tapeflow.framework.tensor import read_only_view, wrap
 
 
 def to_tensors(element: Any) -> Any:
@@ -183,7 +183,7 @@ def _numpy_leaf(leaf: Any) -> Any:
         return leaf.as_numpy_iterator()
     if isinstance(leaf, SparseTensor):
         return structure.to_dense_array(leaf)    # TF gives a SparseTensor's dense array
-    leaf = np.asarray(leaf)
+    leaf = read_only_view(np.asarray(leaf))  # as TF: read-only, the dataset may share it
     return leaf[()] if leaf.ndim == 0 else leaf
 
 

@@ -215,6 +215,10 @@ def _as_array(value: Any, dtype: Optional[np.dtype]) -> np.ndarray:
         else:
             # NumPy's cast wraps out-of-range integers, as TensorFlow's does.
             array = run_kernel(array.astype, dtype)
+    if isinstance(value, np.ndarray) and np.may_share_memory(array, value):
+        # The caller's array, unconverted: the tensor takes a copy (as TF's), so that the
+        # caller's later writes into its buffer never change the tensor.
+        array = array.copy()
     return array
 
 

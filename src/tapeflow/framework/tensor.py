@@ -2,6 +2,10 @@
 
 The operators (`+`, `@`, indexing, comparisons, ...) are attached by `tapeflow.ops`, which owns
 the primitives; this module holds only what needs no op.
+
+A tensor never shares a buffer the caller can write: a caller's array is copied where it enters
+(`convert_to_tensor`), and NumPy receives read-only views (`np.asarray(t)`) or copies
+(`t.numpy()`), as in TensorFlow. Ops wrap their kernels' fresh arrays without a copy (`wrap`).
 """
 
 from __future__ import annotations
@@ -68,8 +72,19 @@ class TensorLike:
         return value[()] if value.ndim == 0 else value.copy()
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
-        value = np.asarray(self._value)
-        return value if dtype is None else value.astype(dtype, copy=False)
+        """The value for NumPy (`np.asarray(t)`); see `_handed_out`."""
+        return self._handed_out(dtype, copy)
+
+    def _handed_out(self, dtype: Any, copy: Any) -> np.ndarray:
+        """What NumPy receives: a read-only view, as TensorFlow's (a tensor never changes, and
+        its array may be shared with other tensors and variables); a new, writable array
+        where a `dtype` conversion or a `copy` is asked for."""
+        value = np.asarray(self._value)  # a kernel may have returned a NumPy scalar
+        if dtype is not None and np.dtype(dtype) != value.dtype:
+            return value.astype(dtype)
+        if copy:
+            return np.array(value, copy=True)
+        return read_only_view(value)
 
     def __len__(self) -> int:
         if self._value.ndim == 0:
@@ -129,8 +144,9 @@ class Tensor(TensorLike):
     __slots__ = ("_value", "__weakref__")
 
     def __init__(self, value: Any) -> None:
-        # Users should call tf.constant / tf.convert_to_tensor; this wraps a NumPy value.
-        self._value = np.asarray(value)
+        # Users should call tf.constant / tf.convert_to_tensor. A copy: the caller keeps
+        # its array and may write into it (ops wrap the arrays their kernels made: `wrap`).
+        self._value = np.array(value, copy=True)
 
     def __str__(self) -> str:
         return (f"tf.Tensor({numpy_text(self._value)}, shape={self.shape}, "
@@ -144,8 +160,18 @@ class Tensor(TensorLike):
         return Tensor, (self._value,)
 
 
+def read_only_view(array: np.ndarray) -> np.ndarray:
+    """A read-only view of `array` (cheap: no data is copied), to hand out a value that
+    others share without letting the receiver write into it."""
+    view = array.view()
+    view.flags.writeable = False
+    return view
+
+
 def wrap(value: Any) -> Tensor:
-    """A Tensor over a NumPy value, without copying or converting it (the op path)."""
+    """A Tensor over a NumPy value, without copying or converting it (the op path): only for
+    arrays nothing outside tapeflow can write into (a kernel's fresh output, another
+    tensor's value); a caller's array enters through `convert_to_tensor`, which copies it."""
     t = object.__new__(Tensor)
     t._value = value
     return t
@@ -172,4 +198,4 @@ class Reference:
         return f"<Reference wrapping {self._obj!r}>"
 
 
-__all__ = ["Tensor", "TensorLike", "Reference", "wrap", "numpy_text"]
+__all__ = ["Tensor", "TensorLike", "Reference", "wrap", "read_only_view", "numpy_text"]

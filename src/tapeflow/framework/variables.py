@@ -16,6 +16,7 @@ import numpy as np
 from tapeflow.framework import dtypes as _dtypes
 from tapeflow.framework.context import context, init_scope
 from tapeflow.framework.convert import check_dtype, constant_value
+from tapeflow.framework.errors import InvalidArgumentError
 from tapeflow.framework.tensor import Tensor, TensorLike, numpy_text, wrap
 from tapeflow.framework.tensor_shape import TensorShape, as_shape
 
@@ -147,19 +148,42 @@ class Variable(TensorLike):
 
     read_value = value
 
+    def _handed_out(self, dtype: Any, copy: Any) -> np.ndarray:
+        """What NumPy receives (`np.asarray(v)`): a new, writable array, as TensorFlow's (the
+        variable's own array may be updated in place, and must not be written from outside)."""
+        value = np.asarray(self._value)
+        return value.copy() if dtype is None else value.astype(dtype)
+
     # -- writing ----------------------------------------------------------------------------
-    def _converted(self, value: Any, op_name: str) -> np.ndarray:
+    def _array_of(self, value: Any) -> np.ndarray:
+        """`value` as an array of the variable's dtype (TF's conversion and dtype check); a
+        caller's NumPy array is copied by the conversion, a tensor's array is shared (no one
+        writes into it)."""
         if isinstance(value, TensorLike):
-            array = value._value
-            if array.dtype != self._value.dtype:   # TF converts to the variable's dtype
+            if value._value.dtype != self._value.dtype:   # TF converts to the variable's dtype
                 check_dtype(value, self.dtype)
-        else:
-            array = constant_value(value, dtype=self.dtype)._value
+            return value._value
+        return constant_value(value, dtype=self.dtype)._value
+
+    def _converted(self, value: Any, op_name: str) -> np.ndarray:
+        """The array `assign` stores: of the variable's dtype and a compatible shape."""
+        array = self._array_of(value)
         if array.shape != self._value.shape and not self._shape.is_compatible_with(array.shape):
             raise ValueError(f"Cannot assign value to variable ' {self.name}': Shape mismatch."
                              f"The variable shape {self._shape}, and the assigned value shape "
                              f"{TensorShape(array.shape)} are incompatible.")
         return array
+
+    def _check_delta(self, delta: np.ndarray, op_name: str) -> None:
+        """assign_add/assign_sub's `delta` must have the value's exact shape (TF's kernel
+        error; NumPy would broadcast it silently). Called under the lock: the value's shape
+        may change meanwhile where the variable's shape is not fully defined."""
+        if delta.shape != self._value.shape:
+            raise InvalidArgumentError(
+                f"{{{{function_node __wrapped__{op_name}_device_/job:localhost/replica:0/"
+                f"task:0/device:CPU:0}}}} Cannot update variable with shape "
+                f"{_dims(self._value.shape)} using a Tensor with shape {_dims(delta.shape)}, "
+                f"shapes must be equal. [Op:{op_name}] name: ")
 
     def assign(self, value: Any, use_locking: Any = None, name: Any = None,
                read_value: bool = True) -> "Variable":
@@ -182,8 +206,9 @@ class Variable(TensorLike):
             return hooks["graph_assign"](self, delta, "AssignAddVariableOp")
         if state.tapes:  # `explain` notes a tracked value whose path ends here
             hooks["taped_assign"](self, delta, "assign_add")
-        delta = self._converted(delta, "AssignAddVariableOp")
+        delta = self._array_of(delta)
         with self._lock:
+            self._check_delta(delta, "AssignAddVariableOp")
             hooks["assign"](self, np.add(self._value, delta))  # delta has the variable's dtype
         return self
 
@@ -195,8 +220,9 @@ class Variable(TensorLike):
             return hooks["graph_assign"](self, delta, "AssignSubVariableOp")
         if state.tapes:  # `explain` notes a tracked value whose path ends here
             hooks["taped_assign"](self, delta, "assign_sub")
-        delta = self._converted(delta, "AssignSubVariableOp")
+        delta = self._array_of(delta)
         with self._lock:
+            self._check_delta(delta, "AssignSubVariableOp")
             hooks["assign"](self, np.subtract(self._value, delta))
         return self
 
@@ -247,6 +273,11 @@ class Variable(TensorLike):
 
     def __reduce__(self):
         return Variable, (self._value, self._trainable, True, None, self._name)
+
+
+def _dims(shape: tuple) -> str:
+    """A shape as TensorFlow's kernels write it: `[2,3]`, `[]` for a scalar."""
+    return "[" + ",".join(map(str, shape)) + "]"
 
 
 class update_lock:

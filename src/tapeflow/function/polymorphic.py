@@ -184,7 +184,8 @@ def _fast_key(args: tuple) -> Optional[tuple]:
 
 
 def _normalize_leaf(leaf: Any) -> Any:
-    return wrap(leaf) if isinstance(leaf, np.ndarray) else leaf
+    # A caller's array is copied, as TF converts it: later writes into it change nothing.
+    return wrap(np.array(leaf, copy=True)) if isinstance(leaf, np.ndarray) else leaf
 
 
 def _is_tensor_key(key: Any) -> bool:

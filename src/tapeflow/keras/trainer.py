@@ -616,7 +616,7 @@ class Trainer:
 
     def predict_on_batch(self, x: Any) -> Any:
         """The model's outputs for one batch, as NumPy."""
-        return nest.map_structure(np.asarray, self.predict_step((_as_tensors(_to_numpy_tree(x)),)))
+        return nest.map_structure(np.array, self.predict_step((_as_tensors(_to_numpy_tree(x)),)))
 
     @staticmethod
     def _class_sample_weight(y: Any, sample_weight: Any, class_weight: Any) -> Any:

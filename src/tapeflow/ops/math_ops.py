@@ -21,7 +21,7 @@ from tapeflow.framework.errors import (InternalError, InvalidArgumentError, NotF
                                        UnimplementedError)
 from tapeflow.framework.indexed_slices import IndexedSlices
 from tapeflow.framework.ragged_tensor import fallback as ragged_fallback
-from tapeflow.framework.tensor import Tensor, TensorLike
+from tapeflow.framework.tensor import Tensor, TensorLike, wrap
 from tapeflow.framework.exports import tf_export
 from tapeflow.ops._convert import (binary_operands, convert_input, convert_to_tensor, is_bfloat16,
                                    require)
@@ -910,7 +910,7 @@ def zeros_like(input: Any, dtype: Any = None, name: Optional[str] = None) -> Ten
     np_type = x._value.dtype if dtype is None else _dtypes.as_dtype(dtype)._np
     if context.state.graph is not None:
         return bind(_zeros_like, (x,), {"dtype": np_type})
-    return Tensor(zeros_of(x._value.shape, np_type))
+    return wrap(zeros_of(x._value.shape, np_type))  # fresh: no copy
 
 
 @tf_export("ones_like")
@@ -922,7 +922,7 @@ def ones_like(input: Any, dtype: Any = None, name: Optional[str] = None) -> Tens
         _refuse_string_ones(x, np_type)
     if context.state.graph is not None:
         return bind(_ones_like, (x,), {"dtype": np_type})
-    return Tensor(np.ones(x._value.shape, np_type))
+    return wrap(np.ones(x._value.shape, np_type))
 
 
 def _refuse_string_ones(x: Tensor, np_type: np.dtype) -> None:
