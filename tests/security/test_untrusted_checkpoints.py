@@ -408,6 +408,7 @@ WRITERS = {
     "ckpt-2.npz": lambda d: tf.train.Checkpoint(v=tf.Variable(1.0)).write(str(d / "ckpt-2")),
     "checkpoint": lambda d: tf.train.Checkpoint(v=tf.Variable(1.0)).save(str(d / "ckpt")),
     "notes.bin": lambda d: _format.atomic_write(str(d / "notes.bin"), lambda f: f.write(b"x")),
+    "c.tapeflow-cache": lambda d: list(tf.data.Dataset.range(3).cache(str(d / "c"))),
 }
 
 

@@ -50,7 +50,8 @@ _ANY_WRITER_AGE = 3600.0    # seconds unmodified before any writer's temporary i
 
 def write_arrays(path: str, arrays: Mapping[str, np.ndarray]) -> None:
     """Writes `arrays` to `path` atomically (see `atomic_write`); also removes the stale
-    temporaries of the numbered siblings of `path` (`<prefix>[-<n>].npz`, a checkpoint's)."""
+    temporaries of the numbered siblings of a `.npz` path (`<prefix>[-<n>].npz`, a
+    checkpoint's), or of `path` itself for another name (a `cache(filename)` file)."""
     payload = {_FORMAT_KEY: np.array(FORMAT),
                _KEYS_KEY: np.array(sorted(arrays), dtype=np.str_)}
     for key, value in arrays.items():
@@ -58,9 +59,11 @@ def write_arrays(path: str, arrays: Mapping[str, np.ndarray]) -> None:
         if value.dtype == object:
             raise TypeError(f"Cannot save '{key}': object arrays are not allowed.")
         payload[key] = value
-    prefix = re.sub(r"(?:-[0-9]+)?\.npz$", "", os.path.basename(path))
+    name = os.path.basename(path)
+    prefix = re.sub(r"(?:-[0-9]+)?\.npz$", "", name)
     atomic_write(path, lambda f: np.savez(f, **payload),
-                 targets=re.escape(prefix) + r"(?:-[0-9]+)?\.npz")
+                 targets=re.escape(prefix) + r"(?:-[0-9]+)?\.npz" if name.endswith(".npz")
+                 else None)
 
 
 def atomic_write(path: str, write: Callable[[Any], None], targets: Optional[str] = None) -> None:
