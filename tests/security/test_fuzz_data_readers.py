@@ -17,18 +17,14 @@ import pytest
 import tapeflow as tf
 from tapeflow.data.readers import masked_crc32c
 
+from _tfrecord_files import read_all, record
+
 SEED = 20261207
 CASES_PER_READER = 300
 
 
-def _record(data: bytes) -> bytes:
-    header = struct.pack("<Q", len(data))
-    return header + struct.pack("<I", masked_crc32c(header)) + data + \
-        struct.pack("<I", masked_crc32c(data))
-
-
 RECORDS = [b"", b"a", b"hello world", bytes(range(200)), b"z" * 70, b"\n\r\x00" * 9]
-TFRECORD = b"".join(_record(r) for r in RECORDS)
+TFRECORD = b"".join(record(r) for r in RECORDS)
 TEXT = b"first line\n\nsecond\r\nthird with \r inside\n" + b"long " * 40 + b"\nno newline"
 CONTAINERS = {"": lambda d: d, "GZIP": lambda d: gzip.compress(d, mtime=0),
               "ZLIB": zlib.compress}
@@ -80,22 +76,13 @@ def corpus(payload: bytes, forge: bool, count: int, seed: int) -> list:
     return cases
 
 
-def _outcome(dataset: tf.data.Dataset) -> tuple:
-    got = []
-    try:
-        for element in dataset.as_numpy_iterator():
-            got.append(element)
-    except tf.errors.DataLossError as exc:
-        return got, exc
-    return got, None
-
-
 def test_fuzzed_tfrecord_files_raise_only_data_loss(tmp_path):
     path = tmp_path / "fuzz.tfrecord"
     errors = 0
     for compression, data, intact_payload in corpus(TFRECORD, True, CASES_PER_READER, SEED):
         path.write_bytes(data)
-        got, error = _outcome(tf.data.TFRecordDataset(str(path), compression_type=compression))
+        got, error = read_all(tf.data.TFRecordDataset(str(path), compression_type=compression),
+                              tf.errors.DataLossError)
         errors += error is not None
         assert all(isinstance(r, bytes) for r in got)
         if intact_payload:   # a damaged container yields a prefix of what was written
@@ -111,8 +98,8 @@ def test_fuzzed_text_files_raise_only_data_loss(tmp_path, buffer_size):
     errors = 0
     for compression, data, _ in corpus(TEXT, False, CASES_PER_READER, SEED + 1):
         path.write_bytes(data)
-        got, error = _outcome(tf.data.TextLineDataset(str(path), compression_type=compression,
-                                                      buffer_size=buffer_size))
+        got, error = read_all(tf.data.TextLineDataset(str(path), compression_type=compression,
+                                                      buffer_size=buffer_size), tf.errors.DataLossError)
         errors += error is not None
         assert all(isinstance(line, bytes) and b"\n" not in line and b"\r" not in line
                    for line in got)

@@ -15,34 +15,18 @@ import pytest
 
 import tapeflow as tf
 
+from _png_bytes import chunk, filtered_rows
+
 CASES_PER_SEED = 80
 ALLOWED = (tf.errors.InvalidArgumentError, tf.errors.UnimplementedError)
 PEAK_BOUND = 64 * 2**20   # the seeds decode in a few KiB; the bound only catches a blow-up
 
 
-def _chunk(kind: bytes, payload: bytes) -> bytes:
-    return struct.pack(">I", len(payload)) + kind + payload + struct.pack(">I", zlib.crc32(kind + payload))
-
-
 def _png(width: int, height: int, depth: int, color_type: int, rows: bytes, extra: bytes = b"",
          interlace: int = 0) -> bytes:
     header = struct.pack(">IIBBBBB", width, height, depth, color_type, 0, 0, interlace)
-    return (b"\x89PNG\r\n\x1a\n" + _chunk(b"IHDR", header) + extra
-            + _chunk(b"IDAT", zlib.compress(rows)) + _chunk(b"IEND", b""))
-
-
-def _filtered_rows(image: np.ndarray, bpp: int) -> bytes:
-    """Rows of a uint8 [height, stride] image, each with a different filter (0-4), as an
-    encoder that tries them all would write (Average and Paeth use the decoded neighbours)."""
-    x = image.astype(np.int16)
-    up = np.vstack([np.zeros((1, x.shape[1]), np.int16), x[:-1]])
-    left = np.hstack([np.zeros((len(x), bpp), np.int16), x[:, :-bpp]])
-    up_left = np.hstack([np.zeros((len(x), bpp), np.int16), up[:, :-bpp]])
-    pa, pb, pc = np.abs(up - up_left), np.abs(left - up_left), np.abs(left + up - 2 * up_left)
-    paeth = np.where((pa <= pb) & (pa <= pc), left, np.where(pb <= pc, up, up_left))
-    predictors = [np.zeros_like(x), left, up, (left + up) >> 1, paeth]
-    return b"".join(bytes([y % 5]) + ((x[y] - predictors[y % 5][y]) & 0xFF).astype(np.uint8).tobytes()
-                    for y in range(len(x)))
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + extra
+            + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
 
 
 def _bmp(width: int, height: int, bpp: int) -> bytes:
@@ -64,11 +48,11 @@ def _seeds() -> dict:
     gray = rng.randint(0, 256, (6, 5)).astype(np.uint8)
     rgb = rng.randint(0, 256, (5, 4 * 3)).astype(np.uint8)
     rgba16 = rng.randint(0, 256, (3, 3 * 8)).astype(np.uint8)
-    palette = _chunk(b"PLTE", bytes(range(12))) + _chunk(b"tRNS", b"\x00\x80")
+    palette = chunk(b"PLTE", bytes(range(12))) + chunk(b"tRNS", b"\x00\x80")
     return {
-        "png_gray": _png(5, 6, 8, 0, _filtered_rows(gray, 1), _chunk(b"tEXt", b"k\0v")),
-        "png_rgb": _png(4, 5, 8, 2, _filtered_rows(rgb, 3)),
-        "png_rgba16": _png(3, 3, 16, 6, _filtered_rows(rgba16, 8)),
+        "png_gray": _png(5, 6, 8, 0, filtered_rows(gray, 1), chunk(b"tEXt", b"k\0v")),
+        "png_rgb": _png(4, 5, 8, 2, filtered_rows(rgb, 3)),
+        "png_rgba16": _png(3, 3, 16, 6, filtered_rows(rgba16, 8)),
         "png_palette4": _png(4, 2, 4, 3, b"\0\x01\x23\0\x32\x10", palette),
         "png_interlaced": _png(3, 3, 8, 0, b"\0\1" b"\0\2" b"\0\3\4" b"\0\5" b"\0\6" b"\0\7\x08\x09", interlace=1),
         "bmp24": _bmp(3, 2, 24),

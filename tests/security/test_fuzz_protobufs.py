@@ -17,38 +17,18 @@ import pytest
 import tapeflow as tf
 from tapeflow.train.example import DecodeError
 
+from _protobuf_bytes import delimited, entry, example, mutate, own_example, own_tensors, tensor_head
+
 CASES_PER_READER = 400
 SEED = 5150
 # memory a parse may use beyond the input: its outputs and TF-shaped bookkeeping
 PEAK_BASE, PEAK_PER_BYTE = 2 << 20, 64
 
 
-def _varint(value: int) -> bytes:
-    value &= (1 << 64) - 1
-    out = bytearray()
-    while value > 0x7F:
-        out.append(value & 0x7F | 0x80)
-        value >>= 7
-    return bytes(out + bytes([value]))
-
-
-def _delimited(field: int, payload: bytes) -> bytes:
-    return _varint(field << 3 | 2) + _varint(len(payload)) + payload
-
-
-def _entry(key: bytes, feature: bytes) -> bytes:
-    return _delimited(1, _delimited(1, key) + _delimited(2, feature))
-
-
 def example_seeds() -> list:
-    own = tf.train.Example(features=tf.train.Features(feature={
-        "f": tf.train.Feature(float_list=tf.train.FloatList(value=[1.5, -2.0, 3.25])),
-        "i": tf.train.Feature(int64_list=tf.train.Int64List(value=[1, -7, 300, 2 ** 40])),
-        "b": tf.train.Feature(bytes_list=tf.train.BytesList(value=[b"ab", b"", b"xyz"])),
-        "d": tf.train.Feature(float_list=tf.train.FloatList(value=[0.5, 4.0]))}))
-    unpacked = _delimited(1, _entry(b"f", _delimited(2, b"\x0d" + struct.pack("<f", 1.0) * 1))
-                          + _entry(b"i", _delimited(3, b"\x08\x05\x08\x7f\x08\x80\x01")))
-    return [own.SerializeToString(), unpacked, b""]
+    unpacked = example(entry(b"f", delimited(2, b"\x0d" + struct.pack("<f", 1.0) * 1)),
+                       entry(b"i", delimited(3, b"\x08\x05\x08\x7f\x08\x80\x01")))
+    return [own_example(tf).SerializeToString(), unpacked, b""]
 
 
 def sequence_seeds() -> list:
@@ -61,47 +41,10 @@ def sequence_seeds() -> list:
 
 
 def tensor_seeds() -> list:
-    tensors = [tf.constant([[1.5, -2.0, 3.0], [0.0, 4.0, 8.0]]), tf.constant([1, -2, 2 ** 40],
-                                                                            tf.int64),
-               tf.constant([b"a", b"bc", b""]), tf.constant([True, False]), tf.constant(7)]
-    own = [(bytes(tf.io.serialize_tensor(t).numpy()), t.dtype) for t in tensors]
-    shape = _delimited(2, _delimited(2, b"\x08\x03"))
-    float_val = (b"\x08\x01" + shape + _delimited(5, struct.pack("<3f", 1, 2, 3)), tf.float32)
-    int_val = (b"\x08\x03" + shape + b"\x38\x04\x38\x05\x38\x06", tf.int32)
+    own = [(bytes(tf.io.serialize_tensor(t).numpy()), t.dtype) for t in own_tensors(tf)]
+    float_val = (tensor_head(1, 3) + delimited(5, struct.pack("<3f", 1, 2, 3)), tf.float32)
+    int_val = (tensor_head(3, 3) + b"\x38\x04\x38\x05\x38\x06", tf.int32)
     return own + [float_val, int_val]
-
-
-INTERESTING = (0x00, 0x01, 0x7F, 0x80, 0xFF, 0x08, 0x0A, 0x0B, 0x0C, 0x0D, 0x0E, 0x0F, 0x12,
-               0x1A, 0x22)
-
-
-def mutate(data: bytes, rng: random.Random, seeds: list) -> bytes:
-    """One to three random edits: bit flips, bytes set, truncation, spans deleted, inserted or
-    duplicated, a random field appended, another seed concatenated."""
-    out = bytearray(data)
-    for _ in range(rng.randint(1, 3)):
-        op, pos = rng.randrange(9), rng.randrange(len(out) + 1)
-        if op == 0 and out:
-            out[min(pos, len(out) - 1)] ^= 1 << rng.randrange(8)
-        elif op == 1 and out:
-            out[min(pos, len(out) - 1)] = rng.randrange(256)
-        elif op == 2:
-            del out[pos:]
-        elif op == 3:
-            del out[pos:pos + rng.randint(1, 4)]
-        elif op == 4:
-            out[pos:pos] = bytes(rng.randrange(256) for _ in range(rng.randint(1, 4)))
-        elif op == 5 and out:
-            start = rng.randrange(len(out))
-            out[pos:pos] = out[start:start + rng.randint(1, 8)]
-        elif op == 6 and out:
-            out[min(pos, len(out) - 1)] = rng.choice(INTERESTING)
-        elif op == 7:
-            out += _varint(rng.randint(1, 20) << 3 | rng.randrange(8)) + bytes(
-                rng.randrange(256) for _ in range(rng.randint(0, 9)))
-        else:
-            out += rng.choice(seeds)
-    return bytes(out)
 
 
 SPEC = {"b": tf.io.VarLenFeature(tf.string),

@@ -8,7 +8,6 @@ write of the same target removes, while a live writer's temporary and unrelated 
 TensorFlow's answers were measured with TF 2.21 / Keras 3.15.1 (noted where used).
 """
 
-import contextlib
 import hashlib
 import io
 import os
@@ -28,30 +27,16 @@ import pytest
 import tapeflow as tf
 from tapeflow.framework import npz_format as _format
 
+from _audit_paths import paths_touched
+
 SRC = os.path.join(os.path.dirname(__file__), "..", "..", "src")
 
+
 # -- recording which files a call opens, removes or renames (Python's audit events) ----------
-_events = None   # a list while recording
 
-
-def _audit(event, args):
-    if _events is not None and event in ("open", "os.remove", "os.rename", "os.rmdir"):
-        if isinstance(args[0], (str, bytes, os.PathLike)):
-            _events.append(os.path.abspath(os.fsdecode(args[0])))
-
-
-sys.addaudithook(_audit)
-
-
-@contextlib.contextmanager
 def _touched():
     """Yields the list of paths opened, removed or renamed inside the block."""
-    global _events
-    _events = []
-    try:
-        yield _events
-    finally:
-        _events = None
+    return paths_touched(("open", "os.remove", "os.rename", "os.rmdir"))
 
 
 def _outside(paths, root, inside):

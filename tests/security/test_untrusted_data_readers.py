@@ -19,11 +19,7 @@ import pytest
 import tapeflow as tf
 from tapeflow.data.readers import masked_crc32c
 
-
-def _record(data: bytes) -> bytes:
-    header = struct.pack("<Q", len(data))
-    return header + struct.pack("<I", masked_crc32c(header)) + data + \
-        struct.pack("<I", masked_crc32c(data))
+from _tfrecord_files import read_all, record
 
 
 def _flip(data: bytes, index: int, mask: int = 1) -> bytes:
@@ -35,7 +31,7 @@ def _gzip(data: bytes) -> bytes:
 
 
 RECORDS = [b"abc", b"defgh", b"ij"]
-GOOD = b"".join(_record(r) for r in RECORDS)     # records at offsets 0, 19 and 40; 54 bytes
+GOOD = b"".join(record(r) for r in RECORDS)     # records at offsets 0, 19 and 40; 54 bytes
 TEXT = b"line1\nline2\r\nline3\n" + b"x" * 50 + b"\nlast"
 LINES = [b"line1", b"line2", b"line3", b"x" * 50, b"last"]
 
@@ -141,20 +137,9 @@ TEXT_EXPECTED = {
 }
 
 
-def _read_all(dataset: tf.data.Dataset) -> tuple:
-    """(elements yielded, the error raised or None)."""
-    got = []
-    try:
-        for element in dataset.as_numpy_iterator():
-            got.append(element)
-    except tf.errors.OpError as exc:
-        return got, exc
-    return got, None
-
-
 def _check(dataset: tf.data.Dataset, expected: tuple) -> None:
     want_elements, want_text = expected
-    got, error = _read_all(dataset)
+    got, error = read_all(dataset)
     assert got == want_elements
     if want_text is None:
         assert error is None
@@ -212,12 +197,12 @@ def test_absurd_record_length_is_truncated_error_without_allocating_it(tmp_path)
     # declared size (1 << 28 gives this error; 1 << 40 crashes TF): the answer is TF's text.
     header = struct.pack("<Q", 1 << 40)
     path = tmp_path / "absurd.tfrecord"
-    path.write_bytes(_record(b"abc") + header + struct.pack("<I", masked_crc32c(header)) +
+    path.write_bytes(record(b"abc") + header + struct.pack("<I", masked_crc32c(header)) +
                      b"xyz")
     dataset = tf.data.TFRecordDataset(str(path))
     tracemalloc.start()
     try:
-        got, error = _read_all(dataset)
+        got, error = read_all(dataset)
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
@@ -240,7 +225,7 @@ def test_large_text_file_streams_in_bounded_memory(tmp_path):
 
 def test_large_tfrecord_file_streams_in_bounded_memory(tmp_path):
     path = tmp_path / "big.tfrecord"
-    frame = _record(bytes(range(256)) * 4096)     # one 1 MiB record
+    frame = record(bytes(range(256)) * 4096)     # one 1 MiB record
     with open(path, "wb") as f:
         for _ in range(16):
             f.write(frame)                        # 16 MiB (tracemalloc slows the CRC's loop)
@@ -267,7 +252,7 @@ def test_text_decompression_bomb_streams_in_bounded_memory(tmp_path, compression
 
 def test_tfrecord_gzip_bomb_streams_in_bounded_memory(tmp_path):
     path = tmp_path / "bomb.tfrecord.gz"
-    path.write_bytes(_deflated(_record(bytes(1 * MIB)), 24, 31))
+    path.write_bytes(_deflated(record(bytes(1 * MIB)), 24, 31))
     assert path.stat().st_size < MIB // 8         # 24 MiB inflated
     count, peak = _peak_bytes(tf.data.TFRecordDataset(str(path), compression_type="GZIP"))
     assert count == 24
@@ -338,8 +323,8 @@ def test_list_files_interleave_text_line_dataset_as_tf(tmp_path):
 
 
 def test_list_files_flat_map_tfrecord_dataset_as_tf(tmp_path):
-    (tmp_path / "r1.tfrecord").write_bytes(_record(b"x") + _record(b"yy"))
-    (tmp_path / "r2.tfrecord").write_bytes(_record(b"zzz"))
+    (tmp_path / "r1.tfrecord").write_bytes(record(b"x") + record(b"yy"))
+    (tmp_path / "r2.tfrecord").write_bytes(record(b"zzz"))
     files = tf.data.Dataset.list_files(str(tmp_path / "*.tfrecord"), shuffle=False)
     # TF 2.21: [b"x", b"yy", b"zzz"]
     assert list(files.flat_map(tf.data.TFRecordDataset).as_numpy_iterator()) == \
@@ -384,12 +369,12 @@ def test_late_inflate_error_yields_what_tf_yields_before_it(tmp_path, key):
         payload = b"".join(b"line%06d\n" % i for i in range(150000))
         make = tf.data.TextLineDataset
     else:
-        payload = b"".join(_record(b"r%07d" % i * 10) for i in range(20000))
+        payload = b"".join(record(b"r%07d" % i * 10) for i in range(20000))
         make = tf.data.TFRecordDataset
     data = _gzip(payload) if compression == "GZIP" else zlib.compress(payload)
     path = tmp_path / "late"
     path.write_bytes(_flip(data, len(data) - 8))    # as measured: 8 bytes from the end
-    got, error = _read_all(make(str(path), compression_type=compression,
+    got, error = read_all(make(str(path), compression_type=compression,
                                 buffer_size=buffer_size))
     assert len(got) == LATE_ERROR_COUNTS[key]
     assert type(error) is tf.errors.DataLossError

@@ -9,13 +9,11 @@ TF 2.21 / Keras 3.15.1 (noted where used).
 """
 
 import collections
-import contextlib
 import io
 import json
 import os
 import pickle
 import random
-import sys
 import tracemalloc
 import zipfile
 
@@ -25,32 +23,11 @@ import pytest
 import tapeflow as tf
 from tapeflow.framework import npz_format as _format
 
+from _audit_paths import paths_touched
+
 D = tf.data.Dataset
 FILE = "tapeflow-dataset.npz"
 P = collections.namedtuple("P", ["a", "b"])
-
-# -- recording which files a call opens (Python's audit events) -------------------------------
-_opened = None   # a list while recording
-
-
-def _audit(event, args):
-    if _opened is not None and event == "open" and isinstance(args[0], (str, bytes)):
-        _opened.append(os.path.abspath(os.fsdecode(args[0])))
-
-
-sys.addaudithook(_audit)
-
-
-@contextlib.contextmanager
-def _opens():
-    """Yields the list of paths opened inside the block."""
-    global _opened
-    _opened = []
-    try:
-        yield _opened
-    finally:
-        _opened = None
-
 
 class _Marker:
     """Unpickling one creates the file `path`: the proof that a pickle ran."""
@@ -107,8 +84,8 @@ def test_a_dataset_in_the_old_pickle_format_is_refused_unread(tmp_path):
     path = tmp_path / "old"
     path.mkdir()
     (path / "tapeflow-dataset.pickle").write_bytes(pickle.dumps(_Marker(str(marker)), 4))
-    with _opens() as opened, pytest.raises(tf.errors.DataLossError,
-                                           match="old file format.*format changed"):
+    with paths_touched() as opened, pytest.raises(tf.errors.DataLossError,
+                                                  match="old file format.*format changed"):
         D.load(str(path))
     assert not marker.exists()
     assert str(path / "tapeflow-dataset.pickle") not in opened
@@ -151,7 +128,7 @@ def test_a_cache_file_holding_a_pickle_is_refused_unread(tmp_path):
 
 def test_load_opens_only_the_dataset_file(tmp_path):
     path = _save(tmp_path, D.from_tensor_slices({"s": [b"x", b"y"], "n": [1, 2]}))
-    with _opens() as opened:
+    with paths_touched() as opened:
         D.load(path)
     assert {p for p in opened if p.startswith(str(tmp_path))} == {os.path.join(path, FILE)}
 

@@ -15,13 +15,10 @@ import pytest
 
 import tapeflow as tf
 
+from _png_bytes import chunk, filtered_rows
+
 SIGNATURE = b"\x89PNG\r\n\x1a\n"
 INIT_FAILED = "Invalid PNG. Failed to initialize decoder. [Op:DecodePng]"
-
-
-def chunk(kind: bytes, payload: bytes, crc: int | None = None) -> bytes:
-    crc = zlib.crc32(kind + payload) if crc is None else crc
-    return struct.pack(">I", len(payload)) + kind + payload + struct.pack(">I", crc)
 
 
 def ihdr(width: int = 1, height: int = 1, depth: int = 8, color_type: int = 0) -> bytes:
@@ -226,19 +223,6 @@ def test_what_libpng_tolerates_decodes(case):
     assert tf.io.decode_png(data).numpy().tolist() == [[[5]]]
 
 
-def filtered(image: np.ndarray, bpp: int) -> bytes:
-    """Rows of a uint8 [height, stride] image, row y filtered with type y % 5."""
-    x = image.astype(np.int16)
-    up = np.vstack([np.zeros((1, x.shape[1]), np.int16), x[:-1]])
-    left = np.hstack([np.zeros((len(x), bpp), np.int16), x[:, :-bpp]])
-    up_left = np.hstack([np.zeros((len(x), bpp), np.int16), up[:, :-bpp]])
-    pa, pb, pc = np.abs(up - up_left), np.abs(left - up_left), np.abs(left + up - 2 * up_left)
-    paeth = np.where((pa <= pb) & (pa <= pc), left, np.where(pb <= pc, up, up_left))
-    predictors = [np.zeros_like(x), left, up, (left + up) >> 1, paeth]
-    return b"".join(bytes([y % 5]) + ((x[y] - predictors[y % 5][y]) & 0xFF).astype(np.uint8).tobytes()
-                    for y in range(len(x)))
-
-
 @pytest.mark.parametrize("depth,color_type,channels", [(8, 2, 3), (16, 6, 4), (8, 0, 1),
                                                        (16, 4, 2)])
 def test_every_filter_type_round_trips(depth, color_type, channels):
@@ -246,7 +230,7 @@ def test_every_filter_type_round_trips(depth, color_type, channels):
     dtype = np.uint16 if depth == 16 else np.uint8
     image = rng.randint(0, np.iinfo(dtype).max + 1, (23, 17, channels)).astype(dtype)
     rows = image.astype(">u2" if depth == 16 else np.uint8).reshape(23, -1).view(np.uint8)
-    data = png(filtered(rows, channels * depth // 8), header=ihdr(17, 23, depth, color_type))
+    data = png(filtered_rows(rows, channels * depth // 8), header=ihdr(17, 23, depth, color_type))
     got = tf.io.decode_image(data, dtype=tf.uint16 if depth == 16 else tf.uint8).numpy()
     np.testing.assert_array_equal(got, image)
 

@@ -23,6 +23,9 @@ import pytest
 import tapeflow as tf
 from tapeflow.train.example import DecodeError
 
+from _protobuf_bytes import delimited, entry, message_values, parsed_values, values_of
+from _protobuf_bytes import example as example_bytes
+
 FIXTURE = pathlib.Path(__file__).parent / "fixtures" / "protobuf_fuzz.json"
 
 # The parse spec the fixture and the crafted Example cases were run with in TF.
@@ -34,43 +37,12 @@ CLASSES = {"InvalidArgumentError": tf.errors.InvalidArgumentError, "DecodeError"
            "UnicodeDecodeError": UnicodeDecodeError}
 
 
-def values_of(array) -> list:
-    """Values as the fixture writes them: floats by their bits, bytes as hex."""
-    array = np.asarray(array)
-    if array.dtype.kind in "OS":
-        return [bytes(v).hex() for v in array.reshape(-1)]
-    if array.dtype == np.float32:
-        return array.reshape(-1).view(np.uint32).tolist()
-    if array.dtype == np.float64:
-        return array.reshape(-1).view(np.uint64).tolist()
-    return array.reshape(-1).astype(np.int64).tolist()
-
-
-def parsed_values(result: dict) -> dict:
-    return {key: values_of(value.values if isinstance(value, tf.SparseTensor) else value)
-            for key, value in sorted(result.items())}
-
-
-def message_values(example) -> dict:
-    out = {}
-    for key in sorted(example.features.feature):
-        feature = example.features.feature[key]
-        kind = feature.WhichOneof("kind")
-        items = list(getattr(feature, kind).value) if kind else []
-        if kind == "float_list":
-            items = values_of(np.array(items, np.float32))
-        elif kind == "bytes_list":
-            items = [v.hex() for v in items]
-        out[key] = [kind, items]
-    return out
-
-
 def run(reader: str, data: bytes, dtype: str = "float32"):
     """What one reader makes of `data`, in the fixture's terms."""
     if reader == "batch":
-        return parsed_values(tf.io.parse_example([data], SPEC))
+        return parsed_values(tf.io.parse_example([data], SPEC), tf.SparseTensor)
     if reader == "single":
-        return parsed_values(tf.io.parse_single_example(data, SPEC))
+        return parsed_values(tf.io.parse_single_example(data, SPEC), tf.SparseTensor)
     if reader == "message":
         return message_values(tf.train.Example.FromString(data))
     tensor = tf.io.parse_tensor(data, dtype)
@@ -480,7 +452,7 @@ def test_large_example_parses_with_bounded_memory():
     floats = np.arange(700_000, dtype=np.float32)
     float_list = np.concatenate([np.full((floats.size, 1), 0x0D, np.uint8),
                                  floats.view(np.uint8).reshape(-1, 4)], axis=1).tobytes()
-    data = _example({b"f": _delimited(2, float_list)})
+    data = example_bytes(entry(b"f", delimited(2, float_list)))
     tracemalloc.start()
     try:
         out = tf.io.parse_single_example(data, {"f": tf.io.VarLenFeature(tf.float32)})
@@ -491,23 +463,6 @@ def test_large_example_parses_with_bounded_memory():
     assert peak < 12 * len(data)
     message = tf.train.Example.FromString(data)
     assert len(message.features.feature["f"].float_list.value) == floats.size
-
-
-def _varint(value: int) -> bytes:
-    out = bytearray()
-    while value > 0x7F:
-        out.append(value & 0x7F | 0x80)
-        value >>= 7
-    return bytes(out + bytes([value]))
-
-
-def _delimited(field: int, payload: bytes) -> bytes:
-    return _varint(field << 3 | 2) + _varint(len(payload)) + payload
-
-
-def _example(features: dict) -> bytes:
-    entries = b"".join(_delimited(1, _delimited(1, k) + _delimited(2, v)) for k, v in features.items())
-    return _delimited(1, entries)
 
 
 # -- the fuzz fixture: TF's answers on seeded mutations --------------------------------------------

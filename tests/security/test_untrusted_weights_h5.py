@@ -128,6 +128,17 @@ def _refused(model, path, *texts, skip_mismatch=False):
     return str(info.value)
 
 
+def _refused_in_bounded_memory(model, path, *texts):
+    """`_refused`, with the load's traced memory under 4 MiB (`model` is built before)."""
+    tracemalloc.start()
+    try:
+        _refused(model, path, *texts)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 4 * MIB
+
+
 # -- other files: external storage, external and soft links, virtual datasets -----------------
 
 @pytest.mark.parametrize("skip_mismatch", [False, True])
@@ -257,17 +268,11 @@ def test_a_shape_bomb_is_refused_without_allocating(saved, tmp_path, shape):
     path = _crafted(saved, tmp_path, lambda f: _replace(
         f, KERNEL, shape=shape, dtype="f4", chunks=(1024,) * len(shape), compression="gzip"))
     assert os.path.getsize(path) < 64 * 1024
-    model = _model()
-    tracemalloc.start()
-    try:
-        # Keras 3.15.1: "Not allowed: H5 dataset '0' declares 8.00 GB but only 0.00 B are
-        # stored on disk; refusing to load a potential decompression/shape bomb."
-        _refused(model, path, "Not allowed: H5 dataset '0' declares 8.00 GB but only 0.00 B "
-                 "are stored on disk; refusing to load a potential decompression/shape bomb.")
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
-    assert peak < 4 * MIB
+    # Keras 3.15.1: "Not allowed: H5 dataset '0' declares 8.00 GB but only 0.00 B are
+    # stored on disk; refusing to load a potential decompression/shape bomb."
+    _refused_in_bounded_memory(_model(), path, "Not allowed: H5 dataset '0' declares 8.00 GB but "
+                               "only 0.00 B are stored on disk; refusing to load a potential "
+                               "decompression/shape bomb.")
 
 
 def test_a_wrong_shape_under_kerass_bomb_floor_is_refused_without_reading(saved, tmp_path):
@@ -275,30 +280,16 @@ def test_a_wrong_shape_under_kerass_bomb_floor_is_refused_without_reading(saved,
     the dataset's metadata with Keras's shape error."""
     path = _crafted(saved, tmp_path, lambda f: _replace(
         f, KERNEL, shape=(10 ** 8,), dtype="f4", chunks=(MIB,), compression="gzip"))
-    model = _model()
-    tracemalloc.start()
-    try:
-        _refused(model, path, "The shape of the target variable and the shape of the target "
-                 "value in `variable.assign(value)` must match. variable.shape=(4, 3), "
-                 "Received: value.shape=(100000000,)")
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
-    assert peak < 4 * MIB
+    _refused_in_bounded_memory(_model(), path, "The shape of the target variable and the shape of "
+                               "the target value in `variable.assign(value)` must match. "
+                               "variable.shape=(4, 3), Received: value.shape=(100000000,)")
 
 
 def test_wide_items_are_refused_without_allocating(saved, tmp_path):
     """(4, 3) items of 100 MB each: Keras 3.15.1 allocates 1.2 GB, then fails to parse."""
     path = _crafted(saved, tmp_path, lambda f: _replace(
         f, KERNEL, shape=(4, 3), dtype="S100000000", chunks=(1, 1), compression="gzip"))
-    model = _model()
-    tracemalloc.start()
-    try:
-        _refused(model, path, "Not allowed: H5 dataset '0' has dtype |S100000000")
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
-    assert peak < 4 * MIB
+    _refused_in_bounded_memory(_model(), path, "Not allowed: H5 dataset '0' has dtype |S100000000")
 
 
 def test_a_chunk_larger_than_its_dataset_is_refused_before_hdf5_inflates_it(saved, tmp_path):
