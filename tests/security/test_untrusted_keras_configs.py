@@ -51,9 +51,10 @@ def _dense_config(activation) -> dict:
 
 
 def _model_file(tmp_path, edit) -> str:
-    """A `.keras` file of a small trained model whose config.json `edit(config)` rewrote."""
+    """A `.keras` file of a small compiled model whose config.json `edit(config)` rewrote."""
     model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(2, name="dense")])
     model.compile(optimizer="adam", loss="mse")
+    model.optimizer.build(model.trainable_variables)  # saved with its slots, as after fit
     path = str(tmp_path / "model.keras")
     model.save(path)
     with zipfile.ZipFile(path) as z:
