@@ -146,7 +146,7 @@ def test_unstack_needs_a_known_axis_length():
     # tf.transpose(x, [1, 0, 2]), x [2, 3]
     ("Transpose", [(2, 3)], {"perm": (1, 0, 2)}, "Dimension must be 2 but is 3"),
     # tf.tile(x, [2, 3, 1]), x [2, 3]
-    ("Tile", [(2, 3)], {"multiples": (2, 3, 1)}, "Shape must be rank 3 but is rank 2"),
+    ("Tile", [(2, 3)], {"multiples": (2, 3, 1)}, "Shape must be rank 2 but is rank 3"),
     # tf.broadcast_to(x, [2, 4]), x [2, 3]; x [1, 2, 3] to [2, 3]
     ("BroadcastTo", [(2, 3)], {"shape": (2, 4)}, "Dimensions must be equal, but are 3 and 4"),
     ("BroadcastTo", [(1, 2, 3)], {"shape": (2, 3)}, "Shape must be at most rank 2 but is rank 3"),

@@ -124,7 +124,7 @@ class SparseTensor:
     def with_values(self, new_values: Any) -> "SparseTensor":
         """A SparseTensor with these indices and dense shape and `new_values` ([N])."""
         result = SparseTensor(self._indices, new_values, self._dense_shape)
-        result._dims = self._dims
+        result._shape, result._dims = self._shape, self._dims  # the same dense shape, as known
         return result
 
     def consumers(self) -> list:

@@ -25,7 +25,7 @@ from tapeflow.framework.convert import constant_value, cpp_name, mismatch_error
 from tapeflow.framework.exports import tf_export
 from tapeflow.ops._convert import convert_to_tensor
 from tapeflow.ops._static import is_traced, reads_static, reject_traced, static_value
-from tapeflow.ops.math_ops import cast, conj, zeros_of
+from tapeflow.ops.math_ops import cast, conj, maximum, where, zeros_of
 
 
 def _shape_tuple(shape: Any) -> tuple:
@@ -76,6 +76,15 @@ def _product(dims: Sequence[Optional[int]]) -> Optional[int]:
     return None if None in dims else int(np.prod(dims, dtype=np.int64))
 
 
+def _linear_in_data(prim: Primitive) -> Primitive:
+    """`prim`, linear in its first input, given the forward rule that applies it to that
+    input's tangent and its other inputs as they are: run-time sizes and offsets, which a
+    tangent of zeros would replace."""
+    def rule(tangents: list, ans: Any, x: Tensor, *sizes: Tensor, **attrs: Any) -> Any:
+        return None if tangents[0] is None else bind(prim, (tangents[0],) + sizes, attrs)
+    return prim.defjvp(rule)
+
+
 # -- reshape -------------------------------------------------------------------------------------
 
 def _reshape_rule(x: ShapedArray, *dims: ShapedArray, shape: Dims,
@@ -119,8 +128,8 @@ def _reshape_vjp(g: Tensor, ans: Tensor, x: Tensor, *dims: Tensor, shape: Dims,
     return (gx, None) if dims else gx
 
 
-_reshape = Primitive("Reshape", _reshape_kernel, linear=True,
-                     shape_rule=_reshape_rule).defvjp(_reshape_vjp)
+_reshape = _linear_in_data(Primitive("Reshape", _reshape_kernel, linear=True,
+                                     shape_rule=_reshape_rule).defvjp(_reshape_vjp))
 # Inlined where the shape is a checked constant (a traced or unchecked one runs the kernel).
 _reshape.lowering = lambda shape, unchecked=False: f"np.reshape({{0}}, {shape!r})" if \
     not unchecked and shape is not None and \
@@ -132,14 +141,21 @@ def _shape_of(x: Tensor) -> Tensor:
     return bind(_shape, (x,), {"dtype": np.dtype(np.int32)})
 
 
-def _traced_dims(arg: Any) -> Optional[tuple]:
+def _traced_dims(arg: Any, param: Optional[str] = None,
+                 allowed: tuple = ("int32", "int64")) -> Optional[tuple]:
     """Under a trace, a shape argument (a 1-D int tensor, or a list whose items may be scalar
     tensors) that holds a traced tensor, as (pattern, tensor): the static dims (ints, None
     where read only when the graph runs; None for an unknown length) and the int tensor to
-    read when the graph runs. None where `arg` holds no traced tensor (it is then static)."""
+    read when the graph runs. None where `arg` holds no traced tensor (it is then static).
+    `param`: the op's name for the argument in TF's dtype error (Reshape's attr error if
+    None); `allowed`: the dtypes the op takes for it."""
     if is_traced(arg):
         t = arg
-        if t.dtype.name not in ("int32", "int64"):
+        if t.dtype.name not in allowed:
+            if param is not None:
+                raise TypeError(f"Value passed to parameter '{param}' has DataType "
+                                f"{t.dtype.name} not in list of allowed values: "
+                                f"{', '.join(allowed)}")
             raise TypeError(f"Value for attr 'Tshape' of {t.dtype.name} is not in the list of "
                             f"allowed values: int32, int64")
         static = t._value.shape
@@ -148,7 +164,7 @@ def _traced_dims(arg: Any) -> Optional[tuple]:
         if static is not None and len(static) == 0:
             t = reshape(t, [1])
             static = (1,)
-        return (None if static is None or static[0] is None else (None,) * static[0]), t
+        return (None if static is None or static[0] is None else _known_values(t)), t
     if not isinstance(arg, (list, tuple)) or not any(is_traced(a) for a in arg):
         return None
     pattern = tuple(None if is_traced(a) else int(np.asarray(getattr(a, "_value", a)))
@@ -156,6 +172,28 @@ def _traced_dims(arg: Any) -> Optional[tuple]:
     dtype = next(a.dtype for a in arg if is_traced(a))   # Python ints take the tensors'
     return pattern, stack([a if is_traced(a) else convert_to_tensor(d, dtype=dtype)
                            for a, d in zip(arg, pattern)])
+
+
+def _known_values(t: Tensor) -> tuple:
+    """The items of the traced 1-D int tensor `t` (of known length) that tracing can tell, as
+    TensorFlow's shape functions read a shape tensor: all of a value that is the same on every
+    run, the known dims of a `tf.shape(x)`, the constant items of a tf.stack of scalars; None
+    for the others (and for negative ones)."""
+    graph = t._graph
+    info = graph.values[t._vid]
+    producer = info.producer
+    if info.fixed and info.example is not None:
+        values = [int(v) for v in np.asarray(info.example).reshape(-1)]
+    elif producer is not None and producer.op is _shape:
+        values = list(graph.values[producer.inputs[0]].shape.dims)
+    elif producer is not None and producer.op is _stack and \
+            len(producer.inputs) == t._value.shape[0]:   # of scalars: a 1-D stack
+        items = [graph.values[v] for v in producer.inputs]
+        values = [int(np.asarray(i.example)) if i.fixed and i.example is not None and
+                  np.ndim(i.example) == 0 else None for i in items]
+    else:
+        return (None,) * t._value.shape[0]
+    return tuple(None if v is None or v < 0 else v for v in values)
 
 
 @tf_export("reshape")
@@ -570,6 +608,10 @@ def _split_kernel(x: np.ndarray, *given: np.ndarray, sizes: tuple, axis: int) ->
     length, the sizes are checked here: `given[0]`, the size_splits (a -1 among them), or
     `len(sizes)` equal pieces where `sizes` are all unknown (tf.split(x, n))."""
     if given:
+        if np.size(given[0]) != len(sizes):
+            raise InvalidArgumentError(f"size of the split_tensor must be 1-D and have the "
+                                       f"same elements as outputs got {np.ndim(given[0])} -D "
+                                       f"and {np.size(given[0])} elements [Op:SplitV]")
         sizes = _resolve_split([int(d) for d in given[0]], x.shape[axis])
     elif None in sizes:
         sizes = _even_split(len(sizes), x.shape[axis], axis)
@@ -595,8 +637,8 @@ def _split_vjp(gs: tuple, ans: tuple, x: Tensor, *given: Tensor, sizes: tuple,
     return (gx, None) if given else gx
 
 
-_split = Primitive("SplitV", _split_kernel, multiple_results=True, linear=True,
-                   shape_rule=_split_rule).defvjp(_split_vjp)
+_split = _linear_in_data(Primitive("SplitV", _split_kernel, multiple_results=True, linear=True,
+                                   shape_rule=_split_rule).defvjp(_split_vjp))
 
 
 def _even_split(n: int, length: int, axis: int) -> tuple:
@@ -650,6 +692,10 @@ def split(value: Any, num_or_size_splits: Any, axis: int = 0, num: Optional[int]
             return list(bind(_split, (x,), {"sizes": (None,) * n, "axis": axis}))
         sizes = _even_split(n, length, axis)
     else:
+        traced = None if context.graph is None else \
+            _traced_size_splits(num_or_size_splits, num)
+        if traced is not None:   # read (and checked) when the graph runs, as TF's input
+            return list(bind(_split, (x, traced[1]), {"sizes": traced[0], "axis": axis}))
         sizes = _split_sizes(num_or_size_splits)
         if length is None:   # the sum (and a -1) checked when the graph runs
             _check_split_sizes(sizes)
@@ -660,11 +706,26 @@ def split(value: Any, num_or_size_splits: Any, axis: int = 0, num: Optional[int]
     return list(bind(_split, (x,), {"sizes": sizes, "axis": axis}))
 
 
+def _traced_size_splits(size_splits: Any, num: Optional[int]) -> Optional[tuple]:
+    """Under a trace, size_splits that hold a traced tensor as (sizes, tensor): one unknown
+    size per output (TensorFlow's SplitV shape function knows none of a non-constant), the
+    count from the tensor's static length, else `num`. None where it holds no traced one."""
+    if isinstance(size_splits, TensorLike) and size_splits.shape.rank == 0:
+        return None   # refused by _split_sizes, as TensorFlow refuses it
+    traced = _traced_dims(size_splits, "size_splits", ("int8", "int32", "int64"))
+    if traced is None:
+        return None
+    if traced[0] is None and num is None:
+        raise ValueError(f"Cannot infer argument `num` from shape {size_splits!s}")
+    count = len(traced[0]) if traced[0] is not None else int(num)
+    return (None,) * count, traced[1]
+
+
 def _split_sizes(num_or_size_splits: Any) -> list:
     """The sizes argument of split as a list of ints, refused as TF refuses it."""
     if isinstance(num_or_size_splits, TensorLike) and num_or_size_splits.shape.rank == 0:
         raise ValueError(f"Rank-0 tensors are not supported as the num_or_size_splits argument "
-                         f"to split. Argument provided: {num_or_size_splits}")
+                         f"to split. Argument provided: {num_or_size_splits!s}")
     sizes = static_value(num_or_size_splits, "SplitV: size_splits", np.asarray)
     if sizes.ndim != 1:
         raise InvalidArgumentError(f"size of the split_tensor must be 1-D and have the same "
@@ -675,27 +736,57 @@ def _split_sizes(num_or_size_splits: Any) -> list:
 
 # -- tile / broadcast_to -------------------------------------------------------------------------
 
-def _tile_vjp(g: Tensor, ans: Tensor, x: Tensor, multiples: tuple) -> Tensor:
+def _tile_vjp(g: Tensor, ans: Tensor, x: Tensor, *given: Tensor, multiples: tuple) -> Any:
     # View the gradient as [m0, d0, m1, d1, ...] and sum over the repeat axes.
     shape = x._value.shape
     interleaved = tuple(v for pair in zip(multiples, shape) for v in pair)
-    if None in shape:   # x's dims as the graph runs
-        interleaved = reshape(stack([wrap(np.array(multiples, np.int32)), _shape_of(x)],
-                                    axis=1), [-1])
+    if given or None in shape:   # the multiples and x's dims as the graph runs
+        counts = cast(given[0], _dtypes.int32) if given else \
+            wrap(np.array(multiples, np.int32))
+        interleaved = reshape(stack([counts, _shape_of(x) if None in shape else
+                                     wrap(np.array(shape, np.int32))], axis=1), [-1])
     from tapeflow.ops.reduce_ops import reduce_sum  # reduce_ops builds on this module
-    return reduce_sum(reshape(g, interleaved), axis=tuple(builtins.range(0, 2 * len(shape), 2)))
+    gx = reduce_sum(reshape(g, interleaved), axis=tuple(builtins.range(0, 2 * len(shape), 2)))
+    return (gx, None) if given else gx
 
 
-def _tile_rule(x: ShapedArray, multiples: tuple) -> ShapedArray:
+def _tile_rule(x: ShapedArray, *given: ShapedArray, multiples: Optional[tuple]) -> ShapedArray:
+    """x's dims times `multiples` (a traced one may hold None, or be None: length unknown)."""
+    if multiples is None:
+        multiples = (None,) * len(x.shape) if x.shape is not None else None
+    if multiples is None:
+        return ShapedArray(None, x.dtype)
     shape = (None,) * len(multiples) if x.shape is None else x.shape
     if len(shape) != len(multiples):
-        raise _shape_error("Tile", f"Shape must be rank {len(multiples)} but is rank "
-                                   f"{len(shape)}", x.shape)
+        raise _shape_error("Tile", f"Shape must be rank {len(shape)} but is rank "
+                                   f"{len(multiples)}", x.shape, (len(multiples),))
     return ShapedArray(tuple(_product((d, m)) for d, m in zip(shape, multiples)), x.dtype)
 
 
-_tile = Primitive("Tile", lambda x, multiples: np.tile(x, multiples), linear=True,
-                  shape_rule=_tile_rule).defvjp(_tile_vjp)
+def _tile_kernel(x: np.ndarray, *given: np.ndarray, multiples: Optional[tuple]) -> np.ndarray:
+    """`x` tiled; by `given[0]`, the multiples read as the graph runs, where given."""
+    if given:
+        multiples = _checked_multiples(np.asarray(given[0]), x.ndim)
+    return np.tile(x, multiples)
+
+
+def _checked_multiples(multiples: np.ndarray, rank: int) -> tuple:
+    """Tile's multiples as a tuple of ints, checked as TensorFlow's Tile kernel checks them."""
+    if multiples.ndim > 1:
+        raise InvalidArgumentError(f"Expected multiples to be 1-D, but got shape "
+                                   f"{dims_text(multiples.shape)} [Op:Tile]")
+    multiples = _shape_tuple(multiples)
+    for i, m in enumerate(multiples):
+        if m < 0:
+            raise InvalidArgumentError(f"Expected multiples[{i}] >= 0, but got {m} [Op:Tile]")
+    if len(multiples) != rank:
+        raise InvalidArgumentError(f"Expected multiples argument to be a vector of length "
+                                   f"{rank} but got length {len(multiples)} [Op:Tile]")
+    return multiples
+
+
+_tile = _linear_in_data(Primitive("Tile", _tile_kernel, linear=True,
+                                  shape_rule=_tile_rule).defvjp(_tile_vjp))
 
 
 @tf_export("tile")
@@ -706,23 +797,19 @@ def tile(input: Any, multiples: Any, name: Optional[str] = None) -> Tensor:  # n
         x = convert_to_tensor(input)
     except (TypeError, ValueError) as exc:  # a RaggedTensor: its ragged version
         return ragged_fallback(exc, "tile", tile, input, multiples)
+    if context.graph is not None:
+        traced = _traced_dims(multiples, "multiples")
+        if traced is not None:   # read (and checked) when the graph runs, as TF's input
+            return bind(_tile, (x, traced[1]), {"multiples": traced[0]})
     multiples = static_value(multiples, "Tile: multiples", np.asarray)
-    if multiples.ndim > 1:
-        raise InvalidArgumentError(f"Expected multiples to be 1-D, but got shape "
-                                   f"{dims_text(multiples.shape)} [Op:Tile]")
-    multiples = _shape_tuple(multiples)
-    for i, m in enumerate(multiples):
-        if m < 0:
-            raise InvalidArgumentError(f"Expected multiples[{i}] >= 0, but got {m} [Op:Tile]")
-    if len(multiples) != x._value.ndim:
-        raise InvalidArgumentError(f"Expected multiples argument to be a vector of length "
-                                   f"{x._value.ndim} but got length {len(multiples)} [Op:Tile]")
-    return bind(_tile, (x,), {"multiples": multiples})
+    return bind(_tile, (x,), {"multiples": _checked_multiples(multiples, x._value.ndim)})
 
 
-def _broadcast_to_rule(x: ShapedArray, shape: tuple, unchecked: bool = False) -> ShapedArray:
-    """`shape`; a traced one may hold unknown dims (None), which `x`'s dims > 1 then give."""
-    if x.shape is None:
+def _broadcast_to_rule(x: ShapedArray, *given: ShapedArray, shape: Optional[tuple],
+                       unchecked: bool = False) -> ShapedArray:
+    """`shape`; a traced one may hold unknown dims (None), which `x`'s dims > 1 then give, or
+    be None (its length unknown)."""
+    if x.shape is None or shape is None:
         return ShapedArray(shape, x.dtype)
     if len(x.shape) > len(shape):
         raise _shape_error("BroadcastTo", f"Shape must be at most rank {len(shape)} but is "
@@ -746,7 +833,16 @@ def _check_broadcast_to(in_shape: tuple, shape: tuple) -> None:
                                    f"[Op:BroadcastTo]") from None
 
 
-def _broadcast_to_kernel(x: np.ndarray, shape: tuple, unchecked: bool = False) -> np.ndarray:
+def _broadcast_to_kernel(x: np.ndarray, *given: np.ndarray, shape: Optional[tuple],
+                         unchecked: bool = False) -> np.ndarray:
+    """`x` broadcast to `shape`, or to `given[0]`, the shape read as the graph runs."""
+    if given:
+        shape = tuple(int(d) for d in given[0])
+        try:
+            return np.broadcast_to(x, shape)
+        except ValueError:   # TF's BroadcastTo kernel's text in a graph
+            raise InvalidArgumentError(f"Incompatible shapes: {dims_text(x.shape)} vs. "
+                                       f"{dims_text(shape)} [Op:BroadcastTo]") from None
     try:
         return np.broadcast_to(x, shape)
     except ValueError:   # a shape tracing did not know: TF's message
@@ -754,9 +850,11 @@ def _broadcast_to_kernel(x: np.ndarray, shape: tuple, unchecked: bool = False) -
         raise
 
 
-_broadcast_to = Primitive("BroadcastTo", _broadcast_to_kernel, linear=True,
-                          batch_safe=True, shape_rule=_broadcast_to_rule).defvjp(
-    lambda g, ans, x, shape, unchecked=False: g)  # the tape sums the cotangent back to x's shape
+_broadcast_to = _linear_in_data(Primitive(
+    "BroadcastTo", _broadcast_to_kernel, linear=True, batch_safe=True,
+    shape_rule=_broadcast_to_rule).defvjp(
+    # The tape sums the cotangent back to x's shape; a run-time shape gets none.
+    lambda g, ans, x, *given, shape, unchecked=False: (g, None) if given else g))
 # Inlined where the wrapper checked the shapes (`unchecked`: the kernel checks them).
 _broadcast_to.lowering = lambda shape, unchecked=False: None if unchecked else \
     f"np.broadcast_to({{0}}, {shape!r})"
@@ -767,13 +865,15 @@ _broadcast_to.lowering = lambda shape, unchecked=False: None if unchecked else \
 def broadcast_to(input: Any, shape: Any, name: Optional[str] = None) -> Tensor:  # noqa: A002
     """`input` broadcast to `shape` with NumPy's rules."""
     x = convert_to_tensor(input)
+    if context.graph is not None:
+        traced = _traced_dims(shape, "shape")
+        if traced is not None:   # read (and checked) when the graph runs, as TF's input
+            return bind(_broadcast_to, (x, traced[1]), {"shape": traced[0], "unchecked": True})
     shape = static_value(shape, "BroadcastTo: shape", _shape_tuple)
     if not has_static_shape(x._value):   # the rule checks the known dims, the kernel all
         return bind(_broadcast_to, (x,), {"shape": shape, "unchecked": True})
     _check_broadcast_to(x._value.shape, shape)
     return bind(_broadcast_to, (x,), {"shape": shape})
-
-
 
 
 # Unchecked forms for derivative rules, whose shapes are right by construction: they skip
@@ -1189,6 +1289,10 @@ def slice_tensor(tensor: Any, key: Any) -> Tensor:
 def slice(input_: Any, begin: Any, size: Any, name: Optional[str] = None) -> Tensor:  # noqa: A001
     """The block of `size` starting at `begin` (a size of -1 takes the rest)."""
     x = convert_to_tensor(input_)
+    if context.graph is not None:
+        traced = _traced_dims(begin, "begin"), _traced_dims(size, "size")
+        if traced != (None, None) or not has_static_shape(x._value):
+            return _run_time_slice(x, begin, size, *traced)   # checked as the graph runs
     begin = static_value(begin, "Slice: begin", _shape_tuple)
     size = static_value(size, "Slice: size", _shape_tuple)
     _check_slice(x._value.shape, begin, size)
@@ -1210,6 +1314,102 @@ def _check_slice(shape: tuple, begin: tuple, size: tuple) -> None:
         if s != -1 and not 0 <= s <= d - b:
             raise InvalidArgumentError(f"Expected size[{i}] in [0, {d - b}], but got {s} "
                                        f"[Op:Slice]")
+
+
+# -- tf.slice with a begin or size known only when the graph runs ---------------------------------
+
+def _slice_kernel(x: np.ndarray, begin: np.ndarray, size: np.ndarray, begin_dims: Dims,
+                  size_dims: Dims) -> np.ndarray:
+    """The block of `x` at `begin` of `size`, read (and checked) as the graph runs."""
+    begin, size = _shape_tuple(begin), _shape_tuple(size)
+    _check_slice(x.shape, begin, size)
+    return x[tuple(builtins.slice(b, None if s == -1 else b + s) for b, s in zip(begin, size))]
+
+
+def _slice_rule(x: ShapedArray, begin: ShapedArray, size: ShapedArray, begin_dims: Dims,
+                size_dims: Dims) -> ShapedArray:
+    """TensorFlow's Slice shape function: the known sizes; a -1 is the rest of its dim only
+    where the whole size is known while tracing (and that dim's begin)."""
+    if None not in (begin_dims, size_dims) and len(begin_dims) != len(size_dims):
+        nb, ns = len(begin_dims), len(size_dims)
+        raise _shape_error("Slice", f"Dimension 0 in both shapes must be equal, but are {nb} "
+                                    f"and {ns}. Shapes are [{nb}] and [{ns}].",
+                           x.shape, (nb,), (ns,))
+    known = size_dims if size_dims is not None else begin_dims
+    if known is None:
+        return ShapedArray(x.shape, x.dtype)
+    if x.shape is not None and len(x.shape) != len(known):
+        raise _shape_error("Slice", f"Shape must be rank {len(known)} but is rank "
+                                    f"{len(x.shape)}", x.shape, (len(known),), (len(known),))
+    if size_dims is None:
+        return ShapedArray((None,) * len(known), x.dtype)
+    for s in size_dims:
+        if s is not None and s < -1:
+            raise ValueError(f"Invalid value in tensor used for shape: {s}")
+    dims = x.shape if x.shape is not None else (None,) * len(size_dims)
+    begins = begin_dims if begin_dims is not None else (None,) * len(dims)
+    exact = None not in size_dims
+    shapes = x.shape, (len(known),), (len(known),)
+    return ShapedArray(tuple(s if s is None or s >= 0 else _rest(d, b, shapes) if exact else None
+                             for d, b, s in zip(dims, begins, size_dims)), x.dtype)
+
+
+def _rest(dim: Optional[int], begin: Optional[int], shapes: tuple) -> Optional[int]:
+    """The size of a slice of `dim` from `begin` to its end, None where either is unknown
+    (`shapes`: Slice's input shapes, for TF's error)."""
+    if None in (dim, begin):
+        return None
+    if begin > dim:
+        raise _shape_error("Slice", f"Negative dimension size caused by subtracting {begin} "
+                                    f"from {dim}", *shapes)
+    return dim - begin
+
+
+def _slice_vjp(g: Tensor, ans: Tensor, x: Tensor, begin: Tensor, size: Tensor,
+               begin_dims: Dims, size_dims: Dims) -> tuple:
+    static = x._value.shape
+    dims = () if has_static_shape(x._value) else (_shape_of(x),)
+    return bind(_slice_grad, (g, begin) + dims, {"shape": static}), None, None
+
+
+def _slice_adjoint_kernel(g: np.ndarray, begin: np.ndarray, *dims: np.ndarray,
+                          shape: Dims) -> np.ndarray:
+    """Zeros of `shape` (or of `dims[0]`, x's shape as the graph runs) with `g` at `begin`."""
+    if dims:
+        shape = _shape_tuple(dims[0])
+    out = np.zeros(shape, g.dtype)
+    out[tuple(builtins.slice(b, b + n) for b, n in zip(_shape_tuple(begin), g.shape))] = g
+    return out
+
+
+_slice = _linear_in_data(Primitive("Slice", _slice_kernel, linear=True,
+                                   shape_rule=_slice_rule).defvjp(_slice_vjp))
+# Slice's adjoint, whose own adjoint slices again at the same run-time begin.
+_slice_grad = _linear_in_data(Primitive(
+    "SliceGrad", _slice_adjoint_kernel, linear=True,
+    shape_rule=lambda g, begin, *dims, shape: ShapedArray(shape, g.dtype)).defvjp(
+    lambda gg, ans, g, begin, *dims, shape: (slice(gg, begin, _shape_of(g)), None,
+                                             *(None for _ in dims))))
+
+
+def _run_time_slice(x: Tensor, begin: Any, size: Any, traced_begin: Optional[tuple],
+                    traced_size: Optional[tuple]) -> Tensor:
+    """tf.slice under a trace where `begin` or `size` holds a traced tensor (or `x`'s shape is
+    not static): both become inputs of Slice, read and checked when the graph runs, as
+    TensorFlow's."""
+    dtype = (traced_begin or traced_size or (None, wrap(np.int32(0))))[1].dtype
+    if traced_begin and traced_size and traced_begin[1].dtype != traced_size[1].dtype:
+        raise TypeError(f"Input 'size' of 'Slice' Op has type {traced_size[1].dtype.name} "
+                        f"that does not match type {dtype.name} of argument 'begin'.")
+
+    def as_input(arg: Any, traced: Optional[tuple], note: str) -> tuple:
+        if traced is not None:
+            return traced
+        dims = static_value(arg, note, _shape_tuple)
+        return dims, convert_to_tensor(np.array(dims, dtype.as_numpy_dtype).reshape(-1))
+    begin_dims, begin_t = as_input(begin, traced_begin, "Slice: begin")
+    size_dims, size_t = as_input(size, traced_size, "Slice: size")
+    return bind(_slice, (x, begin_t, size_t), {"begin_dims": begin_dims, "size_dims": size_dims})
 
 
 # -- shape queries -------------------------------------------------------------------------------
@@ -1308,7 +1508,7 @@ def zeros(shape: Any, dtype: Any = _dtypes.float32, name: Optional[str] = None) 
     """A tensor of zeros (a RaggedTensor for a DynamicRaggedShape)."""
     if type(shape) is DynamicRaggedShape:
         return shape._add_row_partitions(zeros(shape._inner, dtype))
-    if context.graph is not None and _traced_dims(shape) is not None:
+    if context.graph is not None and _traced_dims(shape, "dims") is not None:
         # a traced shape, read as it runs; the zero of any dtype, as np.zeros gives eagerly
         return fill(shape, wrap(zeros_of((), _dtypes.as_dtype(dtype)._np)))
     return wrap(zeros_of(_dims(static_value(shape, "Zeros: shape", _shape_tuple)),
@@ -1329,7 +1529,7 @@ def ones(shape: Any, dtype: Any = _dtypes.float32, name: Optional[str] = None) -
     """A tensor of ones (a RaggedTensor for a DynamicRaggedShape)."""
     if type(shape) is DynamicRaggedShape:
         return shape._add_row_partitions(ones(shape._inner, dtype))
-    if context.graph is not None and _traced_dims(shape) is not None:
+    if context.graph is not None and _traced_dims(shape, "dims") is not None:
         # a traced shape, read as it runs; the one of any dtype (True for bool), as eagerly
         return fill(shape, wrap(np.ones((), _dtypes.as_dtype(dtype)._np)))
     return wrap(np.ones(_dims(static_value(shape, "Ones: shape", _shape_tuple)),
@@ -1373,7 +1573,7 @@ def fill(dims: Any, value: Any, name: Optional[str] = None) -> Tensor:
         raise InvalidArgumentError(f"value must be a scalar, got shape {list(v._value.shape)} "
                                    f"[Op:Fill]")
     if context.graph is not None:
-        traced = _traced_dims(dims)
+        traced = _traced_dims(dims, "dims")
         if traced is not None:   # read when the graph runs, as TF's dims input
             return bind(_fill, (v, traced[1]), {"shape": traced[0]})
     return bind(_fill, (v,), {"shape": _dims(static_value(dims, "Fill: dims", _shape_tuple))})
@@ -1383,16 +1583,28 @@ def fill(dims: Any, value: Any, name: Optional[str] = None) -> Tensor:
 
 # -- one_hot -------------------------------------------------------------------------------------
 
-def _one_hot_kernel(indices: np.ndarray, on: np.ndarray, off: np.ndarray, depth: int,
-                    axis: int) -> np.ndarray:
+def _one_hot_kernel(indices: np.ndarray, on: np.ndarray, off: np.ndarray, *given: np.ndarray,
+                    depth: Optional[int], axis: int) -> np.ndarray:
+    # `given[0]`: a traced depth, read (and checked) as the graph runs.
+    if given:
+        if np.ndim(given[0]) != 0:
+            raise InvalidArgumentError(f"depth must be a scalar, but got: "
+                                       f"{dims_text(np.shape(given[0]))} [Op:OneHot]")
+        depth = _checked_depth(int(given[0]))
     # Out-of-range and negative indices match no position: their rows are all `off`.
     hot = np.expand_dims(indices, -1) == np.arange(depth, dtype=indices.dtype)
     return np.moveaxis(np.where(hot, on, off), -1, axis)
 
 
+def _checked_depth(depth: int) -> int:
+    if depth < 0:
+        raise InvalidArgumentError(f"depth must be non-negative, got: {depth} [Op:OneHot]")
+    return depth
+
+
 # TensorFlow registers OneHot as not differentiable.
-def _one_hot_rule(indices: ShapedArray, on: ShapedArray, off: ShapedArray, depth: int,
-                  axis: int) -> ShapedArray:
+def _one_hot_rule(indices: ShapedArray, on: ShapedArray, off: ShapedArray, *given: ShapedArray,
+                  depth: Optional[int], axis: int) -> ShapedArray:
     shape = None if indices.shape is None else \
         indices.shape[:axis] + (depth,) + indices.shape[axis:]
     return ShapedArray(shape, np.result_type(on.dtype, off.dtype))
@@ -1436,15 +1648,29 @@ def one_hot(indices: Any, depth: int, on_value: Any = None, off_value: Any = Non
         type_name = cpp_name(x.dtype)
         raise InvalidArgumentError(f"Value for attr 'TI' of {type_name} is not in the list "
                                    f"of allowed values: uint8, int8, int32, int64 [Op:OneHot]")
-    depth = static_value(depth, "OneHot: depth", int)
-    if depth < 0:
-        raise InvalidArgumentError(f"depth must be non-negative, got: {depth} [Op:OneHot]")
+    traced_depth = None if context.graph is None else _traced_depth(depth)
+    if traced_depth is None:
+        depth = _checked_depth(static_value(depth, "OneHot: depth", int))
     rank = x._value.ndim
     axis = -1 if axis is None else static_value(axis, "OneHot: axis", int)
     if not -1 <= axis <= rank:
         raise InvalidArgumentError(f"Expected axis to be -1 or between [0, {rank + 1}).  But "
                                    f"received: {axis} [Op:OneHot]")
+    if traced_depth is not None:   # read (and checked) when the graph runs, as TF's input
+        return bind(_one_hot, (x, on, off, traced_depth), {"depth": None,
+                                                            "axis": axis % (rank + 1)})
     return bind(_one_hot, (x, on, off), {"depth": depth, "axis": axis % (rank + 1)})
+
+
+def _traced_depth(depth: Any) -> Optional[Tensor]:
+    """Under a trace, a traced `depth` as the int32 tensor OneHot reads as it runs (None for a
+    static one)."""
+    if not is_traced(depth):
+        return None
+    if depth.dtype.name != "int32":
+        raise TypeError(f"Input 'depth' of 'OneHot' Op has type {depth.dtype.name} that does "
+                        f"not match expected type of int32.")
+    return depth   # its rank is checked as it runs, as TensorFlow's kernel checks it
 
 
 # -- range / linspace ------------------------------------------------------------------------------
@@ -1513,7 +1739,8 @@ def linspace(start: Any, stop: Any, num: Any, name: Optional[str] = None,
     and is differentiable in `start` and `stop`."""
     start = convert_to_tensor(start)
     stop = convert_to_tensor(stop, dtype=start.dtype)
-    num_int = static_value(num, "LinSpace: num", int)
+    # A traced num is read as the graph runs: the counts below are then ops on it.
+    num_int = num if is_traced(num) else static_value(num, "LinSpace: num", int)
     try:
         shape = np.broadcast_shapes(start._value.shape, stop._value.shape)
     except ValueError:  # TF's BroadcastArgs
@@ -1523,15 +1750,20 @@ def linspace(start: Any, stop: Any, num: Any, name: Optional[str] = None,
     stop = expand_dims(broadcast_to(stop, shape), axis)
     ndims = len(shape) + 1
     axis = _axis(axis, ndims, "ExpandDims")
-    n_fill = builtins.max(num_int - 2, 0)
-    n_steps = builtins.max(num_int - 1, 1)
+    if is_traced(num_int):
+        n_fill, n_steps = maximum(num_int - 2, 0), maximum(num_int - 1, 1)
+        range_end = where(num_int >= 0, n_steps, -1)
+    else:
+        n_fill = builtins.max(num_int - 2, 0)
+        n_steps = builtins.max(num_int - 1, 1)
+        range_end = n_steps if num_int >= 0 else -1
     delta = (stop - start) / cast(n_steps, stop.dtype)
     start, stop = cast(start, delta.dtype), cast(stop, delta.dtype)
-    steps = range(1, n_steps if num_int >= 0 else -1, dtype=_dtypes.int64)
+    steps = range(1, range_end, dtype=_dtypes.int64)
     steps = reshape(cast(steps, delta.dtype), tuple(n_fill if i == axis else 1
                                                    for i in builtins.range(ndims)))
     everything = concat([start, start + delta * steps, stop], axis=axis)
-    out_shape = list(everything._value.shape)
+    out_shape = [-1 if d is None else d for d in everything._value.shape]
     out_shape[axis] = num_int
     return slice(everything, [0] * ndims, out_shape)
 

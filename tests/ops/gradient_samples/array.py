@@ -69,7 +69,32 @@ def _dynamic_slice_grad(dy):
     return g * tf.cos(g)
 
 
+def _run_time_slice(x):
+    """Slice (tf.slice with a begin/size read as the graph runs) bound directly: eagerly,
+    tf.slice reads them and uses StridedSlice. A size of -1 takes the rest."""
+    from tapeflow.autodiff.core import bind
+    from tapeflow.ops.array_ops import _slice as prim
+    attrs = {"begin_dims": (1, 0), "size_dims": (2, -1)}   # as tracing knows them
+    y = bind(prim, (x, tf.constant([1, 0]), tf.constant([2, -1])), attrs)
+    return y * tf.sin(y)
+
+
+def _run_time_slice_grad(dy):
+    """SliceGrad as the VJP of Slice, as a function of dy."""
+    from tapeflow.autodiff.core import bind
+    from tapeflow.ops.array_ops import _slice as prim
+    x = tf.zeros([3, 4], dtype=tf.float64)
+    attrs = {"begin_dims": (1, 1), "size_dims": (2, 2)}
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = tf.reduce_sum(bind(prim, (x, tf.constant([1, 1]), tf.constant([2, 2])), attrs) * dy)
+    g = tape.gradient(y, x)
+    return g * tf.cos(g)
+
+
 SAMPLES = {
+    "Slice": [(_run_time_slice, [_u(3, 4)])],
+    "SliceGrad": [(_run_time_slice_grad, [_u(2, 2)])],
     "DynamicStridedSlice": [(_dynamic_slice, [_u(3, 4)])],
     "DynamicStridedSliceGrad": [(_dynamic_slice_grad, [_u(4)])],
     "Fill": [(lambda v: tf.fill([2, 3], v) * tf.fill([2, 3], tf.sin(v)), [np.array(0.7)])],
