@@ -211,6 +211,11 @@ VALUE_DEPENDENT = {
         labels=i, logits=l), [_F, _IDS[:3]], [_G, _IDS2[:3]]),
     "roll_same_shift": (lambda x, s: tf.roll(x, s, axis=1), [_F, np.array(1)],
                         [_G, np.array(1)]),
+    # read as the graph runs, as TF's inputs (tests/function/test_runtime_manip_args.py)
+    "roll_other_shift": (lambda x, s: tf.roll(x, s, axis=1), [_F, np.array(1)],
+                         [_G, np.array(2)]),
+    "pad_other_paddings": (lambda x, p: tf.pad(x, p), [_F, np.array([[0, 1], [1, 0]])],
+                           [_G, np.array([[1, 0], [1, 0]])]),
     # read as the graph runs, as TF's inputs (tests/function/test_runtime_array_args.py)
     "tile_other_multiples": (lambda x, m: tf.tile(x, m), [_F, np.array([1, 2])],
                              [_G, np.array([2, 1])]),
@@ -286,8 +291,6 @@ def test_value_dependent_op_traced_equals_eager(name):
 # words the error names).
 
 SHAPE_CHANGING = {
-    "roll": (lambda x, s: tf.roll(x, s, axis=1), [_F, np.array(1)], [_F, np.array(2)],
-             "Roll: shift"),
     "band_part": (lambda x, lo: tf.linalg.band_part(x, lo, 0), [_F[:, :3], np.array(1)],
                   [_F[:, :3], np.array(0)], "MatrixBandPart: num_lower"),
 }
@@ -527,8 +530,6 @@ def test_tensor_index_traced_equals_eager(name):
 _V = np.arange(6.0).reshape(2, 3)
 
 STATIC_ARGUMENTS = {
-    "pad": (lambda x, p: tf.pad(x, p), [_V, np.array([[0, 1], [1, 0]])],
-            [_V, np.array([[1, 0], [1, 0]])], "Pad: paddings"),
     "gather_axis": (lambda x, a: tf.gather(x, [0, 1], axis=a), [_F, np.array(1)],
                     [_F, np.array(0)], "GatherV2: axis"),
     "cumsum_axis": (lambda x, a: tf.math.cumsum(x, axis=a), [_V, np.array(0)],

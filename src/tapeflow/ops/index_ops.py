@@ -21,7 +21,8 @@ from tapeflow.framework.tensor import Tensor, TensorLike, wrap
 from tapeflow.framework.exports import tf_export
 from tapeflow.ops._convert import convert_to_tensor, require
 from tapeflow.ops._static import ensure_shape_prim, is_traced, reads_static, static_value
-from tapeflow.ops.array_ops import _shape_tuple, concat, reshape, stack, transpose
+from tapeflow.ops.array_ops import (_shape_tuple, _traced_dims, concat, reshape, stack,
+                                    transpose)
 from tapeflow.ops.array_ops import shape as _shape_of
 from tapeflow.ops.math_ops import (_where_indices, cast, equal, greater, greater_equal,
                                    logical_and, maximum, minimum, ones_like, where, zeros_like)
@@ -112,6 +113,19 @@ def checked(x: Tensor, operands: tuple, check: str, **params: Any) -> Tensor:
     return bind(_run_check, (x,) + tuple(operands), dict(params, check=check))
 
 
+def read_at_run_time(arg: Any) -> bool:
+    """Whether `arg` (a tensor, or a list, maybe nested, holding tensors) holds a traced tensor
+    whose value may change from run to run: an op then takes it as a run-time input. One
+    computed from constants only is read while tracing (TF folds it), as are eager tensors."""
+    return context.graph is not None and _holds_run_time_value(arg)
+
+
+def _holds_run_time_value(arg: Any) -> bool:
+    if isinstance(arg, (list, tuple)):
+        return any(_holds_run_time_value(a) for a in arg)
+    return is_traced(arg) and not arg._graph.values[arg._vid].fixed
+
+
 def _known(value: Any) -> bool:
     """Whether a tensor's value is known now (eagerly, or a trace's example)."""
     return type(value) is not AbstractArray
@@ -175,8 +189,9 @@ def _scatter_nd_rule(indices: ShapedArray, updates: ShapedArray, *shape_input: S
                      shape: Optional[tuple]) -> ShapedArray:
     if shape is None:  # given as a 1-D tensor: its length is the rank
         dims = shape_input[0].shape
-        rank = None if dims is None or dims[0] is None else dims[0]
+        rank = None if dims is None or len(dims) != 1 or dims[0] is None else dims[0]
         return ShapedArray(None if rank is None else (None,) * rank, updates.dtype)
+    # `shape` (None where a traced shape's value decides) or the static shape
     _check_scatter_shapes(indices, updates, shape, "ScatterNd")
     return ShapedArray(shape, updates.dtype)
 
@@ -217,9 +232,9 @@ def _bincount_rule(arr: ShapedArray, weights: ShapedArray, *size_input: ShapedAr
     return ShapedArray((arr.shape[0], size) if len(arr.shape) == 2 else (size,), dtype)
 
 
-def _histogram_rule(values: ShapedArray, value_range: ShapedArray, nbins: int,
-                    dtype: np.dtype) -> ShapedArray:
-    return ShapedArray((nbins,), dtype)
+def _histogram_rule(values: ShapedArray, value_range: ShapedArray, *nbins_input: ShapedArray,
+                    nbins: Optional[int], dtype: np.dtype) -> ShapedArray:
+    return ShapedArray((None if nbins_input else nbins,), dtype)
 
 
 # -- gather_nd / scatter_nd ----------------------------------------------------------------------
@@ -249,7 +264,7 @@ def _gather_nd_kernel(params: np.ndarray, indices: np.ndarray, rows: bool = Fals
 
 def _scatter_kernel(indices: np.ndarray, updates: np.ndarray, *shape_input: np.ndarray,
                     shape: Optional[tuple]) -> np.ndarray:
-    if shape is None:  # the shape is an input: a tensor known when the graph runs
+    if shape_input:  # the shape is an input: a tensor known when the graph runs
         shape = tuple(int(d) for d in shape_input[0])
     _check_nd_indices(indices, shape, "ScatterNd", "shape")
     if not indices.shape[-1]:  # the gradient of a gather by empty rows: every row adds up
@@ -358,16 +373,63 @@ def scatter_nd(indices: Any, updates: Any, shape: Any, name: Optional[str] = Non
     updates = convert_to_tensor(updates)
     if indices.dtype == _dtypes.int16:
         raise _no_scatter_kernel("ScatterNd", updates.dtype, indices.dtype)
-    if is_traced(shape):  # a run-time input, as in TF: the graph reads it when it runs
-        shape = cast(shape if shape._value.ndim == 1 else reshape(shape, (-1,)), _dtypes.int64)
-        updates = checked(updates, (indices, shape), "scatter_nd", op_name="ScatterNd")
-        return bind(_scatter_nd, (indices, updates, shape), {"shape": None})
-    shape = static_value(shape, "ScatterNd: shape", _shape_tuple)
+    traced = _traced_dims(shape) if read_at_run_time(shape) else None
+    if traced is not None:  # a run-time input, as in TF: the graph reads it when it runs
+        pattern, dims = traced
+        updates = checked(updates, (indices, dims), "scatter_nd")
+        return bind(_scatter_nd, (indices, updates, cast(dims, _dtypes.int64)),
+                    {"shape": pattern})
+    shape = static_value(shape, "ScatterNd: shape", _shape_dims)
     if _known(indices._value) and has_static_shape(updates._value):
-        _check_scatter(indices._value, updates._value.shape, shape, "ScatterNd")
+        _check_scatter_nd(updates._value, indices._value, shape)
     else:
-        updates = checked(updates, (indices,), "scatter_nd", op_name="ScatterNd", shape=shape)
+        updates = checked(updates, (indices, np.asarray(shape, np.int64)), "scatter_nd")
+    if type(shape) is not tuple:
+        shape = tuple(int(d) for d in shape.reshape(-1))
     return bind(_scatter_nd, (indices, updates), {"shape": shape})
+
+
+def _shape_dims(shape: Any) -> Any:
+    """A static shape argument as a tuple of ints; a nested list as an int64 array (TF's
+    kernel refuses it after its other checks)."""
+    if isinstance(shape, (list, tuple)) and any(isinstance(d, (list, tuple)) for d in shape):
+        return np.asarray(shape, np.int64)
+    return _shape_tuple(shape)
+
+
+def _check_scatter_nd(updates: np.ndarray, indices: np.ndarray, shape: Any) -> None:
+    """TF's ScatterNd kernel's checks, in its order (also run when a traced graph runs)."""
+    for what, dims in (("Indices", indices.shape), ("Updates", updates.shape)):
+        if not len(dims):
+            raise InvalidArgumentError(f"{what} shape must have rank at least one. Found:[] "
+                                       f"[Op:ScatterNd]")
+    dims = shape if type(shape) is tuple else tuple(int(d) for d in np.reshape(shape, -1))
+    for d in dims:
+        if d < 0:
+            raise InvalidArgumentError(f"Dimension {d} must be >= 0 [Op:ScatterNd]")
+    if (indices.size or updates.size) and not (len(dims) and indices.size and updates.size):
+        raise InvalidArgumentError("Indices and updates specified for empty output shape "
+                                   "[Op:ScatterNd]")
+    outer, depth = indices.ndim - 1, indices.shape[-1]
+    if updates.ndim < outer or updates.shape[:outer] != indices.shape[:outer]:
+        raise InvalidArgumentError(
+            f"Dimensions [0,{outer}) of indices[shape={dims_text(indices.shape)}] must match "
+            f"dimensions [0,{outer}) of updates[shape={dims_text(updates.shape)}] "
+            f"[Op:ScatterNd]")
+    if updates.shape[outer:] != dims[depth:] or depth > len(dims):
+        raise InvalidArgumentError(
+            f"Dimensions [{depth},{len(dims)}) of input[shape={dims_text(dims)}] must match "
+            f"dimensions [{outer},{updates.ndim}) of updates[shape={dims_text(updates.shape)}]"
+            f" [Op:ScatterNd]")
+    if type(shape) is not tuple and np.ndim(shape) != 1:   # (TF reads its values first)
+        raise InvalidArgumentError("Shape must be a vector [Op:ScatterNd]")
+    _check_depth(indices, 1, "ScatterNd")
+    if indices.ndim == 1:   # refused by TF's next checks
+        _check_updates(indices, updates.shape, dims, "ScatterNd")
+    if indices.size and not np.prod(dims):
+        raise InvalidArgumentError(f"Indices and updates specified for empty output.  indices "
+                                   f"shape: {dims_text(indices.shape)} [Op:ScatterNd]")
+    _check_nd_indices(indices, dims, "ScatterNd", "shape")
 
 
 def _check_scatter(indices: np.ndarray, updates_shape: tuple, shape: tuple,
@@ -798,7 +860,7 @@ def _segment_operands(data: Any, segment_ids: Any, num_segments: Any, op_name: s
     runs (TF's num_segments is a run-time input)."""
     data = convert_to_tensor(data)
     ids = _int_tensor(segment_ids, op_name)
-    n = num_segments if is_traced(num_segments) else \
+    n = num_segments if read_at_run_time(num_segments) else \
         static_value(num_segments, f"{op_name}: num_segments", int)
     if type(n) is int and n < 0:
         _segment_count(n, op_name)  # raises TF's error
@@ -1297,11 +1359,12 @@ def _bincount_size(arr: Tensor, minlength: Any, maxlength: Any) -> Tensor:
     return size
 
 
-def _histogram_kernel(values: np.ndarray, value_range: np.ndarray, nbins: int,
-                      dtype: np.dtype) -> np.ndarray:
+def _histogram_kernel(values: np.ndarray, value_range: np.ndarray, *nbins_input: np.ndarray,
+                      nbins: Optional[int], dtype: np.dtype) -> np.ndarray:
     """TF's HistogramFixedWidth: bin floor((max(v, lo) - lo) / step), at most nbins - 1, where
-    step = (hi - lo) / nbins in float64 (NaN lands in the last bin, as Eigen's min keeps the
-    bound; tapeflow's wrapper refuses NaN first, as TF's kernel does)."""
+    step = (hi - lo) / nbins in float64 (NaN is refused first, as TF's kernel does). `nbins`,
+    or `nbins_input` (read as the graph runs, or a static non-scalar: refused then)."""
+    nbins = _checked_histogram(values, value_range, nbins_input[0] if nbins_input else nbins)
     lo, hi = value_range
     if values.dtype.kind in "iu":   # in float64: x - lo may overflow the integer type
         values, lo, hi = values.astype(np.float64), float(lo), float(hi)
@@ -1309,6 +1372,29 @@ def _histogram_kernel(values: np.ndarray, value_range: np.ndarray, nbins: int,
     shifted = (np.where(values < lo, lo, values) - lo).astype(np.float64) / step
     bins = np.where(shifted < nbins - 1, shifted, nbins - 1).astype(np.int64)
     return np.bincount(bins.ravel(), minlength=nbins).astype(dtype)
+
+
+def _checked_histogram(values: np.ndarray, value_range: np.ndarray, nbins: Any) -> int:
+    """`nbins` as an int, after the checks of TF's HistogramFixedWidth kernel, in its order."""
+    if np.ndim(value_range) != 1:
+        raise InvalidArgumentError("value_range should be a vector. [Op:HistogramFixedWidth]")
+    if np.size(value_range) != 2:
+        raise InvalidArgumentError("value_range should be a vector of 2 elements. "
+                                   "[Op:HistogramFixedWidth]")
+    if np.ndim(nbins):
+        raise InvalidArgumentError("nbins should be a scalar. [Op:HistogramFixedWidth]")
+    lo, hi = value_range.tolist()
+    if not lo < hi:
+        raise InvalidArgumentError(f"value_range should satisfy value_range[0] < "
+                                   f"value_range[1], but got '[{lo:g}, {hi:g}]' "
+                                   f"[Op:HistogramFixedWidth]")
+    if nbins <= 0:
+        raise InvalidArgumentError(f"nbins should be a positive number, but got '{int(nbins)}' "
+                                   f"[Op:HistogramFixedWidth]")
+    if values.dtype.kind == "f" and np.isnan(values).any():
+        raise InvalidArgumentError("Histogram values must not contain NaN "
+                                   "[Op:HistogramFixedWidth]")
+    return int(nbins)
 
 
 _histogram = Primitive("HistogramFixedWidth", _histogram_kernel, differentiable=False,
@@ -1331,32 +1417,18 @@ def histogram_fixed_width(values: Any, value_range: Any, nbins: Any = 100,
         raise InvalidArgumentError(
             f"Value for attr 'T' of {cpp_name(values.dtype)} is not in the list of allowed "
             f"values: int32, int64, float, double [Op:HistogramFixedWidth]")
-    bins = int(np.asarray(static_value(nbins, "HistogramFixedWidth: nbins")))
-    if value_range._value.size != 2:
-        raise InvalidArgumentError(f"value_range should have two elements, but got "
-                                   f"{value_range._value.size} [Op:HistogramFixedWidth]")
-    if bins <= 0:
-        raise InvalidArgumentError(f"nbins should be a positive number, but got '{bins}' "
-                                   f"[Op:HistogramFixedWidth]")
-    if values._value.dtype.kind == "f" and np.isnan(values._value).any():
-        raise InvalidArgumentError("Histogram values must not contain NaN "
-                                   "[Op:HistogramFixedWidth]")
-    lo, hi = value_range._value.ravel().tolist()
-    if not lo < hi:
-        raise InvalidArgumentError(f"value_range should satisfy value_range[0] < "
-                                   f"value_range[1], but got '[{lo:g}, {hi:g}]' "
-                                   f"[Op:HistogramFixedWidth]")
-    return bind(_histogram, (values, reshape(value_range, [2])),
-                {"nbins": bins, "dtype": _dtypes.as_dtype(dtype)._np})
-
-
+    attrs = {"nbins": None, "dtype": _dtypes.as_dtype(dtype)._np}
+    if read_at_run_time(nbins):   # read when the graph runs, as TF's nbins input
+        return bind(_histogram, (values, value_range, nbins), attrs)
+    bins = np.asarray(static_value(nbins, "HistogramFixedWidth: nbins"))
+    if bins.ndim:   # refused by the kernel, after its checks of value_range
+        return bind(_histogram, (values, value_range, convert_to_tensor(bins)), attrs)
+    return bind(_histogram, (values, value_range), dict(attrs, nbins=int(bins)))
 
 
 _RUN_CHECKS.update({
     "gather_nd": _check_gather_nd,
-    "scatter_nd": lambda updates, indices, *shape_input, op_name, shape=None: _check_scatter(
-        indices, updates.shape, tuple(int(d) for d in shape_input[0]) if shape is None
-        else shape, op_name),
+    "scatter_nd": _check_scatter_nd,
     "tensor_scatter": lambda updates, indices, tensor, op_name: _check_scatter(
         indices, updates.shape, tensor.shape, op_name),
     "segment_shapes": _check_segment_shapes,

@@ -22,11 +22,13 @@ from tapeflow.framework.tensor import Tensor, TensorLike
 from tapeflow.framework.exports import tf_export
 from tapeflow.framework.ragged_tensor import fallback as ragged_fallback
 from tapeflow.ops._convert import convert_to_tensor, require
-from tapeflow.ops.array_ops import broadcast_to, concat, reshape, slice_tensor, transpose
-from tapeflow.ops._static import is_traced, reads_static, static_value
+from tapeflow.ops.array_ops import (broadcast_to, concat, range as range_, reshape,
+                                    shape as shape_of, slice_tensor, stack, transpose)
+from tapeflow.ops._static import ensure_shape_prim, is_traced, reads_static, static_value
 from tapeflow.ops.index_ops import (_RUN_CHECKS, EIGEN_PACKET, checked, gather_axis, linear_jvp,
+                                    read_at_run_time,
                                     searchsorted, take_along_axis)
-from tapeflow.ops.math_ops import cast, divide_no_nan, maximum
+from tapeflow.ops.math_ops import cast, divide_no_nan, maximum, where
 
 TopKV2 = collections.namedtuple("TopKV2", ["values", "indices"])
 Unique = collections.namedtuple("Unique", ["y", "idx"])
@@ -41,14 +43,22 @@ def _int_list(value: Any) -> list:
 
 # -- shape rules ---------------------------------------------------------------------------------
 
-def _pad_rule(x: ShapedArray, value: ShapedArray, paddings: tuple) -> ShapedArray:
+def _pad_rule(x: ShapedArray, value: ShapedArray, *pads_input: ShapedArray,
+              paddings: Optional[tuple]) -> ShapedArray:
     # Each dim grows by its paddings; an unknown rank is the paddings' (dims unknown, as TF).
+    # Traced paddings (`pads_input`) leave None where their value decides (`paddings`: the
+    # static (before, after) pairs, None in place of a run-time one; None: unknown rows).
+    if paddings is None:
+        rows = pads_input[0].shape[0] if pads_input[0].shape is not None and \
+            len(pads_input[0].shape) == 2 else None
+        rank = rows if x.shape is None else len(x.shape)
+        return ShapedArray(None if rank is None else (None,) * rank, x.dtype)
     if x.shape is None:
         return ShapedArray((None,) * len(paddings), x.dtype)
     if len(x.shape) != len(paddings):
         raise ValueError(f"The first dimension of paddings must be the rank of inputs"
                          f"[{len(paddings)},2] {dims_text(x.shape)} for '{{{{node PadV2}}}}'")
-    return ShapedArray(tuple(None if d is None else d + a + b
+    return ShapedArray(tuple(None if None in (d, a, b) else d + a + b
                              for d, (a, b) in zip(x.shape, paddings)), x.dtype)
 
 
@@ -79,7 +89,8 @@ def _unique_rule(x: ShapedArray, dtype: np.dtype) -> tuple:
             ShapedArray((None,), dtype))
 
 
-def _in_top_k_rule(predictions: ShapedArray, targets: ShapedArray, k: int) -> ShapedArray:
+def _in_top_k_rule(predictions: ShapedArray, targets: ShapedArray, *k_input: ShapedArray,
+                   k: Optional[int]) -> ShapedArray:
     rows = None if predictions.shape is None else predictions.shape[0]
     if targets.shape is not None:
         t = targets.shape[0]
@@ -93,11 +104,41 @@ def _in_top_k_rule(predictions: ShapedArray, targets: ShapedArray, k: int) -> Sh
 
 # -- pad -----------------------------------------------------------------------------------------
 
-def _pad_kernel(x: np.ndarray, value: np.ndarray, paddings: tuple) -> np.ndarray:
+def _pad_kernel(x: np.ndarray, value: np.ndarray, *pads_input: np.ndarray,
+                paddings: Optional[tuple]) -> np.ndarray:
+    """`x` padded with `value`: by `paddings`, or by `pads_input[0]` (traced paddings, read
+    and checked as the graph runs)."""
+    if pads_input:
+        paddings = _checked_paddings(pads_input[0], x.shape, mirror=None)
     return np.pad(x, paddings, constant_values=value)
 
 
-def _pad_vjp(g: Tensor, ans: Tensor, x: Tensor, value: Tensor, paddings: tuple) -> tuple:
+def _checked_paddings(pads: np.ndarray, shape: tuple, mirror: Optional[str]) -> tuple:
+    """`pads` as ((before, after), ...) after the checks of TF's Pad kernel, or of its
+    MirrorPad kernel (`mirror`: "REFLECT" or "SYMMETRIC"), in their order and words."""
+    op = "MirrorPad" if mirror else "Pad"
+    pads = np.asarray(pads)
+    if pads.ndim != 2 or pads.shape[1] != 2:
+        raise InvalidArgumentError(f"paddings must be a matrix with 2 columns: "
+                                   f"{dims_text(pads.shape)} [Op:{op}]")
+    if pads.shape[0] != len(shape):
+        raise InvalidArgumentError(f"The first dimension of paddings must be the rank of "
+                                   f"inputs{dims_text(pads.shape)}{', ' if mirror else ' '}"
+                                   f"{dims_text(shape)} [Op:{op}]")
+    pairs = tuple((int(a), int(b)) for a, b in pads.tolist())
+    for dim, (before, after) in zip(shape, pairs):
+        if before < 0 or after < 0:
+            raise InvalidArgumentError(f"{'p' if mirror else 'P'}addings must be non-negative: "
+                                       f"{before} {after} [Op:{op}]")
+        if mirror:
+            _check_mirror_axis(dim, before, after, mirror == "REFLECT")
+    return pairs
+
+
+def _pad_vjp(g: Tensor, ans: Tensor, x: Tensor, value: Tensor, *pads_input: Tensor,
+             paddings: Optional[tuple]) -> tuple:
+    if pads_input:   # the block of x's shape at the run-time `before`s
+        return (_unpadded(g, x, pads_input[0]), None, None)
     if not has_static_shape(x._value):  # the same slices, counted from the ends
         return slice_tensor(g, tuple(builtins.slice(before, -after or None)
                                      for before, after in paddings)), None
@@ -106,7 +147,58 @@ def _pad_vjp(g: Tensor, ans: Tensor, x: Tensor, value: Tensor, paddings: tuple) 
     return slice_tensor(g, key), None
 
 
+def _unpadded(g: Tensor, x: Tensor, pads: Tensor) -> Tensor:
+    """The block of `g` that `x` padded by the run-time `pads` came from (TF's PadGrad)."""
+    sizes = x._value.shape
+    if sizes is None:
+        raise NotImplementedError("the gradient of tf.pad by paddings known only when the "
+                                  "graph runs needs the input's rank while tracing")
+    dims = shape_of(x, out_type=pads.dtype) if None in sizes else None
+    key = []
+    for axis, size in enumerate(sizes):
+        before = pads[axis, 0]
+        key.append(builtins.slice(before, before + (dims[axis] if size is None else size)))
+    return slice_tensor(g, tuple(key))
+
+
 _pad = Primitive("PadV2", _pad_kernel, shape_rule=_pad_rule).defvjp(_pad_vjp)
+
+
+def _traced_paddings(paddings: Any) -> tuple:
+    """Paddings holding a tensor read when the graph runs (see `read_at_run_time`), as
+    (pattern, tensor): the static (before, after) pairs, None in place of the values read then
+    (the pattern is None where the rows are unknown), and the int [rank, 2] tensor to read."""
+    if isinstance(paddings, Tensor):
+        _check_paddings_dtype(paddings)
+        static = paddings._value.shape
+        rows = static[0] if static is not None and len(static) == 2 else None
+        return (None if rows is None else ((None, None),) * rows), paddings
+    dtype = next(t.dtype for t in _flat(paddings) if read_at_run_time(t))
+    pattern, rows = [], []
+    for row in paddings:
+        if read_at_run_time(row) and isinstance(row, Tensor):
+            _check_paddings_dtype(row)
+            pattern.append((None, None))
+            rows.append(cast(row, dtype))
+            continue
+        items = tuple(row) if isinstance(row, (list, tuple)) else \
+            tuple(np.asarray(row._value).tolist())
+        pattern.append(tuple(None if read_at_run_time(v) else
+                             int(np.asarray(getattr(v, "_value", v))) for v in items))
+        rows.append(stack([cast(v, dtype) if p is None else convert_to_tensor(p, dtype=dtype)
+                           for v, p in zip(items, pattern[-1])]))
+    return tuple(pattern), stack(rows)
+
+
+def _flat(paddings: Any) -> list:
+    """The items of a list of paddings rows (a row may be one tensor)."""
+    return [t for row in paddings for t in (row if isinstance(row, (list, tuple)) else (row,))]
+
+
+def _check_paddings_dtype(t: Tensor) -> None:
+    if t.dtype.name not in ("int32", "int64"):
+        raise TypeError(f"Value for attr 'Tpaddings' of {t.dtype.name} is not in the list of "
+                        f"allowed values: int32, int64")
 
 
 @tf_export("pad")
@@ -117,6 +209,11 @@ def pad(tensor: Any, paddings: Any, mode: str = "CONSTANT", constant_values: Any
     `constant_values` ('CONSTANT') or its mirror image ('REFLECT' leaves the edge out,
     'SYMMETRIC' repeats it). `mode` is case-insensitive."""
     x = convert_to_tensor(tensor)
+    upper = mode.upper() if isinstance(mode, str) else mode
+    if upper != "CONSTANT":   # TF's Python checks the mode before any kernel runs
+        _check_mode(upper, mode)
+    if read_at_run_time(paddings):   # read when the graph runs, as TF's paddings input
+        return _pad_traced(x, _traced_paddings(paddings), upper, constant_values)
     pads = static_value(paddings, "Pad: paddings", np.asarray)
     rank = x._value.ndim
     if pads.ndim != 2 or pads.shape != (rank, 2):
@@ -124,19 +221,67 @@ def pad(tensor: Any, paddings: Any, mode: str = "CONSTANT", constant_values: Any
                                    f"inputs{list(pads.shape)} {list(x._value.shape)} "
                                    f"[Op:Pad]".replace(", ", ","))
     pads = tuple((int(a), int(b)) for a, b in pads)
-    if any(a < 0 or b < 0 for a, b in pads):
-        raise InvalidArgumentError(f"Paddings must be non-negative: {pads} [Op:Pad]")
-    upper = mode.upper() if isinstance(mode, str) else mode
+    for a, b in pads:
+        if a < 0 or b < 0:   # TF's words: the kernel's (MirrorPad's in lower case)
+            raise InvalidArgumentError(
+                f"Paddings must be non-negative: {a} {b} [Op:Pad]" if upper == "CONSTANT"
+                else f"paddings must be non-negative: {a} {b} [Op:MirrorPad]")
     if upper == "CONSTANT":
-        if not isinstance(constant_values, Tensor) and np.ndim(constant_values) == 0 \
-                and constant_values == 0:  # TF pads with the dtype's zero (False for bool)
-            constant_values = np.zeros((), x._value.dtype)
-        value = convert_to_tensor(constant_values, dtype=x.dtype)
-        return bind(_pad, (x, value), {"paddings": pads})
+        return bind(_pad, (x, _pad_value(x, constant_values)), {"paddings": pads})
+    return _mirror_pad(x, pads, upper == "REFLECT")
+
+
+def _pad_value(x: Tensor, constant_values: Any) -> Tensor:
+    if not isinstance(constant_values, Tensor) and np.ndim(constant_values) == 0 \
+            and constant_values == 0:  # TF pads with the dtype's zero (False for bool)
+        constant_values = np.zeros((), x._value.dtype)
+    return convert_to_tensor(constant_values, dtype=x.dtype)
+
+
+def _check_mode(upper: Any, mode: Any) -> None:
     if upper not in ("REFLECT", "SYMMETRIC"):
         raise ValueError(f'Value of argument `mode` expected to be one of "CONSTANT", '
                          f'"REFLECT", or "SYMMETRIC". Received `mode` = {mode}')
-    return _mirror_pad(x, pads, upper == "REFLECT")
+
+
+def _pad_traced(x: Tensor, traced: tuple, upper: str, constant_values: Any) -> Tensor:
+    """pad by traced paddings: `traced` is _traced_paddings' (pattern, tensor)."""
+    pattern, pads = traced
+    if upper == "CONSTANT":
+        return bind(_pad, (x, _pad_value(x, constant_values), pads), {"paddings": pattern})
+    return _mirror_pad_traced(x, pattern, pads, upper)
+
+
+def _mirror_pad_traced(x: Tensor, pattern: Optional[tuple], pads: Tensor, mode: str) -> Tensor:
+    """Mirror padding by run-time paddings: one gather per axis, of the positions
+    -before .. dim + after - 1 folded back into the axis (checked as TF's MirrorPad kernel
+    when the graph runs). Its gradient is the gathers'."""
+    rank = x._value.ndim if x._value.shape is not None else \
+        (None if pattern is None else len(pattern))
+    if rank is None:
+        raise NotImplementedError("tf.pad in REFLECT or SYMMETRIC mode with paddings known "
+                                  "only when the graph runs needs the input's rank while "
+                                  "tracing")
+    if pattern is not None and len(pattern) != rank:
+        raise ValueError(f"The first dimension of paddings must be the rank of inputs"
+                         f"[{len(pattern)},2] {dims_text(x._value.shape)} for "
+                         f"'{{{{node MirrorPad}}}}'")
+    pads = checked(pads, (shape_of(x, out_type=pads.dtype),), "mirror_paddings", mode=mode)
+    dims = shape_of(x, out_type=pads.dtype)
+    edge = 1 if mode == "SYMMETRIC" else 0   # a SYMMETRIC position -1 reads 0, REFLECT's 1
+    out = x
+    for axis in builtins.range(rank):
+        dim = dims[axis]
+        positions = range_(-pads[axis, 0], dim + pads[axis, 1])
+        folded = where(positions < 0, -positions - edge,
+                       where(positions >= dim, 2 * dim - 2 + edge - positions, positions))
+        out = gather_axis(out, folded, axis)
+    static = x._value.shape
+    if static is not None and pattern is not None:   # the dims the static parts decide
+        out = bind(ensure_shape_prim, (out,), {
+            "shape": tuple(None if None in (d, a, b) else d + a + b
+                           for d, (a, b) in zip(static, pattern)), "note": ""})
+    return out
 
 
 def _mirror_pad(x: Tensor, pads: tuple, reflect: bool) -> Tensor:
@@ -166,10 +311,11 @@ def _mirror_pad(x: Tensor, pads: tuple, reflect: bool) -> Tensor:
 def _check_mirror_axis(dim: int, before: int, after: int, reflect: bool) -> None:
     offset = 1 if reflect else 0
     if before > dim - offset or after > dim - offset:
-        relation = "less than" if reflect else "no greater than"
+        bound, broken = ("less than", "not less than") if reflect else \
+            ("no greater than", "greater than")
         raise InvalidArgumentError(
-            f"paddings must be {relation} the dimension size: {before}, {after} not "
-            f"{relation} {dim} [Op:MirrorPad]")
+            f"paddings must be {bound} the dimension size: {before}, {after} {broken} "
+            f"{dim} [Op:MirrorPad]")
 
 
 def _check_mirror_pad(x: np.ndarray, paddings: tuple, reflect: bool) -> None:
@@ -178,6 +324,8 @@ def _check_mirror_pad(x: np.ndarray, paddings: tuple, reflect: bool) -> None:
 
 
 _RUN_CHECKS["mirror_pad"] = _check_mirror_pad
+_RUN_CHECKS["mirror_paddings"] = lambda pads, dims, mode: _checked_paddings(
+    pads, tuple(dims.tolist()), mirror=mode)
 
 
 # -- reverse / roll ------------------------------------------------------------------------------
@@ -185,10 +333,41 @@ _RUN_CHECKS["mirror_pad"] = _check_mirror_pad
 _reverse = Primitive("ReverseV2", lambda x, axis: np.flip(x, axis),
                      shape_rule=same_as_input).defvjp(
     lambda g, ans, x, axis: reverse(g, axis))
-_roll = Primitive("Roll", lambda x, shift, axis: np.roll(x, shift, axis),
-                  shape_rule=same_as_input).defvjp(
-    lambda g, ans, x, shift, axis: bind(_roll, (g,), {"shift": tuple(-s for s in shift),
-                                                       "axis": axis}))
+def _roll_kernel(x: np.ndarray, *shift_axis: np.ndarray, shift: Optional[tuple],
+                 axis: Optional[tuple]) -> np.ndarray:
+    """`x` rolled by `shift` along `axis`, or by the run-time `shift_axis` (traced shift
+    and axis, read and checked as the graph runs)."""
+    if shift_axis:
+        shift, axis = _checked_roll(x.ndim, *shift_axis)
+    return np.roll(x, shift, axis)
+
+
+def _checked_roll(rank: int, shift: np.ndarray, axis: np.ndarray) -> tuple:
+    """(shifts, axes) of a run-time roll, after the checks of TF's Roll kernel."""
+    if not rank:
+        raise InvalidArgumentError("input must be 1-D or higher [Op:Roll]")
+    for what, v in (("shift", shift), ("axis", axis)):
+        if np.ndim(v) > 1:
+            raise InvalidArgumentError(f"{what} must be a scalar or a 1-D vector. Found: "
+                                       f"{dims_text(np.shape(v))} [Op:Roll]")
+    shifts, axes = np.reshape(shift, -1).tolist(), np.reshape(axis, -1).tolist()
+    if len(shifts) != len(axes):
+        raise InvalidArgumentError("shift and axis must have the same size [Op:Roll]")
+    for a in axes:
+        if not -rank <= a < rank:
+            raise InvalidArgumentError(f"axis {a} is out of range [Op:Roll]")
+    return tuple(shifts), tuple(a % rank for a in axes)
+
+
+def _roll_vjp(g: Tensor, ans: Tensor, x: Tensor, *shift_axis: Tensor, shift: Optional[tuple],
+              axis: Optional[tuple]) -> Any:
+    if shift_axis:   # rolled back by the run-time shifts
+        back = bind(_roll, (g, -shift_axis[0], shift_axis[1]), {"shift": None, "axis": None})
+        return back, None, None
+    return bind(_roll, (g,), {"shift": tuple(-s for s in shift), "axis": axis})
+
+
+_roll = Primitive("Roll", _roll_kernel, shape_rule=same_as_input).defvjp(_roll_vjp)
 
 
 for _prim in (_pad, _reverse, _roll):
@@ -291,6 +470,10 @@ def reverse(tensor: Any, axis: Any, name: Optional[str] = None) -> Tensor:
 def roll(input: Any, shift: Any, axis: Any, name: Optional[str] = None) -> Tensor:  # noqa: A002
     """Elements shifted cyclically by `shift` along `axis` (lists shift several axes)."""
     x = convert_to_tensor(input)
+    if read_at_run_time(shift) or read_at_run_time(axis):
+        # read when the graph runs, as TF's shift and axis inputs
+        return bind(_roll, (x, _int_input(shift, "Tshift"), _int_input(axis, "Taxis")),
+                    {"shift": None, "axis": None})
     shifts = static_value(shift, "Roll: shift", _int_list)
     axes = static_value(axis, "Roll: axis", _int_list)
     if len(shifts) != len(axes):
@@ -300,6 +483,19 @@ def roll(input: Any, shift: Any, axis: Any, name: Optional[str] = None) -> Tenso
         if not -rank <= a < rank:
             raise InvalidArgumentError(f"axis {a} is out of range [Op:Roll]")
     return bind(_roll, (x,), {"shift": tuple(shifts), "axis": tuple(a % rank for a in axes)})
+
+
+def _int_input(arg: Any, attr: str) -> Tensor:
+    """A shift or axis argument as the int32/int64 tensor a traced Roll reads as it runs."""
+    if isinstance(arg, (list, tuple)) and any(isinstance(a, Tensor) for a in arg):
+        dtype = next(a.dtype for a in arg if isinstance(a, Tensor))
+        t = stack([cast(convert_to_tensor(a), dtype) for a in arg])
+    else:
+        t = convert_to_tensor(arg)
+    if t.dtype.name not in ("int32", "int64"):
+        raise TypeError(f"Value for attr '{attr}' of {t.dtype.name} is not in the list of "
+                        f"allowed values: int32, int64")
+    return t
 
 
 # -- meshgrid / repeat ---------------------------------------------------------------------------
@@ -846,7 +1042,7 @@ def top_k(input: Any, k: int = 1, sorted: bool = True, index_type: Any = _dtypes
     require(x, "fiu", "TopKV2")
     attrs = {"descending": True, "sorted": bool(sorted),
              "dtype": _dtypes.as_dtype(index_type)._np}
-    if is_traced(k):  # a run-time input, as in TF: the graph reads it when it runs
+    if read_at_run_time(k):  # a run-time input, as in TF: the graph reads it when it runs
         if x._value.ndim == 0:
             raise InvalidArgumentError("input must be >= 1-D, got shape [] [Op:TopKV2]")
         indices = bind(_order, (x, k), attrs)
@@ -911,7 +1107,16 @@ def unique_with_counts(x: Any, out_idx: Any = _dtypes.int32,
 
 
 # Top-level names (cumprod and top_k are in tf.math only).
-def _in_top_k_kernel(predictions: np.ndarray, targets: np.ndarray, k: int) -> np.ndarray:
+def _in_top_k_kernel(predictions: np.ndarray, targets: np.ndarray, *k_input: np.ndarray,
+                     k: Optional[int]) -> np.ndarray:
+    """Whether each target is among its row's `k` largest predictions (`k_input`: a traced
+    k, read as the graph runs)."""
+    if k_input:
+        if np.ndim(k_input[0]):
+            raise InvalidArgumentError(f"k must be 0-D, got shape {dims_text(np.shape(k_input[0]))}"
+                                       f" [Op:InTopKV2]")
+        k = int(k_input[0])
+    _check_in_top_k_shapes(predictions.shape, targets.shape)  # (unknown while tracing)
     rows, classes = predictions.shape
     valid = (targets >= 0) & (targets < classes)
     chosen = predictions[np.arange(rows), np.where(valid, targets, 0)]
@@ -919,6 +1124,14 @@ def _in_top_k_kernel(predictions: np.ndarray, targets: np.ndarray, k: int) -> np
     # holding any inf or NaN cannot say (False).
     above = (predictions > chosen[:, None]).sum(axis=1)
     return valid & np.isfinite(predictions).all(axis=1) & (above < k)
+
+
+def _check_in_top_k_shapes(predictions: tuple, targets: tuple) -> None:
+    if len(predictions) != 2 or len(targets) != 1 or predictions[0] != targets[0]:
+        raise InvalidArgumentError(
+            f"predictions must be 2-dimensional and targets 1-dimensional with the same first "
+            f"dimension, got predictions {list(predictions)} and targets {list(targets)} "
+            f"[Op:InTopKV2]")
 
 
 _in_top_k = Primitive("InTopKV2", _in_top_k_kernel, differentiable=False,
@@ -937,12 +1150,12 @@ def in_top_k(targets: Any, predictions: Any, k: Any, name: Optional[str] = None)
                                    f"list of allowed values: int32, int64 [Op:InTopKV2]")
     if isinstance(k, TensorLike) and k.dtype != targets.dtype:
         raise mismatch_error("InTopKV2", 2, targets.dtype, k.dtype)
+    rows = (predictions._value.shape or (None,))[0], (targets._value.shape or (None,))[0]
     if predictions._value.ndim != 2 or targets._value.ndim != 1 or \
-            predictions._value.shape[0] != targets._value.shape[0]:
-        raise InvalidArgumentError(
-            f"predictions must be 2-dimensional and targets 1-dimensional with the same first "
-            f"dimension, got predictions {list(predictions._value.shape)} and targets "
-            f"{list(targets._value.shape)} [Op:InTopKV2]")
+            None not in rows and rows[0] != rows[1]:
+        _check_in_top_k_shapes(predictions._value.shape, targets._value.shape)
+    if read_at_run_time(k):   # read when the graph runs, as TF's k input
+        return bind(_in_top_k, (predictions, targets, k), {"k": None})
     k = static_value(k, "InTopKV2: k", int)
     return bind(_in_top_k, (predictions, targets), {"k": k})
 
