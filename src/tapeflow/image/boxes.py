@@ -15,7 +15,9 @@ import numpy as np
 
 import tapeflow as tf
 from tapeflow.framework.abstract import ShapedArray
-from tapeflow.image._common import _F32, _bind, _image_hw, _numpy_op
+from tapeflow.image._common import (_F32, _as_f32, _bind, _checked, _image_hw, _int32,
+                                    _needs_run_time, _numpy_op, _run_time_hw, _zeros_around)
+from tapeflow.ops._static import is_traced
 
 __all__ = ["extract_patches", "crop_and_resize", "extract_glimpse", "draw_bounding_boxes",
            "non_max_suppression", "non_max_suppression_with_scores",
@@ -61,6 +63,8 @@ def extract_patches(images: Any, sizes: Any, strides: Any, rates: Any, padding: 
         raise ValueError(f"padding must be one of 'SAME', 'VALID', got {padding}")
     (_, kr, kc, _), (_, sr, sc, _), (_, rr, rc, _) = (
         _four(sizes, "ksizes"), _four(strides, "strides"), _four(rates, "rates"))
+    if _needs_run_time(images):
+        return _patches_run_time(images, (kr, kc), (sr, sc), (rr, rc), padding)
     height, width = _image_hw(images, "tf.image.extract_patches")
     rows, top, bottom = _window(kr, height, sr, rr, padding)
     cols, left, right = _window(kc, width, sc, rc, padding)
@@ -72,14 +76,48 @@ def extract_patches(images: Any, sizes: Any, strides: Any, rates: Any, padding: 
     return tf.reshape(patches, [-1, rows.shape[0], cols.shape[0], kr * kc * depth])
 
 
+def _window_kernel(in_size: np.ndarray, size: int, stride: int, rate: int,
+                   padding: str) -> tuple:
+    index, before, after = _window(size, int(in_size), stride, rate, padding)
+    return index, np.int32(before), np.int32(after)
+
+
+_WINDOW = _numpy_op("PatchWindow", _window_kernel, lambda in_size, size, **_: (
+    ShapedArray((None, size), np.dtype(np.int64)), ShapedArray((), np.dtype(np.int32)),
+    ShapedArray((), np.dtype(np.int32))), multiple_results=True)
+
+
+def _patches_run_time(images: Any, sizes: tuple, strides: tuple, rates: tuple,
+                      padding: str) -> Any:
+    """extract_patches with the windows of an unknown height or width built as the graph
+    runs (the same gathers as the static path)."""
+    (rows, top, bottom), (cols, left, right) = (
+        _bind(_WINDOW, n, size=k, stride=s, rate=r, padding=padding)
+        for n, k, s, r in zip(_run_time_hw(images), sizes, strides, rates))
+    images = _zeros_around(_zeros_around(images, 1, top, bottom), 2, left, right)
+    depth = images.shape[-1] if images.shape[-1] is not None else tf.shape(images)[3]
+    patches = tf.gather(tf.gather(images, rows, axis=1), cols, axis=3)  # b, or, kr, oc, kc, d
+    patches = tf.transpose(patches, [0, 1, 3, 2, 4, 5])
+    return tf.reshape(patches, [-1, tf.shape(rows)[0], tf.shape(cols)[0],
+                                sizes[0] * sizes[1] * depth])
+
+
 # -- crop_and_resize --------------------------------------------------------------------------
 
-def _sample_points(low: Any, high: Any, crop: int, size: int) -> Any:
-    """CropAndResize's source coordinates along one axis: (boxes, crop) float32."""
-    if crop > 1:
-        scale = (high - low) * float(size - 1) / float(crop - 1)
-        return low * float(size - 1) + tf.range(crop, dtype=tf.float32)[None, :] * scale
-    return tf.tile(0.5 * (low + high) * float(size - 1), [1, crop])
+def _sample_points(low: Any, high: Any, crop: Any, size: Any) -> Any:
+    """CropAndResize's source coordinates along one axis: (boxes, crop) float32. `crop` and
+    `size` are Python ints, or int32 scalars read as the graph runs."""
+    last = _as_f32(size - 1)
+    if isinstance(crop, int):
+        if crop > 1:
+            scale = (high - low) * last / float(crop - 1)
+            return low * last + tf.range(crop, dtype=tf.float32)[None, :] * scale
+        return tf.tile(0.5 * (low + high) * last, [1, crop])
+    # TF's two cases, chosen as the graph runs (the unused one divides by 1, not 0)
+    scale = (high - low) * last / tf.cast(tf.maximum(crop - 1, 1), tf.float32)
+    spread = low * last + tf.range(crop, dtype=tf.float32)[None, :] * scale
+    centre = tf.broadcast_to(0.5 * (low + high) * last, tf.shape(spread))
+    return tf.where(crop > 1, spread, centre)
 
 
 def _round_half_away(x: Any) -> Any:
@@ -88,16 +126,16 @@ def _round_half_away(x: Any) -> Any:
 
 def _crop_and_resize(image: Any, boxes: Any, box_indices: Any, crop: tuple, method: str,
                      extrapolation_value: float) -> Any:
-    height, width = _image_hw(image, "tf.image.crop_and_resize")
+    height, width = _run_time_hw(image)
     in_y = _sample_points(boxes[:, 0:1], boxes[:, 2:3], crop[0], height)
     in_x = _sample_points(boxes[:, 1:2], boxes[:, 3:4], crop[1], width)
-    inside = ((in_y >= 0.0) & (in_y <= height - 1.0))[:, :, None, None] & \
-        ((in_x >= 0.0) & (in_x <= width - 1.0))[:, None, :, None]
+    inside = ((in_y >= 0.0) & (in_y <= _as_f32(height) - 1.0))[:, :, None, None] & \
+        ((in_x >= 0.0) & (in_x <= _as_f32(width) - 1.0))[:, None, :, None]
     batch = tf.broadcast_to(tf.reshape(box_indices, [-1, 1, 1]),
                             [tf.shape(boxes)[0], crop[0], crop[1]])
 
-    def clamp(index: Any, size: int) -> Any:
-        return tf.cast(tf.clip_by_value(index, 0.0, size - 1.0), tf.int32)
+    def clamp(index: Any, size: Any) -> Any:
+        return tf.cast(tf.clip_by_value(index, 0.0, _as_f32(size) - 1.0), tf.int32)
 
     def read(yi: Any, xi: Any) -> Any:
         rows = tf.broadcast_to(clamp(yi, height)[:, :, None], tf.shape(batch))
@@ -143,16 +181,16 @@ def crop_and_resize(image: Any, boxes: Any, box_indices: Any, crop_size: Any,
     if method not in ("bilinear", "nearest"):
         raise tf.errors.InvalidArgumentError(
             f"method must be 'bilinear' or 'nearest', got {method} [Op:CropAndResize]")
-    crop = tuple(int(c) for c in np.asarray(crop_size.numpy() if isinstance(crop_size, tf.Tensor)
-                                            else crop_size))
-    if len(crop) != 2 or crop[0] <= 0 or crop[1] <= 0:
-        raise tf.errors.InvalidArgumentError(
-            "crop dimensions must be positive [Op:CropAndResize]")
+    crop = _run_time_crop(crop_size) if _traced_sizes(crop_size) else _static_crop(crop_size)
     indices = box_indices.numpy() if _eager(box_indices) else None
-    if indices is not None and indices.size and (
-            indices.min() < 0 or indices.max() >= image.shape[0]):
-        raise tf.errors.InvalidArgumentError(
-            "box_index has values outside [0, batch_size) [Op:CropAndResize]")
+    if indices is not None and image.shape[0] is not None:
+        if indices.size and (indices.min() < 0 or indices.max() >= image.shape[0]):
+            raise tf.errors.InvalidArgumentError(
+                "box_index has values outside [0, batch_size) [Op:CropAndResize]")
+    else:   # the batch or the indices known only as the graph runs: checked there
+        box_indices = _checked(box_indices, tf.reduce_all(
+            (box_indices >= 0) & (box_indices < tf.shape(image)[0])),
+            "box_index has values outside [0, batch_size)")
     float_image = image.dtype in (tf.float16, tf.float32, tf.float64)
     source = tf.cast(image, tf.float32) if image.dtype != tf.float32 else image
     if not float_image:
@@ -173,6 +211,39 @@ def crop_and_resize(image: Any, boxes: Any, box_indices: Any, crop_size: Any,
                     tape.gradient(bilinear, bx, output_gradients=dy))
         return _crop_and_resize(img, bx, box_indices, crop, "nearest", extrapolation_value), grad
     return nearest(source, boxes)
+
+
+def _traced_sizes(size: Any) -> bool:
+    """Whether `size` (a tensor, or a list of ints and scalars) is read as the graph runs."""
+    return is_traced(size) or (isinstance(size, (list, tuple)) and any(map(is_traced, size)))
+
+
+def _static_crop(crop_size: Any) -> tuple:
+    crop = tuple(int(c) for c in np.asarray(crop_size.numpy() if isinstance(crop_size, tf.Tensor)
+                                            else crop_size))
+    if len(crop) != 2 or crop[0] <= 0 or crop[1] <= 0:
+        raise tf.errors.InvalidArgumentError(
+            "crop dimensions must be positive [Op:CropAndResize]")
+    return crop
+
+
+def _pair(size: Any, what: str) -> tuple:
+    """A traced size's two int32 scalars (from a tensor or a list)."""
+    if isinstance(size, tf.Tensor):
+        if size.shape.rank != 1 or size.shape[0] not in (2, None):
+            raise ValueError(f"{what} must be a 1-D tensor of 2 elements, got shape {size.shape}")
+        size = tf.cast(size, tf.int32)
+        return size[0], size[1]
+    if len(size) != 2:
+        raise ValueError(f"{what} must have 2 elements, got {len(size)}")
+    return tuple(tf.convert_to_tensor(_int32(s), tf.int32) for s in size)
+
+
+def _run_time_crop(crop_size: Any) -> tuple:
+    """CropAndResize's crop size read as the graph runs, checked positive there."""
+    height, width = _pair(crop_size, "crop_size")
+    ok = (height > 0) & (width > 0)
+    return tuple(_checked(c, ok, "crop dimensions must be positive") for c in (height, width))
 
 
 def _eager(value: Any) -> bool:
@@ -220,8 +291,12 @@ def extract_glimpse(input: Any, size: Any, offsets: Any, centered: bool = True, 
     `tf.random` in the same distributions; with noise='zero' they are zeros, as TF."""
     images = tf.convert_to_tensor(input)
     offsets = tf.cast(offsets, tf.float32)
-    size = tuple(int(s) for s in np.asarray(size.numpy() if isinstance(size, tf.Tensor)
-                                            else size))
+    if _traced_sizes(size):   # read as the graph runs; the window's shape follows from `fill`'s
+        size = tuple(_checked(s, s >= 0, "Expected a non-negative size, got {value}") for s in
+                     _pair(size, "size"))
+    else:
+        size = tuple(int(s) for s in np.asarray(size.numpy() if isinstance(size, tf.Tensor)
+                                                else size))
     if noise not in ("uniform", "gaussian", "zero"):
         raise tf.errors.InvalidArgumentError(
             f"noise must be 'uniform', 'gaussian' or 'zero', got {noise} [Op:ExtractGlimpseV2]")
@@ -240,20 +315,24 @@ def extract_glimpse(input: Any, size: Any, offsets: Any, centered: bool = True, 
                                 tf.reduce_min(flt, [1, 2], keepdims=True),
                                 tf.reduce_max(flt, [1, 2], keepdims=True))
         fill = tf.cast(fill, images.dtype)
-    return _bind(_GLIMPSE, images, offsets, fill, size=size, centered=bool(centered),
+    return _bind(_GLIMPSE, images, offsets, fill, centered=bool(centered),
                  normalized=bool(normalized), noise=noise)
 
 
-def _glimpse_rule(x: ShapedArray, offsets: ShapedArray, fill: ShapedArray, size: tuple,
+def _glimpse_rule(x: ShapedArray, offsets: ShapedArray, fill: ShapedArray,
                   **_: Any) -> ShapedArray:
     batch = x.shape[0] if x.shape is not None else None
+    if batch is None and offsets.shape is not None:
+        batch = offsets.shape[0]
     depth = x.shape[3] if x.shape is not None else None
+    size = fill.shape[1:3] if fill.shape is not None else (None, None)
     return ShapedArray((batch, size[0], size[1], depth), x.dtype)
 
 
+# The window's size is `fill`'s (so a size read as the graph runs needs no attribute).
 _GLIMPSE = _numpy_op("ExtractGlimpseV2",
-                     lambda x, offsets, fill, **attrs: _glimpse_kernel(x, offsets,
-                                                                       fill=fill, **attrs),
+                     lambda x, offsets, fill, **attrs: _glimpse_kernel(
+                         x, offsets, size=fill.shape[1:3], fill=fill, **attrs),
                      _glimpse_rule)
 
 
@@ -560,14 +639,14 @@ def non_max_suppression_padded(boxes: Any, scores: Any, max_output_size: Any,
                              sorted_input=bool(sorted_input),
                              canonicalized=bool(canonicalized_coordinates), tile=int(tile_size))
     batch_dims = boxes.shape.as_list()[:-2]
-    if None in batch_dims:
-        raise NotImplementedError("tf.image.non_max_suppression_padded: tapeflow needs the "
-                                  f"batch dimensions of `boxes` statically (got {boxes.shape})")
+    if None in batch_dims:   # read as the graph runs
+        batch_dims = tf.shape(boxes)[:-2]
     num_valid = tf.reshape(num_valid, batch_dims)
     if not pad_to_max_output_size:
         # The first num_valid entries (a mask, which traces: a sliced length does not yet).
         return tf.boolean_mask(index[0], tf.range(tf.shape(index)[1]) < num_valid), num_valid
-    return tf.reshape(index, batch_dims + [-1]), num_valid
+    return tf.reshape(index, tf.concat([batch_dims, [-1]], 0) if isinstance(
+        batch_dims, tf.Tensor) else batch_dims + [-1]), num_valid
 
 
 # -- combined_non_max_suppression -------------------------------------------------------------

@@ -6,8 +6,9 @@ and antialiasing) written as gathers of a few source rows and columns weighted b
 per-axis weights, computed in float32 in TF's order. Being made of differentiable ops, their
 gradients are TF's ResizeBilinearGrad / ResizeNearestNeighborGrad / ResizeBicubicGrad /
 ScaleAndTranslateGrad (the transposed gathers); ResizeArea has none in TF and raises here too.
-The weights need the image's height and width as Python ints (static shapes under
-`tf.function`).
+Eagerly (and traced with static sizes) the weights are NumPy constants built from Python ints.
+Traced with a tensor size or an unknown height or width, a `ResizeTaps` op builds the same
+weights from the sizes when the graph runs, and the gathers read them as inputs.
 """
 
 from __future__ import annotations
@@ -18,7 +19,9 @@ from typing import Any, Optional
 import numpy as np
 
 import tapeflow as tf
-from tapeflow.image._common import _batched, _image_hw, _no_gradient
+from tapeflow.framework.abstract import ShapedArray
+from tapeflow.image._common import (_batched, _bind, _image_hw, _int32, _needs_run_time,
+                                    _no_gradient, _numpy_op, _run_time_hw)
 
 __all__ = ["ResizeMethod", "resize"]
 
@@ -241,6 +244,14 @@ _SPAN_KERNELS = {"lanczos3": "lanczos3", "lanczos5": "lanczos5", "gaussian": "ga
 _ANTIALIAS_KERNELS = {"bilinear": "triangle", "bicubic": "keyscubic"}
 
 
+def _op_name(method: str, antialias: bool) -> str:
+    """The TensorFlow op that resizes with `method` (for its error texts)."""
+    if method in _SPAN_KERNELS or (antialias and method in _ANTIALIAS_KERNELS):
+        return "ScaleAndTranslate"
+    return {"bilinear": "ResizeBilinear", "nearest": "ResizeNearestNeighbor",
+            "bicubic": "ResizeBicubic", "area": "ResizeArea"}[method]
+
+
 def _static_size(size: Any) -> tuple:
     """`size` as two Python ints (tapeflow's resize weights are built from them)."""
     if isinstance(size, tf.Tensor):
@@ -258,6 +269,146 @@ def _static_size(size: Any) -> tuple:
     return int(size[0]), int(size[1])
 
 
+# -- sizes known only when a traced graph runs ------------------------------------------------
+
+def _taps_kernel(in_size: np.ndarray, *out_size: np.ndarray, size: Optional[int], method: str,
+                 antialias: bool) -> tuple:
+    """One axis's (index, weights, scale) for `method`, built when the graph runs: index and
+    weights (out, taps); scale is ResizeArea's, 1 for the others. Bilinear's weights column is
+    the lerp fraction of its (lower, upper) taps."""
+    out, n = int(out_size[0]) if out_size else size, int(in_size)
+    if out <= 0:
+        raise tf.errors.InvalidArgumentError("output dimensions must be positive")
+    scale = np.float32(1)
+    if method == "bilinear":
+        lower, upper, frac = _bilinear_taps(out, n)
+        index, weights = np.stack([lower, upper], 1), frac[:, None]
+    elif method == "nearest":
+        index, weights = _nearest_index(out, n)[:, None], np.ones((out, 1), _F32)
+    elif method == "bicubic":
+        index, weights = _bicubic_taps(out, n)
+    elif method == "area":
+        index, weights, scale = _area_taps(out, n)
+    else:
+        index, weights = _span_taps(out, n, method, antialias)
+    return index, weights, np.asarray(scale, _F32)
+
+
+def _taps_rule(in_size: ShapedArray, *out_size: ShapedArray, size: Optional[int],
+               **_: Any) -> tuple:
+    return (ShapedArray((size, None), np.dtype(np.int64)),
+            ShapedArray((size, None), np.dtype(_F32)), ShapedArray((), np.dtype(_F32)))
+
+
+_TAPS = _numpy_op("ResizeTaps", _taps_kernel, _taps_rule, multiple_results=True)
+
+
+def _run_time_taps(out_size: Any, in_size: Any, method: str, antialias: bool) -> list:
+    """(index, weights, scale) of one axis from sizes that may be read as the graph runs."""
+    static = out_size if isinstance(out_size, int) else None
+    inputs = [in_size] if static is not None else [in_size, out_size]
+    return _bind(_TAPS, *inputs, size=static, method=method, antialias=antialias)
+
+
+def _run_time_sum(x: Any, index: Any, weights: Any, axis: int) -> Any:
+    """sum_t weights[:, t] * x[index[:, t]] along `axis`, the taps added left to right as the
+    static path adds them. The value is a loop with one tap's gather alive at a time (a
+    downscale with antialias has hundreds of taps); the gradient is the all-taps gather's."""
+    @tf.custom_gradient
+    def weighted(v: Any) -> Any:
+        def grad(dy: Any) -> Any:
+            with tf.GradientTape() as tape:
+                tape.watch(v)
+                out = _all_taps_sum(v, index, weights, axis)
+            return tape.gradient(out, v, output_gradients=dy)
+        return _tap_loop(v, index, weights, axis), grad
+    return weighted(x)
+
+
+def _tap_column(weights: Any, axis: int, rank: int) -> Any:
+    """Weights shaped (out, taps, 1, ...) to broadcast against a gather along `axis`."""
+    for _ in range(rank - axis - 1):
+        weights = tf.expand_dims(weights, -1)
+    return weights
+
+
+def _all_taps_sum(x: Any, index: Any, weights: Any, axis: int) -> Any:
+    gathered = tf.gather(x, index, axis=axis)   # the taps on an axis after `axis`
+    return tf.reduce_sum(gathered * _tap_column(weights, axis + 1, x.shape.rank + 1),
+                         axis=axis + 1)
+
+
+def _tap_loop(x: Any, index: Any, weights: Any, axis: int) -> Any:
+    def term(t: Any) -> Any:
+        column = _tap_column(tf.gather(weights, t, axis=1), axis, x.shape.rank)
+        return tf.gather(x, tf.gather(index, t, axis=1), axis=axis) * column
+
+    _, out = tf.while_loop(lambda t, acc: t < tf.shape(index)[1],
+                           lambda t, acc: (t + 1, acc + term(t)), (tf.constant(1), term(0)))
+    return out
+
+
+def _run_time_axis(x: Any, out_size: Any, in_size: Any, axis: int, method: str,
+                   antialias: bool) -> tuple:
+    """`x` resampled along `axis` with taps built when the graph runs, and ResizeArea's
+    scale of the axis."""
+    index, weights, scale = _run_time_taps(out_size, in_size, method, antialias)
+    if method == "nearest":
+        return tf.gather(x, index[:, 0], axis=axis), scale
+    if method == "bilinear":
+        a, b = tf.gather(x, index[:, 0], axis=axis), tf.gather(x, index[:, 1], axis=axis)
+        frac = weights[:, 0]
+        for _ in range(x.shape.rank - axis - 1):
+            frac = tf.expand_dims(frac, -1)
+        return a + (b - a) * frac, scale
+    return _run_time_sum(x, index, weights, axis), scale
+
+
+def _run_time_size(size: Any, height: Any, width: Any, preserve_aspect_ratio: bool) -> tuple:
+    """(new height, new width): Python ints where given so (and not rescaled), else int32
+    scalars read when the graph runs."""
+    if isinstance(size, tf.Tensor):
+        if size.shape.rank != 1 or size.shape[0] not in (2, None):
+            raise ValueError("'size' must be a 1-D Tensor of 2 elements: new_height, new_width")
+        if not size.dtype.is_integer:
+            raise ValueError("'size' must be a 1-D int32 Tensor")
+        new = (tf.cast(size[0], tf.int32), tf.cast(size[1], tf.int32))
+    else:
+        if len(size) != 2:
+            raise ValueError("'size' must be a 1-D Tensor of 2 elements: new_height, new_width")
+        new = tuple(_int32(s) for s in size)
+    if not preserve_aspect_ratio:
+        return new
+    f32 = [tf.cast(v, tf.float32) for v in (*new, height, width)]
+    factor = tf.minimum(f32[0] / f32[2], f32[1] / f32[3])
+    return tuple(tf.cast(tf.round(factor * f), tf.int32) for f in f32[2:])
+
+
+def _resize_run_time(images: Any, size: Any, method: str, preserve_aspect_ratio: bool,
+                     antialias: bool) -> Any:
+    """`resize` of 4-D `images` with its per-axis weights built when the graph runs."""
+    height, width = _run_time_hw(images)
+    new_h, new_w = _run_time_size(size, height, width, preserve_aspect_ratio)
+    if method == "nearest":
+        x = images
+    else:
+        x = images if images.dtype == tf.float32 else tf.cast(images, tf.float32)
+        if method in _SPAN_KERNELS or (antialias and method in _ANTIALIAS_KERNELS):
+            method = _SPAN_KERNELS.get(method) or _ANTIALIAS_KERNELS[method]
+    # The static path's order: bilinear and area along the width first, the others along
+    # the height first.
+    axes = [(new_w, width, 2), (new_h, height, 1)] if method in ("bilinear", "area") else \
+        [(new_h, height, 1), (new_w, width, 2)]
+    scales = []
+    for out_size, in_size, axis in axes:
+        x, scale = _run_time_axis(x, out_size, in_size, axis, method, antialias)
+        scales.append(scale)
+    if method != "area":
+        return x
+    inverse = tf.cast(1.0 / tf.cast(scales[0] * scales[1], tf.float64), tf.float32)
+    return _no_gradient("ResizeArea", x * inverse)
+
+
 def resize(images: Any, size: Any, method: str = ResizeMethod.BILINEAR,
            preserve_aspect_ratio: bool = False, antialias: bool = False,
            name: Optional[str] = None) -> Any:
@@ -267,11 +418,17 @@ def resize(images: Any, size: Any, method: str = ResizeMethod.BILINEAR,
     method = str(method).lower()
     if method not in ("bilinear", "nearest", "bicubic", "area") and method not in _SPAN_KERNELS:
         raise ValueError(f"Resize method is not implemented: {method}")
+    if _needs_run_time(images, size):
+        out = _resize_run_time(images, size, method, preserve_aspect_ratio, antialias)
+        return tf.squeeze(out, 0) if unbatched else out
     height, width = _image_hw(images, "tf.image.resize")
     size = _static_size(size)
     if preserve_aspect_ratio:
         factor = min(_F32(size[0]) / _F32(height), _F32(size[1]) / _F32(width))
         size = (int(np.round(factor * _F32(height))), int(np.round(factor * _F32(width))))
+    if size[0] <= 0 or size[1] <= 0:
+        raise tf.errors.InvalidArgumentError(
+            f"output dimensions must be positive [Op:{_op_name(method, antialias)}]")
     if method == "nearest":
         out = _resize_nearest(images, size, (height, width))
     else:

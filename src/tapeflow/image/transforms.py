@@ -8,8 +8,11 @@ from typing import Any, Optional
 
 
 import tapeflow as tf
-from tapeflow.image._common import _F32, _batched, _check, _image_hw, _image_rank
+from tapeflow.image._common import (_F32, _as_f32, _batched, _image_hw, _image_rank,
+                                    _int32, _needs_run_time, _require, _run_time_hw,
+                                    _zeros_around)
 from tapeflow.image.resize import ResizeMethod, resize
+from tapeflow.ops._static import is_traced
 
 __all__ = ["flip_left_right", "flip_up_down", "rot90", "transpose", "central_crop",
            "crop_to_bounding_box", "pad_to_bounding_box", "resize_with_crop_or_pad",
@@ -30,9 +33,17 @@ def flip_up_down(image: Any) -> Any:
 
 
 def rot90(image: Any, k: int = 1, name: Optional[str] = None) -> Any:
-    """Rotates counter-clockwise by `k` quarter turns (`k` a Python int here)."""
+    """Rotates counter-clockwise by `k` quarter turns. A traced `k` picks the rotation as the
+    graph runs (TF's case: height and width then unknown while tracing)."""
     image = _image_rank(image)
-    k = int(k) % 4
+    if is_traced(k):
+        turns = tf.convert_to_tensor(k, tf.int32) % 4
+        return tf.switch_case(turns, [lambda q=q: _rotated(image, q) for q in range(4)])
+    return _rotated(image, int(k) % 4)
+
+
+def _rotated(image: Any, k: int) -> Any:
+    """`image` turned by `k` in 0..3 quarter turns."""
     h = image.shape.rank - 3
     perm = [0, 2, 1, 3] if image.shape.rank == 4 else [1, 0, 2]
     if k == 1:
@@ -61,8 +72,11 @@ def central_crop(image: Any, central_fraction: float) -> Any:
     if rank not in (3, 4):
         raise ValueError(f"`image` should either be a Tensor with rank = 3 or rank = 4. Had "
                          f"rank = {rank}.")
-    height, width = _image_hw(image if rank == 4 else tf.expand_dims(image, 0),
-                              "tf.image.central_crop")
+    images = image if rank == 4 else tf.expand_dims(image, 0)
+    if _needs_run_time(images):
+        out = _central_crop_run_time(images, central_fraction)
+        return out if rank == 4 else tf.squeeze(out, 0)
+    height, width = _image_hw(images, "tf.image.central_crop")
     top = int((float(height) - float(height) * central_fraction) / 2)
     left = int((float(width) - float(width) * central_fraction) / 2)
     if rank == 3:
@@ -70,42 +84,119 @@ def central_crop(image: Any, central_fraction: float) -> Any:
     return image[:, top:height - top, left:width - left, :]
 
 
+def _central_crop_run_time(images: Any, central_fraction: float) -> Any:
+    """central_crop of 4-D `images` whose unknown height or width is read as the graph runs
+    (TF's float64 start, truncated)."""
+    def start(size: Any) -> Any:
+        if isinstance(size, int):
+            return int((float(size) - float(size) * central_fraction) / 2)
+        size = tf.cast(size, tf.float64)
+        return tf.cast((size - size * central_fraction) / 2, tf.int32)
+
+    height, width = _run_time_hw(images)
+    top, left = start(height), start(width)
+    return _gather_box(images, top, left, height - 2 * top, width - 2 * left)
+
+
+def _gather_box(images: Any, top: Any, left: Any, rows: Any, cols: Any) -> Any:
+    """The `rows` x `cols` box at (`top`, `left`) of 4-D `images`, each a Python int or an
+    int32 scalar read as the graph runs (a gather: its index lengths are static where the
+    sizes are, and it has the slice's gradient)."""
+    out = tf.gather(images, tf.range(rows) + top, axis=1)
+    return tf.gather(out, tf.range(cols) + left, axis=2)
+
+
 def crop_to_bounding_box(image: Any, offset_height: int, offset_width: int,
                          target_height: int, target_width: int) -> Any:
-    """The box of `target_height` x `target_width` at (`offset_height`, `offset_width`)."""
+    """The box of `target_height` x `target_width` at (`offset_height`, `offset_width`).
+    Traced with a tensor size or offset (or an unknown height or width), TF's checks run as
+    the graph runs and raise InvalidArgumentError."""
     images, unbatched = _batched(image, "crop_to_bounding_box")
+    if _needs_run_time(images, offset_height, offset_width, target_height, target_width):
+        out = _crop_run_time(images, *(_int32(v) for v in (
+            offset_height, offset_width, target_height, target_width)))
+        return tf.squeeze(out, 0) if unbatched else out
     height, width = _image_hw(images, "tf.image.crop_to_bounding_box")
-    _check(offset_width >= 0, "offset_width must be >= 0.")
-    _check(offset_height >= 0, "offset_height must be >= 0.")
-    _check(target_width > 0, "target_width must be > 0.")
-    _check(target_height > 0, "target_height must be > 0.")
-    _check(width >= target_width + offset_width, "width must be >= target + offset.")
-    _check(height >= target_height + offset_height, "height must be >= target + offset.")
+    _require(offset_width >= 0, "offset_width must be >= 0.")
+    _require(offset_height >= 0, "offset_height must be >= 0.")
+    _require(target_width > 0, "target_width must be > 0.")
+    _require(target_height > 0, "target_height must be > 0.")
+    _require(width >= target_width + offset_width, "width must be >= target + offset.")
+    _require(height >= target_height + offset_height, "height must be >= target + offset.")
     out = images[:, offset_height:offset_height + target_height,
                  offset_width:offset_width + target_width, :]
     return tf.squeeze(out, 0) if unbatched else out
 
 
+def _crop_run_time(images: Any, offset_height: Any, offset_width: Any, target_height: Any,
+                   target_width: Any) -> Any:
+    height, width = _run_time_hw(images)
+    _require(offset_width >= 0, "offset_width must be >= 0.")
+    _require(offset_height >= 0, "offset_height must be >= 0.")
+    _require(target_width > 0, "target_width must be > 0.")
+    _require(target_height > 0, "target_height must be > 0.")
+    _require(width >= target_width + offset_width, "width must be >= target + offset.")
+    _require(height >= target_height + offset_height, "height must be >= target + offset.")
+    return _gather_box(images, offset_height, offset_width, target_height, target_width)
+
+
 def pad_to_bounding_box(image: Any, offset_height: int, offset_width: int,
                         target_height: int, target_width: int) -> Any:
-    """`image` placed at (`offset_height`, `offset_width`) in zeros of the target size."""
+    """`image` placed at (`offset_height`, `offset_width`) in zeros of the target size.
+    Traced with a tensor size or offset (or an unknown height or width), TF's checks run as
+    the graph runs and raise InvalidArgumentError."""
     images, unbatched = _batched(image, "pad_to_bounding_box")
+    if _needs_run_time(images, offset_height, offset_width, target_height, target_width):
+        out = _pad_run_time(images, *(_int32(v) for v in (
+            offset_height, offset_width, target_height, target_width)))
+        return tf.squeeze(out, 0) if unbatched else out
     height, width = _image_hw(images, "tf.image.pad_to_bounding_box")
     after_w = target_width - offset_width - width
     after_h = target_height - offset_height - height
-    _check(offset_height >= 0, "offset_height must be >= 0")
-    _check(offset_width >= 0, "offset_width must be >= 0")
-    _check(after_w >= 0, "width must be <= target - offset")
-    _check(after_h >= 0, "height must be <= target - offset")
+    _require(offset_height >= 0, "offset_height must be >= 0")
+    _require(offset_width >= 0, "offset_width must be >= 0")
+    _require(after_w >= 0, "width must be <= target - offset")
+    _require(after_h >= 0, "height must be <= target - offset")
     out = tf.pad(images, [[0, 0], [offset_height, after_h], [offset_width, after_w], [0, 0]])
     return tf.squeeze(out, 0) if unbatched else out
+
+
+def _pad_run_time(images: Any, offset_height: Any, offset_width: Any, target_height: Any,
+                  target_width: Any) -> Any:
+    height, width = _run_time_hw(images)
+    after_w = target_width - offset_width - width
+    after_h = target_height - offset_height - height
+    _require(offset_height >= 0, "offset_height must be >= 0")
+    _require(offset_width >= 0, "offset_width must be >= 0")
+    _require(after_w >= 0, "width must be <= target - offset")
+    _require(after_h >= 0, "height must be <= target - offset")
+    out = _zeros_around(_zeros_around(images, 1, offset_height, after_h), 2, offset_width,
+                        after_w)
+    static = [target_height if isinstance(target_height, int) else None,
+              target_width if isinstance(target_width, int) else None]
+    if static == [None, None]:
+        return out
+    return tf.ensure_shape(out, [images.shape[0]] + static + [images.shape[3]])
+
+
+def _max(x: Any, y: Any) -> Any:
+    return tf.maximum(x, y) if isinstance(x, tf.Tensor) or isinstance(y, tf.Tensor) \
+        else max(x, y)
+
+
+def _min(x: Any, y: Any) -> Any:
+    return tf.minimum(x, y) if isinstance(x, tf.Tensor) or isinstance(y, tf.Tensor) \
+        else min(x, y)
 
 
 def resize_with_crop_or_pad(image: Any, target_height: int, target_width: int) -> Any:
     """Centrally crops and/or zero-pads to the target size."""
     images, unbatched = _batched(image, "resize_image_with_crop_or_pad")
-    _check(target_width > 0, "target_width must be > 0.")
-    _check(target_height > 0, "target_height must be > 0.")
+    if _needs_run_time(images, target_height, target_width):
+        out = _crop_or_pad_run_time(images, _int32(target_height), _int32(target_width))
+        return tf.squeeze(out, 0) if unbatched else out
+    _require(target_width > 0, "target_width must be > 0.")
+    _require(target_height > 0, "target_height must be > 0.")
     height, width = _image_hw(images, "tf.image.resize_with_crop_or_pad")
     width_diff, height_diff = target_width - width, target_height - height
     cropped = crop_to_bounding_box(images, max(-height_diff // 2, 0), max(-width_diff // 2, 0),
@@ -115,10 +206,29 @@ def resize_with_crop_or_pad(image: Any, target_height: int, target_width: int) -
     return tf.squeeze(out, 0) if unbatched else out
 
 
+def _crop_or_pad_run_time(images: Any, target_height: Any, target_width: Any) -> Any:
+    """TF's resize_with_crop_or_pad with its sizes as ops: its checks first, then the crop's
+    and the pad's (which find nothing more to refuse)."""
+    _require(target_width > 0, "target_width must be > 0.")
+    _require(target_height > 0, "target_height must be > 0.")
+    height, width = _run_time_hw(images)
+    width_diff, height_diff = target_width - width, target_height - height
+    cropped = crop_to_bounding_box(images, _max(-height_diff // 2, 0), _max(-width_diff // 2, 0),
+                                   _min(target_height, height), _min(target_width, width))
+    return pad_to_bounding_box(cropped, _max(height_diff // 2, 0), _max(width_diff // 2, 0),
+                               target_height, target_width)
+
+
 def resize_with_pad(image: Any, target_height: int, target_width: int,
                     method: str = ResizeMethod.BILINEAR, antialias: bool = False) -> Any:
     """Resizes keeping the aspect ratio, then zero-pads to the target size."""
     images, unbatched = _batched(image, "resize_image_with_pad")
+    if _needs_run_time(images, target_height, target_width):
+        out = _resize_with_pad_run_time(images, _int32(target_height), _int32(target_width),
+                                        method, antialias)
+        return tf.squeeze(out, 0) if unbatched else out
+    _require(target_width > 0, "target_width must be > 0.")
+    _require(target_height > 0, "target_height must be > 0.")
     height, width = _image_hw(images, "tf.image.resize_with_pad")
     ratio = max(_F32(width) / _F32(target_width), _F32(height) / _F32(target_height))
     new_h, new_w = _F32(height) / ratio, _F32(width) / ratio
@@ -130,29 +240,57 @@ def resize_with_pad(image: Any, target_height: int, target_width: int,
     return tf.squeeze(out, 0) if unbatched else out
 
 
+def _resize_with_pad_run_time(images: Any, target_height: Any, target_width: Any, method: str,
+                              antialias: bool) -> Any:
+    """TF's _resize_image_with_pad_common, its float32 arithmetic as ops."""
+    _require(target_width > 0, "target_width must be > 0.")
+    _require(target_height > 0, "target_height must be > 0.")
+    height, width = (tf.cast(d, tf.float32) for d in _run_time_hw(images))
+    f_target_h, f_target_w = tf.cast(target_height, tf.float32), tf.cast(target_width, tf.float32)
+    ratio = tf.maximum(width / f_target_w, height / f_target_h)
+    new_h, new_w = height / ratio, width / ratio
+    pad_h = tf.maximum(0, tf.cast(tf.floor((f_target_h - new_h) / 2), tf.int32))
+    pad_w = tf.maximum(0, tf.cast(tf.floor((f_target_w - new_w) / 2), tf.int32))
+    resized = resize(images, [tf.cast(tf.floor(new_h), tf.int32),
+                              tf.cast(tf.floor(new_w), tf.int32)], method, antialias=antialias)
+    return pad_to_bounding_box(resized, pad_h, pad_w, target_height, target_width)
+
+
 # -- Keras's affine transform (ImageProjectiveTransformV3) -------------------------------------
 
-def _map_coordinate(coord: Any, size: int, fill_mode: str) -> Any:
+def _map_coordinate(coord: Any, size: Any, fill_mode: str) -> Any:
     """TF's MapCoordinate: folds out-of-image coordinates back in (reflect, wrap), clamps
-    them (nearest), or leaves them (constant)."""
-    length = tf.constant(float(size))
+    them (nearest), or leaves them (constant). `size` is a Python int, or an int32 scalar
+    read as the graph runs."""
+    length = tf.constant(float(size)) if isinstance(size, int) else tf.cast(size, tf.float32)
     if fill_mode == "constant":
         return coord
-    if fill_mode != "nearest" and size <= 1:
-        return tf.zeros_like(coord)
+    if fill_mode == "nearest":
+        return tf.clip_by_value(coord, 0.0, length - 1.0)
+    if isinstance(size, int):
+        if size <= 1:
+            return tf.zeros_like(coord)
+        return tf.clip_by_value(_fold(coord, length, fill_mode), 0.0, length - 1.0)
+    # the size-1 case chosen as the graph runs (the other divides by zero there, unused)
+    folded = tf.clip_by_value(_fold(coord, length, fill_mode), 0.0, length - 1.0)
+    return tf.where(size <= 1, tf.zeros_like(coord), folded)
+
+
+def _fold(coord: Any, length: Any, fill_mode: str) -> Any:
+    """Coordinates outside [0, length) reflected or wrapped back in (float32 as TF)."""
     if fill_mode == "reflect":
-        sz2 = 2.0 * size
+        sz2 = 2.0 * length
         neg = coord + sz2 * tf.cast(tf.cast(-coord / sz2, tf.int64), tf.float32)
         neg = tf.where(neg < -length, neg + sz2, -neg - 1.0)
         pos = coord - sz2 * tf.cast(tf.cast(coord / sz2, tf.int64), tf.float32)
         pos = tf.where(pos >= length, sz2 - pos - 1.0, pos)
-        coord = tf.where(coord < 0.0, neg, tf.where(coord > length - 1.0, pos, coord))
-    if fill_mode == "wrap":
-        sz = float(size - 1)
-        neg = coord + length * (tf.cast(tf.cast(-coord / sz, tf.int64), tf.float32) + 1.0)
-        pos = coord - length * tf.cast(tf.cast(coord / sz, tf.int64), tf.float32)
-        coord = tf.where(coord < 0.0, neg, tf.where(coord > length - 1.0, pos, coord))
-    return tf.clip_by_value(coord, 0.0, length - 1.0)
+        return tf.where(coord < 0.0, neg, tf.where(coord > length - 1.0, pos, coord))
+    if fill_mode != "wrap":
+        return coord
+    sz = length - 1.0
+    neg = coord + length * (tf.cast(tf.cast(-coord / sz, tf.int64), tf.float32) + 1.0)
+    pos = coord - length * tf.cast(tf.cast(coord / sz, tf.int64), tf.float32)
+    return tf.where(coord < 0.0, neg, tf.where(coord > length - 1.0, pos, coord))
 
 
 def _round_half_away(x: Any) -> Any:
@@ -186,7 +324,7 @@ def affine_transform(images: Any, transform: Any, interpolation: str = "bilinear
 
 def _project(images: Any, transform: Any, interpolation: str, fill_mode: str,
              fill_value: float) -> Any:
-    height, width = _image_hw(images, "affine_transform")
+    height, width = _run_time_hw(images)   # ints, or read as the graph runs
     t = [tf.reshape(transform[:, i], [-1, 1, 1]) for i in range(8)]
     ys = tf.reshape(tf.range(height, dtype=tf.float32), [1, height, 1])
     xs = tf.reshape(tf.range(width, dtype=tf.float32), [1, 1, width])
@@ -196,17 +334,17 @@ def _project(images: Any, transform: Any, interpolation: str, fill_mode: str,
     x = _map_coordinate(in_x, width, fill_mode)
     y = _map_coordinate(in_y, height, fill_mode)
     batch = tf.shape(images)[0]
-    channels = images.shape[-1]
+    channels = images.shape[-1] if images.shape[-1] is not None else tf.shape(images)[3]
     flat = tf.reshape(images, [-1, channels])
     base = tf.reshape(tf.range(batch) * (height * width), [-1, 1, 1])
     fill = tf.cast(fill_value, images.dtype)
     zero_k = tf.equal(projection, 0.0)
 
     def read(yi: Any, xi: Any) -> Any:
-        inside = (yi >= 0.0) & (yi < float(height)) & (xi >= 0.0) & (xi < float(width)) \
+        inside = (yi >= 0.0) & (yi < _as_f32(height)) & (xi >= 0.0) & (xi < _as_f32(width)) \
             & ~zero_k
-        yc = tf.cast(tf.clip_by_value(yi, 0.0, height - 1.0), tf.int32)
-        xc = tf.cast(tf.clip_by_value(xi, 0.0, width - 1.0), tf.int32)
+        yc = tf.cast(tf.clip_by_value(yi, 0.0, _as_f32(height) - 1.0), tf.int32)
+        xc = tf.cast(tf.clip_by_value(xi, 0.0, _as_f32(width) - 1.0), tf.int32)
         values = tf.gather(flat, base + yc * width + xc)
         return tf.where(inside[..., None], values, fill)
 
