@@ -571,17 +571,12 @@ def test_static_argument_change_raises_clearly_in_graph(name):
 
 # Random ops draw anew on every call, so only the error is compared.
 RANDOM_STATIC = {
-    "categorical_num_samples": (lambda l, n: tf.random.categorical(l, n),
-                                [np.zeros((2, 3)), np.array(2)],
-                                [np.zeros((2, 3)), np.array(4)], "Multinomial: num_samples"),
     "dropout_noise_shape": (lambda x, s: tf.nn.dropout(x, 0.5, noise_shape=s),
                             [_V, np.array([1, 3])], [_V, np.array([2, 1])],
                             "dropout: noise_shape"),
-    "uniform_shape": (lambda s: tf.random.uniform(s), [np.array([2])], [np.array([3])],
-                      "RandomUniform: shape"),
-    "normal_shape": (lambda s: tf.random.normal(s), [np.array([2])], [np.array([3])],
-                     "RandomStandardNormal: shape"),
 }
+# The random ops' shapes and num_samples are run-time inputs, as TF's:
+# tests/function/test_runtime_random_shapes.py
 
 
 @pytest.mark.parametrize("name", sorted(RANDOM_STATIC))

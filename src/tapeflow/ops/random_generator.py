@@ -10,7 +10,7 @@ move it too, and it is saved and restored with the generator's other variables.
 from __future__ import annotations
 
 import os
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 import numpy as np
 
@@ -25,7 +25,7 @@ from tapeflow.ops import philox, stateless_random_ops as _stateless
 from tapeflow.ops._convert import convert_to_tensor
 from tapeflow.ops._static import static_value
 from tapeflow.ops.array_ops import _shape_tuple
-from tapeflow.ops.random_ops import _scaled
+from tapeflow.ops.random_ops import _scaled, drawn_shape, run_time_shape
 
 _STATE_SIZE = 3            # Philox: two counter words and the key
 _MASK64 = (1 << 64) - 1
@@ -36,9 +36,16 @@ def _as_int64(word: int) -> int:
     return word - (1 << 64) if word >= 1 << 63 else word
 
 
-def _read_and_skip_impl(state: np.ndarray, delta: np.ndarray) -> tuple:
+def _read_and_skip_impl(state: np.ndarray, delta: np.ndarray, fill: Optional[str] = None,
+                        outputs: Optional[Callable] = None) -> tuple:
     """The state's key and counter (as the stateless kernels take them), and the state with
-    its 128-bit counter moved on by 256 draws per output."""
+    its 128-bit counter moved on by 256 draws per output. `delta` is the outputs, or, for a
+    `fill` op, the shape it fills (known only when the graph runs), checked first so that a
+    bad shape leaves the state alone; `outputs(shape)` the outputs such a fill moves the
+    state by (default: its size)."""
+    if fill is not None:
+        shape = drawn_shape((delta,), None, fill)
+        delta = np.prod(shape, dtype=np.int64) if outputs is None else outputs(shape)
     words = state.astype(np.int64).view(np.uint64)
     key = np.array([words[2]], np.uint64)
     counter = np.array(words[:2], np.uint64)
@@ -51,7 +58,7 @@ def _read_and_skip_impl(state: np.ndarray, delta: np.ndarray) -> tuple:
 
 _READ_AND_SKIP = Primitive(
     "RngReadAndSkip", _read_and_skip_impl, multiple_results=True, differentiable=False,
-    shape_rule=lambda state, delta: (ShapedArray((1,), np.uint64),
+    shape_rule=lambda state, delta, fill=None, outputs=None: (ShapedArray((1,), np.uint64),
                                      ShapedArray((2,), np.uint64),
                                      ShapedArray((_STATE_SIZE,), np.int64)))
 
@@ -159,10 +166,13 @@ class Generator:
         self._advance(delta)
         return before
 
-    def _advance(self, delta: Any) -> tuple:
+    def _check_algorithm(self) -> None:
         if self._alg == _stateless.THREEFRY:
             raise UnimplementedError("Non-XLA devices don't support the ThreeFry algorithm. "
                                      "[Op:RngReadAndSkip]")
+
+    def _advance(self, delta: Any) -> tuple:
+        self._check_algorithm()
         key, counter, new_state = bind(_READ_AND_SKIP, (
             self._state_var.value(), convert_to_tensor(np.int64(delta))))
         self._state_var.assign(new_state)
@@ -171,8 +181,24 @@ class Generator:
     def _key_counter(self, shape: tuple) -> tuple:
         return self._advance(int(np.prod(shape, dtype=np.int64)))
 
+    def _run_time_key_counter(self, dims: Tensor, fill: str,
+                              outputs: Optional[Callable] = None) -> tuple:
+        """The key and counter for a fill of `fill` whose shape `dims` is known only when the
+        graph runs; the state moves on then by `outputs(shape)` (default: its size)."""
+        self._check_algorithm()
+        key, counter, new_state = bind(_READ_AND_SKIP, (self._state_var.value(), dims),
+                                       {"fill": fill, "outputs": outputs})
+        self._state_var.assign(new_state)
+        return key, counter
+
     # -- draws ----------------------------------------------------------------------------
     def _fill(self, prim: Primitive, shape: Any, dtype: Any, *bounds: Tensor) -> Tensor:
+        traced = run_time_shape(shape)
+        if traced is not None:
+            pattern, dims = traced
+            key, counter = self._run_time_key_counter(dims, prim.name)
+            return bind(prim, (key, counter, *bounds, dims),
+                        {"shape": pattern, "dtype": np.dtype(dtype)})
         shape = static_value(shape, f"{prim.name}: shape", _shape_tuple)
         key, counter = self._key_counter(shape)
         return bind(prim, (key, counter, *bounds), {"shape": shape, "dtype": np.dtype(dtype)})
@@ -220,7 +246,8 @@ class Generator:
         ends with the shape of broadcast(counts, probs); the state moves on as TensorFlow's
         kernel moves it."""
         from tapeflow.ops import random_sampling_ops
-        return random_sampling_ops.generator_binomial(self._advance, shape, counts, probs,
+        return random_sampling_ops.generator_binomial(self._advance, self._run_time_key_counter,
+                                                      shape, counts, probs,
                                                       dtype)
 
     def make_seeds(self, count: int = 1) -> Tensor:

@@ -47,8 +47,8 @@ from tapeflow.framework.tensor import Tensor, TensorLike
 from tapeflow.framework.exports import tf_export
 from tapeflow.ops import philox
 from tapeflow.ops._convert import convert_to_tensor
-from tapeflow.ops._static import reads_static, static_value
-from tapeflow.ops.array_ops import _shape_tuple
+from tapeflow.ops._static import is_traced, reads_static, static_value
+from tapeflow.ops.array_ops import _shape_tuple, _traced_dims
 
 _DEFAULT_GRAPH_SEED = 87654321  # TensorFlow's, used when only an op seed is given
 _MAXINT32 = 2**31 - 1
@@ -147,6 +147,83 @@ def _check_shape(shape: tuple, op_name: str) -> None:
             raise InvalidArgumentError(f"Dimension {d} must be >= 0 [Op:{op_name}]")
 
 
+def run_time_shape(shape: Any) -> Optional[tuple]:
+    """Under a trace, a `shape` argument that holds a traced tensor whose value may change from
+    run to run (a 1-D int tensor, or a list with scalar tensors in it), as (pattern, dims):
+    `dims` the int tensor the kernel reads when the graph runs, `pattern` the static dims
+    (None where only the run knows them; None for an unknown length). None where `shape` is
+    static (and eagerly, at the cost of one test)."""
+    if context.graph is None:
+        return None
+    items = list(shape) if isinstance(shape, (list, tuple)) else [shape]
+    if all(_fixed(item) for item in items if is_traced(item)):
+        return None   # constants of the trace: read while tracing, as Python values
+    traced = _traced_dims(shape)
+    if traced is None:
+        return None
+    pattern, dims = traced
+    if is_traced(shape):
+        known = _known_dims(shape)
+        pattern = known if isinstance(known, tuple) else pattern
+    else:
+        pattern = tuple(_known_dims(item) if is_traced(item) else d
+                        for item, d in zip(items, pattern))
+    if pattern is not None:   # a negative size is the kernel's error when it runs
+        pattern = tuple(d if isinstance(d, int) and d >= 0 else None for d in pattern)
+    return pattern, dims
+
+
+def run_time_count(count: Any) -> tuple:
+    """Under a trace, a scalar count argument (`num_samples`) that is a traced tensor whose
+    value may change from run to run, as the inputs to bind (the kernel reads it when the graph
+    runs); () where it is static."""
+    if context.graph is None or not is_traced(count) or _fixed(count):
+        return ()
+    return (count,)
+
+
+def _fixed(t: Tensor) -> bool:
+    return t._graph.values[t._vid].fixed
+
+
+def _known_dims(t: Tensor) -> Any:
+    """What static shapes tell of the value of a traced shape tensor, as TF's shape inference
+    reads it: `tf.shape(x)` gives x's static dims (a tuple, None where unknown), an index or
+    slice of it the dim or dims it picks; None where they tell nothing."""
+    return _known_value(t._graph.values, t._vid)
+
+
+def _known_value(values: Any, vid: int) -> Any:
+    producer = values[vid].producer
+    if producer is None:
+        return None
+    if producer.op_name == "Shape":
+        return values[producer.inputs[0]].aval.shape
+    key = producer.attrs.get("key") if producer.op_name == "StridedSlice" and \
+        len(producer.inputs) == 1 else None
+    if not (isinstance(key, tuple) and len(key) == 1 and isinstance(key[0], (int, slice))):
+        return None
+    whole = _known_value(values, producer.inputs[0])
+    if not isinstance(whole, tuple) or (isinstance(key[0], int) and
+                                        not -len(whole) <= key[0] < len(whole)):
+        return None
+    return whole[key[0]]
+
+
+def drawn_shape(dims: tuple, shape: Optional[tuple], op_name: str) -> tuple:
+    """The shape a draw kernel fills: the `shape` attr, or its run-time `dims` input where
+    given, checked as TF's kernels check it."""
+    if dims:
+        shape = tuple(int(d) for d in np.asarray(dims[0]).reshape(-1))
+    _check_shape(shape, op_name)
+    return shape
+
+
+def drawn_count(count: tuple, num_samples: Optional[int]) -> int:
+    """A categorical kernel's `num_samples`: the attr, or its run-time `count` input."""
+    return int(count[0]) if count else num_samples
+
+
 def _draw(distribution: Any, shape: tuple, dtype: np.dtype, stream: Stream) -> np.ndarray:
     if context.graph is not None:
         # Tracing computes example values only: the stream moves when the graph runs.
@@ -155,20 +232,27 @@ def _draw(distribution: Any, shape: tuple, dtype: np.dtype, stream: Stream) -> n
     return distribution(*stream.reserve(size), size, dtype).reshape(shape)
 
 
-def _normal_kernel(shape: tuple, dtype: np.dtype, stream: Stream) -> np.ndarray:
-    return _draw(philox.normal, shape, dtype, stream)
+# `dims`, where given, is a shape known only when the graph runs (see `run_time_shape`).
+
+def _normal_kernel(*dims: np.ndarray, shape: tuple, dtype: np.dtype,
+                   stream: Stream) -> np.ndarray:
+    return _draw(philox.normal, drawn_shape(dims, shape, "RandomStandardNormal"), dtype, stream)
 
 
-def _truncated_normal_kernel(shape: tuple, dtype: np.dtype, stream: Stream) -> np.ndarray:
-    return _draw(philox.truncated_normal, shape, dtype, stream)
+def _truncated_normal_kernel(*dims: np.ndarray, shape: tuple, dtype: np.dtype,
+                             stream: Stream) -> np.ndarray:
+    return _draw(philox.truncated_normal, drawn_shape(dims, shape, "TruncatedNormal"), dtype,
+                 stream)
 
 
-def _uniform_kernel(shape: tuple, dtype: np.dtype, stream: Stream) -> np.ndarray:
-    return _draw(philox.uniform, shape, dtype, stream)
+def _uniform_kernel(*dims: np.ndarray, shape: tuple, dtype: np.dtype,
+                    stream: Stream) -> np.ndarray:
+    return _draw(philox.uniform, drawn_shape(dims, shape, "RandomUniform"), dtype, stream)
 
 
-def _uniform_int_kernel(low: np.ndarray, high: np.ndarray, shape: tuple,
+def _uniform_int_kernel(low: np.ndarray, high: np.ndarray, *dims: np.ndarray, shape: tuple,
                         stream: Stream) -> np.ndarray:
+    shape = drawn_shape(dims, shape, "RandomUniformInt")
     if not low < high:
         raise InvalidArgumentError(f"Need minval < maxval, got {low} >= {high} "
                                    f"[Op:RandomUniformInt]")
@@ -306,8 +390,9 @@ def _upper_bound(cdf: np.ndarray, values: np.ndarray, out: np.ndarray) -> None:
         out[rows] = np.count_nonzero(cdf[rows, None, :] <= values[rows, :, None], axis=2)
 
 
-def _categorical_kernel(logits: np.ndarray, num_samples: int, dtype: np.dtype,
-                        stream: Stream) -> np.ndarray:
+def _categorical_kernel(logits: np.ndarray, *count: np.ndarray, num_samples: Optional[int],
+                        dtype: np.dtype, stream: Stream) -> np.ndarray:
+    num_samples = drawn_count(count, num_samples)
     _check_multinomial(logits, num_samples, "Multinomial")
     if context.graph is not None:   # tracing: the stream moves when the graph runs
         return np.zeros((logits.shape[0], num_samples), dtype)
@@ -317,9 +402,10 @@ def _categorical_kernel(logits: np.ndarray, num_samples: int, dtype: np.dtype,
     return _multinomial(logits, num_samples, dtype, key, counter)
 
 
-# -- shape rules: the shape is an attr, so known (dims may be None where it was partly known) --
+# -- shape rules: the shape attr (None dims where a run-time `dims` input decides them) --------
 
-def _drawn(shape: tuple, dtype: np.dtype, stream: Stream) -> ShapedArray:
+def _drawn(*dims: ShapedArray, shape: Optional[tuple], dtype: np.dtype,
+           stream: Stream) -> ShapedArray:
     return ShapedArray(shape, dtype)
 
 
@@ -329,28 +415,29 @@ def _scalar_bound(bound: ShapedArray, label: str, op_name: str) -> None:
                          f"{dims_text(bound.shape)} for '{op_name}'")
 
 
-def _uniform_int_shape(low: ShapedArray, high: ShapedArray, shape: tuple,
-                       stream: Stream) -> ShapedArray:
+def _uniform_int_shape(low: ShapedArray, high: ShapedArray, *dims: ShapedArray,
+                       shape: Optional[tuple], stream: Stream) -> ShapedArray:
     _scalar_bound(low, "minval", "RandomUniformInt")
     _scalar_bound(high, "maxval", "RandomUniformInt")
     return ShapedArray(shape, low.dtype)
 
 
-def multinomial_shape(logits: ShapedArray, num_samples: int, dtype: np.dtype,
+def multinomial_shape(logits: ShapedArray, num_samples: Optional[int], dtype: np.dtype,
                       op_name: str) -> ShapedArray:
-    """The [batch, num_samples] result of a categorical op, with TF's graph-time errors."""
+    """The [batch, num_samples] result of a categorical op, with TF's graph-time errors
+    (`num_samples` None: known only when the graph runs)."""
     if logits.shape is not None and len(logits.shape) != 2:
         raise ValueError(f"Shape must be rank 2 but is rank {len(logits.shape)} for "
                          f"'{op_name}' with input shapes: {dims_text(logits.shape)}")
-    if num_samples < 0:
+    if num_samples is not None and num_samples < 0:
         raise ValueError(f"Dimension size, given by scalar input 1, must be non-negative but "
                          f"is {num_samples} for '{op_name}'")
     batch = None if logits.shape is None else logits.shape[0]
     return ShapedArray((batch, num_samples), dtype)
 
 
-def _categorical_shape(logits: ShapedArray, num_samples: int, dtype: np.dtype,
-                       stream: Stream) -> ShapedArray:
+def _categorical_shape(logits: ShapedArray, *count: ShapedArray, num_samples: Optional[int],
+                       dtype: np.dtype, stream: Stream) -> ShapedArray:
     return multinomial_shape(logits, num_samples, dtype, "Multinomial")
 
 
@@ -380,6 +467,22 @@ def _float_dtype(dtype: Any, value: Any = 0.0) -> _dtypes.DType:
     return dtype
 
 
+def shape_operand(shape: Any, op_name: str, traced: Optional[tuple] = None,
+                  check: bool = True) -> tuple:
+    """A draw's `shape` argument as (inputs, shape attr): under a trace, a traced shape is an
+    input read when the graph runs (`traced`: its `run_time_shape`, where the caller has it);
+    otherwise the static shape (read with `static_value`; `check`: checked here as TF's
+    kernel checks it, else the kernel checks it) and no input."""
+    if traced is None:
+        traced = run_time_shape(shape)
+    if traced is not None:
+        return (traced[1],), traced[0]
+    shape = static_value(shape, f"{op_name}: shape", _shape_tuple)
+    if check:
+        _check_shape(shape, op_name)
+    return (), shape
+
+
 def _scaled(draw: Tensor, scale: Any, shift: Any, dtype: _dtypes.DType) -> Tensor:
     """draw * scale + shift, through ops: traced by tf.function, and tensor bounds receive
     gradients. Python 1 and 0 skip their op."""
@@ -404,10 +507,9 @@ def normal(shape: Any, mean: Any = 0.0, stddev: Any = 1.0, dtype: Any = _dtypes.
            seed: Optional[int] = None, name: Optional[str] = None) -> Tensor:
     """Samples from a normal distribution with `mean` and `stddev`."""
     dtype = _float_dtype(dtype)
-    shape = static_value(shape, "RandomStandardNormal: shape", _shape_tuple)
-    _check_shape(shape, "RandomStandardNormal")
+    dims, shape = shape_operand(shape, "RandomStandardNormal")
     stream = _STATE.stream("RandomStandardNormal", _STATE.seeds(seed), dtype._np)
-    draw = bind(_normal, (), {"shape": shape, "dtype": dtype._np, "stream": stream})
+    draw = bind(_normal, dims, {"shape": shape, "dtype": dtype._np, "stream": stream})
     return _scaled(draw, stddev, mean, dtype)
 
 
@@ -419,10 +521,9 @@ def truncated_normal(shape: Any, mean: Any = 0.0, stddev: Any = 1.0,
     """Samples from a normal distribution, redrawing values more than two standard
     deviations from the mean."""
     dtype = _float_dtype(dtype)
-    shape = static_value(shape, "TruncatedNormal: shape", _shape_tuple)
-    _check_shape(shape, "TruncatedNormal")
+    dims, shape = shape_operand(shape, "TruncatedNormal")
     stream = _STATE.stream("TruncatedNormal", _STATE.seeds(seed), dtype._np)
-    draw = bind(_truncated, (), {"shape": shape, "dtype": dtype._np, "stream": stream})
+    draw = bind(_truncated, dims, {"shape": shape, "dtype": dtype._np, "stream": stream})
     return _scaled(draw, stddev, mean, dtype)
 
 
@@ -440,19 +541,21 @@ def uniform(shape: Any, minval: Any = 0, maxval: Any = None, dtype: Any = _dtype
         raise ValueError(f"Argument `dtype` got invalid value {dtype}. Accepted dtypes are "
                          f"(tf.float16, tf.bfloat16, tf.float32, tf.float64, tf.int32, "
                          f"tf.int64).")
-    shape = static_value(shape, "RandomUniform: shape", _shape_tuple)
+    traced = run_time_shape(shape)
+    if traced is None:
+        shape = static_value(shape, "RandomUniform: shape", _shape_tuple)
     seeds = _STATE.seeds(seed)
     if dtype.is_integer:
         if maxval is None:
             raise ValueError(f"Must specify maxval for integer dtype {dtype!r}")
         low, high = _operand(minval, dtype, "min"), _operand(maxval, dtype, "max")
-        _check_shape(shape, "RandomUniformInt")
+        dims, shape = shape_operand(shape, "RandomUniformInt", traced)
         stream = _STATE.stream("RandomUniformInt", seeds, dtype._np)
-        return bind(_uniform_int, (low, high), {"shape": shape, "stream": stream})
-    _check_shape(shape, "RandomUniform")
+        return bind(_uniform_int, (low, high, *dims), {"shape": shape, "stream": stream})
+    dims, shape = shape_operand(shape, "RandomUniform", traced)
     maxval = 1 if maxval is None else maxval
     stream = _STATE.stream("RandomUniform", seeds, dtype._np)
-    draw = bind(_uniform, (), {"shape": shape, "dtype": dtype._np, "stream": stream})
+    draw = bind(_uniform, dims, {"shape": shape, "dtype": dtype._np, "stream": stream})
     if isinstance(minval, TensorLike) or isinstance(maxval, TensorLike):
         low, high = _operand(minval, dtype, "min"), _operand(maxval, dtype, "max")
         return draw * (high - low) + low
@@ -509,8 +612,9 @@ def categorical(logits: Any, num_samples: int, dtype: Any = None, seed: Optional
     categorical_logits(x, "Multinomial", "output_dtype=DT_%s, seed=%d, seed2=%d" % (
         (out_type.name.upper(),) + ((0, 0) if seeds[0] is None else seeds)),
         f"T in [{_XLA_LOGITS}]")
-    num = static_value(num_samples, "Multinomial: num_samples", int)
+    count = run_time_count(num_samples)
+    num = None if count else static_value(num_samples, "Multinomial: num_samples", int)
     # The kernel's attrs name its cached stream: logits type and output type.
     stream = _STATE.stream(f"Multinomial:{out_type.name}", seeds, x._value.dtype)
-    return bind(_categorical, (x,), {"num_samples": num, "dtype": out_type._np,
-                                     "stream": stream})
+    return bind(_categorical, (x, *count), {"num_samples": num, "dtype": out_type._np,
+                                            "stream": stream})

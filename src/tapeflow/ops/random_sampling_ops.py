@@ -17,6 +17,7 @@ numbers are TensorFlow's bit for bit.
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Callable, Optional
 
 import numpy as np
@@ -35,7 +36,7 @@ from tapeflow.ops._static import reads_static, static_value
 from tapeflow.ops.array_ops import _shape_tuple, broadcast_to, reshape
 from tapeflow.ops.math_ops import maximum
 from tapeflow.ops.random_ops import (_FLOATS, _STATE, Stream, _check_shape, _float_dtype,
-                                     _operand)
+                                     _operand, drawn_shape, run_time_shape)
 from tapeflow.ops.reduce_ops import reduce_sum
 from tapeflow.ops.stateless_random_ops import _key_counter, _key_counter_impl, _words
 
@@ -148,8 +149,11 @@ def _gamma_fill(key: tuple, counter: tuple, alpha: np.ndarray, shape: tuple) -> 
     return _cast(_to_layout(values, params, samples), alpha.dtype).reshape(shape)
 
 
-def _gamma_kernel(alpha: np.ndarray, shape: tuple, stream: Stream) -> np.ndarray:
-    full = tuple(shape) + alpha.shape
+# `dims`, where given, is a shape known only when the graph runs (`random_ops.run_time_shape`).
+
+def _gamma_kernel(alpha: np.ndarray, *dims: np.ndarray, shape: tuple,
+                  stream: Stream) -> np.ndarray:
+    full = tuple(drawn_shape(dims, shape, "RandomGamma")) + alpha.shape
     if context.graph is not None:   # tracing: the stream moves when the graph runs
         return np.zeros(full, alpha.dtype)
     size = int(np.prod(full, dtype=np.int64))
@@ -165,21 +169,24 @@ def _ends_with(shape: tuple, tail: tuple, op_name: str) -> None:
 
 
 def _stateless_gamma_kernel(key: np.ndarray, counter: np.ndarray, alpha: np.ndarray,
-                            shape: tuple) -> np.ndarray:
-    _check_shape(shape, "StatelessRandomGammaV3")
+                            *dims: np.ndarray, shape: tuple) -> np.ndarray:
+    shape = drawn_shape(dims, shape, "StatelessRandomGammaV3")
     if int(np.prod(shape, dtype=np.int64)) == 0:
         return np.zeros(shape, alpha.dtype)
     _ends_with(shape, alpha.shape, "StatelessRandomGammaV3")
     return _gamma_fill(*_words(key, counter), alpha, tuple(shape))
 
 
-def _gamma_shape(alpha: ShapedArray, shape: tuple, stream: Stream) -> ShapedArray:
-    full = None if alpha.shape is None else tuple(shape) + tuple(alpha.shape)
+def _gamma_shape(alpha: ShapedArray, *dims: ShapedArray, shape: Optional[tuple],
+                 stream: Stream) -> ShapedArray:
+    full = None if alpha.shape is None or shape is None else \
+        tuple(shape) + tuple(alpha.shape)
     return ShapedArray(full, alpha.dtype)
 
 
-def _drawn(*inputs: ShapedArray, shape: tuple, dtype: Any = None) -> ShapedArray:
-    return ShapedArray(tuple(shape), inputs[-1].dtype if dtype is None else dtype)
+def _drawn(*inputs: ShapedArray, shape: Optional[tuple], dtype: np.dtype) -> ShapedArray:
+    # `shape`: None dims (or None) where a run-time dims input, the last, decides them
+    return ShapedArray(None if shape is None else tuple(shape), dtype)
 
 
 # -- the gamma's gradient: Eigen's implicit derivative dx/dalpha = -(dP/dalpha) / (dP/dx) --------
@@ -290,23 +297,29 @@ def _gamma_partial(alpha: Tensor, sample: Tensor, sample_dims: int) -> Tensor:
     return bind(_GAMMA_GRAD, (lead, sample))
 
 
-def _gamma_vjp(g: Tensor, ans: Tensor, alpha: Tensor, shape: tuple, stream: Stream) -> Tensor:
-    partial = _gamma_partial(alpha, ans, len(shape))
-    return reduce_sum(g * partial, axis=list(range(len(shape))))
+def _gamma_alpha_grad(g: Tensor, ans: Tensor, alpha: Tensor) -> Tensor:
+    """The gradient w.r.t. alpha of samples `ans`, whose leading dims are the sample dims."""
+    sample_dims = ans.shape.rank - alpha.shape.rank
+    partial = _gamma_partial(alpha, ans, sample_dims)
+    return reduce_sum(g * partial, axis=list(range(sample_dims)))
+
+
+def _gamma_vjp(g: Tensor, ans: Tensor, alpha: Tensor, *dims: Tensor, shape: tuple,
+               stream: Stream) -> Any:
+    grad = _gamma_alpha_grad(g, ans, alpha)
+    return (grad, None) if dims else grad
 
 
 def _stateless_gamma_vjp(g: Tensor, ans: Tensor, key: Tensor, counter: Tensor, alpha: Tensor,
-                         shape: tuple) -> tuple:
-    dims = len(shape) - len(alpha.shape)
-    partial = _gamma_partial(alpha, ans, dims)
-    return None, None, reduce_sum(g * partial, axis=list(range(dims)))
+                         *dims: Tensor, shape: tuple) -> tuple:
+    return (None, None, _gamma_alpha_grad(g, ans, alpha)) + (None,) * len(dims)
 
 
 _GAMMA = Primitive("RandomGamma", _gamma_kernel, stateful=True, shape_rule=_gamma_shape)
 _GAMMA.defvjp(_gamma_vjp)
 _STATELESS_GAMMA = Primitive("StatelessRandomGammaV3", _stateless_gamma_kernel,
-                             shape_rule=lambda key, counter, alpha, shape: ShapedArray(
-                                 tuple(shape), alpha.dtype))
+                             shape_rule=lambda key, counter, alpha, *dims, shape: _drawn(
+                                 shape=shape, dtype=alpha.dtype))
 _STATELESS_GAMMA.defvjp(_stateless_gamma_vjp)
 
 
@@ -393,9 +406,9 @@ def _poisson_fill(key: tuple, counter: tuple, rate: np.ndarray, shape: tuple,
     return _cast(_to_layout(values, params, samples), dtype).reshape(shape)
 
 
-def _poisson_kernel(rate: np.ndarray, shape: tuple, dtype: np.dtype,
+def _poisson_kernel(rate: np.ndarray, *dims: np.ndarray, shape: tuple, dtype: np.dtype,
                     stream: Stream) -> np.ndarray:
-    full = tuple(shape) + rate.shape
+    full = tuple(drawn_shape(dims, shape, "RandomPoissonV2")) + rate.shape
     size = int(np.prod(full, dtype=np.int64))
     if context.graph is not None or size == 0:
         return np.zeros(full, dtype)
@@ -411,9 +424,9 @@ def _seed_words(seed: np.ndarray, op_name: str) -> tuple:
     return _words(*_key_counter_impl(seed))
 
 
-def _stateless_poisson_kernel(seed: np.ndarray, rate: np.ndarray, shape: tuple,
-                              dtype: np.dtype) -> np.ndarray:
-    _check_shape(shape, "StatelessRandomPoisson")
+def _stateless_poisson_kernel(seed: np.ndarray, rate: np.ndarray, *dims: np.ndarray,
+                              shape: tuple, dtype: np.dtype) -> np.ndarray:
+    shape = drawn_shape(dims, shape, "StatelessRandomPoisson")
     key, counter = _seed_words(seed, "StatelessRandomPoisson")
     if int(np.prod(shape, dtype=np.int64)) == 0:
         return np.zeros(shape, dtype)
@@ -422,9 +435,9 @@ def _stateless_poisson_kernel(seed: np.ndarray, rate: np.ndarray, shape: tuple,
 
 
 _POISSON = Primitive("RandomPoissonV2", _poisson_kernel, differentiable=False, stateful=True,
-                     shape_rule=lambda rate, shape, dtype, stream: ShapedArray(
-                         None if rate.shape is None else tuple(shape) + tuple(rate.shape),
-                         dtype))
+                     shape_rule=lambda rate, *dims, shape, dtype, stream: ShapedArray(
+                         None if rate.shape is None or shape is None else
+                         tuple(shape) + tuple(rate.shape), dtype))
 _STATELESS_POISSON = Primitive("StatelessRandomPoisson", _stateless_poisson_kernel,
                                differentiable=False, shape_rule=_drawn)
 
@@ -584,15 +597,17 @@ def _binomial_batches(shape: tuple, counts: tuple, probs: tuple, op_name: str) -
 
 
 def _stateless_binomial_kernel(seed: np.ndarray, counts: np.ndarray, probs: np.ndarray,
-                               shape: tuple, dtype: np.dtype) -> np.ndarray:
-    _check_shape(shape, "StatelessRandomBinomial")
+                               *dims: np.ndarray, shape: tuple, dtype: np.dtype) -> np.ndarray:
+    shape = drawn_shape(dims, shape, "StatelessRandomBinomial")
     key, counter = _seed_words(seed, "StatelessRandomBinomial")
     return _binomial_fill(key, counter, counts, probs, tuple(shape), dtype,
                           "StatelessRandomBinomial")
 
 
 def _stateful_binomial_kernel(key: np.ndarray, counter: np.ndarray, counts: np.ndarray,
-                              probs: np.ndarray, shape: tuple, dtype: np.dtype) -> np.ndarray:
+                              probs: np.ndarray, *dims: np.ndarray, shape: tuple,
+                              dtype: np.dtype) -> np.ndarray:
+    shape = drawn_shape(dims, shape, "StatefulRandomBinomial")
     return _binomial_fill(*_words(key, counter), counts, probs, tuple(shape), dtype,
                           "StatefulRandomBinomial")
 
@@ -652,6 +667,18 @@ def _shape_vector(shape: Any, op_name: str) -> tuple:
     return static_value(shape, f"{op_name}: shape", _shape_tuple)
 
 
+def _shape_operand(shape: Any, op_name: str, check: bool = True) -> tuple:
+    """(inputs, shape attr) of a sampler's `shape`: a traced one is an input read when the
+    graph runs (the kernel checks it), a static one an attr (checked here where `check`)."""
+    traced = run_time_shape(shape)
+    if traced is not None:
+        return (traced[1],), traced[0]
+    shape = _shape_vector(shape, op_name)
+    if check:
+        _check_shape(shape, op_name)
+    return (), shape
+
+
 def _alpha_beta(alpha: Any, beta: Any, dtype: _dtypes.DType) -> tuple:
     """alpha broadcast against beta (TensorFlow's BroadcastArgs), and beta."""
     alpha = _operand(alpha, dtype, "alpha")
@@ -681,11 +708,12 @@ def gamma(shape: Any, alpha: Any, beta: Any = None, dtype: Any = _dtypes.float32
     a `shape + broadcast(alpha, beta).shape` tensor of TensorFlow's numbers, differentiable
     with respect to alpha (implicit reparameterization) and beta."""
     dtype = _float_dtype(dtype, alpha)
-    shape = _shape_vector(shape, "RandomGamma")
+    dims, shape = _shape_operand(shape, "RandomGamma", check=False)
     alpha, beta = _alpha_beta(alpha, beta, dtype)
-    _check_shape(shape, "RandomGamma")
+    if not dims:
+        _check_shape(shape, "RandomGamma")
     stream = _STATE.stream("RandomGamma", _STATE.seeds(seed), dtype._np)
-    draw = bind(_GAMMA, (alpha,), {"shape": shape, "stream": stream})
+    draw = bind(_GAMMA, (alpha, *dims), {"shape": shape, "stream": stream})
     return _scaled_gamma(draw, beta, dtype)
 
 
@@ -696,10 +724,10 @@ def stateless_gamma(shape: Any, seed: Any, alpha: Any, beta: Any = None,
     """Gamma(alpha, beta) samples that depend only on `seed`; `shape` ends with the shape of
     broadcast(alpha, beta). TensorFlow's numbers for the same seed."""
     dtype = _float_dtype(dtype, alpha)
-    shape = _shape_vector(shape, "StatelessRandomGammaV3")
+    dims, shape = _shape_operand(shape, "StatelessRandomGammaV3", check=False)
     alpha, beta = _alpha_beta(alpha, beta, dtype)
     key, counter = _key_counter(seed)
-    draw = bind(_STATELESS_GAMMA, (key, counter, alpha), {"shape": shape})
+    draw = bind(_STATELESS_GAMMA, (key, counter, alpha, *dims), {"shape": shape})
     return _scaled_gamma(draw, beta, dtype)
 
 
@@ -726,11 +754,13 @@ def poisson(shape: Any, lam: Any, dtype: Any = _dtypes.float32, seed: Optional[i
     """`shape` samples from each Poisson(lam) distribution: a `shape + lam.shape` tensor of
     TensorFlow's numbers (no gradient)."""
     dtype = _sample_type(dtype, "RandomPoissonV2")
-    shape = _shape_vector(shape, "RandomPoissonV2")
+    dims, shape = _shape_operand(shape, "RandomPoissonV2", check=False)
     rate = _rate(lam, "RandomPoissonV2", _dtypes.float64)   # the op's R defaults to double
-    _check_shape(shape, "RandomPoissonV2")
+    if not dims:
+        _check_shape(shape, "RandomPoissonV2")
     stream = _STATE.stream(f"RandomPoissonV2/{rate.dtype.name}", _STATE.seeds(seed), dtype._np)
-    return bind(_POISSON, (rate,), {"shape": shape, "dtype": dtype._np, "stream": stream})
+    return bind(_POISSON, (rate, *dims), {"shape": shape, "dtype": dtype._np,
+                                          "stream": stream})
 
 
 def _seed_tensor(seed: Any, op_name: str, signature: str) -> Tensor:
@@ -750,11 +780,11 @@ def stateless_poisson(shape: Any, seed: Any, lam: Any, dtype: Any = _dtypes.int3
     """Poisson(lam) samples that depend only on `seed`; `shape` ends with lam's shape.
     TensorFlow's numbers for the same seed."""
     dtype = _sample_type(dtype, "StatelessRandomPoisson")
-    shape = _shape_vector(shape, "StatelessRandomPoisson")
+    dims, shape = _shape_operand(shape, "StatelessRandomPoisson", check=False)
     seed = _seed_tensor(seed, "StatelessRandomPoisson",
                         "shape:T, seed:Tseed, lam:Rtype -> output:dtype")
     rate = _rate(lam, "StatelessRandomPoisson", None)
-    return bind(_STATELESS_POISSON, (seed, rate), {"shape": shape, "dtype": dtype._np})
+    return bind(_STATELESS_POISSON, (seed, rate, *dims), {"shape": shape, "dtype": dtype._np})
 
 
 @tf_export("random.stateless_binomial")
@@ -765,23 +795,34 @@ def stateless_binomial(shape: Any, seed: Any, counts: Any, probs: Any,
     shape of broadcast(counts, probs). TensorFlow's numbers for the same seed."""
     op_name = "StatelessRandomBinomial"
     out = _dtypes.as_dtype(output_dtype)
-    shape = _shape_vector(shape, op_name)
+    dims, shape = _shape_operand(shape, op_name, check=False)
     probs = convert_to_tensor(probs, dtype_hint=_dtypes.float32)
     counts = convert_to_tensor(counts, dtype_hint=probs.dtype)
     counts, probs = binomial_params(counts, probs, op_name, 3)
     _check_binomial_types(counts.dtype, out, op_name, NotFoundError)
     seed = _seed_tensor(seed, op_name, "shape:S, seed:Tseed, counts:T, probs:T -> output:dtype")
-    return bind(_STATELESS_BINOMIAL, (seed, counts, probs), {"shape": shape, "dtype": out._np})
+    return bind(_STATELESS_BINOMIAL, (seed, counts, probs, *dims),
+                {"shape": shape, "dtype": out._np})
 
 
-def generator_binomial(advance: Callable, shape: Any, counts: Any, probs: Any,
-                       dtype: Any) -> Tensor:
+def generator_binomial(advance: Callable, advance_at_run_time: Callable, shape: Any,
+                       counts: Any, probs: Any, dtype: Any) -> Tensor:
     """tf.random.Generator.binomial: checks, moves the state by `advance(outputs)` (which
-    gives the key and counter read before), then samples from them."""
+    gives the key and counter read before), then samples from them. A shape known only when
+    the graph runs moves it by `advance_at_run_time(dims, op name, outputs)` instead, which
+    checks the shape and computes `outputs(shape)` then."""
     op_name = "StatefulRandomBinomial"
     out = _dtypes.as_dtype(dtype)
     counts, probs = binomial_params(counts, probs, op_name, 4)
     _check_binomial_types(counts.dtype, out, op_name, InvalidArgumentError)
+    traced = run_time_shape(shape)
+    if traced is not None:
+        pattern, dims = traced
+        outputs = functools.partial(binomial_state_skip, counts=tuple(counts.shape),
+                                    probs=tuple(probs.shape))
+        key, counter = advance_at_run_time(dims, op_name, outputs)
+        return bind(STATEFUL_BINOMIAL, (key, counter, counts, probs, dims),
+                    {"shape": pattern, "dtype": out._np})
     shape = _shape_vector(shape, op_name)
     _check_shape(shape, op_name)
     skip = binomial_state_skip(shape, tuple(counts.shape), tuple(probs.shape))

@@ -25,9 +25,10 @@ from tapeflow.framework.tensor import Tensor
 from tapeflow.ops import philox
 from tapeflow.ops._convert import convert_to_tensor
 from tapeflow.ops._static import reads_static, static_value
-from tapeflow.ops.array_ops import _shape_tuple
-from tapeflow.ops.random_ops import (_check_multinomial, _check_shape, _multinomial, _scaled,
-                                     categorical_dtype, categorical_logits, multinomial_shape)
+from tapeflow.ops.random_ops import (_check_multinomial, _multinomial, _scaled,
+                                     categorical_dtype, categorical_logits, drawn_count,
+                                     drawn_shape, multinomial_shape, run_time_count,
+                                     shape_operand)
 
 _MASK64 = (1 << 64) - 1
 # TensorFlow scrambles a stateless seed with one Philox draw under this fixed key.
@@ -58,30 +59,31 @@ def _words(key: np.ndarray, counter: np.ndarray) -> tuple:
     return (k & 0xFFFFFFFF, k >> 32), (c0 & 0xFFFFFFFF, c0 >> 32, c1 & 0xFFFFFFFF, c1 >> 32)
 
 
-def _uniform_impl(key: np.ndarray, counter: np.ndarray, shape: tuple,
+def _uniform_impl(key: np.ndarray, counter: np.ndarray, *dims: np.ndarray, shape: tuple,
                   dtype: np.dtype) -> np.ndarray:
-    _check_shape(shape, "StatelessRandomUniformV2")
+    shape = drawn_shape(dims, shape, "StatelessRandomUniformV2")
     size = int(np.prod(shape, dtype=np.int64))
     return philox.uniform(*_words(key, counter), size, dtype).reshape(shape)
 
 
-def _normal_impl(key: np.ndarray, counter: np.ndarray, shape: tuple,
+def _normal_impl(key: np.ndarray, counter: np.ndarray, *dims: np.ndarray, shape: tuple,
                  dtype: np.dtype) -> np.ndarray:
-    _check_shape(shape, "StatelessRandomNormalV2")
+    shape = drawn_shape(dims, shape, "StatelessRandomNormalV2")
     size = int(np.prod(shape, dtype=np.int64))
     return philox.normal(*_words(key, counter), size, dtype).reshape(shape)
 
 
-def _truncated_normal_impl(key: np.ndarray, counter: np.ndarray, shape: tuple,
-                           dtype: np.dtype) -> np.ndarray:
-    _check_shape(shape, "StatelessTruncatedNormalV2")
+def _truncated_normal_impl(key: np.ndarray, counter: np.ndarray, *dims: np.ndarray,
+                           shape: tuple, dtype: np.dtype) -> np.ndarray:
+    shape = drawn_shape(dims, shape, "StatelessTruncatedNormalV2")
     size = int(np.prod(shape, dtype=np.int64))
     return philox.truncated_normal(*_words(key, counter), size, dtype).reshape(shape)
 
 
 def _uniform_int_impl(key: np.ndarray, counter: np.ndarray, minval: np.ndarray,
-                      maxval: np.ndarray, shape: tuple, dtype: np.dtype) -> np.ndarray:
-    _check_shape(shape, "StatelessRandomUniformIntV2")
+                      maxval: np.ndarray, *dims: np.ndarray, shape: tuple,
+                      dtype: np.dtype) -> np.ndarray:
+    shape = drawn_shape(dims, shape, "StatelessRandomUniformIntV2")
     lo, hi = int(minval), int(maxval)
     if lo >= hi:
         raise InvalidArgumentError(f"Need minval < maxval, got {lo} >= {hi} "
@@ -90,14 +92,15 @@ def _uniform_int_impl(key: np.ndarray, counter: np.ndarray, minval: np.ndarray,
     return philox.uniform_int(*_words(key, counter), size, lo, hi, dtype).reshape(shape)
 
 
-def _full_int_impl(key: np.ndarray, counter: np.ndarray, shape: tuple,
+def _full_int_impl(key: np.ndarray, counter: np.ndarray, *dims: np.ndarray, shape: tuple,
                    dtype: np.dtype) -> np.ndarray:
-    _check_shape(shape, "StatelessRandomUniformFullIntV2")
+    shape = drawn_shape(dims, shape, "StatelessRandomUniformFullIntV2")
     size = int(np.prod(shape, dtype=np.int64))
     return philox.full_range_int(*_words(key, counter), size, dtype).reshape(shape)
 
 
-def _drawn(*inputs: ShapedArray, shape: tuple, dtype: np.dtype) -> ShapedArray:
+def _drawn(*inputs: ShapedArray, shape: Optional[tuple], dtype: np.dtype) -> ShapedArray:
+    # `shape`: None dims (or None) where a run-time dims input, the last, decides them
     return ShapedArray(shape, dtype)
 
 
@@ -171,7 +174,7 @@ def stateless_uniform(shape: Any, seed: Any, minval: Any = 0, maxval: Any = None
                          f"(tf.float16, tf.bfloat16, tf.float32, tf.float64, tf.int32, "
                          f"tf.int64, tf.uint32, tf.uint64).")
     _check_alg(alg, "StatelessRandomUniformV2")
-    shape = static_value(shape, "StatelessRandomUniformV2: shape", _shape_tuple)
+    dims, shape = shape_operand(shape, "StatelessRandomUniformV2", check=False)
     if dtype.is_integer:
         if (minval is None) != (maxval is None):
             raise ValueError(f"For integer `dtype` argument {dtype}, argument `minval` and "
@@ -180,12 +183,12 @@ def stateless_uniform(shape: Any, seed: Any, minval: Any = 0, maxval: Any = None
         key, counter = _key_counter(seed)
         attrs = {"shape": shape, "dtype": dtype._np}
         if minval is None:
-            return bind(_FULL_INT, (key, counter), attrs)
+            return bind(_FULL_INT, (key, counter, *dims), attrs)
         lo, hi = (convert_to_tensor(v, dtype=dtype) for v in (minval, maxval))
-        return bind(_UNIFORM_INT, (key, counter, lo, hi), attrs)
+        return bind(_UNIFORM_INT, (key, counter, lo, hi, *dims), attrs)
     maxval = 1 if maxval is None else maxval
     key, counter = _key_counter(seed)
-    draw = bind(_UNIFORM, (key, counter), {"shape": shape, "dtype": dtype._np})
+    draw = bind(_UNIFORM, (key, counter, *dims), {"shape": shape, "dtype": dtype._np})
     lo, hi = (convert_to_tensor(v, dtype=dtype) for v in (minval, maxval))
     return draw * (hi - lo) + lo
 
@@ -193,12 +196,12 @@ def stateless_uniform(shape: Any, seed: Any, minval: Any = 0, maxval: Any = None
 def _normal_draw(prim: Primitive, shape: Any, seed: Any, mean: Any, stddev: Any, dtype: Any,
                  alg: Any) -> Tensor:
     dtype = _dtypes.as_dtype(dtype)
-    shape = static_value(shape, f"{prim.name}: shape", _shape_tuple)
+    dims, shape = shape_operand(shape, prim.name, check=False)
     if not dtype.is_floating:
         raise TypeError(f"Cannot convert 0.0 to EagerTensor of dtype {dtype.name}")
     _check_alg(alg, prim.name)
     key, counter = _key_counter(seed)
-    draw = bind(prim, (key, counter), {"shape": shape, "dtype": dtype._np})
+    draw = bind(prim, (key, counter, *dims), {"shape": shape, "dtype": dtype._np})
     return _scaled(draw, stddev, mean, dtype)
 
 
@@ -245,8 +248,9 @@ def stateless_fold_in(seed: Any, data: Any, alg: Any = "auto_select") -> Tensor:
 
 # -- categorical -----------------------------------------------------------------------------------
 
-def _stateless_categorical_impl(logits: np.ndarray, seed: np.ndarray, num_samples: int,
-                                dtype: np.dtype) -> np.ndarray:
+def _stateless_categorical_impl(logits: np.ndarray, seed: np.ndarray, *count: np.ndarray,
+                                num_samples: Optional[int], dtype: np.dtype) -> np.ndarray:
+    num_samples = drawn_count(count, num_samples)
     _check_multinomial(logits, num_samples, "StatelessMultinomial")
     if seed.shape != (2,):
         raise InvalidArgumentError(f"seed must have shape [2], not "
@@ -254,8 +258,8 @@ def _stateless_categorical_impl(logits: np.ndarray, seed: np.ndarray, num_sample
     return _multinomial(logits, num_samples, dtype, *_words(*_key_counter_impl(seed)))
 
 
-def _stateless_categorical_shape(logits: ShapedArray, seed: ShapedArray, num_samples: int,
-                                 dtype: np.dtype) -> ShapedArray:
+def _stateless_categorical_shape(logits: ShapedArray, seed: ShapedArray, *count: ShapedArray,
+                                 num_samples: Optional[int], dtype: np.dtype) -> ShapedArray:
     return multinomial_shape(logits, num_samples, dtype, "StatelessMultinomial")
 
 
@@ -285,8 +289,9 @@ def stateless_categorical(logits: Any, num_samples: Any, seed: Any, dtype: Any =
     categorical_logits(x, "StatelessMultinomial", f"Tseed=DT_{seed.dtype.name.upper()}, "
                        f"output_dtype=DT_{out_type.name.upper()}",
                        "Tseed in [DT_INT32]; T in [DT_FLOAT, DT_DOUBLE, DT_BFLOAT16]")
-    num = static_value(num_samples, "StatelessMultinomial: num_samples", int)
-    return bind(_CATEGORICAL, (x, seed), {"num_samples": num, "dtype": out_type._np})
+    count = run_time_count(num_samples)
+    num = None if count else static_value(num_samples, "StatelessMultinomial: num_samples", int)
+    return bind(_CATEGORICAL, (x, seed, *count), {"num_samples": num, "dtype": out_type._np})
 
 
 # -- index_shuffle ---------------------------------------------------------------------------------

@@ -36,6 +36,23 @@ def _hw_axes(data_format: str) -> tuple:
     return (-2, -1) if data_format == "channels_first" else (-3, -2)
 
 
+def _image_shape(images: Any) -> tuple:
+    """Keras's `ops.shape` on TensorFlow: the static dims as ints, the others (unknown while
+    tracing: a batch of any size, images of any size) as scalar tensors read when the graph
+    runs."""
+    static = images.shape.as_list()
+    if None not in static:
+        return tuple(static)
+    dynamic = tf.shape(images)
+    return tuple(dynamic[i] if d is None else d for i, d in enumerate(static))
+
+
+def _float32(size: Any) -> Any:
+    """A size (an int, or a scalar tensor read when the graph runs) as a float32 tensor: the
+    same number either way."""
+    return tf.constant(float(size)) if isinstance(size, int) else tf.cast(size, "float32")
+
+
 class BaseImagePreprocessingLayer(Layer):
     """Keras's base: a `factor` range checked against `_FACTOR_BOUNDS`, `data_format`, and a
     `call(data, training=True)` that casts to the compute dtype and transforms batches or
@@ -126,7 +143,9 @@ def _keras_resize(images: Any, size: tuple, interpolation: str, antialias: bool,
     images = _to_last(images, data_format)
     height, width = images.shape.as_list()[-3:-1]
     target_h, target_w = size
-    if crop_to_aspect_ratio:
+    if (crop_to_aspect_ratio or pad_to_aspect_ratio) and (height is None or width is None):
+        images = _to_aspect_ratio_traced(images, size, crop_to_aspect_ratio, fill_value)
+    elif crop_to_aspect_ratio:
         crop_h = max(min(height, int(_F32(width * target_h) / _F32(target_w))), 1)
         crop_w = max(min(width, int(_F32(height * target_w) / _F32(target_h))), 1)
         top, left = int(_F32(height - crop_h) / 2), int(_F32(width - crop_w) / 2)
@@ -141,6 +160,34 @@ def _keras_resize(images: Any, size: tuple, interpolation: str, antialias: bool,
         images = tf.pad(images, paddings, constant_values=tf.cast(fill_value, images.dtype))
     out = tf_image.resize(images, size, method=interpolation, antialias=antialias)
     return _to_first(out, data_format)
+
+
+def _to_aspect_ratio_traced(images: Any, size: tuple, crop: bool, fill_value: float) -> Any:
+    """Keras's TF backend crop (`crop`) or pad to the aspect ratio of `size`, for channels-last
+    images whose height or width is known only when the graph runs (its tensor arithmetic)."""
+    shape = tf.shape(images)
+    height, width = shape[-3], shape[-2]
+    target_h, target_w = size
+    box_h = tf.cast(tf.cast(width * target_h, "float32") / target_w, "int32")
+    box_w = tf.cast(tf.cast(height * target_w, "float32") / target_h, "int32")
+    if crop:
+        crop_h = tf.maximum(tf.minimum(height, box_h), 1)
+        crop_w = tf.maximum(tf.minimum(width, box_w), 1)
+        top = tf.cast(tf.cast(height - crop_h, "float32") / 2, "int32")
+        left = tf.cast(tf.cast(width - crop_w, "float32") / 2, "int32")
+        return images[..., top:top + crop_h, left:left + crop_w, :]
+    top = tf.cast(tf.cast(tf.maximum(height, box_h) - height, "float32") / 2, "int32")
+    left = tf.cast(tf.cast(tf.maximum(width, box_w) - width, "float32") / 2, "int32")
+    lead = (shape[0],) if images.shape.rank == 4 else ()
+    channels, axis = shape[-1], images.shape.rank - 3
+
+    def band(rows: Any, cols: Any) -> Any:
+        return tf.ones(lead + (rows, cols, channels), dtype=images.dtype) * fill_value
+
+    padded = tf.cond(top > 0, lambda: tf.concat([band(top, width), images, band(top, width)],
+                                                 axis=axis), lambda: images)
+    return tf.cond(left > 0, lambda: tf.concat([band(height, left), padded, band(height, left)],
+                                               axis=axis + 1), lambda: padded)
 
 
 _RESIZE_INTERPOLATIONS = ("bilinear", "nearest", "lanczos3", "lanczos5", "bicubic", "area")
@@ -218,9 +265,12 @@ class CenterCrop(_OutputSized, BaseImagePreprocessingLayer):
                          training: bool = True) -> Any:
         images = tf.cast(images, self.compute_dtype)
         h_axis, w_axis = _hw_axes(self.data_format)
-        height, width = images.shape[h_axis], images.shape[w_axis]
-        h_diff, w_diff = height - self.height, width - self.width
-        if h_diff >= 0 and w_diff >= 0:
+        shape = _image_shape(images)
+        h_diff, w_diff = shape[h_axis] - self.height, shape[w_axis] - self.width
+        # As Keras: a size known only when the graph runs is cropped (not resized) whatever
+        # its value, so a smaller image gives a smaller crop there, and not eagerly.
+        if (not isinstance(h_diff, int) or h_diff >= 0) and \
+                (not isinstance(w_diff, int) or w_diff >= 0):
             top, left = h_diff // 2, w_diff // 2
             if self.data_format == "channels_first":
                 return images[:, :, top:top + self.height, left:left + self.width]
@@ -307,10 +357,11 @@ class _Affine(_Seeded):
         self._make_generator(seed)
 
     def _size(self, images: Any) -> tuple:
-        """(batch, height, width) of `images`, batched or not."""
+        """(batch, height, width) of `images`, batched or not: ints, or scalar tensors where
+        only the run knows them."""
         h_axis, w_axis = _hw_axes(self.data_format)
-        batch = tf.shape(images)[0] if images.shape.rank == 4 else 1
-        return batch, images.shape[h_axis], images.shape[w_axis]
+        shape = _image_shape(images)
+        return shape[0] if images.shape.rank == 4 else 1, shape[h_axis], shape[w_axis]
 
     def _transform(self, images: Any, transform: Any) -> Any:
         if transform is None:
@@ -345,13 +396,13 @@ class RandomRotation(_Affine):
         return {**super().get_config(), "factor": self.factor}
 
 
-def _rotation_matrix(angle: Any, height: int, width: int) -> Any:
+def _rotation_matrix(angle: Any, height: Any, width: Any) -> Any:
     """Keras's _compute_affine_matrix for a rotation about (0.5, 0.5) of the image (no
     translation, scale 1, no shear), in its float32 order of operations."""
     angle = angle * tf.constant(math.pi / 180.0)
     zeros = tf.zeros_like(angle)
-    cx = 0.5 * (tf.constant(float(width)) - 1)
-    cy = 0.5 * (tf.constant(float(height)) - 1)
+    cx = 0.5 * (_float32(width) - 1)
+    cy = 0.5 * (_float32(height) - 1)
     cos, sin = tf.cos(angle), tf.sin(angle)
     shear_x = shear_y = tf.tan(zeros * tf.constant(math.pi / 180.0))
     scale = tf.ones_like(angle)
@@ -414,8 +465,8 @@ class RandomZoom(_Affine):
         width_zoom = height_zoom if self.width_factor is None else self._uniform(
             (batch, 1), 1.0 + self.width_lower, 1.0 + self.width_upper)
         zooms = tf.concat([width_zoom, height_zoom], axis=1)
-        x_offset = ((tf.constant(float(width)) - 1.0) / 2.0) * (1.0 - zooms[:, 0:1])
-        y_offset = ((tf.constant(float(height)) - 1.0) / 2.0) * (1.0 - zooms[:, 1:])
+        x_offset = ((_float32(width) - 1.0) / 2.0) * (1.0 - zooms[:, 0:1])
+        y_offset = ((_float32(height) - 1.0) / 2.0) * (1.0 - zooms[:, 1:])
         zeros = tf.zeros_like(x_offset)
         return tf.concat([zooms[:, 0:1], zeros, x_offset, zeros, zooms[:, 1:], y_offset, zeros,
                           zeros], axis=1)
@@ -452,8 +503,8 @@ class RandomTranslation(_Affine):
         if not training:
             return None
         batch, height, width = self._size(images)
-        dy = self._uniform((batch, 1), self.height_lower, self.height_upper) * float(height)
-        dx = self._uniform((batch, 1), self.width_lower, self.width_upper) * float(width)
+        dy = self._uniform((batch, 1), self.height_lower, self.height_upper) * _float32(height)
+        dx = self._uniform((batch, 1), self.width_lower, self.width_upper) * _float32(width)
         ones, zeros = tf.ones_like(dx), tf.zeros_like(dx)
         return tf.concat([ones, zeros, -dx, zeros, ones, -dy, zeros, zeros], axis=1)
 
@@ -548,10 +599,10 @@ class RandomCrop(_OutputSized, _Seeded):
 
     def get_random_transformation(self, images: Any, training: bool = True) -> Any:
         h_axis, w_axis = _hw_axes(self.data_format)
-        height, width = images.shape[h_axis], images.shape[w_axis]
-        if height is None or width is None:
-            raise ValueError(f"RandomCrop requires the input to have a fully defined height "
-                             f"and width. Received: images.shape={tuple(images.shape)}")
+        shape = _image_shape(images)
+        height, width = shape[h_axis], shape[w_axis]
+        # As Keras: a height or width known only when the graph runs reaches this Python `if`
+        # (OperatorNotAllowedInGraphError: Keras's RandomCrop needs them static when traced).
         if training and height > self.height and width > self.width:
             top = tf.cast(self._uniform((), 0, float(height - self.height + 1)), "int32")
             left = tf.cast(self._uniform((), 0, float(width - self.width + 1)), "int32")
@@ -571,6 +622,7 @@ class RandomCrop(_OutputSized, _Seeded):
             images = images[:, :, top:top + self.height, left:left + self.width]
         h_axis, w_axis = _hw_axes(self.data_format)
         if images.shape[h_axis] != self.height or images.shape[w_axis] != self.width:
+            # a size unknown while tracing is resized too (to the same size, as Keras)
             images = tf.cast(_keras_resize(images, (self.height, self.width), "bilinear",
                                            False, False, False, 0.0, self.data_format),
                              self.compute_dtype)
