@@ -117,12 +117,7 @@ def crop_to_bounding_box(image: Any, offset_height: int, offset_width: int,
             offset_height, offset_width, target_height, target_width)))
         return tf.squeeze(out, 0) if unbatched else out
     height, width = _image_hw(images, "tf.image.crop_to_bounding_box")
-    _require(offset_width >= 0, "offset_width must be >= 0.")
-    _require(offset_height >= 0, "offset_height must be >= 0.")
-    _require(target_width > 0, "target_width must be > 0.")
-    _require(target_height > 0, "target_height must be > 0.")
-    _require(width >= target_width + offset_width, "width must be >= target + offset.")
-    _require(height >= target_height + offset_height, "height must be >= target + offset.")
+    _check_crop(height, width, offset_height, offset_width, target_height, target_width)
     out = images[:, offset_height:offset_height + target_height,
                  offset_width:offset_width + target_width, :]
     return tf.squeeze(out, 0) if unbatched else out
@@ -131,13 +126,20 @@ def crop_to_bounding_box(image: Any, offset_height: int, offset_width: int,
 def _crop_run_time(images: Any, offset_height: Any, offset_width: Any, target_height: Any,
                    target_width: Any) -> Any:
     height, width = _run_time_hw(images)
+    _check_crop(height, width, offset_height, offset_width, target_height, target_width)
+    return _gather_box(images, offset_height, offset_width, target_height, target_width)
+
+
+def _check_crop(height: Any, width: Any, offset_height: Any, offset_width: Any,
+                target_height: Any, target_width: Any) -> None:
+    """crop_to_bounding_box's checks, in TF's order and words (see `_require`: Python values
+    are checked now, tensors when the graph runs)."""
     _require(offset_width >= 0, "offset_width must be >= 0.")
     _require(offset_height >= 0, "offset_height must be >= 0.")
     _require(target_width > 0, "target_width must be > 0.")
     _require(target_height > 0, "target_height must be > 0.")
     _require(width >= target_width + offset_width, "width must be >= target + offset.")
     _require(height >= target_height + offset_height, "height must be >= target + offset.")
-    return _gather_box(images, offset_height, offset_width, target_height, target_width)
 
 
 def pad_to_bounding_box(image: Any, offset_height: int, offset_width: int,
