@@ -167,33 +167,56 @@ def _traced_dims(arg: Any, param: Optional[str] = None,
         return (None if static is None or static[0] is None else _known_values(t)), t
     if not isinstance(arg, (list, tuple)) or not any(is_traced(a) for a in arg):
         return None
-    pattern = tuple(None if is_traced(a) else int(np.asarray(getattr(a, "_value", a)))
-                    for a in arg)
+    given = tuple(None if is_traced(a) else int(np.asarray(getattr(a, "_value", a)))
+                  for a in arg)
     dtype = next(a.dtype for a in arg if is_traced(a))   # Python ints take the tensors'
-    return pattern, stack([a if is_traced(a) else convert_to_tensor(d, dtype=dtype)
-                           for a, d in zip(arg, pattern)])
+    dims = stack([a if is_traced(a) else convert_to_tensor(d, dtype=dtype)
+                  for a, d in zip(arg, given)])
+    pattern = tuple(_known_value(a) if is_traced(a) else d for a, d in zip(arg, given))
+    return tuple(d if isinstance(d, int) and d >= 0 else None for d in pattern), dims
 
 
 def _known_values(t: Tensor) -> tuple:
-    """The items of the traced 1-D int tensor `t` (of known length) that tracing can tell, as
-    TensorFlow's shape functions read a shape tensor: all of a value that is the same on every
-    run, the known dims of a `tf.shape(x)`, the constant items of a tf.stack of scalars; None
-    for the others (and for negative ones)."""
-    graph = t._graph
-    info = graph.values[t._vid]
-    producer = info.producer
-    if info.fixed and info.example is not None:
-        values = [int(v) for v in np.asarray(info.example).reshape(-1)]
-    elif producer is not None and producer.op is _shape:
-        values = list(graph.values[producer.inputs[0]].shape.dims)
-    elif producer is not None and producer.op is _stack and \
-            len(producer.inputs) == t._value.shape[0]:   # of scalars: a 1-D stack
-        items = [graph.values[v] for v in producer.inputs]
-        values = [int(np.asarray(i.example)) if i.fixed and i.example is not None and
-                  np.ndim(i.example) == 0 else None for i in items]
-    else:
+    """The items of the traced 1-D int tensor `t` (of known length) that tracing can tell
+    (see `_known_value`); None for the others and for negative ones."""
+    known = _known_value(t)
+    if not isinstance(known, tuple):
         return (None,) * t._value.shape[0]
-    return tuple(None if v is None or v < 0 else v for v in values)
+    return tuple(d if isinstance(d, int) and d >= 0 else None for d in known)
+
+
+def _known_value(t: Tensor) -> Any:
+    """What tracing can tell of the value of the traced int tensor `t`, as TensorFlow's shape
+    functions read a shape tensor (an int for a scalar, a tuple with None where unknown for a
+    vector, None where nothing is known): see `_known_of`."""
+    return _known_of(t._graph.values, t._vid)
+
+
+def _known_of(values: Any, vid: int) -> Any:
+    """`_known_value` of the graph value `vid`: a value that is the same on every run; the
+    static dims of a `tf.shape(x)`, and an index or a slice of them; the items of a `tf.stack`
+    of scalars."""
+    info = values[vid]
+    if info.fixed and info.example is not None:
+        value = np.asarray(info.example)
+        return int(value) if value.ndim == 0 else tuple(int(v) for v in value.reshape(-1))
+    producer = info.producer
+    if producer is None:
+        return None
+    if producer.op is _shape:
+        return tuple(values[producer.inputs[0]].shape.dims)
+    if producer.op is _stack and info.shape.rank == 1 and \
+            len(producer.inputs) == info.shape.dims[0]:   # of scalars: a 1-D stack
+        items = [_known_of(values, v) for v in producer.inputs]
+        return tuple(i if isinstance(i, int) else None for i in items)
+    key = producer.attrs.get("key") if producer.op_name == "StridedSlice" and \
+        len(producer.inputs) == 1 else None
+    if isinstance(key, tuple) and len(key) == 1 and isinstance(key[0], (int, builtins.slice)):
+        whole = _known_of(values, producer.inputs[0])
+        if isinstance(whole, tuple) and (not isinstance(key[0], int) or
+                                         -len(whole) <= key[0] < len(whole)):
+            return whole[key[0]]
+    return None
 
 
 @tf_export("reshape")

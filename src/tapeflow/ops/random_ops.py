@@ -158,19 +158,7 @@ def run_time_shape(shape: Any) -> Optional[tuple]:
     items = list(shape) if isinstance(shape, (list, tuple)) else [shape]
     if all(_fixed(item) for item in items if is_traced(item)):
         return None   # constants of the trace: read while tracing, as Python values
-    traced = _traced_dims(shape)
-    if traced is None:
-        return None
-    pattern, dims = traced
-    if is_traced(shape):
-        known = _known_dims(shape)
-        pattern = known if isinstance(known, tuple) else pattern
-    else:
-        pattern = tuple(_known_dims(item) if is_traced(item) else d
-                        for item, d in zip(items, pattern))
-    if pattern is not None:   # a negative size is the kernel's error when it runs
-        pattern = tuple(d if isinstance(d, int) and d >= 0 else None for d in pattern)
-    return pattern, dims
+    return _traced_dims(shape)   # a negative size is the kernel's error when it runs
 
 
 def run_time_count(count: Any) -> tuple:
@@ -184,30 +172,6 @@ def run_time_count(count: Any) -> tuple:
 
 def _fixed(t: Tensor) -> bool:
     return t._graph.values[t._vid].fixed
-
-
-def _known_dims(t: Tensor) -> Any:
-    """What static shapes tell of the value of a traced shape tensor, as TF's shape inference
-    reads it: `tf.shape(x)` gives x's static dims (a tuple, None where unknown), an index or
-    slice of it the dim or dims it picks; None where they tell nothing."""
-    return _known_value(t._graph.values, t._vid)
-
-
-def _known_value(values: Any, vid: int) -> Any:
-    producer = values[vid].producer
-    if producer is None:
-        return None
-    if producer.op_name == "Shape":
-        return values[producer.inputs[0]].aval.shape
-    key = producer.attrs.get("key") if producer.op_name == "StridedSlice" and \
-        len(producer.inputs) == 1 else None
-    if not (isinstance(key, tuple) and len(key) == 1 and isinstance(key[0], (int, slice))):
-        return None
-    whole = _known_value(values, producer.inputs[0])
-    if not isinstance(whole, tuple) or (isinstance(key[0], int) and
-                                        not -len(whole) <= key[0] < len(whole)):
-        return None
-    return whole[key[0]]
 
 
 def drawn_shape(dims: tuple, shape: Optional[tuple], op_name: str) -> tuple:
