@@ -153,25 +153,30 @@ def pad_to_bounding_box(image: Any, offset_height: int, offset_width: int,
             offset_height, offset_width, target_height, target_width)))
         return tf.squeeze(out, 0) if unbatched else out
     height, width = _image_hw(images, "tf.image.pad_to_bounding_box")
+    after_h, after_w = _padding_after(height, width, offset_height, offset_width,
+                                      target_height, target_width)
+    out = tf.pad(images, [[0, 0], [offset_height, after_h], [offset_width, after_w], [0, 0]])
+    return tf.squeeze(out, 0) if unbatched else out
+
+
+def _padding_after(height: Any, width: Any, offset_height: Any, offset_width: Any,
+                   target_height: Any, target_width: Any) -> tuple:
+    """pad_to_bounding_box's (bottom, right) paddings, after its checks in TF's order and words
+    (see `_require`: Python values are checked now, tensors when the graph runs)."""
     after_w = target_width - offset_width - width
     after_h = target_height - offset_height - height
     _require(offset_height >= 0, "offset_height must be >= 0")
     _require(offset_width >= 0, "offset_width must be >= 0")
     _require(after_w >= 0, "width must be <= target - offset")
     _require(after_h >= 0, "height must be <= target - offset")
-    out = tf.pad(images, [[0, 0], [offset_height, after_h], [offset_width, after_w], [0, 0]])
-    return tf.squeeze(out, 0) if unbatched else out
+    return after_h, after_w
 
 
 def _pad_run_time(images: Any, offset_height: Any, offset_width: Any, target_height: Any,
                   target_width: Any) -> Any:
     height, width = _run_time_hw(images)
-    after_w = target_width - offset_width - width
-    after_h = target_height - offset_height - height
-    _require(offset_height >= 0, "offset_height must be >= 0")
-    _require(offset_width >= 0, "offset_width must be >= 0")
-    _require(after_w >= 0, "width must be <= target - offset")
-    _require(after_h >= 0, "height must be <= target - offset")
+    after_h, after_w = _padding_after(height, width, offset_height, offset_width,
+                                      target_height, target_width)
     out = _zeros_around(_zeros_around(images, 1, offset_height, after_h), 2, offset_width,
                         after_w)
     static = [target_height if isinstance(target_height, int) else None,
