@@ -464,3 +464,13 @@ def test_batches_of_unknown_size(name, op, tensor_args, shape, total):
     out = fn(BATCH, *tensor_args)
     assert float(np.sum(out.numpy(), dtype=np.float64)) == total
     np.testing.assert_array_equal(out.numpy(), op(BATCH, *tensor_args).numpy())
+
+
+def test_per_image_standardization_counts_pixels_as_the_graph_runs():
+    fn = traced(tf.image.per_image_standardization, ANY_HW)
+    assert static_shape(fn) == [None, None, 3]   # TF 2.21
+    assert_eager_equal(fn, tf.image.per_image_standardization, IMG)
+    assert_eager_equal(fn, tf.image.per_image_standardization, SMALL)
+    batched = traced(tf.image.per_image_standardization, tf.TensorSpec([None, None, None, 3]))
+    assert static_shape(batched) == [None, None, None, 3]   # TF 2.21
+    assert_eager_equal(batched, tf.image.per_image_standardization, np.stack([IMG, IMG * 2]))

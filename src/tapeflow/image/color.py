@@ -120,7 +120,9 @@ def per_image_standardization(image: Any) -> Any:
     if image.shape.rank is not None and image.shape.rank < 3:
         raise ValueError(f"'image' (shape {image.shape}) must be at least three-dimensional.")
     image = tf.cast(image, tf.float32)
-    num_pixels = int(np.prod(image.shape.as_list()[-3:]))
+    # TF's count, read as the graph runs where tracing does not know the image's size
+    num_pixels = int(np.prod(image.shape.as_list()[-3:])) if \
+        image.shape[-3:].is_fully_defined() else tf.reduce_prod(tf.shape(image)[-3:])
     mean = tf.reduce_mean(image, axis=[-1, -2, -3], keepdims=True)
     stddev = tf.math.reduce_std(image, axis=[-1, -2, -3], keepdims=True)
     adjusted = tf.maximum(stddev, tf.math.rsqrt(tf.cast(num_pixels, tf.float32)))
