@@ -104,6 +104,13 @@ def test_every_config_entry_point_refuses_other_modules(called, loader):
     assert called == []
 
 
+@pytest.mark.parametrize("module", [5, ["os"], {"a": 1}])
+def test_a_module_that_is_not_a_name_is_refused(module):
+    with pytest.raises(TypeError, match="Could not locate function 'system'"):
+        keras.saving.deserialize_keras_object(
+            {"module": module, "class_name": "function", "config": "system"})
+
+
 def test_a_class_from_an_imported_module_is_not_resolved():
     # subprocess is imported; Keras resolves classes only from its own namespaces
     config = {"module": "subprocess", "class_name": "Popen", "config": {"args": ["true"]},
@@ -251,3 +258,18 @@ def test_a_config_declaring_more_than_the_bound_is_not_inflated(tmp_path, monkey
     with pytest.raises(ValueError, match="Refusing to read 'config.json': it declares [0-9]+ "
                                          "bytes, more than the 4096"):
         keras.models.load_model(path)
+
+
+@pytest.mark.parametrize("dtype", ["V2000000000", "U500000000", "not-a-dtype"])
+def test_a_config_array_cannot_declare_a_wide_dtype(dtype):
+    # four JSON zeros with a 2 GB item type would allocate 8 GB
+    config = {"class_name": "__numpy__", "config": {"value": [0, 0, 0, 0], "dtype": dtype}}
+    with pytest.raises(ValueError, match=f"Invalid dtype: {dtype}"):
+        keras.saving.deserialize_keras_object(config)
+
+
+def test_config_arrays_of_tensor_dtypes_still_load():
+    for value, dtype in (([1.5, 2.0], "float32"), ([[1, 2]], "int64"), ([True], "bool")):
+        array = keras.saving.deserialize_keras_object(
+            {"class_name": "__numpy__", "config": {"value": value, "dtype": dtype}})
+        assert array.dtype == dtype and array.tolist() == value

@@ -369,7 +369,7 @@ def _special(class_name: str, inner: Any, custom_objects: Mapping) -> Any:
     if class_name == "__tuple__":
         return tuple(_deserialize(x, custom_objects) for x in inner["value"])
     if class_name in ("__numpy__", "__tensor__"):
-        return np.array(inner["value"], dtype=inner["dtype"])
+        return _config_array(inner)
     if class_name == "__bytes__":
         return inner["value"].encode("utf-8")
     if class_name == "__ellipsis__":
@@ -382,6 +382,19 @@ def _special(class_name: str, inner: Any, custom_objects: Mapping) -> Any:
         from tapeflow.keras.saving import _code
         return _code.func_load(inner["value"])
     return _NOT_SPECIAL
+
+
+def _config_array(inner: dict) -> np.ndarray:
+    """A '__numpy__' / '__tensor__' value. Its dtype must be a tensor's (numbers, bools, or
+    objects for strings): a wide declared dtype ('V2000000000') would make a few bytes of
+    JSON allocate gigabytes."""
+    try:
+        dtype = np.dtype(inner["dtype"])
+    except TypeError:
+        dtype = None
+    if dtype is None or dtype.kind not in "biufcO" or dtype.itemsize > 16:
+        raise ValueError(f"Invalid dtype: {inner['dtype']}")
+    return np.array(inner["value"], dtype=dtype)
 
 
 LAMBDA_REFUSED = (
@@ -400,7 +413,8 @@ def _find(config: dict, custom_objects: Mapping, kind: str) -> Any:
     class_name = config["class_name"] if kind == "class" else config["config"]
     registered = config.get("registered_name") or class_name
     module = config.get("module")
-    if not isinstance(class_name, str) or not isinstance(registered, str):
+    if not isinstance(class_name, str) or not isinstance(registered, str) or \
+            not isinstance(module, (str, type(None))):
         raise TypeError(f"Could not locate {kind} '{class_name}'. {_REGISTER_HINT} Full "
                         f"object config: {config}")
     for name in (registered, class_name):
