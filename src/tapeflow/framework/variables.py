@@ -13,6 +13,7 @@ from typing import Any, Callable, Iterable, Optional
 
 import numpy as np
 
+from tapeflow.framework.abstract import dims_text
 from tapeflow.framework import dtypes as _dtypes
 from tapeflow.framework.context import context, init_scope
 from tapeflow.framework.convert import check_dtype, constant_value
@@ -182,8 +183,8 @@ class Variable(TensorLike):
             raise InvalidArgumentError(
                 f"{{{{function_node __wrapped__{op_name}_device_/job:localhost/replica:0/"
                 f"task:0/device:CPU:0}}}} Cannot update variable with shape "
-                f"{_dims(self._value.shape)} using a Tensor with shape {_dims(delta.shape)}, "
-                f"shapes must be equal. [Op:{op_name}] name: ")
+                f"{dims_text(self._value.shape)} using a Tensor with shape "
+                f"{dims_text(delta.shape)}, shapes must be equal. [Op:{op_name}] name: ")
 
     def assign(self, value: Any, use_locking: Any = None, name: Any = None,
                read_value: bool = True) -> "Variable":
@@ -273,11 +274,6 @@ class Variable(TensorLike):
 
     def __reduce__(self):
         return Variable, (self._value, self._trainable, True, None, self._name)
-
-
-def _dims(shape: tuple) -> str:
-    """A shape as TensorFlow's kernels write it: `[2,3]`, `[]` for a scalar."""
-    return "[" + ",".join(map(str, shape)) + "]"
 
 
 class update_lock:

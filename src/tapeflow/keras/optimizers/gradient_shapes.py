@@ -15,6 +15,7 @@ from typing import Any, NamedTuple, Optional, Sequence
 
 import numpy as np
 
+from tapeflow.framework.abstract import dims_text
 from tapeflow.framework.errors import InvalidArgumentError
 from tapeflow.framework.indexed_slices import IndexedSlices
 
@@ -79,7 +80,7 @@ def _refusal_text(refusal: GradientShapeRefusal, grad_shape: tuple,
         first, second = (grad_shape, var_shape) if refusal.gradient_first else \
             (var_shape, grad_shape)
         suffix = " name: " if refusal.name_suffix else ""
-        return (f"Incompatible shapes: {_dims(first)} vs. {_dims(second)} "
+        return (f"Incompatible shapes: {dims_text(first)} vs. {dims_text(second)} "
                 f"[Op:{refusal.op}]{suffix}")
     if broadcast == var_shape:
         return None
@@ -87,12 +88,8 @@ def _refusal_text(refusal: GradientShapeRefusal, grad_shape: tuple,
 
 
 def _assign_text(value_shape: tuple, var_shape: tuple, op: str) -> str:
-    return (f"Cannot update variable with shape {_dims(var_shape)} using a Tensor with shape "
-            f"{_dims(value_shape)}, shapes must be equal. [Op:{op}] name: ")
-
-
-def _dims(shape: tuple) -> str:
-    return "[" + ",".join(str(d) for d in shape) + "]"
+    return (f"Cannot update variable with shape {dims_text(var_shape)} using a Tensor with "
+            f"shape {dims_text(value_shape)}, shapes must be equal. [Op:{op}] name: ")
 
 
 __all__ = ["GradientShapeRefusal", "check_gradient_shapes"]
