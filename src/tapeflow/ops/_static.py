@@ -91,6 +91,19 @@ def is_traced(x: Any) -> bool:
     return context.graph is not None and isinstance(x, Tensor) and hasattr(x, "_graph")
 
 
+def read_at_run_time(arg: Any) -> bool:
+    """Whether `arg` (a tensor, or a list, maybe nested, holding tensors) holds a traced tensor
+    whose value may change from run to run: an op then takes it as a run-time input. One
+    computed from constants only is read while tracing (TF folds it), as are eager tensors."""
+    return context.graph is not None and _holds_run_time_value(arg)
+
+
+def _holds_run_time_value(arg: Any) -> bool:
+    if isinstance(arg, (list, tuple)):
+        return any(_holds_run_time_value(a) for a in arg)
+    return is_traced(arg) and not arg._graph.values[arg._vid].fixed
+
+
 def reject_traced(value: Any) -> None:
     """tf.constant's check: a traced tensor (or one inside a nested list) is not a constant."""
     if context.graph is not None and any(is_traced(v) for v in nest.flatten(value)):

@@ -20,7 +20,8 @@ from tapeflow.framework.convert import cpp_name, enum_name, mismatch_error
 from tapeflow.framework.tensor import Tensor, TensorLike, wrap
 from tapeflow.framework.exports import tf_export
 from tapeflow.ops._convert import convert_to_tensor, require
-from tapeflow.ops._static import ensure_shape_prim, is_traced, reads_static, static_value
+from tapeflow.ops._static import (ensure_shape_prim, is_traced, read_at_run_time,
+                                  reads_static, static_value)
 from tapeflow.ops.array_ops import (_shape_tuple, _traced_dims, concat, reshape, stack,
                                     transpose)
 from tapeflow.ops.array_ops import shape as _shape_of
@@ -113,19 +114,6 @@ def checked(x: Tensor, operands: tuple, check: str, **params: Any) -> Tensor:
     return bind(_run_check, (x,) + tuple(operands), dict(params, check=check))
 
 
-def read_at_run_time(arg: Any) -> bool:
-    """Whether `arg` (a tensor, or a list, maybe nested, holding tensors) holds a traced tensor
-    whose value may change from run to run: an op then takes it as a run-time input. One
-    computed from constants only is read while tracing (TF folds it), as are eager tensors."""
-    return context.graph is not None and _holds_run_time_value(arg)
-
-
-def _holds_run_time_value(arg: Any) -> bool:
-    if isinstance(arg, (list, tuple)):
-        return any(_holds_run_time_value(a) for a in arg)
-    return is_traced(arg) and not arg._graph.values[arg._vid].fixed
-
-
 def _known(value: Any) -> bool:
     """Whether a tensor's value is known now (eagerly, or a trace's example)."""
     return type(value) is not AbstractArray
@@ -136,8 +124,6 @@ def _expand_trailing(t: Tensor, count: int) -> Tensor:
     if has_static_shape(t._value):
         return reshape(t, t._value.shape + (1,) * count) if count else t
     return t[(Ellipsis,) + (None,) * count] if count else t
-
-
 
 
 # -- shape rules ---------------------------------------------------------------------------------

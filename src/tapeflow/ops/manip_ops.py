@@ -24,9 +24,9 @@ from tapeflow.framework.ragged_tensor import fallback as ragged_fallback
 from tapeflow.ops._convert import convert_to_tensor, require
 from tapeflow.ops.array_ops import (broadcast_to, concat, range as range_, reshape,
                                     shape as shape_of, slice_tensor, stack, transpose)
-from tapeflow.ops._static import ensure_shape_prim, is_traced, reads_static, static_value
+from tapeflow.ops._static import (ensure_shape_prim, is_traced, read_at_run_time,
+                                  reads_static, static_value)
 from tapeflow.ops.index_ops import (_RUN_CHECKS, EIGEN_PACKET, checked, gather_axis, linear_jvp,
-                                    read_at_run_time,
                                     searchsorted, take_along_axis)
 from tapeflow.ops.math_ops import cast, divide_no_nan, maximum, where
 

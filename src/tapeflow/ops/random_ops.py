@@ -47,7 +47,7 @@ from tapeflow.framework.tensor import Tensor, TensorLike
 from tapeflow.framework.exports import tf_export
 from tapeflow.ops import philox
 from tapeflow.ops._convert import convert_to_tensor
-from tapeflow.ops._static import is_traced, reads_static, static_value
+from tapeflow.ops._static import read_at_run_time, reads_static, static_value
 from tapeflow.ops.array_ops import _shape_tuple, _traced_dims
 
 _DEFAULT_GRAPH_SEED = 87654321  # TensorFlow's, used when only an op seed is given
@@ -153,11 +153,8 @@ def run_time_shape(shape: Any) -> Optional[tuple]:
     `dims` the int tensor the kernel reads when the graph runs, `pattern` the static dims
     (None where only the run knows them; None for an unknown length). None where `shape` is
     static (and eagerly, at the cost of one test)."""
-    if context.graph is None:
-        return None
-    items = list(shape) if isinstance(shape, (list, tuple)) else [shape]
-    if all(_fixed(item) for item in items if is_traced(item)):
-        return None   # constants of the trace: read while tracing, as Python values
+    if not read_at_run_time(shape):
+        return None   # eager, or constants of the trace: read while tracing, as Python values
     return _traced_dims(shape)   # a negative size is the kernel's error when it runs
 
 
@@ -165,13 +162,7 @@ def run_time_count(count: Any) -> tuple:
     """Under a trace, a scalar count argument (`num_samples`) that is a traced tensor whose
     value may change from run to run, as the inputs to bind (the kernel reads it when the graph
     runs); () where it is static."""
-    if context.graph is None or not is_traced(count) or _fixed(count):
-        return ()
-    return (count,)
-
-
-def _fixed(t: Tensor) -> bool:
-    return t._graph.values[t._vid].fixed
+    return (count,) if read_at_run_time(count) else ()
 
 
 def drawn_shape(dims: tuple, shape: Optional[tuple], op_name: str) -> tuple:
