@@ -11,7 +11,7 @@ from tapeflow.keras.variables import Variable
 # Training-side modules (optimizers, losses, metrics, callbacks, utils) load on first use.
 _LAZY = {"optimizers", "losses", "metrics", "callbacks", "utils", "regularizers", "saving",
          "random",
-         "constraints", "ops", "mixed_precision", "config"}
+         "constraints", "ops", "mixed_precision", "config", "datasets", "preprocessing"}
 
 
 def __getattr__(name: str):
