@@ -148,3 +148,18 @@ def test_keras_ops_eager_and_symbolic():
     assert out.shape == (None, 4)
     np.testing.assert_allclose(np.asarray(keras.Model(inp, out)(np.ones((2, 3), "float32"))),
                                [[3., 3., 3., 9.]] * 2)
+
+
+@pytest.mark.parametrize("name, expected", [
+    ("add", [5.0, 9.0]), ("subtract", [-3.0, -5.0]), ("multiply", [4.0, 14.0]),
+    ("average", [2.5, 4.5]), ("maximum", [4.0, 7.0]), ("minimum", [1.0, 2.0])])
+def test_merge_functions_as_keras(name, expected):
+    """keras.layers.add/subtract/multiply/average/maximum/minimum: the merge layer applied
+    to a list, eagerly and as a functional-graph node."""
+    a, b = np.array([[1.0, 2.0]], "float32"), np.array([[4.0, 7.0]], "float32")
+    merge = getattr(keras.layers, name)
+    np.testing.assert_allclose(np.asarray(merge([a, b]))[0], expected)
+    x, y = keras.Input((2,)), keras.Input((2,))
+    model = keras.Model([x, y], merge([x, y], name=f"my_{name}"))
+    assert model.layers[-1].name == f"my_{name}"
+    np.testing.assert_allclose(np.asarray(model([a, b]))[0], expected)

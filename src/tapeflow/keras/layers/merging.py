@@ -316,10 +316,35 @@ def add(inputs: list, **kwargs: Any) -> Any:
     return Add(**kwargs)(inputs)
 
 
+def subtract(inputs: list, **kwargs: Any) -> Any:
+    """Functional interface to the `Subtract` layer: `inputs[0] - inputs[1]`."""
+    return Subtract(**kwargs)(inputs)
+
+
+def multiply(inputs: list, **kwargs: Any) -> Any:
+    """Functional interface to the `Multiply` layer: the elementwise product of `inputs`."""
+    return Multiply(**kwargs)(inputs)
+
+
+def average(inputs: list, **kwargs: Any) -> Any:
+    """Functional interface to the `Average` layer: the elementwise mean of `inputs`."""
+    return Average(**kwargs)(inputs)
+
+
+def maximum(inputs: list, **kwargs: Any) -> Any:
+    """Functional interface to the `Maximum` layer: the elementwise maximum of `inputs`."""
+    return Maximum(**kwargs)(inputs)
+
+
+def minimum(inputs: list, **kwargs: Any) -> Any:
+    """Functional interface to the `Minimum` layer: the elementwise minimum of `inputs`."""
+    return Minimum(**kwargs)(inputs)
+
+
 def concatenate(inputs: list, axis: int = -1, **kwargs: Any) -> Any:
     """Functional interface to the `Concatenate` layer, along `axis`."""
     return Concatenate(axis=axis, **kwargs)(inputs)
 
 
 __all__ = ["Add", "Subtract", "Multiply", "Average", "Maximum", "Minimum", "Concatenate",
-           "add", "concatenate"]
+           "add", "subtract", "multiply", "average", "maximum", "minimum", "concatenate"]
