@@ -27,6 +27,7 @@ from tapeflow.framework import nest
 from tapeflow.framework.context import context
 from tapeflow.framework.errors import InvalidArgumentError
 from tapeflow.framework.tensor import Tensor, TensorLike
+from tapeflow.framework.tensor_conversion import convert_to_tensor
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -88,14 +89,15 @@ def traced_value_guard(x: Tensor, arg: Any, note: str) -> Tensor:
 
 def is_traced(x: Any) -> bool:
     """Whether `x` is a tensor of the graph being traced (its value is only an example)."""
-    return context.graph is not None and isinstance(x, Tensor) and hasattr(x, "_graph")
+    return context.state.graph is not None and isinstance(x, Tensor) and hasattr(x, "_graph")
 
 
 def read_at_run_time(arg: Any) -> bool:
     """Whether `arg` (a tensor, or a list, maybe nested, holding tensors) holds a traced tensor
     whose value may change from run to run: an op then takes it as a run-time input. One
-    computed from constants only is read while tracing (TF folds it), as are eager tensors."""
-    return context.graph is not None and _holds_run_time_value(arg)
+    computed from constants only is read while tracing (TF folds it), as are eager tensors.
+    Eagerly it costs one test (op wrappers call it on every call)."""
+    return context.state.graph is not None and _holds_run_time_value(arg)
 
 
 def _holds_run_time_value(arg: Any) -> bool:
@@ -125,8 +127,11 @@ def _scopes() -> list:
 def _plain(arg: Any, note: str, checks: list) -> Any:
     """`arg` with tensors (itself, or the items of a list/tuple) replaced by their values;
     the traced ones whose value may change from run to run are noted in `checks` (one
-    computed from constants only cannot)."""
+    computed from constants only cannot). Under a trace a variable is read in the graph, so
+    that a later assignment is checked too."""
     if isinstance(arg, TensorLike):
+        if context.graph is not None and not isinstance(arg, Tensor):
+            arg = convert_to_tensor(arg)
         graph = getattr(arg, "_graph", None)
         if graph is not None and not graph.values[arg._vid].fixed:
             checks.append((arg, note))

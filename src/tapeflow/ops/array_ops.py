@@ -24,8 +24,9 @@ from tapeflow.framework import convert as _convert_module
 from tapeflow.framework.convert import constant_value, cpp_name, mismatch_error
 from tapeflow.framework.exports import tf_export
 from tapeflow.ops._convert import convert_to_tensor
-from tapeflow.ops._static import is_traced, reads_static, reject_traced, static_value
-from tapeflow.ops.math_ops import cast, conj, maximum, where, zeros_of
+from tapeflow.ops._static import (is_traced, read_at_run_time, reads_static, reject_traced,
+                                  static_value)
+from tapeflow.ops.math_ops import cast, conj, maximum, where, zeros_like, zeros_of
 
 
 def _shape_tuple(shape: Any) -> tuple:
@@ -83,6 +84,61 @@ def _linear_in_data(prim: Primitive) -> Primitive:
     def rule(tangents: list, ans: Any, x: Tensor, *sizes: Tensor, **attrs: Any) -> Any:
         return None if tangents[0] is None else bind(prim, (tangents[0],) + sizes, attrs)
     return prim.defjvp(rule)
+
+
+# -- int arguments read when the graph runs (axes, perms, band widths) ---------------------------
+
+def run_time_int(arg: Any, param: str, op: str, rank: Optional[int], shapes: tuple,
+                 at_most: bool = False) -> Tensor:
+    """A traced int argument (an axis, a perm, a band width; a list holding traced scalars is
+    stacked) as the int32/int64 tensor that `op` takes as an input and reads when the graph
+    runs, checked as TensorFlow checks it while tracing: its dtype (TypeError naming `param`),
+    then its rank, `rank` (or at most `rank`; None: TF's kernel checks it as it runs), in TF's
+    shape-function ValueError, which lists `shapes` (the op's other inputs' static shapes)
+    before the argument's."""
+    if isinstance(arg, (list, tuple)):   # the traced items' dtype, as TF's autopacking
+        arg = _autopack(arg, next(a.dtype for a in _leaves(arg) if isinstance(a, Tensor)))
+    if arg.dtype.name not in ("int32", "int64"):
+        raise TypeError(f"Value passed to parameter '{param}' has DataType {arg.dtype.name} "
+                        f"not in list of allowed values: int32, int64")
+    given = arg._value.ndim
+    if None not in (given, rank) and (given > rank if at_most else given != rank):
+        text = f"at most rank {rank}" if at_most else f"rank {rank}"
+        raise _shape_error(op, f"Shape must be {text} but is rank {given}", *shapes,
+                           arg._value.shape)
+    return arg
+
+
+def _leaves(value: Any) -> Any:
+    """The items of a nested list, depth first."""
+    if isinstance(value, (list, tuple)):
+        for item in value:
+            yield from _leaves(item)
+    else:
+        yield value
+
+
+def scalar_at_run_time(value: np.ndarray, text: str) -> int:
+    """A run-time axis that must be one int (TF's kernels' check: `text` then its shape)."""
+    if np.ndim(value) != 0:
+        raise InvalidArgumentError(f"{text}{dims_text(np.shape(value))}")
+    return int(value)
+
+
+def _known_rank(op: str, avals: Sequence[ShapedArray], text: str) -> Optional[int]:
+    """The one rank the inputs `avals` share (None where none is known); ValueError in TF's
+    words (`text`, formatted with two ranks) where two differ."""
+    ranks = {a.ndim for a in avals} - {None}
+    if len(ranks) > 1:
+        first = next(a.ndim for a in avals if a.ndim is not None)
+        other = next(r for r in (a.ndim for a in avals) if r not in (None, first))
+        raise _shape_error(op, text.format(first, other), *(a.shape for a in avals))
+    return ranks.pop() if ranks else None
+
+
+def _unknown_dims(rank: Optional[int]) -> Dims:
+    """The static shape of a result whose every dim a run-time argument decides."""
+    return None if rank is None else (None,) * rank
 
 
 # -- reshape -------------------------------------------------------------------------------------
@@ -302,6 +358,33 @@ _transpose = Primitive("Transpose", lambda x, perm: np.transpose(x, perm), linea
     lambda g, ans, x, perm: transpose(g, tuple(np.argsort(perm))))
 
 
+def _transpose_at_run_time_kernel(x: np.ndarray, perm: np.ndarray,
+                                  inverse: bool = False) -> np.ndarray:
+    """`x` transposed by `perm`, read as the graph runs and checked as TF's kernel checks
+    it (by its inverse, for the adjoint)."""
+    perm = np.asarray(perm)
+    fixed = _check_perm(perm, x.ndim)
+    return np.transpose(x, np.argsort(fixed) if inverse else fixed)
+
+
+def _transpose_at_run_time_rule(x: ShapedArray, perm: ShapedArray,
+                                inverse: bool = False) -> ShapedArray:
+    # TF's shape function: the rank (perm's length, or x's), no dim (even [3,3,3]'s).
+    length = None if perm.shape is None or not perm.shape else perm.shape[0]
+    if None not in (length, x.ndim) and length != x.ndim:
+        raise _shape_error("Transpose", f"Dimension must be {x.ndim} but is {length}",
+                           x.shape, perm.shape)
+    return ShapedArray(_unknown_dims(x.ndim if length is None else length), x.dtype)
+
+
+# Transpose with its perm read when the graph runs (its second input).
+_transpose_at_run_time = _linear_in_data(Primitive(
+    "Transpose", _transpose_at_run_time_kernel, register=False,
+    shape_rule=_transpose_at_run_time_rule).defvjp(
+    lambda g, ans, x, perm, inverse=False: (
+        bind(_transpose_at_run_time, (g, perm), {"inverse": not inverse}), None)))
+
+
 @tf_export("transpose")
 @reads_static
 def transpose(a: Any, perm: Optional[Sequence[int]] = None, conjugate: bool = False,
@@ -310,6 +393,9 @@ def transpose(a: Any, perm: Optional[Sequence[int]] = None, conjugate: bool = Fa
     x = convert_to_tensor(a)
     if conjugate and x._value.dtype.kind == "c":
         x = conj(x)
+    if read_at_run_time(perm):   # read when the graph runs, as TF's perm input
+        perm = run_time_int(perm, "perm", "Transpose", 1, (x._value.shape,))
+        return bind(_transpose_at_run_time, (x, perm))
     rank = x._value.ndim
     perm = tuple(builtins.range(rank))[::-1] if perm is None else \
         static_value(perm, "Transpose: perm", np.asarray)
@@ -338,11 +424,32 @@ def _check_perm(perm: np.ndarray, rank: int) -> tuple:
     return fixed
 
 
+def _expand_dims_at_run_time_kernel(x: np.ndarray, axis: np.ndarray) -> np.ndarray:
+    if np.size(axis) != 1:
+        raise InvalidArgumentError("'dim' must be a tensor with a single value [Op:ExpandDims]")
+    a, rank = int(np.reshape(axis, ())), x.ndim
+    if not -rank - 1 <= a <= rank:
+        raise InvalidArgumentError(f"Tried to expand dim index {a} for tensor with {rank} "
+                                   f"dimensions. [Op:ExpandDims]")
+    return np.expand_dims(x, a)
+
+
+# ExpandDims with its axis read when the graph runs: TF's shape function then knows not
+# even the rank (x's rank + 1 would be right, but TF says unknown, and so does tapeflow).
+_expand_dims_at_run_time = Primitive(
+    "ExpandDims", _expand_dims_at_run_time_kernel, register=False,
+    shape_rule=lambda x, axis: ShapedArray(None, x.dtype)).defvjp(
+    lambda g, ans, x, axis: (reshape(g, _shape_of(x)), None))
+
+
 @tf_export("expand_dims")
 @reads_static
 def expand_dims(input: Any, axis: int, name: Optional[str] = None) -> Tensor:  # noqa: A002
     """Inserts a dimension of size 1 at `axis`."""
     x = convert_to_tensor(input)
+    if read_at_run_time(axis):   # read when the graph runs, as TF's dim input
+        axis = run_time_int(axis, "dim", "ExpandDims", 1, (x._value.shape,), at_most=True)
+        return bind(_expand_dims_at_run_time, (x, axis))
     rank = x._value.ndim
     axis = static_value(axis, "ExpandDims: axis", int)
     if not -rank - 1 <= axis <= rank:
@@ -355,6 +462,17 @@ def expand_dims(input: Any, axis: int, name: Optional[str] = None) -> Tensor:  #
                          list(builtins.range(axis, rank)))
 
 
+def _refuse_traced_squeeze_axis(axis: Any) -> None:
+    """TF's Squeeze takes its axes as an attribute (a list of Python ints): a traced tensor
+    there is refused while tracing, with TF's TypeError."""
+    if is_traced(axis):
+        raise TypeError(f"Expected list for 'axis' argument to 'squeeze' Op, not {axis!r}.")
+    if isinstance(axis, (list, tuple)):
+        for a in axis:
+            if is_traced(a):
+                raise TypeError(f"Expected int for argument 'axis' not {a!r}.")
+
+
 @tf_export("squeeze")
 @reads_static
 def squeeze(input: Any, axis: Any = None, name: Optional[str] = None) -> Tensor:  # noqa: A002
@@ -363,6 +481,8 @@ def squeeze(input: Any, axis: Any = None, name: Optional[str] = None) -> Tensor:
     shape = x._value.shape
     rank = len(shape)
     if axis is not None:
+        if context.state.graph is not None:
+            _refuse_traced_squeeze_axis(axis)
         axis = static_value(axis, "Squeeze: axis", lambda a: np.asarray(a).reshape(-1).tolist())
     if not axis:  # None or empty: TF squeezes every dimension of size 1
         if None in shape:   # then TF's output rank is unknown
@@ -456,6 +576,51 @@ _concat = Primitive("ConcatV2", _concat_kernel, linear=True,
                     shape_rule=_concat_rule).defvjp(_concat_vjp)
 
 
+# ConcatV2 with its axis read when the graph runs (the last input): TF's shape function then
+# knows the rank only.
+
+def _run_time_concat_axis(axis: np.ndarray, rank: int) -> int:
+    a = scalar_at_run_time(axis, "Concat dim tensor should be a scalar integer, but got shape ")
+    if not -rank <= a < rank:
+        raise InvalidArgumentError(f"ConcatOp : Expected concatenating dimensions in the range "
+                                   f"[{-rank}, {rank}), but got {a} [Op:ConcatV2]")
+    return a % rank
+
+
+def _concat_at_run_time_kernel(*inputs: np.ndarray) -> np.ndarray:
+    *xs, axis = inputs
+    return _concat_kernel(*xs, axis=_run_time_concat_axis(axis, np.ndim(xs[0])))
+
+
+def _concat_at_run_time_rule(*inputs: ShapedArray) -> ShapedArray:
+    xs = inputs[:-1]
+    rank = _known_rank("ConcatV2", xs, "Shape must be rank {} but is rank {}")
+    return ShapedArray(_unknown_dims(rank), xs[0].dtype)
+
+
+def _concat_pieces_kernel(g: np.ndarray, axis: np.ndarray, *xs: np.ndarray) -> tuple:
+    a = _run_time_concat_axis(axis, g.ndim)
+    return tuple(np.split(g, np.cumsum([x.shape[a] for x in xs])[:-1], axis=a))
+
+
+# The adjoint of a run-time concat: the cotangent cut into the inputs' sizes along the axis,
+# as the graph runs (TF builds it from ConcatOffset and Slice); its own adjoint is the concat.
+_concat_pieces = Primitive(
+    "ConcatGrad", _concat_pieces_kernel, multiple_results=True, register=False,
+    shape_rule=lambda g, axis, *xs: tuple(ShapedArray(x.shape, g.dtype) for x in xs))
+_concat_pieces.defvjp(lambda gs, ans, g, axis, *xs: (
+    bind(_concat_at_run_time, tuple(_zeros_like_of(p, gp) for p, gp in zip(ans, gs)) + (axis,)),
+    None) + (None,) * len(xs))
+_concat_at_run_time = Primitive("ConcatV2", _concat_at_run_time_kernel, register=False,
+                                shape_rule=_concat_at_run_time_rule).defvjp(
+    lambda g, ans, *inputs: bind(_concat_pieces, (g, inputs[-1]) + inputs[:-1]) + (None,))
+
+
+def _zeros_like_of(x: Tensor, g: Optional[Tensor]) -> Tensor:
+    """`g`, or zeros of `x`'s shape where a cotangent is missing (None)."""
+    return zeros_like(x) if g is None else g
+
+
 def _same_dtype(values: list, op_name: str) -> list:
     tensors = [convert_to_tensor(v) for v in values]
     first = tensors[0]
@@ -488,6 +653,10 @@ def concat(values: Sequence[Any], axis: int, name: str = "concat") -> Tensor:
     if rank == 0:
         raise InvalidArgumentError("ConcatOp : Can't concatenate scalars (use tf.stack "
                                    "instead) [Op:ConcatV2]")
+    if context.state.graph is not None and read_at_run_time(axis):   # as TF's axis input
+        axis = run_time_int(axis, "axis", "ConcatV2", 0,
+                            tuple(t._value.shape for t in tensors))
+        return bind(_concat_at_run_time, tuple(tensors) + (axis,))
     axis = static_value(axis, "ConcatV2: axis", int)
     if not -rank <= axis < rank:
         raise InvalidArgumentError(f"ConcatOp : Expected concatenating dimensions in the range "
@@ -556,12 +725,24 @@ def _autopack(value: Any, dtype: Any) -> Tensor:
     return convert_to_tensor(value, dtype=dtype)
 
 
+def _refuse_traced_pack_axis(axis: Tensor, first: Any) -> None:
+    """A traced axis reaches TF's wrapper's Python range check (a symbolic tensor as a
+    Python bool: OperatorNotAllowedInGraphError), or, where the rank is unknown, Pack's attr
+    (TypeError)."""
+    rank = convert_to_tensor(first)._value.ndim
+    if rank is None:
+        raise TypeError(f"Expected int for argument 'axis' not {axis!r}.")
+    bool(axis < -(rank + 1))   # TF's wrapper's range check: a traced value has no truth
+
+
 @tf_export("stack")
 @reads_static
 def stack(values: Sequence[Any], axis: int = 0, name: str = "stack") -> Tensor:
     """Joins tensors of one shape along a new axis."""
     if not len(values):   # TensorFlow stacks nothing into a float32 [0]
         return wrap(np.zeros((0,), np.float32))
+    if is_traced(axis):   # TF's Pack takes the axis as an attribute: refused as TF does
+        _refuse_traced_pack_axis(axis, values[0])
     if isinstance(values[0], Tensor):  # TF checks the axis before the dtypes
         _python_axis(static_value(axis, "Pack: axis", int), values[0]._value.ndim + 1)
     try:
@@ -707,6 +888,8 @@ def split(value: Any, num_or_size_splits: Any, axis: int = 0, num: Optional[int]
     """Splits into `num_or_size_splits` equal pieces, or pieces of the given sizes
     (one size may be -1)."""
     x = convert_to_tensor(value)
+    if read_at_run_time(axis):   # read when the graph runs, as TF's split_dim input
+        return _split_at_run_time(x, num_or_size_splits, axis, num)
     axis = _axis(static_value(axis, "SplitV: axis", int), x._value.ndim, "SplitV")
     length = x._value.shape[axis]
     if isinstance(num_or_size_splits, (int, np.integer)):
@@ -727,6 +910,61 @@ def split(value: Any, num_or_size_splits: Any, axis: int = 0, num: Optional[int]
                               "axis": axis}))
         sizes = _resolve_split(sizes, length)
     return list(bind(_split, (x,), {"sizes": sizes, "axis": axis}))
+
+
+def _split_at_run_time(x: Tensor, num_or_size_splits: Any, axis: Tensor,
+                       num: Optional[int]) -> list:
+    """tf.split with its axis read when the graph runs: equal pieces (Split) or sizes
+    (SplitV; a traced one read as the graph runs too). The pieces know their rank only (TF's
+    SplitV shape function takes an unknown axis for the last one, which can be wrong)."""
+    if isinstance(num_or_size_splits, (int, np.integer)):
+        n = int(num_or_size_splits)
+        axis = run_time_int(axis, "split_dim", "Split", 0, (x._value.shape,))
+        return list(bind(_split_at_run_time_prim, (x, axis), {"sizes": None, "count": n}))
+    axis = run_time_int(axis, "split_dim", "SplitV", 0, (x._value.shape,))
+    traced = _traced_size_splits(num_or_size_splits, num)
+    if traced is not None:
+        return list(bind(_split_at_run_time_prim, (x, axis, traced[1]),
+                         {"sizes": None, "count": len(traced[0])}))
+    sizes = _split_sizes(num_or_size_splits)
+    _check_split_sizes(sizes)
+    return list(bind(_split_at_run_time_prim, (x, axis),
+                     {"sizes": tuple(sizes), "count": len(sizes)}))
+
+
+def _split_at_run_time_kernel(x: np.ndarray, axis: np.ndarray, *given: np.ndarray,
+                              sizes: Optional[tuple], count: int) -> tuple:
+    rank, op = x.ndim, "Split" if sizes is None and not given else "SplitV"
+    a = scalar_at_run_time(axis, "split_dim must be a scalar but has rank ")
+    if not -rank <= a < rank:
+        raise InvalidArgumentError(f"-input rank(-{rank}) <= split_dim < input rank ({rank}), "
+                                   f"but got {a} [Op:{op}]")
+    a %= rank
+    if given:
+        sizes = _resolve_split([int(d) for d in np.reshape(given[0], -1)], x.shape[a])
+    elif sizes is None:
+        sizes = _even_split(count, x.shape[a], a)
+    else:
+        sizes = _resolve_split(list(sizes), x.shape[a])
+    return tuple(np.split(x, np.cumsum(sizes)[:-1], axis=a))
+
+
+def _split_at_run_time_rule(x: ShapedArray, axis: ShapedArray, *given: ShapedArray,
+                            sizes: Optional[tuple], count: int) -> tuple:
+    return tuple(ShapedArray(_unknown_dims(x.ndim), x.dtype) for _ in builtins.range(count))
+
+
+def _split_at_run_time_vjp(gs: tuple, ans: tuple, x: Tensor, axis: Tensor, *given: Tensor,
+                           sizes: Optional[tuple], count: int) -> tuple:
+    pieces = tuple(_zeros_like_of(p, g) for p, g in zip(ans, gs))
+    return (bind(_concat_at_run_time, pieces + (axis,)), None) + (None,) * len(given)
+
+
+# Split / SplitV with the axis read when the graph runs (the second input; a traced
+# size_splits the third).
+_split_at_run_time_prim = Primitive(
+    "SplitV", _split_at_run_time_kernel, multiple_results=True, register=False,
+    shape_rule=_split_at_run_time_rule).defvjp(_split_at_run_time_vjp)
 
 
 def _traced_size_splits(size_splits: Any, num: Optional[int]) -> Optional[tuple]:
@@ -1923,6 +2161,50 @@ def _check_batch_dims(shape: tuple, ind_shape: tuple, batch_dims: int) -> None:
                                        f"indices.shape[{d}]: {ind_shape[d]} [Op:GatherV2]")
 
 
+def _gather_axes_at_run_time(params: np.ndarray, indices: np.ndarray, axis: np.ndarray,
+                             batch_dims: int) -> tuple:
+    """A run-time gather's axis and batch_dims, checked as TF's GatherV2 kernel checks them
+    (its tf.gather drops batch_dims for a static axis 0 only, so here it stays)."""
+    a = scalar_at_run_time(axis, "axis must be scalar but got shape ")
+    return _check_gather_args(params.shape, indices.shape, a, batch_dims)
+
+
+def _gather_at_run_time_kernel(params: np.ndarray, indices: np.ndarray, axis: np.ndarray,
+                               batch_dims: int) -> np.ndarray:
+    return _gather_kernel(params, indices, *_gather_axes_at_run_time(params, indices, axis,
+                                                                     batch_dims))
+
+
+def _gather_at_run_time_rule(params: ShapedArray, indices: ShapedArray, axis: ShapedArray,
+                             batch_dims: int) -> ShapedArray:
+    # TF's shape function: params' rank + indices' rank - 1 - batch_dims, no dim known.
+    if params.ndim is None or indices.ndim is None:
+        return ShapedArray(None, params.dtype)
+    batch = batch_dims + indices.ndim if batch_dims < 0 else batch_dims
+    return ShapedArray((None,) * (params.ndim + indices.ndim - 1 - batch), params.dtype)
+
+
+def _gather_grad_at_run_time_kernel(g: np.ndarray, params: np.ndarray, indices: np.ndarray,
+                                    axis: np.ndarray, batch_dims: int) -> np.ndarray:
+    a, b = _gather_axes_at_run_time(params, indices, axis, batch_dims)
+    return _gather_grad_kernel(g, indices, shape=params.shape, axis=a, batch_dims=b)
+
+
+# GatherV2 with its axis read when the graph runs. Its adjoint is dense, as TF's for an axis
+# it does not know while tracing; the adjoint's own adjoint is the gather.
+_gather_grad_at_run_time = Primitive(
+    "GatherV2Grad", _gather_grad_at_run_time_kernel, register=False,
+    shape_rule=lambda g, params, indices, axis, batch_dims: ShapedArray(params.shape, g.dtype))
+_gather_at_run_time = Primitive("GatherV2", _gather_at_run_time_kernel, register=False,
+                                shape_rule=_gather_at_run_time_rule).defvjp(
+    lambda g, ans, params, indices, axis, batch_dims: (
+        bind(_gather_grad_at_run_time, (g, params, indices, axis), {"batch_dims": batch_dims}),
+        None, None))
+_gather_grad_at_run_time.defvjp(lambda gg, ans, g, params, indices, axis, batch_dims: (
+    bind(_gather_at_run_time, (gg, indices, axis), {"batch_dims": batch_dims}),
+    None, None, None))
+
+
 @tf_export("gather")
 @reads_static
 def gather(params: Any, indices: Any, validate_indices: Any = None, axis: Any = None,
@@ -1930,13 +2212,20 @@ def gather(params: Any, indices: Any, validate_indices: Any = None, axis: Any = 
     """Slices of `params` along `axis` (default 0) at `indices`; the first `batch_dims`
     axes of params and indices are matched batch axes. The gradient with respect to params
     is a `tf.IndexedSlices` for axis 0 without batch axes (as in TF), else dense."""
-    x = convert_to_tensor(params)
+    try:
+        x = convert_to_tensor(params)
+    except (TypeError, ValueError) as exc:  # a RaggedTensor: its rows
+        return ragged_fallback(exc, "gather", gather, params, indices, axis=axis,
+                               batch_dims=batch_dims)
     ind = convert_to_tensor(indices)
     if ind._value.dtype.kind not in "iu":
         type_name = cpp_name(ind.dtype)
         raise InvalidArgumentError(f"Value for attr 'Tindices' of {type_name} is not in the "
                                    f"list of allowed values: int16, int32, int64 [Op:GatherV2]")
     axis = batch_dims if axis is None else axis
+    if read_at_run_time(axis):   # read when the graph runs, as TF's axis input
+        axis = run_time_int(axis, "axis", "GatherV2", 0, (x._value.shape, ind._value.shape))
+        return bind(_gather_at_run_time, (x, ind, axis), {"batch_dims": int(batch_dims)})
     axis = static_value(axis, "GatherV2: axis", int)
     # TensorFlow's tf.gather drops batch_dims when axis is 0 (it then calls GatherV2 or
     # sparse_read without it), so gather(p, i, axis=0, batch_dims=1) is a plain gather.

@@ -28,12 +28,12 @@ from tapeflow.ops._convert import binary_operands, convert_to_tensor, require
 from tapeflow.ops.array_ops import range as arange
 from tapeflow.ops.array_ops import shape as shape_of
 from tapeflow.ops.array_ops import (broadcast_to, concat, expand_dims, gather, reshape,
-                                    slice_tensor, squeeze, transpose)
+                                    run_time_int, slice_tensor, squeeze, transpose)
 from tapeflow.ops.math_ops import (abs, cast, conj, log, matmul, ones_like, sqrt, where,
                                    zeros_like)
 from tapeflow.ops.reduce_ops import norm as _vector_norm
 from tapeflow.ops.reduce_ops import reduce_max, reduce_sum
-from tapeflow.ops._static import is_traced, reads_static, static_value
+from tapeflow.ops._static import is_traced, read_at_run_time, reads_static, static_value
 from tapeflow.ops.index_ops import linear_jvp
 
 LogMatrixDeterminant = collections.namedtuple("LogMatrixDeterminant",
@@ -1202,12 +1202,45 @@ def set_diag(input: Any, diagonal: Any, name: str = "set_diag", k: Any = 0,  # n
     return bind(_set_diag, (x, d), {"k": _offset(k)})
 
 
+def _run_time_widths(num_lower: Any, num_upper: Any) -> tuple:
+    """band_part's widths as the two tensors of one int dtype that MatrixBandPart reads when
+    the graph runs (a Python int takes the traced width's dtype, as TF converts it)."""
+    given = {"num_lower": num_lower, "num_upper": num_upper}
+    traced = {k: run_time_int(v, k, "MatrixBandPart", None, ())
+              for k, v in given.items() if read_at_run_time(v)}
+    dtype = next(iter(traced.values())).dtype
+    widths = tuple(traced[k] if k in traced else convert_to_tensor(v, dtype=dtype)
+                   for k, v in given.items())
+    if widths[0].dtype != widths[1].dtype:
+        raise TypeError(f"Input 'num_upper' of 'MatrixBandPart' Op has type "
+                        f"{widths[1].dtype.name} that does not match type "
+                        f"{widths[0].dtype.name} of argument 'num_lower'.")
+    return widths
+
+
+def _band_at_run_time_kernel(x: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
+    for name, width in (("num_lower", lower), ("num_upper", upper)):
+        if np.ndim(width) != 0:
+            raise InvalidArgumentError(f"{name} must be scalar, got shape "
+                                       f"{dims_text(np.shape(width))} [Op:MatrixBandPart]")
+    return _band_kernel(x, int(lower), int(upper))
+
+
+# MatrixBandPart with its widths read when the graph runs (its second and third inputs).
+_band_at_run_time = Primitive(
+    "MatrixBandPart", _band_at_run_time_kernel, register=False,
+    shape_rule=lambda x, lower, upper: ShapedArray(x.shape, x.dtype)).defvjp(
+    lambda g, ans, x, lower, upper: (band_part(g, lower, upper), None, None))
+
+
 @tf_export("linalg.band_part")
 @reads_static
 def band_part(input: Any, num_lower: Any, num_upper: Any, name: Optional[str] = None) -> Tensor:  # noqa: A002
     """Each matrix with everything outside the band zeroed: `num_lower` subdiagonals and
     `num_upper` superdiagonals are kept (negative keeps the whole triangle)."""
     x = _at_least_matrix(input, "MatrixBandPart")
+    if read_at_run_time(num_lower) or read_at_run_time(num_upper):
+        return bind(_band_at_run_time, (x,) + _run_time_widths(num_lower, num_upper))
     lower = static_value(num_lower, "MatrixBandPart: num_lower", int)
     upper = static_value(num_upper, "MatrixBandPart: num_upper", int)
     return bind(_band, (x,), {"lower": lower, "upper": upper})

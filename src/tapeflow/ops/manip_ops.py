@@ -23,7 +23,8 @@ from tapeflow.framework.exports import tf_export
 from tapeflow.framework.ragged_tensor import fallback as ragged_fallback
 from tapeflow.ops._convert import convert_to_tensor, require
 from tapeflow.ops.array_ops import (broadcast_to, concat, range as range_, reshape,
-                                    shape as shape_of, slice_tensor, stack, transpose)
+                                    run_time_int, shape as shape_of, slice_tensor, stack,
+                                    transpose)
 from tapeflow.ops._static import (ensure_shape_prim, is_traced, read_at_run_time,
                                   reads_static, static_value)
 from tapeflow.ops.index_ops import (_RUN_CHECKS, EIGEN_PACKET, checked, gather_axis, linear_jvp,
@@ -330,9 +331,18 @@ _RUN_CHECKS["mirror_paddings"] = lambda pads, dims, mode: _checked_paddings(
 
 # -- reverse / roll ------------------------------------------------------------------------------
 
-_reverse = Primitive("ReverseV2", lambda x, axis: np.flip(x, axis),
-                     shape_rule=same_as_input).defvjp(
-    lambda g, ans, x, axis: reverse(g, axis))
+def _reverse_kernel(x: np.ndarray, *run_time_axis: np.ndarray, axis: Optional[tuple]
+                    ) -> np.ndarray:
+    """`x` flipped along `axis`, or along the run-time `axis` input (checked as TF's kernel)."""
+    if run_time_axis:
+        axis = _axes(run_time_axis[0], x.ndim, "ReverseV2") if x.ndim else ()
+    return np.flip(x, axis)
+
+
+_reverse = Primitive("ReverseV2", _reverse_kernel, shape_rule=same_as_input).defvjp(
+    lambda g, ans, x, *run_time_axis, axis: (
+        (bind(_reverse, (g,) + run_time_axis, {"axis": None}), None) if run_time_axis
+        else reverse(g, axis)))
 def _roll_kernel(x: np.ndarray, *shift_axis: np.ndarray, shift: Optional[tuple],
                  axis: Optional[tuple]) -> np.ndarray:
     """`x` rolled by `shift` along `axis`, or by the run-time `shift_axis` (traced shift
@@ -459,6 +469,12 @@ def reverse(tensor: Any, axis: Any, name: Optional[str] = None) -> Tensor:
         x = convert_to_tensor(tensor)
     except (TypeError, ValueError) as exc:  # a RaggedTensor: its ragged version
         return ragged_fallback(exc, "reverse", reverse, tensor, axis)
+    if read_at_run_time(axis):   # read when the graph runs, as TF's axis input
+        axis = convert_to_tensor(axis, dtype_hint=_dtypes.int32)
+        if axis._value.ndim not in (None, 1):
+            raise ValueError(f"Shape must be rank 1 but is rank {axis._value.ndim} for "
+                             f"'ReverseV2'")
+        return bind(_reverse, (x, axis), {"axis": None})
     axis = static_value(axis, "ReverseV2: axis")
     if not x._value.ndim or has_static_shape(x._value) and not x._value.size:  # TF returns
         return bind(_reverse, (x,), {"axis": ()})  # these as they are, whatever the axes
@@ -638,12 +654,44 @@ def _scan_axis(axis: Any, op_name: str) -> Any:
     return axis
 
 
+def _scan_at_run_time(prim: Primitive) -> Primitive:
+    """`prim` (a scan) with its axis as a second input, read and checked when the graph runs
+    as TF's ScanOp reads it (the output's shape is x's)."""
+    def kernel(x: np.ndarray, axis: np.ndarray, exclusive: bool, reverse: bool) -> np.ndarray:
+        if np.ndim(axis) != 0:
+            raise InvalidArgumentError(f"ScanOp: axis must be a scalar, not "
+                                       f"{dims_text(np.shape(axis))} [Op:{prim.name}]")
+        a, rank = int(axis), x.ndim
+        if not -rank <= a < rank:
+            raise InvalidArgumentError(f"ScanOp: Expected scan axis in the range [{-rank}, "
+                                       f"{rank}), but got {a} [Op:{prim.name}]")
+        return prim.impl(x, a % rank, exclusive, reverse)
+
+    return Primitive(prim.name, kernel, register=False,
+                     shape_rule=lambda x, axis, **attrs: ShapedArray(x.shape, x.dtype))
+
+
+def _scan_at_run_time_vjp(scan: Any) -> Any:
+    """The adjoint of a run-time scan whose static adjoint is `rule(g, ans, x, axis, ...)`,
+    written with public ops that take a traced axis (`scan`: the static prim's rule)."""
+    def rule(g: Tensor, ans: Tensor, x: Tensor, axis: Tensor, exclusive: bool,
+             reverse: bool) -> tuple:
+        return scan(g, ans, x, axis, exclusive, reverse), None
+    return rule
+
+
 def _scan(prim: Primitive, doc: str):
+    at_run_time = _scan_at_run_time(prim).defvjp(_scan_at_run_time_vjp(prim.vjp))
+
     @reads_static
     def op(x: Any, axis: int = 0, exclusive: bool = False, reverse: bool = False,
            name: Optional[str] = None) -> Tensor:
         x = convert_to_tensor(x)
         require(x, "fciu", prim.name)
+        if read_at_run_time(axis):   # read when the graph runs, as TF's axis input
+            axis = run_time_int(axis, "axis", prim.name, None, ())   # its kernel checks rank
+            return bind(at_run_time, (x, axis), {"exclusive": bool(exclusive),
+                                                 "reverse": bool(reverse)})
         a = static_value(_scan_axis(axis, prim.name), f"{prim.name}: axis", int)
         if x._value.shape is None:  # traced with unknown rank: the kernel checks the axis
             return bind(prim, (x,), {"axis": a, "exclusive": bool(exclusive),
@@ -704,9 +752,9 @@ def _cumulative_logsumexp_vjp(g: Tensor, ans: Tensor, x: Tensor, axis: int, excl
     floor = cast(convert_to_tensor(lowest), g.dtype)
     log_pos = where(greater(g, 0), log(where(greater(g, 0), g, ones_like(g))), floor)
     log_neg = where(less(g, 0), log(where(less(g, 0), negative(g), ones_like(g))), floor)
-    attrs = {"axis": axis, "exclusive": exclusive, "reverse": not reverse}
-    pos = exp(bind(_cumulative_logsumexp, (log_pos - ans,), attrs) + x)
-    neg = exp(bind(_cumulative_logsumexp, (log_neg - ans,), attrs) + x)
+    # (through the op, whose axis may be a tensor read when the graph runs)
+    pos = exp(_cumulative_logsumexp_op(log_pos - ans, axis, exclusive, not reverse) + x)
+    neg = exp(_cumulative_logsumexp_op(log_neg - ans, axis, exclusive, not reverse) + x)
     return pos - neg
 
 

@@ -26,7 +26,8 @@ from tapeflow.framework.tensor import Tensor, TensorLike
 from tapeflow.framework.exports import tf_export
 from tapeflow.framework.dtypes import kind_of
 from tapeflow.ops._convert import convert_to_tensor, require
-from tapeflow.ops._static import reads_static, static_value
+from tapeflow.ops._static import (ensure_shape_prim, read_at_run_time, reads_static,
+                                  static_value)
 from tapeflow.ops.array_ops import (broadcast_to, concat, expand_dims, gather, one_hot, reshape,
                                     squeeze, transpose)
 from tapeflow.ops.math_ops import abs as abs_
@@ -778,12 +779,24 @@ def _dropout(x: Any, rate: Any, noise_shape: Any, sample_uniform: Any) -> Tensor
     else:
         rate = cast(convert_to_tensor(rate), x.dtype)
         kept = x / (1 - rate)
-    shape = x._value.shape if noise_shape is None else tuple(
-        d if n is None else int(n)
-        for n, d in zip(_noise_dims(static_value(noise_shape, "dropout: noise_shape")),
-                        x._value.shape))
-    keep_mask = sample_uniform(shape, x.dtype) >= rate
-    return where(keep_mask, kept, 0)
+    keep_mask = sample_uniform(_noise_shape(x, noise_shape), x.dtype) >= rate
+    out = where(keep_mask, kept, 0)
+    if read_at_run_time(noise_shape) and x._value.shape is not None:
+        # x's static shape, as TF's set_shape gives it (checked as the graph runs)
+        out = bind(ensure_shape_prim, (out,), {"shape": x._value.shape, "note": ""})
+    return out
+
+
+def _noise_shape(x: Tensor, noise_shape: Any) -> Any:
+    """The shape of dropout's keep decisions: x's, or `noise_shape` with its None entries
+    taken from x; one holding a traced tensor is read when the graph runs (as TF's, which
+    then broadcasts the decisions over x as it runs)."""
+    if noise_shape is None:
+        return x._value.shape
+    if read_at_run_time(noise_shape):
+        return noise_shape
+    return tuple(d if n is None else int(n) for n, d in zip(
+        _noise_dims(static_value(noise_shape, "dropout: noise_shape")), x._value.shape))
 
 
 def _noise_dims(noise_shape: Any) -> list:

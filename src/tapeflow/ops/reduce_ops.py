@@ -10,17 +10,19 @@ import numpy as np
 from tapeflow.framework.abstract import ShapedArray, has_static_shape
 from tapeflow.autodiff.core import Primitive, bind, dims_text
 from tapeflow.framework import dtypes as _dtypes
+from tapeflow.framework.context import context
 from tapeflow.framework.convert import cpp_name
 from tapeflow.framework.errors import InvalidArgumentError
 from tapeflow.framework.ragged_tensor import fallback as ragged_fallback
 from tapeflow.framework.tensor import Tensor, TensorLike
 from tapeflow.framework.exports import tf_export
 from tapeflow.ops._convert import convert_input, convert_to_tensor, is_bfloat16, require
-from tapeflow.ops._static import reads_static, static_value
-from tapeflow.ops.array_ops import broadcast_to_shape, fill_shape, reshape, reshape_to, transpose
+from tapeflow.ops._static import read_at_run_time, reads_static, static_value
+from tapeflow.ops.array_ops import (broadcast_to_shape, fill_shape, invert_permutation,
+                                    reshape, reshape_to, run_time_int, transpose)
 from tapeflow.ops.array_ops import shape as shape_of
 from tapeflow.ops.math_ops import (zeros_of, abs as abs_, cast, conj, equal, exp, is_finite,
-                                   not_equal, pow as pow_, real, reciprocal, sqrt, square,
+                                   maximum, not_equal, pow as pow_, real, reciprocal, sqrt, square,
                                    stop_gradient, where, ones_like, zeros_like)
 
 
@@ -98,6 +100,9 @@ def _reduction(prim: Primitive, allowed: str, no_axes_is_identity: bool = True):
             return ragged_fallback(exc, "reduce", op, input_tensor, axis, keepdims)
         require(x, allowed, prim.name)
         shape = x._value.shape
+        if context.state.graph is not None and read_at_run_time(axis):   # as TF's input
+            axis = run_time_int(axis, "reduction_indices", prim.name, 1, (shape,), at_most=True)
+            return bind(_AT_RUN_TIME[prim], (x, axis), {"keepdims": bool(keepdims)})
         axes = _axes(static_value(axis, f"{prim.name}: axis"),
                      None if shape is None else len(shape), prim.name)
         if axes == () and no_axes_is_identity:
@@ -342,6 +347,105 @@ _any = Primitive("Any", lambda x, axis, keepdims: np.any(x, axis=axis, keepdims=
                  differentiable=False, shape_rule=_reduced("Any", np.bool_))
 
 
+# -- reductions over axes read when the graph runs ------------------------------------------------
+# Each reduction has a twin that takes its axes as a second input (TF's reduction_indices):
+# the kernel checks them as TF's and runs the reduction's kernel. TF's shape function then
+# knows x's rank with keepdims, and not even the rank without. The adjoints are the static
+# ones written with the axes as the graph runs: `_restored` puts back the reduced axes as 1s.
+
+def _run_time_axes(x: np.ndarray, axis: np.ndarray, op_name: str) -> tuple:
+    if np.ndim(axis) > 1:
+        raise InvalidArgumentError(f"Invalid reduction arguments: Axes must be a scalar or "
+                                   f"vector, got shape {dims_text(np.shape(axis))} "
+                                   f"[Op:{op_name}]")
+    return _axes(np.asarray(axis).tolist(), x.ndim, op_name)
+
+
+def _reduce_at_run_time(prim: Primitive) -> Primitive:
+    """`prim`'s twin over the axes given as its second input."""
+    def kernel(x: np.ndarray, axis: np.ndarray, keepdims: bool) -> np.ndarray:
+        return prim.impl(x, _run_time_axes(x, axis, prim.name), keepdims)
+
+    def rule(x: ShapedArray, axis: ShapedArray, keepdims: bool) -> ShapedArray:
+        like = prim.shape_rule(x, axis=(), keepdims=True)   # the dtype (and rank) as prim's
+        return ShapedArray(like.shape and (None,) * len(like.shape) if keepdims else None,
+                           like.dtype)
+    return Primitive(prim.name, kernel, register=False, differentiable=prim.differentiable,
+                     shape_rule=rule)
+
+
+def _reduced_layout_kernel(x: np.ndarray, axis: np.ndarray, op_name: str) -> tuple:
+    """For x reduced over the run-time `axis`: the reduced shape with the axes kept as 1, the
+    count of elements reduced into each output, and the perm moving the reduced axes first
+    with its [reduced, kept] element counts (a product's adjoint)."""
+    axes = _run_time_axes(x, axis, op_name)
+    axes = tuple(range(x.ndim)) if axes is None else axes
+    kept = [i for i in range(x.ndim) if i not in axes]
+    reduced = int(np.prod([x.shape[a] for a in axes], dtype=np.int64))
+    return (np.array([1 if i in axes else d for i, d in enumerate(x.shape)], np.int32),
+            np.array(reduced, np.int64), np.array(list(axes) + kept, np.int32),
+            np.array([reduced, np.prod([x.shape[i] for i in kept], dtype=np.int64)], np.int32))
+
+
+_reduced_layout = Primitive(
+    "ReducedLayout", _reduced_layout_kernel, multiple_results=True, differentiable=False,
+    register=False, shape_rule=lambda x, axis, op_name: (
+        ShapedArray((x.ndim,), np.int32), ShapedArray((), np.int64),
+        ShapedArray((x.ndim,), np.int32), ShapedArray((2,), np.int32)))
+
+
+def _layout(x: Tensor, axis: Tensor, op_name: str) -> tuple:
+    return bind(_reduced_layout, (x, axis), {"op_name": op_name})
+
+
+def _restored(g: Tensor, x: Tensor, axis: Tensor, keepdims: bool, op_name: str) -> Tensor:
+    """`g` (x reduced over the run-time `axis`) broadcast back over x's shape."""
+    if not keepdims:
+        g = reshape(g, _layout(x, axis, op_name)[0])
+    return broadcast_like(g, x)
+
+
+def _sum_at_run_time_vjp(g: Tensor, ans: Tensor, x: Tensor, axis: Tensor,
+                         keepdims: bool) -> tuple:
+    return _restored(g, x, axis, keepdims, "Sum"), None
+
+
+def _mean_at_run_time_vjp(g: Tensor, ans: Tensor, x: Tensor, axis: Tensor,
+                          keepdims: bool) -> tuple:
+    count = _layout(x, axis, "Mean")[1]   # 1 for an empty mean: there is nothing to divide
+    return _restored(g, x, axis, keepdims, "Mean") / cast(maximum(count, 1), g.dtype), None
+
+
+def _extremum_at_run_time_vjp(g: Tensor, ans: Tensor, x: Tensor, axis: Tensor,
+                              keepdims: bool) -> tuple:
+    # Ties share the gradient equally, as the static rule.
+    mask = cast(equal(x, _restored(ans, x, axis, keepdims, "Max")), x.dtype)
+    count = bind(_AT_RUN_TIME[_sum], (mask, axis), {"keepdims": True})
+    return mask * _restored(g, x, axis, keepdims, "Max") / count, None
+
+
+def _logsumexp_at_run_time_vjp(g: Tensor, ans: Tensor, x: Tensor, axis: Tensor,
+                               keepdims: bool) -> tuple:
+    peak = bind(_AT_RUN_TIME[_max], (x, axis), {"keepdims": True})
+    peak = stop_gradient(where(is_finite(peak), peak, zeros_like(peak)))
+    shifted = exp(x - peak)
+    total = bind(_AT_RUN_TIME[_sum], (shifted, axis), {"keepdims": True})
+    return _restored(g, x, axis, keepdims, "ReduceLogSumExp") * reciprocal(total) * shifted, None
+
+
+def _prod_at_run_time_vjp(g: Tensor, ans: Tensor, x: Tensor, axis: Tensor,
+                          keepdims: bool) -> tuple:
+    # The static rule's: the reduced axes moved first and flattened, the product of the
+    # others as exclusive cumulative products from both ends, moved back.
+    from tapeflow.ops.manip_ops import cumprod
+    _, _, perm, flat_shape = _layout(x, axis, "Prod")
+    moved = transpose(x, perm)
+    flat = reshape(moved, flat_shape)
+    others = cumprod(flat, 0, exclusive=True) * cumprod(flat, 0, exclusive=True, reverse=True)
+    grad = transpose(reshape(others, shape_of(moved)), invert_permutation(perm))
+    return _restored(g, x, axis, keepdims, "Prod") * grad, None
+
+
 def _batched_reduction_vjp(prim: Primitive) -> Any:
     # Reduction rules are `weights(x) * reshape(g, kept_shape)`: elementwise in g after the
     # reshape, so the plain rule at a cotangent of ones gives the weights.
@@ -354,6 +458,13 @@ def _batched_reduction_vjp(prim: Primitive) -> Any:
 
 for _prim in (_sum, _mean, _max, _min, _prod, _logsumexp):
     _prim.defbatch(_batched_reduction_vjp(_prim))
+
+_AT_RUN_TIME = {prim: _reduce_at_run_time(prim)
+                for prim in (_sum, _mean, _max, _min, _prod, _logsumexp, _all, _any)}
+for _prim, _rule in ((_sum, _sum_at_run_time_vjp), (_mean, _mean_at_run_time_vjp),
+                     (_max, _extremum_at_run_time_vjp), (_min, _extremum_at_run_time_vjp),
+                     (_prod, _prod_at_run_time_vjp), (_logsumexp, _logsumexp_at_run_time_vjp)):
+    _AT_RUN_TIME[_prim].defvjp(_rule)
 
 reduce_sum = tf_export("math.reduce_sum", "reduce_sum")(_reduction(_sum, "fciu"))
 reduce_mean = tf_export("math.reduce_mean", "reduce_mean")(_reduction(_mean, "fciu"))
@@ -448,30 +559,64 @@ def _arg_reduced(op_name: str) -> Any:
     return rule
 
 
+def _checked_arg_axis(a: int, shape: tuple, tf_name: str) -> int:
+    """ArgMax's axis made non-negative, checked as TF's kernel checks it."""
+    rank = len(shape)
+    if not -rank <= a < rank:
+        raise InvalidArgumentError(f"Expected dimension in the range [{-rank}, {rank}), "
+                                   f"but got {a} [Op:{tf_name}]")
+    a %= rank
+    if shape[a] == 0:
+        raise InvalidArgumentError(f"Reduction axis {a} is empty in shape "
+                                   f"{dims_text(shape)} [Op:{tf_name}]")
+    return a
+
+
+def _arg_output_type(output_type: Any, tf_name: str) -> np.dtype:
+    out_type = _dtypes.as_dtype(output_type)
+    if out_type._np not in _ARG_OUTPUT_TYPES:
+        raise InvalidArgumentError(f"Value for attr 'output_type' of {cpp_name(out_type)} "
+                                   f"is not in the list of allowed values: int16, uint16, "
+                                   f"int32, int64 [Op:{tf_name}]")
+    return out_type._np
+
+
+def _arg_at_run_time(tf_name: str, kernel: Any) -> Primitive:
+    """ArgMax / ArgMin with the axis as a second input, read when the graph runs: TF's
+    shape function then knows the output's rank only."""
+    def run(x: np.ndarray, axis: np.ndarray, dtype: np.dtype) -> np.ndarray:
+        return kernel(x, _checked_arg_axis(int(axis), x.shape, tf_name), dtype)
+
+    def rule(x: ShapedArray, axis: ShapedArray, dtype: np.dtype) -> ShapedArray:
+        return ShapedArray(None if x.shape is None else (None,) * (len(x.shape) - 1), dtype)
+    return Primitive(tf_name, run, differentiable=False, register=False, shape_rule=rule)
+
+
 def _arg_reduction(tf_name: str, kernel: Any):
     prim = Primitive(tf_name, kernel, differentiable=False, shape_rule=_arg_reduced(tf_name))
+    at_run_time = _arg_at_run_time(tf_name, kernel)
 
     @reads_static
     def op(input: Any, axis: Any = None, output_type: Any = _dtypes.int64,  # noqa: A002
            name: Optional[str] = None) -> Tensor:
         x = convert_to_tensor(input)
         require(x, "fiub", tf_name)
+        if read_at_run_time(axis):   # read when the graph runs, as TF's dimension input
+            if isinstance(axis, Tensor) and axis.dtype not in (_dtypes.int32, _dtypes.int64):
+                raise TypeError(f"axis tensor dtypes <dtype: '{axis.dtype.name}'> is not "
+                                f"supported")
+            axis = run_time_int(axis, "dimension", tf_name, 0, (x._value.shape,))
+            return bind(at_run_time, (x, axis),
+                        {"dtype": _arg_output_type(output_type, tf_name)})
         a = int(np.asarray(0 if axis is None else static_value(axis, f"{tf_name}: axis")))
         shape = x._value.shape
         rank = len(shape)
         if not -rank <= a < rank:
             raise InvalidArgumentError(f"Expected dimension in the range [{-rank}, {rank}), "
                                        f"but got {a} [Op:{tf_name}]")
-        a %= rank
-        out_type = _dtypes.as_dtype(output_type)
-        if out_type._np not in _ARG_OUTPUT_TYPES:
-            raise InvalidArgumentError(f"Value for attr 'output_type' of {cpp_name(out_type)} "
-                                       f"is not in the list of allowed values: int16, uint16, "
-                                       f"int32, int64 [Op:{tf_name}]")
-        if shape[a] == 0:
-            raise InvalidArgumentError(f"Reduction axis {a} is empty in shape "
-                                       f"{dims_text(shape)} [Op:{tf_name}]")
-        return bind(prim, (x,), {"axis": a, "dtype": out_type._np})
+        out_type = _arg_output_type(output_type, tf_name)
+        return bind(prim, (x,), {"axis": _checked_arg_axis(a, shape, tf_name),
+                                 "dtype": out_type})
     return op
 
 

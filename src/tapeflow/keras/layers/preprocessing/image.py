@@ -601,8 +601,9 @@ class RandomCrop(_OutputSized, _Seeded):
         h_axis, w_axis = _hw_axes(self.data_format)
         shape = _image_shape(images)
         height, width = shape[h_axis], shape[w_axis]
-        # As Keras: a height or width known only when the graph runs reaches this Python `if`
-        # (OperatorNotAllowedInGraphError: Keras's RandomCrop needs them static when traced).
+        # As Keras 3.15.1 (measured in tf.function, Dataset.map and fit): a height or width
+        # known only when the graph runs reaches this Python `if` in training
+        # (OperatorNotAllowedInGraphError) and the float() below at inference (TypeError).
         if training and height > self.height and width > self.width:
             top = tf.cast(self._uniform((), 0, float(height - self.height + 1)), "int32")
             left = tf.cast(self._uniform((), 0, float(width - self.width + 1)), "int32")
