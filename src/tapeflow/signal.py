@@ -15,9 +15,11 @@ import numpy as np
 
 import tapeflow as tf
 import tapeflow.ops.fft_ops  # noqa: F401 - declares tf.signal.fft, rfft, ...
+from tapeflow.autodiff.core import Primitive, bind
+from tapeflow.framework.abstract import ShapedArray
 from tapeflow.framework.exports import populate as _populate
 from tapeflow.framework.exports import tf_export
-from tapeflow.ops._static import static_value
+from tapeflow.ops._static import read_at_run_time, reads_static, static_value
 
 __all__: list = []
 
@@ -40,10 +42,18 @@ def _static_dim(x: tf.Tensor, axis: int, what: str) -> int:
     return dim
 
 
+def _unknown_dim(x: tf.Tensor, axis: int) -> bool:
+    """Whether tracing does not know the length of x's `axis` (an existing axis)."""
+    rank = x.shape.rank
+    return rank is not None and -rank <= axis < rank and x.shape[axis] is None
+
+
 # -- shifts ----------------------------------------------------------------------------------------
 
 def _shift(x: Any, axes: Any, sign: int) -> tf.Tensor:
     x = tf.convert_to_tensor(x)
+    if read_at_run_time(axes) or (x.shape.rank is not None and None in x.shape.as_list()):
+        return _run_time_shift(x, axes, sign)
     shape = x.shape.as_list()
     if axes is None:
         axes = list(range(len(shape)))
@@ -53,6 +63,15 @@ def _shift(x: Any, axes: Any, sign: int) -> tf.Tensor:
         axes = [int(a) + len(shape) if int(a) < 0 else int(a) for a in np.ravel(axes)]
     shifts = [sign * (_static_dim(x, a, "fftshift") // 2) for a in axes]
     return tf.roll(x, shifts, axes)
+
+
+def _run_time_shift(x: tf.Tensor, axes: Any, sign: int) -> tf.Tensor:
+    """TF's fftshift: the shifts (and axes) as ops that read the sizes as the graph runs."""
+    if axes is None:
+        axes = list(range(x.shape.rank))
+    axes = tf.convert_to_tensor(axes)
+    axes = tf.where(axes < 0, axes + tf.rank(x), axes)
+    return tf.roll(x, sign * (tf.gather(tf.shape(x), axes) // 2), axes)
 
 
 @tf_export("signal.fftshift")
@@ -68,9 +87,112 @@ def ifftshift(x: Any, axes: Any = None, name: Optional[str] = None) -> tf.Tensor
     return _shift(x, axes, -1)
 
 
+# -- framing with sizes read when a traced graph runs -------------------------------------------
+# Three linear primitives, each the transpose of another: Frame (TF's frame), FrameAt (frames
+# of a given count, zeros past the end) and OverlapAdd (frames summed back onto a signal of a
+# given length). Sizes are their inputs; `axis` (the framed axis) is an attribute.
+
+def _frames_np(x: np.ndarray, length: int, step: int, count: int, fill: Any,
+               axis: int) -> np.ndarray:
+    """`count` frames of `length` every `step` along `axis` of x, `fill` past its end."""
+    x = np.moveaxis(x, axis, -1)
+    need = step * (count - 1) + length if count else 0
+    if need > x.shape[-1]:
+        widths = [(0, 0)] * (x.ndim - 1) + [(0, need - x.shape[-1])]
+        x = np.pad(x, widths, constant_values=np.asarray(fill, x.dtype))
+    index = step * np.arange(count)[:, None] + np.arange(length)[None, :]
+    frames = x[..., index] if count else np.zeros(x.shape[:-1] + (0, length), x.dtype)
+    return np.moveaxis(np.moveaxis(frames, -1, axis), -1, axis)
+
+
+def _sizes(length: np.ndarray, step: np.ndarray) -> tuple:
+    length, step = int(length), int(step)
+    if length < 0 or step <= 0:   # TF's frame gives garbage or hangs; tapeflow refuses
+        raise tf.errors.InvalidArgumentError(f"frame_length must be non-negative and "
+                                             f"frame_step positive, got {length} and {step} "
+                                             f"[Op:Frame]")
+    return length, step
+
+
+def _frame_kernel(x: np.ndarray, length: np.ndarray, step: np.ndarray, fill: np.ndarray,
+                  axis: int, pad_end: bool) -> np.ndarray:
+    length, step = _sizes(length, step)
+    size = x.shape[axis]
+    count = -(-size // step) if pad_end else max(0, 1 + (size - length) // step)
+    return _frames_np(x, length, step, count, fill, axis)
+
+
+def _frame_at_kernel(x: np.ndarray, length: np.ndarray, step: np.ndarray, count: np.ndarray,
+                     axis: int) -> np.ndarray:
+    length, step = _sizes(length, step)
+    return _frames_np(x, length, step, int(count), 0, axis)
+
+
+def _overlap_add_kernel(frames: np.ndarray, step: np.ndarray, size: np.ndarray,
+                        axis: int) -> np.ndarray:
+    count, length = frames.shape[axis], frames.shape[axis + 1]
+    _, step = _sizes(length, step)
+    moved = np.moveaxis(np.moveaxis(frames, axis, -1), axis, -1)   # [..., count, length]
+    need = max(int(size), step * (count - 1) + length if count else 0)
+    out = np.zeros(moved.shape[:-2] + (need,), frames.dtype)
+    for i in range(count):
+        out[..., step * i:step * i + length] += moved[..., i, :]
+    return np.moveaxis(out[..., :int(size)], -1, axis)
+
+
+def _framed_rule(x: Any, *sizes: Any, axis: int, **_: Any) -> Any:
+    shape = None if x.shape is None else x.shape[:axis] + (None, None) + x.shape[axis + 1:]
+    return ShapedArray(shape, x.dtype)
+
+
+def _overlap_rule(frames: Any, step: Any, size: Any, axis: int) -> Any:
+    shape = None if frames.shape is None else \
+        frames.shape[:axis] + (None,) + frames.shape[axis + 2:]
+    return ShapedArray(shape, frames.dtype)
+
+
+_FRAME = Primitive("Frame", _frame_kernel, shape_rule=_framed_rule, register=False)
+_FRAME_AT = Primitive("FrameAt", _frame_at_kernel, shape_rule=_framed_rule, register=False)
+_OVERLAP_ADD = Primitive("OverlapAdd", _overlap_add_kernel, shape_rule=_overlap_rule,
+                         register=False)
+_FRAME.defvjp(lambda g, ans, x, length, step, fill, axis, pad_end: (
+    bind(_OVERLAP_ADD, (g, step, tf.shape(x)[axis]), {"axis": axis}), None, None, None))
+_FRAME_AT.defvjp(lambda g, ans, x, length, step, count, axis: (
+    bind(_OVERLAP_ADD, (g, step, tf.shape(x)[axis]), {"axis": axis}), None, None, None))
+_OVERLAP_ADD.defvjp(lambda g, ans, frames, step, size, axis: (
+    bind(_FRAME_AT, (g, tf.shape(frames)[axis + 1], step, tf.shape(frames)[axis]),
+         {"axis": axis}), None, None))
+
+
+def _run_time_frame(signal: tf.Tensor, frame_length: Any, frame_step: Any, pad_end: bool,
+                    pad_value: Any, axis: Any) -> tf.Tensor:
+    """frame with a size (or the axis) read when the graph runs: the Frame primitive (an axis
+    read at run time moves to the end first, as TF's frame reshapes around it)."""
+    rank = signal.shape.rank
+    sizes = [tf.cast(tf.convert_to_tensor(v), tf.int32) for v in (frame_length, frame_step)]
+    fill = tf.cast(pad_value, signal.dtype)
+    if not read_at_run_time(axis):
+        axis = _int(axis, "axis")
+        axis = axis + rank if axis < 0 else axis
+        framed = bind(_FRAME, (signal, *sizes, fill), {"axis": axis, "pad_end": pad_end})
+        if read_at_run_time(frame_length):
+            return framed
+        known = framed.shape.as_list()   # the frame length the trace knows
+        known[axis + 1] = _int(frame_length, "frame_length")
+        return tf.ensure_shape(framed, known)
+    axis = tf.convert_to_tensor(axis)
+    axis = tf.where(axis < 0, axis + rank, axis)
+    order = tf.concat([tf.range(axis), tf.range(axis + 1, rank), [axis]], 0)
+    framed = bind(_FRAME, (tf.transpose(signal, order), *sizes, fill),
+                  {"axis": rank - 1, "pad_end": pad_end})
+    back = tf.concat([tf.range(axis), [rank - 1, rank], tf.range(axis, rank - 1)], 0)
+    return tf.transpose(framed, back)
+
+
 # -- framing ---------------------------------------------------------------------------------------
 
 @tf_export("signal.frame")
+@reads_static
 def frame(signal: Any, frame_length: Any, frame_step: Any, pad_end: bool = False,
           pad_value: Any = 0, axis: int = -1, name: Optional[str] = None) -> tf.Tensor:
     """Frames of `frame_length` samples every `frame_step` samples along `axis`, which becomes
@@ -79,6 +201,9 @@ def frame(signal: Any, frame_length: Any, frame_step: Any, pad_end: bool = False
     signal = tf.convert_to_tensor(signal)
     if signal.shape.rank == 0:
         raise ValueError("Shape () must have rank at least 1")
+    if read_at_run_time([frame_length, frame_step, axis]) or \
+            _unknown_dim(signal, _int(axis, "axis")):   # TF's run-time sizes and shapes
+        return _run_time_frame(signal, frame_length, frame_step, pad_end, pad_value, axis)
     frame_length = _int(frame_length, "frame_length")
     frame_step = _int(frame_step, "frame_step")
     axis = _int(axis, "axis")
@@ -115,6 +240,12 @@ def overlap_and_add(signal: Any, frame_step: Any, name: Optional[str] = None) ->
     signal = tf.convert_to_tensor(signal)
     if signal.shape.rank is not None and signal.shape.rank < 2:
         raise ValueError(f"Shape {signal.shape} must have rank at least 2")
+    if signal.shape.rank is not None and (read_at_run_time(frame_step) or None in
+                                          signal.shape.as_list()):   # TF's run-time sizes
+        step = tf.cast(tf.convert_to_tensor(frame_step), tf.int32)
+        dims = tf.shape(signal)
+        size = tf.maximum((dims[-2] - 1) * step + dims[-1], 0)
+        return bind(_OVERLAP_ADD, (signal, step, size), {"axis": signal.shape.rank - 2})
     step = _int(frame_step, "frame_step")
     outer = signal.shape.as_list()[:-2]
     frames = _static_dim(signal, -2, "overlap_and_add")
@@ -144,9 +275,16 @@ def overlap_and_add(signal: Any, frame_step: Any, name: Optional[str] = None) ->
 # -- windows ---------------------------------------------------------------------------------------
 
 def _window_args(window_length: Any, dtype: Any, periodic: Any = None) -> tuple:
+    """(length, dtype): the length a Python int, or where it is read when the graph runs (as
+    TF's), an int32 scalar tensor that the window's ops take as it is."""
     dtype = tf.as_dtype(dtype)
     if not dtype.is_floating:
         raise ValueError(f"dtype must be a floating point type. Found {dtype!r}")
+    if read_at_run_time(window_length):
+        length = tf.convert_to_tensor(window_length, dtype_hint=tf.int32)
+        if length.shape.rank != 0:
+            raise ValueError(f"Shape {length.shape} must have rank 0")
+        return tf.cast(length, tf.int32), dtype
     length = static_value(window_length, "tf.signal: window_length", np.asarray)
     if length.ndim != 0:
         raise ValueError(f"Shape {tuple(length.shape)} must have rank 0")
@@ -156,14 +294,17 @@ def _window_args(window_length: Any, dtype: Any, periodic: Any = None) -> tuple:
 def _raised_cosine(window_length: Any, periodic: Any, dtype: Any, a: float,
                    b: float) -> tf.Tensor:
     length, dtype = _window_args(window_length, dtype)
-    if length == 1:
+    if isinstance(length, int) and length == 1:
         return tf.ones([1], dtype)
     periodic = bool(static_value(periodic, "tf.signal: periodic", np.asarray))
     even = 1 - length % 2
     n = tf.cast(length + int(periodic) * even - 1, dtype)
     count = tf.cast(tf.range(length), dtype)
     cos_arg = tf.constant(2 * np.pi, dtype) * count / n
-    return tf.cast(a - b * tf.cos(cos_arg), dtype)
+    window = tf.cast(a - b * tf.cos(cos_arg), dtype)
+    if isinstance(length, int):
+        return window
+    return tf.where(tf.equal(length, 1), tf.ones_like(window), window)   # TF's cond
 
 
 @tf_export("signal.hann_window")
@@ -185,7 +326,7 @@ def kaiser_window(window_length: Any, beta: Any = 12.0, dtype: Any = tf.float32,
                   name: Optional[str] = None) -> tf.Tensor:
     """The Kaiser window I0(beta sqrt(1 - (2n / (N - 1) - 1)^2)) / I0(beta)."""
     length, dtype = _window_args(window_length, dtype)
-    if length == 1:
+    if isinstance(length, int) and length == 1:
         return tf.ones([1], dtype)
     halflen = (tf.cast(length, tf.float32) - 1.0) / 2.0
     arg = tf.cast(tf.range(-halflen, halflen + 0.1, dtype=tf.float32), dtype)
@@ -220,11 +361,26 @@ def vorbis_window(window_length: Any, dtype: Any = tf.float32,
 
 # -- STFT ------------------------------------------------------------------------------------------
 
-def _enclosing_power_of_two(value: int) -> int:
+def _enclosing_power_of_two(value: Any) -> Any:
+    """2 ** ceil(log2(value)): an int, or ops on a size read when the graph runs (TF's)."""
+    if isinstance(value, tf.Tensor):
+        exponent = tf.math.ceil(tf.math.log(tf.cast(value, tf.float32)) / np.log(2.0))
+        return tf.cast(tf.pow(2.0, exponent), tf.int32)
     return int(2 ** np.ceil(np.log2(value)))
 
 
+def _size_arg(value: Any, what: str) -> Any:
+    """A size of the STFTs: a Python int, or an int32 scalar tensor read when the graph runs."""
+    if read_at_run_time(value):
+        size = tf.cast(tf.convert_to_tensor(value), tf.int32)
+        if size.shape.rank != 0:
+            raise ValueError(f"Shape {size.shape} must have rank 0")
+        return size
+    return _int(value, what)
+
+
 @tf_export("signal.stft")
+@reads_static
 def stft(signals: Any, frame_length: Any, frame_step: Any, fft_length: Any = None,
          window_fn: Optional[Callable] = hann_window, pad_end: bool = False,
          name: Optional[str] = None) -> tf.Tensor:
@@ -233,10 +389,10 @@ def stft(signals: Any, frame_length: Any, frame_step: Any, fft_length: Any = Non
     signals = tf.convert_to_tensor(signals)
     if signals.shape.rank == 0:
         raise ValueError("Shape () must have rank at least 1")
-    frame_length = _int(frame_length, "frame_length")
-    frame_step = _int(frame_step, "frame_step")
+    frame_length = _size_arg(frame_length, "frame_length")
+    frame_step = _size_arg(frame_step, "frame_step")
     fft_length = (_enclosing_power_of_two(frame_length) if fft_length is None
-                  else _int(fft_length, "fft_length"))
+                  else _size_arg(fft_length, "fft_length"))
     framed = frame(signals, frame_length, frame_step, pad_end=pad_end)
     if window_fn is not None:
         framed = framed * window_fn(frame_length, dtype=framed.dtype)
@@ -265,6 +421,7 @@ def inverse_stft_window_fn(frame_step: Any, forward_window_fn: Callable = hann_w
 
 
 @tf_export("signal.inverse_stft")
+@reads_static
 def inverse_stft(stfts: Any, frame_length: Any, frame_step: Any, fft_length: Any = None,
                  window_fn: Optional[Callable] = hann_window,
                  name: Optional[str] = None) -> tf.Tensor:
@@ -274,12 +431,14 @@ def inverse_stft(stfts: Any, frame_length: Any, frame_step: Any, fft_length: Any
     stfts = tf.convert_to_tensor(stfts)
     if stfts.shape.rank is not None and stfts.shape.rank < 2:
         raise ValueError(f"Shape {stfts.shape} must have rank at least 2")
-    frame_length = _int(frame_length, "frame_length")
-    frame_step = _int(frame_step, "frame_step")
+    frame_length = _size_arg(frame_length, "frame_length")
+    frame_step = _size_arg(frame_step, "frame_step")
     fft_length = (_enclosing_power_of_two(frame_length) if fft_length is None
-                  else _int(fft_length, "fft_length"))
+                  else _size_arg(fft_length, "fft_length"))
     real_frames = tf.signal.irfft(stfts, [fft_length])
-    if fft_length > frame_length:
+    if isinstance(frame_length, tf.Tensor) or isinstance(fft_length, tf.Tensor):
+        real_frames = _cut_or_pad_last(real_frames, frame_length)
+    elif fft_length > frame_length:
         real_frames = real_frames[..., :frame_length]
     elif fft_length < frame_length:
         paddings = [[0, 0]] * (real_frames.shape.rank - 1) + [[0, frame_length - fft_length]]
@@ -287,6 +446,16 @@ def inverse_stft(stfts: Any, frame_length: Any, frame_step: Any, fft_length: Any
     if window_fn is not None:
         real_frames = real_frames * window_fn(frame_length, dtype=real_frames.dtype)
     return overlap_and_add(real_frames, frame_step)
+
+
+def _cut_or_pad_last(x: tf.Tensor, length: Any) -> tf.Tensor:
+    """x's last axis cut or zero-padded to `length`, as the graph runs (TF's inverse_stft)."""
+    dims = tf.shape(x)
+    keep = tf.minimum(dims[-1], length)
+    x = tf.slice(x, tf.zeros_like(dims), tf.concat([dims[:-1], [keep]], 0))
+    paddings = tf.concat([tf.zeros([x.shape.rank - 1, 2], tf.int32),
+                          [[0, tf.maximum(0, length - keep)]]], 0)
+    return tf.pad(x, paddings)
 
 
 # -- mel filterbanks and MFCCs -------------------------------------------------------------------

@@ -171,12 +171,15 @@ def crop_and_resize(image: Any, boxes: Any, box_indices: Any, crop_size: Any,
     if image.shape.rank != 4:
         raise tf.errors.InvalidArgumentError(
             f"input image must be 4-D{image.shape.as_list()} [Op:CropAndResize]")
-    if boxes.shape.rank != 2 or boxes.shape[-1] != 4:
+    if boxes.shape.rank != 2 or boxes.shape[-1] not in (4, None):
         raise tf.errors.InvalidArgumentError(
             f"boxes must be 2-D[num_boxes, 4]{boxes.shape.as_list()} [Op:CropAndResize]")
-    if box_indices.shape.rank != 1 or box_indices.shape[0] != boxes.shape[0]:
+    if box_indices.shape.rank != 1 or None not in (box_indices.shape[0], boxes.shape[0]) \
+            and box_indices.shape[0] != boxes.shape[0]:
         raise tf.errors.InvalidArgumentError(
             "box_index has incompatible shape [Op:CropAndResize]")
+    if boxes.shape[-1] is None:   # known only as the graph runs: checked there
+        boxes = tf.ensure_shape(boxes, [None, 4])
     method = str(method)
     if method not in ("bilinear", "nearest"):
         raise tf.errors.InvalidArgumentError(
@@ -657,7 +660,8 @@ def _iou_above(boxes: np.ndarray, i: int, j: int, threshold: np.float32) -> bool
 
 def _combined_kernel(boxes: np.ndarray, scores: np.ndarray, per_class: np.ndarray,
                      total: np.ndarray, iou: np.ndarray, score_threshold: np.ndarray,
-                     pad_per_class: bool, clip_boxes: bool) -> tuple:
+                     pad_per_class: bool, clip_boxes: bool, size: Optional[int] = None
+                     ) -> tuple:
     """TF's CombinedNonMaxSuppression: hard NMS per class, then the best `total` of all
     classes per image by score, boxes clipped to [0, 1], zero-padded."""
     batch, num_boxes, q, _ = boxes.shape
@@ -696,13 +700,32 @@ def _combined_kernel(boxes: np.ndarray, scores: np.ndarray, per_class: np.ndarra
     return out_boxes, out_scores, out_classes, valid
 
 
-_COMBINED = _numpy_op(
-    "CombinedNonMaxSuppression", _combined_kernel,
-    lambda boxes, *rest, **attrs: (ShapedArray((None, None, 4), np.dtype(np.float32)),
-                                   ShapedArray((None, None), np.dtype(np.float32)),
-                                   ShapedArray((None, None), np.dtype(np.float32)),
-                                   ShapedArray((None,), np.dtype(np.int32))),
-    multiple_results=True)
+def _combined_rule(boxes: ShapedArray, scores: ShapedArray, per_class: ShapedArray,
+                   total: ShapedArray, *rest: ShapedArray, pad_per_class: bool,
+                   clip_boxes: bool, size: Optional[int] = None) -> tuple:
+    """The batch from boxes; the detections' count where tracing knows it (`size`)."""
+    batch = None if boxes.shape is None else boxes.shape[0]
+    f32 = np.dtype(np.float32)
+    return (ShapedArray((batch, size, 4), f32), ShapedArray((batch, size), f32),
+            ShapedArray((batch, size), f32), ShapedArray((batch,), np.dtype(np.int32)))
+
+
+def _combined_size(scores: Any, per_class: Any, total: Any, pad_per_class: bool
+                   ) -> Optional[int]:
+    """How many detections per image the op gives, where tracing knows it (TF's shape
+    function): max_total_size, or with pad_per_class the smaller of it and per_class times
+    the classes."""
+    known = [None if isinstance(v, tf.Tensor) else int(v) for v in (per_class, total)]
+    if not pad_per_class:
+        return known[1]
+    classes = scores.shape[2]
+    if None in known or classes is None:
+        return None
+    return min(known[0] * classes, known[1])
+
+
+_COMBINED = _numpy_op("CombinedNonMaxSuppression", _combined_kernel, _combined_rule,
+                      multiple_results=True)
 
 
 def combined_non_max_suppression(boxes: Any, scores: Any, max_output_size_per_class: Any,
@@ -725,4 +748,6 @@ def combined_non_max_suppression(boxes: Any, scores: Any, max_output_size_per_cl
                        tf.convert_to_tensor(max_total_size, tf.int32),
                        tf.convert_to_tensor(iou_threshold, tf.float32),
                        tf.convert_to_tensor(score_threshold, tf.float32),
-                       pad_per_class=bool(pad_per_class), clip_boxes=bool(clip_boxes)))
+                       pad_per_class=bool(pad_per_class), clip_boxes=bool(clip_boxes),
+                       size=_combined_size(scores, max_output_size_per_class, max_total_size,
+                                           bool(pad_per_class))))

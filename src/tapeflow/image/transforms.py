@@ -64,16 +64,20 @@ def transpose(image: Any, name: Optional[str] = None) -> Any:
 def central_crop(image: Any, central_fraction: float) -> Any:
     """The central `central_fraction` of the height and width (TF's rounding of the start)."""
     image = tf.convert_to_tensor(image)
-    if central_fraction <= 0.0 or central_fraction > 1.0:
+    if is_traced(central_fraction):   # read when the graph runs, its check an Assert (TF's)
+        central_fraction = tf.cast(central_fraction, tf.float64)
+        _require(tf.logical_and(central_fraction > 0.0, central_fraction <= 1.0),
+                 "central_fraction must be within (0, 1]")
+    elif central_fraction <= 0.0 or central_fraction > 1.0:
         raise ValueError("central_fraction must be within (0, 1]")
-    if central_fraction == 1.0:
+    elif central_fraction == 1.0:
         return image
     rank = image.shape.rank
     if rank not in (3, 4):
         raise ValueError(f"`image` should either be a Tensor with rank = 3 or rank = 4. Had "
                          f"rank = {rank}.")
     images = image if rank == 4 else tf.expand_dims(image, 0)
-    if _needs_run_time(images):
+    if _needs_run_time(images, central_fraction):
         out = _central_crop_run_time(images, central_fraction)
         return out if rank == 4 else tf.squeeze(out, 0)
     height, width = _image_hw(images, "tf.image.central_crop")
@@ -88,7 +92,7 @@ def _central_crop_run_time(images: Any, central_fraction: float) -> Any:
     """central_crop of 4-D `images` whose unknown height or width is read as the graph runs
     (TF's float64 start, truncated)."""
     def start(size: Any) -> Any:
-        if isinstance(size, int):
+        if isinstance(size, int) and not isinstance(central_fraction, tf.Tensor):
             return int((float(size) - float(size) * central_fraction) / 2)
         size = tf.cast(size, tf.float64)
         return tf.cast((size - size * central_fraction) / 2, tf.int32)

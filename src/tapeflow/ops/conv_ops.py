@@ -27,13 +27,14 @@ from numpy.lib.stride_tricks import as_strided
 from tapeflow.framework.abstract import ShapedArray, has_static_shape, shape_error
 from tapeflow.autodiff.core import Primitive, bind
 from tapeflow.framework.errors import (AbortedError, InvalidArgumentError, NotFoundError,
-                                        UnimplementedError)
+                                        OperatorNotAllowedInGraphError, UnimplementedError)
 from tapeflow.framework.tensor import Tensor
 from tapeflow.framework.convert import enum_name, mismatch_error
 from tapeflow.framework.exports import tf_export
 from tapeflow.ops._convert import convert_to_tensor, is_bfloat16, require
 from tapeflow.ops._static import is_traced
-from tapeflow.ops.array_ops import expand_dims, reshape, shape, squeeze, transpose
+from tapeflow.ops.array_ops import (concat, expand_dims, gather, reshape, shape, squeeze,
+                                    transpose)
 from tapeflow.ops.manip_ops import pad
 from tapeflow.ops.math_ops import zeros_like
 
@@ -58,14 +59,24 @@ def _pair(value: Any, name: str, op_name: str, rank: int = 4) -> tuple:
                      f"of length {len(value)}")
 
 
+# The kernels whose `padding` attr also allows "EXPLICIT" (TF 2.21's op definitions).
+_EXPLICIT_PADDING_OPS = ("Conv2D", "DepthwiseConv2dNative", "Conv2DBackpropInput", "MaxPool")
+
+
+def _check_padding_name(padding: str, op_name: str) -> str:
+    """A string `padding` as TF's op attr takes it: exactly 'SAME' or 'VALID' ('valid', as
+    Keras spells it, is TF's InvalidArgumentError, measured with TF 2.21)."""
+    if padding not in ("SAME", "VALID"):
+        allowed = '"SAME", "VALID", "EXPLICIT"' if op_name in _EXPLICIT_PADDING_OPS \
+            else '"SAME", "VALID"'
+        raise InvalidArgumentError(f"Value for attr 'padding' of \"{padding}\" is not in the "
+                                   f"list of allowed values: {allowed} [Op:{op_name}]")
+    return padding
+
+
 def _padding_mode(padding: Any, op_name: str) -> Any:
     if isinstance(padding, str):
-        mode = padding.upper()
-        if mode not in ("SAME", "VALID"):
-            raise InvalidArgumentError(
-                f"Value for attr 'padding' of \"{padding}\" is not in the list of allowed "
-                f"values: \"SAME\", \"VALID\", \"EXPLICIT\" [Op:{op_name}]")
-        return mode
+        return _check_padding_name(padding, op_name)
     pads = [tuple(int(p) for p in pair) for pair in padding]  # explicit, NHWC: 4 pairs
     if len(pads) != 4 or pads[0] != (0, 0) or pads[3] != (0, 0):
         raise InvalidArgumentError(f"explicit padding must be 4 pairs with zero batch and depth "
@@ -1100,7 +1111,12 @@ def _pool1d(pool2d: Any, input: Any, ksize: Any, strides: Any, padding: Any,  # 
 
 
 def _single(value: Any, name: str, op_name: str) -> int:
-    """A 1-D window size or stride: an int, [n] or [1, n, 1]."""
+    """A 1-D window size or stride: an int, [n] or [1, n, 1]. An attribute of TF's op: a
+    tensor of the traced graph is refused as TF refuses it (never its trace-time example)."""
+    if is_traced(value):
+        raise OperatorNotAllowedInGraphError(
+            f"Iterating over a symbolic `tf.Tensor` is not allowed: {name} of {op_name} is an "
+            f"attribute of the op, a Python int or list.")
     values = [int(v) for v in np.atleast_1d(np.asarray(getattr(value, "_value", value)))]
     if len(values) == 1:
         return values[0]
@@ -1230,10 +1246,7 @@ def _padding3d(padding: Any, op_name: str) -> str:
     """The 3-D ops take SAME or VALID only (their wrappers refuse explicit pairs)."""
     if not isinstance(padding, str):
         _explicit_padding_type_error(padding)
-    if padding.upper() not in ("SAME", "VALID"):
-        raise InvalidArgumentError(f"Value for attr 'padding' of \"{padding}\" is not in the "
-                                   f"list of allowed values: \"SAME\", \"VALID\" [Op:{op_name}]")
-    return padding.upper()
+    return _check_padding_name(padding, op_name)
 
 
 def _channels_last(x: Tensor, data_format: Optional[str], first: str) -> Tensor:
@@ -1352,9 +1365,8 @@ def conv3d_transpose(input: Any, filters: Any, output_shape: Any,  # noqa: A002 
     g, w = _conv3d_operands(input, filters, op)
     _check_data_format(data_format, ("NDHWC", "NCDHW"), op)
     mode = _padding3d(padding, op)
-    out_shape = tuple(int(d) for d in np.asarray(getattr(output_shape, "_value",
-                                                         output_shape)).reshape(-1))
     first = data_format == "NCDHW"
+    sizes, out_shape = _transpose_sizes(output_shape, w._value.shape[3], 5, first)
     spatial = (2, 3, 4) if first else (1, 2, 3)
     strides = _triple_in(strides, "strides", op, first)
     dilations = _triple_in(1 if dilations is None else dilations, "dilations", op, first)
@@ -1362,7 +1374,7 @@ def conv3d_transpose(input: Any, filters: Any, output_shape: Any,  # noqa: A002 
         raise InvalidArgumentError(f"Current CPU implementation does not yet support dilation "
                                    f"rates larger than 1. [Op:{op}]")
     g = _channels_last(g, data_format, "NCDHW")
-    if first:
+    if first and not sizes:
         out_shape = (out_shape[0],) + tuple(out_shape[i] for i in spatial) + (out_shape[1],)
     out, pads = _geometry(out_shape[1:4], w._value.shape[:3], strides, dilations, mode, op)
     for axis in range(3 if out is not None else 0):  # unknown sizes: the kernel checks
@@ -1379,10 +1391,24 @@ def conv3d_transpose(input: Any, filters: Any, output_shape: Any,  # noqa: A002 
         raise InvalidArgumentError(f"{op}: input shape {list(g._value.shape)} does not match "
                                    f"filter {list(w._value.shape)} and output_shape "
                                    f"{list(out_shape)} [Op:{op}]")
-    y = bind(_conv3d_backprop_input, (g, w), {"input_shape": out_shape, "strides": strides,
-                                              "dilations": dilations, "pads": pads,
-                                              "out_hw": out})
+    y = bind(_conv3d_backprop_input, (g, w) + sizes, {
+        "input_shape": out_shape, "strides": strides, "dilations": dilations, "pads": pads,
+        "out_hw": out})
     return _channels_back(y, data_format, "NCDHW")
+
+
+def _transpose_sizes(output_shape: Any, depth: Optional[int], rank: int,
+                     channels_first: bool) -> tuple:
+    """A transposed convolution's `output_shape`: `(sizes, pattern)`. A traced tensor is read
+    when the graph runs, as TF's input_sizes: `sizes` is it (channels moved last), `pattern`
+    the dims the trace knows (the depth the filter gives); otherwise `((), its ints)`."""
+    if not is_traced(output_shape):
+        return (), tuple(int(d) for d in np.asarray(
+            getattr(output_shape, "_value", output_shape)).reshape(-1))
+    sizes = convert_to_tensor(output_shape)
+    if channels_first:
+        sizes = gather(sizes, [0] + list(range(2, rank)) + [1])
+    return (sizes,), (None,) * (rank - 1) + (depth,)
 
 
 def _differ(a: Optional[int], b: Optional[int]) -> bool:
@@ -1406,16 +1432,18 @@ def conv1d_transpose(input: Any, filters: Any, output_shape: Any,  # noqa: A002 
         raise ValueError(f"`data_format` must be 'NWC' or 'NCW'. Received: "
                          f"data_format={data_format}")
     g = _channels_last(convert_to_tensor(input), data_format, "NCW")
-    out_shape = [int(d) for d in np.asarray(getattr(output_shape, "_value",
-                                                    output_shape)).reshape(-1)]
-    if data_format == "NCW":
-        out_shape = [out_shape[0], out_shape[2], out_shape[1]]
     stride, dilation = (_single(v, n, "Conv2DBackpropInput") for v, n in
                         ((strides, "strides"), (1 if dilations is None else dilations,
                                                 "dilations")))
+    sizes, out_shape = _transpose_sizes(output_shape, None, 3, data_format == "NCW")
+    if sizes:   # read when the graph runs: [N, 1, W, C] for the 2-D op
+        sizes_2d = concat([sizes[0][:1], [1], sizes[0][1:]], 0)
+    else:
+        if data_format == "NCW":
+            out_shape = (out_shape[0], out_shape[2], out_shape[1])
+        sizes_2d = [out_shape[0], 1] + list(out_shape[1:])
     y = conv2d_transpose(expand_dims(g, 1), expand_dims(convert_to_tensor(filters), 0),
-                         [out_shape[0], 1] + out_shape[1:], (1, stride), padding,
-                         dilations=(1, dilation))
+                         sizes_2d, (1, stride), padding, dilations=(1, dilation))
     return _channels_back(squeeze(y, axis=1), data_format, "NCW")
 
 

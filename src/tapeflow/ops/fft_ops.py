@@ -28,10 +28,13 @@ from tapeflow.framework.errors import InvalidArgumentError
 from tapeflow.framework.exports import tf_export
 from tapeflow.framework.tensor import Tensor
 from tapeflow.ops._convert import convert_to_tensor
-from tapeflow.ops._static import reads_static, static_value
-from tapeflow.ops.array_ops import slice_tensor, transpose
+from tapeflow.ops._static import read_at_run_time, reads_static, static_value
+from tapeflow.ops.array_ops import (range as range_, shape as shape_of, slice as slice_,
+                                    slice_tensor, stack, transpose)
 from tapeflow.ops.manip_ops import pad
-from tapeflow.ops.math_ops import cast, conj, multiply, real
+from tapeflow.ops.math_ops import (cast, conj, equal, floordiv, logical_and, logical_or, minimum,
+                                   multiply, real, where)
+from tapeflow.ops.reduce_ops import reduce_prod
 
 _SUFFIX = {1: "", 2: "2D", 3: "3D"}
 _COMPLEX_OF = {np.dtype(np.float32): np.dtype(np.complex64),
@@ -151,6 +154,87 @@ _RFFT = {rank: _r2c(rank, False) for rank in (1, 2, 3)}
 _IRFFT = {rank: _r2c(rank, True) for rank in (1, 2, 3)}
 
 
+# -- fft_length read when a traced graph runs ---------------------------------------------------
+# The same transforms with fft_length a run-time input (TF's): the kernel crops or zero-pads the
+# input itself (SciPy's `s`, as TF's kernels), so the rules add the transpose of that fit: the
+# cotangent cropped or zero-padded back to the input's shape.
+
+def _run_time_length(length: np.ndarray, op_name: str) -> tuple:
+    return _positive(tuple(int(d) for d in np.asarray(length).reshape(-1)), op_name)
+
+
+def _run_time_rule(op_name: str, rank: int, inverse: bool):
+    def rule(x: ShapedArray, length: ShapedArray) -> ShapedArray:
+        _check_rank(op_name, rank, (x,))
+        dtype = _REAL_OF[x.dtype] if inverse else _COMPLEX_OF[x.dtype]
+        return ShapedArray(None if x.shape is None else x.shape[:-rank] + (None,) * rank, dtype)
+    return rule
+
+
+def _fit_back(t: Tensor, like: Tensor) -> Tensor:
+    """`t` cropped or zero-padded at the end of each axis to `like`'s shape (as the graph
+    runs): the transpose of the kernel's own fit of `like`."""
+    common = minimum(shape_of(t), shape_of(like))
+    kept = slice_(t, 0 * common, common)
+    return pad(kept, stack([0 * common, shape_of(like) - common], axis=1))
+
+
+def _hermitian_weights(length: Tensor, dtype: Any) -> Tensor:
+    """IRFFT's rule's weights as ops: 1 for bin 0 (and bin n / 2 of an even n), else 2,
+    over the transform's size."""
+    n = length[-1]
+    bins = range_(floordiv(n, 2) + 1)
+    once = logical_or(equal(bins, 0), logical_and(equal(n % 2, 0), equal(bins, n // 2)))
+    weights = where(once, 1.0, 2.0)
+    return cast(weights / cast(reduce_prod(length), weights.dtype), dtype)
+
+
+def _r2c_run_time(rank: int, inverse: bool) -> Primitive:
+    name = ("IRFFT" if inverse else "RFFT") + _SUFFIX[rank]
+    transform = _irfft_kernel(rank) if inverse else _rfft_kernel(rank)
+
+    def kernel(x: np.ndarray, length: np.ndarray) -> np.ndarray:
+        return transform(x, _run_time_length(length, name))
+
+    return Primitive(name, kernel, shape_rule=_run_time_rule(name, rank, inverse),
+                     register=False)   # a variant of the registered RFFT/IRFFT primitive
+
+
+_RFFT_RUN_TIME = {rank: _r2c_run_time(rank, False) for rank in (1, 2, 3)}
+_IRFFT_RUN_TIME = {rank: _r2c_run_time(rank, True) for rank in (1, 2, 3)}
+
+
+def _rfft_run_time_vjp(rank: int):
+    def rule(g: Tensor, ans: Tensor, x: Tensor, length: Tensor) -> tuple:
+        extra = length[-1] - shape_of(g)[-1]     # the dropped bins: zeros
+        full = pad(g, [[0, 0]] * (len(g.shape) - 1) + [[0, extra]])
+        return _fit_back(real(bind(_FFT[rank], (full,))), x), None
+    return rule
+
+
+def _irfft_run_time_vjp(rank: int):
+    def rule(g: Tensor, ans: Tensor, y: Tensor, length: Tensor) -> tuple:
+        spectrum = bind(_RFFT_RUN_TIME[rank], (g, length))
+        weights = _hermitian_weights(length, y.dtype)
+        return _fit_back(conj(multiply(spectrum, weights)), y), None
+    return rule
+
+
+for _rank in (1, 2, 3):
+    _RFFT_RUN_TIME[_rank].defvjp(_rfft_run_time_vjp(_rank))
+    _IRFFT_RUN_TIME[_rank].defvjp(_irfft_run_time_vjp(_rank))
+
+
+def _bind_run_time(prims: dict, x: Tensor, fft_length: Any, rank: int) -> Tensor:
+    length = convert_to_tensor(fft_length, dtype_hint=np.int32)
+    if length._value.shape is not None and length._value.shape != (rank,):
+        raise ValueError(f"Shape must be rank 1 but is rank {len(length._value.shape)} for "
+                         f"'{prims[rank].name}'" if len(length._value.shape) != 1 else
+                         f"Dimension must be {rank} but is {length._value.shape[0]} for "
+                         f"'{prims[rank].name}'")
+    return bind(prims[rank], (x, length))
+
+
 # -- the public ops ------------------------------------------------------------------------------
 
 def _complex_op(prim: Primitive, rank: int):
@@ -237,6 +321,8 @@ def _rfft_op(rank: int):
     def op(input_tensor: Any, fft_length: Any = None, name: Optional[str] = None) -> Tensor:
         x = convert_to_tensor(input_tensor, dtype_hint=np.float32)
         _check_input(x, rank, _COMPLEX_OF, "RFFT")
+        if read_at_run_time(fft_length):   # TF's run-time input
+            return _bind_run_time(_RFFT_RUN_TIME, x, fft_length, rank)
         length = _fft_length(fft_length, lambda: _positive(_inner_dims(x, rank, prim.name),
                                                            prim.name), rank, prim.name)
         return bind(prim, (_fit(x, length),), {"fft_length": length})
@@ -254,6 +340,8 @@ def _irfft_op(rank: int):
     def op(input_tensor: Any, fft_length: Any = None, name: Optional[str] = None) -> Tensor:
         y = convert_to_tensor(input_tensor, dtype_hint=np.complex64)
         _check_input(y, rank, _REAL_OF, "IRFFT")
+        if read_at_run_time(fft_length):   # TF's run-time input
+            return _bind_run_time(_IRFFT_RUN_TIME, y, fft_length, rank)
         length = _fft_length(fft_length, lambda: inferred(y), rank, prim.name)
         return bind(prim, (_fit(y, _half(length)),), {"fft_length": length})
     return op
@@ -384,6 +472,8 @@ def _complex_nd(inverse: bool) -> Any:
         x = convert_to_tensor(input_tensor, dtype_hint=np.complex64)
         if x._value.dtype.kind != "c":
             return _complex_op(prim, 1)(x)    # TF's dtype error
+        if read_at_run_time([fft_length, axes]) and x._value.shape is not None:
+            return _nd_at_run_time(x, fft_length, axes, norm, "c2c", inverse, op_name)
         axes_ = _nd_axes(x, axes, op_name)
         lengths = _nd_lengths(x, fft_length, axes_, op_name)
         x = _normalized(_pad_inner(x, lengths), lengths, norm, inverse)
@@ -397,6 +487,8 @@ def _rfftnd(input_tensor: Any, fft_length: Any = None, axes: Any = None, norm: A
             name: Optional[str] = None) -> Tensor:
     x = convert_to_tensor(input_tensor, dtype_hint=np.float32)
     _check_input(x, 0, _COMPLEX_OF, "RFFT")
+    if read_at_run_time([fft_length, axes]) and x._value.shape is not None:
+        return _nd_at_run_time(x, fft_length, axes, norm, "r2c", False, "RFFTND")
     axes_ = _nd_axes(x, axes, "RFFTND")
     lengths = _nd_lengths(x, fft_length, axes_, "RFFTND")
     x = _normalized(_pad_inner(x, lengths), lengths, norm, False)
@@ -414,6 +506,8 @@ def _irfftnd(input_tensor: Any, fft_length: Any = None, axes: Any = None, norm: 
              name: Optional[str] = None) -> Tensor:
     y = convert_to_tensor(input_tensor, dtype_hint=np.complex64)
     _check_input(y, 0, _REAL_OF, "IRFFT")
+    if read_at_run_time([fft_length, axes]) and y._value.shape is not None:
+        return _nd_at_run_time(y, fft_length, axes, norm, "c2r", True, "IRFFTND")
     axes_ = _nd_axes(y, axes, "IRFFTND")
     lengths = _nd_lengths(y, fft_length, axes_, "IRFFTND", inverse_real=True)
     y = _normalized(_pad_inner(y, _half(lengths) if lengths else ()), lengths, norm, True)
@@ -424,6 +518,123 @@ def _irfftnd(input_tensor: Any, fft_length: Any = None, axes: Any = None, norm: 
     last = lengths[-1]
     return _along(y, axes_[-1], lambda t: bind(_IRFFT[1], (_fit(t, (last // 2 + 1,)),),
                                                {"fft_length": (last,)}))
+
+
+# -- N-D transforms with fft_length or axes read when a traced graph runs -----------------------
+# One primitive runs the whole transform (SciPy's fftn/rfftn/irfftn after TF's wrapper's
+# padding); its rule is a second primitive that computes the adjoint the per-axis rules
+# above compose to (first derivatives only).
+
+def _nd_run_time_args(x: np.ndarray, axes: np.ndarray, lengths: tuple, kind: str,
+                      op_name: str) -> tuple:
+    """(axes, lengths) as TF's wrapper and kernel check them; default lengths: x's shape
+    (2 * (n - 1) on the last axis of an inverse real transform)."""
+    rank = x.ndim
+    axes_list = np.asarray(axes).reshape(-1).tolist()
+    for a in axes_list:
+        if not -rank <= a < rank:
+            raise InvalidArgumentError(f"axes {axes_list} out of range for an input of rank "
+                                       f"{rank} [Op:{op_name}]")
+    out_axes = tuple(a % rank for a in axes_list)
+    if len(set(out_axes)) != len(out_axes):
+        raise InvalidArgumentError(f"axes {axes_list} must not repeat an axis [Op:{op_name}]")
+    if lengths:
+        dims = tuple(int(d) for d in np.asarray(lengths[0]).reshape(-1))
+    else:
+        dims = tuple(x.shape)
+        if kind == "c2r" and dims:
+            dims = dims[:-1] + (max(0, 2 * (dims[-1] - 1)),)
+    if len(dims) != len(out_axes):
+        raise InvalidArgumentError(f"fft_length {list(dims)} and axes {axes_list} must have "
+                                   f"the same length [Op:{op_name}]")
+    return out_axes, _positive(dims, op_name)
+
+
+def _inner_padded(x: np.ndarray, dims: tuple) -> np.ndarray:
+    """TF's wrapper's padding (`_pad_inner`) on an array."""
+    if not dims or 0 in x.shape:
+        return x
+    extra = [max(d - s, 0) for d, s in zip(dims, x.shape[-len(dims):])]
+    return np.pad(x, [(0, 0)] * (x.ndim - len(dims)) + [(0, e) for e in extra]) \
+        if any(extra) else x
+
+
+def _overlap(t: np.ndarray, shape: tuple, dtype: Any) -> np.ndarray:
+    """`t` cropped or zero-padded at the end of each axis to `shape`."""
+    out = np.zeros(shape, dtype)
+    common = tuple(slice(0, min(a, b)) for a, b in zip(t.shape, shape))
+    out[common] = t[common]
+    return out
+
+
+def _nd_kernel(x: np.ndarray, axes: np.ndarray, *lengths: np.ndarray, kind: str,
+               inverse: bool, norm: Optional[str], op_name: str) -> np.ndarray:
+    axes, dims = _nd_run_time_args(x, axes, lengths, kind, op_name)
+    fft = _scipy_fft()
+    norm = norm or "backward"
+    if kind == "c2c":
+        return (fft.ifftn if inverse else fft.fftn)(_inner_padded(x, dims), s=dims, axes=axes,
+                                                    norm=norm).astype(x.dtype)
+    if kind == "r2c":
+        return fft.rfftn(_inner_padded(x, dims), s=dims, axes=axes, norm=norm).astype(
+            _COMPLEX_OF[x.dtype])
+    return fft.irfftn(_inner_padded(x, _half(dims)), s=dims, axes=axes, norm=norm).astype(
+        _REAL_OF[x.dtype])
+
+
+def _nd_grad_kernel(g: np.ndarray, x: np.ndarray, axes: np.ndarray, *lengths: np.ndarray,
+                    kind: str, inverse: bool, norm: Optional[str], op_name: str) -> np.ndarray:
+    """The adjoint of the transform (the holomorphic form of the per-axis rules), cropped or
+    zero-padded back to x's shape."""
+    axes, dims = _nd_run_time_args(x, axes, lengths, kind, op_name)
+    fft, norm = _scipy_fft(), norm or "backward"
+    if kind == "c2c":
+        t = (fft.ifftn if inverse else fft.fftn)(g, axes=axes, norm=norm)
+    elif kind == "r2c":   # zeros for the dropped bins, the full transform, its real part
+        full = _overlap(g, g.shape[:axes[-1]] + (dims[-1],) + g.shape[axes[-1] + 1:], g.dtype)
+        t = np.real(fft.fftn(full, axes=axes, norm=norm))
+    else:   # IRFFT's rule on the last axis, then the inverse transforms' on the others
+        n = dims[-1]
+        weights = np.full(n // 2 + 1, 2.0)
+        weights[0] = 1.0
+        if n % 2 == 0:
+            weights[-1] = 1.0
+        shape = [1] * g.ndim
+        shape[axes[-1]] = -1
+        t = np.conj(fft.rfft(g, axis=axes[-1]) * weights.reshape(shape) / n)
+        if len(axes) > 1:
+            t = fft.ifftn(t, axes=axes[:-1])
+        total = float(np.prod(dims))
+        t = t * {"backward": 1.0, "ortho": np.sqrt(total), "forward": total}[norm]
+    return _overlap(t, x.shape, x.dtype)
+
+
+def _nd_rule(x: ShapedArray, axes: ShapedArray, *lengths: ShapedArray, kind: str,
+             inverse: bool, norm: Optional[str], op_name: str) -> ShapedArray:
+    dtype = {"c2c": x.dtype, "r2c": _COMPLEX_OF.get(x.dtype, x.dtype),
+             "c2r": _REAL_OF.get(x.dtype, x.dtype)}[kind]
+    return ShapedArray(None if x.shape is None else (None,) * len(x.shape), dtype)
+
+
+_ND_GRAD = Primitive("FFTNDGrad", _nd_grad_kernel, differentiable=False, register=False,
+                     shape_rule=lambda g, x, *rest, **attrs: ShapedArray(x.shape, x.dtype))
+_ND = Primitive("FFTND", _nd_kernel, shape_rule=_nd_rule, register=False).defvjp(
+    lambda g, ans, x, axes, *lengths, **attrs: (
+        bind(_ND_GRAD, (g, x, axes) + lengths, attrs), None) + (None,) * len(lengths))
+
+
+def _nd_at_run_time(x: Tensor, fft_length: Any, axes: Any, norm: Optional[str], kind: str,
+                    inverse: bool, op_name: str) -> Tensor:
+    """The N-D transform with fft_length or axes read when the graph runs (TF's inputs)."""
+    if norm not in _NORMS:
+        raise ValueError(f'Invalid norm value {norm!r}; should be "backward", "ortho" or '
+                         f'"forward".')
+    rank = len(x._value.shape)
+    axes = convert_to_tensor(list(range(rank)) if axes is None else axes,
+                             dtype_hint=np.int32)
+    lengths = () if fft_length is None else (convert_to_tensor(fft_length, dtype_hint=np.int32),)
+    return bind(_ND, (x, axes) + lengths, {"kind": kind, "inverse": inverse, "norm": norm,
+                                           "op_name": op_name})
 
 
 fftnd = tf_export("signal.fftnd")(_complex_nd(False))

@@ -24,7 +24,7 @@ from tapeflow.ops._static import (ensure_shape_prim, is_traced, read_at_run_time
                                   reads_static, static_value)
 from tapeflow.ops.array_ops import (_shape_tuple, _traced_dims, concat, reshape, stack,
                                     transpose)
-from tapeflow.ops.array_ops import shape as _shape_of
+from tapeflow.ops.array_ops import gather as _gather_op, shape as _shape_of, slice as _slice_op
 from tapeflow.ops.math_ops import (_where_indices, cast, equal, greater, greater_equal,
                                    logical_and, maximum, minimum, ones_like, where, zeros_like)
 
@@ -632,6 +632,8 @@ def boolean_mask(tensor: Any, mask: Any, axis: Optional[int] = None,
     m = mask._value
     if m.ndim == 0:
         raise ValueError("mask cannot be scalar.")
+    if read_at_run_time(axis):   # read when the graph runs, as TF's
+        return _boolean_mask_at_run_time(tensor, mask, axis)
     axis = 0 if axis is None else static_value(axis, "boolean_mask: axis", int)
     shape = tensor._value.shape
     covered = shape[axis:axis + m.ndim]  # Python's slice, as TF's: an axis out of range
@@ -656,6 +658,22 @@ def boolean_mask(tensor: Any, mask: Any, axis: Optional[int] = None,
     # Traced: the positions are computed when the graph runs (Where), not read at trace.
     flat_mask = reshape(cast(mask, _dtypes.bool), (-1,))
     return _gather_coords(flat, bind(_where_indices, (flat_mask,)), axis)
+
+
+def _boolean_mask_at_run_time(tensor: Tensor, mask: Tensor, axis: Tensor) -> Tensor:
+    """boolean_mask with `axis` read when the graph runs, by TF's ops: the dims the mask
+    covers collapsed (a reshape to a run-time shape), then a gather along `axis` of the
+    positions where the mask is true. Its shape checks are the reshape's and gather's."""
+    from tapeflow.ops.reduce_ops import reduce_prod   # reduce_ops is beside index_ops
+    axis = convert_to_tensor(axis, dtype_hint=_dtypes.int32)
+    dims = _shape_of(tensor)
+    n = mask._value.ndim
+    covered = _slice_op(dims, reshape(axis, [1]), [n])
+    after = _slice_op(dims, reshape(axis + n, [1]), [-1])
+    collapsed = concat([_slice_op(dims, [0], reshape(axis, [1])),
+                        reshape(reduce_prod(covered), [1]), after], 0)
+    positions = bind(_where_indices, (reshape(cast(mask, _dtypes.bool), (-1,)),))
+    return _gather_op(reshape(tensor, collapsed), reshape(positions, [-1]), axis=axis)
 
 
 def _compatible(dims: tuple, other: tuple) -> bool:

@@ -13,15 +13,19 @@ from typing import Any, Optional
 
 import numpy as np
 
+from tapeflow.autodiff.core import Primitive, bind
 from tapeflow.framework import dtypes as _dtypes
+from tapeflow.framework.abstract import ShapedArray
 from tapeflow.framework.convert import enum_name
 from tapeflow.framework.errors import InvalidArgumentError, NotFoundError
 from tapeflow.framework.exports import tf_export
 from tapeflow.framework.tensor import Tensor
 from tapeflow.ops._convert import convert_to_tensor
-from tapeflow.ops._static import reads_static, static_value
-from tapeflow.ops.array_ops import reshape, slice_tensor, transpose
+from tapeflow.ops._static import read_at_run_time, reads_static, static_value
+from tapeflow.ops.array_ops import reshape, shape as shape_op, slice_tensor, stack, transpose
+from tapeflow.ops.conv_ops import _check_padding_name
 from tapeflow.ops.manip_ops import pad
+from tapeflow.ops.math_ops import zeros_like
 
 
 def _static_shape(x: Tensor, op_name: str, first: int = 1) -> tuple:
@@ -95,6 +99,12 @@ def _block_args(x: Tensor, block_shape: Any, pairs: Any, op_name: str, pair_name
     """(block, pairs) as Python ints, checked as TensorFlow's SpaceToBatchND/BatchToSpaceND."""
     block = static_value(block_shape, f"{op_name}: block_shape", np.asarray)
     pairs = static_value(pairs, f"{op_name}: {pair_name}", np.asarray)
+    return _checked_block(block, pairs, x._value.ndim, op_name, pair_name)
+
+
+def _checked_block(block: np.ndarray, pairs: np.ndarray, rank: int, op_name: str,
+                   pair_name: str) -> tuple:
+    """The shapes of block_shape and paddings/crops checked as TF's kernels; Python ints."""
     if block.ndim != 1:
         raise InvalidArgumentError(f"block_shape rank should be 1 instead of {block.ndim} "
                                    f"[Op:{op_name}]")
@@ -103,7 +113,6 @@ def _block_args(x: Tensor, block_shape: Any, pairs: Any, op_name: str, pair_name
         shown = "[" + ",".join(map(str, pairs.shape)) + "]"
         raise InvalidArgumentError(f"{pair_name} should have shape [{m}, 2] instead of {shown} "
                                    f"[Op:{op_name}]")
-    rank = x._value.ndim
     if rank < 1 + m:
         raise InvalidArgumentError(f"input rank should be >= {1 + m} instead of {rank} "
                                    f"[Op:{op_name}]")
@@ -120,20 +129,12 @@ def space_to_batch_nd(input: Any, block_shape: Any, paddings: Any,  # noqa: A002
     and moves each block offset into the batch: [B, *spatial, *rest] ->
     [B * prod(block), *(padded / block), *rest], batch ordered (offsets, then B)."""
     x = convert_to_tensor(input)
+    if read_at_run_time(block_shape) or read_at_run_time(paddings):  # TF's run-time inputs
+        return _bind_run_time(_space_to_batch, x, block_shape, paddings)
     block, pads = _block_args(x, block_shape, paddings, "SpaceToBatchND", "paddings")
-    if any(b < 1 for b in block):
-        i = next(i for i, b in enumerate(block) if b < 1)
-        raise InvalidArgumentError(f"All values in block_shape must be positive, got value, "
-                                   f"{block[i]} at index {i}. [Op:SpaceToBatchND]")
-    if any(a < 0 or b < 0 for a, b in pads):
-        raise InvalidArgumentError("Paddings must be non-negative [Op:SpaceToBatchND]")
     m = len(block)
     shape = _static_shape(x, "space_to_batch_nd")
-    padded = [d + a + b for d, (a, b) in zip(shape[1:1 + m], pads)]
-    for i, (p, b) in enumerate(zip(padded, block)):
-        if p % b:
-            raise InvalidArgumentError(f"padded_shape[{i}]={p} is not divisible by "
-                                       f"block_shape[{i}]={b} [Op:SpaceToBatchND]")
+    padded = _padded_dims(shape, block, pads)
     rest = shape[1 + m:]
     if any(a or b for a, b in pads):
         x = pad(x, ((0, 0),) + pads + ((0, 0),) * len(rest))
@@ -161,24 +162,13 @@ def batch_to_space(input: Any, block_shape: Any, crops: Any,  # noqa: A002
     """The inverse of space_to_batch_nd: [B * prod(block), *spatial, *rest] ->
     [B, *(spatial * block), *rest], then `crops` cut from the spatial dims' ends."""
     x = convert_to_tensor(input)
+    if read_at_run_time(block_shape) or read_at_run_time(crops):  # TF's run-time inputs
+        return _bind_run_time(_batch_to_space, x, block_shape, crops)
     block, crops = _block_args(x, block_shape, crops, "BatchToSpaceND", "crops")
-    if any(a < 0 or b < 0 for a, b in crops):
-        raise InvalidArgumentError("Crops must be non-negative [Op:BatchToSpaceND]")
-    total = int(np.prod(block, dtype=np.int64))
-    if total < 1:
-        raise InvalidArgumentError(f"Product of block sizes must be positive, got {total} "
-                                   f"[Op:BatchToSpaceND]")
     m = len(block)
     shape = _static_shape(x, "batch_to_space")
-    if shape[0] is not None and shape[0] % total:
-        raise InvalidArgumentError(f"Input batch dimension ({shape[0]}) is not divisible by "
-                                   f"product of block sizes ({total}) [Op:BatchToSpaceND]")
+    total, full = _full_dims(shape, block, crops)
     spatial, rest = shape[1:1 + m], shape[1 + m:]
-    full = [d * b for d, b in zip(spatial, block)]
-    for i, (f, (a, b)) in enumerate(zip(full, crops)):
-        if f - a - b < 0:
-            raise InvalidArgumentError(f"cropped_shape[{i}]={f - a - b} must be non-negative "
-                                       f"[Op:BatchToSpaceND]")
     batch = -1 if shape[0] is None else shape[0] // total
     y = reshape(x, block + (batch,) + spatial + rest)
     perm = [m]
@@ -192,6 +182,105 @@ def batch_to_space(input: Any, block_shape: Any, crops: Any,  # noqa: A002
     return y
 
 
+def _padded_dims(shape: tuple, block: tuple, pads: tuple) -> list:
+    """SpaceToBatchND's checks of its values (TF's texts); the padded spatial dims."""
+    if any(b < 1 for b in block):
+        i = next(i for i, b in enumerate(block) if b < 1)
+        raise InvalidArgumentError(f"All values in block_shape must be positive, got value, "
+                                   f"{block[i]} at index {i}. [Op:SpaceToBatchND]")
+    if any(a < 0 or b < 0 for a, b in pads):
+        raise InvalidArgumentError("Paddings must be non-negative [Op:SpaceToBatchND]")
+    padded = [d + a + b for d, (a, b) in zip(shape[1:1 + len(block)], pads)]
+    for i, (p, b) in enumerate(zip(padded, block)):
+        if p % b:
+            raise InvalidArgumentError(f"padded_shape[{i}]={p} is not divisible by "
+                                       f"block_shape[{i}]={b} [Op:SpaceToBatchND]")
+    return padded
+
+
+def _full_dims(shape: tuple, block: tuple, crops: tuple) -> tuple:
+    """BatchToSpaceND's checks of its values (TF's texts); (prod(block), the uncropped
+    spatial dims)."""
+    if any(a < 0 or b < 0 for a, b in crops):
+        raise InvalidArgumentError("Crops must be non-negative [Op:BatchToSpaceND]")
+    total = int(np.prod(block, dtype=np.int64))
+    if total < 1:
+        raise InvalidArgumentError(f"Product of block sizes must be positive, got {total} "
+                                   f"[Op:BatchToSpaceND]")
+    if shape[0] is not None and shape[0] % total:
+        raise InvalidArgumentError(f"Input batch dimension ({shape[0]}) is not divisible by "
+                                   f"product of block sizes ({total}) [Op:BatchToSpaceND]")
+    full = [d * b for d, b in zip(shape[1:1 + len(block)], block)]
+    for i, (f, (a, b)) in enumerate(zip(full, crops)):
+        if f - a - b < 0:
+            raise InvalidArgumentError(f"cropped_shape[{i}]={f - a - b} must be non-negative "
+                                       f"[Op:BatchToSpaceND]")
+    return total, full
+
+
+# -- the same ops with block_shape and paddings/crops read when a traced graph runs ----------------
+
+def _space_to_batch_kernel(x: np.ndarray, block: np.ndarray, pads: np.ndarray) -> np.ndarray:
+    block, pads = _checked_block(np.asarray(block), np.asarray(pads), x.ndim, "SpaceToBatchND",
+                                 "paddings")
+    padded = _padded_dims(x.shape, block, pads)
+    m, rest = len(block), x.shape[1 + len(block):]
+    x = np.pad(x, ((0, 0),) + pads + ((0, 0),) * len(rest))
+    split = [x.shape[0]]
+    for p, b in zip(padded, block):
+        split += [p // b, b]
+    perm = [2 + 2 * i for i in range(m)] + [0] + [1 + 2 * i for i in range(m)]
+    y = x.reshape(tuple(split) + rest).transpose(
+        perm + list(range(1 + 2 * m, 1 + 2 * m + len(rest))))
+    return y.reshape((-1,) + tuple(p // b for p, b in zip(padded, block)) + rest)
+
+
+def _batch_to_space_kernel(x: np.ndarray, block: np.ndarray, crops: np.ndarray) -> np.ndarray:
+    block, crops = _checked_block(np.asarray(block), np.asarray(crops), x.ndim,
+                                  "BatchToSpaceND", "crops")
+    total, full = _full_dims(x.shape, block, crops)
+    m, spatial, rest = len(block), x.shape[1:1 + len(block)], x.shape[1 + len(block):]
+    perm = [m]
+    for i in range(m):
+        perm += [m + 1 + i, i]
+    y = x.reshape(block + (x.shape[0] // total,) + spatial + rest).transpose(
+        perm + list(range(2 * m + 1, 2 * m + 1 + len(rest))))
+    y = y.reshape((x.shape[0] // total,) + tuple(full) + rest)
+    return y[(builtins.slice(None),) + tuple(builtins.slice(a, f - b)
+                                             for f, (a, b) in zip(full, crops))]
+
+
+def _run_time_block_rule(x: ShapedArray, block: ShapedArray, pairs: ShapedArray) -> ShapedArray:
+    """The batch and the M spatial dims depend on the values; the other dims are x's."""
+    m = None if block.shape is None or len(block.shape) != 1 else block.shape[0]
+    if x.shape is None or m is None:
+        return ShapedArray(x.shape and (None,) * len(x.shape), x.dtype)
+    return ShapedArray((None,) * (1 + m) + x.shape[1 + m:], x.dtype)
+
+
+# Not in the registry: the static path is a composite of registered ops; these run only under a
+# trace (tests/function/test_unknown_value_registry.py checks them and their gradients).
+_space_to_batch = Primitive("SpaceToBatchND", _space_to_batch_kernel,
+                            shape_rule=_run_time_block_rule, register=False)
+_batch_to_space = Primitive("BatchToSpaceND", _batch_to_space_kernel,
+                            shape_rule=_run_time_block_rule, register=False)
+# Each is the other's transpose: the cotangent goes back through the other with the same
+# block and pairs (paddings become crops); the block and pairs get no gradient.
+_space_to_batch.defvjp(lambda g, ans, x, block, pads: (
+    bind(_batch_to_space, (g, block, pads), {}), None, None))
+_batch_to_space.defvjp(lambda g, ans, x, block, crops: (
+    bind(_space_to_batch, (g, block, crops), {}), None, None))
+
+
+def _bind_run_time(prim: Primitive, x: Tensor, block_shape: Any, pairs: Any) -> Tensor:
+    block, pairs = convert_to_tensor(block_shape), convert_to_tensor(pairs)
+    for arg in (block, pairs):
+        if not arg.dtype.is_integer:
+            raise TypeError(f"{prim.name}: block_shape, paddings and crops must be int32 or "
+                            f"int64 tensors, got {arg.dtype.name}")
+    return bind(prim, (x, block, pairs), {})
+
+
 @tf_export("required_space_to_batch_paddings")
 @reads_static
 def required_space_to_batch_paddings(input_shape: Any, block_shape: Any,
@@ -199,6 +288,8 @@ def required_space_to_batch_paddings(input_shape: Any, block_shape: Any,
                                      name: Optional[str] = None) -> tuple:
     """(paddings, crops) [M, 2] int32: base_paddings extended at the end so that each padded
     spatial dim divides by its block, and the crops that take the extension off again."""
+    if read_at_run_time([input_shape, block_shape, base_paddings]):   # ops, as TF's Python
+        return _run_time_required_paddings(input_shape, block_shape, base_paddings)
     shape = static_value(input_shape, "required_space_to_batch_paddings: input_shape", np.asarray)
     block = static_value(block_shape, "required_space_to_batch_paddings: block_shape", np.asarray)
     for arg, what in ((input_shape, "input_shape"), (block_shape, "block_shape")):
@@ -216,6 +307,25 @@ def required_space_to_batch_paddings(input_shape: Any, block_shape: Any,
     paddings = np.stack([start, end + extra], axis=1).astype(np.int32)
     crops = np.stack([np.zeros_like(extra), extra], axis=1).astype(np.int32)
     return convert_to_tensor(paddings), convert_to_tensor(crops)
+
+
+def _run_time_required_paddings(input_shape: Any, block_shape: Any, base_paddings: Any) -> tuple:
+    """required_space_to_batch_paddings computed by ops that read the values as the graph runs
+    (TF's arithmetic; its shape checks on the static shapes)."""
+    shape, block = (convert_to_tensor(a, dtype_hint=_dtypes.int32)
+                    for a in (input_shape, block_shape))
+    for arg, what in ((shape, "input_shape"), (block, "block_shape")):
+        if arg.dtype != _dtypes.int32:  # TF converts to int32
+            raise ValueError(f"{what}: Tensor conversion requested dtype int32 for Tensor "
+                             f"with dtype {arg.dtype.name}: {arg!r}")
+    m, n = block._value.shape[0], shape._value.shape[0]
+    if None not in (m, n) and m != n:
+        raise ValueError(f"Shapes ({n},) and [{m}] are incompatible")
+    base = zeros_like(stack([block, block], axis=1)) if base_paddings is None else \
+        convert_to_tensor(base_paddings, dtype_hint=_dtypes.int32)
+    start, end = base[:, 0], base[:, 1]
+    extra = (block - (shape + start + end) % block) % block
+    return stack([start, end + extra], axis=1), stack([zeros_like(extra), extra], axis=1)
 
 
 # -- windows -------------------------------------------------------------------------------------
@@ -242,12 +352,12 @@ def _window_layout(size: int, k: int, stride: int, rate: int, padding: str) -> t
     return out, builtins.max(0, (out - 1) * stride + eff - size) // 2
 
 
-def _padding_name(padding: Any) -> str:
-    name = padding.upper() if isinstance(padding, str) else padding
-    if name not in ("SAME", "VALID"):
-        raise ValueError(f"`padding` must be either 'VALID' or 'SAME'. Received: "
-                         f"padding={padding}")
-    return name
+def _padding_name(padding: Any, op_name: str) -> str:
+    """`padding` as TF's op attr takes it: exactly 'SAME' or 'VALID' (TF 2.21's
+    InvalidArgumentError for 'same', 'valid' or any other string)."""
+    if not isinstance(padding, str):
+        raise TypeError(f"Expected string for argument 'padding' not {padding!r}.")
+    return _check_padding_name(padding, op_name)
 
 
 def _window_taps(shape: tuple, ksize: tuple, strides: tuple, rates: tuple,
@@ -345,7 +455,8 @@ def max_pool_with_argmax(input: Any, ksize: Any, strides: Any, padding: str,  # 
                                    f"[Op:MaxPoolWithArgmax] name: ")
     dtype = _dtypes.as_dtype(output_dtype)
     attrs = {"ksize": _pair(ksize, "ksize"), "strides": _pair(strides, "strides"),
-             "padding": _padding_name(padding), "include_batch": bool(include_batch_in_index),
+             "padding": _padding_name(padding, "MaxPoolWithArgmax"),
+             "include_batch": bool(include_batch_in_index),
              "dtype": dtype._np}
     flat, argmax = bind(_ARGMAX_POOL, (x,), attrs)
     return MaxPoolWithArgmax(gather(reshape(x, [-1]), flat), argmax)
@@ -386,7 +497,7 @@ def _dilation(x: Tensor, w: Tensor, strides: Any, rates: Any, padding: Any) -> T
                                    f"{w.dtype.name} tensor [Op:{op_name}] name: ")
     stride, rate = _spatial_attr(strides, "strides", op_name), _spatial_attr(rates, "rates",
                                                                              op_name)
-    padding = _padding_name(padding)
+    padding = _padding_name(padding, "Dilation2D")
     b, h, wd, c = _static_shape(x, "dilation2d")
     kh, kw, depth = w._value.shape
     if depth != c:
@@ -449,6 +560,9 @@ def atrous_conv2d(value: Any, filters: Any, rate: int, padding: str,
                   name: Optional[str] = None) -> Tensor:
     """conv2d of NHWC `value` with `filters` dilated by `rate` in height and width."""
     from tapeflow.ops.conv_ops import convolution
+    if not isinstance(padding, str) or padding not in ("SAME", "VALID"):  # TF 2.21's text
+        raise ValueError(f"`padding` must be one of 'SAME' or 'VALID'. Received: "
+                         f"padding={padding}")
     rates = np.broadcast_to(np.asarray(rate), (2,))
     if np.any(rates < 1):
         raise ValueError(f"all values of `dilation_rate` must be positive. Received: "
@@ -457,6 +571,7 @@ def atrous_conv2d(value: Any, filters: Any, rate: int, padding: str,
 
 
 @tf_export("nn.atrous_conv2d_transpose")
+@reads_static
 def atrous_conv2d_transpose(value: Any, filters: Any, output_shape: Any, rate: int,
                             padding: str, name: Optional[str] = None) -> Tensor:
     """The transpose of atrous_conv2d, computed as TF does: space_to_batch by `rate`, a
@@ -467,18 +582,20 @@ def atrous_conv2d_transpose(value: Any, filters: Any, output_shape: Any, rate: i
         raise ValueError(f"`rate` cannot be less than one. Received: rate={rate}")
     if rate == 1:
         return conv2d_transpose(value, w, output_shape, strides=[1, 1, 1, 1], padding=padding)
-    shape = [int(d) for d in static_value(output_shape, "atrous_conv2d_transpose: "
-                                          "output_shape", np.asarray)]
+    shape = _atrous_output_shape(output_shape)
     if len(shape) != 4:
         raise ValueError(f"output_shape must have shape (4,), got ({len(shape)},)")
-    if w._value.shape[2] is not None and shape[3] != w._value.shape[2]:
+    if isinstance(shape, list) and w._value.shape[2] is not None and \
+            shape[3] != w._value.shape[2]:
         raise ValueError(f"output_shape does not match filter's output channels, {shape[3]} "
                          f"!= {w._value.shape[2]}")
-    padding = _padding_name(padding) if padding in ("SAME", "VALID") else None
-    if padding is None:
-        raise ValueError(f"padding must be either VALID or SAME: {padding}")
+    if not isinstance(padding, str) or padding not in ("SAME", "VALID"):  # TF 2.21's text
+        raise ValueError(f"`padding` must be either 'VALID' or 'SAME'. Received: "
+                         f"padding={padding}")
     if padding == "SAME":
         kh, kw = w._value.shape[:2]
+        if kh is None or kw is None:   # the filter's size as the graph runs
+            kh, kw = shape_op(w)[0], shape_op(w)[1]
         pad_h, pad_w = (kh - 1) * rate, (kw - 1) * rate
         top, left = pad_h // 2, pad_w // 2
         bottom, right = pad_h - top, pad_w - left
@@ -489,9 +606,23 @@ def atrous_conv2d_transpose(value: Any, filters: Any, output_shape: Any, rate: i
     value = space_to_batch_nd(value, [rate, rate], [[0, extra_h], [0, extra_w]])
     sizes = [rate * rate * shape[0], (in_h + extra_h) // rate, (in_w + extra_w) // rate,
              shape[3]]
+    if any(isinstance(d, Tensor) for d in sizes):
+        sizes = stack(sizes)
     value = conv2d_transpose(value, w, sizes, strides=[1, 1, 1, 1], padding="VALID")
     return batch_to_space(value, [rate, rate], [[top, bottom + extra_h],
                                                 [left, right + extra_w]])
+
+
+def _atrous_output_shape(output_shape: Any) -> Any:
+    """Python ints, or where it is read when the graph runs (as TF's), the tensor: the
+    arithmetic on its items below then builds ops, as TF's Python does."""
+    if read_at_run_time(output_shape):
+        shape = convert_to_tensor(output_shape)
+        if shape._value.shape != (4,):
+            raise ValueError(f"output_shape must have shape (4,), got {shape.shape}")
+        return shape
+    return [int(d) for d in static_value(output_shape, "atrous_conv2d_transpose: output_shape",
+                                         np.asarray)]
 
 
 @tf_export("nn.conv_transpose")

@@ -24,6 +24,7 @@ from tapeflow.framework.exports import tf_export
 from tapeflow.framework.sparse_tensor import SparseTensor, SparseTensorSpec
 from tapeflow.framework.tensor import Tensor, TensorLike, wrap
 from tapeflow.ops._convert import convert_to_tensor
+from tapeflow.ops._static import read_at_run_time
 from tapeflow.ops import array_ops, index_ops, manip_ops, math_ops, reduce_ops
 from tapeflow.ops.control_deps import get_static_value
 
@@ -285,7 +286,11 @@ def reduce_sum(sp_input: Any, axis: Any = None, keepdims: Any = None,
     sp = _sparse(sp_input, "reduce_sum")
     if axis is None and not keepdims and not output_is_sparse:
         return reduce_ops.reduce_sum(sp.values)
+    if read_at_run_time(axis) and not output_is_sparse:   # TF's run-time reduction axes
+        return _run_time_reduction(sp, axis, bool(keepdims), "sum")
     kept, out_shape = _reduced(sp, axis, bool(keepdims), "reduce_sum")
+    if not out_shape and not output_is_sparse:   # every axis: a scalar (scatter_nd has none)
+        return reduce_ops.reduce_sum(sp.values)
     dense = index_ops.scatter_nd(kept, sp.values, _const(out_shape))
     return _to_sparse_at(dense, kept, out_shape) if output_is_sparse else dense
 
@@ -296,6 +301,8 @@ def reduce_max(sp_input: Any, axis: Any = None, keepdims: Any = None,
     """The maximum of the explicit values over `axis` (missing values are not zeros, as
     in TF); dense, or a SparseTensor with `output_is_sparse`."""
     sp = _sparse(sp_input, "reduce_max")
+    if read_at_run_time(axis) and not output_is_sparse:   # TF's run-time reduction axes
+        return _run_time_reduction(sp, axis, bool(keepdims), "max")
     kept, out_shape = _reduced(sp, axis, bool(keepdims), "reduce_max")
     size = int(np.prod(out_shape, dtype=np.int64))
     groups = _linear(kept, out_shape)
@@ -306,6 +313,61 @@ def reduce_max(sp_input: Any, axis: Any = None, keepdims: Any = None,
     flat = math_ops.where(math_ops.greater(hits, 0), flat, math_ops.zeros_like(flat))
     dense = array_ops.reshape(flat, out_shape)
     return _to_sparse_at(dense, kept, out_shape) if output_is_sparse else dense
+
+
+def _check_axes(axes: np.ndarray, rank: np.ndarray) -> None:
+    for a in np.ravel(axes).tolist():
+        if not -rank <= a < rank:
+            raise InvalidArgumentError(f"Invalid reduction dimension {a}, for input with "
+                                       f"{int(rank)} dimensions.")
+
+
+def _check_expand_axis(axis: np.ndarray, rank: np.ndarray) -> None:
+    if not -rank - 1 <= axis <= rank:
+        raise InvalidArgumentError(f"Axis {int(axis)} out of range [{int(-rank - 1)}, "
+                                   f"{int(rank)}]")
+
+
+def _check_reset_shape(new: np.ndarray, old: np.ndarray) -> None:
+    if new.shape != old.shape:
+        raise InvalidArgumentError(f"Dimensions {len(new)} and {len(old)} are not compatible")
+    if not np.all(old <= new):   # (TF's text names the two shapes the other way round)
+        raise InvalidArgumentError(f"Requested new_shape should have dimension sizes >= "
+                                   f"sp_input.shape.  Found new_shape ({old}), sp_input.shape "
+                                   f"({new}).")
+
+
+# The run-time checks of the paths below (index_ops.checked runs them as the graph runs).
+index_ops._RUN_CHECKS.update({"sparse_axes": _check_axes,
+                              "sparse_expand_axis": _check_expand_axis,
+                              "sparse_reset_shape": _check_reset_shape})
+
+
+def _run_time_reduction(sp: SparseTensor, axis: Any, keepdims: bool, kind: str) -> Tensor:
+    """A dense reduction over axes read when the graph runs: each value's output position
+    (its indices with the reduced columns zeroed, in the keepdims shape) and a segment sum or
+    max over them, as the static path does with known axes. TF's range check is an Assert."""
+    rank = array_ops.size(sp.dense_shape, out_type=_dtypes.int64)
+    axes = index_ops.checked(array_ops.reshape(_int64(axis), [-1]), (rank,), "sparse_axes")
+    axes = math_ops.floormod(axes, rank)
+    columns = array_ops.range(rank)
+    kept_mask = reduce_ops.reduce_all(math_ops.not_equal(
+        array_ops.expand_dims(columns, 1), array_ops.expand_dims(axes, 0)), axis=1)
+    out_shape = math_ops.where(kept_mask, sp.dense_shape, math_ops.ones_like(sp.dense_shape))
+    kept = sp.indices * math_ops.cast(kept_mask, _dtypes.int64)
+    strides = manip_ops.cumprod(out_shape, exclusive=True, reverse=True)
+    groups = reduce_ops.reduce_sum(kept * strides, axis=1)
+    size = reduce_ops.reduce_prod(out_shape)
+    if kind == "sum":
+        flat = index_ops.unsorted_segment_sum(sp.values, groups, size)
+    else:   # as TF: an output no value reaches is 0 (not the dtype's lowest)
+        flat = index_ops.unsorted_segment_max(sp.values, groups, size)
+        hits = index_ops.unsorted_segment_sum(math_ops.ones_like(groups, dtype=_dtypes.int32),
+                                              groups, size)
+        flat = math_ops.where(math_ops.greater(hits, 0), flat, math_ops.zeros_like(flat))
+    if not keepdims:
+        out_shape = index_ops.boolean_mask(sp.dense_shape, kept_mask)
+    return array_ops.reshape(flat, out_shape)
 
 
 def _unique_rows_kernel(indices: np.ndarray) -> np.ndarray:
@@ -503,6 +565,10 @@ def reshape(sp_input: Any, shape: Any, name: Optional[str] = None) -> SparseTens
 def transpose(sp_input: Any, perm: Any = None, name: Optional[str] = None) -> SparseTensor:
     """The SparseTensor with its axes permuted by `perm` (reversed by default), reordered."""
     sp = _sparse(sp_input, "transpose")
+    if read_at_run_time(perm):   # TF's: gathers of the index columns and the shape, reordered
+        perm = _int64(perm)
+        return reorder(_make(array_ops.gather(sp.indices, perm, axis=1), sp.values,
+                             array_ops.gather(sp.dense_shape, perm)))
     rank = sp._dims.rank if sp._dims.rank is not None else int(sp.dense_shape.shape[0])
     perm = list(range(rank))[::-1] if perm is None else [int(p) for p in np.asarray(
         get_static_value(perm) if isinstance(perm, Tensor) else perm)]
@@ -517,6 +583,8 @@ def transpose(sp_input: Any, perm: Any = None, name: Optional[str] = None) -> Sp
 def expand_dims(sp_input: Any, axis: Any = None, name: Optional[str] = None) -> SparseTensor:
     """The SparseTensor with a dimension of size 1 inserted at `axis`."""
     sp = _sparse(sp_input, "expand_dims")
+    if read_at_run_time(axis):   # TF's run-time axis
+        return _run_time_expand_dims(sp, axis)
     shape = _static_shape(sp, "expand_dims")
     axis = -1 if axis is None else int(get_static_value(axis) if isinstance(axis, Tensor)
                                        else axis)
@@ -528,6 +596,22 @@ def expand_dims(sp_input: Any, axis: Any = None, name: Optional[str] = None) -> 
     indices = array_ops.concat([sp.indices[:, :axis], zeros, sp.indices[:, axis:]], axis=1)
     new_shape = shape[:axis] + [1] + shape[axis:]
     return _make(indices, sp.values, _const(new_shape), new_shape)
+
+
+def _run_time_expand_dims(sp: SparseTensor, axis: Any) -> SparseTensor:
+    """expand_dims at an axis read when the graph runs: a zero column (and a dim of 1) moved
+    into place by a gather, checked in range by an Assert (TF's checks it in its kernel)."""
+    rank = array_ops.size(sp.dense_shape, out_type=_dtypes.int64)
+    axis = index_ops.checked(_int64(axis), (rank,), "sparse_expand_axis")
+    axis = math_ops.where(math_ops.less(axis, 0), axis + rank + 1, axis)
+    columns = array_ops.range(rank + 1)
+    # Column c of the result: the input's c (before axis), the new one (at it), c - 1 after.
+    order = math_ops.where(math_ops.less(columns, axis), columns,
+                           math_ops.where(math_ops.equal(columns, axis), rank, columns - 1))
+    zeros = math_ops.zeros_like(sp.indices[:, :1])
+    indices = array_ops.gather(array_ops.concat([sp.indices, zeros], axis=1), order, axis=1)
+    shape = array_ops.gather(array_ops.concat([sp.dense_shape, _const([1])], axis=0), order)
+    return _make(indices, sp.values, shape)
 
 
 # -- slicing and concatenation --------------------------------------------------------------------
@@ -667,6 +751,13 @@ def fill_empty_rows(sp_input: Any, default_value: Any, name: Optional[str] = Non
 def eye(num_rows: Any, num_columns: Any = None, dtype: Any = _dtypes.float32,
         name: Optional[str] = None) -> SparseTensor:
     """A sparse identity matrix `[num_rows, num_columns]` (square by default)."""
+    if read_at_run_time([num_rows, num_columns]):   # TF's run-time sizes
+        rows = _int64(num_rows)
+        cols = rows if num_columns is None else _int64(num_columns)
+        diag = array_ops.range(math_ops.minimum(rows, cols))
+        return _make(array_ops.stack([diag, diag], axis=1),
+                     math_ops.ones_like(diag, dtype=_dtypes.as_dtype(dtype)),
+                     array_ops.stack([rows, cols]))
     rows = int(num_rows)
     cols = rows if num_columns is None else int(num_columns)
     n = min(rows, cols)
@@ -684,12 +775,15 @@ def to_indicator(sp_input: Any, vocab_size: Any, name: Optional[str] = None) -> 
     if not sp.dtype.is_integer:
         raise TypeError(f"to_indicator: the SparseTensor's values must be integers, got "
                         f"{sp.dtype.name}")
-    shape = _static_shape(sp, "to_indicator")
-    vocab = int(vocab_size)
+    if read_at_run_time(vocab_size):   # TF's run-time size: the dense shape as ops
+        outer = sp._dims.as_list()[:-1] if sp._dims.is_fully_defined() else \
+            array_ops.unstack(sp.dense_shape[:-1], num=sp._dims.rank - 1)
+        shape = array_ops.stack([_int64(d) for d in outer] + [_int64(vocab_size)])
+    else:
+        shape = _const(_static_shape(sp, "to_indicator")[:-1] + [int(vocab_size)])
     ids = math_ops.cast(sp.values, _dtypes.int64)
     indices = array_ops.concat([sp.indices[:, :-1], array_ops.reshape(ids, [-1, 1])], axis=1)
-    hits = index_ops.scatter_nd(indices, math_ops.ones_like(ids, dtype=_dtypes.int32),
-                                _const(shape[:-1] + [vocab]))
+    hits = index_ops.scatter_nd(indices, math_ops.ones_like(ids, dtype=_dtypes.int32), shape)
     return math_ops.greater(hits, 0)
 
 
@@ -793,6 +887,8 @@ def split(sp_input: Any = None, num_split: Any = None, axis: Any = None,
     """`sp_input` cut into `num_split` SparseTensors along `axis` (the first
     size % num_split pieces one longer), as TF's SparseSplit."""
     sp = _sparse(sp_input, "split")
+    if read_at_run_time(axis):   # TF's run-time split_dim
+        return _run_time_split(sp, int(num_split), axis)
     shape = _static_shape(sp, "split")
     rank = len(shape)
     n, axis_ = int(num_split), int(axis)
@@ -815,6 +911,41 @@ def split(sp_input: Any = None, num_split: Any = None, axis: Any = None,
     return pieces
 
 
+def _run_time_split(sp: SparseTensor, n: int, axis: Any) -> list:
+    """split along an axis read when the graph runs: each piece a slice whose start and size
+    are ops (TF's kernel's sizes: the first size % n pieces one longer), checked as it runs."""
+    rank = sp._dims.rank
+    if rank is None:
+        raise NotImplementedError("split: tapeflow needs the SparseTensor's rank while "
+                                  "tracing to split it along a run-time axis")
+    axis = index_ops.checked(_int64(axis), (sp.dense_shape,), "sparse_split", n=n)
+    axis = math_ops.floormod(axis, rank)
+    on_axis = math_ops.equal(array_ops.range(rank, dtype=_dtypes.int64), axis)
+    size = array_ops.gather(sp.dense_shape, axis)
+    pieces, begin = [], _const(0)
+    for i in range(n):
+        piece = size // n + math_ops.cast(math_ops.less(i, size % n), _dtypes.int64)
+        start = math_ops.where(on_axis, begin, math_ops.zeros_like(sp.dense_shape))
+        extent = math_ops.where(on_axis, piece, sp.dense_shape)
+        pieces.append(slice(sp, start, extent))
+        begin = begin + piece
+    return pieces
+
+
+def _check_split(axis: np.ndarray, shape: np.ndarray, n: int) -> None:
+    rank = len(shape)
+    if not -rank <= axis < rank:
+        raise InvalidArgumentError(f"Input axis should be in range [{-rank}, {rank}), got "
+                                   f"{int(axis)} [Op:SparseSplit]")
+    size = int(shape[int(axis) % rank])
+    if not 1 <= n <= size:
+        raise InvalidArgumentError(f"Input num_split should be between 1 and the splitting "
+                                   f"dimension size ({size}), got {n} [Op:SparseSplit]")
+
+
+index_ops._RUN_CHECKS["sparse_split"] = _check_split
+
+
 @tf_export("sparse.reset_shape")
 def reset_shape(sp_input: Any, new_shape: Any = None) -> SparseTensor:
     """`sp_input` with dense shape `new_shape` (no smaller than the old one), or by default
@@ -829,6 +960,9 @@ def reset_shape(sp_input: Any, new_shape: Any = None) -> SparseTensor:
     shape = convert_to_tensor(new_shape)
     if shape.shape.rank != 1:
         raise ValueError(f"Shape {shape.shape} must have rank 1")
+    if read_at_run_time(new_shape):   # TF's run-time shape, checked as the graph runs
+        return SparseTensor(sp.indices, sp.values, index_ops.checked(
+            _int64(shape), (sp.dense_shape,), "sparse_reset_shape"))
     new = np.asarray(get_static_value(shape), _INT64)
     old = np.asarray(_static_shape(sp, "reset_shape"), _INT64)
     if len(new) != len(old):

@@ -26,7 +26,7 @@ from tapeflow.framework.exports import tf_export
 from tapeflow.framework.ragged_tensor import RaggedTensor, fallback as ragged_fallback
 from tapeflow.framework.tensor import Tensor, TensorLike
 from tapeflow.ops._convert import convert_to_tensor
-from tapeflow.ops._static import static_value
+from tapeflow.ops._static import read_at_run_time, static_value
 from tapeflow.ops.control_flow_ops import _format_array
 
 _OBJECT = np.dtype(object)
@@ -513,9 +513,12 @@ def format(template: str, inputs: Any, placeholder: str = "{}", summarize: int =
 
 # -- reductions ------------------------------------------------------------------------------------
 
-def _reduce_join_impl(x: np.ndarray, axes: Optional[tuple], keepdims: bool,
-                      separator: bytes) -> np.ndarray:
+def _reduce_join_impl(x: np.ndarray, *run_time_axis: np.ndarray, axes: Optional[tuple],
+                      keepdims: bool, separator: bytes) -> np.ndarray:
     # TF joins with the first listed axis varying fastest (axis=None: in row-major order).
+    if run_time_axis:   # the axis input of a traced graph, checked as TF's kernel
+        axes = tuple(int(a) for a in np.ravel(run_time_axis[0]))
+        _check_join_axes(axes, x.ndim)
     if axes is None:
         axes = order = tuple(range(x.ndim))
     else:
@@ -535,10 +538,12 @@ def _reduce_join_impl(x: np.ndarray, axes: Optional[tuple], keepdims: bool,
     return out
 
 
-def _reduce_join_rule(x: ShapedArray, axes: Optional[tuple], keepdims: bool,
-                      separator: bytes) -> ShapedArray:
-    if x.shape is None:
+def _reduce_join_rule(x: ShapedArray, *run_time_axis: ShapedArray, axes: Optional[tuple],
+                      keepdims: bool, separator: bytes) -> ShapedArray:
+    if x.shape is None or run_time_axis and not keepdims:
         return ShapedArray(None, _OBJECT)
+    if run_time_axis:   # which dims are joined is known only as the graph runs
+        return ShapedArray((None,) * len(x.shape), _OBJECT)
     axes = tuple(range(len(x.shape))) if axes is None else \
         tuple(a % max(len(x.shape), 1) for a in axes)
     dims = [1 if d in axes else n for d, n in enumerate(x.shape)] if keepdims else \
@@ -555,18 +560,24 @@ def reduce_join(inputs: Any, axis: Any = None, keepdims: bool = False, separator
                 name: Optional[str] = None) -> Tensor:
     """The strings joined with `separator` over `axis` (every axis when None)."""
     x = _strings(inputs, "ReduceJoin")
-    axes = None
+    attrs = {"axes": None, "keepdims": bool(keepdims), "separator": _as_bytes(separator)}
+    if read_at_run_time(axis):   # read when the graph runs, as TF's reduction_indices
+        return bind(_REDUCE_JOIN, (x, convert_to_tensor(axis, dtype_hint=_dtypes.int32)), attrs)
     if axis is not None:
-        axes = tuple(int(a) for a in np.ravel(static_value(axis, "tf.strings.reduce_join: axis",
-                                                           np.asarray)))
+        attrs["axes"] = tuple(int(a) for a in np.ravel(static_value(
+            axis, "tf.strings.reduce_join: axis", np.asarray)))
         rank = x._value.ndim if not isinstance(x._value, AbstractArray) or \
             x._value.shape is not None else None
-        for a in axes:
-            if rank is not None and not -rank <= a < max(rank, 1):
-                raise InvalidArgumentError(f"Invalid reduction dimension {a} for input with "
-                                           f"{rank} dimensions. [Op:ReduceJoin]")
-    return bind(_REDUCE_JOIN, (x,), {"axes": axes, "keepdims": bool(keepdims),
-                                     "separator": _as_bytes(separator)})
+        if rank is not None:
+            _check_join_axes(attrs["axes"], rank)
+    return bind(_REDUCE_JOIN, (x,), attrs)
+
+
+def _check_join_axes(axes: tuple, rank: int) -> None:
+    for a in axes:
+        if not -rank <= a < max(rank, 1):
+            raise InvalidArgumentError(f"Invalid reduction dimension {a} for input with "
+                                       f"{rank} dimensions. [Op:ReduceJoin]")
 
 
 def _segment_join_impl(x: np.ndarray, ids: np.ndarray, num_segments: np.ndarray,
