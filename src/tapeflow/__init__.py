@@ -49,9 +49,13 @@ _LAZY_SUBMODULES = {"keras", "train", "test", "config", "autograph", "version", 
                      "saved_model"}
 
 
+# Names TF 2.21 gives to Keras's modules: `tf.initializers` is `tf.keras.initializers`.
+_LAZY_ALIASES = {"initializers": "tapeflow.keras.initializers"}
+
+
 def __getattr__(name: str):
-    if name in _LAZY_SUBMODULES:
-        module = _importlib.import_module(f"tapeflow.{name}")
+    if name in _LAZY_SUBMODULES or name in _LAZY_ALIASES:
+        module = _importlib.import_module(_LAZY_ALIASES.get(name, f"tapeflow.{name}"))
         globals()[name] = module
         return module
     raise AttributeError(f"module 'tapeflow' has no attribute {name!r}")

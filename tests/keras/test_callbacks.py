@@ -96,7 +96,8 @@ def test_model_checkpoint_verbose_prints_both_keras_lines(tmp_path, capsys):
     m, x, y = _setup()
     path = str(tmp_path / "m.weights.h5")
     m.fit(x, y, epochs=1, verbose=0,
-          callbacks=[callbacks.ModelCheckpoint(path, monitor="loss", verbose=1)])
+          callbacks=[callbacks.ModelCheckpoint(path, monitor="loss", verbose=1,
+                                               save_weights_only=True)])
     assert capsys.readouterr().out == (f"\nEpoch 1: saving model to {path}\n"
                                        f"\nEpoch 1: finished saving model to {path}\n")
 

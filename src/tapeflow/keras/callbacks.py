@@ -388,9 +388,10 @@ class EarlyStopping(MonitorCallback):
 
 
 class ModelCheckpoint(MonitorCallback):
-    """Saves the model's weights every epoch (or every `save_freq` batches), optionally only
-    when `monitor` improves. tapeflow saves weights only: the filepath must end in
-    '.weights.h5' (written in tapeflow's NumPy format, see `tapeflow.keras.saving`)."""
+    """Saves the model every epoch (or every `save_freq` batches), optionally only when
+    `monitor` improves: the whole model (`model.save`, a '.keras' file) or, with
+    `save_weights_only=True`, its weights (`save_weights`, a '.weights.h5' file), as Keras 3
+    (which also takes '.h5' for the model)."""
 
     def __init__(self, filepath: str, monitor: str = "val_loss", verbose: int = 0,
                  save_best_only: bool = False, save_weights_only: bool = False,
@@ -407,10 +408,13 @@ class ModelCheckpoint(MonitorCallback):
         if save_freq != "epoch" and not isinstance(save_freq, int):
             raise ValueError(f"Unrecognized save_freq: {save_freq}. Expected save_freq are "
                              "'epoch' or integer values")
-        if not self.filepath.endswith(".weights.h5"):
-            raise ValueError(
-                "tapeflow's ModelCheckpoint saves weights only: the filepath must end in "
-                f"`.weights.h5` (Keras weights format). Received: filepath={self.filepath}")
+        if save_weights_only and not self.filepath.endswith(".weights.h5"):
+            raise ValueError("When using `save_weights_only=True` in `ModelCheckpoint`, the "
+                             "filepath provided must end in `.weights.h5` (Keras weights "
+                             f"format). Received: filepath={self.filepath}")
+        if not save_weights_only and not self.filepath.endswith((".keras", ".h5")):
+            raise ValueError("The filepath provided must end in `.keras` (Keras model "
+                             f"format). Received: filepath={self.filepath}")
 
     def on_epoch_begin(self, epoch: int, logs: Optional[dict] = None) -> None:
         self._current_epoch = epoch
@@ -472,7 +476,10 @@ class ModelCheckpoint(MonitorCallback):
             dirname = os.path.dirname(write_path)
             if dirname:
                 os.makedirs(dirname, exist_ok=True)
-            self.model.save_weights(write_path, overwrite=True)
+            if self.save_weights_only:
+                self.model.save_weights(write_path, overwrite=True)
+            else:
+                self.model.save(write_path, overwrite=True)
             dist.remove_temp_dirpath(os.path.dirname(filepath), strategy)
             if self.verbose > 0:
                 print_msg(f"\nEpoch {epoch + 1}: finished saving model to {filepath}")

@@ -24,7 +24,8 @@ from tapeflow.framework.tensor_conversion import convert_to_tensor
 from tapeflow.keras import backend
 from tapeflow.keras.layers.input_layer import InputLayer
 from tapeflow.keras.layers.input_spec import InputSpec
-from tapeflow.keras.layers.layer import KerasTensor, Layer, Operation, _infer_outputs
+from tapeflow.keras.layers.layer import (_INFERRING, KerasTensor, Layer, Operation,
+                                         _infer_outputs)
 from tapeflow.keras.trainer import Trainer
 from tapeflow.ops import array_ops, math_ops
 
@@ -36,6 +37,8 @@ class Model(Layer, Trainer):
         if cls is Model and (args or "inputs" in kwargs or "outputs" in kwargs):
             return object.__new__(Functional)
         return object.__new__(cls)
+
+    metrics = Trainer.metrics  # the compiled metrics too, not only Layer's tracked ones
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         name = kwargs.pop("name", None)
@@ -127,13 +130,15 @@ class Model(Layer, Trainer):
 
     def save(self, filepath: Any, overwrite: bool = True, zipped: Optional[bool] = None,
              **kwargs: Any) -> None:
-        """Saves the model (config, weights, optimizer state) as a Keras 3 `.keras` file."""
+        """Saves the model (config, weights, optimizer state) as a Keras 3 `.keras` file, or
+        in Keras's legacy HDF5 layout for a '.h5' or '.hdf5' path."""
         import os
         path = os.fspath(filepath)
-        if path.endswith((".h5", ".hdf5")):
-            raise NotImplementedError(
-                "tapeflow does not write Keras's legacy HDF5 model format (`.h5`); save to a "
-                "`.keras` file (`model.save('model.keras')`), Keras 3's format.")
+        from tapeflow.keras.saving import legacy_h5
+        if legacy_h5.is_legacy_h5_path(path):
+            legacy_h5.save_model(self, path, overwrite=overwrite,
+                                 include_optimizer=kwargs.get("include_optimizer", True))
+            return
         from tapeflow.keras.saving import archive
         archive.save_model(self, path, overwrite=overwrite,
                            zipped=True if zipped is None else zipped)
@@ -207,7 +212,7 @@ class Functional(Model):
         return [t._keras_history[0].name for t in self.outputs]
 
     def call(self, inputs: Any, training: Any = None, mask: Any = None) -> Any:
-        flat = nest.flatten(inputs)
+        flat = nest.flatten(self._inputs_by_name(inputs))
         if len(flat) != len(self.inputs):
             raise ValueError(f"Layer \"{self.name}\" expects {len(self.inputs)} input(s), but "
                              f"it received {len(flat)} input tensors.")
@@ -224,8 +229,26 @@ class Functional(Model):
             result = node.layer(*args, **kwargs)
             for t, v in zip(node.output_tensors, nest.flatten(result)):
                 values[id(t)] = v
-        return nest.pack_sequence_as(self._outputs_struct,
-                                     [values[id(t)] for t in self.outputs])
+        outputs = nest.pack_sequence_as(self._outputs_struct,
+                                        [values[id(t)] for t in self.outputs])
+        return outputs if _INFERRING[0] else _unpack_singleton(outputs)
+
+    def _inputs_by_name(self, inputs: Any) -> Any:
+        """A dict given to a model built on a list of Inputs (or one): its entries taken by
+        the Inputs' names, in the model's order (Keras 3's `_standardize_inputs`; a dict
+        that lacks a name is refused first by the InputSpec check, as in Keras)."""
+        struct = self._inputs_struct
+        if not isinstance(inputs, dict) or isinstance(struct, dict):
+            return inputs
+        references = list(struct) if isinstance(struct, (list, tuple)) else [struct]
+        if all(isinstance(t, KerasTensor) for t in references) and \
+                {t.name for t in references} <= set(inputs):
+            return [inputs[t.name] for t in references]
+        expected = nest.map_structure(lambda t: t.name, struct)
+        received = {key: "None" if value is None else f"Tensor(shape={tuple(np.shape(value))})"
+                    for key, value in inputs.items()}
+        raise ValueError(f"The structure of `inputs` doesn't match the expected structure.\n"
+                         f"Expected: {expected}\nReceived: inputs={received}")
 
     def get_build_config(self) -> dict:
         return {"input_shape": None}  # Keras 3's: the graph builds the model
@@ -340,6 +363,14 @@ class Functional(Model):
         model = cls(inputs, outputs, name=config.get("name"))
         model.trainable = config.get("trainable", True)
         return model
+
+
+def _unpack_singleton(outputs: Any) -> Any:
+    """A one-element list or tuple of outputs as its element: Keras 3's Functional returns
+    `outputs=[y]`'s tensor itself when run (a symbolic call keeps the list)."""
+    if isinstance(outputs, (list, tuple)) and len(outputs) == 1:
+        return outputs[0]
+    return outputs
 
 
 def _sparse_input(ref: KerasTensor, x: SparseTensor) -> Any:

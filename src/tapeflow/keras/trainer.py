@@ -14,6 +14,8 @@ Keras-on-TF's batch order.
 from __future__ import annotations
 
 import functools
+import inspect
+import warnings
 from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
@@ -22,6 +24,7 @@ from tapeflow.autodiff import GradientTape
 from tapeflow.distribute import keras_support as _dist
 from tapeflow.framework import nest
 from tapeflow.framework.sparse_tensor import SparseTensor
+from tapeflow.framework.tensor import TensorLike
 from tapeflow.framework.tensor_conversion import convert_to_tensor
 from tapeflow.keras.data_adapters import (EpochIterator, _to_numpy_tree,
                                           class_weight_to_sample_weights,
@@ -30,15 +33,38 @@ from tapeflow.ops import math_ops
 
 
 def _log_value(value: Any) -> Any:
-    """A metric's result as `fit` reports it: a Python float, or (a vector result such as
-    F1Score(average=None)'s) a NumPy array, as Keras keeps it."""
-    array = np.asarray(value)
+    """A log value as `fit` reports it: a Python float, or (a vector result such as
+    F1Score(average=None)'s) a NumPy array, as Keras keeps it; what is not numeric is kept."""
+    try:
+        array = np.asarray(value)
+    except Exception:  # noqa: BLE001 - Keras keeps what it cannot convert
+        return value
+    if array.dtype.kind not in "biuf":  # a string tensor becomes NumPy's, as in Keras
+        return array if isinstance(value, TensorLike) else value
     return float(array) if array.size == 1 else array
 
 
-def _as_floats(logs: dict) -> dict:
-    """A step's logs (tensors) as `fit` reports them (`_log_value`), keys sorted."""
-    return dict(sorted((k, _log_value(v)) for k, v in logs.items()))
+def _pythonify_logs(logs: Any) -> dict:
+    """A step's logs as the loops report them (Keras's `pythonify_logs`): keys sorted, nested
+    dicts (CompileMetrics' results) flattened into the top level, values `_log_value`."""
+    result: dict = {}
+    for key, value in sorted(logs.items()):
+        if isinstance(value, dict):
+            result.update(_pythonify_logs(value))
+        else:
+            result[key] = _log_value(value)
+    return result
+
+
+def _step_logs(logs: Any, kind: str) -> dict:
+    """What a `train_step`/`test_step` returned, as logs: Keras 3 takes the dict as it is (a
+    custom step's own keys; a nested dict stays nested until the callbacks flatten it), its
+    values converted (`_log_value`); anything else is refused."""
+    if logs is None:  # Keras-on-TF fails inside tf.data here; this says why
+        raise ValueError(f"`{kind}_step` must return a dict of logs (metric name -> value); "
+                         "it returned None.")
+    return {key: _step_logs(value, kind) if isinstance(value, dict) else _log_value(value)
+            for key, value in logs.items()}  # not a dict: Keras's AttributeError ('items')
 
 
 def _in_strategy_scope(method: Callable) -> Callable:
@@ -102,6 +128,11 @@ class CompileMetrics:
         """The state variables of every metric."""
         return [v for m in self.metrics for v in m.variables]
 
+    def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
+        """Updates every compiled metric on a batch (building them from its shapes first),
+        as Keras 3's CompileMetrics: a custom `train_step` may call it through `metrics`."""
+        self._model._update_compiled_metrics(y_true, y_pred, sample_weight)
+
     def result(self) -> dict:
         """Each metric's current result, by its log name."""
         return {name: m.result() for name, m in self._model._logged_compiled_metrics()}
@@ -115,8 +146,34 @@ class CompileMetrics:
         return "<CompileMetrics name=compile_metrics>"
 
 
+class DeprecatedCompiledMetric:
+    """Keras 3's `model.compiled_metrics`: kept for Keras 2 `train_step`s."""
+
+    def __init__(self, model: "Trainer") -> None:
+        self._model = model
+
+    def update_state(self, y: Any, y_pred: Any, sample_weight: Any = None) -> None:
+        """Warns, then updates every metric of `metrics`; a `Mean` (the loss tracker
+        included) takes `y_pred` as its values, as Keras 3 does."""
+        from tapeflow.keras import metrics as metrics_module
+        warnings.warn("`model.compiled_metrics()` is deprecated. Instead, use e.g.:\n```\n"
+                      "for metric in self.metrics:\n    metric.update_state(y, y_pred)\n```\n",
+                      stacklevel=2)
+        for metric in self._model.metrics:
+            if isinstance(metric, metrics_module.Mean):
+                metric.update_state(y_pred, sample_weight=sample_weight)
+            else:
+                metric.update_state(y, y_pred, sample_weight=sample_weight)
+
+
 class Trainer:
     """Training methods shared by Keras models (mixed into `keras.Model`)."""
+
+    # What `compile` stores is not tracked as the model's own (its metrics would be listed
+    # twice in `metrics`), as Keras 3 compiles without automatic dependency tracking.
+    _untracked_attributes = frozenset({
+        "_loss_tracker", "_output_loss_trackers", "_metric_ids", "_weighted_metric_ids",
+        "_compiled_metrics", "_weighted_metrics", "_compile_args", "_loss_fn"})
 
     # Class-level defaults, so Layer's __init__ need not know about training state.
     optimizer: Any = None
@@ -203,8 +260,12 @@ class Trainer:
         """(the loss function(s) for `loss`, None), or (None, the ValueError) for an
         identifier `losses.get` cannot interpret: Keras 3 interprets them when the loss is
         first computed, so `compile(loss="msee")` succeeds and `fit`/`evaluate` raise."""
+        loss = self._per_output(loss)
+        outputs = len(self._flat_output_names())
+        if loss is not None and not isinstance(loss, (list, tuple, dict)) and outputs > 1:
+            loss = [loss] * outputs  # Keras 3 applies one loss to each output, then sums
         try:
-            return self._make_loss(losses_module, self._per_output(loss)), None
+            return self._make_loss(losses_module, loss), None
         except ValueError as error:
             return None, error
 
@@ -280,34 +341,35 @@ class Trainer:
         return [self._loss_tracker] + [
             t for t in getattr(self, "_output_loss_trackers", []) if t is not None]
 
-    def _flat_metrics(self) -> list:
-        """Every metric object the logs come from: the loss trackers, then the compiled
-        metrics (once built by a first batch)."""
-        if not self.compiled:
-            return []
-        return self._trackers() + list(self._compiled_metrics or [])
-
     def _logged_compiled_metrics(self) -> list:
         """(log name, metric) for each compiled metric (once built by a first batch): its
         name as CompileMetrics logs it (`<output>_`, `weighted_`, `_1` for repeats)."""
         return list(zip(self._metric_log_names or (), self._compiled_metrics or ()))
 
     def _named_metrics(self) -> list:
-        """(log name, metric) for each of `_flat_metrics`: the loss trackers under their own
-        names, then the compiled metrics under their log names."""
+        """(log name, metric) for each loss tracker and compiled metric: the trackers under
+        their own names, then the compiled metrics under their log names."""
         if not self.compiled:
             return []
         return [(m.name, m) for m in self._trackers()] + self._logged_compiled_metrics()
 
     @property
     def metrics(self) -> list:
-        """As Keras 3: the loss trackers, then one `CompileMetrics` holding the metrics
-        `compile` was given (where it was given any)."""
-        if not self.compiled:
-            return []
-        given = bool(self._metric_ids) or bool(self._weighted_metric_ids)
-        trackers = self._trackers()   # the loss's, then one per output (Keras's order)
-        return trackers[:1] + ([CompileMetrics(self)] if given else []) + trackers[1:]
+        """As Keras 3: the loss tracker, one `CompileMetrics` holding the metrics `compile`
+        was given (where it was given any), the per-output loss trackers, then the metrics
+        assigned as attributes of the model and of its layers (not of nested models).
+        `fit`/`evaluate` reset these each epoch and log their results, so a subclass that
+        overrides this property chooses what is reset and logged."""
+        metrics = []
+        if self.compiled:
+            given = bool(self._metric_ids) or bool(self._weighted_metric_ids)
+            trackers = self._trackers()   # the loss's, then one per output (Keras's order)
+            metrics = trackers[:1] + ([CompileMetrics(self)] if given else []) + trackers[1:]
+        metrics += list(self.__dict__.get("_metrics", ()))
+        for layer in self._flatten_layers() if hasattr(self, "_flatten_layers") else ():
+            if not isinstance(layer, Trainer):
+                metrics += list(layer.__dict__.get("_metrics", ()))
+        return metrics
 
     @property
     def metrics_variables(self) -> list:
@@ -320,8 +382,8 @@ class Trainer:
         return [m.name for m in self.metrics]
 
     def reset_metrics(self) -> None:
-        """Zeroes the state of every compiled metric and the loss tracker."""
-        for m in self._flat_metrics():
+        """Zeroes the state of every metric in `metrics` (Keras 3)."""
+        for m in self.metrics:
             m.reset_state()
 
     # -- steps --------------------------------------------------------------------------------
@@ -354,19 +416,43 @@ class Trainer:
             total = total / replicas
         return total
 
+    def _compute_loss(self, x: Any = None, y: Any = None, y_pred: Any = None,
+                      sample_weight: Any = None, training: bool = True) -> Any:
+        """`compute_loss`, passing `training` only to an override that takes it (Keras 3.3
+        added the argument; Keras inspects the signature first)."""
+        if "training" in inspect.signature(self.compute_loss).parameters:
+            return self.compute_loss(x, y, y_pred, sample_weight, training=training)
+        return self.compute_loss(x, y, y_pred, sample_weight)
+
+    def compiled_loss(self, y: Any, y_pred: Any, sample_weight: Any = None,
+                      regularization_losses: Any = None) -> Any:
+        """Deprecated in Keras 3 (a method, which warns): `compute_loss` of (y, y_pred)."""
+        warnings.warn("`model.compiled_loss()` is deprecated. Instead, use "
+                      "`model.compute_loss(x, y, y_pred, sample_weight, training)`.",
+                      stacklevel=2)
+        return self.compute_loss(x=None, y=y, y_pred=y_pred, sample_weight=sample_weight)
+
+    @property
+    def compiled_metrics(self) -> "DeprecatedCompiledMetric":
+        """Deprecated in Keras 3: an object whose `update_state(y, y_pred, sample_weight)`
+        warns and updates every metric of `metrics` (a `Mean`, the loss tracker included, on
+        `y_pred`, as Keras does)."""
+        return DeprecatedCompiledMetric(self)
+
     def train_step(self, data: Any) -> dict:
         """One optimizer step on a batch `(x, y, sample_weight)`; returns the metric logs."""
         x, y, sample_weight = unpack_x_y_sample_weight(data)
         with GradientTape() as tape:
             y_pred = self(x, training=True)
-            loss = self.compute_loss(x, y, y_pred, sample_weight, training=True)
+            loss = self._compute_loss(x, y, y_pred, sample_weight, training=True)
             # Keras differentiates the loss times loss_scale_factor (apply divides it back).
             scaled_loss = self.optimizer.scale_loss(loss)
         # Read after the forward pass, as Keras does: an unbuilt model creates its weights there.
         variables = list(self.trainable_variables)
         gradients = tape.gradient(scaled_loss, variables)
         self.optimizer.apply_gradients(zip(gradients, variables))
-        return self._update_metrics(x, y, y_pred, loss, sample_weight)
+        self._track_loss(x, loss)
+        return self.compute_metrics(x, y, y_pred, sample_weight)
 
     def _step_function(self, kind: str) -> Any:
         """`train_step`/`test_step`/`predict_step`, as a `tf.function` unless the model runs
@@ -385,23 +471,28 @@ class Trainer:
         """Updates the metrics on a batch without training; returns the metric logs."""
         x, y, sample_weight = unpack_x_y_sample_weight(data)
         y_pred = self(x, training=False)
-        loss = self.compute_loss(x, y, y_pred, sample_weight, training=False)
-        return self._update_metrics(x, y, y_pred, loss, sample_weight)
+        loss = self._compute_loss(x, y, y_pred, sample_weight, training=False)
+        self._track_loss(x, loss)
+        return self.compute_metrics(x, y, y_pred, sample_weight)
 
     def predict_step(self, data: Any) -> Any:
         """The model's outputs for a batch."""
         x, _, _ = unpack_x_y_sample_weight(data)
         return self(x, training=False)
 
-    def _update_metrics(self, x: Any, y: Any, y_pred: Any, loss: Any, sample_weight: Any) -> dict:
+    def _track_loss(self, x: Any, loss: Any) -> None:
+        """Adds a batch's loss to the loss tracker, weighted by the batch size."""
         batch_size = int(nest.flatten(x)[0].shape[0])
         replicas = _dist.num_replicas(self._distribute_strategy)
         # The tracker records the replica's own mean loss (compute_loss scaled it down).
         self._loss_tracker.update_state(loss * replicas if replicas > 1 else loss,
                                         sample_weight=batch_size)
+
+    def _update_compiled_metrics(self, y: Any, y_pred: Any, sample_weight: Any) -> None:
+        """Updates the metrics `compile` was given (built from this batch's shapes first):
+        `metrics` ignore the sample weights, `weighted_metrics` use them (Keras 3)."""
         if self._compiled_metrics is None:
             self._build_metrics(y, y_pred)
-        # `metrics` ignore the sample weights; `weighted_metrics` use them (Keras 3).
         if self._metric_outputs is not None:
             ys, preds = self._flatten_y(y), nest.flatten(y_pred)
             for metric, i in zip(self._compiled_metrics, self._metric_outputs):
@@ -412,31 +503,55 @@ class Trainer:
                 metric.update_state(y, y_pred)
         for metric in self._weighted_metrics:
             metric.update_state(y, y_pred, sample_weight=sample_weight)
-        # Tensors, not floats: this also runs inside a traced step (the loops convert).
-        return {name: m.result() for name, m in self._named_metrics()}
+
+    def compute_metrics(self, x: Any, y: Any, y_pred: Any, sample_weight: Any = None) -> dict:
+        """Updates the compiled metrics on a batch and returns the result of every metric in
+        `metrics` (tensors: this also runs inside a traced step), as Keras 3."""
+        if self.compiled and (self._metric_ids or self._weighted_metric_ids):
+            self._update_compiled_metrics(y, y_pred, sample_weight)
+        return self._metrics_result()
+
+    def _metrics_result(self) -> dict:
+        """`metrics`' results by name, a dict result (CompileMetrics') merged in (Keras 3's
+        `get_metrics_result` before conversion)."""
+        results: dict = {}
+        for metric in self.metrics:
+            result = metric.result()
+            if isinstance(result, dict):
+                results.update(result)
+            else:
+                results[metric.name] = result
+        return results
 
     def get_metrics_result(self) -> dict:
-        """The current value of every metric as a Python float, keys sorted (as Keras); over
-        all workers under a multi-worker strategy (every worker gets the same logs)."""
+        """The current value of every metric of `metrics` as a Python float, keys sorted (as
+        Keras); over all workers under a multi-worker strategy (every worker gets the same
+        logs)."""
         if _dist.communicator_of(self._distribute_strategy) is not None:
             return _dist.synced_metrics_result(self._distribute_strategy,
                                                self._named_metrics())
-        logs = {name: _log_value(m.result()) for name, m in self._named_metrics()}
-        return dict(sorted(logs.items()))
+        return _pythonify_logs(self._metrics_result())
+
+    def _get_metrics_result_or_logs(self, logs: dict) -> dict:
+        """The metrics' results where their names are the last step's log keys; otherwise
+        the last step's logs (a custom step returning its own keys, or CompileMetrics' dict
+        under 'compile_metrics'), as Keras 3."""
+        metric_logs = self.get_metrics_result()
+        return metric_logs if set(logs) == set(metric_logs) else logs
 
     # -- loops --------------------------------------------------------------------------------
-    def _run_step(self, function: Any, batch: Any, split: Callable) -> dict:
+    def _run_step(self, function: Any, batch: Any, split: Callable, kind: str) -> dict:
         """One step on this worker's share of a global batch, in the strategy's replica
-        context (its gradients summed over the workers); the logs as floats, over all
-        workers under a multi-worker strategy."""
+        context (its gradients summed over the workers); the step's logs (`_step_logs`),
+        the metrics' results over all workers under a multi-worker strategy."""
         data = _as_tensors(split(batch))
         strategy = self._distribute_strategy
         if strategy is None:
-            return _as_floats(function(data))
-        logs = strategy.run(function, args=(data,))
+            return _step_logs(function(data), kind)
+        logs = _step_logs(strategy.run(function, args=(data,)), kind)
         if _dist.communicator_of(strategy) is not None:
-            return self.get_metrics_result()
-        return _as_floats(logs)
+            return self._get_metrics_result_or_logs(logs)
+        return logs
 
     @_in_strategy_scope
     def fit(self, x: Any = None, y: Any = None, batch_size: Optional[int] = None,
@@ -479,11 +594,13 @@ class Trainer:
                 with epoch_iterator.catch_stop_iteration():
                     for step, iterator in epoch_iterator:
                         callback_list.on_train_batch_begin(step)
-                        logs = self._run_step(train_function, next(iterator), split)
+                        logs = self._run_step(train_function, next(iterator), split,
+                                              "train")
                         callback_list.on_train_batch_end(step, logs)
                         if self.stop_training:
                             break
-                epoch_logs = self.get_metrics_result() if logs else dict(logs)
+                # The metrics' results, or a custom train_step's own logs (Keras 3).
+                epoch_logs = dict(self._get_metrics_result_or_logs(logs))
                 if validation_data is not None and (epoch + 1) % validation_freq == 0:
                     if self._eval_epoch_iterator is None:  # made once, as Keras caches it
                         _check_array_dtypes(val_x, val_y, val_sw)
@@ -543,15 +660,16 @@ class Trainer:
         test_function = self._step_function("test")
         self.stop_evaluating = False
         callback_list.on_test_begin()
+        logs: dict = {}
         self.reset_metrics()
         with epoch_iterator.catch_stop_iteration():
             for step, iterator in epoch_iterator:
                 callback_list.on_test_batch_begin(step)
-                logs = self._run_step(test_function, next(iterator), split)
+                logs = self._run_step(test_function, next(iterator), split, "test")
                 callback_list.on_test_batch_end(step, logs)
                 if self.stop_evaluating:
                     break
-        logs = self.get_metrics_result()
+        logs = _pythonify_logs(self._get_metrics_result_or_logs(logs))
         callback_list.on_test_end(logs)
         if return_dict:
             return logs
@@ -600,8 +718,8 @@ class Trainer:
         sample_weight = self._class_sample_weight(y, sample_weight, class_weight)
         self._check_loss_interpreted()
         self.reset_metrics()  # each call reports its own batch, as Keras 3
-        logs = _as_floats(self._step_function("train")(_as_batch(
-            (_to_numpy_tree(x), _to_numpy_tree(y), _to_numpy_tree(sample_weight)))))
+        batch = _as_batch((_to_numpy_tree(x), _to_numpy_tree(y), _to_numpy_tree(sample_weight)))
+        logs = _pythonify_logs(_step_logs(self._step_function("train")(batch), "train"))
         return logs if return_dict else _logs_to_values(self, logs)
 
     def test_on_batch(self, x: Any, y: Any = None, sample_weight: Any = None,
@@ -610,8 +728,8 @@ class Trainer:
         self._assert_compile_called("test_on_batch")
         self._check_loss_interpreted()
         self.reset_metrics()
-        logs = _as_floats(self._step_function("test")(_as_batch(
-            (_to_numpy_tree(x), _to_numpy_tree(y), _to_numpy_tree(sample_weight)))))
+        batch = _as_batch((_to_numpy_tree(x), _to_numpy_tree(y), _to_numpy_tree(sample_weight)))
+        logs = _pythonify_logs(_step_logs(self._step_function("test")(batch), "test"))
         return logs if return_dict else _logs_to_values(self, logs)
 
     def predict_on_batch(self, x: Any) -> Any:
@@ -639,9 +757,11 @@ class Trainer:
 
     def load_weights(self, filepath: str, skip_mismatch: bool = False, **kwargs: Any) -> None:
         """Restores weights from a Keras 3 '*.weights.h5' file (written by Keras or by
-        `save_weights`; tapeflow's older npz files too), checking their shapes as Keras does."""
+        `save_weights`; tapeflow's older npz files too) or a '.keras' file, or Keras 2's
+        HDF5 weights ('.h5': in order, or `by_name=True`), checking their shapes as Keras
+        does."""
         from tapeflow.keras import saving
-        saving.load_weights(self, filepath, skip_mismatch=skip_mismatch)
+        saving.load_weights(self, filepath, skip_mismatch=skip_mismatch, **kwargs)
 
 
 def _traceable(model: Any) -> bool:

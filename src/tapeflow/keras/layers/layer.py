@@ -21,6 +21,7 @@ from tapeflow.framework.tensor_conversion import convert_to_tensor
 from tapeflow.keras import backend, initializers, mixed_precision
 from tapeflow.keras.backend import to_snake_case
 from tapeflow.keras.layers.input_spec import assert_input_compatibility
+from tapeflow.keras.metrics import Metric
 from tapeflow.keras.variables import Variable
 from tapeflow.ops import array_ops, math_ops
 
@@ -235,6 +236,10 @@ class Layer:
         self._call_training_default = (params["training"].default
                                        if self._call_has_training else None)
         self._call_has_mask = "mask" in params
+        first = next(iter(params.values()), None)
+        # The argument Keras 3 takes as the inputs when it is passed by keyword.
+        self._call_input_name = first.name if first is not None and \
+            first.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD else None
 
     _input_spec: Any = None
     # Keras 3 takes only tensors (arrays, None) positionally; other values go by keyword.
@@ -255,10 +260,13 @@ class Layer:
             object.__setattr__(self, "_trainable_variables", [])
             object.__setattr__(self, "_non_trainable_variables", [])
             object.__setattr__(self, "_tracked", [])
+            object.__setattr__(self, "_metrics", [])
 
     # -- attribute tracking -------------------------------------------------------------------
     def __setattr__(self, name: str, value: Any) -> None:
-        if not name.startswith("__") and name not in ("_layers", "_tracked"):
+        # A Model's `_untracked_attributes` (Trainer's) hold compile's state, not its own.
+        if not name.startswith("__") and name not in ("_layers", "_tracked") and \
+                name not in getattr(type(self), "_untracked_attributes", ()):
             self._init_tracking()
             for leaf in (nest.flatten(value) if isinstance(value, (list, tuple, dict))
                          else [value]):
@@ -269,6 +277,9 @@ class Layer:
         if isinstance(value, Layer) and value is not self:
             if not any(value is layer for layer in self._layers):
                 self._layers.append(value)
+        elif isinstance(value, Metric):  # Keras 3 lists it in `metrics`; fit resets it
+            if not any(value is m for m in self._metrics):
+                self._metrics.append(value)
         elif isinstance(value, Variable):  # a keras.Variable; a plain tf.Variable is not
             # tracked (Keras 3 with the TF backend leaves it out of `weights` and training)
             if not any(value is v for v in self._all_own_variables()):
@@ -292,11 +303,20 @@ class Layer:
         """Creates a weight of this layer (a Variable), tracked in `weights`.
 
         `initializer` is a name, an initializer or a callable `(shape, dtype)`; the default
-        is 'glorot_uniform' for floats and 'zeros' otherwise, as Keras.
+        is 'glorot_uniform' for floats and 'zeros' otherwise, as Keras. `aggregation`
+        ('none', 'mean', 'sum', 'only_first_replica') is how a distribution strategy
+        combines replicas' updates; `overwrite_with_gradient`: the optimizer assigns the
+        gradient instead of applying it (Keras 3's float8 scales): tapeflow's optimizers do
+        not, so True is refused rather than trained wrongly.
         """
         self._init_tracking()
+        aggregation_mode = _aggregation_mode(aggregation)
+        if overwrite_with_gradient:
+            raise NotImplementedError(
+                "tapeflow's optimizers do not implement `overwrite_with_gradient=True` (they "
+                "would apply the gradient as an update); create the weight without it.")
         dtype = str(getattr(dtype, "name", dtype) or self._dtype)
-        shape = () if shape is None else tuple(int(d) for d in shape)
+        shape = _weight_shape(shape)
         if initializer is None:
             initializer = "glorot_uniform" if "float" in dtype else "zeros"
         initializer = initializers.get(initializer)
@@ -311,6 +331,8 @@ class Layer:
         # regularizer on the current value at every read.
         variable.regularizer = regularizers.get(regularizer)
         variable._constraint = constraints.get(constraint)
+        variable._aggregation = aggregation_mode
+        variable.overwrite_with_gradient = bool(overwrite_with_gradient)
         self._track_variable(variable)
         return variable
 
@@ -364,6 +386,14 @@ class Layer:
     def layers(self) -> list:
         """The sublayers this layer tracks, in order."""
         return list(self._layers)
+
+    @property
+    def metrics(self) -> list:
+        """The metrics assigned as attributes of this layer, then its sublayers' (Keras 3)."""
+        metrics = list(self.__dict__.get("_metrics", ()))
+        for layer in self._layers:
+            metrics.extend(layer.metrics)
+        return metrics
 
     @property
     def weights(self) -> list:
@@ -505,7 +535,7 @@ class Layer:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         self._init_tracking()
         if not args:
-            raise ValueError(f"Layer {self.name} was called without inputs.")
+            args, kwargs = self._inputs_from_keywords(kwargs)
         flat_args = args if len(args) == 1 and isinstance(args[0], TensorLike) else \
             nest.flatten(args)
         if not self._allow_non_tensor_positional_args:
@@ -554,6 +584,51 @@ class Layer:
                 lambda t: (None,) + tuple(t.shape.as_list())[1:] if isinstance(t, TensorLike)
                 and t.shape.rank else None, outputs)
         return outputs
+
+    def stateless_call(self, trainable_variables: list, non_trainable_variables: list,
+                       *args: Any, return_losses: bool = False, **kwargs: Any) -> tuple:
+        """Calls the layer with its variables holding the given values and leaves them as
+        they were: `(outputs, non-trainable values after the call)` (and `losses` with
+        `return_losses=True`), as Keras 3. tapeflow swaps the values in and back out, so a
+        tape does not differentiate through the given values (Keras-on-TF does)."""
+        if not self.built:
+            raise ValueError(f"To call stateless_call, {type(self).__name__} must be built "
+                             "(i.e. its variables must have been already created). You can "
+                             "build it by calling it on some data.")
+        own = {"trainable_variables": list(self.trainable_variables),
+               "non_trainable_variables": list(self.non_trainable_variables)}
+        given = {"trainable_variables": list(trainable_variables),
+                 "non_trainable_variables": list(non_trainable_variables)}
+        for kind, variables in own.items():
+            if len(given[kind]) != len(variables):
+                raise ValueError(
+                    f"Argument `{kind}` must be a list of tensors corresponding 1:1 to "
+                    f"{type(self).__name__}().{kind}. Received list with length "
+                    f"{len(given[kind])}, but expected {len(variables)} variables.")
+        variables = own["trainable_variables"] + own["non_trainable_variables"]
+        saved = [np.array(v.numpy()) for v in variables]  # copies: updates may be in place
+        try:
+            for variable, value in zip(variables, given["trainable_variables"]
+                                       + given["non_trainable_variables"]):
+                variable.assign(value)
+            outputs = self(*args, **kwargs)
+            new_state = [v.read_value() for v in own["non_trainable_variables"]]
+            losses = list(self.losses)
+        finally:
+            for variable, value in zip(variables, saved):
+                variable.assign(value)
+        return (outputs, new_state, losses) if return_losses else (outputs, new_state)
+
+    def _inputs_from_keywords(self, kwargs: dict) -> tuple:
+        """(args, kwargs) of a call made with keywords only: the first argument of `call`,
+        passed by its name (`layer(inputs=x)`, `layer(logits=x)`), is the inputs (Keras 3)."""
+        name = self.__dict__.get("_call_input_name")
+        if name is None:
+            raise ValueError(f"Layer {self.name} was called without inputs.")
+        if name not in kwargs:  # inspect's text, which Keras's CallSpec raises
+            raise TypeError(f"missing a required argument: '{name}'")
+        kwargs = dict(kwargs)
+        return (kwargs.pop(name),), kwargs
 
     def _set_output_masks(self, inputs: Any, outputs: Any, previous_mask: Any) -> None:
         """Attaches `compute_mask`'s masks to the outputs that have none (Keras's
@@ -705,6 +780,30 @@ class Layer:
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} name={self.name}, built={self.built}>"
+
+
+_AGGREGATIONS = {None: "NONE", "none": "NONE", "mean": "MEAN", "sum": "SUM",
+                 "only_first_replica": "ONLY_FIRST_REPLICA"}
+
+
+def _aggregation_mode(aggregation: Any) -> Any:
+    """`add_weight`'s `aggregation` as the variable's VariableAggregation (Keras 3's
+    ValueError for any other value)."""
+    from tapeflow.framework.variables import VariableAggregation
+    if not isinstance(aggregation, (str, type(None))) or aggregation not in _AGGREGATIONS:
+        raise ValueError("Invalid value for argument `aggregation`. Expected one of `None`, "
+                         "`'none'`, `'mean'`, `'sum'`, `'only_first_replica'`. Received: "
+                         f"aggregation={aggregation}")
+    return getattr(VariableAggregation, _AGGREGATIONS[aggregation])
+
+
+def _weight_shape(shape: Any) -> tuple:
+    """`add_weight`'s shape as a tuple of ints (Keras 3's ValueError for a negative dim)."""
+    dims = () if shape is None else tuple(int(d) for d in shape)
+    if any(d < 0 for d in dims):
+        raise ValueError(f"Cannot convert '{tuple(shape)}' to a shape. Negative dimensions "
+                         "are not allowed.")
+    return dims
 
 
 def dtype_policy_config(dtype: str) -> dict:

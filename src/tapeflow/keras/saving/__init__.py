@@ -2,8 +2,10 @@
 
 - `model.save('m.keras')` / `load_model`: Keras 3's zip (`archive`), read and written both ways.
 - `save_weights('w.weights.h5')` / `load_weights`: Keras's HDF5 layout (`weights`, via h5py,
-  imported only when a file is read or written). tapeflow's older npz weights (`.weights.npz`,
-  or npz written under a `.weights.h5` name) stay readable.
+  imported only when a file is read or written); `load_weights('w.h5')` reads Keras 2's
+  HDF5 weights (`legacy_h5`), as `keras.applications`' ImageNet files are. tapeflow's older
+  npz weights (`.weights.npz`, or npz written under a `.weights.h5` name) stay readable.
+- `model.save('m.h5')` / `load_model('m.h5')`: Keras's legacy HDF5 model file (`legacy_h5`).
 - `serialize_keras_object` / `deserialize_keras_object` and the custom-object registry
   (`serialization`).
 """
@@ -14,6 +16,7 @@ import os
 from typing import Any
 
 from tapeflow.keras.saving import _legacy
+from tapeflow.keras.saving import legacy_h5 as _legacy_h5
 from tapeflow.keras.saving import archive as _archive
 from tapeflow.keras.saving.archive import load_model, save_model
 from tapeflow.keras.saving.serialization import (
@@ -42,10 +45,21 @@ def save_weights(model: Any, filepath: Any, overwrite: bool = True, **kwargs: An
 
 def load_weights(model: Any, filepath: Any, skip_mismatch: bool = False, **kwargs: Any) -> None:
     """Loads weights saved by `save_weights` (tapeflow's or Keras's, '.weights.h5' or a
-    '.keras' file), or tapeflow's older npz weights."""
+    '.keras' file), Keras 2's HDF5 weights ('.h5', '.hdf5': in order, or `by_name=True`), or
+    tapeflow's older npz weights."""
     filepath = os.fspath(filepath)
+    by_name = kwargs.pop("by_name", None)
+    if kwargs:
+        raise ValueError(f"Invalid keyword arguments: {kwargs}")
+    legacy = filepath.endswith((".h5", ".hdf5")) and not filepath.endswith(".weights.h5")
+    if by_name is not None and not legacy:
+        raise ValueError("`by_name` only supports loading legacy '.h5' or '.hdf5' files. "
+                         f"Received: {filepath}")
     if filepath.endswith(".keras"):
         return _archive.load_weights(model, filepath, skip_mismatch=skip_mismatch)
+    if legacy:
+        return _legacy_h5.load_weights(model, filepath, skip_mismatch=skip_mismatch,
+                                       by_name=bool(by_name))
     if not filepath.endswith((".weights.h5", ".weights.npz")):
         raise ValueError(f"File format not supported: filepath={filepath}. Keras 3 only "
                          "supports V3 `.keras` and `.weights.h5` files, or legacy V1/V2 `.h5` "

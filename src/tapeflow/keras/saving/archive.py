@@ -12,7 +12,7 @@ import os
 import zipfile
 from typing import Any, Mapping, Optional
 
-from tapeflow.keras.saving import serialization, weights
+from tapeflow.keras.saving import legacy_h5, serialization, weights
 
 CONFIG, METADATA, WEIGHTS = "config.json", "metadata.json", "model.weights.h5"
 KERAS_VERSION = "3.15.1"  # the Keras release whose format tapeflow writes
@@ -73,10 +73,13 @@ def load_model(filepath: Any, custom_objects: Optional[Mapping] = None, compile:
     if not os.path.exists(filepath):
         raise ValueError(f"File not found: filepath={filepath}. Please ensure the file is an "
                          "accessible `.keras` zip file.")
+    if legacy_h5.is_legacy_h5_path(filepath):
+        return legacy_h5.load_model(filepath, custom_objects, compile=compile,
+                                    safe_mode=safe_mode)
     if not filepath.endswith(".keras") or not zipfile.is_zipfile(filepath):
         raise ValueError(f"File format not supported: filepath={filepath}. Keras 3 only "
                          "supports V3 `.keras` files and legacy H5 format files (`.h5` "
-                         "extension). tapeflow reads `.keras` files.")
+                         "extension).")
     with zipfile.ZipFile(filepath) as archive:
         config = _read_config(archive)
         weights_member = _member(archive, WEIGHTS)
