@@ -368,3 +368,15 @@ def test_a_variable_read_as_a_static_argument_is_checked_when_the_graph_runs():
     axis.assign(0)
     with pytest.raises(tf.errors.InvalidArgumentError, match="Sum: axis was 1 when"):
         traced(_X)
+
+
+def test_constant_refuses_a_shape_known_only_at_run_time():
+    """tf.constant's shape is an attribute in TF: a tensor of the graph is refused (TF 2.21's
+    class and words), never replaced by the value the first call traced with."""
+    @tf.function(input_signature=[tf.TensorSpec([None, 3])])
+    def filled(x):
+        return tf.constant(1.0, shape=tf.shape(x))
+
+    with pytest.raises(NotImplementedError, match="Cannot convert a symbolic tf.Tensor"):
+        filled(tf.zeros([2, 3]))
+    assert tf.function(lambda: tf.constant(1.0, shape=[2, 3]))().shape == (2, 3)

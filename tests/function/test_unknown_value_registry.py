@@ -82,9 +82,6 @@ SHARPER = {
 # run-time): whoever fixes one removes its mark (strict: a fixed case fails until then).
 _ARRAY, _LINALG, _RAGGED = "ops/array_ops.py", "ops/linalg_ops.py", "ops/ragged_ops.py"
 XFAIL_OTHERS = {
-    ("constant", "shape"): f"{_ARRAY}: tf.constant bakes a traced shape's trace-time example "
-                           f"into the graph (a later call gets the first shape); TF refuses a "
-                           f"tensor shape (TypeError)",
     ("linspace", "axis"): f"{_ARRAY}: a run-time axis fails (TypeError on None)",
     ("strided_slice", "begin"): f"{_ARRAY}: begin/end/strides not yet run-time inputs",
     ("strided_slice", "end"): f"{_ARRAY}: begin/end/strides not yet run-time inputs",

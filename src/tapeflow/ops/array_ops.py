@@ -1751,6 +1751,12 @@ def constant(value: Any, dtype: Any = None, shape: Any = None, name: str = "Cons
     else:
         result = constant_value(value, dtype=dtype)
     if shape is not None:
+        if is_traced(shape) or isinstance(shape, (list, tuple)) and any(map(is_traced, shape)):
+            # TF's shape attribute: any tensor of the graph is refused, as TF refuses it
+            raise NotImplementedError(
+                f"Cannot convert a symbolic tf.Tensor ({getattr(shape, 'name', 'shape')}) to a "
+                "numpy array. This error may indicate that you're trying to pass a Tensor to a "
+                "NumPy call, which is not supported.")
         shape = _shape_tuple(shape)
         if result._value.size == int(np.prod(shape)):
             return wrap(result._value.reshape(shape))
