@@ -11,7 +11,8 @@ from tapeflow.keras.variables import Variable
 # Training-side modules (optimizers, losses, metrics, callbacks, utils) load on first use.
 _LAZY = {"optimizers", "losses", "metrics", "callbacks", "utils", "regularizers", "saving",
          "random",
-         "constraints", "ops", "mixed_precision", "config", "datasets", "preprocessing"}
+         "constraints", "ops", "mixed_precision", "config", "datasets", "preprocessing",
+         "tree", "dtype_policies"}
 
 
 def __getattr__(name: str):

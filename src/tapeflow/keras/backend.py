@@ -67,10 +67,47 @@ def auto_name(class_name: str) -> str:
     return unique_name(to_snake_case(class_name))
 
 
-def clear_session() -> None:
-    """Resets the automatic names (`keras.backend.clear_session`)."""
+def clear_session(free_memory: bool = True) -> None:
+    """Resets the automatic names (`keras.backend.clear_session`); `free_memory` (Keras's
+    garbage collection and accelerator memory release) has nothing to free here."""
     _UIDS.clear()
     _SCOPES.clear()
+
+
+def backend() -> str:
+    """The backend's name: tapeflow runs Keras's TensorFlow backend, "tensorflow"."""
+    return "tensorflow"
+
+
+def standardize_dtype(dtype: Any) -> str:
+    """A dtype's Keras name ('float32', 'int64', ...; None is floatx), ValueError for others."""
+    from tapeflow.keras.utils import standardize_dtype as standardize
+    return standardize(dtype)
+
+
+def is_float_dtype(dtype: Any) -> bool:
+    """True for float16/32/64 and bfloat16 (and the float8 types)."""
+    name = standardize_dtype(dtype)
+    return name.startswith("float") or name.startswith("bfloat")
+
+
+def is_int_dtype(dtype: Any) -> bool:
+    """True for the signed and unsigned integer dtypes."""
+    name = standardize_dtype(dtype)
+    return name.startswith("int") or name.startswith("uint")
+
+
+def result_type(*dtypes: Any) -> str:
+    """The dtype Keras's promotion gives these dtypes (Python int/float weak; no argument:
+    floatx)."""
+    from tapeflow.keras.ops import _dtypes
+    return _dtypes.result_type(*dtypes)
+
+
+def is_keras_tensor(x: Any) -> bool:
+    """True for the symbolic inputs and outputs of functional models (`keras.Input`)."""
+    from tapeflow.keras.layers.layer import KerasTensor
+    return isinstance(x, KerasTensor)
 
 
 def floatx() -> str:
@@ -196,7 +233,12 @@ class SeedGenerator:
     """A seed pair that moves on with every draw (`keras.random.SeedGenerator`): its state
     starts at [seed, 0] and is a non-trainable variable, so traced steps move it too."""
 
-    def __init__(self, seed: Optional[int] = None, name: Optional[str] = None) -> None:
+    def __init__(self, seed: Optional[int] = None, name: Optional[str] = None,
+                 **kwargs: Any) -> None:
+        self.name = name if name is not None else auto_name(type(self).__name__)
+        kwargs.pop("backend", None)   # Keras's custom backend: tapeflow has the one
+        if kwargs:
+            raise ValueError(f"Unrecognized keyword arguments: {kwargs}")
         self._initial_seed = seed
         if seed is None:
             seed = make_default_seed()

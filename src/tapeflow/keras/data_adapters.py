@@ -577,6 +577,11 @@ class EpochIterator:
     def __init__(self, x: Any, y: Any = None, sample_weight: Any = None,
                  batch_size: Optional[int] = None, steps_per_epoch: Optional[int] = None,
                  shuffle: Any = False, class_weight: Optional[dict] = None) -> None:
+        from tapeflow.keras import config
+        cap = config.max_steps_per_epoch()
+        if cap and (not steps_per_epoch or cap < steps_per_epoch):
+            warnings.warn(f"Limiting steps_per_epoch to {cap}", stacklevel=3)
+            steps_per_epoch = cap
         self.steps_per_epoch = steps_per_epoch
         self.data_adapter = get_data_adapter(x, y, sample_weight, batch_size=batch_size,
                                              steps_per_epoch=steps_per_epoch, shuffle=shuffle,

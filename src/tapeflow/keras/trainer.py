@@ -564,6 +564,7 @@ class Trainer:
         `PyDataset`; returns the `History` (`history.history` holds 'loss', the metrics, and
         'val_'-prefixed ones when there is validation data)."""
         self._assert_compile_called("fit")
+        epochs = _capped_epochs(epochs)
         self._eval_epoch_iterator = None
         split = _dist.batch_splitter(self._distribute_strategy, x, batch_size)
         x = _dist.unwrap_dataset(x)
@@ -762,6 +763,16 @@ class Trainer:
         does."""
         from tapeflow.keras import saving
         saving.load_weights(self, filepath, skip_mismatch=skip_mismatch, **kwargs)
+
+
+def _capped_epochs(epochs: int) -> int:
+    """`epochs`, at most `keras.config.max_epochs()` when that is set (with Keras's warning)."""
+    from tapeflow.keras import config
+    cap = config.max_epochs()
+    if cap and cap < epochs:
+        warnings.warn(f"Limiting epochs to {cap}", stacklevel=3)
+        return cap
+    return epochs
 
 
 def _traceable(model: Any) -> bool:

@@ -1,0 +1,303 @@
+"""Every public name of Keras 3.15's namespaces exists in tapeflow.keras with the same
+parameter names (a class: its `__init__`'s), except those NOT_BUILT lists with the reason.
+The names and parameters were recorded from Keras 3.15.1 by tools/record_keras_api.py into
+fixtures/keras_api.json."""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import json
+import os
+from typing import Any, Optional
+
+import pytest
+
+FIXTURE = os.path.join(os.path.dirname(__file__), "fixtures", "keras_api.json")
+with open(FIXTURE) as _f:
+    KERAS_API = json.load(_f)["namespaces"]
+
+_APPLICATION = ("not built yet: EfficientNetV2, InceptionResNetV2 and NASNet (the other 30 "
+                "architectures of keras.applications are)")
+_QUANTIZED = "tapeflow has no quantized layer kernels (int8, float8, int4, GPTQ, AWQ)"
+
+# namespace -> {name: why tapeflow.keras does not have it (or has other parameters)}.
+NOT_BUILT: dict = {
+    "applications": {
+        "EfficientNetV2B0": _APPLICATION,
+        "EfficientNetV2B1": _APPLICATION,
+        "EfficientNetV2B2": _APPLICATION,
+        "EfficientNetV2B3": _APPLICATION,
+        "EfficientNetV2L": _APPLICATION,
+        "EfficientNetV2M": _APPLICATION,
+        "EfficientNetV2S": _APPLICATION,
+        "InceptionResNetV2": _APPLICATION,
+        "NASNetLarge": _APPLICATION,
+        "NASNetMobile": _APPLICATION,
+        "efficientnet_v2": _APPLICATION,
+        "inception_resnet_v2": _APPLICATION,
+        "nasnet": _APPLICATION,
+    },
+    "dtype_policies": {
+        "AWQDTypePolicy": _QUANTIZED,
+        "GPTQDTypePolicy": _QUANTIZED,
+        "Int4DTypePolicy": _QUANTIZED,
+        "QuantizedDTypePolicy": _QUANTIZED,
+        "QuantizedFloat8DTypePolicy": _QUANTIZED,
+    },
+    "callbacks": {
+        "LambdaCallback": (
+            "parameters differ: lacks on_epoch_begin, on_epoch_end, on_train_begin, on_train_end, "
+            "on_train_batch_begin, on_train_batch_end, kwargs; has extra hooks"),
+        "OrbaxCheckpoint": "needs the orbax library (JAX checkpointing)",
+        "RemoteMonitor": "posts to an HTTP server: not built (no network use)",
+    },
+    "initializers": {
+        "GlorotNormal": "parameters differ: lacks input_axes, output_axes",
+        "GlorotUniform": "parameters differ: lacks input_axes, output_axes",
+        "HeNormal": "parameters differ: lacks input_axes, output_axes",
+        "HeUniform": "parameters differ: lacks input_axes, output_axes",
+        "LecunNormal": "parameters differ: lacks input_axes, output_axes",
+        "LecunUniform": "parameters differ: lacks input_axes, output_axes",
+        "VarianceScaling": "parameters differ: lacks input_axes, output_axes",
+        "glorot_normal": "parameters differ: lacks input_axes, output_axes",
+        "glorot_uniform": "parameters differ: lacks input_axes, output_axes",
+        "he_normal": "parameters differ: lacks input_axes, output_axes",
+        "he_uniform": "parameters differ: lacks input_axes, output_axes",
+        "lecun_normal": "parameters differ: lacks input_axes, output_axes",
+        "lecun_uniform": "parameters differ: lacks input_axes, output_axes",
+        "variance_scaling": "parameters differ: lacks input_axes, output_axes",
+    },
+    "layers": {
+        "ActivityRegularization": "not built yet",
+        "AdaptiveAveragePooling1D": "not built yet",
+        "AdaptiveAveragePooling2D": "not built yet",
+        "AdaptiveAveragePooling3D": "not built yet",
+        "AdaptiveMaxPooling1D": "not built yet",
+        "AdaptiveMaxPooling2D": "not built yet",
+        "AdaptiveMaxPooling3D": "not built yet",
+        "Add": "parameters differ: has extra activity_regularizer, trainable, dtype, autocast, name",
+        "AugMix": "not built yet",
+        "AutoContrast": "not built yet",
+        "Average": "parameters differ: has extra activity_regularizer, trainable, dtype, autocast, name",
+        "BatchNormalization": "parameters differ: lacks renorm, renorm_clipping, renorm_momentum",
+        "ContrastLimitedAdaptiveHistogramEqualization": "not built yet",
+        "Conv1DTranspose": (
+            "parameters differ: lacks data_format, dilation_rate, activation, use_bias, kernel_initializer, "
+            "bias_initializer, kernel_regularizer, bias_regularizer, activity_regularizer, "
+            "kernel_constraint, bias_constraint"),
+        "Conv2DTranspose": (
+            "parameters differ: lacks data_format, dilation_rate, activation, use_bias, kernel_initializer, "
+            "bias_initializer, kernel_regularizer, bias_regularizer, activity_regularizer, "
+            "kernel_constraint, bias_constraint"),
+        "Conv3DTranspose": (
+            "parameters differ: lacks data_format, dilation_rate, activation, use_bias, kernel_initializer, "
+            "bias_initializer, kernel_regularizer, bias_regularizer, activity_regularizer, "
+            "kernel_constraint, bias_constraint"),
+        "ConvLSTM1D": "not built yet",
+        "ConvLSTM2D": "not built yet",
+        "ConvLSTM3D": "not built yet",
+        "Convolution1DTranspose": (
+            "parameters differ: lacks data_format, dilation_rate, activation, use_bias, kernel_initializer, "
+            "bias_initializer, kernel_regularizer, bias_regularizer, activity_regularizer, "
+            "kernel_constraint, bias_constraint"),
+        "Convolution2DTranspose": (
+            "parameters differ: lacks data_format, dilation_rate, activation, use_bias, kernel_initializer, "
+            "bias_initializer, kernel_regularizer, bias_regularizer, activity_regularizer, "
+            "kernel_constraint, bias_constraint"),
+        "Convolution3DTranspose": (
+            "parameters differ: lacks data_format, dilation_rate, activation, use_bias, kernel_initializer, "
+            "bias_initializer, kernel_regularizer, bias_regularizer, activity_regularizer, "
+            "kernel_constraint, bias_constraint"),
+        "Cropping3D": "not built yet",
+        "CutMix": "not built yet",
+        "Dense": "parameters differ: lacks lora_alpha",
+        "Dot": "not built yet",
+        "EinsumDense": "parameters differ: lacks gptq_unpacked_column_size",
+        "Embedding": "parameters differ: lacks lora_alpha, quantization_config",
+        "Equalization": "not built yet",
+        "FlaxLayer": "wraps Flax modules: Keras's JAX backend only",
+        "GRUCell": (
+            "parameters differ: lacks kernel_initializer, recurrent_initializer, bias_initializer, "
+            "kernel_regularizer, recurrent_regularizer, bias_regularizer, kernel_constraint, "
+            "recurrent_constraint, bias_constraint, dropout, recurrent_dropout, seed"),
+        "Input": "parameters differ: lacks ragged",
+        "InputLayer": "parameters differ: lacks ragged",
+        "JaxLayer": "wraps JAX functions: Keras's JAX backend only",
+        "LSTMCell": (
+            "parameters differ: lacks kernel_initializer, recurrent_initializer, bias_initializer, "
+            "kernel_regularizer, recurrent_regularizer, bias_regularizer, kernel_constraint, "
+            "recurrent_constraint, bias_constraint, dropout, recurrent_dropout, seed"),
+        "LayerNormalization": "parameters differ: has extra rms_scaling",
+        "MaxNumBoundingBoxes": "not built yet",
+        "Maximum": "parameters differ: has extra activity_regularizer, trainable, dtype, autocast, name",
+        "MelSpectrogram": "not built yet",
+        "Minimum": "parameters differ: has extra activity_regularizer, trainable, dtype, autocast, name",
+        "MixUp": "not built yet",
+        "Multiply": "parameters differ: has extra activity_regularizer, trainable, dtype, autocast, name",
+        "Pipeline": "not built yet",
+        "RMSNormalization": "not built yet",
+        "RandAugment": "not built yet",
+        "RandomColorDegeneration": "not built yet",
+        "RandomColorJitter": "not built yet",
+        "RandomElasticTransform": "not built yet",
+        "RandomErasing": "not built yet",
+        "RandomGaussianBlur": "not built yet",
+        "RandomGrayscale": "not built yet",
+        "RandomHue": "not built yet",
+        "RandomInvert": "not built yet",
+        "RandomPerspective": "not built yet",
+        "RandomPosterization": "not built yet",
+        "RandomSaturation": "not built yet",
+        "RandomSharpness": "not built yet",
+        "RandomShear": "not built yet",
+        "ReversibleEmbedding": "not built yet",
+        "STFTSpectrogram": "not built yet",
+        "SimpleRNNCell": (
+            "parameters differ: lacks kernel_initializer, recurrent_initializer, bias_initializer, "
+            "kernel_regularizer, recurrent_regularizer, bias_regularizer, kernel_constraint, "
+            "recurrent_constraint, bias_constraint, dropout, recurrent_dropout, seed"),
+        "Solarization": "not built yet",
+        "SpatialDropout3D": "not built yet",
+        "SpectralNormalization": "not built yet",
+        "Subtract": "parameters differ: has extra activity_regularizer, trainable, dtype, autocast, name",
+        "TFSMLayer": "loads a TensorFlow SavedModel's serving functions: not built",
+        "TorchModuleWrapper": "wraps torch modules: Keras's torch backend only",
+        "UpSampling3D": "not built yet",
+        "Wrapper": "not built yet",
+        "ZeroPadding3D": "not built yet",
+        "dot": "not built yet",
+    },
+    "losses": {
+        "SparseCategoricalCrossentropy": "parameters differ: lacks axis",
+        "deserialize": "parameters differ: lacks name; has extra config",
+    },
+    "models": {
+        "save_model": "parameters differ: lacks zipped",
+    },
+    "optimizers": {
+        "Adadelta": (
+            "parameters differ: lacks use_ema, ema_momentum, ema_overwrite_frequency, loss_scale_factor, "
+            "gradient_accumulation_steps"),
+        "Adafactor": "not built yet",
+        "Adagrad": (
+            "parameters differ: lacks use_ema, ema_momentum, ema_overwrite_frequency, loss_scale_factor, "
+            "gradient_accumulation_steps"),
+        "Adam": (
+            "parameters differ: lacks use_ema, ema_momentum, ema_overwrite_frequency, loss_scale_factor, "
+            "gradient_accumulation_steps"),
+        "AdamW": (
+            "parameters differ: lacks use_ema, ema_momentum, ema_overwrite_frequency, loss_scale_factor, "
+            "gradient_accumulation_steps"),
+        "Adamax": (
+            "parameters differ: lacks use_ema, ema_momentum, ema_overwrite_frequency, loss_scale_factor, "
+            "gradient_accumulation_steps"),
+        "Ftrl": (
+            "parameters differ: lacks use_ema, ema_momentum, ema_overwrite_frequency, loss_scale_factor, "
+            "gradient_accumulation_steps"),
+        "Lamb": "not built yet",
+        "Lion": (
+            "parameters differ: lacks use_ema, ema_momentum, ema_overwrite_frequency, loss_scale_factor, "
+            "gradient_accumulation_steps"),
+        "MultiOptimizer": "not built yet",
+        "Muon": "not built yet",
+        "Nadam": (
+            "parameters differ: lacks use_ema, ema_momentum, ema_overwrite_frequency, loss_scale_factor, "
+            "gradient_accumulation_steps"),
+        "Optimizer": (
+            "parameters differ: lacks args; has extra learning_rate, weight_decay, clipnorm, clipvalue, "
+            "global_clipnorm, use_ema, ema_momentum, ema_overwrite_frequency, loss_scale_factor, "
+            "gradient_accumulation_steps, name"),
+        "OptimizerMap": "not built yet",
+        "RMSprop": (
+            "parameters differ: lacks use_ema, ema_momentum, ema_overwrite_frequency, loss_scale_factor, "
+            "gradient_accumulation_steps"),
+        "SGD": (
+            "parameters differ: lacks use_ema, ema_momentum, ema_overwrite_frequency, loss_scale_factor, "
+            "gradient_accumulation_steps"),
+        "ScheduleFreeAdamW": "not built yet",
+        "legacy": "Keras 2 optimizers namespace: not built",
+    },
+    "optimizers.schedules": {
+        "CosineDecayRestarts": "not built yet",
+        "PolynomialDecay": "not built yet",
+        "deserialize": "not built yet",
+        "serialize": "not built yet",
+    },
+    "regularizers": {
+        "OrthogonalRegularizer": "not built yet",
+        "orthogonal_regularizer": "not built yet",
+    },
+    "saving": {
+        "KerasFileEditor": "not built yet",
+        "save_weights": "parameters differ: lacks max_shard_size",
+    },
+    "utils": {
+        "FeatureSpace": "not built yet",
+        "audio_dataset_from_directory": "not built yet",
+        "bounding_boxes": "not built yet",
+        "legacy": "Keras 2 utils namespace: not built",
+    },
+}
+
+
+def tapeflow_namespace(namespace: str) -> Optional[Any]:
+    """tapeflow.keras.<namespace>, or None where tapeflow has no such module."""
+    module: Any = importlib.import_module("tapeflow.keras")
+    for part in namespace.split("."):
+        module = getattr(module, part, None)
+        if module is None:
+            return None
+    return module
+
+
+def param_names(obj: Any, kind: str) -> Optional[list]:
+    """As tools/record_keras_api.py reads them."""
+    try:
+        target = obj.__init__ if kind == "class" else obj
+        params = list(inspect.signature(target).parameters)
+    except (TypeError, ValueError):
+        return None
+    return params[1:] if kind == "class" and params[:1] == ["self"] else params
+
+
+def mismatch(module: Optional[Any], name: str, recorded: dict) -> Optional[str]:
+    """Why tapeflow's `name` differs from Keras's, or None where it matches."""
+    if module is None:
+        return "namespace missing"
+    if not hasattr(module, name):
+        return "missing"
+    obj = getattr(module, name)
+    if recorded["kind"] in ("class", "function") and recorded["params"] is not None:
+        if not callable(obj):
+            return f"not callable ({type(obj).__name__})"
+        ours = param_names(obj, "class" if inspect.isclass(obj) else "function")
+        if ours != recorded["params"]:
+            return f"parameters {ours} != Keras's {recorded['params']}"
+    return None
+
+
+def mismatches(namespace: str) -> dict:
+    module = tapeflow_namespace(namespace)
+    return {name: why for name, recorded in KERAS_API[namespace].items()
+            if (why := mismatch(module, name, recorded)) is not None}
+
+
+@pytest.mark.parametrize("namespace", sorted(KERAS_API))
+def test_every_keras_name_is_built_or_listed(namespace: str) -> None:
+    unlisted = {name: why for name, why in mismatches(namespace).items()
+                if name not in NOT_BUILT.get(namespace, {})}
+    assert not unlisted, f"keras.{namespace}: {unlisted}"
+
+
+@pytest.mark.parametrize("namespace", sorted(NOT_BUILT))
+def test_not_built_lists_only_what_is_missing(namespace: str) -> None:
+    """An entry goes from NOT_BUILT once tapeflow has the name (with Keras's parameters)."""
+    built = set(NOT_BUILT[namespace]) - set(mismatches(namespace))
+    assert not built, f"keras.{namespace}: now built, remove from NOT_BUILT: {sorted(built)}"
+
+
+def test_not_built_names_are_keras_names() -> None:
+    unknown = {ns: sorted(set(names) - set(KERAS_API.get(ns, {})))
+               for ns, names in NOT_BUILT.items()}
+    assert not any(unknown.values()), unknown
