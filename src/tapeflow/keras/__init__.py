@@ -12,7 +12,7 @@ from tapeflow.keras.variables import Variable
 _LAZY = {"optimizers", "losses", "metrics", "callbacks", "utils", "regularizers", "saving",
          "random",
          "constraints", "ops", "mixed_precision", "config", "datasets", "preprocessing",
-         "tree", "dtype_policies"}
+         "tree", "dtype_policies", "applications"}
 
 
 def __getattr__(name: str):

@@ -858,9 +858,25 @@ def _shape_structure(shape: Any) -> Any:
 def _infer_outputs(layer: Layer, args: tuple, kwargs: dict) -> Any:
     """Output KerasTensors of `layer` on KerasTensor arguments: traces `call` twice on
     zeros, with unknown dims set to 2 and then 3; output dims that differ are unknown (None).
+    Where such small stand-ins are invalid (a strided 7x7 convolution of an image of unknown
+    size), one trace with the unknown dims abstract gives the shapes from the shape rules.
     Tracing (not running) the call means a Python `if` on a tensor fails here, as in Keras."""
+    try:
+        return _traced_outputs(layer, args, kwargs, fills=(2, 3))
+    except Exception as small_fill_error:  # noqa: BLE001 - any: re-raised unless abstract works
+        if not any(isinstance(t, KerasTensor) and None in t.shape
+                   for t in nest.flatten((args, kwargs))):
+            raise
+        try:
+            return _traced_outputs(layer, args, kwargs, fills=(None,))
+        except Exception:  # noqa: BLE001 - the first error is the one that explains
+            raise small_fill_error from None
+
+
+def _traced_outputs(layer: Layer, args: tuple, kwargs: dict, fills: tuple) -> Any:
+    """`_infer_outputs`'s traces: one per fill of the unknown dims (None: left unknown)."""
     results = []
-    for fill in (2, 3):
+    for fill in fills:
         graph = Graph(f"{layer.name}_output_spec")
         count = itertools.count()
 
@@ -868,7 +884,7 @@ def _infer_outputs(layer: Layer, args: tuple, kwargs: dict) -> Any:
                      count: Any = count) -> Any:
             if not isinstance(t, KerasTensor):
                 return t
-            shape = tuple(fill if d is None else d for d in t.shape)
+            shape = tuple((fill or 1) if d is None else d for d in t.shape)
             dtype = t.dtype
             if layer.autocast and "float" in dtype and "float" in layer.compute_dtype:
                 dtype = layer.compute_dtype  # as __call__ casts float inputs
@@ -878,7 +894,8 @@ def _infer_outputs(layer: Layer, args: tuple, kwargs: dict) -> Any:
             # String stand-ins hold empty strings (zeros of dtype object would be ints 0).
             example = np.full(shape, b"", object) if np_dtype.kind == "O" else \
                 np.zeros(shape, np_dtype)
-            return graph.placeholder(example, f"keras_tensor_{next(count)}", shape)
+            return graph.placeholder(example, f"keras_tensor_{next(count)}",
+                                     t.shape if fill is None else shape)
         c_args = nest.map_structure(concrete, list(args))
         c_kwargs = {k: nest.map_structure(concrete, v) for k, v in kwargs.items()}
         if layer._call_has_training:
@@ -896,6 +913,8 @@ def _infer_outputs(layer: Layer, args: tuple, kwargs: dict) -> Any:
         finally:
             _INFERRING[0] -= 1
             _TRAINING_STACK.pop()
+    if len(results) == 1:
+        results.append(results[0])
     return nest.map_structure(
         lambda a, b: KerasTensor(tuple(x if x == y else None
                                        for x, y in zip(a.shape.as_list(), b.shape.as_list())),
