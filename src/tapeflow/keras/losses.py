@@ -219,39 +219,20 @@ def _has_logits(output: Any) -> bool:
     return keras_logits(output) is not None
 
 
-def _get_logits(output: Tensor, from_logits: bool, kind: str, fn_name: str) -> tuple:
-    """Uses the logits of a softmax/sigmoid output (`_keras_logits`), as Keras does, so the
-    loss is computed stably from logits."""
-    logits = keras_logits(output)   # Keras's `_keras_logits`, whichever activation
-    if logits is None:
-        return output, from_logits
-    if from_logits:
-        warnings.warn(f'"`{fn_name}` received `from_logits=True`, but the `output` argument '
-                      f"was produced by a {kind} activation and thus does not represent "
-                      "logits. Was this intended?", stacklevel=3)
-    return logits, True
+def _ops_nn() -> Any:
+    """keras.ops.nn, whose cross-entropies the losses use (as Keras's losses call ops): one
+    definition of the shape checks, the clipping and the reading of a softmax's or sigmoid's
+    logits. Imported on use: keras.ops imports keras.layers, which imports this module."""
+    from tapeflow.keras.ops import nn
+    return nn
 
 
 def _check_same_shape(target: Tensor, output: Tensor) -> None:
-    if target.ndim != output.ndim:
-        raise ValueError("Arguments `target` and `output` must have the same rank (ndim). "
-                         f"Received: target.shape={target.shape}, output.shape={output.shape}")
-    if tuple(target.shape) != tuple(output.shape):
-        raise ValueError("Arguments `target` and `output` must have the same shape. "
-                         f"Received: target.shape={target.shape}, output.shape={output.shape}")
+    _ops_nn()._check_same_shape(target, output)
 
 
 def _clip(x: Tensor) -> Tensor:
-    return math_ops.minimum(math_ops.maximum(x, backend.epsilon()), 1.0 - backend.epsilon())
-
-
-def _binary_crossentropy_elementwise(target: Tensor, output: Tensor, from_logits: bool) -> Tensor:
-    _check_same_shape(target, output)
-    output, from_logits = _get_logits(output, from_logits, "Sigmoid", "binary_crossentropy")
-    if from_logits:
-        return nn_ops.sigmoid_cross_entropy_with_logits(labels=target, logits=output)
-    output = _clip(output)
-    return -(target * math_ops.log(output) + (1 - target) * math_ops.log(1 - output))
+    return _ops_nn()._clip_probs(x)
 
 
 def binary_crossentropy(y_true: Any, y_pred: Any, from_logits: bool = False,
@@ -261,7 +242,7 @@ def binary_crossentropy(y_true: Any, y_pred: Any, from_logits: bool = False,
     y_true = _tensor(y_true, y_pred.dtype)
     if label_smoothing:
         y_true = y_true * (1.0 - label_smoothing) + 0.5 * label_smoothing
-    return reduce_ops.reduce_mean(_binary_crossentropy_elementwise(y_true, y_pred, from_logits),
+    return reduce_ops.reduce_mean(_ops_nn()._binary_crossentropy(y_true, y_pred, from_logits),
                                   axis=axis)
 
 
@@ -277,15 +258,7 @@ def categorical_crossentropy(y_true: Any, y_pred: Any, from_logits: bool = False
     if label_smoothing:
         num_classes = y_true.shape[-1]
         y_true = y_true * (1.0 - label_smoothing) + label_smoothing / num_classes
-    if y_true.ndim < 1:
-        raise ValueError("Arguments `target` and `output` must be at least rank 1. Received: "
-                         f"target.shape={y_true.shape}, output.shape={y_pred.shape}")
-    _check_same_shape(y_true, y_pred)
-    output, from_logits = _get_logits(y_pred, from_logits, "Softmax", "categorical_crossentropy")
-    if from_logits:
-        return nn_ops.softmax_cross_entropy_with_logits(labels=y_true, logits=output, axis=axis)
-    output = output / reduce_ops.reduce_sum(output, axis=axis, keepdims=True)
-    return -reduce_ops.reduce_sum(y_true * math_ops.log(_clip(output)), axis=axis)
+    return _ops_nn()._categorical_crossentropy(y_true, y_pred, from_logits, axis)
 
 
 def sparse_categorical_crossentropy(y_true: Any, y_pred: Any, from_logits: bool = False,
@@ -298,22 +271,11 @@ def sparse_categorical_crossentropy(y_true: Any, y_pred: Any, from_logits: bool 
         raise ValueError(f"Only axis=-1 is currently supported. Received: axis={axis}")
     if y_true.ndim == y_pred.ndim and y_true.shape[-1] == 1:
         y_true = array_ops.squeeze(y_true, axis=[-1])
-    output, from_logits = _get_logits(y_pred, from_logits, "Softmax",
-                                      "sparse_categorical_crossentropy")
     labels = math_ops.cast(y_true, _dtypes.int64)
     if ignore_class is not None:
         valid = math_ops.not_equal(labels, ignore_class)
         labels = math_ops.where(valid, labels, math_ops.zeros_like(labels))
-    if labels.ndim != output.ndim - 1:
-        raise ValueError("Argument `output` must have rank (ndim) `target.ndim - 1`. "
-                         f"Received: target.shape={labels.shape}, output.shape={output.shape}")
-    if tuple(labels.shape) != tuple(output.shape[:-1]):
-        raise ValueError("Arguments `target` and `output` must have the same shape up until "
-                         f"the last dimension: target.shape={labels.shape}, "
-                         f"output.shape={output.shape}")
-    if not from_logits:
-        output = math_ops.log(_clip(output))
-    result = nn_ops.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=output)
+    result = _ops_nn()._sparse_categorical_crossentropy(labels, y_pred, from_logits, axis)
     if ignore_class is not None:
         result = math_ops.where(valid, result, math_ops.zeros_like(result))
         _set_keras_mask(result, valid)  # the mean is over the kept entries (Keras)

@@ -20,28 +20,8 @@ SIGNATURES = json.loads(str(_DATA["__signatures__"]))
 
 def fns() -> dict:
     """The recorder's FNS table, over tapeflow.keras.ops."""
-    return {
-        "const_one": lambda: ops.convert_to_tensor(1.5),
-        "const_two": lambda: ops.convert_to_tensor(-2.5),
-        "add": lambda a, b: a + b,
-        "mul": lambda a, b: a * b,
-        "max": lambda a, b: ops.maximum(a, b),
-        "square": lambda x: x * x,
-        "sum_rows": lambda x: ops.sum(x, axis=-1),
-        "pair": lambda x: (x[0] * 2.0, x[1] + 1.0),
-        "scan_cumsum": lambda c, x: (c + x, c * 2.0),
-        "scan_pair": lambda c, x: ((c[0] + x, c[1] * x), (c[0] - x, c[1])),
-        "scan_no_xs": lambda c, x: (c * 2.0, c + 1.0),
-        "lt_ten": lambda i, x: i < 10,
-        "step": lambda i, x: (i + 1, x * 1.5),
-        "lt_five": lambda x: x < 5.0,
-        "inc": lambda x: x + 1.0,
-        "fori_body": lambda i, x: x + ops.cast(i, "float32") * 0.5,
-        "neg": lambda x: -x,
-        "double": lambda x: x * 2.0,
-        "add3": lambda x, y: x + y * 3.0,
-        "sub3": lambda x, y: x - y * 3.0,
-    }
+    from tools.record_keras_ops_core_nn import fns as recorded_fns
+    return recorded_fns(ops)
 
 
 _FNS = fns()
