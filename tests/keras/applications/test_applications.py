@@ -36,10 +36,17 @@ def _no_network(monkeypatch):
     monkeypatch.setattr(urllib.request, "urlretrieve", refuse)
 
 
+_BUILT_MODELS: dict = {}
+
+
 def _build(key: str):
-    name, kwargs = CALLS[key]
-    keras.backend.clear_session()   # automatic layer names count from zero, as recorded
-    return getattr(applications, name)(weights=None, **kwargs)
+    """The model of a recorded call, built once per test session (the architecture test
+    reads it, the forward test then sets its weights)."""
+    if key not in _BUILT_MODELS:
+        name, kwargs = CALLS[key]
+        keras.backend.clear_session()   # automatic layer names count from zero, as recorded
+        _BUILT_MODELS[key] = getattr(applications, name)(weights=None, **kwargs)
+    return _BUILT_MODELS[key]
 
 
 @pytest.mark.parametrize("key", BUILT)

@@ -76,9 +76,7 @@ def DenseNet(blocks: Any, include_top: bool = True, weights: Any = "imagenet",  
             x = transition_block(x, 0.5, name=f"pool{stage}")
     x = layers.Activation("relu", name="relu")(_bn("bn")(x))
     if include_top:
-        x = layers.GlobalAveragePooling2D(name="avg_pool")(x)
-        _utils.validate_activation(classifier_activation, weights)
-        x = layers.Dense(classes, activation=classifier_activation, name="predictions")(x)
+        x = _utils.dense_top(x, classes, classifier_activation, weights)
     else:
         x = _utils.pooled(x, pooling, "avg_pool", "max_pool")
     model = _utils.functional(img_input, input_tensor, x, name)

@@ -233,6 +233,15 @@ def pooled(x: Any, pooling: Optional[str], avg_name: Optional[str] = None,
     return x
 
 
+def dense_top(x: Any, classes: int, classifier_activation: Any, weights: Any,
+              pool_name: Optional[str] = "avg_pool") -> Any:
+    """The usual classifier: global average pooling and a Dense 'predictions' layer (the
+    activation checked against pretrained weights)."""
+    x = layers.GlobalAveragePooling2D(name=pool_name)(x)
+    validate_activation(classifier_activation, weights)
+    return layers.Dense(classes, activation=classifier_activation, name="predictions")(x)
+
+
 def functional(img_input: Any, input_tensor: Any, outputs: Any, name: str) -> Any:
     """The architecture as a Functional model, from the source inputs of `input_tensor`
     when one was given."""

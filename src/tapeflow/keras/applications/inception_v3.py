@@ -104,9 +104,7 @@ def InceptionV3(include_top: bool = True, weights: Any = "imagenet",  # noqa: N8
                            axis=_axis(), name="mixed8")
     x = _module_e(_module_e(x, 0), 1)
     if include_top:
-        x = layers.GlobalAveragePooling2D(name="avg_pool")(x)
-        _utils.validate_activation(classifier_activation, weights)
-        x = layers.Dense(classes, activation=classifier_activation, name="predictions")(x)
+        x = _utils.dense_top(x, classes, classifier_activation, weights)
     else:
         x = _utils.pooled(x, pooling)
     model = _utils.functional(img_input, input_tensor, x, name)

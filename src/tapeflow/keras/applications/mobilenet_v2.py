@@ -74,9 +74,7 @@ def MobileNetV2(input_shape: Any = None, alpha: float = 1.0, include_top: bool =
     x = layers.BatchNormalization(axis=axis, name="Conv_1_bn", **_BN)(x)
     x = layers.ReLU(6.0, name="out_relu")(x)
     if include_top:
-        x = layers.GlobalAveragePooling2D()(x)
-        _utils.validate_activation(classifier_activation, weights)
-        x = layers.Dense(classes, activation=classifier_activation, name="predictions")(x)
+        x = _utils.dense_top(x, classes, classifier_activation, weights, pool_name=None)
     else:
         x = _utils.pooled(x, pooling)
     if name is None:

@@ -49,9 +49,7 @@ def ResNet(stack_fn: Callable, preact: bool, use_bias: bool, include_top: bool =
         x = _bn("post_bn")(x)
         x = layers.Activation("relu", name="post_relu")(x)
     if include_top:
-        x = layers.GlobalAveragePooling2D(name="avg_pool")(x)
-        _utils.validate_activation(classifier_activation, weights)
-        x = layers.Dense(classes, activation=classifier_activation, name="predictions")(x)
+        x = _utils.dense_top(x, classes, classifier_activation, weights)
     else:
         x = _utils.pooled(x, pooling, "avg_pool", "max_pool")
     model = _utils.functional(img_input, input_tensor, x, name)
@@ -137,24 +135,29 @@ def stages(stack: Callable, blocks: tuple, last_stride: int = 1) -> Callable:
     return stack_fn
 
 
-def _resnet_v1(blocks: tuple, weights_name: str) -> Callable:
+def constructor(blocks: tuple, weights_name: str, display_name: str, preact: bool) -> Callable:
+    """The public constructor of one ResNet depth (`preact`: V2's blocks), with Keras's
+    signature and default model name."""
+    stack = stack_residual_blocks_v2 if preact else stack_residual_blocks_v1
+    module = "resnet_v2" if preact else "resnet"
+
     def build(include_top: bool = True, weights: Any = "imagenet", input_tensor: Any = None,
               input_shape: Any = None, pooling: Optional[str] = None, classes: int = 1000,
               classifier_activation: Any = "softmax", name: str = weights_name) -> Any:
-        return ResNet(stages(stack_residual_blocks_v1, blocks), preact=False, use_bias=True,
+        return ResNet(stages(stack, blocks), preact=preact, use_bias=True,
                       weights_name=weights_name, name=name, include_top=include_top,
                       weights=weights, input_tensor=input_tensor, input_shape=input_shape,
                       pooling=pooling, classes=classes,
                       classifier_activation=classifier_activation)
-    build.__name__ = build.__qualname__ = weights_name.replace("resnet", "ResNet")
-    build.__doc__ = (f"Instantiates the {build.__name__} architecture (Keras's layer names "
-                     "and ImageNet weights; inputs through `resnet.preprocess_input`).")
+    build.__name__ = build.__qualname__ = display_name
+    build.__doc__ = (f"Instantiates the {display_name} architecture (Keras's layer names and "
+                     f"ImageNet weights; inputs through `{module}.preprocess_input`).")
     return build
 
 
-ResNet50 = _resnet_v1((3, 4, 6, 3), "resnet50")
-ResNet101 = _resnet_v1((3, 4, 23, 3), "resnet101")
-ResNet152 = _resnet_v1((3, 8, 36, 3), "resnet152")
+ResNet50 = constructor((3, 4, 6, 3), "resnet50", "ResNet50", preact=False)
+ResNet101 = constructor((3, 4, 23, 3), "resnet101", "ResNet101", preact=False)
+ResNet152 = constructor((3, 8, 36, 3), "resnet152", "ResNet152", preact=False)
 
 
 def preprocess_input(x: Any, data_format: Optional[str] = None) -> Any:

@@ -77,9 +77,7 @@ def Xception(include_top: bool = True, weights: Any = "imagenet",  # noqa: N802
     x = _sepconv_bn(x, 2048, "block14_sepconv2")
     x = _relu("block14_sepconv2_act")(x)
     if include_top:
-        x = layers.GlobalAveragePooling2D(name="avg_pool")(x)
-        _utils.validate_activation(classifier_activation, weights)
-        x = layers.Dense(classes, activation=classifier_activation, name="predictions")(x)
+        x = _utils.dense_top(x, classes, classifier_activation, weights)
     else:
         x = _utils.pooled(x, pooling)
     model = _utils.functional(img_input, input_tensor, x, name)
