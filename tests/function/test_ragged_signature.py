@@ -42,10 +42,23 @@ def test_gradient_through_signature_of_ragged_spec():
     assert tape.gradient(y, x.flat_values).numpy().tolist() == [2.0, 4.0, 60.0]
 
 
-def test_concrete_function_of_a_bare_ragged_spec_is_refused_clearly():
+def test_signature_of_ragged_spec_traces_once():
+    # TF 2.21 traces a RaggedTensorSpec signature once: the row splits are graph inputs.
+    max_and_min(tf.ragged.constant([[1, 2], [3], [4, 5, 6]]))
+    max_and_min(tf.ragged.constant([[7], [3, 9]]))
+    assert max_and_min.experimental_get_tracing_count() == 1
+
+
+def test_concrete_function_of_a_bare_ragged_spec_serves_every_partition():
+    # TF 2.21: get_concrete_function of a bare spec traces; its output's row splits have
+    # shape (None,).
     @tf.function
     def grow(x):
         return x * 2.0
 
-    with pytest.raises(TypeError, match="row partition"):
-        grow.get_concrete_function(tf.RaggedTensorSpec(shape=[None, None], dtype=tf.float32))
+    concrete = grow.get_concrete_function(tf.RaggedTensorSpec(shape=[None, None],
+                                                              dtype=tf.float32))
+    assert concrete.structured_outputs.row_splits.shape.as_list() == [None]
+    assert concrete(tf.ragged.constant([[1.0], [2.0, 3.0]])).to_list() == [[2.0], [4.0, 6.0]]
+    assert concrete(tf.ragged.constant([[], [1.0, 2.0], [3.0]])).to_list() == \
+        [[], [2.0, 4.0], [6.0]]

@@ -1,6 +1,6 @@
 """Ragged behaviour beyond the printed fixtures: the dense ops' errors are unchanged, traced
-tensors cannot shape a row partition (it would be baked into the trace), and tf.function
-traces a RaggedTensor argument by its row partition."""
+tensors shape a row partition as the graph runs, and tf.function traces a RaggedTensor
+argument by its spec (rows, dtype, ragged_rank), as TF 2.21."""
 
 from __future__ import annotations
 
@@ -26,13 +26,14 @@ def test_dense_ops_keep_their_conversion_error(call):
         call()
 
 
-def test_a_traced_tensor_cannot_shape_a_partition():
+def test_a_traced_tensor_shapes_a_partition_when_the_graph_runs():
     @tf.function
     def build(values, lengths):
         return tf.RaggedTensor.from_row_lengths(values, lengths)
 
-    with pytest.raises(TypeError, match="row_lengths must be a Python value"):
-        build(tf.constant([1, 2, 3]), tf.constant([1, 2]))
+    assert build(tf.constant([1, 2, 3]), tf.constant([1, 2])).to_list() == [[1], [2, 3]]
+    assert build(tf.constant([4, 5, 6]), tf.constant([2, 1])).to_list() == [[4, 5], [6]]
+    assert build.experimental_get_tracing_count() == 1
 
 
 def test_ragged_mean_of_integers_is_float64_with_nan_rows():
@@ -42,7 +43,7 @@ def test_ragged_mean_of_integers_is_float64_with_nan_rows():
     assert out.numpy()[0] == 1.5 and out.numpy()[1] != out.numpy()[1]
 
 
-def test_function_traces_once_per_partition():
+def test_function_traces_once_per_number_of_rows():
     @tf.function
     def f(x):
         return x * 2.0
@@ -53,6 +54,10 @@ def test_function_traces_once_per_partition():
     assert a.to_list() == [[2.0, 4.0], [6.0]]
     assert b.to_list() == [[2.0], [4.0, 6.0]]
     assert c.to_list() == [[10.0, 12.0], [14.0]]
+    # TF 2.21: one trace for the three (the spec is RaggedTensorSpec([2, None])); three
+    # rows trace again.
+    assert f.experimental_get_tracing_count() == 1
+    assert f(tf.ragged.constant([[1.0], [], [2.0]])).to_list() == [[2.0], [], [4.0]]
     assert f.experimental_get_tracing_count() == 2
 
 
@@ -69,10 +74,15 @@ def test_gradient_through_function_of_ragged():
     assert tape.gradient(y, x.flat_values).numpy().tolist() == [2.0, 4.0, 60.0]
 
 
-def test_input_signature_spec_is_refused_clearly():
-    spec = tf.RaggedTensorSpec([None, None], tf.float32)
-    with pytest.raises(TypeError):
-        spec._component_specs()
+def test_a_spec_traces_as_its_component_tensors():
+    # As TF's: the flat values, then each ragged dimension's row splits.
+    def parts(spec):
+        return [(shape.as_list(), dtype) for shape, dtype in spec._component_specs()]
+
+    assert parts(tf.RaggedTensorSpec([4, None, 3], tf.float32, ragged_rank=1)) == \
+        [([None, 3], tf.float32), ([5], tf.int64)]
+    assert parts(tf.RaggedTensorSpec([None, None, None], tf.int32, ragged_rank=2)) == \
+        [([None], tf.int32), ([None], tf.int64), ([None], tf.int64)]
 
 
 def test_reverse_of_a_ragged_tensor():

@@ -13,9 +13,13 @@ import numpy as np
 
 from tapeflow.autograph import conversion
 from tapeflow.data import structure
+from tapeflow.framework.ragged_tensor import RaggedTensor
 from tapeflow.framework.sparse_tensor import SparseTensor
 from tapeflow.framework.tensor import TensorLike, wrap
 from tapeflow.function import Function
+
+
+_COMPOSITES = (SparseTensor, RaggedTensor)
 
 
 def _call(func: Callable, element: Any) -> Any:
@@ -52,21 +56,22 @@ class StructuredFunction:
 
         flat_fn.__name__ = getattr(func, "__name__", "fn").replace("<lambda>", "lambda")
         self._eager: Optional[Callable] = None
-        if any(structure.is_ragged_spec(s) for s in flat_specs):
-            self._run_eagerly(flat_fn, flat_specs)
-            return
         self._function = Function(flat_fn, autograph=False)
+        ragged_in = any(structure.is_ragged_spec(s) for s in flat_specs)
         try:
             self._concrete = self._function.get_concrete_function(*flat_specs)
-        except (TypeError, NotImplementedError):
-            # A function that builds a RaggedTensor from its inputs (its row partition is
-            # computed from values), or a sparse op that needs a SparseTensor input's dense
-            # shape while tracing, runs eagerly; any other failure is the user's.
+        except Exception as exc:  # noqa: BLE001 - re-raised unless an eager run is the answer
+            # An op that computes a ragged input's row partition while tracing, or a sparse
+            # op that needs a SparseTensor input's dense shape, runs eagerly per element; any
+            # other failure is the user's.
+            known = isinstance(exc, (TypeError, NotImplementedError)) or ragged_in
             sparse_in = any(structure.is_sparse_spec(s) for s in flat_specs)
-            if not self._run_eagerly(flat_fn, flat_specs, only_if_ragged=not sparse_in):
+            if not known or not self._run_eagerly(
+                    flat_fn, flat_specs, only_if_ragged=not (sparse_in or ragged_in)):
                 raise
             return
-        self._sparse_in = any(structure.is_sparse_spec(s) for s in flat_specs)
+        # SparseTensors and RaggedTensors go in as their component tensors.
+        self._sparse_in = any(structure.is_composite_spec(s) for s in flat_specs)
         outputs = self._concrete.structured_outputs
         self.output_spec = structure.pack(
             self.output_structure, [structure.spec_of(t) for t in outputs])
@@ -113,8 +118,8 @@ class StructuredFunction:
         if self._eager is not None:
             out = self._eager(*[a if type(a) is not np.ndarray else wrap(a) for a in flat])
             return [structure.to_numpy(t) for t in out]
-        if self._sparse_in:   # a SparseTensor goes in as its three component tensors
-            flat = [c for a in flat for c in (a._to_components() if type(a) is SparseTensor
+        if self._sparse_in:   # a SparseTensor or RaggedTensor goes in as its components
+            flat = [c for a in flat for c in (a._to_components() if type(a) in _COMPOSITES
                                               else [wrap(a)])]
         else:
             flat = [wrap(a) for a in flat]

@@ -3,7 +3,14 @@
 A RaggedTensor is its `values` (a Tensor, or a RaggedTensor for more ragged dimensions) and
 its `row_splits`: row `i` is `values[row_splits[i]:row_splits[i + 1]]`. Every op on a ragged
 tensor works on its `flat_values` with tapeflow ops, so gradients flow through them; the row
-partitions are integer tensors, computed with NumPy (they are never differentiated).
+partitions are integer tensors, computed with NumPy eagerly and by primitives in a trace
+(they are never differentiated).
+
+Inside a trace (tf.function, Dataset.map) the row splits may be traced tensors whose values
+are known only when the graph runs (a RaggedTensorSpec argument, `tf.strings.split` of a traced
+vector): such a tensor is *symbolic* (`is_symbolic`), and every method that needs its partition
+goes through the traced versions `tapeflow.ops.ragged_ops` registers (`register_traced`),
+whose kernels read the splits as the graph runs. Eager tensors keep the NumPy paths.
 
 This module holds the data structure, its factories over row partitions and the dispatch
 point; the methods that need ops (`to_tensor`, indexing, operators, `from_tensor`) are
@@ -46,9 +53,52 @@ def concrete(value: Any, what: str) -> np.ndarray:
     return np.asarray(value)
 
 
+class PartitionNeeded(NotImplementedError):
+    """Raised where an op computes with a RaggedTensor's row partition in NumPy but the
+    partition is known only when a traced graph runs (tf.function then traces the call again
+    with the partition as part of its key)."""
+
+
+def _symbolic_tensor(value: Any) -> bool:
+    """Whether `value` is a tensor whose value is known only when a traced graph runs."""
+    return isinstance(value, TensorLike) and type(value) is not Tensor and \
+        not hasattr(value, "numpy")
+
+
+def is_symbolic(value: Any) -> bool:
+    """Whether `value` is a RaggedTensor whose row partition (at some ragged dimension) is
+    known only when a traced graph runs, or such a tensor."""
+    if type(value) is RaggedTensor:
+        return any(type(s) is not Tensor for s in value.nested_row_splits)
+    return _symbolic_tensor(value)
+
+
+def _built_traced(values: Any, *partition: Any) -> bool:
+    """Whether a factory builds its partition as the graph runs: a partition argument is
+    traced, or `values` is a RaggedTensor with a traced partition, or a traced tensor whose
+    number of rows tracing does not know."""
+    if any(_symbolic_tensor(p) for p in partition):
+        return True
+    if type(values) is RaggedTensor:
+        return is_symbolic(values)
+    return _symbolic_tensor(values) and (values.shape.rank == 0 or values.shape[0] is None)
+
+
+# name -> the traced version of a RaggedTensor method or factory, filled by
+# tapeflow.ops.ragged_ops (they need ops); called where a partition is symbolic.
+_TRACED: dict = {}
+
+
+def register_traced(name: str, handler: Callable) -> None:
+    _TRACED[name] = handler
+
+
 def _index_tensor(value: Any, name: str, dtype: Any = None) -> Tensor:
-    """A 1-D integer partition tensor (int64 unless it is already int32/int64)."""
-    if isinstance(value, TensorLike):
+    """A 1-D integer partition tensor (int64 unless it is already int32/int64); a traced
+    tensor stays itself (its rank and dtype checked)."""
+    if _symbolic_tensor(value):
+        tensor = value
+    elif isinstance(value, TensorLike):
         tensor = wrap(concrete(value, name))
     else:
         array = np.asarray(value)
@@ -56,7 +106,7 @@ def _index_tensor(value: Any, name: str, dtype: Any = None) -> Tensor:
             _dtypes.int64 if array.dtype.kind in "iu" or array.size == 0 else None))
     if tensor.dtype not in _SPLIT_DTYPES:
         raise ValueError(f"{name} must have dtype int32 or int64, got {tensor.dtype!r}")
-    if tensor.shape.rank != 1:
+    if tensor.shape.rank not in (1, None):
         raise ValueError(f"Shape {tensor.shape} must have rank 1")
     return tensor
 
@@ -73,6 +123,14 @@ def _values_of(values: Any) -> Any:
 
 def _nvals(values: Any) -> int:
     return values._nrows_int() if isinstance(values, RaggedTensor) else int(values.shape[0])
+
+
+def _static_rows(values: Any) -> Optional[int]:
+    """The number of rows of a Tensor or RaggedTensor where tracing knows it, else None."""
+    if type(values) is RaggedTensor:
+        return values._static_nrows()
+    shape = values._value.shape   # an array's, or a traced value's (None where unknown)
+    return shape[0] if shape else None
 
 
 class RaggedTensor:
@@ -97,6 +155,8 @@ class RaggedTensor:
     def from_row_splits(cls, values: Any, row_splits: Any, name: Optional[str] = None,
                         validate: bool = True) -> "RaggedTensor":
         """Rows `values[row_splits[i]:row_splits[i + 1]]`."""
+        if _built_traced(values, row_splits):
+            return _TRACED["from_row_splits"](values, row_splits, validate)
         values = _values_of(values)
         splits = _index_tensor(row_splits, "row_splits")
         if validate:
@@ -116,6 +176,8 @@ class RaggedTensor:
     def from_row_lengths(cls, values: Any, row_lengths: Any, name: Optional[str] = None,
                          validate: bool = True) -> "RaggedTensor":
         """Rows of the given lengths, taken in order from `values`."""
+        if _built_traced(values, row_lengths):
+            return _TRACED["from_row_lengths"](values, row_lengths, validate)
         lengths = _index_tensor(row_lengths, "row_lengths")
         l = np.asarray(lengths._value)
         if validate and np.any(l < 0):
@@ -132,6 +194,8 @@ class RaggedTensor:
                           name: Optional[str] = None, validate: bool = True) -> "RaggedTensor":
         """Value `i` goes to row `value_rowids[i]` (sorted); `nrows` adds trailing empty
         rows."""
+        if _built_traced(values, value_rowids, nrows):
+            return _TRACED["from_value_rowids"](values, value_rowids, nrows, validate)
         rowids = _index_tensor(value_rowids, "value_rowids")
         r = np.asarray(rowids._value)
         if validate and r.size and (np.any(np.diff(r) < 0) or r[0] < 0):
@@ -150,6 +214,8 @@ class RaggedTensor:
                         validate: bool = True) -> "RaggedTensor":
         """Rows starting at `row_starts` (the first must be 0), each ending where the next
         starts."""
+        if _built_traced(values, row_starts):
+            return _TRACED["from_row_starts"](values, row_starts, validate)
         values = _values_of(values)
         starts = _index_tensor(row_starts, "row_starts")
         s = np.asarray(starts._value)
@@ -160,6 +226,8 @@ class RaggedTensor:
     def from_row_limits(cls, values: Any, row_limits: Any, name: Optional[str] = None,
                         validate: bool = True) -> "RaggedTensor":
         """Rows ending at `row_limits`, each starting where the one before ends."""
+        if _built_traced(values, row_limits):
+            return _TRACED["from_row_limits"](values, row_limits, validate)
         limits = _index_tensor(row_limits, "row_limits")
         l = np.asarray(limits._value)
         splits = np.concatenate([[0], l]).astype(l.dtype)
@@ -269,7 +337,7 @@ class RaggedTensor:
     def shape(self) -> TensorShape:
         """The static shape: rows, then None for each ragged dimension, then the flat values'
         inner dimensions."""
-        dims, rt = [self._nrows_int()], self
+        dims, rt = [self._static_nrows()], self
         while isinstance(rt, RaggedTensor):
             dims.append(rt._uniform)
             rt = rt._values
@@ -288,14 +356,28 @@ class RaggedTensor:
 
     @property
     def _splits(self) -> np.ndarray:
-        return np.asarray(self._row_splits._value)
+        splits = self._row_splits
+        if type(splits) is not Tensor:
+            raise PartitionNeeded(
+                "tapeflow computes this op's row partition with NumPy while tracing, but the "
+                "RaggedTensor's row splits are known only when the traced graph runs; call "
+                "the function with RaggedTensor values (it then traces once per partition)")
+        return np.asarray(splits._value)
 
     def _nrows_int(self) -> int:
         """The number of rows, a Python int."""
         return len(self._splits) - 1
 
+    def _static_nrows(self) -> Optional[int]:
+        """The number of rows where it is known (always eagerly; from the splits' static
+        shape in a trace), else None."""
+        shape = self._row_splits._value.shape
+        return None if not shape or shape[0] is None else shape[0] - 1
+
     def nrows(self, out_type: Any = None, name: Optional[str] = None) -> Tensor:
         """The number of rows, a scalar tensor of the row-splits dtype (or `out_type`)."""
+        if type(self._row_splits) is not Tensor:
+            return _TRACED["nrows"](self, out_type)
         dtype = self._row_splits.dtype if out_type is None else _dtypes.as_dtype(out_type)
         return convert_to_tensor(self._nrows_int(), dtype=dtype)
 
@@ -304,6 +386,8 @@ class RaggedTensor:
         if axis == 0:
             return self.nrows()
         if axis == 1:
+            if type(self._row_splits) is not Tensor:
+                return _TRACED["row_lengths"](self)
             return wrap(np.diff(self._splits))
         if not isinstance(self._values, RaggedTensor):
             raise ValueError(f"axis={axis} out of bounds: expected a ragged dimension")
@@ -311,14 +395,22 @@ class RaggedTensor:
 
     def nested_row_lengths(self, name: Optional[str] = None) -> tuple:
         """The row lengths of every ragged dimension, outermost first."""
-        return tuple(wrap(np.diff(np.asarray(s._value))) for s in self.nested_row_splits)
+        lengths, rt = [], self
+        while isinstance(rt, RaggedTensor):
+            lengths.append(rt.row_lengths())
+            rt = rt._values
+        return tuple(lengths)
 
     def row_starts(self, name: Optional[str] = None) -> Tensor:
         """Where each row starts in `values`."""
+        if type(self._row_splits) is not Tensor:
+            return self._row_splits[:-1]
         return wrap(self._splits[:-1].copy())
 
     def row_limits(self, name: Optional[str] = None) -> Tensor:
         """Where each row ends in `values`."""
+        if type(self._row_splits) is not Tensor:
+            return self._row_splits[1:]
         return wrap(self._splits[1:].copy())
 
     def _rowids(self) -> np.ndarray:
@@ -327,6 +419,8 @@ class RaggedTensor:
 
     def value_rowids(self, name: Optional[str] = None) -> Tensor:
         """The row of each value."""
+        if type(self._row_splits) is not Tensor:
+            return _TRACED["value_rowids"](self)
         return wrap(self._rowids())
 
     def nested_value_rowids(self, name: Optional[str] = None) -> tuple:
@@ -340,6 +434,8 @@ class RaggedTensor:
     def bounding_shape(self, axis: Any = None, name: Optional[str] = None,
                        out_type: Any = None) -> Tensor:
         """The smallest dense shape that holds this tensor (longest rows)."""
+        if is_symbolic(self):
+            return _TRACED["bounding_shape"](self, axis, out_type)
         dims = [self._nrows_int()]
         rt = self
         while isinstance(rt, RaggedTensor):
@@ -354,7 +450,8 @@ class RaggedTensor:
     def with_values(self, new_values: Any) -> "RaggedTensor":
         """This tensor's outermost row partition over `new_values`."""
         new_values = _values_of(new_values)
-        if _nvals(new_values) != _nvals(self._values):
+        old, new = _static_rows(self._values), _static_rows(new_values)
+        if old is not None and new is not None and old != new:
             raise ValueError("new_values must have as many rows as values")
         return RaggedTensor(new_values, self._row_splits, internal=True,
                             uniform_row_length=self._uniform)
@@ -370,7 +467,9 @@ class RaggedTensor:
         dtype = _splits_dtype(dtype)
         values = self._values.with_row_splits_dtype(dtype) \
             if isinstance(self._values, RaggedTensor) else self._values
-        splits = wrap(self._splits.astype(dtype.as_numpy_dtype))
+        splits = _TRACED["cast"](self._row_splits, dtype) \
+            if type(self._row_splits) is not Tensor else \
+            wrap(self._splits.astype(dtype.as_numpy_dtype))
         return RaggedTensor(values, splits, internal=True, uniform_row_length=self._uniform)
 
     # -- Python values ------------------------------------------------------------------------
@@ -393,8 +492,8 @@ class RaggedTensor:
         return np.array(rows, dtype=np.object_ if ragged else None)
 
     def __repr__(self) -> str:
-        if type(self.flat_values) is not Tensor:  # traced: TF's graph-mode text
-            return f"tf.RaggedTensor(values={self._values}, row_splits={self._row_splits})"
+        if is_symbolic(self) or type(self.flat_values) is not Tensor:  # traced: TF's text
+            return f"tf.RaggedTensor(values={self._values!s}, row_splits={self._row_splits!s})"
         with np.printoptions(formatter={"all": _formatter}):
             return f"<tf.RaggedTensor {_formatter(self.numpy())}>"
 
@@ -418,16 +517,22 @@ class RaggedTensor:
 
     @property
     def _type_spec(self) -> "RaggedTensorSpec":
-        """The spec tf.function traces this value by: with its row partition, since the
-        ragged ops compute with the partition when they trace."""
+        """The spec tf.function traces this value by, as TF's: shape (rows, None for each
+        ragged dimension, the inner dims), dtype, ragged_rank and row-splits dtype."""
+        return RaggedTensorSpec.from_value(self)
+
+    def _partitioned_spec(self) -> "RaggedTensorSpec":
+        """The spec of a trace that takes this tensor's row partition as constants (made
+        where a function needs the partition while it traces)."""
         spec = RaggedTensorSpec.from_value(self)
         spec._partition = _Partition(self)
+        spec._flat_shape = self.flat_values.shape
         return spec
 
     def _to_components(self) -> list:
-        """The tensors a traced function takes for this value: its flat values (the row
-        partition is part of its spec)."""
-        return [self.flat_values]
+        """The tensors a traced function takes for this value, as TF's: its flat values, then
+        the row splits of each ragged dimension, outermost first."""
+        return [self.flat_values, *self.nested_row_splits]
 
 
 class RaggedTensorSpec:
@@ -462,26 +567,36 @@ class RaggedTensorSpec:
     @classmethod
     def from_value(cls, value: RaggedTensor) -> "RaggedTensorSpec":
         """The spec of a RaggedTensor."""
-        spec = cls(value.shape, value.dtype, value.ragged_rank, value._row_splits.dtype)
-        spec._flat_shape = value.flat_values.shape
-        return spec
+        return cls(value.shape, value.dtype, value.ragged_rank, value._row_splits.dtype)
 
     # -- the composite protocol tf.function uses --------------------------------------------
     def _component_specs(self) -> list:
-        """(shape, dtype) of each component: the flat values."""
-        self._require_partition()
-        return [(self._flat_shape, self._dtype)]
+        """(shape, dtype) of each component, as TF's: the flat values (any number of rows),
+        then the row splits of each ragged dimension (the outer one of nrows + 1 items)."""
+        if self._shape.rank is None:
+            raise ValueError(f"tapeflow traces a RaggedTensorSpec of known rank only, got "
+                             f"{self!r}")
+        if self._ragged_rank == 0:   # a dense tensor
+            return [(self._shape, self._dtype)]
+        flat = self._flat_shape if self._partition is not None else \
+            TensorShape([None]).concatenate(self._shape[self._ragged_rank + 1:])
+        nrows = self._shape[0]
+        outer = TensorShape([None if nrows is None else nrows + 1])
+        splits = [(outer, self._row_splits_dtype)] + \
+            [(TensorShape([None]), self._row_splits_dtype)] * (self._ragged_rank - 1)
+        return [(flat, self._dtype)] + splits
 
-    def _from_components(self, parts: list) -> RaggedTensor:
-        """The RaggedTensor of these flat values, with this spec's row partition."""
-        self._require_partition()
-        return self._partition.rebuild(parts[0])
-
-    def _require_partition(self) -> None:
-        if self._partition is None:
-            raise TypeError(f"tapeflow traces a RaggedTensor argument by its row partition, "
-                            f"which {self!r} does not give: call the function (or "
-                            f"get_concrete_function) with a RaggedTensor")
+    def _from_components(self, parts: list) -> Any:
+        """The RaggedTensor of these components (a partitioned spec's own NumPy partition
+        over the flat values, where a trace takes the partition as constants)."""
+        if self._partition is not None:
+            return self._partition.rebuild(parts[0])
+        result = parts[0]
+        if self._ragged_rank == 0:
+            return result
+        for splits in reversed(parts[1:]):
+            result = RaggedTensor(result, splits, internal=True)
+        return result
 
     @property
     def shape(self) -> TensorShape:
@@ -540,7 +655,8 @@ class RaggedTensorSpec:
 
 
 class _Partition:
-    """A RaggedTensor's row partitions (NumPy), for rebuilding it over traced flat values."""
+    """A RaggedTensor's row partitions (NumPy), for rebuilding it over traced flat values
+    (a trace that takes them as constants: see polymorphic.Function's partitioned traces)."""
 
     __slots__ = ("levels", "key")
 
@@ -602,4 +718,5 @@ def is_ragged(value: Any) -> bool:
     return type(value) is RaggedTensor
 
 
-__all__ = ["RaggedTensor", "RaggedTensorSpec", "fallback", "register_fallback", "is_ragged"]
+__all__ = ["RaggedTensor", "RaggedTensorSpec", "fallback", "register_fallback", "is_ragged",
+           "is_symbolic", "register_traced", "PartitionNeeded"]

@@ -33,7 +33,8 @@ from tapeflow.framework.context import context
 from tapeflow.framework.errors import OpError
 from tapeflow.framework.exports import tf_export
 from tapeflow.framework.indexed_slices import IndexedSlices
-from tapeflow.framework.ragged_tensor import RaggedTensor, RaggedTensorSpec
+from tapeflow.framework.ragged_tensor import (RaggedTensor, RaggedTensorSpec, _Partition,
+                                              is_symbolic)
 from tapeflow.framework.sparse_tensor import SparseTensor, SparseTensorSpec
 from tapeflow.framework.tensor import Tensor, TensorLike, wrap
 from tapeflow.framework.tensor_shape import TensorShape, as_shape
@@ -711,6 +712,26 @@ class _OutSlices:
         self.parts = parts
 
 
+class _PartitionedTraces:
+    """A Function's traces that take their RaggedTensor arguments' row partitions as
+    constants: `needed` holds the trace keys whose partition-traced trace failed; `traces`
+    maps (key, partitions) to the trace for those partitions."""
+
+    __slots__ = ("needed", "traces")
+
+    def __init__(self) -> None:
+        self.needed: set = set()
+        self.traces: dict = {}
+
+    def get(self, function: "Function", key: tuple, names: list, values: list,
+            specs: Optional[list]) -> "ConcreteFunction":
+        concrete = self.traces.get(key)
+        if concrete is None:
+            concrete = self.traces[key] = function._trace(names, values, specs,
+                                                          partitioned=True)
+        return concrete
+
+
 class _OutComposite:
     """A composite output (SparseTensor): its spec and the places of its components."""
 
@@ -720,24 +741,40 @@ class _OutComposite:
         self.spec, self.parts = spec, parts
 
 
-def _ragged_partitions(values: list) -> tuple:
-    """The row partitions of the RaggedTensors among `values` (a trace's key part)."""
-    return tuple(leaf._type_spec._partition.key for leaf in nest.flatten(values)
-                 if isinstance(leaf, RaggedTensor))
+# RaggedTensor arguments are traced as TF traces them: their row splits are placeholders like
+# their flat values, known only when the graph runs, so one trace serves every partition. A
+# function whose ops still compute a partition with NumPy (see README, "Differences from
+# TensorFlow") fails that trace; it is then traced per partition, the partition a constant
+# of the graph and part of the trace's key (`_PartitionedTraces`).
+
+def _ragged_partitions(values: list) -> Optional[tuple]:
+    """The row partitions of the RaggedTensors among `values` (a partitioned trace's key
+    part); None where one is itself traced (a call inside another trace)."""
+    keys = []
+    for leaf in nest.flatten(values):
+        if isinstance(leaf, RaggedTensor):
+            if is_symbolic(leaf):
+                return None
+            keys.append(_Partition(leaf).key)
+    return tuple(keys)
 
 
 def _composite_placeholders(graph: Graph, leaf: Any, spec: Any, name: str,
-                            out: list) -> Any:
+                            out: list, partitioned: bool = False) -> Any:
     """Appends to `out` the composite argument `leaf` (a value or a spec) rebuilt from one
     placeholder per component (named `name`, `name_1`, ... as TF); returns its spec (the
     signature's, where one was given)."""
     spec = spec if spec is not None else (
         leaf if isinstance(leaf, _COMPOSITE_SPECS) else leaf._type_spec)
-    if isinstance(leaf, RaggedTensor):
-        # A signature's RaggedTensorSpec has no row partition: the call's value gives it.
-        shown, spec = spec, leaf._type_spec
-        _rebuild_from_placeholders(graph, spec, leaf._to_components(), name, out)
-        return shown
+    if isinstance(spec, RaggedTensorSpec):
+        if partitioned and isinstance(leaf, RaggedTensor):
+            # The partition is a constant of this trace; the components keep their places.
+            _rebuild_from_placeholders(graph, leaf._partitioned_spec(),
+                                       leaf._to_components(), name, out)
+        else:   # every component known only when the graph runs
+            _rebuild_from_placeholders(graph, spec, [None] * (spec.ragged_rank + 1), name,
+                                       out)
+        return spec
     examples = [None] * 3 if isinstance(leaf, _COMPOSITE_SPECS) else leaf._to_components()
     _rebuild_from_placeholders(graph, spec, examples, name, out)
     return spec
@@ -785,6 +822,7 @@ class Function:
         self._cache: dict = {}         # exact key -> ConcreteFunction
         self._fast: dict = {}          # _fast_key of plain positional calls -> ConcreteFunction
         self._relaxed: list = []       # (pattern key, ConcreteFunction) with None dims
+        self._partitioned = _PartitionedTraces()
         self._tracing_count = 0
         self._created_variables = False
         self._bound: Any = weakref.WeakKeyDictionary()
@@ -854,7 +892,8 @@ class Function:
 
     def pretty_printed_concrete_signatures(self, verbose: bool = True) -> str:
         """The signatures of every concrete function traced so far, as TF prints them."""
-        concretes = list(self._cache.values()) + [c for _, c in self._relaxed]
+        concretes = list(self._cache.values()) + [c for _, c in self._relaxed] + \
+            list(self._partitioned.traces.values())
         return "\n\n".join(c.pretty_printed_signature(verbose) for c in concretes)
 
     def get_concrete_function(self, *args: Any, **kwargs: Any) -> ConcreteFunction:
@@ -942,19 +981,18 @@ class Function:
     def _concrete_for(self, args: tuple, kwargs: dict, allow_specs: bool = False) -> tuple:
         names, values = self._canonical(args, kwargs)
         if self._input_signature is not None:
-            # A RaggedTensorSpec gives no row partition, and tapeflow's ragged ops compute
-            # partitions when traced: each partition of a call gets its own trace.
-            key = (_structure_key(tuple(self._input_signature)),
-                   _ragged_partitions(values))
+            key = _structure_key(tuple(self._input_signature))
+            specs = list(self._input_signature)
             concrete = self._cache.get(key)
             if concrete is None:
-                concrete = self._trace(names, values, list(self._input_signature))
-                self._cache[key] = concrete
+                concrete = self._trace_ragged(key, names, values, specs)
             return concrete, values
         key = _structure_key(tuple(values))
         concrete = self._cache.get(key)
         if concrete is not None:
             return concrete, values
+        if key in self._partitioned.needed:
+            return self._trace_ragged(key, names, values, None), values
         for pattern, relaxed in self._relaxed:
             if _key_matches(pattern, key):
                 return relaxed, values
@@ -967,22 +1005,42 @@ class Function:
                     concrete = self._trace(names, values, specs)
                     self._relaxed.append((pattern, concrete))
                     return concrete, values
-        concrete = self._trace(names, values, specs)
-        self._cache[key] = concrete
+        concrete = self._trace_ragged(key, names, values, specs)
         return concrete, values
+
+    def _trace_ragged(self, key: Any, names: list, values: list,
+                      specs: Optional[list]) -> ConcreteFunction:
+        """The trace for `key`, cached: with every RaggedTensor's partition traced (one trace
+        for every partition); where that trace fails and the call brings its partitions,
+        one trace per partition, the partition a constant of the graph."""
+        partitions = _ragged_partitions(values) if key in self._partitioned.needed else None
+        if partitions is not None:
+            return self._partitioned.get(self, (key, partitions), names, values, specs)
+        try:
+            concrete = self._trace(names, values, specs)
+        except Exception:
+            partitions = _ragged_partitions(values)
+            if not partitions:
+                raise
+            self._partitioned.needed.add(key)
+            return self._partitioned.get(self, (key, partitions), names, values, specs)
+        self._cache[key] = concrete
+        return concrete
 
     # -- tracing ----------------------------------------------------------------------------
     def _trace(self, names: list, values: list, specs: Optional[list],
-               silent: bool = False) -> ConcreteFunction:
+               silent: bool = False, partitioned: bool = False) -> ConcreteFunction:
         first = not self._created_variables and self._tracing_count == 0
-        concrete = self._trace_once(names, values, specs, allow_variables=first)
+        concrete = self._trace_once(names, values, specs, allow_variables=first,
+                                    partitioned=partitioned)
         if not silent:
             self._tracing_count += 1
         if first and concrete.graph.created_variables:
             # As TensorFlow: variables made on the first trace are kept, and the function is
             # traced again; that trace (and every later one) must not create any.
             self._created_variables = True
-            concrete = self._trace_once(names, values, specs, allow_variables=False)
+            concrete = self._trace_once(names, values, specs, allow_variables=False,
+                                        partitioned=partitioned)
             self._tracing_count += 1
         return concrete
 
@@ -994,10 +1052,11 @@ class Function:
             not isinstance(leaf, Variable) else leaf, values)
         # The user already saw this signature traced: its Python side effects stay hidden.
         with contextlib.redirect_stdout(io.StringIO()):
-            return self._trace_once(names, values, specs, allow_variables=False)
+            return self._trace_once(names, values, specs, allow_variables=False,
+                                    partitioned=getattr(concrete, "_partitioned", False))
 
     def _trace_once(self, names: list, values: list, specs: Optional[list],
-                    allow_variables: bool) -> ConcreteFunction:
+                    allow_variables: bool, partitioned: bool = False) -> ConcreteFunction:
         graph = Graph(self._name, allow_variable_creation=allow_variables)
         flat_specs = nest.flatten(specs) if specs is not None else None
         counter = iter(range(1 << 30))
@@ -1010,7 +1069,8 @@ class Function:
             for leaf, path in zip(leaves, _leaf_paths(value, name)):
                 if isinstance(leaf, _COMPOSITES + _COMPOSITE_SPECS):
                     spec = flat_specs[next(counter)] if flat_specs is not None else None
-                    spec = _composite_placeholders(graph, leaf, spec, path, new_leaves)
+                    spec = _composite_placeholders(graph, leaf, spec, path, new_leaves,
+                                                   partitioned)
                     spec_leaves.append(spec)
                     shown_leaves.append(spec)
                 elif isinstance(leaf, (TensorLike, TensorSpec)) and not isinstance(leaf, Variable):
@@ -1046,6 +1106,7 @@ class Function:
         stats = passes.optimize(graph)
         concrete = ConcreteFunction(self, graph, structure, params, stats)
         concrete._trace_args = (names, values, specs)
+        concrete._partitioned = partitioned
         concrete._arg_variables = [x for x in nest.flatten(values) if isinstance(x, Variable)]
         return concrete
 
@@ -1224,7 +1285,10 @@ def _output_leaf(graph: Graph, leaf: Any, function: Any = None) -> Any:
         return _OutSlices(*(None if part is None else _Out(graph.value_id(part))
                             for part in (leaf.values, leaf.indices, leaf.dense_shape)))
     if isinstance(leaf, _COMPOSITES):
-        return _OutComposite(leaf._type_spec,
+        # A RaggedTensor whose partition tracing knows keeps it (with its uniform rows).
+        spec = leaf._partitioned_spec() if isinstance(leaf, RaggedTensor) and \
+            not is_symbolic(leaf) else leaf._type_spec
+        return _OutComposite(spec,
                              *(_Out(graph.value_id(part)) for part in leaf._to_components()))
     return leaf
 

@@ -2,8 +2,11 @@
 
 Values move with differentiable tapeflow ops (`gather`, elementwise ops, segment
 reductions), so a GradientTape sees through them to `flat_values`; row partitions are
-computed with NumPy. The dense ops call the ragged versions here only after converting an
-argument failed (`ragged_tensor.fallback`), so the dense path does no extra work.
+computed with NumPy, eagerly as an op is called, and in a trace where the partition is known
+only when the graph runs by the primitives of "row partitions known only when a traced graph
+runs" below, whose kernels run the same NumPy as the graph runs. The dense ops call the
+ragged versions here only after converting an argument failed (`ragged_tensor.fallback`), so
+the dense path does no extra work.
 """
 
 from __future__ import annotations
@@ -16,8 +19,11 @@ from tapeflow.framework import dtypes as _dtypes
 from tapeflow.framework import nest
 from tapeflow.framework.convert import mismatch_error
 from tapeflow.framework.errors import InvalidArgumentError
-from tapeflow.framework.ragged_tensor import (RaggedTensor, RaggedTensorSpec, concrete,
-                                              register_fallback)
+from tapeflow.autodiff.core import Primitive, bind
+from tapeflow.framework.abstract import ShapedArray
+from tapeflow.framework.ragged_tensor import (PartitionNeeded, RaggedTensor, RaggedTensorSpec,
+                                              _index_tensor, _values_of, concrete, is_symbolic,
+                                              register_fallback, register_traced)
 from tapeflow.framework.tensor import Tensor, TensorLike, wrap
 from tapeflow.framework.exports import tf_export
 from tapeflow.ops._convert import convert_to_tensor
@@ -65,14 +71,17 @@ def _flat_rowids(rt: RaggedTensor) -> np.ndarray:
 
 def _flat_coords(rt: RaggedTensor) -> np.ndarray:
     """The dense coordinates (over the ragged_rank + 1 leading axes) of each flat value."""
-    coords = np.arange(rt._nrows_int(), dtype=np.int64)[:, None]
-    level: Any = rt
-    while isinstance(level, RaggedTensor):
-        s = level._splits.astype(np.int64)
-        ids = level._rowids().astype(np.int64)
+    return _coords_of([np.asarray(s._value) for s in rt.nested_row_splits])
+
+
+def _coords_of(nested_splits: list) -> np.ndarray:
+    """`_flat_coords` of the row splits of every ragged dimension, outermost first."""
+    coords = np.arange(len(nested_splits[0]) - 1, dtype=np.int64)[:, None]
+    for s in nested_splits:
+        s = s.astype(np.int64)
+        ids = np.repeat(np.arange(len(s) - 1, dtype=np.int64), np.diff(s))
         position = np.arange(len(ids), dtype=np.int64) - s[ids]
         coords = np.concatenate([coords[ids], position[:, None]], axis=1)
-        level = level._values
     return coords
 
 
@@ -185,6 +194,9 @@ def _from_tensor(tensor: Any, lengths: Any = None, padding: Any = None, ragged_r
     `padding` removed."""
     t = convert_to_tensor(tensor)
     splits_dtype = _dtypes.as_dtype(row_splits_dtype).as_numpy_dtype
+    if ragged_rank == 1 and (is_symbolic(t) or is_symbolic(lengths)) and t.shape.rank and \
+            t.shape.rank > 1 and (lengths is None or padding is None):
+        return _traced_from_tensor(t, lengths, padding, splits_dtype)
     shape = t.shape.as_list()
     if None in shape:
         raise ValueError(f"from_tensor needs a tensor of known shape, got {t.shape}")
@@ -225,6 +237,8 @@ def _to_tensor(self: RaggedTensor, default_value: Any = None, name: Optional[str
                shape: Any = None) -> Tensor:
     """The dense tensor, rows padded with `default_value` (zero) to the bounding shape, or
     padded and cut to `shape`."""
+    if is_symbolic(self):
+        return _traced_to_tensor(self, default_value, shape)
     flat = self.flat_values
     dims = [int(d) for d in self.bounding_shape()._value]
     if shape is not None:
@@ -264,6 +278,9 @@ def _getitem(self: RaggedTensor, key: Any) -> Any:
     if isinstance(first, slice):
         rows = self._slice_rows(first)
         return rows if not rest else _index_inner(rows, rest)
+    if is_symbolic(self) or is_symbolic(first):
+        row = _traced_row(self, first)
+        return row[rest] if rest else row
     i = int(concrete(first, "a row index"))
     n = self._nrows_int()
     if not -n <= i < n:
@@ -280,6 +297,8 @@ def _slice_first(values: Any, start: int, stop: int) -> Any:
 
 
 def _slice_rows(self: RaggedTensor, key: slice) -> RaggedTensor:
+    if is_symbolic(self):
+        return _traced_slice_rows(self, key)
     rows = np.arange(self._nrows_int())[key]
     if key.step in (None, 1) and (len(rows) == 0 or rows[-1] - rows[0] + 1 == len(rows)):
         s = self._splits
@@ -294,18 +313,22 @@ def _slice_rows(self: RaggedTensor, key: slice) -> RaggedTensor:
 def _index_inner(rows: RaggedTensor, key: tuple) -> Any:
     """Indexes the ragged axis 1 (and the axes after it) of every row."""
     inner, rest = key[0], key[1:]
-    s = rows._splits.astype(np.int64)
-    lengths = np.diff(s)
     if isinstance(inner, slice):
-        spans = [range(l)[inner] for l in lengths]
-        new_lengths = np.asarray([len(r) for r in spans], s.dtype)
-        picked = np.asarray([s[i] + j for i, r in enumerate(spans) for j in r], np.int64)
-        values = _gather_rows(rows._values, picked)
+        bounds = {"start": inner.start, "stop": inner.stop, "step": inner.step}
+        if is_symbolic(rows):
+            if any(b is not None and not isinstance(b, (int, np.integer))
+                   for b in bounds.values()):
+                raise PartitionNeeded("tapeflow slices the items of a traced RaggedTensor's "
+                                      "rows with Python ints only")
+            splits, picked = bind(_sliced_items_prim, (rows._row_splits,), bounds)
+            values = _take(rows._values, picked)
+        else:
+            splits, picked = _sliced_items(rows._splits, **bounds)
+            values, splits = _gather_rows(rows._values, picked), wrap(splits)
         if rest:
             values = values[(slice(None),) + rest]
         uniform = None if rows._uniform is None else len(range(rows._uniform)[inner])
-        return RaggedTensor(values, _splits_from_lengths(new_lengths, s.dtype), internal=True,
-                            uniform_row_length=uniform)
+        return RaggedTensor(values, splits, internal=True, uniform_row_length=uniform)
     if inner is Ellipsis or inner is None:
         raise ValueError("Ellipsis and tf.newaxis are not supported in RaggedTensor indexing")
     raise ValueError("Cannot index into an inner ragged dimension.")
@@ -377,7 +400,10 @@ def _check_uniform(uniform: np.ndarray, splits: np.ndarray) -> None:
 def elementwise_binary(op: Callable, x: Any, y: Any, name: Optional[str] = None) -> Any:
     """A binary elementwise op with a ragged operand: on the flat values."""
     if isinstance(x, RaggedTensor) and isinstance(y, RaggedTensor):
-        _check_same_partitions(x, y)
+        if is_symbolic(x) or is_symbolic(y):
+            x = _checked_partitions(x, y)
+        else:
+            _check_same_partitions(x, y)
         return x.with_flat_values(op(x.flat_values, y.flat_values))
     if isinstance(x, RaggedTensor):
         x, y = _dense_like(y, x)
@@ -398,18 +424,23 @@ def map_flat_values(op: Callable, *args: Any, **kwargs: Any) -> Any:
     ragged = [x for x in nest.flatten([args, kwargs]) if isinstance(x, RaggedTensor)]
     if not ragged:
         return op(*args, **kwargs)
+    first = ragged[0]
     for other in ragged[1:]:
-        if not _same_partitions(ragged[0], other):
+        if is_symbolic(first) or is_symbolic(other):
+            first = _checked_partitions(first, other, "RowPartition._merge_precomputed_"
+                                        "encodings: partitions have incompatible row_splits")
+        elif not _same_partitions(first, other):
             raise ValueError("Inputs must have identical ragged splits.")
 
     def flat(x: Any) -> Any:
         return x.flat_values if isinstance(x, RaggedTensor) else x
 
     out = op(*nest.map_structure(flat, list(args)), **nest.map_structure(flat, kwargs))
-    if int(convert_to_tensor(out).shape[0]) != int(ragged[0].flat_values.shape[0]):
+    got, want = convert_to_tensor(out).shape[0], first.flat_values.shape[0]
+    if got is not None and want is not None and got != want:
         raise ValueError("tf.ragged.map_flat_values requires that the output of `op` have "
                          "the same outer-dimension size as flat_values of any ragged inputs.")
-    return ragged[0].with_flat_values(out)
+    return first.with_flat_values(out)
 
 
 # -- reductions ----------------------------------------------------------------------------------
@@ -460,11 +491,26 @@ def _reduce_axis(op: Callable, rt: RaggedTensor, axis: int, keepdims: bool) -> A
     rr = rt.ragged_rank
     if axis > rr:  # a dense axis of the flat values
         return rt.with_flat_values(op(rt.flat_values, axis=axis - rr, keepdims=keepdims))
-    splits = [np.asarray(s._value).astype(np.int64) for s in rt.nested_row_splits]
-    dtype = rt._row_splits.dtype.as_numpy_dtype
+    if is_symbolic(rt):
+        result = _traced_reduce_axis(op, rt, axis)
+    else:
+        owner, n, *new_splits = _reduce_plan(
+            *[np.asarray(s._value) for s in rt.nested_row_splits], axis=axis)
+        result = _segment_op(op)(rt.flat_values, wrap(owner), int(n))
+        for splits in reversed(new_splits):
+            result = RaggedTensor(result, wrap(splits), internal=True)
+    return _expand_dims(result, axis) if keepdims else result
+
+
+def _reduce_plan(*nested_splits: np.ndarray, axis: int) -> tuple:
+    """How a reduction over the ragged `axis` (at most the ragged_rank) moves the flat
+    values: (each value's output segment, the number of segments, the result's row splits
+    for each of its ragged_rank - 1 ragged dimensions)."""
+    dtype = nested_splits[0].dtype
+    splits = [s.astype(np.int64) for s in nested_splits]
     # owner: for each item of the current axis, its output node; n: the output nodes there.
     if axis == 0:
-        owner, n = np.zeros(rt._nrows_int(), np.int64), 1
+        owner, n = np.zeros(len(splits[0]) - 1, np.int64), 1
     else:
         owner = np.repeat(np.arange(len(splits[axis - 1]) - 1), np.diff(splits[axis - 1]))
         n = len(splits[axis - 1]) - 1
@@ -473,13 +519,11 @@ def _reduce_axis(op: Callable, rt: RaggedTensor, axis: int, keepdims: bool) -> A
         owner, parents = _merged_nodes(owner, level)
         lengths.append(np.bincount(parents, minlength=n))
         n = len(parents)
-    values = _segment_op(op)(rt.flat_values, wrap(owner), n)
     if axis == 0:   # the one root's children are the result's rows
         lengths = lengths[1:]
-    result: Any = values
-    for row_lengths in reversed([np.diff(s) for s in splits[:max(axis - 1, 0)]] + lengths):
-        result = RaggedTensor(result, _splits_from_lengths(row_lengths, dtype), internal=True)
-    return _expand_dims(result, axis) if keepdims else result
+    row_lengths = [np.diff(s) for s in splits[:max(axis - 1, 0)]] + lengths
+    new_splits = [np.concatenate([[0], np.cumsum(l)]).astype(dtype) for l in row_lengths]
+    return (owner.astype(np.int64), np.asarray(n, np.int64), *new_splits)
 
 
 def _expand_dims(x: Any, axis: int) -> Any:
@@ -546,6 +590,8 @@ def _ragged_inputs(values: Any) -> list:
 
 def _concat_rows(inputs: list) -> Any:
     """The rows of every input, one after another (axis 0)."""
+    if any(is_symbolic(v) for v in inputs):
+        return _traced_concat_rows(inputs)
     if not isinstance(inputs[0], RaggedTensor):
         return array_ops.concat(inputs, axis=0)
     values = _concat_rows([v._values for v in inputs])
@@ -566,6 +612,8 @@ def _concat(inputs: list, axis: int) -> Any:
         return _concat_rows(inputs)
     if not isinstance(inputs[0], RaggedTensor):
         return array_ops.concat(inputs, axis=axis)
+    if any(is_symbolic(v) for v in inputs):
+        return _traced_concat_within_rows(inputs, axis)
     n = inputs[0]._nrows_int()
     for index, v in enumerate(inputs[1:], start=1):
         if v._nrows_int() != n:
@@ -599,6 +647,8 @@ def stack(op: Callable, values: Any, axis: Any = 0, name: str = "stack") -> Any:
     if not -rank <= axis < rank:
         raise ValueError(f"axis={axis} out of bounds: expected {-rank}<=axis<{rank}")
     axis %= rank
+    if axis == 0 and any(is_symbolic(v) for v in inputs):
+        return _traced_stack_rows(inputs)
     return _concat([_expand_dims(v, axis) for v in inputs], axis)
 
 
@@ -635,6 +685,9 @@ def ragged_range(starts: Any, limits: Any = None, deltas: Any = 1, dtype: Any = 
 def boolean_mask(data: Any, mask: Any, name: Optional[str] = None) -> Any:
     """The elements of `data` where `mask` (of `data`'s leading shape) is True; a 2-D mask
     keeps each row's own elements, giving a RaggedTensor."""
+    if is_symbolic(data) and isinstance(data, RaggedTensor) or is_symbolic(mask) and \
+            isinstance(mask, RaggedTensor):
+        return _traced_boolean_mask(data, mask)
     if not isinstance(mask, RaggedTensor):
         mask = convert_to_tensor(mask)
         if mask.dtype != _dtypes.bool:
@@ -653,11 +706,9 @@ def boolean_mask(data: Any, mask: Any, name: Optional[str] = None) -> Any:
     if not np.array_equal(data._splits, mask._splits):
         raise InvalidArgumentError("mask and data must have the same row partitions")
     keep = concrete(mask._values, "mask")
-    lengths = np.add.reduceat(keep.astype(np.int64), mask._splits[:-1]) if keep.size else \
-        np.zeros(mask._nrows_int(), np.int64)
-    lengths = np.where(np.diff(mask._splits) == 0, 0, lengths)
-    return RaggedTensor(_gather_rows(data._values, np.nonzero(keep)[0]),
-                        _splits_from_lengths(lengths, data._splits.dtype), internal=True)
+    splits = _mask_splits_kernel(mask._splits, keep).astype(data._splits.dtype)
+    return RaggedTensor(_gather_rows(data._values, np.nonzero(keep)[0]), wrap(splits),
+                        internal=True)
 
 
 @tf_export("ragged.stack")
@@ -862,6 +913,10 @@ def reverse(op: Callable, tensor: Any, axis: Any, name: Optional[str] = None) ->
 def _reverse_axis(rt: RaggedTensor, axis: int) -> RaggedTensor:
     if axis > rt.ragged_rank:
         return rt.with_flat_values(manip_ops.reverse(rt.flat_values, [axis - rt.ragged_rank]))
+    if is_symbolic(rt) and axis < 2:
+        if axis == 0:
+            return _traced_slice_rows(rt, slice(None, None, -1))
+        return rt.with_values(_take(rt._values, bind(_reversed_items, (rt._row_splits,))))
     if axis == 0:
         return _gather_rows(rt, np.arange(rt._nrows_int())[::-1])
     if axis > 1:
@@ -905,14 +960,18 @@ def strings_join(op: Callable, inputs: Any, separator: str = "",
     flat values joined."""
     inputs = list(inputs)
     ragged = [v for v in inputs if isinstance(v, RaggedTensor)]
-    sizes = {int(v.flat_values.shape[0]) for v in ragged}
+    sizes = {v.flat_values.shape[0] for v in ragged} - {None}   # None: known as it runs
     if len(sizes) > 1:
         raise ValueError(f"Input RaggedTensors' flat_values must all have the same "
                          f"outer-dimension size.  Got sizes: {sizes}")
+    first = ragged[0]
     for other in ragged[1:]:
-        _check_same_partitions(ragged[0], other)
+        if is_symbolic(first) or is_symbolic(other):
+            first = _checked_partitions(first, other)
+        else:
+            _check_same_partitions(first, other)
     flat = [v.flat_values if isinstance(v, RaggedTensor) else v for v in inputs]
-    return ragged[0].with_flat_values(op(flat, separator=separator))
+    return first.with_flat_values(op(flat, separator=separator))
 
 
 # -- map_fn's ragged rows (tapeflow.ops.functional_ops.map_fn) -----------------------------------
@@ -1054,6 +1113,553 @@ def _from_sparse(cls: type, st_input: Any, name: Optional[str] = None,
     return RaggedTensor(st_input.values, wrap(splits.astype(dtype)), internal=True)
 
 
+# -- row partitions known only when a traced graph runs ------------------------------------------
+# Inside tf.function a RaggedTensor's row splits may be traced tensors (`is_symbolic`). The
+# ops then bind the primitives below, whose NumPy kernels compute from the splits as the
+# graph runs what the eager paths compute while they are called: index arrays and new row
+# splits (none of them differentiable). The values still move with tapeflow's
+# differentiable ops (gather, segment reductions), so gradients reach `flat_values`.
+
+def _assertion(what: Optional[str], condition: str, x: Any,
+               y: Any = None) -> InvalidArgumentError:
+    """TF's text for a failed assertion of its ragged ops (assert_equal and kin)."""
+    def text(v: Any) -> str:
+        return "[" + " ".join(str(i) for i in np.asarray(v).reshape(-1).tolist()) + "]"
+    parts = "" if what is None else f"[{what}] "
+    parts += f"[Condition {condition} did not hold element-wise:] [x = ] {text(x)}"
+    if y is not None:
+        parts += f" [y = ] {text(y)}"
+    return InvalidArgumentError(f"assertion failed: {parts}")
+
+
+def _check_nvals(last: Any, nvals: Any) -> None:
+    if int(last) != int(nvals):
+        raise _assertion("Arguments to _from_row_partition do not form a valid RaggedTensor",
+                         "x == y", last, nvals)
+
+
+def _check_splits_kernel(splits: np.ndarray, nvals: np.ndarray, factory: str) -> np.ndarray:
+    if splits.size == 0:
+        raise InvalidArgumentError("slice index 0 of dimension 0 out of bounds.")
+    if splits[0] != 0:
+        raise _assertion(f"Arguments to {factory} do not form a valid RaggedTensor:zero",
+                         "x == y", splits[0], 0)
+    steps = np.diff(splits)
+    if np.any(steps < 0):
+        raise _assertion(f"Arguments to {factory} do not form a valid RaggedTensor:"
+                         f"monotonic.  ", "x >= 0", steps)
+    _check_nvals(splits[-1], nvals)
+    return splits
+
+
+def _splits_from_lengths_kernel(lengths: np.ndarray, nvals: np.ndarray) -> np.ndarray:
+    if np.any(lengths < 0):
+        raise _assertion("Arguments to from_row_lengths do not form a valid RowPartition.  ",
+                         "x >= 0", lengths)
+    splits = np.concatenate([[0], np.cumsum(lengths)]).astype(lengths.dtype)
+    _check_nvals(splits[-1], nvals)
+    return splits
+
+
+def _splits_from_rowids_kernel(rowids: np.ndarray, nvals: np.ndarray,
+                               *nrows: np.ndarray) -> np.ndarray:
+    what = "Arguments to from_value_rowids do not form a valid RowPartition"
+    if rowids.size and rowids[0] < 0:
+        raise _assertion(what + ".  ", "x >= 0", rowids[0])
+    steps = np.diff(rowids)
+    if np.any(steps < 0):
+        raise _assertion(what + ".  ", "x >= 0", steps)
+    n = int(nrows[0]) if nrows else (int(rowids[-1]) + 1 if rowids.size else 0)
+    if rowids.size and rowids[-1] >= n:
+        raise _assertion(what, "x < y", rowids[-1], n)
+    _check_nvals(rowids.size, nvals)
+    lengths = np.bincount(rowids, minlength=max(n, 0))
+    return np.concatenate([[0], np.cumsum(lengths)]).astype(rowids.dtype)
+
+
+def _same_splits_kernel(x: np.ndarray, y: np.ndarray, message: Optional[str]) -> np.ndarray:
+    if x.shape != y.shape or not np.array_equal(x, y):
+        raise _assertion(message, "x == y", x, y)
+    return x
+
+
+def _rowids_kernel(splits: np.ndarray) -> np.ndarray:
+    return np.repeat(np.arange(len(splits) - 1, dtype=splits.dtype), np.diff(splits))
+
+
+def _gather_plan(*args: np.ndarray, negative: bool) -> tuple:
+    """For rows `args[0]` of a tensor with row splits `args[1:]`: the row splits of the
+    gathered tensor, then the positions of its flat values among the old ones."""
+    rows, nested_splits = np.asarray(args[0], np.int64).reshape(-1), args[1:]
+    n = len(nested_splits[0]) - 1
+    bad = (rows < -n) | (rows >= n) if negative else (rows < 0) | (rows >= n)
+    if np.any(bad):   # TF's errors: of RaggedGather, or of the row index's strided slice
+        i = int(np.argmax(bad))
+        raise InvalidArgumentError(
+            f"slice index {int(rows[i])} of dimension 0 out of bounds." if negative else
+            f"indices[{i}] = {int(rows[i])} is not in [0, {n})")
+    rows = rows % max(n, 1)
+    new = []
+    for splits in nested_splits:
+        s = splits.astype(np.int64)
+        lengths = s[rows + 1] - s[rows]
+        new.append(np.concatenate([[0], np.cumsum(lengths)]).astype(splits.dtype))
+        rows = _ranges(s[rows], lengths)
+    return (*new, rows)
+
+
+def _slice_rows_kernel(splits: np.ndarray, start: Optional[int], stop: Optional[int],
+                       step: Optional[int]) -> np.ndarray:
+    return np.arange(len(splits) - 1, dtype=np.int64)[slice(start, stop, step)]
+
+
+def _bounds(nested_splits: tuple, flat_shape: np.ndarray) -> list:
+    dims = [len(nested_splits[0]) - 1]
+    for s in nested_splits:
+        lengths = np.diff(s)
+        dims.append(int(lengths.max()) if lengths.size else 0)
+    return dims + [int(d) for d in flat_shape[1:]]
+
+
+def _bounding_shape_kernel(*args: np.ndarray, dtype: Any) -> np.ndarray:
+    return np.asarray(_bounds(args[:-1], args[-1]), dtype)
+
+
+def _dense_index_kernel(*nested_splits: np.ndarray, dims: tuple) -> np.ndarray:
+    """For each position of to_tensor's dense result (over its ragged_rank + 1 leading
+    axes), the flat value there, or the number of values (the default's row)."""
+    bounds = _bounds(nested_splits, np.zeros(1))
+    dims = [b if d is None else d for b, d in zip(bounds, dims)]
+    coords = _coords_of(list(nested_splits))
+    keep = np.all(coords < np.asarray(dims), axis=1)
+    index = np.full(dims, len(coords), np.int64)
+    index[tuple(coords[keep].T)] = np.nonzero(keep)[0]
+    return index
+
+
+def _concat_splits_kernel(*splits: np.ndarray) -> np.ndarray:
+    offsets = np.cumsum([0] + [int(s[-1]) for s in splits[:-1]])
+    return np.concatenate([splits[0][:1]] + [s[1:] + o for s, o in zip(splits, offsets)]
+                          ).astype(splits[0].dtype)
+
+
+def _sliced_items(splits: np.ndarray, start: Any, stop: Any, step: Any) -> tuple:
+    """`rt[:, start:stop:step]` for the rows `splits` partitions: the result's row splits and
+    the items it keeps."""
+    s = splits.astype(np.int64)
+    spans = [range(l)[slice(start, stop, step)] for l in np.diff(s).tolist()]
+    lengths = np.asarray([len(r) for r in spans], np.int64)
+    picked = np.asarray([s[i] + j for i, r in enumerate(spans) for j in r], np.int64)
+    return np.concatenate([[0], np.cumsum(lengths)]).astype(splits.dtype), picked
+
+
+def _dense_rows_kernel(shape: np.ndarray, *given: np.ndarray, mode: str, dtype: Any) -> tuple:
+    """from_tensor's partition of a dense tensor of `shape` (ragged_rank 1): the row splits,
+    and the positions of the kept items among its rows * cols ones. `mode`: "uniform" (every
+    item), "lengths" (`given`: the row lengths, cut to the columns) or "padding" (`given`:
+    where items equal the padding; each row's trailing run of those is dropped)."""
+    rows, cols = int(shape[0]), int(shape[1])
+    if mode == "lengths":
+        lengths = np.minimum(given[0].reshape(-1), cols)
+    elif mode == "padding":
+        same = given[0].reshape(rows, cols, -1) if given[0].size else \
+            np.zeros((rows, cols, 1), bool)
+        kept = ~same.all(axis=2)[:, ::-1]
+        lengths = np.where(kept.any(axis=1), cols - np.argmax(kept, axis=1), 0)
+    else:
+        lengths = np.full(rows, cols)
+    lengths = lengths.astype(np.int64)
+    splits = np.concatenate([[0], np.cumsum(lengths)]).astype(dtype)
+    return splits, _ranges(np.arange(rows, dtype=np.int64) * cols, lengths)
+
+
+def _reversed_items_kernel(splits: np.ndarray) -> np.ndarray:
+    """For each item of the rows `splits` partitions, the item that replaces it when each
+    row is reversed."""
+    s = splits.astype(np.int64)
+    lengths = np.diff(s)
+    position = _ranges(np.zeros_like(lengths), lengths)
+    rows = np.repeat(np.arange(len(lengths)), lengths)
+    return s[rows + 1] - 1 - position
+
+
+def _joined_rows_kernel(*splits: np.ndarray) -> tuple:
+    """tf.concat of ragged tensors along axis 1 (their rows joined pairwise), for the inputs'
+    row splits: the result's row splits and, for each of its items, its place among the
+    inputs' items taken one input after another."""
+    n = len(splits[0]) - 1
+    for index, other in enumerate(splits[1:], start=1):
+        if len(other) - 1 != n:   # TF's graph-mode assertion
+            raise _assertion(f"Input tensors at index 0 (=x) and {index} (=y) have "
+                             f"incompatible shapes.", "x == y", n, len(other) - 1)
+    lengths = [np.diff(s).astype(np.int64) for s in splits]
+    offsets = np.cumsum([0] + [int(s[-1]) for s in splits])
+    starts = [s[:-1].astype(np.int64) + o for s, o in zip(splits, offsets)]
+    picked = _ranges(np.stack(starts, 1).reshape(-1), np.stack(lengths, 1).reshape(-1))
+    total = np.concatenate([[0], np.cumsum(np.sum(lengths, axis=0))]).astype(splits[0].dtype)
+    return total, picked
+
+
+def _mask_splits_kernel(splits: np.ndarray, keep: np.ndarray) -> np.ndarray:
+    kept = np.concatenate([[0], np.cumsum(keep.astype(np.int64))])
+    return kept[splits].astype(splits.dtype)
+
+
+def _vector(dtype: Any, n: Optional[int] = None) -> ShapedArray:
+    return ShapedArray((n,), dtype)
+
+
+def _length(aval: ShapedArray) -> Optional[int]:
+    return None if aval.shape is None or aval.shape[0] is None else aval.shape[0]
+
+
+def _rows_of(aval: ShapedArray) -> Optional[int]:
+    n = _length(aval)
+    return None if n is None else n - 1
+
+
+def _reduce_plan_rule(*splits: ShapedArray, axis: int) -> tuple:
+    dtype = splits[0].dtype
+    return (_vector(np.dtype(np.int64)), ShapedArray((), np.dtype(np.int64)),
+            *[_vector(dtype)] * (len(splits) - 1))
+
+
+def _gather_plan_rule(rows: ShapedArray, *splits: ShapedArray, negative: bool) -> tuple:
+    count = None if rows.shape is None or None in rows.shape else int(np.prod(rows.shape))
+    outer = _vector(splits[0].dtype, None if count is None else count + 1)
+    return (outer, *[_vector(s.dtype) for s in splits[1:]], _vector(np.dtype(np.int64)))
+
+
+def _dense_index_rule(*splits: ShapedArray, dims: tuple) -> ShapedArray:
+    shape = [_rows_of(splits[0])] + [None] * len(splits)
+    return ShapedArray(tuple(d if g is None else g for d, g in zip(shape, dims)),
+                       np.dtype(np.int64))
+
+
+def _concat_splits_rule(*splits: ShapedArray) -> ShapedArray:
+    rows = [_rows_of(s) for s in splits]
+    return _vector(splits[0].dtype, None if None in rows else sum(rows) + 1)
+
+
+_RAGGED_PRIMS = dict(differentiable=False)
+_check_splits = Primitive(
+    "RaggedCheckRowSplits", _check_splits_kernel, **_RAGGED_PRIMS,
+    shape_rule=lambda splits, nvals, factory: splits)
+_splits_from_lengths_prim = Primitive(
+    "RaggedSplitsFromRowLengths", _splits_from_lengths_kernel, **_RAGGED_PRIMS,
+    shape_rule=lambda lengths, nvals: _vector(
+        lengths.dtype, None if _length(lengths) is None else _length(lengths) + 1))
+_splits_from_rowids = Primitive(
+    "RaggedSplitsFromValueRowIds", _splits_from_rowids_kernel, **_RAGGED_PRIMS,
+    shape_rule=lambda rowids, nvals, *nrows: _vector(rowids.dtype))
+_same_splits = Primitive(
+    "RaggedSameRowSplits", _same_splits_kernel, **_RAGGED_PRIMS,
+    shape_rule=lambda x, y, message: x)
+_rowids = Primitive("RaggedValueRowIds", _rowids_kernel, **_RAGGED_PRIMS,
+                    shape_rule=lambda splits: _vector(splits.dtype))
+_reduce_plan_prim = Primitive("RaggedReducePlan", _reduce_plan, multiple_results=True,
+                              **_RAGGED_PRIMS, shape_rule=_reduce_plan_rule)
+_gather_plan_prim = Primitive("RaggedGatherPlan", _gather_plan, multiple_results=True,
+                              **_RAGGED_PRIMS, shape_rule=_gather_plan_rule)
+_slice_rows_prim = Primitive(
+    "RaggedSliceRows", _slice_rows_kernel, **_RAGGED_PRIMS,
+    shape_rule=lambda splits, start, stop, step: _vector(np.dtype(np.int64)))
+_bounding_shape_prim = Primitive(
+    "RaggedBoundingShape", _bounding_shape_kernel, **_RAGGED_PRIMS,
+    shape_rule=lambda *args, dtype: _vector(np.dtype(dtype), None if _length(
+        args[-1]) is None else len(args) - 1 + _length(args[-1])))
+_dense_index = Primitive("RaggedDenseIndex", _dense_index_kernel, **_RAGGED_PRIMS,
+                         shape_rule=_dense_index_rule)
+_concat_splits = Primitive("RaggedConcatRowSplits", _concat_splits_kernel, **_RAGGED_PRIMS,
+                           shape_rule=_concat_splits_rule)
+_sliced_items_prim = Primitive(
+    "RaggedSlicedItems", _sliced_items, multiple_results=True, **_RAGGED_PRIMS,
+    shape_rule=lambda splits, start, stop, step: (splits, _vector(np.dtype(np.int64))))
+_dense_rows = Primitive(
+    "RaggedFromDenseRows", _dense_rows_kernel, multiple_results=True, **_RAGGED_PRIMS,
+    shape_rule=lambda shape, *given, mode, dtype: (
+        _vector(np.dtype(dtype)), _vector(np.dtype(np.int64))))
+_reversed_items = Primitive("RaggedReversedItems", _reversed_items_kernel, **_RAGGED_PRIMS,
+                            shape_rule=lambda splits: _vector(np.dtype(np.int64)))
+_joined_rows = Primitive(
+    "RaggedJoinedRows", _joined_rows_kernel, multiple_results=True, **_RAGGED_PRIMS,
+    shape_rule=lambda *splits: (_vector(splits[0].dtype, _length(splits[0])),
+                                _vector(np.dtype(np.int64))))
+_mask_splits = Primitive("RaggedMaskRowSplits", _mask_splits_kernel, **_RAGGED_PRIMS,
+                         shape_rule=lambda splits, keep: splits)
+
+
+def _nested(rt: RaggedTensor) -> list:
+    return list(rt.nested_row_splits)
+
+
+def _rebuilt(flat: Any, nested_splits: Any) -> Any:
+    """`flat` under these row splits, outermost first."""
+    for splits in reversed(list(nested_splits)):
+        flat = RaggedTensor(flat, splits, internal=True)
+    return flat
+
+
+def _row_count(values: Any, dtype: _dtypes.DType) -> Tensor:
+    """The number of rows of `values` (a Tensor or RaggedTensor) as the graph runs."""
+    if isinstance(values, RaggedTensor):
+        return _traced_nrows(values, dtype)
+    return array_ops.shape(values, out_type=dtype)[0]
+
+
+def _traced_nrows(rt: RaggedTensor, out_type: Any = None) -> Tensor:
+    dtype = rt._row_splits.dtype if out_type is None else _dtypes.as_dtype(out_type)
+    static = rt._static_nrows()
+    if static is not None:
+        return convert_to_tensor(static, dtype=dtype)
+    return array_ops.shape(rt._row_splits, out_type=dtype)[0] - 1
+
+
+def _traced_from_row_splits(values: Any, row_splits: Any, validate: bool,
+                            factory: str = "from_row_splits") -> RaggedTensor:
+    values = _values_of(values)
+    splits = _index_tensor(row_splits, "row_splits")
+    if validate:
+        splits = bind(_check_splits, (splits, _row_count(values, splits.dtype)),
+                      {"factory": factory})
+    return RaggedTensor(values, splits, internal=True)
+
+
+def _traced_from_row_lengths(values: Any, row_lengths: Any, validate: bool) -> RaggedTensor:
+    values = _values_of(values)
+    lengths = _index_tensor(row_lengths, "row_lengths")
+    splits = bind(_splits_from_lengths_prim, (lengths, _row_count(values, lengths.dtype)))
+    return RaggedTensor(values, splits, internal=True)
+
+
+def _traced_from_value_rowids(values: Any, value_rowids: Any, nrows: Any,
+                              validate: bool) -> RaggedTensor:
+    values = _values_of(values)
+    rowids = _index_tensor(value_rowids, "value_rowids")
+    inputs = [rowids, _row_count(values, rowids.dtype)]
+    if nrows is not None:
+        inputs.append(convert_to_tensor(nrows, dtype=rowids.dtype))
+    splits = bind(_splits_from_rowids, inputs)
+    return RaggedTensor(values, splits, internal=True)
+
+
+def _traced_from_row_starts(values: Any, row_starts: Any, validate: bool) -> RaggedTensor:
+    values = _values_of(values)
+    starts = _index_tensor(row_starts, "row_starts")
+    nvals = array_ops.reshape(_row_count(values, starts.dtype), [1])
+    return _traced_from_row_splits(values, array_ops.concat([starts, nvals], 0), validate)
+
+
+def _traced_from_row_limits(values: Any, row_limits: Any, validate: bool) -> RaggedTensor:
+    limits = _index_tensor(row_limits, "row_limits")
+    zero = convert_to_tensor([0], dtype=limits.dtype)
+    return _traced_from_row_splits(values, array_ops.concat([zero, limits], 0), validate)
+
+
+def _traced_row_lengths(rt: RaggedTensor) -> Tensor:
+    return rt._row_splits[1:] - rt._row_splits[:-1]
+
+
+def _traced_value_rowids(rt: RaggedTensor) -> Tensor:
+    return bind(_rowids, (rt._row_splits,))
+
+
+def _traced_bounding_shape(rt: RaggedTensor, axis: Any, out_type: Any) -> Tensor:
+    dtype = rt._row_splits.dtype if out_type is None else _dtypes.as_dtype(out_type)
+    flat = rt.flat_values
+    shape = bind(_bounding_shape_prim, (*_nested(rt), array_ops.shape(flat, out_type=dtype)),
+                 {"dtype": np.dtype(dtype.as_numpy_dtype)})
+    return shape if axis is None else shape[axis]
+
+
+def _traced_reduce_axis(op: Callable, rt: RaggedTensor, axis: int) -> Any:
+    owner, n, *new_splits = bind(_reduce_plan_prim, _nested(rt), {"axis": axis})
+    return _rebuilt(_segment_op(op)(rt.flat_values, owner, n), new_splits)
+
+
+def _traced_gather(rt: RaggedTensor, rows: Any, negative: bool = False) -> RaggedTensor:
+    """The rows `rows` (a 1-D int tensor) of `rt`, as the graph runs."""
+    *new_splits, picks = bind(_gather_plan_prim, (rows, *_nested(rt)),
+                              {"negative": negative})
+    return _rebuilt(array_ops.gather(rt.flat_values, picks), new_splits)
+
+
+def _traced_row(rt: RaggedTensor, index: Any) -> Any:
+    """`rt[index]` (an int, or a scalar int tensor) as the graph runs."""
+    rows = array_ops.reshape(convert_to_tensor(index, dtype_hint=_dtypes.int64), [1])
+    return _traced_gather(rt, rows, negative=True)._values
+
+
+def _traced_slice_rows(rt: RaggedTensor, key: slice) -> RaggedTensor:
+    for part in (key.start, key.stop, key.step):
+        if part is not None and not isinstance(part, (int, np.integer)):
+            raise PartitionNeeded("tapeflow slices the rows of a traced RaggedTensor with "
+                                  "Python ints only")
+    rows = bind(_slice_rows_prim, (rt._row_splits,), {"start": key.start, "stop": key.stop,
+                                                      "step": key.step})
+    return _traced_gather(rt, rows)
+
+
+def _traced_to_tensor(rt: RaggedTensor, default_value: Any, shape: Any) -> Tensor:
+    flat = rt.flat_values
+    lead = rt.ragged_rank + 1
+    dims: list = [None] * lead
+    if shape is not None:
+        given = shape.as_list() if hasattr(shape, "as_list") else list(
+            concrete(shape, "shape") if isinstance(shape, TensorLike) else shape)
+        if len(given) != rt.shape.rank:
+            raise ValueError(f"shape {given} must have rank {rt.shape.rank}")
+        dims = [None if g is None or g == -1 else int(g) for g in given[:lead]]
+        inner = given[lead:]
+        if any(g not in (None, -1, d) for g, d in zip(inner, flat.shape.as_list()[1:])):
+            raise PartitionNeeded("tapeflow pads or cuts the inner dims of a traced "
+                                  "RaggedTensor's to_tensor only where they are static")
+    index = bind(_dense_index, _nested(rt), {"dims": tuple(dims)})
+    inner_dims = flat.shape.as_list()[1:]
+    default = math_ops.zeros_like(flat[:1]) if default_value is None else \
+        array_ops.broadcast_to(convert_to_tensor(default_value, dtype=flat.dtype),
+                               [1] + inner_dims)
+    return array_ops.gather(array_ops.concat([flat, default], axis=0), index)
+
+
+def _checked_partitions(a: RaggedTensor, b: RaggedTensor,
+                        message: Optional[str] = None) -> Any:
+    """`a`, its row splits checked (as the graph runs) to equal `b`'s level by level."""
+    if a._row_splits.dtype != b._row_splits.dtype:
+        raise ValueError("Input RaggedTensors have mismatched row_splits dtypes; use "
+                         "RaggedTensor.with_row_splits_dtype() to convert them to compatible "
+                         "dtypes.")
+    if a.ragged_rank != b.ragged_rank:
+        raise InvalidArgumentError(f"tapeflow broadcasts RaggedTensors of one ragged_rank "
+                                   f"only; got ragged_rank {a.ragged_rank} (shape {a.shape}) "
+                                   f"and {b.ragged_rank} (shape {b.shape})")
+    checked = [x if x is y else bind(_same_splits, (x, y), {"message": message})
+               for x, y in zip(_nested(a), _nested(b))]
+    return _rebuilt(a.flat_values, checked)
+
+
+def _traced_concat_rows(inputs: list) -> Any:
+    """The rows of every input, one after another (axis 0), as the graph runs."""
+    if not isinstance(inputs[0], RaggedTensor):
+        return array_ops.concat(inputs, axis=0)
+    splits = [v._row_splits for v in inputs]
+    if len({s.dtype for s in splits}) > 1:
+        raise ValueError("Input RaggedTensors have mismatched row_splits dtypes; use "
+                         "RaggedTensor.with_row_splits_dtype() to convert them to compatible "
+                         "dtypes.")
+    return RaggedTensor(_traced_concat_rows([v._values for v in inputs]),
+                        bind(_concat_splits, splits), internal=True)
+
+
+def _take(values: Any, items: Tensor) -> Any:
+    """The rows `items` (a 1-D int tensor) of `values`, a Tensor or RaggedTensor."""
+    if isinstance(values, RaggedTensor):
+        return _traced_gather(values, items)
+    return array_ops.gather(values, items)
+
+
+def _traced_concat_within_rows(inputs: list, axis: int) -> RaggedTensor:
+    """tf.concat of ragged tensors along `axis` >= 1, as the graph runs: axis 1 joins each
+    row's items; deeper axes join items of rows that must be partitioned alike."""
+    if len({v._row_splits.dtype for v in inputs}) > 1:
+        raise ValueError("Input RaggedTensors have mismatched row_splits dtypes; use "
+                         "RaggedTensor.with_row_splits_dtype() to convert them to compatible "
+                         "dtypes.")
+    if axis > 1:
+        splits = inputs[0]._row_splits
+        for v in inputs[1:]:
+            splits = bind(_same_splits, (splits, v._row_splits),
+                          {"message": "Inputs must have identical ragged splits"})
+        return RaggedTensor(_concat([v._values for v in inputs], axis - 1), splits,
+                            internal=True)
+    joined = _traced_concat_rows(inputs)
+    splits, items = bind(_joined_rows, [v._row_splits for v in inputs])
+    return RaggedTensor(_take(joined._values, items), splits, internal=True)
+
+
+def _traced_stack_rows(inputs: list) -> RaggedTensor:
+    """tf.stack(inputs, axis=0) as the graph runs: each input becomes one row."""
+    dtype = inputs[0]._row_splits.dtype
+    outer = [array_ops.stack([convert_to_tensor(0, dtype=dtype), _traced_nrows(v, dtype)])
+             for v in inputs]
+    wrapped = [RaggedTensor(v, s, internal=True) for v, s in zip(inputs, outer)]
+    return _traced_concat_rows(wrapped)
+
+
+def _traced_boolean_mask(data: Any, mask: Any) -> Any:
+    if not isinstance(mask, RaggedTensor):
+        mask = convert_to_tensor(mask)
+        if mask.dtype != _dtypes.bool:
+            raise TypeError(f"mask must have dtype bool, got {mask.dtype!r}")
+        if mask.shape.rank != 1 or not isinstance(data, RaggedTensor):
+            raise PartitionNeeded("tapeflow's traced ragged.boolean_mask takes a RaggedTensor "
+                                  "mask, or a 1-D mask of a RaggedTensor's rows")
+        rows = array_ops.reshape(index_ops.where(mask), [-1])
+        return _traced_gather(data, rows)
+    if mask.ragged_rank != 1 or mask.flat_values.shape.rank != 1 or \
+            not isinstance(data, RaggedTensor):
+        raise PartitionNeeded("tapeflow's traced ragged.boolean_mask takes a mask of rank 2")
+    mask = _checked_partitions(mask, data, "Inputs must have identical ragged splits")
+    keep = mask.flat_values
+    splits = bind(_mask_splits, (mask._row_splits, keep))
+    return RaggedTensor(index_ops.boolean_mask(data._values, keep), splits, internal=True)
+
+
+def gather(op: Callable, params: Any, indices: Any, axis: Any = None,
+           batch_dims: int = 0) -> RaggedTensor:
+    """tf.gather of a RaggedTensor's rows (axis 0), as TF's RaggedGather: `indices` must be in
+    [0, nrows), checked when the graph runs."""
+    if axis not in (None, 0) or batch_dims != 0:
+        raise NotImplementedError("tapeflow gathers the rows (axis 0) of a RaggedTensor only")
+    ind = convert_to_tensor(indices)
+    if ind.dtype not in (_dtypes.int32, _dtypes.int64):
+        raise TypeError(f"indices must be int32 or int64, got {ind.dtype!r}")
+    if ind.shape.rank != 1:
+        raise NotImplementedError("tapeflow gathers the rows of a RaggedTensor with 1-D "
+                                  "indices only")
+    return _traced_gather(params, ind)
+
+
+def _traced_from_tensor(t: Tensor, lengths: Any, padding: Any,
+                        splits_dtype: Any) -> RaggedTensor:
+    """RaggedTensor.from_tensor (ragged_rank 1) of a tensor whose shape, lengths or values
+    are known only when the graph runs."""
+    inner = t.shape.as_list()[2:]
+    if None in inner:
+        raise PartitionNeeded("tapeflow's traced from_tensor needs the dims after the "
+                              "second to be static")
+    given, mode = [], "uniform"
+    if lengths is not None:
+        given, mode = [convert_to_tensor(lengths)], "lengths"
+    elif padding is not None:
+        pad = convert_to_tensor(padding, dtype=t.dtype)
+        given, mode = [math_ops.equal(t, pad)], "padding"
+    splits, items = bind(_dense_rows, [array_ops.shape(t, out_type=_dtypes.int64)] + given,
+                         {"mode": mode, "dtype": np.dtype(splits_dtype)})
+    values = array_ops.gather(array_ops.reshape(t, [-1] + inner), items)
+    cols = t.shape[1]
+    return RaggedTensor(values, splits, internal=True,
+                        uniform_row_length=cols if mode == "uniform" else None)
+
+
+def _traced_cast_splits(splits: Tensor, dtype: Any) -> Tensor:
+    return math_ops.cast(splits, dtype)
+
+
+def _install_traced() -> None:
+    """Registers the traced versions of RaggedTensor's methods and factories."""
+    for name, handler in {"from_row_splits": _traced_from_row_splits,
+                          "from_row_lengths": _traced_from_row_lengths,
+                          "from_value_rowids": _traced_from_value_rowids,
+                          "from_row_starts": _traced_from_row_starts,
+                          "from_row_limits": _traced_from_row_limits,
+                          "nrows": _traced_nrows, "row_lengths": _traced_row_lengths,
+                          "value_rowids": _traced_value_rowids,
+                          "bounding_shape": _traced_bounding_shape,
+                          "cast": _traced_cast_splits}.items():
+        register_traced(name, handler)
+
+
 # -- methods and operators -----------------------------------------------------------------------
 
 def _binary_method(op: Callable, reflected: bool = False) -> Callable:
@@ -1098,6 +1704,8 @@ def _install() -> None:
     register_fallback("reverse", reverse)
     register_fallback("tile", tile)
     register_fallback("join", strings_join)
+    register_fallback("gather", gather)
+    _install_traced()
 
 
 _install()

@@ -5,7 +5,7 @@ alike; kernels work element by element on the bytes, with TensorFlow's rules (by
 characters as the unit, RE2-like regexes through Python's `re` in ASCII mode, printf-style
 number formatting). Ops whose TensorFlow result is ragged (`split`, `bytes_split`,
 `unicode_decode`, `unicode_split`) return a 1-D tensor for a scalar input and a RaggedTensor
-for a vector (eagerly: a traced RaggedTensor's row partition must be static).
+for a vector (traced, its row splits are known when the graph runs).
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ import numpy as np
 from tapeflow.autodiff.core import Primitive, bind
 from tapeflow.framework import dtypes as _dtypes
 from tapeflow.framework.abstract import AbstractArray, ShapedArray, broadcast_dims, dims_text
-from tapeflow.framework.context import context
 from tapeflow.framework.convert import cpp_name, mismatch_error
 from tapeflow.framework.errors import InvalidArgumentError
 from tapeflow.framework.exports import tf_export
@@ -659,10 +658,7 @@ def _ragged_rows(prim: Primitive, x: Tensor, attrs: dict, op: str) -> Any:
     values, splits = bind(prim, (x,), attrs)
     if len(shape) == 0:
         return values
-    if context.graph is not None:
-        raise NotImplementedError(f"tf.strings.{op} of a vector returns a RaggedTensor, whose "
-                                  f"row partition tapeflow needs while tracing; call it "
-                                  f"eagerly (outside tf.function).")
+    # Traced, the row splits are the op's output, read when the graph runs.
     return RaggedTensor.from_row_splits(values, splits, validate=False)
 
 
