@@ -58,3 +58,23 @@ for _name in ("input_spec", "layer", "input_layer", "core", "convolutional", "no
     globals().pop(_name, None)
 del _module, _name, _activation, _attention, _convolutional, _merging, _noise, _normalization
 del _recurrent, _reshaping, _preprocessing
+
+# Keras 3.15's further layers, each module's names registered as the ones above.
+from tapeflow.keras.layers.core_more import *  # noqa: E402,F403
+from tapeflow.keras.layers.conv_lstm import *  # noqa: E402,F403
+from tapeflow.keras.layers.wrappers import *  # noqa: E402,F403
+from tapeflow.keras.layers.pooling_adaptive import *  # noqa: E402,F403
+from tapeflow.keras.layers.reshaping_3d import *  # noqa: E402,F403
+from tapeflow.keras.layers.spectrogram import *  # noqa: E402,F403
+from tapeflow.keras.layers import core_more as _more  # noqa: E402
+from tapeflow.keras.layers import conv_lstm as _conv_lstm  # noqa: E402
+from tapeflow.keras.layers import wrappers as _wrappers  # noqa: E402
+from tapeflow.keras.layers import pooling_adaptive as _pooling_adaptive  # noqa: E402
+from tapeflow.keras.layers import reshaping_3d as _reshaping_3d  # noqa: E402
+from tapeflow.keras.layers import spectrogram as _spectrogram  # noqa: E402
+__all__ += (_more.__all__ + _conv_lstm.__all__ + _wrappers.__all__ + _pooling_adaptive.__all__
+            + _reshaping_3d.__all__ + _spectrogram.__all__)
+for _name in ("core_more", "conv_lstm", "wrappers", "pooling_adaptive", "reshaping_3d",
+              "spectrogram"):
+    globals().pop(_name, None)
+del _more, _conv_lstm, _wrappers, _pooling_adaptive, _reshaping_3d, _spectrogram, _name

@@ -101,6 +101,8 @@ def _children(obj: Any, kind: str) -> Iterator[tuple]:
             yield "optimizer", obj.optimizer
         return
     skip = _skipset(kind)
+    if kind == "Layer" and _own_layers_attribute(obj):
+        skip = skip - {"layers"}
     for name in sorted(set(dir(obj)), key=_name_key):
         if name.startswith("__") or name in skip:
             continue
@@ -110,6 +112,13 @@ def _children(obj: Any, kind: str) -> Iterator[tuple]:
             continue
         if _kind(value) is not None or isinstance(value, (list, tuple, dict)):
             yield name, value
+
+
+def _own_layers_attribute(obj: Any) -> bool:
+    """Whether a layer defines its own `layers` (Keras's Pipeline): Keras's Layer has none,
+    so Keras walks it (tapeflow's Layer.layers, every layer's sublayers, it does not)."""
+    from tapeflow.keras.layers.layer import Layer
+    return getattr(type(obj), "layers", None) is not Layer.layers
 
 
 def _unique(name: str, used: dict) -> str:
