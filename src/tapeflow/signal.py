@@ -620,6 +620,8 @@ def mdct(signals: Any, frame_length: Any, window_fn: Optional[Callable] = vorbis
     signals = tf.convert_to_tensor(signals)
     if signals.shape.rank is not None and signals.shape.rank < 1:
         raise ValueError(f"Shape {signals.shape} must have rank at least 1")
+    if read_at_run_time(frame_length):   # read when the graph runs, as TF's mdct reads it
+        return _mdct_at_run_time(signals, frame_length, window_fn, pad_end, norm)
     length = _int(frame_length, "frame_length")
     if length % 4 != 0:
         raise ValueError("The frame length must be a multiple of 4.")
@@ -632,6 +634,44 @@ def mdct(signals: Any, frame_length: Any, window_fn: Optional[Callable] = vorbis
     first = -tf.reverse(quarters[2], [-1]) - quarters[3]
     second = quarters[0] - tf.reverse(quarters[1], [-1])
     return dct(tf.concat((first, second), axis=-1), type=4, norm=norm)
+
+
+def _mdct_at_run_time(signals: tf.Tensor, frame_length: Any, window_fn: Optional[Callable],
+                      pad_end: bool, norm: Optional[str]) -> tf.Tensor:
+    """mdct with a traced `frame_length`, as TF builds it: frames and window sized as the
+    graph runs; the four-way split checks that the length is a multiple of 4 (TF's Split
+    error) and the DCT-IV is sized by the frames' run-time length."""
+    length = tf.convert_to_tensor(frame_length)
+    if length.shape.rank != 0:
+        raise ValueError(f"Shape {length.shape} must have rank 0")
+    if length.dtype != tf.int32:   # TF's error: its frame count subtracts from an int32
+        raise TypeError(f"Input 'y' of 'Sub' Op has type {length.dtype.name} that does not "
+                        f"match type int32 of argument 'x'.")
+    framed = frame(signals, length, length // 2, pad_end=pad_end)
+    if window_fn is not None:
+        framed = framed * window_fn(length, dtype=framed.dtype)
+    else:
+        framed = framed * (1.0 / np.sqrt(2))
+    quarters = tf.split(framed, 4, axis=-1)
+    first = -tf.reverse(quarters[2], [-1]) - quarters[3]
+    second = quarters[0] - tf.reverse(quarters[1], [-1])
+    return _dct4_of_run_time_length(tf.concat((first, second), axis=-1), norm)
+
+
+def _dct4_of_run_time_length(x: tf.Tensor, norm: Optional[str]) -> tf.Tensor:
+    """dct(x, type=4) over a last axis whose length n is known when the graph runs, with
+    TF's ops: the DCT-II of x zero-padded to 2n (through an rfft of 4n), its odd terms."""
+    if norm not in (None, "ortho"):
+        raise ValueError(f"Unknown normalization. Expected None or 'ortho', got: {norm}")
+    n = tf.shape(x)[-1]
+    padded = tf.concat([x, tf.zeros_like(x)], axis=-1)
+    zero = tf.convert_to_tensor(0.0, dtype=x.dtype)
+    size_float = tf.cast(2 * n, x.dtype)
+    spectrum = tf.signal.rfft(padded, fft_length=tf.reshape(4 * n, [1]))[..., :2 * n]
+    out = tf.math.real(spectrum * _twiddle(size_float, zero, -1.0))[..., 1::2]
+    if norm == "ortho":
+        out = out * (_math.sqrt(0.5) * tf.math.rsqrt(tf.cast(n, x.dtype)))
+    return out
 
 
 @tf_export("signal.inverse_mdct")

@@ -528,13 +528,9 @@ _V = np.arange(6.0).reshape(2, 3)
 
 # Axes, perms, band widths and dropout's noise_shape are run-time inputs, as TF's:
 # tests/function/test_runtime_axis_args.py (stack's and squeeze's axes are attributes in TF,
-# refused there as TF refuses a traced one).
-STATIC_ARGUMENTS = {
-    "diag_part_k": (lambda x, k: tf.linalg.diag_part(x, k=k), [_F[:, :3], np.array(1)],
-                    [_F[:, :3], np.array(0)], "MatrixDiag: k"),
-    "diag_num_rows": (lambda d, n: tf.linalg.diag(d, num_rows=n, num_cols=3), [_V[0],
-                      np.array(3)], [_V[0], np.array(4)], "MatrixDiag: num_rows"),
-}
+# refused there as TF refuses a traced one); so are the diagonals' k and sizes:
+# tests/function/test_runtime_linalg_args.py.
+STATIC_ARGUMENTS: dict = {}
 SHAPE_CHANGING.update(STATIC_ARGUMENTS)
 
 

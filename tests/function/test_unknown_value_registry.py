@@ -77,35 +77,17 @@ SHARPER = {
                                     "sizes its shape function does not fold",
 }
 
-# Failures in files this suite's author could not change (other helpers were editing
-# array_ops.py, linalg_ops.py and ragged_ops.py; of linalg_ops only band_part was being made
-# run-time): whoever fixes one removes its mark (strict: a fixed case fails until then).
-_ARRAY, _LINALG, _RAGGED = "ops/array_ops.py", "ops/linalg_ops.py", "ops/ragged_ops.py"
+# Failures in files this suite's author could not change (another helper was editing
+# ragged_ops.py): whoever fixes one removes its mark (strict: a fixed case fails until then).
+_RAGGED = "ops/ragged_ops.py"
 XFAIL_OTHERS = {
-    ("linspace", "axis"): f"{_ARRAY}: a run-time axis fails (TypeError on None)",
-    ("strided_slice", "begin"): f"{_ARRAY}: begin/end/strides not yet run-time inputs",
-    ("strided_slice", "end"): f"{_ARRAY}: begin/end/strides not yet run-time inputs",
-    ("strided_slice", "strides"): f"{_ARRAY}: begin/end/strides not yet run-time inputs",
-    ("eye", "num_columns"): f"{_LINALG}: rows known to TF ([2, None]) are None in tapeflow",
-    ("eye", "batch_shape"): f"{_LINALG}: the matrix dims TF knows ([None, 2, 2]) are None",
-    ("linalg.diag", "k"): f"{_LINALG}: k, num_rows, num_cols not yet run-time inputs",
-    ("linalg.diag", "num_rows"): f"{_LINALG}: k, num_rows, num_cols not yet run-time inputs",
-    ("linalg.diag", "num_cols"): f"{_LINALG}: k, num_rows, num_cols not yet run-time inputs",
-    ("linalg.diag_part", "k"): f"{_LINALG}: k not yet a run-time input",
-    ("linalg.set_diag", "k"): f"{_LINALG}: k not yet a run-time input",
-    ("linalg.lu_matrix_inverse", "perm"): f"{_LINALG}: perm read while tracing (TypeError)",
-    ("linalg.lu_solve", "perm"): f"{_LINALG}: perm read while tracing (TypeError)",
-    ("tensordot", "axes", 2): f"{_LINALG}: a [2, k] axes tensor is iterated while tracing",
     ("ragged.segment_ids_to_row_splits", "num_segments"): f"{_RAGGED}: row partitions are "
                                                           f"built while tracing",
 }
 
 # Failures in files without another owner that are not fixed yet (each says why). They refuse
 # the argument (NotImplementedError or TypeError while tracing); none computes a wrong value.
-XFAIL_NOT_YET = {
-    ("signal.mdct", "frame_length"): "signal.py: the DCT-IV of frames of a run-time length "
-                                     "needs the length while tracing",
-}
+XFAIL_NOT_YET: dict = {}
 XFAIL = {**XFAIL_OTHERS, **XFAIL_NOT_YET}   # keys: (op, argument[, n-th case of the pair])
 _XFAIL_IDS = {"-".join(map(str, key)): reason for key, reason in XFAIL.items()}
 

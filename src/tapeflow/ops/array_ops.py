@@ -24,8 +24,8 @@ from tapeflow.framework import convert as _convert_module
 from tapeflow.framework.convert import constant_value, cpp_name, mismatch_error
 from tapeflow.framework.exports import tf_export
 from tapeflow.ops._convert import convert_to_tensor
-from tapeflow.ops._static import (is_traced, read_at_run_time, reads_static, reject_traced,
-                                  static_value)
+from tapeflow.ops._static import (ensure_shape_prim, is_traced, read_at_run_time, reads_static,
+                                  reject_traced, static_value)
 from tapeflow.ops.math_ops import cast, conj, maximum, where, zeros_like, zeros_of
 
 
@@ -1496,6 +1496,9 @@ def strided_slice(input_: Any, begin: Any, end: Any, strides: Any = None, begin_
     """`tf.strided_slice`: the slice `input_[key]` whose key the bit masks describe, one
     entry per element of `begin` (bit i of a mask speaks of entry i), as TF's `__getitem__`
     builds them."""
+    if read_at_run_time([begin, end, strides]):   # as TF's begin, end and strides inputs
+        return _strided_slice_at_run_time(input_, begin, end, strides, begin_mask, end_mask,
+                                          ellipsis_mask, new_axis_mask, shrink_axis_mask)
     begin, end = (np.asarray(static_value(v, "StridedSlice")) for v in (begin, end))
     strides = np.ones_like(begin) if strides is None else \
         np.asarray(static_value(strides, "StridedSlice"))
@@ -1526,6 +1529,87 @@ def strided_slice(input_: Any, begin: Any, end: Any, strides: Any = None, begin_
             key.append(builtins.slice(None if begin_mask & bit else int(b),
                                       None if end_mask & bit else int(e), int(step)))
     return slice_tensor(input_, tuple(key))
+
+
+# -- strided_slice with begin, end or strides read when the graph runs -----------------------------
+#
+# Each element of a run-time vector becomes an input of DynamicStridedSlice (the masks stay
+# attributes and shape the key while tracing); StridedSliceStrides checks the run-time strides
+# first, as TF's kernel does.
+
+def _check_strides_kernel(x: np.ndarray, strides: np.ndarray, shrink_axis_mask: int,
+                          unread_mask: int) -> np.ndarray:
+    for i, step in enumerate(np.reshape(strides, -1).tolist()):
+        if unread_mask & (1 << i):   # an ellipsis or a new axis: its stride is not read
+            continue
+        if step == 0:
+            raise InvalidArgumentError(f"strides[{i}] must be non-zero [Op:StridedSlice]")
+        if shrink_axis_mask & (1 << i) and step < 0:
+            raise InvalidArgumentError("only stride 1 allowed on non-range indexing. "
+                                       "[Op:StridedSlice]")
+    return x
+
+
+# `x` passed through once the strides pass TF's checks (no TF op has this name: TF's
+# StridedSlice kernel makes them itself).
+_check_strides = Primitive(
+    "StridedSliceStrides", _check_strides_kernel, register=False,
+    shape_rule=lambda x, strides, **attrs: ShapedArray(x.shape, x.dtype)).defvjp(
+    lambda g, ans, x, strides, **attrs: (g, None))
+_check_strides.defjvp(lambda tangents, ans, x, strides, **attrs: tangents[0])
+
+
+def _slice_spec_elements(arg: Any, name: str) -> Any:
+    """A begin/end/strides argument as a list of its elements: Python ints, or scalar
+    tensors where it is a traced vector (read as the graph runs)."""
+    if not read_at_run_time(arg):
+        return np.asarray(static_value(arg, "StridedSlice")).tolist()
+    t = convert_to_tensor(arg)
+    if t.dtype.name not in ("int16", "int32", "int64"):
+        raise TypeError(f"Value passed to parameter '{name}' has DataType {t.dtype.name} not "
+                        f"in list of allowed values: int16, int32, int64")
+    shape = t._value.shape
+    if shape is None or len(shape) != 1 or shape[0] is None:
+        raise NotImplementedError(f"StridedSlice: {name} is a tensor whose length is known "
+                                  f"only when the traced graph runs; tapeflow needs it while "
+                                  f"tracing.")
+    return [t[i] for i in builtins.range(shape[0])]
+
+
+def _strided_slice_at_run_time(x: Any, begin: Any, end: Any, strides: Any, begin_mask: int,
+                               end_mask: int, ellipsis_mask: int, new_axis_mask: int,
+                               shrink_axis_mask: int) -> Tensor:
+    x = convert_to_tensor(x)
+    begin, end = _slice_spec_elements(begin, "begin"), _slice_spec_elements(end, "end")
+    steps = [1] * len(begin) if strides is None else _slice_spec_elements(strides, "strides")
+    if not len(begin) == len(end) == len(steps):
+        raise _shape_error("StridedSlice", f"Dimension 0 in both shapes must be equal, but are "
+                                           f"{len(begin)} and {len(end)}", x._value.shape)
+    if bin(int(ellipsis_mask)).count("1") > 1:
+        raise InvalidArgumentError("Multiple ellipses in slice spec not allowed "
+                                   "[Op:StridedSlice]")
+    if read_at_run_time(strides):
+        x = bind(_check_strides, (x, convert_to_tensor(strides)),
+                 {"shrink_axis_mask": int(shrink_axis_mask),
+                  "unread_mask": int(ellipsis_mask) | int(new_axis_mask)})
+    key = []
+    for i, (b, e, step) in enumerate(zip(begin, end, steps)):
+        bit = 1 << i
+        if ellipsis_mask & bit:
+            key.append(Ellipsis)
+        elif new_axis_mask & bit:
+            key.append(None)
+        elif isinstance(step, int) and step == 0:
+            raise InvalidArgumentError(f"strides[{i}] must be non-zero [Op:StridedSlice]")
+        elif shrink_axis_mask & bit:
+            if isinstance(step, int) and step < 0:
+                raise InvalidArgumentError("only stride 1 allowed on non-range indexing. "
+                                           "[Op:StridedSlice]")
+            key.append(b)
+        else:
+            key.append(builtins.slice(None if begin_mask & bit else b,
+                                      None if end_mask & bit else e, step))
+    return slice_tensor(x, tuple(key))
 
 
 def slice_tensor(tensor: Any, key: Any) -> Tensor:
@@ -2008,14 +2092,11 @@ def linspace(start: Any, stop: Any, num: Any, name: Optional[str] = None,
     stop = convert_to_tensor(stop, dtype=start.dtype)
     # A traced num is read as the graph runs: the counts below are then ops on it.
     num_int = num if is_traced(num) else static_value(num, "LinSpace: num", int)
-    try:
-        shape = np.broadcast_shapes(start._value.shape, stop._value.shape)
-    except ValueError:  # TF's BroadcastArgs
-        raise InvalidArgumentError(f"Incompatible shapes: {dims_text(start._value.shape)} vs. "
-                                   f"{dims_text(stop._value.shape)} [Op:BroadcastArgs]") from None
+    shape, ndims = _linspace_shape(start, stop)
+    if read_at_run_time(axis):   # read when the graph runs, as TF's linspace_nd reads it
+        return _linspace_along_run_time_axis(start, stop, num_int, axis, shape, ndims)
     start = expand_dims(broadcast_to(start, shape), axis)
     stop = expand_dims(broadcast_to(stop, shape), axis)
-    ndims = len(shape) + 1
     axis = _axis(axis, ndims, "ExpandDims")
     if is_traced(num_int):
         n_fill, n_steps = maximum(num_int - 2, 0), maximum(num_int - 1, 1)
@@ -2033,6 +2114,46 @@ def linspace(start: Any, stop: Any, num: Any, name: Optional[str] = None,
     out_shape = [-1 if d is None else d for d in everything._value.shape]
     out_shape[axis] = num_int
     return slice(everything, [0] * ndims, out_shape)
+
+
+def _linspace_shape(start: Tensor, stop: Tensor) -> tuple:
+    """The shape that start and stop broadcast to (where a trace leaves dims unknown, the
+    shape of their sum, whose kernel checks them as the graph runs), and the output's rank."""
+    a, b = start._value.shape, stop._value.shape
+    ndims = builtins.max(len(a), len(b)) + 1
+    if None in a + b:
+        return shape(start + stop), ndims
+    try:
+        return np.broadcast_shapes(a, b), ndims
+    except ValueError:  # TF's BroadcastArgs
+        raise InvalidArgumentError(f"Incompatible shapes: {dims_text(a)} vs. {dims_text(b)} "
+                                   f"[Op:BroadcastArgs]") from None
+
+
+def _linspace_along_run_time_axis(start: Tensor, stop: Tensor, num: Any, axis: Tensor,
+                                   dims: Any, ndims: int) -> Tensor:
+    """linspace along a traced `axis`, built as TF's linspace_nd builds it: the axis picks,
+    as the graph runs, the dim of the steps' shape and of the slice's size that `num` sets
+    (ExpandDims checks its range)."""
+    # ExpandDims' rule leaves the rank unknown; the concat below needs it.
+    start, stop = (bind(ensure_shape_prim, (expand_dims(broadcast_to(x, dims), axis),),
+                        {"shape": (None,) * ndims, "note": ""}) for x in (start, stop))
+    axis = cast(axis, _dtypes.int32)
+    axis = where(axis >= 0, axis, axis + ndims)
+    if is_traced(num):
+        n_fill, n_steps = maximum(num - 2, 0), maximum(num - 1, 1)
+        range_end = where(num >= 0, n_steps, -1)
+    else:
+        n_fill, n_steps = builtins.max(num - 2, 0), builtins.max(num - 1, 1)
+        range_end = n_steps if num >= 0 else -1
+    delta = (stop - start) / cast(n_steps, stop.dtype)
+    start, stop = cast(start, delta.dtype), cast(stop, delta.dtype)
+    along_axis = range(ndims) == axis
+    steps = reshape(cast(range(1, range_end, dtype=_dtypes.int64), delta.dtype),
+                    where(along_axis, cast(n_fill, _dtypes.int32), 1))
+    everything = concat([start, start + delta * steps, stop], axis=axis)
+    return slice(everything, zeros([ndims], _dtypes.int32),
+                 where(along_axis, cast(num, _dtypes.int32), shape(everything)))
 
 
 # -- gather --------------------------------------------------------------------------------------

@@ -27,14 +27,15 @@ from tapeflow.framework.exports import tf_export
 from tapeflow.ops._convert import binary_operands, convert_to_tensor, require
 from tapeflow.ops.array_ops import range as arange
 from tapeflow.ops.array_ops import shape as shape_of
-from tapeflow.ops.array_ops import (broadcast_to, concat, expand_dims, gather, reshape,
-                                    run_time_int, slice_tensor, squeeze, transpose)
+from tapeflow.ops.array_ops import (broadcast_dynamic_shape, broadcast_to, concat, expand_dims,
+                                    gather, reshape, run_time_int, slice_tensor, squeeze,
+                                    stack, transpose)
 from tapeflow.ops.math_ops import (abs, cast, conj, log, matmul, ones_like, sqrt, where,
                                    zeros_like)
 from tapeflow.ops.reduce_ops import norm as _vector_norm
-from tapeflow.ops.reduce_ops import reduce_max, reduce_sum
+from tapeflow.ops.reduce_ops import reduce_all, reduce_max, reduce_prod, reduce_sum
 from tapeflow.ops._static import is_traced, read_at_run_time, reads_static, static_value
-from tapeflow.ops.index_ops import linear_jvp
+from tapeflow.ops.index_ops import boolean_mask, linear_jvp
 
 LogMatrixDeterminant = collections.namedtuple("LogMatrixDeterminant",
                                               ["sign", "log_abs_determinant"])
@@ -377,26 +378,40 @@ def _eye_array(rows: int, cols: int, batch: tuple, dtype: np.dtype) -> np.ndarra
 
 
 def _eye_rule(rows: ShapedArray, cols: ShapedArray, batch: ShapedArray,
-              dtype: np.dtype) -> ShapedArray:
-    if batch.shape is None or len(batch.shape) != 1 or batch.shape[0] is None:
-        return ShapedArray(None, dtype)
-    return ShapedArray((None,) * (batch.shape[0] + 2), dtype)
+              dtype: np.dtype, known: tuple = (None, None, None)) -> ShapedArray:
+    """The dims that sizes read while tracing give (`known`: rows, cols and the batch
+    shape, None where read as the graph runs), as TF's shape functions fold them."""
+    known_rows, known_cols, known_batch = known
+    if known_batch is None:
+        if batch.shape is None or len(batch.shape) != 1 or batch.shape[0] is None:
+            return ShapedArray(None, dtype)
+        known_batch = (None,) * batch.shape[0]
+    return ShapedArray(tuple(known_batch) + (known_rows, known_cols), dtype)
 
 
 # tf.eye with sizes that are traced tensors: they are inputs, read as the graph runs (TF
 # builds it from Fill and MatrixDiag ops over those inputs; no TF op has this name).
-_eye = Primitive("Eye", lambda rows, cols, batch, dtype: _eye_array(
+_eye = Primitive("Eye", lambda rows, cols, batch, dtype, known=None: _eye_array(
     int(rows), int(cols), tuple(int(d) for d in np.reshape(batch, -1)), dtype),
     differentiable=False, shape_rule=_eye_rule)
 
 
+def _size_or_none(size: int) -> Optional[int]:
+    return size if size >= 0 else None   # negative: the kernel's error as the graph runs
+
+
 def _traced_eye(rows: Any, cols: Any, batch: Any, dtype: np.dtype) -> Tensor:
+    known = tuple(None if read_at_run_time(v) else _size_or_none(static_value(
+        v, "eye: size", int)) for v in (rows, cols))
+    known += (None if read_at_run_time(batch) else () if batch is None else tuple(
+        _size_or_none(int(d)) for d in np.reshape(static_value(batch, "eye: batch_shape"),
+                                                  -1)),)
     sizes = [convert_to_tensor(v) for v in (rows, cols)]
     batch = convert_to_tensor([] if batch is None else batch, dtype=_dtypes.int32)
     for t in sizes + [batch]:
         if t._value.dtype.kind not in "iu":
             raise TypeError(f"eye: sizes must be integer tensors, got {t.dtype.name}")
-    return bind(_eye, (sizes[0], sizes[1], batch), {"dtype": dtype})
+    return bind(_eye, (sizes[0], sizes[1], batch), {"dtype": dtype, "known": known})
 
 
 # -- inverse, solve, determinants ----------------------------------------------------------------
@@ -1150,13 +1165,102 @@ def _offset(k: Any) -> int:
     return int(k[0])
 
 
+# -- diagonals with k, num_rows or num_cols read when the graph runs ---------------------------
+#
+# MatrixDiagV3 and friends take them as int32 inputs; TF's shape functions then leave the dims
+# they decide unknown (and the rank too, for a run-time k, which may name a band).
+
+def _int32_input(arg: Any, param: str, op: str, rank: int, at_most: bool,
+                 shapes: tuple) -> Tensor:
+    """`arg` as the int32 input `param` of `op`, checked as TF checks it while tracing."""
+    t = convert_to_tensor(arg, dtype_hint=_dtypes.int32)
+    if t._value.dtype != np.int32:
+        raise TypeError(f"Input '{param}' of '{op}' Op has type {t.dtype.name} that does not "
+                        f"match expected type of int32.")
+    return run_time_int(t, param, op, rank, shapes, at_most=at_most)
+
+
+def _run_time_k(k: Any, op: str, shapes: tuple) -> Tensor:
+    return _int32_input(k, "k", op, 1, True, shapes)
+
+
+def _k_at_run_time(k: np.ndarray, op: str) -> int:
+    """A run-time k as the kernels check it: a scalar, or one or two offsets."""
+    if np.ndim(k) > 1:
+        raise InvalidArgumentError(f"diag_index must be a scalar or vector, received shape: "
+                                   f"{dims_text(np.shape(k))} [Op:{op}]")
+    k = np.reshape(k, -1)
+    if k.size not in (1, 2):
+        raise InvalidArgumentError(f"diag_index must have only one or two elements, received "
+                                   f"{k.size} elements. [Op:{op}]")
+    if k.size == 2 and k[0] != k[1]:
+        raise NotImplementedError("tapeflow supports a single diagonal offset k")
+    return int(k[0])
+
+
+def _size_at_run_time(size: np.ndarray, name: str) -> int:
+    if np.ndim(size) != 0:
+        raise InvalidArgumentError(f"{name} must be a scalar [Op:MatrixDiagV3]")
+    return int(size)
+
+
+def _diag_part_at_run_time_rule(x: ShapedArray, k: ShapedArray) -> ShapedArray:
+    _at_least("MatrixDiagPartV3", x, 2)
+    return ShapedArray(None if x.shape is None else (None,) * (len(x.shape) - 1), x.dtype)
+
+
+def _diag_at_run_time_rule(d: ShapedArray, k: ShapedArray, rows: ShapedArray,
+                           cols: ShapedArray, k_at_run_time: bool) -> ShapedArray:
+    _at_least("MatrixDiagV3", d, 1)
+    if d.shape is None:
+        return ShapedArray(None, d.dtype)
+    batch = (None,) * (len(d.shape) - 1) if k_at_run_time else d.shape[:-1]
+    return ShapedArray(batch + (None, None), d.dtype)
+
+
+def _set_diag_at_run_time_rule(x: ShapedArray, d: ShapedArray, k: ShapedArray) -> ShapedArray:
+    _at_least("MatrixSetDiagV3", x, 2, x, d)
+    return ShapedArray(x.shape, x.dtype)
+
+
+def _set_diag_at_run_time_kernel(x: np.ndarray, d: np.ndarray, k: np.ndarray) -> np.ndarray:
+    k = _k_at_run_time(k, "MatrixSetDiagV3")
+    _check_matrix_rank(x, "MatrixSetDiagV3")
+    rows, cols = x.shape[-2:]
+    if x.size and not -rows < k < cols:
+        raise InvalidArgumentError(f"lower_diag_index is out of bound: {k} It must be between "
+                                   f"{-rows} and {cols} [Op:MatrixSetDiagV3]")
+    return _set_diag_kernel(x, d, k)
+
+
+_diag_part_at_run_time = Primitive(
+    "MatrixDiagPartV3", lambda x, k: _diag_part_kernel(x, _k_at_run_time(k, "MatrixDiagPartV3")),
+    register=False, shape_rule=_diag_part_at_run_time_rule).defvjp(
+    lambda g, ans, x, k: (set_diag(zeros_like(x), g, k=k), None))
+_diag_at_run_time = Primitive(
+    "MatrixDiagV3", lambda d, k, rows, cols, k_at_run_time: _diag_kernel(
+        d, _k_at_run_time(k, "MatrixDiagV3"), _size_at_run_time(rows, "num_rows"),
+        _size_at_run_time(cols, "num_cols")),
+    register=False, shape_rule=_diag_at_run_time_rule).defvjp(
+    lambda g, ans, d, k, rows, cols, k_at_run_time: (diag_part(g, k=k), None, None, None))
+_set_diag_at_run_time = Primitive(
+    "MatrixSetDiagV3", _set_diag_at_run_time_kernel, register=False,
+    shape_rule=_set_diag_at_run_time_rule).defvjp(
+    lambda g, ans, x, d, k: (set_diag(g, zeros_like(d), k=k), diag_part(g, k=k), None))
+for _prim in (_diag_part_at_run_time, _diag_at_run_time, _set_diag_at_run_time):
+    _prim.defjvp(linear_jvp(_prim))
+
+
 @tf_export("linalg.diag_part")
 @reads_static
 def diag_part(input: Any, name: str = "diag_part", k: Any = 0,  # noqa: A002
               padding_value: Any = 0, align: str = "RIGHT_LEFT") -> Tensor:
     """The k-th diagonal of each matrix (k > 0 above the main diagonal)."""
-    x, k = _at_least_matrix(input, "MatrixDiagPartV3"), _offset(k)
-    return bind(_diag_part, (x,), {"k": k})
+    x = _at_least_matrix(input, "MatrixDiagPartV3")
+    if read_at_run_time(k):   # as TF's k input
+        k = _run_time_k(k, "MatrixDiagPartV3", (x._value.shape,))
+        return bind(_diag_part_at_run_time, (x, k))
+    return bind(_diag_part, (x,), {"k": _offset(k)})
 
 
 def _at_least_matrix(input: Any, op_name: str) -> Tensor:  # noqa: A002
@@ -1183,6 +1287,8 @@ def diag(diagonal: Any, name: str = "diag", k: Any = 0, num_rows: int = -1, num_
     if d._value.shape == ():
         raise InvalidArgumentError("diagonal must be at least 1-dim, received shape: [] "
                                    "[Op:MatrixDiagV3]")
+    if read_at_run_time([k, num_rows, num_cols]):   # as TF's k, num_rows, num_cols inputs
+        return _diag_with_run_time_sizes(d, k, num_rows, num_cols)
     k = _offset(k)
     rows = static_value(num_rows, "MatrixDiag: num_rows", int)
     cols = static_value(num_cols, "MatrixDiag: num_cols", int)
@@ -1192,6 +1298,15 @@ def diag(diagonal: Any, name: str = "diag", k: Any = 0, num_rows: int = -1, num_
     return bind(_diag, (d,), {"k": k, "num_rows": rows, "num_cols": cols})
 
 
+def _diag_with_run_time_sizes(d: Tensor, k: Any, num_rows: Any, num_cols: Any) -> Tensor:
+    shapes = (d._value.shape,)
+    k_at_run_time = read_at_run_time(k)
+    k = _run_time_k(k, "MatrixDiagV3", shapes)
+    rows, cols = (_int32_input(v, name, "MatrixDiagV3", 0, False, shapes)
+                  for v, name in ((num_rows, "num_rows"), (num_cols, "num_cols")))
+    return bind(_diag_at_run_time, (d, k, rows, cols), {"k_at_run_time": k_at_run_time})
+
+
 @tf_export("linalg.set_diag")
 @reads_static
 def set_diag(input: Any, diagonal: Any, name: str = "set_diag", k: Any = 0,  # noqa: A002
@@ -1199,6 +1314,9 @@ def set_diag(input: Any, diagonal: Any, name: str = "set_diag", k: Any = 0,  # n
     """A copy of each matrix with its k-th diagonal replaced by `diagonal`."""
     x = _at_least_matrix(input, "MatrixSetDiagV3")
     d = convert_to_tensor(diagonal, dtype=x.dtype)
+    if read_at_run_time(k):   # as TF's k input
+        k = _run_time_k(k, "MatrixSetDiagV3", (x._value.shape, d._value.shape))
+        return bind(_set_diag_at_run_time, (x, d, k))
     return bind(_set_diag, (x, d), {"k": _offset(k)})
 
 
@@ -1460,6 +1578,11 @@ def tensordot(a: Any, b: Any, axes: Any, name: Optional[str] = None) -> Tensor:
     with the first N of `b`; or two lists of axes)."""
     a, b = binary_operands(a, b, "MatMul")
     ra, rb = a._value.ndim, b._value.ndim
+    if read_at_run_time(axes):   # as TF's axes tensor, read when the graph runs
+        axes = convert_to_tensor(axes, dtype=_dtypes.int32)
+        if axes._value.ndim == 0:   # TF's wrapper slices it as a [2, k] tensor
+            raise ValueError("Attempting to slice scalar input.")
+        return _tensordot_at_run_time(a, b, axes)
     if isinstance(axes, (int, np.integer)) or np.ndim(axes) == 0:
         n = int(axes)
         if n > builtins.min(ra, rb) or n < 0:
@@ -1479,6 +1602,34 @@ def tensordot(a: Any, b: Any, axes: Any, name: Optional[str] = None) -> Tensor:
         _check_matmul_dtype(a, batched=False)   # TF contracts with one 2-D MatMul
     out = [c for c in sub_a if c not in contracted] + [c for c in sub_b if c not in contracted]
     return einsum("".join(sub_a) + "," + "".join(sub_b) + "->" + "".join(out), a, b)
+
+
+def _tensordot_at_run_time(a: Tensor, b: Tensor, axes: Tensor) -> Tensor:
+    """tensordot with a traced [2, k] `axes`, built as TF builds it for an axes tensor: each
+    operand transposed (its free axes apart from the contracted ones) and reshaped to a matrix
+    as the graph runs, one MatMul, and the free dims restored. TF's static shape is then
+    unknown; the kernels check the axes and dims as they run."""
+    if a._value.dtype.kind not in "fc":
+        _check_matmul_dtype(a, batched=False)
+    a_matrix, a_free = _tensordot_matrix(a, axes[0], contracted_last=True)
+    b_matrix, b_free = _tensordot_matrix(b, axes[1], contracted_last=False)
+    return reshape(matmul(a_matrix, b_matrix), concat([a_free, b_free], 0))
+
+
+def _tensordot_matrix(x: Tensor, axes: Tensor, contracted_last: bool) -> tuple:
+    """`x` as a [free, contracted] matrix (or [contracted, free]) for run-time `axes`, and
+    its free dims."""
+    rank = x._value.ndim
+    axes = where(axes >= 0, axes, axes + rank)
+    positions = arange(rank)
+    free = boolean_mask(positions, reduce_all(
+        expand_dims(positions, 1) != expand_dims(axes, 0), axis=1))
+    dims = shape_of(x)
+    free_dims, axes_dims = gather(dims, free), gather(dims, axes)
+    sizes = [reduce_prod(free_dims), reduce_prod(axes_dims)]
+    perm = concat([free, axes] if contracted_last else [axes, free], 0)
+    matrix = reshape(transpose(x, perm), stack(sizes if contracted_last else sizes[::-1]))
+    return matrix, free_dims
 
 
 def _check_tensordot_axes(axes: list, rank: int) -> None:
@@ -1839,13 +1990,37 @@ def lu_solve(lower_upper: Any, perm: Any, rhs: Any, validate_args: bool = False,
     if n is not None and rhs_shape is not None and rhs_shape[-2] is not None and \
             n != rhs_shape[-2]:
         raise ValueError("`lower_upper.shape[-1]` must equal `rhs.shape[-1]`.")
-    batch = np.broadcast_shapes(rhs._value.shape[:-2], perm._value.shape[:-1])
-    rhs = broadcast_to(rhs, batch + rhs._value.shape[-2:])
-    perm = broadcast_to(perm, batch + perm._value.shape[-1:])
-    permuted = gather(rhs, perm, axis=-2, batch_dims=len(batch))
+    rhs, perm, batch_rank = _broadcast_batches(rhs, perm)
+    permuted = gather(rhs, perm, axis=-2, batch_dims=batch_rank)
     # TF solves with lower_upper itself (only its upper triangle is read) after L.
     return triangular_solve(lower_upper, triangular_solve(_unit_lower(lower_upper), permuted),
                             lower=False)
+
+
+def _broadcast_batches(rhs: Tensor, perm: Tensor) -> tuple:
+    """(rhs, perm) broadcast to their common batch dims, and the number of those dims. Dims a
+    trace does not know (a run-time perm, matrices of unknown size) are broadcast as the graph
+    runs."""
+    rhs_batch, perm_batch = rhs._value.shape[:-2], perm._value.shape[:-1]
+    if None not in rhs_batch + perm_batch:
+        batch = np.broadcast_shapes(rhs_batch, perm_batch)
+        return (_broadcast_front(rhs, batch, rhs_batch, 2),
+                _broadcast_front(perm, batch, perm_batch, 1), len(batch))
+    batch = broadcast_dynamic_shape(shape_of(rhs)[:-2], shape_of(perm)[:-1])
+    rhs = broadcast_to(rhs, concat([batch, shape_of(rhs)[-2:]], 0))
+    perm = broadcast_to(perm, concat([batch, shape_of(perm)[-1:]], 0))
+    return rhs, perm, builtins.max(len(rhs_batch), len(perm_batch))
+
+
+def _broadcast_front(x: Tensor, batch: tuple, own: tuple, inner: int) -> Tensor:
+    """`x` (its batch dims `own` static, its `inner` last dims maybe not) broadcast to `batch`
+    (a shape that `own` broadcasts to)."""
+    if own == batch:
+        return x
+    inner_dims = x._value.shape[-inner:]
+    if None in inner_dims:
+        return broadcast_to(x, concat([list(batch), shape_of(x)[-inner:]], 0))
+    return broadcast_to(x, batch + inner_dims)
 
 
 @tf_export("linalg.lu_matrix_inverse")
