@@ -69,19 +69,9 @@ NOT_BUILT: dict = {
         "variance_scaling": "parameters differ: lacks input_axes, output_axes",
     },
     "layers": {
-        "ActivityRegularization": "not built yet",
-        "AdaptiveAveragePooling1D": "not built yet",
-        "AdaptiveAveragePooling2D": "not built yet",
-        "AdaptiveAveragePooling3D": "not built yet",
-        "AdaptiveMaxPooling1D": "not built yet",
-        "AdaptiveMaxPooling2D": "not built yet",
-        "AdaptiveMaxPooling3D": "not built yet",
         "Add": "parameters differ: has extra activity_regularizer, trainable, dtype, autocast, name",
-        "AugMix": "not built yet",
-        "AutoContrast": "not built yet",
         "Average": "parameters differ: has extra activity_regularizer, trainable, dtype, autocast, name",
         "BatchNormalization": "parameters differ: lacks renorm, renorm_clipping, renorm_momentum",
-        "ContrastLimitedAdaptiveHistogramEqualization": "not built yet",
         "Conv1DTranspose": (
             "parameters differ: lacks data_format, dilation_rate, activation, use_bias, kernel_initializer, "
             "bias_initializer, kernel_regularizer, bias_regularizer, activity_regularizer, "
@@ -94,9 +84,6 @@ NOT_BUILT: dict = {
             "parameters differ: lacks data_format, dilation_rate, activation, use_bias, kernel_initializer, "
             "bias_initializer, kernel_regularizer, bias_regularizer, activity_regularizer, "
             "kernel_constraint, bias_constraint"),
-        "ConvLSTM1D": "not built yet",
-        "ConvLSTM2D": "not built yet",
-        "ConvLSTM3D": "not built yet",
         "Convolution1DTranspose": (
             "parameters differ: lacks data_format, dilation_rate, activation, use_bias, kernel_initializer, "
             "bias_initializer, kernel_regularizer, bias_regularizer, activity_regularizer, "
@@ -109,13 +96,9 @@ NOT_BUILT: dict = {
             "parameters differ: lacks data_format, dilation_rate, activation, use_bias, kernel_initializer, "
             "bias_initializer, kernel_regularizer, bias_regularizer, activity_regularizer, "
             "kernel_constraint, bias_constraint"),
-        "Cropping3D": "not built yet",
-        "CutMix": "not built yet",
         "Dense": "parameters differ: lacks lora_alpha",
-        "Dot": "not built yet",
         "EinsumDense": "parameters differ: lacks gptq_unpacked_column_size",
         "Embedding": "parameters differ: lacks lora_alpha, quantization_config",
-        "Equalization": "not built yet",
         "FlaxLayer": "wraps Flax modules: Keras's JAX backend only",
         "GRUCell": (
             "parameters differ: lacks kernel_initializer, recurrent_initializer, bias_initializer, "
@@ -129,44 +112,16 @@ NOT_BUILT: dict = {
             "kernel_regularizer, recurrent_regularizer, bias_regularizer, kernel_constraint, "
             "recurrent_constraint, bias_constraint, dropout, recurrent_dropout, seed"),
         "LayerNormalization": "parameters differ: has extra rms_scaling",
-        "MaxNumBoundingBoxes": "not built yet",
         "Maximum": "parameters differ: has extra activity_regularizer, trainable, dtype, autocast, name",
-        "MelSpectrogram": "not built yet",
         "Minimum": "parameters differ: has extra activity_regularizer, trainable, dtype, autocast, name",
-        "MixUp": "not built yet",
         "Multiply": "parameters differ: has extra activity_regularizer, trainable, dtype, autocast, name",
-        "Pipeline": "not built yet",
-        "RMSNormalization": "not built yet",
-        "RandAugment": "not built yet",
-        "RandomColorDegeneration": "not built yet",
-        "RandomColorJitter": "not built yet",
-        "RandomElasticTransform": "not built yet",
-        "RandomErasing": "not built yet",
-        "RandomGaussianBlur": "not built yet",
-        "RandomGrayscale": "not built yet",
-        "RandomHue": "not built yet",
-        "RandomInvert": "not built yet",
-        "RandomPerspective": "not built yet",
-        "RandomPosterization": "not built yet",
-        "RandomSaturation": "not built yet",
-        "RandomSharpness": "not built yet",
-        "RandomShear": "not built yet",
-        "ReversibleEmbedding": "not built yet",
-        "STFTSpectrogram": "not built yet",
         "SimpleRNNCell": (
             "parameters differ: lacks kernel_initializer, recurrent_initializer, bias_initializer, "
             "kernel_regularizer, recurrent_regularizer, bias_regularizer, kernel_constraint, "
             "recurrent_constraint, bias_constraint, dropout, recurrent_dropout, seed"),
-        "Solarization": "not built yet",
-        "SpatialDropout3D": "not built yet",
-        "SpectralNormalization": "not built yet",
         "Subtract": "parameters differ: has extra activity_regularizer, trainable, dtype, autocast, name",
         "TFSMLayer": "loads a TensorFlow SavedModel's serving functions: not built",
         "TorchModuleWrapper": "wraps torch modules: Keras's torch backend only",
-        "UpSampling3D": "not built yet",
-        "Wrapper": "not built yet",
-        "ZeroPadding3D": "not built yet",
-        "dot": "not built yet",
     },
     "losses": {
         "SparseCategoricalCrossentropy": "parameters differ: lacks axis",
@@ -179,7 +134,6 @@ NOT_BUILT: dict = {
         "Adadelta": (
             "parameters differ: lacks use_ema, ema_momentum, ema_overwrite_frequency, loss_scale_factor, "
             "gradient_accumulation_steps"),
-        "Adafactor": "not built yet",
         "Adagrad": (
             "parameters differ: lacks use_ema, ema_momentum, ema_overwrite_frequency, loss_scale_factor, "
             "gradient_accumulation_steps"),
@@ -195,12 +149,9 @@ NOT_BUILT: dict = {
         "Ftrl": (
             "parameters differ: lacks use_ema, ema_momentum, ema_overwrite_frequency, loss_scale_factor, "
             "gradient_accumulation_steps"),
-        "Lamb": "not built yet",
         "Lion": (
             "parameters differ: lacks use_ema, ema_momentum, ema_overwrite_frequency, loss_scale_factor, "
             "gradient_accumulation_steps"),
-        "MultiOptimizer": "not built yet",
-        "Muon": "not built yet",
         "Nadam": (
             "parameters differ: lacks use_ema, ema_momentum, ema_overwrite_frequency, loss_scale_factor, "
             "gradient_accumulation_steps"),
@@ -208,21 +159,13 @@ NOT_BUILT: dict = {
             "parameters differ: lacks args; has extra learning_rate, weight_decay, clipnorm, clipvalue, "
             "global_clipnorm, use_ema, ema_momentum, ema_overwrite_frequency, loss_scale_factor, "
             "gradient_accumulation_steps, name"),
-        "OptimizerMap": "not built yet",
         "RMSprop": (
             "parameters differ: lacks use_ema, ema_momentum, ema_overwrite_frequency, loss_scale_factor, "
             "gradient_accumulation_steps"),
         "SGD": (
             "parameters differ: lacks use_ema, ema_momentum, ema_overwrite_frequency, loss_scale_factor, "
             "gradient_accumulation_steps"),
-        "ScheduleFreeAdamW": "not built yet",
         "legacy": "Keras 2 optimizers namespace: not built",
-    },
-    "optimizers.schedules": {
-        "CosineDecayRestarts": "not built yet",
-        "PolynomialDecay": "not built yet",
-        "deserialize": "not built yet",
-        "serialize": "not built yet",
     },
     "regularizers": {
         "OrthogonalRegularizer": "not built yet",
