@@ -81,8 +81,6 @@ SHARPER = {
 # ragged_ops.py): whoever fixes one removes its mark (strict: a fixed case fails until then).
 _RAGGED = "ops/ragged_ops.py"
 XFAIL_OTHERS = {
-    ("ragged.segment_ids_to_row_splits", "num_segments"): f"{_RAGGED}: row partitions are "
-                                                          f"built while tracing",
 }
 
 # Failures in files without another owner that are not fixed yet (each says why). They refuse

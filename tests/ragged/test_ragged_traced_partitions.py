@@ -424,3 +424,41 @@ def test_from_tensor_of_a_traced_tensor(build, want):
                                                   [[0], [7]])]
     assert got == want
     assert f.experimental_get_tracing_count() == 1
+
+
+# -- partitions built from values known only when the graph runs (TF 2.21's answers) --------
+
+def test_ragged_range_of_run_time_bounds_traces_once():
+    @tf.function(input_signature=[tf.TensorSpec([None], tf.int32)] * 2)
+    def ranges(starts, limits):
+        return tf.reduce_sum(tf.ragged.range(starts, limits), axis=1)
+
+    assert ranges(tf.constant([0, 2]), tf.constant([3, 5])).numpy().tolist() == [3, 9]
+    assert ranges(tf.constant([1]), tf.constant([4])).numpy().tolist() == [6]
+    assert ranges.experimental_get_tracing_count() == 1
+    spec = tf.function(lambda n: tf.ragged.range(n), input_signature=[
+        tf.TensorSpec([], tf.int32)]).get_concrete_function().structured_outputs
+    assert spec.row_splits.shape.as_list() == [2]      # one row, as TF's static shape
+
+
+def test_ragged_range_checks_its_deltas_when_the_graph_runs():
+    zero_step = tf.function(lambda d: tf.ragged.range([1], [2], d),
+                            input_signature=[tf.TensorSpec([None], tf.int32)])
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Requires delta != 0"):
+        zero_step(tf.constant([0]))
+
+
+def test_segment_ids_and_row_splits_convert_at_run_time():
+    to_splits = tf.function(tf.ragged.segment_ids_to_row_splits, input_signature=[
+        tf.TensorSpec([None], tf.int64), tf.TensorSpec([], tf.int64)])
+    assert to_splits(tf.constant([0, 0, 2], tf.int64),
+                     tf.constant(4, tf.int64)).numpy().tolist() == [0, 2, 2, 3, 3]
+    to_ids = tf.function(tf.ragged.row_splits_to_segment_ids,
+                         input_signature=[tf.TensorSpec([None], tf.int32)])
+    assert to_ids(tf.constant([0, 2, 2, 5])).numpy().tolist() == [0, 0, 2, 2, 2]
+
+
+def test_segment_ids_beyond_num_segments_are_not_counted():
+    """TF's bincount has maxlength num_segments: ids past it drop out (it gave [0, 1, 1, 1, 2])."""
+    splits = tf.ragged.segment_ids_to_row_splits([0, 3], 2)
+    assert splits.numpy().tolist() == [0, 1, 1]

@@ -660,25 +660,49 @@ _RANGE_ORDER = (_dtypes.int32, _dtypes.int64, _dtypes.float32, _dtypes.float64)
 @tf_export("ragged.range")
 def ragged_range(starts: Any, limits: Any = None, deltas: Any = 1, dtype: Any = None,
                  name: Optional[str] = None, row_splits_dtype: Any = _dtypes.int64) -> RaggedTensor:
-    """Row `i` is `range(starts[i], limits[i], deltas[i])` (scalars broadcast)."""
+    """Row `i` is `range(starts[i], limits[i], deltas[i])` (scalars broadcast); bounds known
+    only when a traced graph runs are read then (the rows' lengths too)."""
     if limits is None:
         starts, limits = 0, starts
     parts = [convert_to_tensor(v, dtype=dtype) for v in (starts, limits, deltas)]
     if dtype is None:
         dtype = max((p.dtype for p in parts), key=_RANGE_ORDER.index)
-    np_dtype = _dtypes.as_dtype(dtype).as_numpy_dtype
-    s, l, d = np.broadcast_arrays(*(concrete(p, "ragged.range's bounds").astype(np_dtype)
-                                    for p in parts))
+    splits, values = bind(_ragged_range_prim, parts, {
+        "dtype": _dtypes.as_dtype(dtype).as_numpy_dtype,
+        "splits_dtype": _dtypes.as_dtype(row_splits_dtype).as_numpy_dtype})
+    return RaggedTensor.from_row_splits(values, splits, validate=False)
+
+
+def _ragged_range_kernel(starts: np.ndarray, limits: np.ndarray, deltas: np.ndarray, *,
+                         dtype: Any, splits_dtype: Any) -> tuple:
+    try:
+        s, l, d = np.broadcast_arrays(*(np.asarray(v).astype(dtype)
+                                        for v in (starts, limits, deltas)))
+    except ValueError:
+        raise InvalidArgumentError("starts, limits, and deltas must have the same shape "
+                                   "[Op:RaggedRange]") from None
     if s.ndim > 1:
         raise InvalidArgumentError("starts, limits and deltas must be scalars or vectors")
     if np.any(d == 0):
         raise InvalidArgumentError("Requires delta != 0 [Op:RaggedRange]")
-    s, l, d = np.atleast_1d(s), np.atleast_1d(l), np.atleast_1d(d)
-    rows = [np.arange(a, b, c, dtype=np_dtype) for a, b, c in zip(s, l, d)]
-    lengths = np.asarray([len(r) for r in rows], _dtypes.as_dtype(row_splits_dtype).as_numpy_dtype)
-    values = np.concatenate(rows) if rows else np.zeros(0, np_dtype)
-    return RaggedTensor(wrap(values.astype(np_dtype)), _splits_from_lengths(
-        lengths, lengths.dtype), internal=True)
+    rows = [np.arange(a, b, c, dtype=dtype) for a, b, c in
+            zip(np.atleast_1d(s), np.atleast_1d(l), np.atleast_1d(d))]
+    lengths = np.asarray([len(r) for r in rows], np.int64)
+    splits = np.concatenate([[0], np.cumsum(lengths)]).astype(splits_dtype)
+    return splits, (np.concatenate(rows) if rows else np.zeros(0, dtype)).astype(dtype)
+
+
+def _ragged_range_rule(*bounds: ShapedArray, dtype: Any, splits_dtype: Any) -> tuple:
+    """Rows: 1 for scalar bounds, else the bounds' vector length where one is known."""
+    if any(b.shape is None for b in bounds):
+        rows = None
+    elif all(len(b.shape) == 0 for b in bounds):
+        rows = 1
+    else:
+        known = [b.shape[0] for b in bounds if len(b.shape) == 1 and b.shape[0] is not None]
+        rows = known[0] if known else None
+    return (_vector(np.dtype(splits_dtype), None if rows is None else rows + 1),
+            _vector(np.dtype(dtype)))
 
 
 @tf_export("ragged.boolean_mask")
@@ -731,31 +755,46 @@ def row_splits_to_segment_ids(splits: Any, name: Optional[str] = None,
                               out_type: Any = None) -> Tensor:
     """The row of each value of a row partition given by `splits` ([0, 2, 2, 5] gives
     [0, 0, 2, 2, 2]); `out_type` defaults to the splits' dtype (int64 for Python lists)."""
-    s = _partition_vector(splits, "splits")
-    dtype = s.dtype if out_type is None else _dtypes.as_dtype(out_type).as_numpy_dtype
-    lengths = np.diff(s) if s.size else np.zeros(0, s.dtype)
-    return wrap(np.repeat(np.arange(len(lengths)), np.maximum(lengths, 0)).astype(dtype))
+    splits = _partition_vector(splits, "splits")
+    dtype = splits.dtype if out_type is None else _dtypes.as_dtype(out_type)
+    return bind(_segment_ids_prim, (splits,), {"dtype": dtype.as_numpy_dtype})
+
+
+def _segment_ids_kernel(splits: np.ndarray, *, dtype: Any) -> np.ndarray:
+    lengths = np.diff(splits) if splits.size else np.zeros(0, splits.dtype)
+    return np.repeat(np.arange(len(lengths)), np.maximum(lengths, 0)).astype(dtype)
 
 
 @tf_export("ragged.segment_ids_to_row_splits")
 def segment_ids_to_row_splits(segment_ids: Any, num_segments: Any = None, out_type: Any = None,
                               name: Optional[str] = None) -> Tensor:
-    """The row splits of sorted `segment_ids` (`num_segments` rows, default max + 1)."""
+    """The row splits of `segment_ids` (`num_segments` rows, default max + 1; ids beyond
+    the last row are not counted, as TF's bincount with its maxlength)."""
     ids = _partition_vector(segment_ids, "segment_ids")
-    dtype = ids.dtype if out_type is None else _dtypes.as_dtype(out_type).as_numpy_dtype
-    n = None if num_segments is None else int(concrete(num_segments, "num_segments"))
+    dtype = ids.dtype if out_type is None else _dtypes.as_dtype(out_type)
+    inputs = (ids,) if num_segments is None else \
+        (ids, convert_to_tensor(num_segments, dtype_hint=_dtypes.int64))
+    return bind(_row_splits_prim, inputs, {"dtype": dtype.as_numpy_dtype})
+
+
+def _row_splits_kernel(ids: np.ndarray, *num_segments: np.ndarray, dtype: Any) -> np.ndarray:
+    n = int(num_segments[0]) if num_segments else None
     counts = np.bincount(ids.astype(np.int64), minlength=n or 0) if ids.size else \
         np.zeros(n or 0, np.int64)
-    return wrap(np.concatenate([[0], np.cumsum(counts)]).astype(dtype))
+    if n is not None:
+        counts = counts[:n]
+    return np.concatenate([[0], np.cumsum(counts)]).astype(dtype)
 
 
-def _partition_vector(value: Any, what: str) -> np.ndarray:
-    array = concrete(convert_to_tensor(value, dtype_hint=_dtypes.int64), what)
-    if array.ndim != 1:
-        raise ValueError(f"Shape {array.shape} must have rank 1")
-    if array.dtype.kind not in "iu":
-        raise TypeError(f"{what} must be an integer tensor, got {array.dtype}")
-    return array
+def _partition_vector(value: Any, what: str) -> Tensor:
+    """`value` as a vector of integers (checked on its static shape, so a traced one works)."""
+    tensor = convert_to_tensor(value, dtype_hint=_dtypes.int64)
+    shape = tensor.shape
+    if shape.rank is not None and shape.rank != 1:
+        raise ValueError(f"Shape {tuple(shape.as_list())} must have rank 1")
+    if not tensor.dtype.is_integer:
+        raise TypeError(f"{what} must be an integer tensor, got {tensor.dtype.name}")
+    return tensor
 
 
 @tf_export("ragged.stack_dynamic_partitions")
@@ -1342,6 +1381,14 @@ def _concat_splits_rule(*splits: ShapedArray) -> ShapedArray:
 
 
 _RAGGED_PRIMS = dict(differentiable=False)
+_ragged_range_prim = Primitive("RaggedRange", _ragged_range_kernel, multiple_results=True,
+                               **_RAGGED_PRIMS, shape_rule=_ragged_range_rule)
+_segment_ids_prim = Primitive("RaggedRowSplitsToSegmentIds", _segment_ids_kernel,
+                              **_RAGGED_PRIMS,
+                              shape_rule=lambda splits, dtype: _vector(np.dtype(dtype)))
+_row_splits_prim = Primitive(
+    "RaggedSegmentIdsToRowSplits", _row_splits_kernel, **_RAGGED_PRIMS,
+    shape_rule=lambda ids, *n, dtype: _vector(np.dtype(dtype)))
 _check_splits = Primitive(
     "RaggedCheckRowSplits", _check_splits_kernel, **_RAGGED_PRIMS,
     shape_rule=lambda splits, nvals, factory: splits)
