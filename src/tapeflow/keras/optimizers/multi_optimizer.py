@@ -80,6 +80,7 @@ class OptimizerMap(MutableMapping):
         return self[variable.path]
 
     def get_config(self) -> dict:
+        """The default optimizer and the map, serialized as Keras serializes them."""
         from tapeflow.keras.saving.serialization import serialize_keras_object
         return {"default_optimizer": serialize_keras_object(self._default_optimizer),
                 "optimizer_map": serialize_keras_object(self._optimizer_map)}
@@ -87,6 +88,7 @@ class OptimizerMap(MutableMapping):
     @classmethod
     def from_config(cls, config: dict, custom_objects: Optional[dict] = None
                     ) -> "OptimizerMap":
+        """The OptimizerMap a `get_config` dict describes."""
         return cls(_deserialized(config["default_optimizer"], custom_objects),
                    _deserialized(config["optimizer_map"], custom_objects))
 
@@ -159,6 +161,8 @@ class MultiOptimizer(Optimizer):
 
     @property
     def loss_scale_factor(self) -> Optional[float]:
+        """The factor losses are scaled by (None: not scaled); setting it sets the inner
+        optimizers' too."""
         return getattr(self, "_loss_scale_factor", None)
 
     @loss_scale_factor.setter
