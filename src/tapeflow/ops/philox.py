@@ -206,22 +206,36 @@ def truncated_normal(key: tuple, counter: tuple, size: int, dtype: np.dtype) -> 
     """`size` standard normals within two standard deviations, as TensorFlow's fill: group
     `g` of outputs (4 floats or halves, 2 doubles) reads words from its own sub-stream, turns
     them into normals by Box-Muller (a pair of words per two floats, four per two doubles)
-    and keeps those of magnitude under 2, in order."""
+    and keeps those of magnitude under 2, in order. Groups are independent, so they are
+    filled a cache-sized block at a time."""
     dtype = np.dtype(dtype)
     wide = dtype == np.float64
     group = 2 if wide else 4
     groups = -(-size // group)
-    starts = np.arange(groups, dtype=np.uint64) * np.uint64(group * RESERVED_WORDS_PER_OUTPUT
-                                                            // 4)
     out = np.empty((groups, group), np.float64 if wide else np.float32)
-    filled = np.zeros(groups, np.int64)
-    pending = np.arange(groups)
+    for first in range(0, groups, _GROUPS_PER_BLOCK):
+        block = np.arange(first, min(first + _GROUPS_PER_BLOCK, groups))
+        out[block] = _truncated_normal_groups(key, counter, block, group, wide)
+    return out.reshape(-1)[:size].astype(dtype)
+
+
+_GROUPS_PER_BLOCK = 1 << 16
+
+
+def _truncated_normal_groups(key: tuple, counter: tuple, groups: np.ndarray, group: int,
+                             wide: bool) -> np.ndarray:
+    """The outputs of the given groups: each group's sub-stream read a round at a time until
+    it has `group` normals under 2 in magnitude."""
+    starts = groups.astype(np.uint64) * np.uint64(group * RESERVED_WORDS_PER_OUTPUT // 4)
+    out = np.empty((len(groups), group), np.float64 if wide else np.float32)
+    filled = np.zeros(len(groups), np.int64)
+    pending = np.arange(len(groups))
     used = 0                                     # draws of each sub-stream read so far
     while pending.size:
-        per_round = 4                            # 8 or 16 candidates: nearly always enough
+        per_round = 2                            # 4 or 8 candidates: nearly always enough
         words = np.concatenate(
             [draws_at(key, counter, starts[pending] + np.uint64(used + d))
-             for d in range(per_round)], axis=1)          # (pending, 16) words, in order
+             for d in range(per_round)], axis=1)          # (pending, 8) words, in order
         if wide:
             first, second = box_muller_double(words[:, 0::4], words[:, 1::4],
                                               words[:, 2::4], words[:, 3::4])
@@ -237,7 +251,7 @@ def truncated_normal(key: tuple, counter: tuple, size: int, dtype: np.dtype) -> 
         filled[pending] += take
         pending = pending[filled[pending] < group]
         used += per_round
-    return out.reshape(-1)[:size].astype(dtype)
+    return out
 
 
 def _words64(words: np.ndarray) -> np.ndarray:
