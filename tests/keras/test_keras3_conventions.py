@@ -678,3 +678,28 @@ def test_mutated_h5_models_raise_only_the_documented_classes(tmp_path):
         except (OSError, TypeError, ValueError):
             outcomes["refused"] += 1
     assert outcomes["refused"] > 50 and sum(outcomes.values()) == 200
+
+
+def test_a_model_subclass_built_the_functional_way_is_functional():
+    """keras.io's recipes subclass Model for its train_step and build it with inputs and
+    outputs: Keras 3 makes such a model functional (it raised NotImplementedError here)."""
+    class Custom(keras.Model):
+        def train_step(self, data):
+            return super().train_step(data)
+
+    inputs = keras.Input((2,))
+    model = Custom(inputs, keras.layers.Dense(1, kernel_initializer="ones")(inputs))
+    assert isinstance(model, Custom) and type(model).__name__ == "Custom"
+    np.testing.assert_allclose(np.asarray(model(np.ones((1, 2), "float32"))), [[2.0]])
+    model.compile("sgd", "mse")
+    assert "loss" in model.fit(np.ones((4, 2)), np.ones((4, 1)), verbose=0).history
+
+    class Plain(keras.Model):      # two positional arguments of its own: not functional
+        def __init__(self, units, extra):
+            super().__init__()
+            self.dense = keras.layers.Dense(units)
+
+        def call(self, x):
+            return self.dense(x)
+
+    assert Plain(3, 4)(np.ones((1, 2), "float32")).shape == (1, 3)

@@ -41,6 +41,12 @@ class Model(Layer, Trainer):
     metrics = Trainer.metrics  # the compiled metrics too, not only Layer's tracked ones
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
+        if _functional_arguments(args, kwargs) and not isinstance(self, Functional):
+            # A subclass built the functional way (`M(inputs, outputs)`, or its __init__
+            # passing them on) becomes functional, as Keras 3 injects Functional into it.
+            self.__class__ = _functional_variant(type(self))
+            Functional.__init__(self, *args, **kwargs)
+            return
         name = kwargs.pop("name", None)
         trainable = kwargs.pop("trainable", True)
         dtype = kwargs.pop("dtype", None)
@@ -363,6 +369,24 @@ class Functional(Model):
         model = cls(inputs, outputs, name=config.get("name"))
         model.trainable = config.get("trainable", True)
         return model
+
+
+def _functional_arguments(args: tuple, kwargs: dict) -> bool:
+    """Keras's test for a functional construction: inputs and outputs given."""
+    return len(args) == 2 or (len(args) == 1 and "outputs" in kwargs) or \
+        ("inputs" in kwargs and "outputs" in kwargs)
+
+
+_FUNCTIONAL_VARIANTS: dict = {}
+
+
+def _functional_variant(cls: type) -> type:
+    """`cls` with Functional behind it (its own methods first), made once per class."""
+    if cls not in _FUNCTIONAL_VARIANTS:
+        _FUNCTIONAL_VARIANTS[cls] = type(cls.__name__, (cls, Functional),
+                                         {"__module__": cls.__module__,
+                                          "__qualname__": cls.__qualname__})
+    return _FUNCTIONAL_VARIANTS[cls]
 
 
 def _unpack_singleton(outputs: Any) -> Any:

@@ -7,6 +7,7 @@ from typing import Any
 from tapeflow.framework.sparse_tensor import SparseTensor
 from tapeflow.framework.tensor_conversion import convert_to_tensor
 from tapeflow.keras.layers.layer import Layer
+from tapeflow.keras.ops._dtypes import result_type
 from tapeflow.ops import array_ops, index_ops, math_ops, reduce_ops, sets_ops, sparse_ops
 
 
@@ -30,6 +31,10 @@ class _Merge(Layer):
             raise ValueError(f"A merge layer should be called on a list of inputs. "
                              f"Received: inputs={inputs} (not a list of tensors)")
         xs = [x if isinstance(x, SparseTensor) else convert_to_tensor(x) for x in inputs]
+        if len({x.dtype for x in xs}) > 1 and not _any_sparse(xs):
+            # Keras 3 merges mixed dtypes in their promoted one (int64 and float32: float32).
+            dtype = result_type(*[x.dtype for x in xs])
+            xs = [math_ops.cast(x, dtype) for x in xs]
         if self._reshape_required:  # lower ranks gain axes after the batch axis, as Keras
             if _any_sparse(xs):
                 raise NotImplementedError(f"tapeflow's {type(self).__name__} layer does not "
