@@ -17,27 +17,10 @@ FIXTURE = os.path.join(os.path.dirname(__file__), "fixtures", "keras_api.json")
 with open(FIXTURE) as _f:
     KERAS_API = json.load(_f)["namespaces"]
 
-_APPLICATION = ("not built yet: EfficientNetV2, InceptionResNetV2 and NASNet (the other 30 "
-                "architectures of keras.applications are)")
 _QUANTIZED = "tapeflow has no quantized layer kernels (int8, float8, int4, GPTQ, AWQ)"
 
 # namespace -> {name: why tapeflow.keras does not have it (or has other parameters)}.
 NOT_BUILT: dict = {
-    "applications": {
-        "EfficientNetV2B0": _APPLICATION,
-        "EfficientNetV2B1": _APPLICATION,
-        "EfficientNetV2B2": _APPLICATION,
-        "EfficientNetV2B3": _APPLICATION,
-        "EfficientNetV2L": _APPLICATION,
-        "EfficientNetV2M": _APPLICATION,
-        "EfficientNetV2S": _APPLICATION,
-        "InceptionResNetV2": _APPLICATION,
-        "NASNetLarge": _APPLICATION,
-        "NASNetMobile": _APPLICATION,
-        "efficientnet_v2": _APPLICATION,
-        "inception_resnet_v2": _APPLICATION,
-        "nasnet": _APPLICATION,
-    },
     "dtype_policies": {
         "AWQDTypePolicy": _QUANTIZED,
         "GPTQDTypePolicy": _QUANTIZED,

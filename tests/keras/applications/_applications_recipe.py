@@ -36,16 +36,21 @@ CALLS = {
     "efficientnetb3": ("EfficientNetB3", TOP),
     "efficientnetv2b0": ("EfficientNetV2B0", LOGITS),
     "efficientnetv2s": ("EfficientNetV2S", TOP),
+    "efficientnetv2b3": ("EfficientNetV2B3", {"include_top": False, "input_shape": (33, 35, 3),
+                                              "pooling": "max"}),
+    # one channel: the B variants' ImageNet standardization gives way to scaling to [-1, 1]
+    "efficientnetv2b1_1": ("EfficientNetV2B1", {**LOGITS, "input_shape": (32, 32, 1)}),
     "convnexttiny": ("ConvNeXtTiny", LOGITS),
     "xception": ("Xception", {**LOGITS, "input_shape": (71, 71, 3)}),
     "inceptionv3": ("InceptionV3", {**LOGITS, "input_shape": (75, 75, 3)}),
     "inceptionresnetv2": ("InceptionResNetV2", {**TOP, "input_shape": (75, 75, 3)}),
     "nasnetmobile": ("NASNetMobile", {**TOP, "input_shape": SMALL}),
+    "nasnetlarge": ("NASNetLarge", {"include_top": False, "input_shape": SMALL, "pooling": "avg"}),
 }
 # The calls whose output on seeded weights and images is recorded (one or two per family).
 FORWARD = {"resnet50", "resnet50v2", "vgg16", "densenet121", "mobilenet", "mobilenetv2",
-           "mobilenetv3small", "efficientnetb0", "efficientnetv2b0", "convnexttiny", "xception",
-           "inceptionv3"}
+           "mobilenetv3small", "efficientnetb0", "efficientnetv2b0", "efficientnetv2b1_1",
+           "convnexttiny", "xception", "inceptionv3", "inceptionresnetv2", "nasnetmobile"}
 
 
 def _leaf(name: str) -> str:
