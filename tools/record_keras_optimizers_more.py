@@ -35,6 +35,7 @@ os.environ.setdefault("KERAS_BACKEND", "tensorflow")
 import keras  # noqa: E402
 import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
+from record_keras_optimizers import make  # noqa: E402 - one recipe for both fixtures
 
 OUT = os.path.join(os.path.dirname(__file__), "..", "tests", "keras", "fixtures")
 
@@ -80,15 +81,6 @@ def cases() -> dict:
     out["Muon_no_wd"] = ("Muon", {"learning_rate": 0.02, "weight_decay": None,
                                   "adam_weight_decay": None})
     return out
-
-
-def make(name: str, kwargs: dict):
-    kwargs = dict(kwargs)
-    lr = kwargs.get("learning_rate")
-    if isinstance(lr, dict):
-        kwargs["learning_rate"] = getattr(keras.optimizers.schedules, lr["class_name"])(
-            **lr["config"])
-    return getattr(keras.optimizers, name)(**kwargs)
 
 
 FIT_CASES = {

@@ -10,6 +10,7 @@ which Muon's Newton-Schulz iteration and Lamb's trust ratio carry on."""
 import json
 import os
 import re
+import sys
 
 import numpy as np
 import pytest
@@ -17,6 +18,9 @@ import pytest
 import tapeflow as tf
 from tapeflow import keras
 from tapeflow.keras.optimizers import schedules
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _optimizer_steps import make, ulps  # noqa: E402
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures", "optimizers_more")
 with open(FIXTURES + ".json") as f:
@@ -30,22 +34,6 @@ NEW = ["Adafactor", "Lamb", "Muon", "ScheduleFreeAdamW"]
 # 24: a 1-ulp difference in a step of ~0.5 subtracted from a weight of ~0.04 (cancellation).
 MAX_ULP = {"Adafactor": 6, "Adafactor_relative": 24, "Lamb": 1, "Lamb_clipnorm": 32,
            "Muon": 5, "Muon_clipnorm": 16, "ScheduleFreeAdamW": 2}
-
-
-def make(name, kwargs):
-    kwargs = dict(kwargs)
-    lr = kwargs.get("learning_rate")
-    if isinstance(lr, dict):
-        kwargs["learning_rate"] = getattr(schedules, lr["class_name"])(**lr["config"])
-    return getattr(keras.optimizers, name)(**kwargs)
-
-
-def ulps(a, b):
-    """The largest distance in float32 units in the last place between a and b."""
-    def ordered(x):
-        i = np.asarray(x, np.float32).view(np.int32).astype(np.int64)
-        return np.where(i < 0, -(i & 0x7FFFFFFF), i)
-    return int(np.max(np.abs(ordered(a) - ordered(b)), initial=0))
 
 
 def check(case, got, expected):

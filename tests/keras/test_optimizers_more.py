@@ -11,13 +11,16 @@ reduce_sum adds 12 elements in another order (clipnorm)."""
 import json
 import os
 import re
+import sys
 
 import numpy as np
 import pytest
 
 import tapeflow as tf
 from tapeflow import keras
-from tapeflow.keras.optimizers import schedules
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _optimizer_steps import make, ulps  # noqa: E402
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures", "optimizers")
 with open(FIXTURES + ".json") as f:
@@ -33,22 +36,6 @@ MAX_ULP = {"Nadam": 2, "Nadam_clipnorm": 32, "Adamax_clipnorm": 4, "Lion_clipnor
 # differs between releases: 4 ulp on NumPy 2.4, 142 ulp on a small weight on 2.0) is
 # amplified by clip(z) - z, so its cases compare relatively.
 FTRL_RTOL = 2e-4
-
-
-def make(name, kwargs):
-    kwargs = dict(kwargs)
-    lr = kwargs.get("learning_rate")
-    if isinstance(lr, dict):
-        kwargs["learning_rate"] = getattr(schedules, lr["class_name"])(**lr["config"])
-    return getattr(keras.optimizers, name)(**kwargs)
-
-
-def ulps(a, b):
-    """The largest distance in float32 units in the last place between a and b."""
-    def ordered(x):
-        i = np.asarray(x, np.float32).view(np.int32).astype(np.int64)
-        return np.where(i < 0, -(i & 0x7FFFFFFF), i)
-    return int(np.max(np.abs(ordered(a) - ordered(b)), initial=0))
 
 
 def check(case, got, expected):
