@@ -1,7 +1,8 @@
 """The Keras documentation programs of tests/keras/programs/ under tapeflow and under
 TensorFlow + Keras 3: wall time per program, side by side on this machine.
 
-Each program runs in a fresh interpreter through tests/keras/programs/_runner.py, once per
+Each program runs in a fresh interpreter through
+tests/keras/programs/_keras_programs_runner.py, once per
 side per round, the sides taking turns (round 1: tapeflow, Keras; round 2: ...), so that the
 machine's drifts hit both alike; a program's time is the best of its rounds, measured from
 its first line (`import keras` included) to its last, without the interpreter's start; a
@@ -32,7 +33,7 @@ from pathlib import Path
 from typing import Optional
 
 ROOT = Path(__file__).resolve().parents[1]
-RUNNER_PATH = ROOT / "tests" / "keras" / "programs" / "_runner.py"
+RUNNER_PATH = ROOT / "tests" / "keras" / "programs" / "_keras_programs_runner.py"
 TFENV_PYTHON = "/tmp/tfenv/bin/python"
 
 

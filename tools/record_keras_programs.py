@@ -6,7 +6,8 @@ Run with the throwaway TensorFlow + Keras venv (never a tapeflow dependency):
 
 Without arguments it records every program of the directory; with arguments, the ones named
 (file names, paths or stems). Each program runs in a fresh interpreter through
-tests/keras/programs/_runner.py (`--backend keras`); its stdout lines, the versions and the
+tests/keras/programs/_keras_programs_runner.py (`--backend keras`); its stdout lines, the
+versions and the
 program's wall time go to tests/keras/programs/fixtures/<program>.json. A program that fails
 under Keras is reported and leaves its fixture as it was.
 """
@@ -19,7 +20,8 @@ import json
 import sys
 from pathlib import Path
 
-RUNNER_PATH = Path(__file__).resolve().parents[1] / "tests" / "keras" / "programs" / "_runner.py"
+RUNNER_PATH = (Path(__file__).resolve().parents[1] / "tests" / "keras" / "programs"
+               / "_keras_programs_runner.py")
 
 
 def load_runner():

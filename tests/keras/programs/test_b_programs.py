@@ -2,11 +2,11 @@
 shortened, seeded, on synthetic data) run unchanged under tapeflow's Keras and print what
 Keras 3.15.1 printed for them: text exactly, numbers to float32 rounding after a short seeded
 training. Keras's output is recorded in fixtures/ by tools/record_keras_programs.py (TF 2.21 /
-Keras 3.15.1); each program runs in a fresh interpreter through _runner.py."""
+Keras 3.15.1); each program runs in a fresh interpreter through _keras_programs_runner.py."""
 
 import numpy as np
 import pytest
-from _runner import compare_lines, load_fixture, program_files, run_program
+from _keras_programs_runner import compare_lines, load_fixture, program_files, run_program
 
 from tapeflow import keras
 
