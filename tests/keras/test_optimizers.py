@@ -233,3 +233,30 @@ def test_piecewise_constant_and_inverse_time_decay_match_keras():
     inverse = schedules.InverseTimeDecay(0.1, 2, 0.5)
     np.testing.assert_allclose([float(inverse(0)), float(inverse(3))], [0.1, 0.0571429],
                                rtol=1e-5)
+
+
+@pytest.mark.parametrize("name", ["Adam", "SGD", "RMSprop"])
+def test_checkpoint_restored_before_fit_keeps_the_optimizer_state(name, tmp_path):
+    """A tf.train.Checkpoint restored into a model whose optimizer is not built yet, then
+    `fit`: the slots start from the checkpoint, as in TF (fit's traced step builds the
+    optimizer; the restored slots were lost there and training went elsewhere)."""
+    x, y = np.ones((8, 2), "float32"), np.zeros((8, 1), "float32")
+
+    def compiled():
+        model = tf.keras.Sequential([tf.keras.layers.Dense(1, kernel_initializer="ones")])
+        model.build((None, 2))
+        model.compile(getattr(tf.keras.optimizers, name)(0.1, **(
+            {"momentum": 0.9} if name == "SGD" else {})), "mse")
+        return model
+
+    original = compiled()
+    original.fit(x, y, epochs=2, verbose=0)
+    path = tf.train.Checkpoint(model=original, optimizer=original.optimizer).save(
+        str(tmp_path / "ckpt"))
+    restored = compiled()
+    tf.train.Checkpoint(model=restored, optimizer=restored.optimizer).restore(path)
+    original.fit(x, y, epochs=1, verbose=0)
+    restored.fit(x, y, epochs=1, verbose=0)
+    for a, b in zip(original.optimizer.variables, restored.optimizer.variables):
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+    np.testing.assert_array_equal(original.get_weights()[0], restored.get_weights()[0])

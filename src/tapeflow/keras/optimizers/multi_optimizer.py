@@ -18,6 +18,7 @@ from typing import Any, Callable, Iterator, Optional, Sequence, Union
 
 import numpy as np
 
+from tapeflow.framework.context import init_scope
 from tapeflow.keras.optimizers.loss_scale_optimizer import LossScaleOptimizer
 from tapeflow.keras.optimizers.optimizer import Optimizer
 
@@ -229,7 +230,8 @@ class MultiOptimizer(Optimizer):
             raise ValueError(f"The checkpoint holds {len(values)} values for optimizer "
                              f"'{self.name}' but it has {len(self.variables)} variables once "
                              "built: was it saved from a different optimizer or model?")
-        self.set_weights(values)
+        with init_scope():   # eagerly, also when fit's traced step builds it (see Optimizer)
+            self.set_weights(values)
 
     def get_weights(self) -> list:
         """The values of `variables` (the inner optimizers' included)."""

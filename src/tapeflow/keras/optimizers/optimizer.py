@@ -16,7 +16,7 @@ from typing import Any, Iterable, Optional, Sequence
 import numpy as np
 
 from tapeflow.framework import dtypes as _dtypes
-from tapeflow.framework.context import context
+from tapeflow.framework.context import context, init_scope
 from tapeflow.framework.indexed_slices import IndexedSlices
 from tapeflow.ops.indexed_slices_ops import densify
 from tapeflow.framework.tensor import Tensor
@@ -236,7 +236,10 @@ class Optimizer:
             raise ValueError(f"The checkpoint holds {len(values)} values for optimizer "
                              f"'{self.name}' but it has {len(self._variables)} variables once "
                              "built: was it saved from a different optimizer or model?")
-        self.set_weights(values)
+        # The slots' starting values, set eagerly even when `fit`'s traced step builds the
+        # optimizer: an assignment inside the trace would be an op of the step (or lost).
+        with init_scope():
+            self.set_weights(values)
 
     def _get_variable_index(self, variable: Variable) -> int:
         return self._trainable_variables_indices[id(variable)]
