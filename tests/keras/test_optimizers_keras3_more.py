@@ -32,8 +32,9 @@ NEW = ["Adafactor", "Lamb", "Muon", "ScheduleFreeAdamW"]
 
 # Measured against the fixture (the maximum over all steps and variables). Adafactor_relative's
 # 24: a 1-ulp difference in a step of ~0.5 subtracted from a weight of ~0.04 (cancellation).
-MAX_ULP = {"Adafactor": 6, "Adafactor_relative": 24, "Lamb": 1, "Lamb_clipnorm": 32,
-           "Muon": 5, "Muon_clipnorm": 16, "ScheduleFreeAdamW": 2}
+# Lamb_sparse: 2 on the lowest supported NumPy (2.0's float32 arithmetic rounds once otherwise).
+MAX_ULP = {"Adafactor": 6, "Adafactor_relative": 24, "Lamb": 1, "Lamb_sparse": 2,
+           "Lamb_clipnorm": 32, "Muon": 5, "Muon_clipnorm": 16, "ScheduleFreeAdamW": 2}
 
 
 def check(case, got, expected):
