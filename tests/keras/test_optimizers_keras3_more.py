@@ -32,8 +32,9 @@ NEW = ["Adafactor", "Lamb", "Muon", "ScheduleFreeAdamW"]
 
 # Measured against the fixture (the maximum over all steps and variables). Adafactor_relative's
 # 24: a 1-ulp difference in a step of ~0.5 subtracted from a weight of ~0.04 (cancellation).
-# Lamb_sparse: 2 on the lowest supported NumPy (2.0's float32 arithmetic rounds once otherwise).
-MAX_ULP = {"Adafactor": 6, "Adafactor_relative": 24, "Lamb": 1, "Lamb_sparse": 2,
+# Lamb_sparse: 1 on NumPy 2.4, 32 on the lowest supported NumPy (2.0.2), whose float32 sums
+# for the trust ratio's norms round otherwise; the ratio amplifies it, as for Lamb_clipnorm.
+MAX_ULP = {"Adafactor": 6, "Adafactor_relative": 24, "Lamb": 1, "Lamb_sparse": 32,
            "Lamb_clipnorm": 32, "Muon": 5, "Muon_clipnorm": 16, "ScheduleFreeAdamW": 2}
 
 
