@@ -616,8 +616,18 @@ def _nd_rule(x: ShapedArray, axes: ShapedArray, *lengths: ShapedArray, kind: str
     return ShapedArray(None if x.shape is None else (None,) * len(x.shape), dtype)
 
 
-_ND_GRAD = Primitive("FFTNDGrad", _nd_grad_kernel, differentiable=False, register=False,
-                     shape_rule=lambda g, x, *rest, **attrs: ShapedArray(x.shape, x.dtype))
+def _nd_second_order(*_: Any, **__: Any) -> None:
+    raise NotImplementedError(
+        "The second derivative of an N-D FFT whose fft_length or axes are known only when the "
+        "traced graph runs is not built (its first derivative is a NumPy kernel); give them as "
+        "Python values to differentiate twice.")
+
+
+# The first derivative is a kernel of its own; differentiating it again raises (rather than
+# giving None, which a non-differentiable primitive would).
+_ND_GRAD = Primitive("FFTNDGrad", _nd_grad_kernel, register=False,
+                     shape_rule=lambda g, x, *rest, **attrs: ShapedArray(x.shape, x.dtype)
+                     ).defvjp(_nd_second_order)
 _ND = Primitive("FFTND", _nd_kernel, shape_rule=_nd_rule, register=False).defvjp(
     lambda g, ans, x, axes, *lengths, **attrs: (
         bind(_ND_GRAD, (g, x, axes) + lengths, attrs), None) + (None,) * len(lengths))
