@@ -19,7 +19,7 @@ from tapeflow.autodiff.core import Primitive, bind
 from tapeflow.framework.abstract import ShapedArray
 from tapeflow.framework.exports import populate as _populate
 from tapeflow.framework.exports import tf_export
-from tapeflow.ops._static import read_at_run_time, reads_static, static_value
+from tapeflow.ops._static import read_at_run_time, reads_static, reads_variables, static_value
 
 __all__: list = []
 
@@ -490,6 +490,7 @@ def _validate_mel(num_mel_bins: int, sample_rate: Any, lower_edge_hertz: float,
 
 
 @tf_export("signal.linear_to_mel_weight_matrix")
+@reads_variables
 def linear_to_mel_weight_matrix(num_mel_bins: int = 20, num_spectrogram_bins: int = 129,
                                 sample_rate: Any = 8000, lower_edge_hertz: float = 125.0,
                                 upper_edge_hertz: float = 3800.0, dtype: Any = tf.float32,

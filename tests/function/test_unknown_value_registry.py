@@ -498,3 +498,41 @@ def test_gradient_through_a_run_time_argument_equals_eager(name):
     traced = tf.function(f, input_signature=[x_spec, arg_spec])
     np.testing.assert_allclose(_weighted_gradient(traced, x, arg), _weighted_gradient(f, x, arg),
                                rtol=1e-5, atol=1e-5)
+
+
+# -- the argument as a tf.Variable ---------------------------------------------------------------
+
+def _accepted_params():
+    return [p for p in _params() if p.values[0]["tf"]["accepted"]]
+
+
+@pytest.mark.parametrize("record", _accepted_params())
+def test_op_reads_a_variable_argument_when_the_graph_runs(record):
+    """A tf.Variable given as the argument is read when the graph runs, as TF reads it: an
+    assignment between calls changes the result (one trace), as the eager op computes it."""
+    case = Case(record)
+    slot = next(i for i, x in enumerate(case.inputs) if x is case.tested)
+    variable = tf.Variable(case.tested.values[0], dtype=case.tested.dtype)
+
+    def call(*others):
+        return case.call(*others[:slot], variable, *others[slot:])
+
+    specs = case.specs(case.tf["known_dims"])
+    f = tf.function(call, input_signature=specs[:slot] + specs[slot + 1:])
+    if isinstance(_eager(case, 0), tf.errors.UnimplementedError):   # the op itself is missing
+        with pytest.raises(tf.errors.UnimplementedError):
+            f(*case.feed(0)[:slot], *case.feed(0)[slot + 1:])
+        return
+    for run, tf_run in enumerate(case.tf["runs"]):
+        variable.assign(case.tested.values[run])
+        feed = case.feed(run)
+        del feed[slot]
+        if "error" in tf_run and not tf_run["no_kernel"]:
+            with pytest.raises(_TF_CLASSES.get(tf_run["error"], Exception)):
+                [_as_numpy(t) for t in _flat(f(*feed))]
+            continue
+        traced = [_as_numpy(t) for t in _flat(f(*feed))]
+        _same_outputs(traced, _eager(case, run), f"run {run}: traced vs eager", case.random)
+        if "outputs" in tf_run:
+            _same_outputs(traced, _tf_outputs(tf_run), f"run {run}: traced vs TF", case.random)
+    assert f.experimental_get_tracing_count() == 1

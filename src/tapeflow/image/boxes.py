@@ -17,7 +17,7 @@ import tapeflow as tf
 from tapeflow.framework.abstract import ShapedArray
 from tapeflow.image._common import (_F32, _as_f32, _bind, _checked, _image_hw, _int32,
                                     _needs_run_time, _numpy_op, _run_time_hw, _zeros_around)
-from tapeflow.ops._static import is_traced
+from tapeflow.ops._static import is_traced, reads_variables
 
 __all__ = ["extract_patches", "crop_and_resize", "extract_glimpse", "draw_bounding_boxes",
            "non_max_suppression", "non_max_suppression_with_scores",
@@ -157,6 +157,7 @@ def _crop_and_resize(image: Any, boxes: Any, box_indices: Any, crop: tuple, meth
     return tf.where(inside, out, tf.constant(extrapolation_value, tf.float32))
 
 
+@reads_variables
 def crop_and_resize(image: Any, boxes: Any, box_indices: Any, crop_size: Any,
                     method: str = "bilinear", extrapolation_value: float = 0.0,
                     name: Optional[str] = None) -> Any:
@@ -284,6 +285,7 @@ def _glimpse_kernel(x: np.ndarray, offsets: np.ndarray, size: tuple, centered: b
     return out
 
 
+@reads_variables
 def extract_glimpse(input: Any, size: Any, offsets: Any, centered: bool = True,  # noqa: A002
                     normalized: bool = True, noise: str = "uniform",
                     name: Optional[str] = None) -> Any:

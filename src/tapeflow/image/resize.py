@@ -20,6 +20,7 @@ import numpy as np
 
 import tapeflow as tf
 from tapeflow.framework.abstract import ShapedArray
+from tapeflow.ops._static import reads_variables
 from tapeflow.image._common import (_batched, _bind, _image_hw, _int32, _needs_run_time,
                                     _no_gradient, _numpy_op, _run_time_hw)
 
@@ -409,6 +410,7 @@ def _resize_run_time(images: Any, size: Any, method: str, preserve_aspect_ratio:
     return _no_gradient("ResizeArea", x * inverse)
 
 
+@reads_variables
 def resize(images: Any, size: Any, method: str = ResizeMethod.BILINEAR,
            preserve_aspect_ratio: bool = False, antialias: bool = False,
            name: Optional[str] = None) -> Any:

@@ -12,7 +12,7 @@ from tapeflow.image._common import (_F32, _as_f32, _batched, _image_hw, _image_r
                                     _int32, _needs_run_time, _require, _run_time_hw,
                                     _zeros_around)
 from tapeflow.image.resize import ResizeMethod, resize
-from tapeflow.ops._static import is_traced
+from tapeflow.ops._static import is_traced, reads_variables
 
 __all__ = ["flip_left_right", "flip_up_down", "rot90", "transpose", "central_crop",
            "crop_to_bounding_box", "pad_to_bounding_box", "resize_with_crop_or_pad",
@@ -32,6 +32,7 @@ def flip_up_down(image: Any) -> Any:
     return tf.reverse(image, [image.shape.rank - 3])
 
 
+@reads_variables
 def rot90(image: Any, k: int = 1, name: Optional[str] = None) -> Any:
     """Rotates counter-clockwise by `k` quarter turns. A traced `k` picks the rotation as the
     graph runs (TF's case: height and width then unknown while tracing)."""
@@ -61,6 +62,7 @@ def transpose(image: Any, name: Optional[str] = None) -> Any:
     return tf.transpose(image, [0, 2, 1, 3] if image.shape.rank == 4 else [1, 0, 2])
 
 
+@reads_variables
 def central_crop(image: Any, central_fraction: float) -> Any:
     """The central `central_fraction` of the height and width (TF's rounding of the start)."""
     image = tf.convert_to_tensor(image)
@@ -110,6 +112,7 @@ def _gather_box(images: Any, top: Any, left: Any, rows: Any, cols: Any) -> Any:
     return tf.gather(out, tf.range(cols) + left, axis=2)
 
 
+@reads_variables
 def crop_to_bounding_box(image: Any, offset_height: int, offset_width: int,
                          target_height: int, target_width: int) -> Any:
     """The box of `target_height` x `target_width` at (`offset_height`, `offset_width`).
@@ -146,6 +149,7 @@ def _check_crop(height: Any, width: Any, offset_height: Any, offset_width: Any,
     _require(height >= target_height + offset_height, "height must be >= target + offset.")
 
 
+@reads_variables
 def pad_to_bounding_box(image: Any, offset_height: int, offset_width: int,
                         target_height: int, target_width: int) -> Any:
     """`image` placed at (`offset_height`, `offset_width`) in zeros of the target size.
@@ -200,6 +204,7 @@ def _min(x: Any, y: Any) -> Any:
         else min(x, y)
 
 
+@reads_variables
 def resize_with_crop_or_pad(image: Any, target_height: int, target_width: int) -> Any:
     """Centrally crops and/or zero-pads to the target size."""
     images, unbatched = _batched(image, "resize_image_with_crop_or_pad")
@@ -230,6 +235,7 @@ def _crop_or_pad_run_time(images: Any, target_height: Any, target_width: Any) ->
                                target_height, target_width)
 
 
+@reads_variables
 def resize_with_pad(image: Any, target_height: int, target_width: int,
                     method: str = ResizeMethod.BILINEAR, antialias: bool = False) -> Any:
     """Resizes keeping the aspect ratio, then zero-pads to the target size."""

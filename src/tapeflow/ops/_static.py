@@ -9,6 +9,9 @@ just the value; under a trace, the wrapper's outputs are passed through a check
 (`TracedValueCheck`) that the argument still has the value the function was traced with, so a
 different value raises a clear InvalidArgumentError instead of giving wrong numbers.
 
+A tf.Variable given as such an argument is read in the graph first (`reads_static`,
+`reads_variables`): TF's ops take it as a run-time input, so it takes the traced-tensor path.
+
 Output SHAPES that depend on input values (boolean_mask, where, unique) need no such check:
 tracing gives them unknown dims, and the graph computes them as it runs.
 """
@@ -28,6 +31,7 @@ from tapeflow.framework.context import context
 from tapeflow.framework.errors import InvalidArgumentError
 from tapeflow.framework.tensor import Tensor, TensorLike
 from tapeflow.framework.tensor_conversion import convert_to_tensor
+from tapeflow.framework.variables import Variable
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -103,6 +107,8 @@ def read_at_run_time(arg: Any) -> bool:
 def _holds_run_time_value(arg: Any) -> bool:
     if isinstance(arg, (list, tuple)):
         return any(_holds_run_time_value(a) for a in arg)
+    if isinstance(arg, Variable):   # its value may change between runs: read in the graph
+        return True
     return is_traced(arg) and not arg._graph.values[arg._vid].fixed
 
 
@@ -185,6 +191,35 @@ def _guard_outputs(out: Any, checks: list) -> Any:
     return nest.map_structure(guard, out)
 
 
+def _read_variables(arg: Any) -> Any:
+    """`arg` with a tf.Variable (itself, or an item of a list/tuple) read in the graph being
+    traced: TF's ops take a variable given as a shape, axis or size as a run-time input, so an
+    assignment between calls changes what the graph computes."""
+    if isinstance(arg, Variable):
+        return convert_to_tensor(arg)
+    if isinstance(arg, (list, tuple)) and any(isinstance(a, Variable) for a in arg):
+        return type(arg)(convert_to_tensor(a) if isinstance(a, Variable) else a for a in arg)
+    return arg
+
+
+def _variables_read(args: tuple, kwargs: dict) -> tuple:
+    return (tuple(_read_variables(a) for a in args),
+            {k: _read_variables(v) for k, v in kwargs.items()})
+
+
+def reads_variables(fn: F) -> F:
+    """Decorates a public op built on other ops that reads a size, offset or count while
+    tracing: under a trace, a tf.Variable among its arguments is read in the graph first, so
+    it takes the op's path for traced tensors (read when the graph runs) instead of being
+    taken for a Python value. Eagerly it costs one test."""
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        if context.state.graph is not None:
+            args, kwargs = _variables_read(args, kwargs)
+        return fn(*args, **kwargs)
+    return wrapper  # type: ignore[return-value]
+
+
 def reads_static(fn: F) -> F:
     """Decorates an op wrapper that reads static arguments with `static_value`: under a trace,
     its tensor outputs are checked at run time to have been computed with the traced values.
@@ -193,6 +228,7 @@ def reads_static(fn: F) -> F:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         if context.state.graph is None:
             return fn(*args, **kwargs)
+        args, kwargs = _variables_read(args, kwargs)
         scopes = _scopes()
         scopes.append([])
         try:

@@ -32,7 +32,7 @@ from tapeflow.framework.tensor import Tensor
 from tapeflow.framework.convert import enum_name, mismatch_error
 from tapeflow.framework.exports import tf_export
 from tapeflow.ops._convert import convert_to_tensor, is_bfloat16, require
-from tapeflow.ops._static import is_traced
+from tapeflow.ops._static import is_traced, reads_variables
 from tapeflow.ops.array_ops import (concat, expand_dims, gather, reshape, shape, squeeze,
                                     transpose)
 from tapeflow.ops.manip_ops import pad
@@ -639,6 +639,7 @@ def conv1d(input: Any, filters: Any, stride: Any, padding: Any,  # noqa: A002 - 
 
 
 @tf_export("nn.conv2d_transpose")
+@reads_variables
 def conv2d_transpose(input: Any, filters: Any, output_shape: Any,  # noqa: A002 - TF's name
                      strides: Any, padding: Any = "SAME", data_format: str = "NHWC",
                      dilations: Any = None, name: Optional[str] = None) -> Tensor:
@@ -1356,6 +1357,7 @@ def conv_nd(x: Any, w: Any, strides: tuple, padding: str, dilations: tuple) -> T
 
 
 @tf_export("nn.conv3d_transpose")
+@reads_variables
 def conv3d_transpose(input: Any, filters: Any, output_shape: Any,  # noqa: A002 - TF's name
                      strides: Any, padding: str = "SAME", data_format: str = "NDHWC",
                      dilations: Any = None, name: Optional[str] = None) -> Tensor:
@@ -1423,6 +1425,7 @@ def _triple_in(value: Any, name: str, op_name: str, first: bool) -> tuple:
 
 
 @tf_export("nn.conv1d_transpose")
+@reads_variables
 def conv1d_transpose(input: Any, filters: Any, output_shape: Any,  # noqa: A002 - TF's name
                      strides: Any, padding: str = "SAME", data_format: str = "NWC",
                      dilations: Any = None, name: Optional[str] = None) -> Tensor:

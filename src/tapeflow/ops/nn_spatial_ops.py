@@ -21,7 +21,7 @@ from tapeflow.framework.errors import InvalidArgumentError, NotFoundError
 from tapeflow.framework.exports import tf_export
 from tapeflow.framework.tensor import Tensor
 from tapeflow.ops._convert import convert_to_tensor
-from tapeflow.ops._static import read_at_run_time, reads_static, static_value
+from tapeflow.ops._static import read_at_run_time, reads_static, reads_variables, static_value
 from tapeflow.ops.array_ops import reshape, shape as shape_op, slice_tensor, stack, transpose
 from tapeflow.ops.conv_ops import _check_padding_name
 from tapeflow.ops.manip_ops import pad
@@ -626,6 +626,7 @@ def _atrous_output_shape(output_shape: Any) -> Any:
 
 
 @tf_export("nn.conv_transpose")
+@reads_variables
 def conv_transpose(input: Any, filters: Any, output_shape: Any, strides: Any,  # noqa: A002
                    padding: str = "SAME", data_format: Optional[str] = None,
                    dilations: Any = None, name: Optional[str] = None) -> Tensor:
