@@ -1508,11 +1508,22 @@ def strided_slice(input_: Any, begin: Any, end: Any, strides: Any = None, begin_
             f"Expected begin, end, and strides to be 1D equal size tensors, but got shapes "
             f"{dims_text(begin.shape)}, {dims_text(end.shape)}, and "
             f"{dims_text(strides.shape)} instead. [Op:StridedSlice]")
-    if bin(int(ellipsis_mask)).count("1") > 1:
+    masks = {"begin_mask": int(begin_mask), "end_mask": int(end_mask),
+             "ellipsis_mask": int(ellipsis_mask), "new_axis_mask": int(new_axis_mask),
+             "shrink_axis_mask": int(shrink_axis_mask)}
+    return slice_tensor(input_, _masked_key(begin.tolist(), end.tolist(), strides.tolist(),
+                                            **masks))
+
+
+def _masked_key(begin: list, end: list, strides: list, begin_mask: int, end_mask: int,
+                ellipsis_mask: int, new_axis_mask: int, shrink_axis_mask: int) -> tuple:
+    """The `__getitem__` key that StridedSlice's vectors (Python ints) and bit masks describe
+    (bit i of a mask speaks of entry i), with TF's kernel errors."""
+    if bin(ellipsis_mask).count("1") > 1:
         raise InvalidArgumentError("Multiple ellipses in slice spec not allowed "
                                    "[Op:StridedSlice]")
-    key = []
-    for i, (b, e, step) in enumerate(zip(begin.tolist(), end.tolist(), strides.tolist())):
+    key: list = []
+    for i, (b, e, step) in enumerate(zip(begin, end, strides)):
         bit = 1 << i
         if ellipsis_mask & bit:
             key.append(Ellipsis)
@@ -1528,7 +1539,7 @@ def strided_slice(input_: Any, begin: Any, end: Any, strides: Any = None, begin_
         else:
             key.append(builtins.slice(None if begin_mask & bit else int(b),
                                       None if end_mask & bit else int(e), int(step)))
-    return slice_tensor(input_, tuple(key))
+    return tuple(key)
 
 
 # -- strided_slice with begin, end or strides read when the graph runs -----------------------------
@@ -1559,27 +1570,85 @@ _check_strides = Primitive(
 _check_strides.defjvp(lambda tangents, ans, x, strides, **attrs: tangents[0])
 
 
-def _slice_spec_elements(arg: Any, name: str) -> Any:
-    """A begin/end/strides argument as a list of its elements: Python ints, or scalar
-    tensors where it is a traced vector (read as the graph runs)."""
-    if not read_at_run_time(arg):
-        return np.asarray(static_value(arg, "StridedSlice")).tolist()
-    t = convert_to_tensor(arg)
+def _slice_spec_vector(arg: Any, name: str) -> Tensor:
+    """A begin/end/strides argument as an integer tensor (TF's allowed dtypes checked)."""
+    t = convert_to_tensor(arg, dtype_hint=_dtypes.int32)
     if t.dtype.name not in ("int16", "int32", "int64"):
         raise TypeError(f"Value passed to parameter '{name}' has DataType {t.dtype.name} not "
                         f"in list of allowed values: int16, int32, int64")
+    if t._value.shape is not None and len(t._value.shape) != 1:
+        raise ValueError(f"Shape must be rank 1 but is rank {len(t._value.shape)} for "
+                         f"'{{{{node StridedSlice}}}} = StridedSlice'")
+    return t
+
+
+def _length(t: Tensor) -> Optional[int]:
     shape = t._value.shape
-    if shape is None or len(shape) != 1 or shape[0] is None:
-        raise NotImplementedError(f"StridedSlice: {name} is a tensor whose length is known "
-                                  f"only when the traced graph runs; tapeflow needs it while "
-                                  f"tracing.")
-    return [t[i] for i in builtins.range(shape[0])]
+    return None if shape is None else shape[0]
+
+
+def _slice_spec_elements(arg: Any, name: str) -> Any:
+    """A begin/end/strides argument as a list of its elements: Python ints, or scalar
+    tensors where it is a traced vector of known length (read as the graph runs)."""
+    if not read_at_run_time(arg):
+        return np.asarray(static_value(arg, "StridedSlice")).tolist()
+    t = _slice_spec_vector(arg, name)
+    return [t[i] for i in builtins.range(t._value.shape[0])]
+
+
+# StridedSlice whose begin, end and strides vectors have lengths known only when the graph
+# runs (TF then knows no rank for the result): the whole key is made as the graph runs.
+
+def _vector_key(x_shape: tuple, begin: np.ndarray, end: np.ndarray, strides: tuple,
+                masks: dict) -> tuple:
+    # `strides`: empty where the call gave none (all 1).
+    strides = strides[0] if strides else np.ones_like(begin)
+    if not begin.shape == end.shape == strides.shape:
+        raise InvalidArgumentError(
+            f"Expected begin, end, and strides to be 1D equal size tensors, but got shapes "
+            f"{dims_text(begin.shape)}, {dims_text(end.shape)}, and "
+            f"{dims_text(strides.shape)} instead. [Op:StridedSlice]")
+    key = _masked_key(begin.tolist(), end.tolist(), strides.tolist(), **masks)
+    return _normalize_index(key, x_shape)
+
+
+def _vector_slice_kernel(x: np.ndarray, begin: np.ndarray, end: np.ndarray,
+                         *strides: np.ndarray, **masks: int) -> np.ndarray:
+    return _strided_slice_kernel(x, _vector_key(x.shape, begin, end, strides, masks))
+
+
+def _vector_slice_grad_kernel(g: np.ndarray, shape: np.ndarray, begin: np.ndarray,
+                              end: np.ndarray, *strides: np.ndarray, **masks: int
+                              ) -> np.ndarray:
+    shape = tuple(int(d) for d in shape)
+    return _slice_grad_kernel(g, shape=shape,
+                              key=_vector_key(shape, begin, end, strides, masks))
+
+
+_vector_slice = Primitive(
+    "StridedSliceOfVectors", _vector_slice_kernel, register=False,
+    shape_rule=lambda x, *vectors, **masks: ShapedArray(None, x.dtype)).defvjp(
+    lambda g, ans, x, *vectors, **masks: (
+        bind(_vector_slice_grad, (g, _shape_of(x), *vectors), masks), *(None for _ in vectors)))
+
+_vector_slice_grad = Primitive(
+    "StridedSliceOfVectorsGrad", _vector_slice_grad_kernel, register=False,
+    shape_rule=lambda g, shape, *vectors, **masks: ShapedArray(None, g.dtype)).defvjp(
+    lambda gg, ans, g, shape, *vectors, **masks: (
+        bind(_vector_slice, (gg, *vectors), masks), None, *(None for _ in vectors)))
 
 
 def _strided_slice_at_run_time(x: Any, begin: Any, end: Any, strides: Any, begin_mask: int,
                                end_mask: int, ellipsis_mask: int, new_axis_mask: int,
                                shrink_axis_mask: int) -> Tensor:
     x = convert_to_tensor(x)
+    masks = {"begin_mask": int(begin_mask), "end_mask": int(end_mask),
+             "ellipsis_mask": int(ellipsis_mask), "new_axis_mask": int(new_axis_mask),
+             "shrink_axis_mask": int(shrink_axis_mask)}
+    vectors = [_slice_spec_vector(v, name) for v, name in
+               ((begin, "begin"), (end, "end"), (strides, "strides")) if v is not None]
+    if any(_length(v) is None for v in vectors):   # the key's length too is a run-time value
+        return bind(_vector_slice, (x, *vectors), masks)
     begin, end = _slice_spec_elements(begin, "begin"), _slice_spec_elements(end, "end")
     steps = [1] * len(begin) if strides is None else _slice_spec_elements(strides, "strides")
     if not len(begin) == len(end) == len(steps):
@@ -1620,6 +1689,8 @@ def slice_tensor(tensor: Any, key: Any) -> Tensor:
     if _is_bool_mask(key):
         from tapeflow.ops.index_ops import boolean_mask  # index_ops builds on this module
         return boolean_mask(x, key)
+    if x._value.shape is None and context.graph is not None:
+        return _slice_unknown_rank(x, key)
     traced = _traced_key(key) if context.graph is not None else None
     key = _normalize_index(key, x._value.shape)   # checks types and the example's bounds
     if traced is None:
@@ -1627,6 +1698,35 @@ def slice_tensor(tensor: Any, key: Any) -> Tensor:
     template, tensors = traced
     # A tensor slice bound makes its dim unknown (the rule's None): the graph holds for all.
     return bind(_dynamic_slice, (x,) + tuple(tensors), {"template": template})
+
+
+def _slice_unknown_rank(x: Tensor, key: Any) -> Tensor:
+    """`x[key]` for `x` of a rank tracing does not know: the key as StridedSlice's vectors
+    and masks (as TF's `__getitem__` builds them), read as the graph runs."""
+    items = key if isinstance(key, (list, tuple)) else (key,)
+    begin, end, strides, masks = [], [], [], dict.fromkeys(
+        ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask"), 0)
+    for i, item in enumerate(items):
+        bit = 1 << i
+        if isinstance(item, builtins.slice):
+            masks["begin_mask"] |= bit if item.start is None else 0
+            masks["end_mask"] |= bit if item.stop is None else 0
+            begin.append(0 if item.start is None else item.start)
+            end.append(0 if item.stop is None else item.stop)
+            strides.append(1 if item.step is None else item.step)
+            continue
+        if item is Ellipsis or item is None:
+            masks["ellipsis_mask" if item is Ellipsis else "new_axis_mask"] |= bit
+            begin.append(0)
+            end.append(0)
+        else:   # an index: a slice of one, shrunk away
+            masks["shrink_axis_mask"] |= bit
+            begin.append(item)
+            end.append(item + 1)
+        strides.append(1)
+    vectors = [stack([convert_to_tensor(v, dtype_hint=_dtypes.int32) for v in vector])
+               for vector in (begin, end, strides)]
+    return bind(_vector_slice, (x, *vectors), masks)
 
 
 @tf_export("slice")
