@@ -459,7 +459,7 @@ class Trainer:
         eagerly (`run_eagerly=True`, or a layer draws NumPy-seeded randomness, which a trace
         would freeze into a constant)."""
         step = getattr(self, f"{kind}_step")
-        if self.run_eagerly or not _traceable(self):
+        if self.run_eagerly:
             return step
         cache = self.__dict__.setdefault("_step_functions", {})
         if kind not in cache:
@@ -773,13 +773,6 @@ def _capped_epochs(epochs: int) -> int:
         warnings.warn(f"Limiting epochs to {cap}", stacklevel=3)
         return cap
     return epochs
-
-
-def _traceable(model: Any) -> bool:
-    """False when a layer draws from a NumPy-seeded stream (a seeded Dropout): a trace would
-    bake one draw in as a constant, so such a model trains eagerly."""
-    layers = [model] + (model._flatten_layers() if hasattr(model, "_flatten_layers") else [])
-    return not any(getattr(layer, "_seed_generator", None) is not None for layer in layers)
 
 
 def _as_batch(batch: tuple) -> Any:

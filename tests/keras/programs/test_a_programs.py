@@ -9,15 +9,7 @@ from _keras_programs_runner import compare_lines, load_fixture, program_files, r
 
 PROGRAMS = program_files(prefix="a_")
 # Programs that do not (yet) print what Keras printed, with the reason.
-_EAGER_FIT_SEEDS = (
-    "tf.random.uniform/normal without a seed inside train_step draw other numbers than Keras: "
-    "a model with a Dropout layer makes tapeflow's fit run train_step eagerly "
-    "(keras/trainer.py _traceable), so the op seeds are the eager ones (random.Random draws) "
-    "where TF's traced step uses the graph's 0, 1, 2, ...; without those draws the numbers match")
-XFAIL: dict[str, str] = {
-    "a_dcgan": _EAGER_FIT_SEEDS,
-    "a_wgan_gp": _EAGER_FIT_SEEDS,
-}
+XFAIL: dict[str, str] = {}
 
 
 def _param(program):
