@@ -198,3 +198,21 @@ def test_slicing_by_a_size_known_only_at_run_time():
     with pytest.raises(tf.errors.InvalidArgumentError,
                        match="slice index 3 of dimension 0 out of bounds"):
         past_the_end(tf.range(3.0))
+
+
+def test_a_call_runs_the_most_specific_trace_that_covers_it_as_tf():
+    """As TF 2.21 dispatches: a call whose shapes a traced signature covers (None dims) runs
+    that trace instead of tracing again (tracing counts recorded from TF 2.21)."""
+    f = tf.function(lambda pair: pair[0] * 2)
+    f.get_concrete_function((tf.TensorSpec([None, 3]), tf.TensorSpec([None, 1])))
+    f((tf.ones([4, 3]), tf.ones([4, 1])))
+    f((tf.ones([2, 3]), tf.ones([2, 1])))
+    assert f.experimental_get_tracing_count() == 1
+
+    g = tf.function(lambda x: x * 2)
+    g.get_concrete_function(tf.TensorSpec(None))
+    assert g.get_concrete_function(tf.TensorSpec([None, 2])).structured_outputs.shape.rank \
+        is None   # the unknown-rank trace covers it
+    assert g(tf.ones([3, 2])).shape == (3, 2) and g(tf.ones([3])).shape == (3,)
+    g.get_concrete_function(tf.TensorSpec([None, 5]))
+    assert g.experimental_get_tracing_count() == 1

@@ -996,6 +996,9 @@ class Function:
         for pattern, relaxed in self._relaxed:
             if _key_matches(pattern, key):
                 return relaxed, values
+        general = self._most_specific_supertype(key)
+        if general is not None:
+            return general, values
         specs = None
         if self._reduce_retracing:
             for old in list(self._cache):
@@ -1007,6 +1010,17 @@ class Function:
                     return concrete, values
         concrete = self._trace_ragged(key, names, values, specs)
         return concrete, values
+
+    def _most_specific_supertype(self, key: Any) -> Optional[ConcreteFunction]:
+        """The trace whose signature covers the call's `key` (None dims where the call has
+        sizes) most specifically, or None: TF dispatches such a call to that trace (one made
+        by `get_concrete_function` with TensorSpecs, say) instead of tracing again."""
+        best = None
+        for old in self._cache:
+            if old != key and _key_matches(old, key) and (best is None or
+                                                          _key_matches(best, old)):
+                best = old
+        return None if best is None else self._cache[best]
 
     def _trace_ragged(self, key: Any, names: list, values: list,
                       specs: Optional[list]) -> ConcreteFunction:
