@@ -34,7 +34,7 @@ logger = logging.getLogger("tapeflow")
 _DO_NOT_CONVERT = {"tapeflow", "tensorflow", "keras", "numpy", "scipy", "pandas", "matplotlib",
                    "PIL", "absl", "mock", "ipdb", "pdb", "IPython", "torch", "jax", "h5py"}
 
-_converted_code: dict = {}   # id(code) -> (code, user function name), for all code conversion made
+_converted_code: dict = {}   # id(code) -> (code, user function name, lambda source or None)
 _cache: dict = {}                   # original code -> (converted code or None, reason)
 _functions: Any = weakref.WeakKeyDictionary()   # original function -> converted function
 _warned: set = set()
@@ -82,9 +82,17 @@ def is_converted_code(code: types.CodeType) -> bool:
 
 def user_function_name(code: types.CodeType) -> str:
     """The name of the user's function a converted code object runs (for a function
-    AutoGraph generated, the one it was generated in)."""
+    AutoGraph generated, the one it was generated in; `None` for a converted lambda, as TF
+    names it)."""
     entry = _converted_code.get(id(code))
     return entry[1] if entry is not None and entry[0] is code else code.co_name
+
+
+def converted_lambda_source(code: types.CodeType) -> Optional[str]:
+    """The source TF shows for a frame of a converted lambda (the lambda alone, as parsed and
+    unparsed), or None for any other code."""
+    entry = _converted_code.get(id(code))
+    return entry[2] if entry is not None and entry[0] is code else None
 
 
 def _may_convert(func: types.FunctionType) -> bool:
@@ -187,6 +195,7 @@ def _parsed(source: str, filename: str) -> ast.AST:
 def _converted_code_for(func: types.FunctionType) -> types.CodeType:
     node = _definition(func)
     code = func.__code__
+    lambda_source = ast.unparse(node) if isinstance(node, ast.Lambda) else None
     method_self = code.co_varnames[0] if "__class__" in code.co_freevars and \
         code.co_argcount else None
     converted = transformer.convert_function(node, method_self)
@@ -211,7 +220,10 @@ def _converted_code_for(func: types.FunctionType) -> types.CodeType:
     factory_code = _find_code(compiled, "ag__factory")
     target = _find_code(factory_code, code.co_name)
     for sub, owner in _all_code(compiled, code.co_name):
-        _converted_code[id(sub)] = (sub, owner)
+        if lambda_source is not None and owner == "<lambda>":
+            _converted_code[id(sub)] = (sub, "None", lambda_source)
+        else:
+            _converted_code[id(sub)] = (sub, owner, None)
     return target
 
 

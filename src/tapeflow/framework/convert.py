@@ -14,7 +14,7 @@ from typing import Any, Optional
 import numpy as np
 
 from tapeflow.framework import dtypes as _dtypes
-from tapeflow.framework.context import run_kernel
+from tapeflow.framework.context import context, run_kernel
 from tapeflow.framework.errors import InvalidArgumentError
 from tapeflow.framework.tensor import Tensor, TensorLike, wrap
 
@@ -377,14 +377,73 @@ def enum_name(dtype: _dtypes.DType) -> str:
     return "DT_" + cpp_name(dtype).upper()
 
 
-def mismatch_error(op_name: str, index: int, expected: _dtypes.DType,
-                   got: _dtypes.DType) -> InvalidArgumentError:
-    """TensorFlow's error when the operands of an op disagree in dtype."""
+# TF's op-def input names, where they are not (x, y): what its graph-mode dtype errors name.
+_INPUT_NAMES = {
+    "MatMul": ("a", "b"), "Cross": ("a", "b"), "Atan2": ("y", "x"), "NextAfter": ("x1", "x2"),
+    "SelectV2": ("condition", "t", "e"), "Polygamma": ("a", "x"), "Igamma": ("a", "x"),
+    "Igammac": ("a", "x"), "Zeta": ("x", "q"), "Complex": ("real", "imag"),
+    "MatrixSolve": ("matrix", "rhs"), "MatrixTriangularSolve": ("matrix", "rhs"),
+    "BandedTriangularSolve": ("matrix", "rhs"), "TridiagonalSolve": ("diagonals", "rhs"),
+    "TridiagonalMatMul": ("superdiag", "maindiag", "subdiag", "rhs"),
+    "Conv2D": ("input", "filter"), "Conv3D": ("input", "filter"),
+    "DepthwiseConv2dNative": ("input", "filter"), "BroadcastArgs": ("s0", "s1"),
+    "Substr": ("input", "pos", "len"), "InTopKV2": ("predictions", "targets", "k"),
+    "SparseToDense": ("sparse_indices", "output_shape", "sparse_values", "default_value"),
+    "TensorScatterUpdate": ("tensor", "indices", "updates"),
+    "TensorScatterAdd": ("tensor", "indices", "updates"),
+    "TensorScatterSub": ("tensor", "indices", "updates"),
+    "TensorScatterMax": ("tensor", "indices", "updates"),
+    "TensorScatterMin": ("tensor", "indices", "updates"),
+}
+# Where the input a mismatch is reported against is not the op's first input.
+_FIRST_OF_TYPE = {"SelectV2": "t", "Substr": "pos", "InTopKV2": "targets",
+                  "SparseToDense": "sparse_values"}
+# List inputs: TF names the list and every dtype in it.
+_LIST_INPUTS = {"Pack": "values", "ConcatV2": "values", "AddN": "inputs", "Einsum": "inputs"}
+
+
+def mismatch_error(op_name: str, index: int, expected: _dtypes.DType, got: _dtypes.DType,
+                   fixed: bool = False, list_dtypes: Optional[list] = None) -> Exception:
+    """TensorFlow's error when an op's operands disagree in dtype (`fixed`: the op takes only
+    `expected` at that input): the kernel's InvalidArgumentError eagerly; while tracing, the
+    TypeError TF's op builder raises as it adds the op to the graph (`list_dtypes`: the
+    dtypes of a list input, which it names)."""
+    if context.graph is not None:
+        return _graph_mismatch(op_name, index, expected, got, fixed, list_dtypes)
     kind = cpp_name
     return InvalidArgumentError(
         f"cannot compute {op_name} as input #{index}(zero-based) was expected to be a "
         f"{kind(expected)} tensor but is a {kind(got)} tensor [Op:{op_name}]")
 
 
-__all__ = ["constant_value", "check_dtype", "mismatch_error", "cpp_name", "enum_name",
+def is_dtype_mismatch(error: BaseException) -> bool:
+    """Whether `error` is the TypeError `mismatch_error` made while tracing (op wrappers tell
+    it from conversion errors by this; its class stays TF's plain TypeError)."""
+    return getattr(error, "_dtype_mismatch", False)
+
+
+def _graph_mismatch(op_name: str, index: int, expected: _dtypes.DType, got: _dtypes.DType,
+                    fixed: bool, list_dtypes: Optional[list]) -> TypeError:
+    error = TypeError(_graph_mismatch_text(op_name, index, expected, got, fixed, list_dtypes))
+    error._dtype_mismatch = True   # type: ignore[attr-defined]
+    return error
+
+
+def _graph_mismatch_text(op_name: str, index: int, expected: _dtypes.DType,
+                         got: _dtypes.DType, fixed: bool, list_dtypes: Optional[list]) -> str:
+    if op_name in _LIST_INPUTS:
+        names = ", ".join(_dtypes.as_dtype(d).name for d in list_dtypes or (expected, got))
+        return (f"Tensors in list passed to '{_LIST_INPUTS[op_name]}' of '{op_name}' Op have "
+                f"types [{names}] that don't all match.")
+    inputs = _INPUT_NAMES.get(op_name, ("x", "y"))
+    name = inputs[min(index, len(inputs) - 1)]
+    if fixed:
+        return (f"Input '{name}' of '{op_name}' Op has type {got.name} that does not match "
+                f"expected type of {expected.name}.")
+    return (f"Input '{name}' of '{op_name}' Op has type {got.name} that does not match type "
+            f"{expected.name} of argument '{_FIRST_OF_TYPE.get(op_name, inputs[0])}'.")
+
+
+__all__ = ["constant_value", "check_dtype", "mismatch_error", "is_dtype_mismatch",
+           "cpp_name", "enum_name",
            "register_tensor_conversion_function", "hooks"]

@@ -240,7 +240,8 @@ def _in_user_code(exc: BaseException) -> BaseException:
     marked `*` where AutoGraph converted it and `**` where it ran as written."""
     if getattr(exc, "_tapeflow_in_user_code", False):
         return exc
-    from tapeflow.autograph.conversion import is_converted_code, user_function_name
+    from tapeflow.autograph.conversion import (converted_lambda_source, is_converted_code,
+                                               user_function_name)
     frames: list = []
     for frame, line in traceback.walk_tb(exc.__traceback__):
         code = frame.f_code
@@ -248,16 +249,18 @@ def _in_user_code(exc: BaseException) -> BaseException:
             continue
         # A function AutoGraph generated (a branch, a loop body) shows as the user's function
         # it was made from; a frame that repeats the line before it adds nothing.
+        text = converted_lambda_source(code) or linecache.getline(code.co_filename,
+                                                                   line).strip()
         shown = (code.co_filename, line, user_function_name(code),
-                 "*" if is_converted_code(code) else "**")
+                 "*" if is_converted_code(code) else "**", text)
         if not frames or frames[-1] != shown:
             frames.append(shown)
-    if not any(mark == "*" for *_, mark in frames):
+    if not any(shown[3] == "*" for shown in frames):
         return exc
     lines = ["in user code:", ""]
-    for filename, line, name, mark in frames:
+    for filename, line, name, mark, text in frames:
         lines.append(f'    File "{filename}", line {line}, in {name}  {mark}')
-        lines.append(f"        {linecache.getline(filename, line).strip()}")
+        lines.append(f"        {text}")
     original = exc.message if isinstance(exc, OpError) else str(exc)
     first, *rest = f"{type(exc).__name__}: {original}".split("\n")
     lines += ["", f"    {first}", *(f"    {line}" if line else "" for line in rest), ""]

@@ -171,7 +171,7 @@ _KIND_NAMES = {"f": "bfloat16, half, float, double", "c": "complex64, complex128
 
 def _dtypes_error(x: Tensor, allowed: str, op_name: str) -> Exception:
     if allowed == "b":  # a bool input (LogicalNot, Any, All): no dtype attribute to name
-        return mismatch_error(op_name, 0, _dtypes.bool, x.dtype)
+        return mismatch_error(op_name, 0, _dtypes.bool, x.dtype, fixed=True)
     # TensorFlow lists floats, then integers, then complex types.
     names = ", ".join(_KIND_NAMES[k] for k in "fiucb" if k in allowed)
     return InvalidArgumentError(f"Value for attr 'T' of {x.dtype.name} is not in the list of "

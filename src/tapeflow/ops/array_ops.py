@@ -630,7 +630,8 @@ def _same_dtype(values: list, op_name: str) -> list:
             if not isinstance(values[index], TensorLike):
                 tensors[index] = convert_to_tensor(values[index], dtype_hint=first.dtype)
             if tensors[index]._value.dtype != first._value.dtype:
-                raise mismatch_error(op_name, index, first.dtype, t.dtype)
+                raise mismatch_error(op_name, index, first.dtype, t.dtype,
+                                     list_dtypes=[v.dtype for v in tensors])
     return tensors
 
 

@@ -1531,7 +1531,8 @@ def einsum(equation: str, *inputs: Any, **kwargs: Any) -> Tensor:
     tensors = [convert_to_tensor(x) for x in inputs]
     for t in tensors[1:]:
         if t._value.dtype != tensors[0]._value.dtype:
-            raise mismatch_error("Einsum", 1, tensors[0].dtype, t.dtype)
+            raise mismatch_error("Einsum", 1, tensors[0].dtype, t.dtype,
+                                 list_dtypes=[x.dtype for x in tensors])
     if tensors and tensors[0]._value.dtype.kind not in "fc" and \
             tensors[0]._value.dtype not in (np.int32, np.int64):
         _refuse_einsum(equation, tensors)

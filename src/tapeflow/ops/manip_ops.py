@@ -1217,5 +1217,6 @@ def _float32_predictions(predictions: Any, targets: Any) -> Tensor:
     if predictions.dtype != _dtypes.float32:
         if isinstance(targets, (list, tuple)):
             check_dtype(predictions, _dtypes.float32)
-        raise mismatch_error("InTopKV2", 0, _dtypes.float32, predictions.dtype)
+        raise mismatch_error("InTopKV2", 0, _dtypes.float32, predictions.dtype,
+                             fixed=True)
     return predictions

@@ -16,7 +16,7 @@ from tapeflow.framework.abstract import (Dims, ShapedArray, broadcast_dims, same
 from tapeflow.autodiff.core import Primitive, bind, dims_text
 from tapeflow.framework import dtypes as _dtypes
 from tapeflow.framework.context import context
-from tapeflow.framework.convert import cpp_name, enum_name, mismatch_error
+from tapeflow.framework.convert import cpp_name, enum_name, is_dtype_mismatch, mismatch_error
 from tapeflow.framework.errors import (InternalError, InvalidArgumentError, NotFoundError,
                                        UnimplementedError)
 from tapeflow.framework.indexed_slices import IndexedSlices
@@ -475,7 +475,8 @@ def _check_add_n(first: Tensor, tensors: list) -> None:
     """TF's AddN errors: one dtype (numbers only) and one shape for every input."""
     for index, item in enumerate(tensors[1:], 1):
         if item._value.dtype != first._value.dtype:
-            raise mismatch_error("AddN", index, first.dtype, item.dtype)
+            raise mismatch_error("AddN", index, first.dtype, item.dtype,
+                                 list_dtypes=[t.dtype for t in tensors])
     require(first, _NUMERIC, "AddN")
     for index, item in enumerate(tensors[1:], 1):
         if item._value.shape != first._value.shape:
@@ -708,7 +709,7 @@ def _logical(tf_name: str, kernel: Any):
             return ragged_fallback(exc, "binary", op, x, y)
         for index, t in enumerate((a, b)):
             if t._value.dtype.kind != "b":
-                raise mismatch_error(tf_name, index, _dtypes.bool, t.dtype)
+                raise mismatch_error(tf_name, index, _dtypes.bool, t.dtype, fixed=True)
         return bind(prim, (a, b))
     return op
 
@@ -769,12 +770,12 @@ def where(condition: Any, x: Any = None, y: Any = None, name: Optional[str] = No
     if x is None or y is None:
         raise ValueError("x and y must both be non-None or both be None.")
     if condition._value.dtype.kind != "b":
-        raise InvalidArgumentError(f"cannot compute SelectV2 as input #0(zero-based) was "
-                                   f"expected to be a bool tensor but is a "
-                                   f"{condition.dtype.name} tensor [Op:SelectV2]")
+        raise mismatch_error("SelectV2", 0, _dtypes.bool, condition.dtype, fixed=True)
     try:
         x, y = binary_operands(x, y, "SelectV2")
-    except InvalidArgumentError:   # y is the kernel's input #2 (the condition is #0)
+    except (InvalidArgumentError, TypeError) as error:   # y is the kernel's input #2
+        if isinstance(error, TypeError) and not is_dtype_mismatch(error):
+            raise
         x, y = convert_to_tensor(x), convert_to_tensor(y)
         raise mismatch_error("SelectV2", 2, x.dtype, y.dtype) from None
     return bind(_select, (condition, x, y))

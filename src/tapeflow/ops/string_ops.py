@@ -40,7 +40,7 @@ def _strings(x: Any, op_name: str, index: int = 0) -> Tensor:
     t = convert_to_tensor(x, dtype_hint=_dtypes.string) if isinstance(x, TensorLike) \
         else convert_to_tensor(x, dtype=_dtypes.string)
     if t._value.dtype != _OBJECT:
-        raise mismatch_error(op_name, index, _dtypes.string, t.dtype)
+        raise mismatch_error(op_name, index, _dtypes.string, t.dtype, fixed=True)
     return t
 
 
@@ -827,7 +827,7 @@ def unicode_encode(input: Any, output_encoding: str, errors: str = "replace",  #
         return bind(_ENCODE, (values, convert_to_tensor(input.row_splits)), attrs)
     values = convert_to_tensor(input, dtype_hint=_dtypes.int32)
     if values._value.dtype != _INT32:
-        raise mismatch_error("UnicodeEncode", 0, _dtypes.int32, values.dtype)
+        raise mismatch_error("UnicodeEncode", 0, _dtypes.int32, values.dtype, fixed=True)
     if values._value.shape is not None and len(values._value.shape) == 0:
         raise ValueError("Rank of input must be known and at least 1.")
     return bind(_ENCODE_DENSE, (values,), attrs)
