@@ -18,7 +18,8 @@ def test_names_map_to_classes_with_keras_defaults():
     assert I.get("random_uniform").get_config() == {"seed": None, "minval": -0.05,
                                                     "maxval": 0.05}
     assert I.get("orthogonal").get_config() == {"seed": None, "gain": 1.0}
-    assert I.get("he_normal").get_config() == {"seed": None}
+    assert I.get("he_normal").get_config() == {"seed": None, "input_axes": None,
+                                               "output_axes": None}
     with pytest.raises(ValueError, match="Could not interpret initializer"):
         I.get("nope")
 

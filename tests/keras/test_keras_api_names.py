@@ -29,27 +29,8 @@ NOT_BUILT: dict = {
         "QuantizedFloat8DTypePolicy": _QUANTIZED,
     },
     "callbacks": {
-        "LambdaCallback": (
-            "parameters differ: lacks on_epoch_begin, on_epoch_end, on_train_begin, on_train_end, "
-            "on_train_batch_begin, on_train_batch_end, kwargs; has extra hooks"),
         "OrbaxCheckpoint": "needs the orbax library (JAX checkpointing)",
         "RemoteMonitor": "posts to an HTTP server: not built (no network use)",
-    },
-    "initializers": {
-        "GlorotNormal": "parameters differ: lacks input_axes, output_axes",
-        "GlorotUniform": "parameters differ: lacks input_axes, output_axes",
-        "HeNormal": "parameters differ: lacks input_axes, output_axes",
-        "HeUniform": "parameters differ: lacks input_axes, output_axes",
-        "LecunNormal": "parameters differ: lacks input_axes, output_axes",
-        "LecunUniform": "parameters differ: lacks input_axes, output_axes",
-        "VarianceScaling": "parameters differ: lacks input_axes, output_axes",
-        "glorot_normal": "parameters differ: lacks input_axes, output_axes",
-        "glorot_uniform": "parameters differ: lacks input_axes, output_axes",
-        "he_normal": "parameters differ: lacks input_axes, output_axes",
-        "he_uniform": "parameters differ: lacks input_axes, output_axes",
-        "lecun_normal": "parameters differ: lacks input_axes, output_axes",
-        "lecun_uniform": "parameters differ: lacks input_axes, output_axes",
-        "variance_scaling": "parameters differ: lacks input_axes, output_axes",
     },
     "layers": {
         "Add": "parameters differ: has extra activity_regularizer, trainable, dtype, autocast, name",
@@ -106,48 +87,7 @@ NOT_BUILT: dict = {
         "TFSMLayer": "loads a TensorFlow SavedModel's serving functions: not built",
         "TorchModuleWrapper": "wraps torch modules: Keras's torch backend only",
     },
-    "losses": {
-        "SparseCategoricalCrossentropy": "parameters differ: lacks axis",
-        "deserialize": "parameters differ: lacks name; has extra config",
-    },
-    "models": {
-        "save_model": "parameters differ: lacks zipped",
-    },
     "optimizers": {
-        "Adadelta": (
-            "parameters differ: lacks use_ema, ema_momentum, ema_overwrite_frequency, loss_scale_factor, "
-            "gradient_accumulation_steps"),
-        "Adagrad": (
-            "parameters differ: lacks use_ema, ema_momentum, ema_overwrite_frequency, loss_scale_factor, "
-            "gradient_accumulation_steps"),
-        "Adam": (
-            "parameters differ: lacks use_ema, ema_momentum, ema_overwrite_frequency, loss_scale_factor, "
-            "gradient_accumulation_steps"),
-        "AdamW": (
-            "parameters differ: lacks use_ema, ema_momentum, ema_overwrite_frequency, loss_scale_factor, "
-            "gradient_accumulation_steps"),
-        "Adamax": (
-            "parameters differ: lacks use_ema, ema_momentum, ema_overwrite_frequency, loss_scale_factor, "
-            "gradient_accumulation_steps"),
-        "Ftrl": (
-            "parameters differ: lacks use_ema, ema_momentum, ema_overwrite_frequency, loss_scale_factor, "
-            "gradient_accumulation_steps"),
-        "Lion": (
-            "parameters differ: lacks use_ema, ema_momentum, ema_overwrite_frequency, loss_scale_factor, "
-            "gradient_accumulation_steps"),
-        "Nadam": (
-            "parameters differ: lacks use_ema, ema_momentum, ema_overwrite_frequency, loss_scale_factor, "
-            "gradient_accumulation_steps"),
-        "Optimizer": (
-            "parameters differ: lacks args; has extra learning_rate, weight_decay, clipnorm, clipvalue, "
-            "global_clipnorm, use_ema, ema_momentum, ema_overwrite_frequency, loss_scale_factor, "
-            "gradient_accumulation_steps, name"),
-        "RMSprop": (
-            "parameters differ: lacks use_ema, ema_momentum, ema_overwrite_frequency, loss_scale_factor, "
-            "gradient_accumulation_steps"),
-        "SGD": (
-            "parameters differ: lacks use_ema, ema_momentum, ema_overwrite_frequency, loss_scale_factor, "
-            "gradient_accumulation_steps"),
         "legacy": "Keras 2 optimizers namespace: not built",
     },
     "regularizers": {
@@ -156,7 +96,6 @@ NOT_BUILT: dict = {
     },
     "saving": {
         "KerasFileEditor": "not built yet",
-        "save_weights": "parameters differ: lacks max_shard_size",
     },
     "utils": {
         "FeatureSpace": "not built yet",

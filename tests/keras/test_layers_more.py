@@ -80,7 +80,7 @@ def test_initial_weights_match_keras(name):
 
 # Keras 3.15-only entries that hold their 'off' value (tapeflow's initializers do not take
 # them; loading drops them).
-_KERAS_ONLY = {"input_axes": None, "output_axes": None}
+_KERAS_ONLY: dict = {}
 
 
 @pytest.mark.parametrize("name", sorted(n for n in META["cases"]

@@ -535,14 +535,26 @@ class TerminateOnNaN(Callback):
 
 
 class LambdaCallback(Callback):
-    """A callback built from functions: `LambdaCallback(on_epoch_end=lambda epoch, logs: ...)`."""
+    """A callback built from functions: `LambdaCallback(on_epoch_end=lambda epoch, logs: ...)`.
 
-    def __init__(self, **hooks: Callable) -> None:
+    The six training hooks are named parameters (a None one keeps the no-op method); any
+    other keyword becomes an attribute as given (`on_predict_end=...`, as Keras 3.15)."""
+
+    def __init__(self, on_epoch_begin: Optional[Callable] = None,
+                 on_epoch_end: Optional[Callable] = None,
+                 on_train_begin: Optional[Callable] = None,
+                 on_train_end: Optional[Callable] = None,
+                 on_train_batch_begin: Optional[Callable] = None,
+                 on_train_batch_end: Optional[Callable] = None, **kwargs: Any) -> None:
         super().__init__()
+        self.__dict__.update(kwargs)
+        hooks = {"on_epoch_begin": on_epoch_begin, "on_epoch_end": on_epoch_end,
+                 "on_train_begin": on_train_begin, "on_train_end": on_train_end,
+                 "on_train_batch_begin": on_train_batch_begin,
+                 "on_train_batch_end": on_train_batch_end}
         for name, fn in hooks.items():
-            if name not in _HOOKS:
-                raise ValueError(f"Unrecognized hook: {name}")
-            setattr(self, name, fn)
+            if fn is not None:
+                setattr(self, name, fn)
 
 
 

@@ -7,7 +7,7 @@ through tapeflow's seeded random ops, so `tf.random.set_seed` makes models repro
 from __future__ import annotations
 
 import math
-from typing import Any, Optional
+from typing import Any, Optional, Sequence
 
 import numpy as np
 
@@ -125,9 +125,15 @@ class RandomUniform(_Seeded):
         return {"seed": self._init_seed, "minval": self.minval, "maxval": self.maxval}
 
 
-def compute_fans(shape: tuple) -> tuple:
-    """(fan_in, fan_out) as Keras: conv kernels count the receptive field."""
+def compute_fans(shape: tuple, input_axes: Optional[Sequence[int]] = None,
+                 output_axes: Optional[Sequence[int]] = None) -> tuple:
+    """(fan_in, fan_out) as Keras: the products of the sizes along `input_axes` and
+    `output_axes` where both are given; else conv kernels count the receptive field."""
     shape = tuple(shape)
+    if input_axes is not None and output_axes is not None:
+        # As Keras: only when both are given (one alone is ignored).
+        return (int(math.prod(shape[a] for a in input_axes)),
+                int(math.prod(shape[a] for a in output_axes)))
     if len(shape) == 0:
         return 1, 1
     if len(shape) == 1:
@@ -140,10 +146,13 @@ def compute_fans(shape: tuple) -> tuple:
 
 class VarianceScaling(_Seeded):
     """Scale / fan variance: `mode` in fan_in/fan_out/fan_avg, `distribution` in
-    truncated_normal/untruncated_normal/uniform (Keras's formulas)."""
+    truncated_normal/untruncated_normal/uniform (Keras's formulas). `input_axes` and
+    `output_axes` (both or neither) name the axes whose sizes multiply into the fans."""
 
     def __init__(self, scale: float = 1.0, mode: str = "fan_in",
-                 distribution: str = "truncated_normal", seed: Optional[int] = None) -> None:
+                 distribution: str = "truncated_normal", seed: Optional[int] = None,
+                 input_axes: Optional[Sequence[int]] = None,
+                 output_axes: Optional[Sequence[int]] = None) -> None:
         if scale <= 0.0:
             raise ValueError(f"Argument `scale` must be positive float. Received: "
                              f"scale={scale}")
@@ -159,9 +168,10 @@ class VarianceScaling(_Seeded):
                              f"Received: distribution={distribution}")
         super().__init__(seed)
         self.scale, self.mode, self.distribution = scale, mode, distribution
+        self.input_axes, self.output_axes = input_axes, output_axes
 
     def __call__(self, shape: Any, dtype: Any = None) -> Tensor:
-        fan_in, fan_out = compute_fans(shape)
+        fan_in, fan_out = compute_fans(shape, self.input_axes, self.output_axes)
         fan = {"fan_in": fan_in, "fan_out": fan_out, "fan_avg": (fan_in + fan_out) / 2.0}
         scale = self.scale / max(1.0, fan[self.mode])
         name = _np_dtype(dtype).name
@@ -178,16 +188,19 @@ class VarianceScaling(_Seeded):
 
     def get_config(self) -> dict:
         return {"seed": self._init_seed, "scale": self.scale, "mode": self.mode,
-                "distribution": self.distribution}
+                "distribution": self.distribution, "input_axes": self.input_axes,
+                "output_axes": self.output_axes}
 
 
 def _preset(class_name: str, scale: float, mode: str, distribution: str, doc: str) -> type:
-    def __init__(self, seed: Optional[int] = None) -> None:
-        VarianceScaling.__init__(self, scale, mode, distribution, seed)
+    def __init__(self, seed: Optional[int] = None, input_axes: Optional[Sequence[int]] = None,
+                 output_axes: Optional[Sequence[int]] = None) -> None:
+        VarianceScaling.__init__(self, scale, mode, distribution, seed, input_axes, output_axes)
 
     def get_config(self) -> dict:
-        """The initializer's configuration: its seed."""
-        return {"seed": self._init_seed}
+        """The initializer's configuration: its seed and fan axes."""
+        return {"seed": self._init_seed, "input_axes": self.input_axes,
+                "output_axes": self.output_axes}
 
     return type(class_name, (VarianceScaling,), {"__init__": __init__, "__doc__": doc,
                                                  "get_config": get_config})

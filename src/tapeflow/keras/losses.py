@@ -588,10 +588,13 @@ class SparseCategoricalCrossentropy(LossFunctionWrapper):
     """Cross-entropy for integer labels and class probabilities (or logits)."""
 
     def __init__(self, from_logits: bool = False, ignore_class: Optional[int] = None,
-                 reduction: Any = "sum_over_batch_size",
+                 reduction: Any = "sum_over_batch_size", axis: int = -1,
                  name: str = "sparse_categorical_crossentropy", dtype: Any = None) -> None:
+        # `axis` other than the last raises when the loss is computed, as on Keras's
+        # TensorFlow backend; Keras's config leaves it out.
         super().__init__(sparse_categorical_crossentropy, name=name, reduction=reduction,
-                         dtype=dtype, from_logits=from_logits, ignore_class=ignore_class)
+                         dtype=dtype, from_logits=from_logits, ignore_class=ignore_class,
+                         axis=axis)
         self.from_logits = from_logits
         self.ignore_class = ignore_class
 
@@ -602,6 +605,12 @@ class SparseCategoricalCrossentropy(LossFunctionWrapper):
         losses = self.call(convert_to_tensor(y_true), y_pred)
         return reduce_weighted_values(losses, sample_weight, self.reduction, self._dtype,
                                       mask=_merge_masks(in_mask, _keras_mask(losses)))
+
+    def get_config(self) -> dict:
+        """As Keras 3.15's: the base loss's keys, `from_logits` and `ignore_class` (no axis)."""
+        config = super().get_config()
+        config.pop("axis", None)
+        return config
 
 
 class MeanAbsolutePercentageError(LossFunctionWrapper):
@@ -836,8 +845,10 @@ def serialize(loss: Any) -> Any:
     return getattr(loss, "__name__", loss)
 
 
-def deserialize(config: Any, custom_objects: Optional[dict] = None) -> Any:
-    """The loss function or object described by `serialize`'s output."""
+def deserialize(name: Any, custom_objects: Optional[dict] = None) -> Any:
+    """The loss function or object described by `serialize`'s output (`name`: a config dict
+    or a name, as Keras calls it)."""
+    config = name
     custom_objects = custom_objects or {}
     if isinstance(config, dict):
         name = config["class_name"]

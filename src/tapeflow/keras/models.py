@@ -136,18 +136,11 @@ class Model(Layer, Trainer):
 
     def save(self, filepath: Any, overwrite: bool = True, zipped: Optional[bool] = None,
              **kwargs: Any) -> None:
-        """Saves the model (config, weights, optimizer state) as a Keras 3 `.keras` file, or
-        in Keras's legacy HDF5 layout for a '.h5' or '.hdf5' path."""
-        import os
-        path = os.fspath(filepath)
-        from tapeflow.keras.saving import legacy_h5
-        if legacy_h5.is_legacy_h5_path(path):
-            legacy_h5.save_model(self, path, overwrite=overwrite,
-                                 include_optimizer=kwargs.get("include_optimizer", True))
-            return
+        """Saves the model (config, weights, optimizer state) as a Keras 3 `.keras` file, as
+        Keras's unzipped directory (`zipped=False`), or in Keras's legacy HDF5 layout for a
+        '.h5' or '.hdf5' path (`keras.saving.save_model`)."""
         from tapeflow.keras.saving import archive
-        archive.save_model(self, path, overwrite=overwrite,
-                           zipped=True if zipped is None else zipped)
+        archive.save_model(self, filepath, overwrite=overwrite, zipped=zipped, **kwargs)
 
     def to_json(self, **kwargs: Any) -> str:
         """The model's config as JSON (`keras.models.model_from_json` reads it back)."""
@@ -952,9 +945,11 @@ def load_model(filepath: Any, custom_objects: Optional[dict] = None, compile: bo
                               safe_mode=safe_mode)
 
 
-def save_model(model: Model, filepath: Any, overwrite: bool = True, **kwargs: Any) -> None:
-    """`model.save(filepath)`."""
-    model.save(filepath, overwrite=overwrite, **kwargs)
+def save_model(model: Model, filepath: Any, overwrite: bool = True,
+               zipped: Optional[bool] = None, **kwargs: Any) -> None:
+    """`model.save(filepath)`: a `.keras` file, Keras's unzipped directory (`zipped=False`)
+    or a legacy '.h5' file."""
+    model.save(filepath, overwrite=overwrite, zipped=zipped, **kwargs)
 
 
 def model_from_json(json_string: str, custom_objects: Optional[dict] = None) -> Model:

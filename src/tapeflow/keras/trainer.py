@@ -750,11 +750,13 @@ class Trainer:
         weights = getattr(self, "weights", None)
         return list(weights if weights is not None else self.variables)
 
-    def save_weights(self, filepath: str, overwrite: bool = True) -> None:
+    def save_weights(self, filepath: str, overwrite: bool = True,
+                     max_shard_size: Optional[float] = None) -> None:
         """Writes the model's weights to `filepath` ('*.weights.h5'): HDF5 in Keras 3's layout,
-        which real Keras reads, written to a temporary file and renamed into place."""
+        which real Keras reads, written to a temporary file and renamed into place; with
+        `max_shard_size` (GiB), Keras's sharded files ('*.weights.json' and its shards)."""
         from tapeflow.keras import saving
-        saving.save_weights(self, filepath, overwrite=overwrite)
+        saving.save_weights(self, filepath, overwrite=overwrite, max_shard_size=max_shard_size)
 
     def load_weights(self, filepath: str, skip_mismatch: bool = False, **kwargs: Any) -> None:
         """Restores weights from a Keras 3 '*.weights.h5' file (written by Keras or by

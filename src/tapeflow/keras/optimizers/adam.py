@@ -27,10 +27,18 @@ class Adam(Optimizer):
                  epsilon: float = 1e-7, amsgrad: bool = False,
                  weight_decay: Optional[float] = None, clipnorm: Optional[float] = None,
                  clipvalue: Optional[float] = None, global_clipnorm: Optional[float] = None,
-                 name: Optional[str] = None, **kwargs: Any) -> None:
+                 use_ema: bool = False, ema_momentum: float = 0.99,
+                 ema_overwrite_frequency: Optional[int] = None,
+                 loss_scale_factor: Optional[float] = None,
+                 gradient_accumulation_steps: Optional[int] = None, name: Optional[str] = None,
+                 **kwargs: Any) -> None:
         super().__init__(learning_rate=learning_rate, name=name, weight_decay=weight_decay,
                          clipnorm=clipnorm, clipvalue=clipvalue,
-                         global_clipnorm=global_clipnorm, **kwargs)
+                         global_clipnorm=global_clipnorm, use_ema=use_ema,
+                         ema_momentum=ema_momentum,
+                         ema_overwrite_frequency=ema_overwrite_frequency,
+                         loss_scale_factor=loss_scale_factor,
+                         gradient_accumulation_steps=gradient_accumulation_steps, **kwargs)
         self.beta_1 = beta_1
         self.beta_2 = beta_2
         self.epsilon = epsilon
@@ -123,11 +131,19 @@ class AdamW(Adam):
                  beta_1: float = 0.9, beta_2: float = 0.999, epsilon: float = 1e-7,
                  amsgrad: bool = False, clipnorm: Optional[float] = None,
                  clipvalue: Optional[float] = None, global_clipnorm: Optional[float] = None,
-                 name: Optional[str] = None, **kwargs: Any) -> None:
+                 use_ema: bool = False, ema_momentum: float = 0.99,
+                 ema_overwrite_frequency: Optional[int] = None,
+                 loss_scale_factor: Optional[float] = None,
+                 gradient_accumulation_steps: Optional[int] = None, name: Optional[str] = None,
+                 **kwargs: Any) -> None:
         super().__init__(learning_rate=learning_rate, beta_1=beta_1, beta_2=beta_2,
                          epsilon=epsilon, amsgrad=amsgrad, name=name,
                          weight_decay=weight_decay, clipnorm=clipnorm, clipvalue=clipvalue,
-                         global_clipnorm=global_clipnorm, **kwargs)
+                         global_clipnorm=global_clipnorm, use_ema=use_ema,
+                         ema_momentum=ema_momentum,
+                         ema_overwrite_frequency=ema_overwrite_frequency,
+                         loss_scale_factor=loss_scale_factor,
+                         gradient_accumulation_steps=gradient_accumulation_steps, **kwargs)
         if self.weight_decay is None:
             raise ValueError("Argument `weight_decay` must be a float. Received: "
                              "weight_decay=None")

@@ -36,10 +36,18 @@ class Ftrl(Optimizer):
                  l2_shrinkage_regularization_strength: float = 0.0, beta: float = 0.0,
                  weight_decay: Optional[float] = None, clipnorm: Optional[float] = None,
                  clipvalue: Optional[float] = None, global_clipnorm: Optional[float] = None,
-                 name: Optional[str] = None, **kwargs: Any) -> None:
+                 use_ema: bool = False, ema_momentum: float = 0.99,
+                 ema_overwrite_frequency: Optional[int] = None,
+                 loss_scale_factor: Optional[float] = None,
+                 gradient_accumulation_steps: Optional[int] = None, name: Optional[str] = None,
+                 **kwargs: Any) -> None:
         super().__init__(learning_rate=learning_rate, name=name, weight_decay=weight_decay,
                          clipnorm=clipnorm, clipvalue=clipvalue,
-                         global_clipnorm=global_clipnorm, **kwargs)
+                         global_clipnorm=global_clipnorm, use_ema=use_ema,
+                         ema_momentum=ema_momentum,
+                         ema_overwrite_frequency=ema_overwrite_frequency,
+                         loss_scale_factor=loss_scale_factor,
+                         gradient_accumulation_steps=gradient_accumulation_steps, **kwargs)
         # Keras's checks and messages, in its order.
         _check_not_negative("initial_accumulator_value", initial_accumulator_value)
         if learning_rate_power > 0.0:

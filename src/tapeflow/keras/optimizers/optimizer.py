@@ -56,7 +56,12 @@ class Optimizer:
       name: the optimizer's name (auto-numbered from the class name by default).
     """
 
-    def __init__(self, learning_rate: Any, weight_decay: Optional[float] = None,
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        # Keras's TF-backend Optimizer takes (*args, **kwargs) and hands them to
+        # BaseOptimizer.__init__, whose parameters `_init_base` has.
+        self._init_base(*args, **kwargs)
+
+    def _init_base(self, learning_rate: Any, weight_decay: Optional[float] = None,
                  clipnorm: Optional[float] = None, clipvalue: Optional[float] = None,
                  global_clipnorm: Optional[float] = None, use_ema: bool = False,
                  ema_momentum: float = 0.99, ema_overwrite_frequency: Optional[int] = None,

@@ -23,10 +23,18 @@ class SGD(Optimizer):
     def __init__(self, learning_rate: Any = 0.01, momentum: float = 0.0, nesterov: bool = False,
                  weight_decay: Optional[float] = None, clipnorm: Optional[float] = None,
                  clipvalue: Optional[float] = None, global_clipnorm: Optional[float] = None,
-                 name: Optional[str] = None, **kwargs: Any) -> None:
+                 use_ema: bool = False, ema_momentum: float = 0.99,
+                 ema_overwrite_frequency: Optional[int] = None,
+                 loss_scale_factor: Optional[float] = None,
+                 gradient_accumulation_steps: Optional[int] = None, name: Optional[str] = None,
+                 **kwargs: Any) -> None:
         super().__init__(learning_rate=learning_rate, name=name, weight_decay=weight_decay,
                          clipnorm=clipnorm, clipvalue=clipvalue,
-                         global_clipnorm=global_clipnorm, **kwargs)
+                         global_clipnorm=global_clipnorm, use_ema=use_ema,
+                         ema_momentum=ema_momentum,
+                         ema_overwrite_frequency=ema_overwrite_frequency,
+                         loss_scale_factor=loss_scale_factor,
+                         gradient_accumulation_steps=gradient_accumulation_steps, **kwargs)
         if not isinstance(momentum, float) or momentum < 0 or momentum > 1:
             raise ValueError("`momentum` must be a float between [0, 1].")
         self.momentum = momentum

@@ -13,7 +13,7 @@
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import Any, Optional
 
 from tapeflow.keras.saving import _legacy
 from tapeflow.keras.saving import legacy_h5 as _legacy_h5
@@ -26,20 +26,28 @@ from tapeflow.keras.saving.serialization import (
 from tapeflow.keras.saving import weights as _weights
 
 
-def save_weights(model: Any, filepath: Any, overwrite: bool = True, **kwargs: Any) -> None:
+def save_weights(model: Any, filepath: Any, overwrite: bool = True,
+                 max_shard_size: Optional[float] = None, **kwargs: Any) -> None:
     """Writes the weights of `model` (and its optimizer) to '*.weights.h5', Keras's HDF5
-    layout, atomically ('*.weights.npz' writes tapeflow's older npz format)."""
+    layout, atomically ('*.weights.npz' writes tapeflow's older npz format). With
+    `max_shard_size` (GiB), Keras's sharded files: the index '*.weights.json' and shards of
+    at most that size beside it (see `weights.write_sharded`)."""
     filepath = os.fspath(filepath)
-    if filepath.endswith(".weights.npz"):
+    if filepath.endswith(".weights.npz") and max_shard_size is None:
         return _legacy.save_weights(model, filepath, overwrite=overwrite)
-    if not filepath.endswith(".weights.h5"):
+    if max_shard_size is None and not filepath.endswith(".weights.h5"):
         raise ValueError(f"The filename must end in `.weights.h5`. Received: "
                          f"filepath={filepath}")
+    if max_shard_size is not None and not filepath.endswith(("weights.h5", "weights.json")):
+        raise ValueError("The filename must end in `.weights.json` when `max_shard_size` is "
+                         f"specified. Received: filepath={filepath}")
     if not overwrite and os.path.exists(filepath):
         raise FileExistsError(f"File {filepath} already exists and overwrite=False.")
     if not getattr(model, "built", True):
         raise ValueError("You are saving a model that has not yet been built. Try building "
                          "the model first by calling it on some data or by using `build()`.")
+    if max_shard_size is not None:
+        return _weights.write_sharded(model, filepath, max_shard_size)
     _weights.atomic_write(filepath, lambda f: _weights.write_h5(model, f))
 
 
@@ -60,7 +68,7 @@ def load_weights(model: Any, filepath: Any, skip_mismatch: bool = False, **kwarg
     if legacy:
         return _legacy_h5.load_weights(model, filepath, skip_mismatch=skip_mismatch,
                                        by_name=bool(by_name))
-    if not filepath.endswith((".weights.h5", ".weights.npz")):
+    if not filepath.endswith((".weights.h5", ".weights.npz", ".weights.json")):
         raise ValueError(f"File format not supported: filepath={filepath}. Keras 3 only "
                          "supports V3 `.keras` and `.weights.h5` files, or legacy V1/V2 `.h5` "
                          "files.")
@@ -70,6 +78,8 @@ def load_weights(model: Any, filepath: Any, skip_mismatch: bool = False, **kwarg
         raise ValueError("You are loading weights into a model that has not yet been built. "
                          "Try building the model first by calling it on some data or by "
                          "using `build()`.")
+    if filepath.endswith(".weights.json"):
+        return _weights.read_sharded(model, filepath, skip_mismatch=skip_mismatch)
     if _weights.file_kind(filepath) == "zip":
         return _legacy.load_weights(model, filepath, skip_mismatch=skip_mismatch)
     # Anything else is opened as HDF5, as Keras does: h5py's OSError for a damaged signature.

@@ -21,23 +21,46 @@ KERAS_VERSION = "3.15.1"  # the Keras release whose format tapeflow writes
 _MAX_CONFIG = 1 << 28
 
 
-def save_model(model: Any, filepath: Any, overwrite: bool = True, zipped: bool = True,
+def save_model(model: Any, filepath: Any, overwrite: bool = True, zipped: Optional[bool] = None,
                **kwargs: Any) -> None:
-    """Writes `model` to `filepath` ('*.keras'), atomically."""
+    """Writes `model` as Keras's `saving.save_model`: a '*.keras' zip (atomically); with
+    `zipped=False`, Keras's unzipped directory at `filepath` ('config.json',
+    'metadata.json', 'model.weights.h5'); a '.h5' or '.hdf5' path, the legacy HDF5 file."""
+    include_optimizer = kwargs.pop("include_optimizer", True)
+    save_format = kwargs.pop("save_format", False)
     filepath = os.fspath(filepath)
-    if not filepath.endswith(".keras"):
-        raise ValueError("Invalid filepath extension for saving. Please add either a `.keras` "
-                         "extension for the native Keras format (recommended) or a `.h5` "
-                         "extension. Use `model.export(filepath)` if you want to export a "
-                         f"SavedModel for use with TFLite/TFServing/etc. Received: "
-                         f"filepath={filepath}.")
-    if not zipped:
-        raise NotImplementedError("tapeflow writes `.keras` zip files only (zipped=True).")
+    if save_format and not filepath.endswith((".h5", ".hdf5", ".keras")):
+        raise ValueError("The `save_format` argument is deprecated in Keras 3. Please remove "
+                         "this argument and pass a file path with either `.keras` or `.h5` "
+                         f"extension.Received: save_format={save_format}")
+    if kwargs:
+        raise ValueError(f"The following argument(s) are not supported: {list(kwargs.keys())}")
+    zipped = True if zipped is None else zipped
     if not overwrite and os.path.exists(filepath):
         raise FileExistsError(f"File {filepath} already exists and overwrite=False.")
+    if zipped and filepath.endswith(".keras"):
+        return _save_zip(model, filepath)
+    if not zipped:
+        return _save_directory(model, filepath)
+    if legacy_h5.is_legacy_h5_path(filepath):
+        return legacy_h5.save_model(model, filepath, overwrite=overwrite,
+                                    include_optimizer=include_optimizer)
+    raise ValueError("Invalid filepath extension for saving. Please add either a `.keras` "
+                     "extension for the native Keras format (recommended) or a `.h5` "
+                     "extension. Use `model.export(filepath)` if you want to export a "
+                     f"SavedModel for use with TFLite/TFServing/etc. Received: "
+                     f"filepath={filepath}.")
+
+
+def _config_and_metadata(model: Any) -> tuple:
     config = json.dumps(serialization.serialize_keras_object(model))
     metadata = json.dumps({"keras_version": KERAS_VERSION, "date_saved":
                            datetime.datetime.now().strftime("%Y-%m-%d@%H:%M:%S")})
+    return config, metadata
+
+
+def _save_zip(model: Any, filepath: str) -> None:
+    config, metadata = _config_and_metadata(model)
     h5 = weights.h5_bytes(model)
 
     def write(f: Any) -> None:
@@ -46,6 +69,24 @@ def save_model(model: Any, filepath: Any, overwrite: bool = True, zipped: bool =
             z.writestr(CONFIG, config)
             z.writestr(WEIGHTS, h5)
     weights.atomic_write(filepath, write)
+
+
+def _save_directory(model: Any, dirpath: str) -> None:
+    """Keras's `zipped=False` layout: the archive's three members as files of `dirpath`
+    (made if absent; each written atomically). Keras refuses a '.keras' name for it."""
+    if dirpath.endswith(".keras"):
+        raise ValueError("When using `zipped=False`, the `filepath` argument should not end "
+                         f"in `.keras`. Received: filepath={dirpath}")
+    config, metadata = _config_and_metadata(model)
+    os.makedirs(dirpath, exist_ok=True)
+    for name, data in ((METADATA, metadata.encode()), (CONFIG, config.encode())):
+        weights.atomic_write(os.path.join(dirpath, name), lambda f, data=data: f.write(data))
+    weights.atomic_write(os.path.join(dirpath, WEIGHTS), lambda f: weights.write_h5(model, f))
+    if os.path.isabs(dirpath):
+        # Keras 3.15 makes its asset store at join(<temporary dir>, '<dirpath>/assets'): in
+        # the model's directory for an absolute path (empty: tapeflow's layers keep no
+        # assets), in the discarded temporary directory for a relative one.
+        os.makedirs(os.path.join(dirpath, "assets"), exist_ok=True)
 
 
 def _member(archive: zipfile.ZipFile, name: str) -> zipfile.ZipInfo:
@@ -70,6 +111,8 @@ def load_model(filepath: Any, custom_objects: Optional[Mapping] = None, compile:
                safe_mode: bool = True) -> Any:
     """The model saved in a `.keras` file (by tapeflow or by Keras 3)."""
     filepath = os.fspath(filepath)
+    if os.path.isdir(filepath) and os.path.exists(os.path.join(filepath, CONFIG)):
+        return _load_directory(filepath, custom_objects, compile, safe_mode)
     if not os.path.exists(filepath):
         raise ValueError(f"File not found: filepath={filepath}. Please ensure the file is an "
                          "accessible `.keras` zip file.")
@@ -83,19 +126,47 @@ def load_model(filepath: Any, custom_objects: Optional[Mapping] = None, compile:
     with zipfile.ZipFile(filepath) as archive:
         config = _read_config(archive)
         weights_member = _member(archive, WEIGHTS)
-        if not compile:
-            config.pop("compile_config", None)
-        with serialization._safe_mode(safe_mode), \
-                serialization.CustomObjectScope(custom_objects):
-            model = serialization.deserialize_keras_object(config, custom_objects,
-                                                            safe_mode=safe_mode)
-        optimizer = getattr(model, "optimizer", None) if compile else None
-        if optimizer is not None and not optimizer.built and model.built:
-            optimizer.build(model.trainable_variables)
+        model = _model_from_config(config, custom_objects, compile, safe_mode)
         # Read in place, as Keras: memory follows the datasets read (each checked against the
         # model first), never the size the member declares.
         with archive.open(weights_member) as h5:
             weights.read_h5(model, h5)
+    return model
+
+
+def _model_from_config(config: Any, custom_objects: Optional[Mapping], compile: bool,
+                       safe_mode: bool) -> Any:
+    """The model of a parsed config.json, its optimizer built (slots made) to take the
+    weights file's values."""
+    if not compile:
+        config.pop("compile_config", None)
+    with serialization._safe_mode(safe_mode), serialization.CustomObjectScope(custom_objects):
+        model = serialization.deserialize_keras_object(config, custom_objects,
+                                                        safe_mode=safe_mode)
+    optimizer = getattr(model, "optimizer", None) if compile else None
+    if optimizer is not None and not optimizer.built and model.built:
+        optimizer.build(model.trainable_variables)
+    return model
+
+
+def _load_directory(dirpath: str, custom_objects: Optional[Mapping], compile: bool,
+                    safe_mode: bool) -> Any:
+    """The model of Keras's unzipped layout (`save_model(..., zipped=False)`)."""
+    config_path = os.path.join(dirpath, CONFIG)
+    if os.path.getsize(config_path) > _MAX_CONFIG:
+        raise ValueError(f"Refusing to read '{CONFIG}': it is larger than the {_MAX_CONFIG} "
+                         "bytes a model config may have.")
+    with open(config_path, encoding="utf-8") as f:
+        config = json.load(f)
+    model = _model_from_config(config, custom_objects, compile, safe_mode)
+    weights_path = os.path.join(dirpath, WEIGHTS)
+    if not os.path.isfile(weights_path):
+        if os.path.exists(os.path.join(dirpath, "model.weights.npz")):
+            raise ValueError("tapeflow reads an unzipped model's weights from "
+                             f"'{WEIGHTS}' only; this one has Keras's npz weights "
+                             "('model.weights.npz').")
+        raise ValueError(f"Expected a {WEIGHTS} or model.weights.npz file.")
+    weights.read_h5(model, weights_path)
     return model
 
 

@@ -17,8 +17,11 @@ Keras reads; and assigns all or nothing.
 
 from __future__ import annotations
 
+import contextlib
 import io
+import json
 import math
+import os
 import warnings
 from typing import Any, Iterator, Optional
 
@@ -261,24 +264,37 @@ def read_h5(model: Any, source: Any, skip_mismatch: bool = False) -> None:
     damage raises ValueError. Nothing is assigned unless the whole load succeeds (with
     `skip_mismatch`, the objects that did not fail)."""
     h5py = _h5py()
+    with h5py.File(source, "r") as f:
+        objects, errors, values = _load(model, lambda path: _vars_group(f, path),
+                                        skip_mismatch)
+    _finish_load(objects, errors, values, skip_mismatch)
+
+
+def _load(model: Any, group_of: Any, skip_mismatch: bool) -> tuple:
+    """(objects, errors, values): the checked plan of every object's datasets (the group
+    of a path given by `group_of`) and, unless an object failed, the values read."""
     objects = list(walk(model))
     errors: dict = {}
     values: list = []
-    with h5py.File(source, "r") as f:
-        plans = _plan_all(f, objects, errors)
-        if not errors or skip_mismatch:
-            values = _read_all(plans, errors)
+    plans = _plan_all(group_of, objects, errors)
+    if not errors or skip_mismatch:
+        values = _read_all(plans, errors)
+    return objects, errors, values
+
+
+def _finish_load(objects: list, errors: dict, values: list, skip_mismatch: bool) -> None:
+    """Reports the failed objects (Keras's error, or warning) and assigns the values read."""
     if errors:
         _report(objects, errors, skip_mismatch)
     for variable, value in values:
         variable.assign(value)
 
 
-def _plan_all(f: Any, objects: list, errors: dict) -> dict:
+def _plan_all(group_of: Any, objects: list, errors: dict) -> dict:
     """{object index: [(variable, dataset)]}: every dataset to read, checked, none read."""
     plans = {}
     for index, (path, obj) in enumerate(objects):
-        group = _vars_group(f, path)
+        group = group_of(path)
         try:
             plans[index] = _plan_own_variables(obj, group)
         except Exception as e:  # noqa: BLE001 - Keras lists any object's error, of any class
@@ -455,6 +471,193 @@ def _readable_size(size: float) -> str:
     return f"{size:.2f} PB"
 
 
+# -- sharded weights (`save_weights(..., max_shard_size=...)`) ----------------------------------
+# Keras's ShardedH5IOStore: '<base>.weights.json' indexes shards '<base>_00000.weights.h5',
+# '<base>_00001.weights.h5', ... beside it, each in the layout above. Variables fill a shard
+# in walk order until the next would pass `max_shard_size` GiB; a group split across shards
+# appears in each (its 'name' attribute only in the first). The index, written with indent 4:
+# {"metadata": {"total_size": bytes}, "weight_map": {"/<path>/vars": file, or [files]}}.
+
+# Keras's `dtype_size` table (bits); other dtypes cannot be sharded.
+_DTYPE_BITS = {**{f"float{i}": i for i in (16, 32, 64)}, **{f"int{i}": i for i in (8, 16, 32, 64)},
+               **{f"uint{i}": i for i in (8, 16, 32, 64)}, "bfloat16": 16, "bool": 1}
+# An index (JSON) larger than this is refused before it is parsed.
+_MAX_INDEX_BYTES = 1 << 26
+
+
+def sharded_paths(filepath: str) -> tuple:
+    """(index path, shard base name) as Keras derives them: the base is the file's stem
+    without '.weights'; an index path not ending in '.json' takes that suffix, with
+    Keras's warning."""
+    directory, name = os.path.split(filepath)
+    stem, suffix = os.path.splitext(name)
+    base = stem.replace(".weights", "")
+    if suffix != ".json":
+        renamed = os.path.join(directory, stem + ".json")
+        warnings.warn(f"Saving sharded weights requires `*.json` as the extension. The "
+                      f"original path: {filepath} will be renamed to {renamed}.", stacklevel=3)
+        filepath = renamed
+    return filepath, base
+
+
+def _value_bytes(value: np.ndarray, dtype_name: str) -> float:
+    if dtype_name not in _DTYPE_BITS:
+        raise ValueError(f"Invalid dtype: {dtype_name}")
+    return math.prod(value.shape) * _DTYPE_BITS[dtype_name] / 8
+
+
+def shard_name(base: str, index: int) -> str:
+    """Keras's name of shard `index`: '<base>_00000.weights.h5'."""
+    return f"{base}_{index:05}.weights.h5"
+
+
+def plan_shards(model: Any, max_shard_size: float, base: str) -> tuple:
+    """(shards, index): each shard a list of [group path, attributes or None,
+    [(dataset name, array, dtype name)]] in Keras's order, and the JSON index. Raises
+    Keras's ValueError for a variable larger than a shard, before anything is written."""
+    limit = float(max_shard_size) * 1024 ** 3
+    shards: list = [[]]
+    weight_map: dict = {}
+    total: Any = 0
+    current = 0.0
+    for path, obj in walk(model):
+        group_path = f"{path}/vars" if path else "vars"
+        entry: Any = [group_path, {"name": getattr(obj, "name", None) or type(obj).__name__},
+                      []]
+        shards[-1].append(entry)
+        for i, variable in enumerate(own_variables(obj)):
+            value = np.asarray(variable.numpy())
+            size = _value_bytes(value, variable.dtype.name)
+            total += size
+            if size > limit:
+                raise ValueError(f"The size of {i} is {_readable_size(size)} which exceeds the "
+                                 f"maximum shard size {_readable_size(limit)}. You can increase "
+                                 "the `max_shard_size` parameter to accommodate the size.")
+            current += size
+            if current > limit:
+                shards.append([])
+                current = size
+                entry = None
+            if entry is None:   # the group again in the new shard, without its attributes
+                entry = [group_path, None, []]
+                shards[-1].append(entry)
+            entry[2].append((str(i), value, variable.dtype.name))
+            _map_variable(weight_map, f"/{group_path}", shard_name(base, len(shards) - 1))
+    return shards, {"metadata": {"total_size": total}, "weight_map": weight_map}
+
+
+def _map_variable(weight_map: dict, group: str, shard: str) -> None:
+    # As Keras: a file name for a group's first variable, a list once there are two.
+    if group not in weight_map:
+        weight_map[group] = shard
+        return
+    if not isinstance(weight_map[group], list):
+        weight_map[group] = [weight_map[group]]
+    if shard not in weight_map[group]:
+        weight_map[group].append(shard)
+
+
+def write_sharded(model: Any, filepath: str, max_shard_size: float) -> None:
+    """Writes `model`'s weights as Keras's sharded files (see above): every shard, then the
+    index, each atomically."""
+    index_path, base = sharded_paths(filepath)
+    shards, index = plan_shards(model, max_shard_size, base)
+    directory = os.path.dirname(index_path)
+    for i, shard in enumerate(shards):
+        atomic_write(os.path.join(directory, shard_name(base, i)),
+                     lambda f, shard=shard: _write_shard(f, shard))
+    text = json.dumps(index, indent=4).encode()
+    atomic_write(index_path, lambda f: f.write(text))
+
+
+def _write_shard(target: Any, shard: list) -> None:
+    h5py = _h5py()
+    with h5py.File(target, "w") as f:
+        for group_path, attrs, datasets in shard:
+            group = f.create_group(group_path)
+            for key, value in (attrs or {}).items():
+                group.attrs[key] = value
+            for name, value, dtype_name in datasets:
+                group[name] = value
+                if dtype_name == "bfloat16":
+                    group[name].attrs["dtype"] = "bfloat16"
+
+
+class _ShardedGroup:
+    """One object's '<path>/vars' over the shards that hold its datasets, read as one group
+    (what `_link` and the checks use of an h5py group)."""
+
+    def __init__(self, groups: list) -> None:
+        self._groups = groups
+
+    def __len__(self) -> int:
+        return sum(len(g) for g in self._groups)
+
+    def get(self, name: str, default: Any = None, getlink: bool = False) -> Any:
+        for group in self._groups:
+            found = group.get(name, default=None, getlink=getlink)
+            if found is not None:
+                return found
+        return default
+
+    def __getitem__(self, name: str) -> Any:
+        for group in self._groups:
+            if group.get(name, default=None, getlink=True) is not None:
+                return group[name]
+        raise KeyError(name)
+
+
+def _read_index(filepath: str) -> dict:
+    """The index's weight map ({group: [shard file names]}), checked: a JSON object whose
+    file names are plain names of files beside it (no path leads elsewhere)."""
+    if os.path.getsize(filepath) > _MAX_INDEX_BYTES:
+        raise ValueError(f"Refusing to read the sharded weights index {filepath}: it is larger "
+                         f"than {_MAX_INDEX_BYTES} bytes.")
+    with open(filepath, encoding="utf-8") as f:
+        index = json.load(f)
+    weight_map = index.get("weight_map") if isinstance(index, dict) else None
+    if not isinstance(weight_map, dict):
+        raise ValueError(f"Invalid sharded weights index {filepath}: no 'weight_map' object.")
+    checked = {}
+    for group, files in weight_map.items():
+        files = files if isinstance(files, list) else [files]
+        for name in files:
+            if not isinstance(name, str) or os.path.basename(name) != name or \
+                    name in ("", ".", "..") or "\\" in name:
+                raise ValueError(f"Invalid sharded weights index {filepath}: shard {name!r} "
+                                 "is not the name of a file beside it.")
+        checked[group] = files
+    return checked
+
+
+def read_sharded(model: Any, filepath: str, skip_mismatch: bool = False) -> None:
+    """Loads weights written by `write_sharded` (or Keras's sharded `save_weights`) into
+    `model`, with every check and the all-or-nothing rule of `read_h5`. An object the index
+    does not list has no stored variables."""
+    h5py = _h5py()
+    weight_map = _read_index(filepath)
+    directory = os.path.dirname(filepath)
+    with contextlib.ExitStack() as stack:
+        files: dict = {}
+
+        def shard(name: str) -> Any:
+            if name not in files:
+                files[name] = stack.enter_context(h5py.File(os.path.join(directory, name), "r"))
+            return files[name]
+
+        def group_of(path: str) -> Any:
+            # Keras's lookup: the path itself, then '/<path>/vars' ('/vars' for the root).
+            key = path or "/vars"
+            names = weight_map.get(key) or weight_map.get(f"/{key}/vars")
+            if not names:
+                return None
+            groups = [_vars_group(shard(name), path) for name in names]
+            return _ShardedGroup([g for g in groups if g is not None])
+
+        objects, errors, values = _load(model, group_of, skip_mismatch)
+    _finish_load(objects, errors, values, skip_mismatch)
+
+
 # -- files ----------------------------------------------------------------------------------------
 
 def file_kind(filepath: str) -> str:
@@ -474,4 +677,5 @@ def h5_bytes(model: Any) -> bytes:
 
 
 __all__ = ["walk", "own_variables", "load_own_variables", "write_h5", "read_h5",
-           "atomic_write", "file_kind", "h5_bytes"]
+           "atomic_write", "file_kind", "h5_bytes", "write_sharded", "read_sharded",
+           "sharded_paths", "plan_shards", "shard_name"]
