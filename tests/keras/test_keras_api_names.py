@@ -90,17 +90,11 @@ NOT_BUILT: dict = {
     "optimizers": {
         "legacy": "Keras 2 optimizers namespace: not built",
     },
-    "regularizers": {
-        "OrthogonalRegularizer": "not built yet",
-        "orthogonal_regularizer": "not built yet",
-    },
     "saving": {
         "KerasFileEditor": "not built yet",
     },
     "utils": {
         "FeatureSpace": "not built yet",
-        "audio_dataset_from_directory": "not built yet",
-        "bounding_boxes": "not built yet",
         "legacy": "Keras 2 utils namespace: not built",
     },
 }

@@ -1,4 +1,5 @@
-"""`keras.regularizers`: weight and activity penalties (L1, L2, L1L2), as Keras 3.
+"""`keras.regularizers`: weight and activity penalties (L1, L2, L1L2, OrthogonalRegularizer),
+as Keras 3.
 
 A regularizer is a callable `x -> scalar`; a layer's `losses` calls each weight's regularizer
 on the weight's current value every time it is read, so the penalty follows the training.
@@ -92,9 +93,46 @@ class L2(Regularizer):
         return {"l2": self.l2}
 
 
-l1, l2, l1_l2 = L1, L2, L1L2
+class OrthogonalRegularizer(Regularizer):
+    """`factor * 0.5 * mean(|dot products|)` over the distinct pairs of the L2-normalized
+    rows (`mode="rows"`) or columns (`mode="columns"`) of a rank-2 input; also
+    `orthogonal_regularizer`."""
 
-_ALL = {cls.__name__: cls for cls in (Regularizer, L1, L2, L1L2)}
+    def __init__(self, factor: float = 0.01, mode: str = "rows") -> None:
+        validate_float_arg(factor, name="factor")
+        # Keras keeps the factor as a tensor of its own dtype (an int factor stays int32).
+        self.factor = convert_to_tensor(factor)
+        if mode not in {"rows", "columns"}:
+            raise ValueError("Invalid value for argument `mode`. Expected one of "
+                             f'{{"rows", "columns"}}. Received: mode={mode}')
+        self.mode = mode
+
+    def __call__(self, inputs: Any) -> Any:
+        from tapeflow.keras.utils.numerical_utils import normalize
+        from tapeflow.ops import array_ops, linalg_ops
+        if len(inputs.shape) != 2:
+            raise ValueError("Inputs to OrthogonalRegularizer must have rank 2. Received: "
+                             f"inputs.shape={inputs.shape}")
+        rows = self.mode == "rows"
+        inputs = convert_to_tensor(normalize(inputs, axis=1 if rows else 0))
+        if rows:
+            product = math_ops.matmul(inputs, array_ops.transpose(inputs))
+        else:
+            product = math_ops.matmul(array_ops.transpose(inputs), inputs)
+        size = inputs.shape[0 if rows else 1]
+        product_no_diagonal = product * (1.0 - linalg_ops.eye(size, dtype=inputs.dtype))
+        num_pairs = size * (size - 1.0) / 2.0
+        total = reduce_ops.reduce_sum(math_ops.abs(product_no_diagonal))
+        return self.factor * 0.5 * total / num_pairs
+
+    def get_config(self) -> dict:
+        return {"factor": float(self.factor), "mode": self.mode}
+
+
+l1, l2, l1_l2 = L1, L2, L1L2
+orthogonal_regularizer = OrthogonalRegularizer
+
+_ALL = {cls.__name__: cls for cls in (Regularizer, L1, L2, L1L2, OrthogonalRegularizer)}
 _ALL.update({to_snake_case(name): cls for name, cls in list(_ALL.items())})
 
 
@@ -115,5 +153,5 @@ def get(identifier: Any) -> Any:
     return get_keras_object(identifier, _ALL, "regularizer")
 
 
-__all__ = ["Regularizer", "L1", "L2", "L1L2", "l1", "l2", "l1_l2", "get", "serialize",
-           "deserialize"]
+__all__ = ["Regularizer", "L1", "L2", "L1L2", "OrthogonalRegularizer", "l1", "l2", "l1_l2",
+           "orthogonal_regularizer", "get", "serialize", "deserialize"]

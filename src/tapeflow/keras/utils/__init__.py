@@ -1,5 +1,6 @@
-"""`keras.utils`: data helpers (padding, one-hot, image and text datasets from folders, file
-downloads), the progress bar, interactive logging, and the (de)serialization registry."""
+"""`keras.utils`: data helpers (padding, one-hot, image, text and audio datasets from folders,
+file downloads, bounding boxes), the progress bar, interactive logging, and the
+(de)serialization registry."""
 
 from __future__ import annotations
 
@@ -22,6 +23,8 @@ from tapeflow.keras.utils.sequence_utils import pad_sequences
 _LAZY = {
     "pack_x_y_sample_weight": "tapeflow.keras.data_adapters",
     "unpack_x_y_sample_weight": "tapeflow.keras.data_adapters",
+    "audio_dataset_from_directory": "tapeflow.keras.utils.directory_datasets",
+    "bounding_boxes": "tapeflow.keras.utils.bounding_boxes",  # a module
     "image_dataset_from_directory": "tapeflow.keras.utils.directory_datasets",
     "text_dataset_from_directory": "tapeflow.keras.utils.directory_datasets",
     "get_file": "tapeflow.keras.utils.file_utils",
@@ -39,7 +42,8 @@ _LAZY = {
 def __getattr__(name: str) -> Any:
     if name in _LAZY:
         import importlib
-        value = getattr(importlib.import_module(_LAZY[name]), name)
+        module = importlib.import_module(_LAZY[name])
+        value = module if module.__name__.endswith("." + name) else getattr(module, name)
         globals()[name] = value
         return value
     raise AttributeError(f"module 'tapeflow.keras.utils' has no attribute {name!r}")
@@ -131,7 +135,8 @@ def clear_session(free_memory: bool = True) -> None:
 
 
 __all__ = ["Config", "CustomObjectScope", "Progbar", "PyDataset", "Sequence", "array_to_img",
-           "clear_session", "custom_object_scope", "deserialize_keras_object",
+           "audio_dataset_from_directory", "bounding_boxes", "clear_session",
+           "custom_object_scope", "deserialize_keras_object",
            "disable_interactive_logging", "enable_interactive_logging", "get_custom_objects",
            "get_file", "get_registered_name", "get_registered_object", "get_source_inputs",
            "image_dataset_from_directory", "img_to_array", "is_interactive_logging_enabled",

@@ -1,7 +1,7 @@
-"""`keras.utils.image_dataset_from_directory` and `text_dataset_from_directory`: tf.data
-Datasets of the files under a directory, one class per subdirectory, as Keras 3 builds them
-(the same file order, the same NumPy shuffle of the paths under `seed`, the same tf.data
-shuffle and split, so the batches are Keras's)."""
+"""`keras.utils.image_dataset_from_directory`, `text_dataset_from_directory` and
+`audio_dataset_from_directory`: tf.data Datasets of the files under a directory, one class per
+subdirectory, as Keras 3 builds them (the same file order, the same NumPy shuffle of the paths
+under `seed`, the same tf.data shuffle and split, so the batches are Keras's)."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from tapeflow.keras import backend
 from tapeflow.keras.utils.io_utils import print_msg
 
 IMAGE_FORMATS = (".bmp", ".gif", ".jpeg", ".jpg", ".png")
+AUDIO_FORMATS = (".wav",)
 _INTERPOLATIONS = ("bilinear", "nearest", "bicubic", "area", "lanczos3", "lanczos5",
                    "gaussian", "mitchellcubic")
 
@@ -145,15 +146,21 @@ def _paths_dataset(paths: list, labels: Any, label_mode: Any, num_classes: int, 
     return ds.map(load)
 
 
-def _check_labels(labels: Any, label_mode: Any, kind: str) -> tuple:
+def _check_labels(labels: Any, label_mode: Any, kind: str, class_names: Any) -> tuple:
+    """Keras's checks of `labels`, `class_names` and `label_mode`, in its order; (labels,
+    label_mode), both None where either is."""
     if labels not in ("inferred", None):
         if not isinstance(labels, (list, tuple)):
-            raise ValueError(f"`labels` argument should be a list/tuple of integer labels, of "
-                             f"the same size as the number of {kind} files in the target "
+            the = "The " if kind == "audio" else ""  # Keras's audio message starts so
+            raise ValueError(f"{the}`labels` argument should be a list/tuple of integer labels, "
+                             f"of the same size as the number of {kind} files in the target "
                              "directory. If you wish to infer the labels from the subdirectory "
                              'names in the target directory, pass `labels="inferred"`. If you '
                              f"wish to get a dataset that only contains {_ONLY[kind]} (no "
                              f"labels), pass `labels=None`. Received: labels={labels}")
+        if class_names:
+            raise ValueError(f'You can only pass `class_names` if `labels="inferred"`. '
+                             f"Received: labels={labels}, and class_names={class_names}")
     if label_mode not in {"int", "categorical", "binary", None}:
         raise ValueError('`label_mode` argument must be one of "int", "categorical", '
                          f'"binary", or None. Received: label_mode={label_mode}')
@@ -162,18 +169,26 @@ def _check_labels(labels: Any, label_mode: Any, kind: str) -> tuple:
     return labels, label_mode
 
 
-_ONLY = {"image": "images", "text": "text samples"}
+_ONLY = {"image": "images", "text": "text samples", "audio": "audio samples"}
+
+
+def _batch_then_prefetch(ds: Any, batch_size: Any) -> Any:
+    from tapeflow import data
+    if batch_size is not None:
+        ds = ds.batch(batch_size)
+    return ds.prefetch(data.AUTOTUNE)
 
 
 def _build(kind: str, directory: str, labels: Any, label_mode: Any, class_names: Any,
            batch_size: Any, shuffle: bool, seed: Any, validation_split: Any, subset: Any,
-           follow_links: bool, verbose: bool, formats: tuple, load: Any, empty: str) -> Any:
+           follow_links: bool, verbose: bool, formats: tuple, load: Any, empty: str,
+           checks: Any = None, batch: Any = _batch_then_prefetch) -> Any:
     """The shared pipeline: check, index, split, build, batch; `class_names` (and for
-    images `file_paths`) set on each dataset."""
-    if labels not in ("inferred", None) and class_names:
-        raise ValueError(f'You can only pass `class_names` if `labels="inferred"`. Received: '
-                         f"labels={labels}, and class_names={class_names}")
-    labels, label_mode = _check_labels(labels, label_mode, kind)
+    images `file_paths`) set on each dataset. `checks()` runs the kind's own argument checks
+    after the label checks; `batch(ds, batch_size)` batches and prefetches."""
+    labels, label_mode = _check_labels(labels, label_mode, kind, class_names)
+    if checks is not None:
+        checks()
     check_validation_split_arg(validation_split, subset, shuffle, seed)
     if seed is None:
         seed = np.random.randint(1e6)
@@ -196,10 +211,7 @@ def _build(kind: str, directory: str, labels: Any, label_mode: Any, class_names:
         ds = _paths_dataset(part_paths, part_labels, label_mode, num_classes, load,
                             shuffle and part != "validation" if subset == "both" else shuffle,
                             buffer_size, seed)
-        if batch_size is not None:
-            ds = ds.batch(batch_size)
-        from tapeflow import data
-        ds = ds.prefetch(data.AUTOTUNE)
+        ds = batch(ds, batch_size)
         ds.class_names = class_names
         if kind == "image":
             ds.file_paths = part_paths
@@ -318,4 +330,59 @@ def text_dataset_from_directory(
                   "No {what}text files found in directory {directory}. Allowed format: .txt")
 
 
-__all__ = ["image_dataset_from_directory", "text_dataset_from_directory", "index_directory"]
+def audio_dataset_from_directory(
+        directory: str, labels: Any = "inferred", label_mode: Any = "int",
+        class_names: Optional[list] = None, batch_size: Any = 32, sampling_rate: Any = None,
+        output_sequence_length: Optional[int] = None, ragged: bool = False,
+        shuffle: bool = True, seed: Optional[int] = None,
+        validation_split: Optional[float] = None, subset: Optional[str] = None,
+        follow_links: bool = False, verbose: bool = True) -> Any:
+    """A Dataset of (audio, labels) batches from `directory/<class>/*.wav`: each file decoded
+    by `tf.audio.decode_wav` to float32 [samples, channels] (cut or zero-padded to
+    `output_sequence_length` samples where given), batches padded to their longest file
+    (`padded_batch`), or RaggedTensors with `ragged=True`; labels as for
+    `image_dataset_from_directory`. The dataset carries `class_names`. Resampling
+    (`sampling_rate`) needs tensorflow_io in Keras and is not built: it raises ImportError."""
+
+    def checks() -> None:
+        if ragged and output_sequence_length is not None:
+            raise ValueError("Cannot set both `ragged` and `output_sequence_length`")
+        if sampling_rate is not None:
+            if not isinstance(sampling_rate, int):
+                raise ValueError("`sampling_rate` should have an integer value. "
+                                 f"Received: sampling_rate={sampling_rate}")
+            if sampling_rate <= 0:
+                raise ValueError("`sampling_rate` should be higher than 0. "
+                                 f"Received: sampling_rate={sampling_rate}")
+            # Keras resamples with tensorflow_io (and raises ImportError without it).
+            raise ImportError("`sampling_rate` resamples audio with tensorflow_io in Keras; "
+                              "tapeflow has no resampler: pass `sampling_rate=None`.")
+
+    def load(path: Any) -> Any:
+        from tapeflow import audio, io
+        from tapeflow.framework.ragged_tensor import RaggedTensor
+        samples = -1 if output_sequence_length is None else output_sequence_length
+        decoded = audio.decode_wav(io.read_file(path), desired_samples=samples).audio
+        return RaggedTensor.from_tensor(decoded) if ragged else decoded
+
+    def batch(ds: Any, size: Any) -> Any:
+        from tapeflow import data
+        ds = ds.prefetch(data.AUTOTUNE)  # Keras prefetches before batching audio
+        if size is None:
+            return ds
+        if output_sequence_length is None and not ragged:
+            # Files differ in length: pad to the longest. The padded shapes are TF's default
+            # (the components' static shapes), spelled out so known dims stay in the spec.
+            shapes = tuple(spec.shape for spec in ds.element_spec) \
+                if isinstance(ds.element_spec, tuple) else ds.element_spec.shape
+            return ds.padded_batch(size, padded_shapes=shapes)
+        return ds.batch(size)
+
+    return _build("audio", directory, labels, label_mode, class_names, batch_size, shuffle,
+                  seed, validation_split, subset, follow_links, verbose, AUDIO_FORMATS, load,
+                  "No {what}audio files found in directory {directory}. Allowed format(s): "
+                  f"{AUDIO_FORMATS}", checks=checks, batch=batch)
+
+
+__all__ = ["audio_dataset_from_directory", "image_dataset_from_directory",
+           "text_dataset_from_directory", "index_directory"]
