@@ -349,18 +349,20 @@ def test_rows_of_different_counts_do_not_join():
 
 
 def test_an_op_not_yet_traced_runs_once_per_partition():
-    # tf.tile of a RaggedTensor still computes its partition while tracing: the function is
-    # traced again for each partition a call brings (TF 2.21 traces once), values unchanged.
-    tile = tf.function(lambda rt: tf.tile(rt, [1, 2]), input_signature=[SPEC])
-    assert tile(tf.ragged.constant([[1.0, 2.0], [3.0]])).to_list() == \
-        [[1.0, 2.0, 1.0, 2.0], [3.0, 3.0]]
-    assert tile(tf.ragged.constant([[1.0], [2.0, 3.0]])).to_list() == \
-        [[1.0, 1.0], [2.0, 3.0, 2.0, 3.0]]
-    assert tile(tf.ragged.constant([[4.0, 5.0], [6.0]])).to_list() == \
-        [[4.0, 5.0, 4.0, 5.0], [6.0, 6.0]]
-    assert tile.experimental_get_tracing_count() == 2
+    # stack_dynamic_partitions of a RaggedTensor still computes its partition while tracing:
+    # the function is traced again for each partition a call brings (TF 2.21 traces once),
+    # values unchanged.
+    split = tf.function(lambda rt: tf.ragged.stack_dynamic_partitions(rt, [1, 0], 2),
+                        input_signature=[SPEC])
+    assert split(tf.ragged.constant([[1.0, 2.0], [3.0]])).to_list() == \
+        [[[3.0]], [[1.0, 2.0]]]
+    assert split(tf.ragged.constant([[1.0], [2.0, 3.0]])).to_list() == \
+        [[[2.0, 3.0]], [[1.0]]]
+    assert split(tf.ragged.constant([[4.0, 5.0], [6.0]])).to_list() == \
+        [[[6.0]], [[4.0, 5.0]]]
+    assert split.experimental_get_tracing_count() == 2
     with pytest.raises(NotImplementedError, match="known only when the traced graph runs"):
-        tile.get_concrete_function()
+        split.get_concrete_function()
 
 
 def test_random_partitions_match_eager():

@@ -8,6 +8,14 @@ values. `tf.shape` of a RaggedTensor gives one; `tf.reshape`, `tf.zeros`, `tf.on
 `tf.fill` accept one (tapeflow.ops.array_ops calls `_add_row_partitions` on their dense
 result). Everything here is computed with NumPy when the shape is built: shapes carry no
 gradients.
+
+Inside a trace, `tf.shape` of a RaggedTensor whose row splits are graph values (see
+`ragged_tensor.is_symbolic`) gives a shape over those tensors: a RowPartition then holds its
+row splits as a traced tensor, and a DynamicRaggedShape its inner shape as one (with the
+static dims tracing knows), as TF's do; their methods then build graph ops through the
+traced handlers `tapeflow.ops.ragged_ops` registers (`ragged_tensor.register_traced`). What
+would need the partition's values while tracing (comparing two shapes, slicing out uniform
+inner dims) raises `PartitionNeeded`, and tf.function traces once per partition there.
 """
 
 from __future__ import annotations
@@ -18,7 +26,8 @@ import numpy as np
 
 from tapeflow.framework import dtypes as _dtypes
 from tapeflow.framework.errors import InvalidArgumentError
-from tapeflow.framework.ragged_tensor import RaggedTensor, concrete
+from tapeflow.framework.ragged_tensor import _TRACED, PartitionNeeded, RaggedTensor, \
+    concrete, is_symbolic
 from tapeflow.framework.tensor import Tensor, TensorLike, wrap
 from tapeflow.framework.tensor_conversion import convert_to_tensor
 
@@ -78,6 +87,16 @@ def _index_array(value: Any, name: str, rank: int, dtype: Any = None,
     if array.ndim != rank:
         raise ValueError(f"Shape {array.shape} must have rank {rank}")
     return array
+
+
+def _traced(value: Any) -> bool:
+    """Whether a partition's splits or a shape's inner shape is a traced tensor."""
+    return type(value) is not np.ndarray
+
+
+def _needs_partition(what: str) -> PartitionNeeded:
+    return PartitionNeeded(f"tapeflow computes {what} of a DynamicRaggedShape with NumPy, but "
+                           f"its row partitions are known only when the traced graph runs")
 
 
 def _splits_of_lengths(lengths: np.ndarray) -> np.ndarray:
@@ -196,8 +215,15 @@ class RowPartition:
 
     @classmethod
     def _from_ragged(cls, rt: RaggedTensor) -> "RowPartition":
-        """The outermost row partition of a RaggedTensor (its splits, not a copy)."""
-        return cls(rt._splits, internal=True, uniform_row_length=rt._uniform)
+        """The outermost row partition of a RaggedTensor (its splits, not a copy; in a
+        trace, its traced splits)."""
+        splits = rt._row_splits
+        return cls(rt._splits if type(splits) is Tensor else splits, internal=True,
+                   uniform_row_length=rt._uniform)
+
+    def _view(self) -> RaggedTensor:
+        """A RaggedTensor of these traced splits (no values), for the traced handlers."""
+        return RaggedTensor(None, self._splits, internal=True)
 
     # -- encodings --------------------------------------------------------------------------
     @property
@@ -205,40 +231,58 @@ class RowPartition:
         """The dtype of the partition's tensors (int32 or int64)."""
         return _dtypes.as_dtype(self._splits.dtype)
 
+    @property
+    def _np_dtype(self) -> np.dtype:
+        return np.dtype(self.dtype.as_numpy_dtype)
+
     def _scalar(self, value: Any) -> Tensor:
-        return wrap(np.asarray(value, self._splits.dtype))
+        return wrap(np.asarray(value, self._np_dtype))
 
     def row_splits(self) -> Tensor:
         """Where each row starts and ends (nrows + 1 entries)."""
-        return wrap(self._splits)
+        return self._splits if _traced(self._splits) else wrap(self._splits)
 
     def row_lengths(self) -> Tensor:
         """The length of each row."""
+        if _traced(self._splits):
+            return self._splits[1:] - self._splits[:-1]
         return wrap(np.diff(self._splits))
 
     def row_starts(self) -> Tensor:
         """Where each row starts."""
+        if _traced(self._splits):
+            return self._splits[:-1]
         return wrap(self._splits[:-1].copy())
 
     def row_limits(self) -> Tensor:
         """Where each row ends."""
+        if _traced(self._splits):
+            return self._splits[1:]
         return wrap(self._splits[1:].copy())
 
     def nrows(self) -> Tensor:
         """The number of rows, a scalar tensor."""
+        if _traced(self._splits):
+            return _TRACED["nrows"](self._view(), None)
         return self._scalar(len(self._splits) - 1)
 
     def nvals(self) -> Tensor:
         """The number of values partitioned, a scalar tensor."""
+        if _traced(self._splits):
+            return self._splits[-1]
         return self._scalar(self._splits[-1])
 
     def value_rowids(self) -> Tensor:
         """The row of each value."""
+        if _traced(self._splits):
+            return _TRACED["value_rowids"](self._view())
         s = self._splits
         return wrap(np.repeat(np.arange(len(s) - 1, dtype=s.dtype), np.diff(s)))
 
     def offsets_in_rows(self) -> Tensor:
         """The position of each value within its row."""
+        if _traced(self._splits):
+            return _TRACED["offsets_in_rows"](self._splits)
         s = self._splits
         starts = np.repeat(s[:-1], np.diff(s))
         return wrap(np.arange(s[-1], dtype=s.dtype) - starts)
@@ -254,14 +298,18 @@ class RowPartition:
     # TensorFlow's static values: what its shape inference knows without running a graph
     # (nvals only from some factories' arguments).
     @property
-    def static_nrows(self) -> int:
-        """The number of rows, a Python int."""
+    def static_nrows(self) -> Optional[int]:
+        """The number of rows, a Python int (None in a trace that does not know it)."""
+        if _traced(self._splits):
+            return RaggedTensor._static_nrows(self._view())
         return len(self._splits) - 1
 
     @property
     def static_nvals(self) -> Any:
         """The number of values where TensorFlow knows it statically (a uniform partition,
         from_value_rowids, from_row_starts), else None."""
+        if _traced(self._splits):
+            return None
         if self._uniform is None:
             return self._nvals
         return self._splits.dtype.type(self._splits[-1])
@@ -269,13 +317,16 @@ class RowPartition:
     @property
     def static_uniform_row_length(self) -> Any:
         """The uniform row length (a NumPy integer), or None."""
-        return None if self._uniform is None else self._splits.dtype.type(self._uniform)
+        return None if self._uniform is None else self._np_dtype.type(self._uniform)
 
     def with_dtype(self, dtype: Any) -> "RowPartition":
         """The same partition with its tensors in `dtype` (int32 or int64)."""
         dtype = _index_dtype(dtype, "dtype must be int32 or int64")
         if dtype == self.dtype:
             return self
+        if _traced(self._splits):
+            return RowPartition(_TRACED["cast"](self._splits, dtype), internal=True,
+                                uniform_row_length=self._uniform)
         # A Python count stays known; a cast tensor's is not (as in TF)
         nvals = self._nvals if type(self._nvals) is int else None
         return RowPartition(self._splits.astype(dtype.as_numpy_dtype), internal=True,
@@ -283,6 +334,10 @@ class RowPartition:
 
     def _rebuild(self, values: Any) -> RaggedTensor:
         """The RaggedTensor of `values` partitioned by this."""
+        if _traced(self._splits):   # the values' count checked as the graph runs
+            checked = RaggedTensor.from_row_splits(values, self._splits)
+            return RaggedTensor(checked._values, checked._row_splits, internal=True,
+                                uniform_row_length=self._uniform)
         nvals = values._nrows_int() if isinstance(values, RaggedTensor) else \
             int(values.shape[0]) if values.shape.rank else None
         if nvals != self._splits[-1]:
@@ -293,8 +348,10 @@ class RowPartition:
 
     def __repr__(self) -> str:
         if self._uniform is not None:
-            return (f"tf.RowPartition(nrows={len(self._splits) - 1}, "
+            return (f"tf.RowPartition(nrows={self.static_nrows}, "
                     f"uniform_row_length={self._uniform})")
+        if _traced(self._splits):
+            return f"tf.RowPartition(row_splits={self._splits!r})"
         return f"tf.RowPartition(row_splits={self._splits})"
 
 
@@ -311,7 +368,7 @@ class DynamicRaggedShape:
     partitions (one per ragged or partitioned dimension, outermost first) over
     `inner_shape`, the shape of the flat values. `tf.shape(rt)` gives one."""
 
-    __slots__ = ("_partitions", "_inner")
+    __slots__ = ("_partitions", "_inner", "_static")
 
     def __init__(self, row_partitions: Sequence[RowPartition], inner_shape: Any,
                  dtype: Any = None, validate: bool = False,
@@ -324,16 +381,32 @@ class DynamicRaggedShape:
             dtype = partitions[0].dtype if partitions else \
                 inner_shape.dtype if isinstance(inner_shape, TensorLike) else _dtypes.int64
         dtype = _index_dtype(dtype, f"Illegal dtype: {_dtypes.as_dtype(dtype)}")
-        inner = np.asarray(concrete(inner_shape, "inner_shape")).astype(dtype.as_numpy_dtype)
-        if inner.ndim != 1:
-            raise ValueError(f"Shape {inner.shape} must have rank 1")
-        if partitions and inner.size == 0:
+        if is_symbolic(inner_shape):   # known as the graph runs
+            inner = inner_shape if inner_shape.dtype == dtype else \
+                _TRACED["cast"](inner_shape, dtype)
+            if inner.shape.rank != 1 or inner.shape[0] is None:
+                raise ValueError(f"tapeflow's traced DynamicRaggedShape needs an inner_shape "
+                                 f"of rank 1 and known length, got shape {inner.shape}")
+            dims = [None] * inner.shape[0] if static_inner_shape is None else \
+                list(static_inner_shape)
+        else:
+            inner = np.asarray(concrete(inner_shape, "inner_shape")).astype(
+                dtype.as_numpy_dtype)
+            if inner.ndim != 1:
+                raise ValueError(f"Shape {inner.shape} must have rank 1")
+            dims = [int(d) if d >= 0 else None for d in inner]
+        if partitions and not dims:
             raise IndexError("inner_shape must have a dimension when there are "
                              "row_partitions")
         self._partitions = tuple(p.with_dtype(dtype) for p in partitions)
         self._inner = inner
-        if validate:
+        self._static = dims   # the inner dims tracing knows (None where it does not)
+        if validate and not self._traced():
             self._validate()
+
+    def _traced(self) -> bool:
+        """Whether a partition or the inner shape is known only as a graph runs."""
+        return _traced(self._inner) or any(_traced(p._splits) for p in self._partitions)
 
     def _validate(self) -> None:
         parts = self._partitions
@@ -351,8 +424,12 @@ class DynamicRaggedShape:
     def from_tensor(cls, t: Any, dtype: Any = None) -> "DynamicRaggedShape":
         """The shape of a RaggedTensor or a dense tensor."""
         if isinstance(t, RaggedTensor):
-            return cls(_nested_row_partitions(t), t.flat_values.shape.as_list(),
-                       dtype=t._row_splits.dtype if dtype is None else dtype)
+            dtype = t._row_splits.dtype if dtype is None else dtype
+            flat = t.flat_values
+            if is_symbolic(t) or not flat.shape.is_fully_defined():
+                return cls(_nested_row_partitions(t), _TRACED["shape"](flat, dtype),
+                           dtype=dtype, static_inner_shape=flat.shape.as_list())
+            return cls(_nested_row_partitions(t), flat.shape.as_list(), dtype=dtype)
         shape = convert_to_tensor(t).shape
         if not shape.is_fully_defined():
             raise NotImplementedError(f"tapeflow builds a DynamicRaggedShape when it runs: "
@@ -425,12 +502,12 @@ class DynamicRaggedShape:
     @property
     def inner_shape(self) -> Tensor:
         """The shape of the flat values (of the tensor itself without row partitions)."""
-        return wrap(self._inner)
+        return self._inner if _traced(self._inner) else wrap(self._inner)
 
     @property
     def inner_rank(self) -> int:
         """The rank of the flat values."""
-        return len(self._inner)
+        return len(self._static)
 
     @property
     def rank(self) -> int:
@@ -450,7 +527,7 @@ class DynamicRaggedShape:
     def static_lengths(self, ragged_lengths: bool = True) -> list:
         """The lengths as Python values: an int per uniform dimension, a tuple of row
         lengths per ragged one (None where `ragged_lengths` is False)."""
-        inner = [int(d) if d >= 0 else None for d in self._inner]
+        inner = list(self._static)
         if not self._partitions:
             return inner
         lengths: list = [self._partitions[0].static_nrows]
@@ -458,12 +535,14 @@ class DynamicRaggedShape:
             if p.is_uniform():
                 lengths.append(p.static_uniform_row_length)
             else:
-                lengths.append(tuple(np.diff(p._splits).tolist()) if ragged_lengths else None)
+                lengths.append(tuple(np.diff(p._splits).tolist()) if ragged_lengths and
+                               not _traced(p._splits) else None)
         return lengths + inner[1:]
 
     def with_dtype(self, dtype: Any) -> "DynamicRaggedShape":
         """The same shape with its tensors in `dtype` (int32 or int64)."""
-        return DynamicRaggedShape(self._partitions, self._inner, dtype=dtype)
+        return DynamicRaggedShape(self._partitions, self._inner, dtype=dtype,
+                                  static_inner_shape=self._static)
 
     # -- indexing ---------------------------------------------------------------------------
     def __getitem__(self, key: Any) -> Any:
@@ -486,8 +565,10 @@ class DynamicRaggedShape:
 
     def _dimension(self, index: int) -> Tensor:
         nrp = len(self._partitions)
+        if _traced(self._inner) and (index == 0 and not nrp or index > nrp):
+            return self._inner[index - nrp]
         if index == 0:
-            return wrap(self._partitions[0].nrows()._value if nrp else self._inner[0])
+            return self._partitions[0].nrows() if nrp else wrap(self._inner[0])
         if index > nrp:
             return wrap(self._inner[index - nrp])
         partition = self._partitions[index - 1]
@@ -502,6 +583,21 @@ class DynamicRaggedShape:
         nrp = len(self._partitions)
         if stop <= start:   # TF's scalar shape, int64 whatever this shape's dtype
             return DynamicRaggedShape((), [])
+        if self._traced() and start == 0 and stop > 1:   # partitions as they are
+            if stop > nrp:
+                return DynamicRaggedShape(self._partitions, self._inner[:stop - nrp],
+                                          dtype=self.dtype,
+                                          static_inner_shape=self._static[:stop - nrp])
+            return DynamicRaggedShape(self._partitions[:stop - 1],
+                                      self._partitions[stop - 2]._splits[-1:],
+                                      dtype=self.dtype, static_inner_shape=[None])
+        if self._traced() and start == 0 and stop == 1:   # the number of rows, int64
+            rows = _TRACED["shape"](self._partitions[0]._splits, _dtypes.int64)[:1] - 1 \
+                if nrp else _TRACED["cast"](self._inner[:1], _dtypes.int64)
+            return DynamicRaggedShape((), rows, static_inner_shape=[self._static[0] if not nrp
+                                                                    else None])
+        if self._traced():
+            raise _needs_partition("this slice")
         if start == 0:   # the outer dimensions: their partitions as they are
             if stop > nrp:
                 return DynamicRaggedShape(self._partitions, self._inner[:stop - nrp],
@@ -527,8 +623,11 @@ class DynamicRaggedShape:
 
     def __eq__(self, other: Any) -> Any:
         # As TF's extension types: False where the structure differs, else a bool tensor.
-        if not isinstance(other, DynamicRaggedShape) or self._structure() != \
-                other._structure():
+        if not isinstance(other, DynamicRaggedShape):
+            return False
+        if self._traced() or other._traced():
+            raise _needs_partition("==")
+        if self._structure() != other._structure():
             return False
         same = np.array_equal(self._inner, other._inner) and all(
             np.array_equal(a._splits, b._splits)

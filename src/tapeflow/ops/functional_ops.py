@@ -28,7 +28,7 @@ from tapeflow.framework import nest
 from tapeflow.framework.abstract import AbstractArray, ShapedArray
 from tapeflow.framework.context import context
 from tapeflow.framework.errors import InvalidArgumentError, OutOfRangeError
-from tapeflow.framework.ragged_tensor import RaggedTensor, RaggedTensorSpec
+from tapeflow.framework.ragged_tensor import RaggedTensor, RaggedTensorSpec, is_symbolic
 from tapeflow.framework.exports import tf_export
 from tapeflow.framework.tensor import Tensor, TensorLike
 from tapeflow.framework.tensor_shape import TensorShape
@@ -354,8 +354,9 @@ def _ragged_map(fn: Callable, elems: Any, signature: Any, infer_shape: bool) -> 
     or a RaggedTensor for ragged_rank > 1); a RaggedTensorSpec output stacks the rows `fn`
     returns (which must fit it exactly) into a RaggedTensor of one more ragged dimension.
 
-    The loop runs in Python, also while tracing (a ragged input's partition is static
-    there, so the loop is unrolled)."""
+    The loop runs in Python where the rows are known as it is called (eagerly, or a trace
+    whose ragged inputs have constant partitions: the loop is unrolled); rows known only as
+    a traced graph runs go through `_traced_ragged_map`'s while loop."""
     from tapeflow.ops import ragged_ops
     flat = [e if type(e) is RaggedTensor else convert_to_tensor(e) for e in nest.flatten(elems)]
     n = None
@@ -366,15 +367,14 @@ def _ragged_map(fn: Callable, elems: Any, signature: Any, infer_shape: bool) -> 
         if n is not None and m is not None and m != n:
             raise ValueError(f"Dimensions {n} and {m} are not compatible")
         n = m if n is None else n
-    if n is None:
-        raise TypeError("tf.map_fn: tapeflow maps a RaggedTensor output over a known number "
-                        "of rows; elems has an unknown first dimension here")
     if signature is None:   # each input's row: a RaggedTensor's has one ragged dim fewer
         signature = nest.pack_sequence_as(elems, [ragged_ops.row_spec(e) if type(e) is
                                                   RaggedTensor else e.dtype for e in flat])
     specs = [s if type(s) is RaggedTensorSpec else _signature_spec(s, infer_shape)
              for s in nest.flatten(signature)]
     packed = nest.pack_sequence_as(elems, flat)
+    if n is None or any(type(e) is RaggedTensor and is_symbolic(e) for e in flat):
+        return _traced_ragged_map(fn, packed, flat, signature, specs)
     columns: list = [[] for _ in specs]
     for i in range(n):
         result = fn(nest.pack_sequence_as(packed, [e[i] for e in flat]))
@@ -391,6 +391,53 @@ def _ragged_map(fn: Callable, elems: Any, signature: Any, infer_shape: bool) -> 
     outs = [ragged_ops.stack_map_rows(column, spec) if type(spec) is RaggedTensorSpec else
             array_ops.stack(column) if column else spec.empty(None)
             for column, spec in zip(columns, specs)]
+    return nest.pack_sequence_as(signature, outs)
+
+
+def _traced_ragged_map(fn: Callable, packed: Any, flat: list, signature: Any,
+                       specs: list) -> Any:
+    """map_fn over rows known only as the graph runs (a traced partition or row count): a
+    `tf.while_loop` over the row indices, `fn` traced once. Dense outputs are written to
+    TensorArrays and stacked; a RaggedTensorSpec output's rows are concatenated (their flat
+    values and row lengths, as loop variables of growing shape) and partitioned after it."""
+    from tapeflow.ops import ragged_ops
+    from tapeflow.ops.control_flow_ops import while_loop
+    from tapeflow.ops.tensor_array_ops import TensorArray
+    first = flat[0]
+    count = first.nrows(out_type=_dtypes.int32) if type(first) is RaggedTensor else \
+        array_ops.shape(first)[0]
+    accs, shapes = [], []
+    for spec in specs:
+        if type(spec) is RaggedTensorSpec:
+            acc, acc_shapes = ragged_ops.map_rows_start(spec)
+            accs.append(acc)
+            shapes.append(acc_shapes)
+        else:
+            accs.append(TensorArray(spec.dtype, size=count, infer_shape=spec.infer_shape,
+                                    element_shape=spec.shape))
+            shapes.append(TensorShape(None))
+
+    def body(i: Tensor, *accs: Any) -> tuple:
+        result = fn(nest.pack_sequence_as(packed, [e[i] for e in flat]))
+        nest.assert_same_structure(signature, result, check_types=False)
+        out = []
+        for acc, value, spec in zip(accs, nest.flatten(result), specs):
+            if type(spec) is RaggedTensorSpec:
+                ragged_ops.check_map_output(value, spec)
+                out.append(ragged_ops.map_rows_add(acc, value))
+            elif type(value) is RaggedTensor:
+                raise ValueError("TypeError: object of type 'RaggedTensor' has no len()\n")
+            else:
+                value = _to_output(value, spec)
+                spec.check(value)
+                out.append(acc.write(i, value))
+        return (add(i, 1), *out)
+
+    start = convert_to_tensor(np.int32(0))
+    _, *accs = while_loop(lambda i, *_: i < count, body, [start, *accs],
+                          shape_invariants=[TensorShape([]), *shapes])
+    outs = [ragged_ops.map_rows_stack(acc) if type(spec) is RaggedTensorSpec else
+            acc.stack() for acc, spec in zip(accs, specs)]
     return nest.pack_sequence_as(signature, outs)
 
 

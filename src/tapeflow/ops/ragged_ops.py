@@ -25,6 +25,7 @@ from tapeflow.framework.ragged_tensor import (PartitionNeeded, RaggedTensor, Rag
                                               _index_tensor, _values_of, concrete, is_symbolic,
                                               register_fallback, register_traced)
 from tapeflow.framework.tensor import Tensor, TensorLike, wrap
+from tapeflow.framework.tensor_shape import TensorShape
 from tapeflow.framework.exports import tf_export
 from tapeflow.ops._convert import convert_to_tensor
 from tapeflow.ops import array_ops, index_ops, manip_ops, math_ops, reduce_ops
@@ -197,6 +198,10 @@ def _from_tensor(tensor: Any, lengths: Any = None, padding: Any = None, ragged_r
     if ragged_rank == 1 and (is_symbolic(t) or is_symbolic(lengths)) and t.shape.rank and \
             t.shape.rank > 1 and (lengths is None or padding is None):
         return _traced_from_tensor(t, lengths, padding, splits_dtype)
+    if isinstance(ragged_rank, int) and 1 < ragged_rank < (t.shape.rank or 0) and (
+            lengths is None or padding is None) and (is_symbolic(lengths) or is_symbolic(t) and (
+                padding is not None or not t.shape.is_fully_defined())):
+        return _traced_from_tensor_nested(t, lengths, padding, ragged_rank, splits_dtype)
     shape = t.shape.as_list()
     if None in shape:
         raise ValueError(f"from_tensor needs a tensor of known shape, got {t.shape}")
@@ -215,9 +220,9 @@ def _from_tensor(tensor: Any, lengths: Any = None, padding: Any = None, ragged_r
         pad = concrete(convert_to_tensor(padding, dtype=t.dtype), "padding")
         same = concrete(t, "from_tensor's tensor (with padding)").reshape(
             [rows, cols] + inner) == pad
-        same = same.reshape(rows, cols, -1).all(axis=2)
+        same = same.reshape(rows, cols, int(np.prod(inner))).all(axis=2)
         kept = ~same[:, ::-1]
-        row_lengths = np.where(kept.any(axis=1), cols - np.argmax(kept, axis=1), 0)
+        row_lengths = _unpadded_lengths(kept, cols)
     else:
         row_lengths = np.full(rows, cols)
     row_lengths = row_lengths.astype(splits_dtype)
@@ -231,6 +236,14 @@ def _from_tensor(tensor: Any, lengths: Any = None, padding: Any = None, ragged_r
             np.full(n, outer[level], splits_dtype), splits_dtype), internal=True,
             uniform_row_length=outer[level])
     return result
+
+
+def _unpadded_lengths(kept: np.ndarray, cols: int) -> np.ndarray:
+    """Each row's length without its trailing padding, for `kept` (rows x cols, reversed:
+    True where an item is not padding)."""
+    if cols == 0:   # argmax has nothing to look at: every row is empty
+        return np.zeros(len(kept), np.int64)
+    return np.where(kept.any(axis=1), cols - np.argmax(kept, axis=1), 0)
 
 
 def _to_tensor(self: RaggedTensor, default_value: Any = None, name: Optional[str] = None,
@@ -346,6 +359,8 @@ def _dense_like(other: Any, rt: RaggedTensor) -> tuple:
     rank, inner_rank = t.shape.rank, rt.flat_values.shape.rank - 1
     if rank <= inner_rank:
         return rt, t
+    if is_symbolic(rt) or not t.shape.is_fully_defined():
+        return _traced_dense_like(t, rt)
     dims = [int(d) for d in t.shape]
     rt = _repeated(rt, dims[:max(rank - rt.shape.rank, 0)])
     rr = rt.ragged_rank
@@ -533,6 +548,8 @@ def _expand_dims(x: Any, axis: int) -> Any:
         return array_ops.expand_dims(x, axis)
     if axis > 1:
         return x.with_values(_expand_dims(x._values, axis - 1))
+    if type(x._row_splits) is not Tensor:
+        return _traced_expand_dims(x, axis)
     n = x._nrows_int()
     splits = np.arange(n + 1) if axis == 1 else np.asarray([0, n])
     return RaggedTensor(x, wrap(splits.astype(x._splits.dtype)), internal=True,
@@ -922,10 +939,20 @@ def _crossed_ragged(rows: list, dtype: Any) -> RaggedTensor:
     return RaggedTensor(wrap(values), _splits_from_lengths(lengths, np.int64), internal=True)
 
 
+def _any_traced(inputs: Any) -> bool:
+    """Whether an input of a cross is known only as a traced graph runs."""
+    from tapeflow.framework.sparse_tensor import SparseTensor
+    return any(is_symbolic(v.flat_values) or is_symbolic(v) if isinstance(v, RaggedTensor)
+               else any(is_symbolic(p) for p in (v.indices, v.values, v.dense_shape))
+               if isinstance(v, SparseTensor) else is_symbolic(v) for v in inputs)
+
+
 @tf_export("ragged.cross")
 def cross(inputs: Any, name: Optional[str] = None) -> RaggedTensor:
     """The string feature crosses of each row of `inputs` (Tensors, RaggedTensors or
     SparseTensors of rank 2): b'a_X_b' for every combination."""
+    if _any_traced(inputs):
+        return _traced_cross(list(inputs), False, 0, None)
     return _crossed_ragged(crossed(cross_rows(inputs, "tf.ragged.cross"), False),
                            _dtypes.string)
 
@@ -935,6 +962,8 @@ def cross_hashed(inputs: Any, num_buckets: int = 0, hash_key: Any = None,
                  name: Optional[str] = None) -> RaggedTensor:
     """As `cross`, each combination hashed as TF's (FingerprintCat64 of the features'
     Fingerprint64s, from `hash_key`) into int64, modulo `num_buckets` where positive."""
+    if _any_traced(inputs):
+        return _traced_cross(list(inputs), True, int(num_buckets), hash_key)
     return _crossed_ragged(crossed(cross_rows(inputs, "tf.ragged.cross"), True,
                                    int(num_buckets), hash_key), _dtypes.int64)
 
@@ -971,6 +1000,12 @@ def tile(op: Callable, input: Any, multiples: Any,  # noqa: A002 - TF's name
          name: Optional[str] = None) -> RaggedTensor:
     """tf.tile of a RaggedTensor: axis 0 repeats the rows, a ragged axis repeats each row's
     items within the row, the dense axes tile the flat values."""
+    given = multiples.shape if isinstance(multiples, TensorLike) else \
+        TensorShape(np.shape(multiples))
+    if given.rank not in (None, 1):   # TF's shape check of its RaggedTile
+        raise ValueError(f"Shape {given} must have rank 1")
+    if is_symbolic(input) or is_symbolic(multiples):
+        return _traced_tile(input, multiples)
     m = concrete(multiples, "multiples").astype(np.int64).reshape(-1)
     for i, k in enumerate(m.tolist()):
         if k < 0:
@@ -1063,11 +1098,51 @@ def stack_map_rows(rows: list, spec: RaggedTensorSpec) -> RaggedTensor:
                         internal=True)
 
 
+def map_rows_start(spec: RaggedTensorSpec) -> tuple:
+    """The loop variables that gather the rows map_fn's `fn` returns for `spec` as the graph
+    runs, and their shape invariants: the rows' flat values (none yet), then the row lengths
+    of each ragged dimension of the result, outermost (the rows' own lengths) first."""
+    if spec.shape.rank is None:
+        raise ValueError("as_list() is not defined on an unknown TensorShape.")   # TF's
+    inner = spec.shape[spec.ragged_rank + 1:]
+    if not inner.is_fully_defined():
+        raise ValueError(f"tapeflow's traced map_fn needs the inner dims of its "
+                         f"RaggedTensorSpec output to be known, got {spec!r}")
+    values = convert_to_tensor(np.zeros([0] + inner.as_list(), spec.dtype.as_numpy_dtype))
+    lengths = [convert_to_tensor(np.zeros(0, spec.row_splits_dtype.as_numpy_dtype))
+               for _ in range(spec.ragged_rank + 1)]
+    shapes = [values.shape.as_list(), *[[None]] * len(lengths)]
+    shapes[0][0] = None
+    return [values, *lengths], [TensorShape(s) for s in shapes]
+
+
+def map_rows_add(acc: list, row: Any) -> list:
+    """`acc` (as `map_rows_start` gives it) with one more row."""
+    dtype = acc[1].dtype
+    if isinstance(row, RaggedTensor):
+        lengths = [array_ops.reshape(row.nrows(out_type=dtype), [1]),
+                   *row.nested_row_lengths()]
+    else:
+        lengths = [array_ops.shape(row, out_type=dtype)[:1]]
+    flat = row.flat_values if isinstance(row, RaggedTensor) else row
+    return [array_ops.concat([a, b], 0) for a, b in zip(acc, [flat, *lengths])]
+
+
+def map_rows_stack(acc: list) -> RaggedTensor:
+    """The rows `acc` (as `map_rows_add` leaves it) gathered, as the rows of one
+    RaggedTensor."""
+    return RaggedTensor.from_nested_row_lengths(acc[0], acc[1:], validate=False)
+
+
 # -- merge_dims, to_sparse, from_sparse ----------------------------------------------------------
 
 def _merge_dense(t: Tensor, outer: int, inner: int) -> Tensor:
-    shape = [int(d) for d in t.shape]
-    return array_ops.reshape(t, shape[:outer] + [-1] + shape[inner + 1:])
+    shape = t.shape.as_list()
+    if None not in shape[:outer] + shape[inner + 1:]:
+        return array_ops.reshape(t, shape[:outer] + [-1] + shape[inner + 1:])
+    dims = array_ops.shape(t, out_type=_dtypes.int64)   # known as the graph runs
+    return array_ops.reshape(t, array_ops.concat(
+        [dims[:outer], convert_to_tensor([-1], dtype=_dtypes.int64), dims[inner + 1:]], 0))
 
 
 def _composed_splits(splits: np.ndarray, values: Any, depth: int) -> np.ndarray:
@@ -1104,6 +1179,8 @@ def _merge(x: Any, outer: int, inner: int) -> Any:
         return _merge(x, 0, inner)
     if outer > 1:
         return x.with_values(_merge(x._values, outer - 1, inner - 1))
+    if is_symbolic(x):
+        return _traced_merge_rows(x, inner)
     splits = _composed_splits(x._splits.astype(np.int64), x._values, inner - 1)
     values = _merge(x._values, 0, inner - 1)
     return RaggedTensor(values, wrap(splits.astype(x._splits.dtype)), internal=True)
@@ -1114,15 +1191,18 @@ def _to_sparse(self: RaggedTensor, name: Optional[str] = None) -> Any:
     bounding shape."""
     from tapeflow.framework.sparse_tensor import SparseTensor
     flat = self.flat_values
-    coords = _flat_coords(self)
-    inner = [int(d) for d in flat.shape[1:]]
+    inner = tuple(flat.shape.as_list()[1:])
+    if is_symbolic(self):
+        if None in inner:
+            raise PartitionNeeded("tapeflow's traced to_sparse needs the inner dims to be "
+                                  "static")
+        (coords,) = _planned(_sparse_plan, _nested(self), [
+            ((None, self.ragged_rank + 1 + len(inner)), np.dtype(np.int64))], inner)
+    else:
+        coords = wrap(_sparse_coords(_flat_coords(self), inner))
     if inner:
-        grid = np.indices(inner).reshape(len(inner), -1).T
-        coords = np.concatenate([np.repeat(coords, len(grid), axis=0),
-                                 np.tile(grid, (len(coords), 1))], axis=1)
         flat = array_ops.reshape(flat, [-1])
-    shape = self.bounding_shape(out_type=_dtypes.int64)
-    return SparseTensor(wrap(coords.astype(np.int64)), flat, shape)
+    return SparseTensor(coords, flat, self.bounding_shape(out_type=_dtypes.int64))
 
 
 def _from_sparse(cls: type, st_input: Any, name: Optional[str] = None,
@@ -1237,14 +1317,8 @@ def _gather_plan(*args: np.ndarray, negative: bool) -> tuple:
         raise InvalidArgumentError(
             f"slice index {int(rows[i])} of dimension 0 out of bounds." if negative else
             f"indices[{i}] = {int(rows[i])} is not in [0, {n})")
-    rows = rows % max(n, 1)
-    new = []
-    for splits in nested_splits:
-        s = splits.astype(np.int64)
-        lengths = s[rows + 1] - s[rows]
-        new.append(np.concatenate([[0], np.cumsum(lengths)]).astype(splits.dtype))
-        rows = _ranges(s[rows], lengths)
-    return (*new, rows)
+    new, picks = _take_rows(nested_splits, rows % max(n, 1))
+    return (*new, picks)
 
 
 def _slice_rows_kernel(splits: np.ndarray, start: Optional[int], stop: Optional[int],
@@ -1304,7 +1378,7 @@ def _dense_rows_kernel(shape: np.ndarray, *given: np.ndarray, mode: str, dtype: 
         same = given[0].reshape(rows, cols, -1) if given[0].size else \
             np.zeros((rows, cols, 1), bool)
         kept = ~same.all(axis=2)[:, ::-1]
-        lengths = np.where(kept.any(axis=1), cols - np.argmax(kept, axis=1), 0)
+        lengths = _unpadded_lengths(kept, cols)
     else:
         lengths = np.full(rows, cols)
     lengths = lengths.astype(np.int64)
@@ -1678,6 +1752,8 @@ def _traced_from_tensor(t: Tensor, lengths: Any, padding: Any,
     given, mode = [], "uniform"
     if lengths is not None:
         given, mode = [convert_to_tensor(lengths)], "lengths"
+        if given[0].shape.rank not in (None, 1):
+            raise ValueError(f"Shape {given[0].shape} must have rank 1")
     elif padding is not None:
         pad = convert_to_tensor(padding, dtype=t.dtype)
         given, mode = [math_ops.equal(t, pad)], "padding"
@@ -1693,6 +1769,322 @@ def _traced_cast_splits(splits: Tensor, dtype: Any) -> Tensor:
     return math_ops.cast(splits, dtype)
 
 
+# -- plans: NumPy functions of row partitions, run as the graph runs --------------------------
+# A plan is `plan(*args, *arrays) -> tuple of arrays`: from row splits (and other integer
+# inputs) it computes new row splits and the positions of the result's flat values among
+# the old ones. The eager paths compute the same with NumPy as they are called; a trace binds
+# the one primitive RaggedPlan, whose kernel runs the plan when the graph runs (and raises
+# TF's run-time errors there), while the values move with a differentiable gather.
+
+def _plan_kernel(*arrays: np.ndarray, plan: Callable, args: tuple, out: tuple) -> tuple:
+    return tuple(plan(*args, *arrays))
+
+
+def _plan_rule(*avals: ShapedArray, plan: Callable, args: tuple, out: tuple) -> tuple:
+    return tuple(ShapedArray(shape, np.dtype(dtype)) for shape, dtype in out)
+
+
+_plan_prim = Primitive("RaggedPlan", _plan_kernel, multiple_results=True, **_RAGGED_PRIMS,
+                       shape_rule=_plan_rule)
+
+
+def _planned(plan: Callable, inputs: list, out: list, *args: Any) -> list:
+    """The outputs of `plan(*args, *arrays of inputs)` as the graph runs; `out` gives each
+    output's static (shape, NumPy dtype)."""
+    return list(bind(_plan_prim, list(inputs), {"plan": plan, "args": tuple(args),
+                                               "out": tuple(out)}))
+
+
+def _np_dtype(tensor: Any) -> np.dtype:
+    return np.dtype(tensor.dtype.as_numpy_dtype)
+
+
+def _split_outs(rt: RaggedTensor) -> list:
+    """The static (shape, dtype) of row splits like `rt`'s, one per ragged dimension."""
+    return [((None,), _np_dtype(s)) for s in rt.nested_row_splits]
+
+
+_INDEX_OUT = ((None,), np.dtype(np.int64))
+
+
+def _take_rows(nested: Any, rows: np.ndarray, index: Optional[np.ndarray] = None) -> tuple:
+    """The rows `rows` of a tensor with row splits `nested` (outermost first) over flat rows
+    `index` (None: the flat values themselves): the new row splits and flat index."""
+    rows = np.asarray(rows, np.int64)
+    new = []
+    for splits in nested:
+        s = splits.astype(np.int64)
+        lengths = s[rows + 1] - s[rows]
+        new.append(np.concatenate([[0], np.cumsum(lengths)]).astype(splits.dtype))
+        rows = _ranges(s[rows], lengths)
+    return new, rows if index is None else index[rows]
+
+
+def _flat_index(index: Optional[np.ndarray], nested: Any) -> np.ndarray:
+    return np.arange(int(nested[-1][-1]), dtype=np.int64) if index is None else index
+
+
+def _tile_plan(rank: int, multiples: np.ndarray, *nested: np.ndarray) -> tuple:
+    """tf.tile of a ragged tensor (row splits `nested`, `rank` dims) over its ragged_rank + 1
+    leading axes: the new row splits and the flat index (inner axes tile separately)."""
+    m = np.asarray(multiples).astype(np.int64).reshape(-1)
+    if len(m) != rank:
+        raise InvalidArgumentError(f"Expected multiples argument to be a vector of length "
+                                   f"{rank} but got length {len(m)}")
+    for i, k in enumerate(m.tolist()):
+        if k < 0:
+            raise InvalidArgumentError(f"Expected multiples[{i}] >= 0, but got {k}")
+
+    def level(j: int) -> tuple:   # axis j + 1 tiled within each row, the axes below too
+        if j == len(nested):
+            return [], None
+        inner, index = level(j + 1)
+        s = nested[j].astype(np.int64)
+        lengths, k = np.diff(s), int(m[j + 1])
+        picked = _ranges(np.repeat(s[:-1], k), np.repeat(lengths, k))
+        splits, index = _take_rows(inner, picked, index)
+        return [np.concatenate([[0], np.cumsum(lengths * k)]).astype(nested[j].dtype)] + \
+            splits, index
+
+    splits, index = level(0)
+    if m[0] != 1:
+        splits, index = _take_rows(splits, np.tile(np.arange(len(nested[0]) - 1), m[0]),
+                                   index)
+    return (*splits, _flat_index(index, nested))
+
+
+def _traced_tile(rt: RaggedTensor, multiples: Any) -> RaggedTensor:
+    """tf.tile of a RaggedTensor whose partition (or `multiples`) is known as the graph
+    runs."""
+    rank, rr = rt.shape.rank, rt.ragged_rank
+    if is_symbolic(multiples):
+        m = convert_to_tensor(multiples)
+        inner = array_ops.concat([convert_to_tensor([1], dtype=m.dtype), m[rr + 1:]], 0)
+    else:
+        static = concrete(multiples, "multiples").astype(np.int64).reshape(-1)
+        if len(static) <= rr:   # as the eager op (TF's IndexError)
+            raise IndexError(f"index {len(static)} is out of bounds for axis 0 with size "
+                             f"{len(static)}")
+        if len(static) != rank:
+            raise ValueError(f"Expected multiples argument to be a vector of length {rank} "
+                             f"but got length {len(static)}")
+        for i, k in enumerate(static.tolist()):
+            if k < 0:
+                raise InvalidArgumentError(f"Expected multiples[{i}] >= 0, but got {k} "
+                                           f"[Op:Tile]")
+        m, inner = convert_to_tensor(static), [1] + static[rr + 1:].tolist()
+    *splits, index = _planned(_tile_plan, [m, *_nested(rt)], _split_outs(rt) + [_INDEX_OUT],
+                              rank)
+    values = array_ops.gather(rt.flat_values, index)
+    if rank > rr + 1:
+        values = array_ops.tile(values, inner)
+    return _rebuilt(values, splits)
+
+
+def _merged_splits_plan(factor: int, splits: np.ndarray, *inner: np.ndarray) -> tuple:
+    """merge_dims' row splits: `splits` carried down the ragged levels `inner`, times the
+    size `factor` of the dense axes merged below them."""
+    s = splits.astype(np.int64)
+    for level in inner:
+        s = level.astype(np.int64)[s]
+    return ((s * factor).astype(splits.dtype),)
+
+
+def _sparse_coords(coords: np.ndarray, inner: tuple) -> np.ndarray:
+    """to_sparse's indices: each flat value's coordinates, then those of its `inner` dims."""
+    if inner:
+        grid = np.indices(inner).reshape(len(inner), -1).T
+        coords = np.concatenate([np.repeat(coords, len(grid), axis=0),
+                                 np.tile(grid, (len(coords), 1))], axis=1)
+    return coords.astype(np.int64)
+
+
+def _sparse_plan(inner: tuple, *nested: np.ndarray) -> tuple:
+    return (_sparse_coords(_coords_of(list(nested)), inner),)
+
+
+def _uniform_splits_plan(level: int, dtype: Any, shape: np.ndarray) -> tuple:
+    """The row splits of the uniform axis `level` of a dense tensor of `shape`."""
+    n = int(np.prod(shape[:level]))
+    return (np.arange(n + 1, dtype=dtype) * shape[level],)
+
+
+def _expand_plan(axis: int, splits: np.ndarray) -> tuple:
+    """The row splits of a new axis of length 1 at `axis` (0 or 1) over rows `splits`."""
+    n = len(splits) - 1
+    return ((np.arange(n + 1) if axis == 1 else np.asarray([0, n])).astype(splits.dtype),)
+
+
+def _traced_expand_dims(x: RaggedTensor, axis: int) -> RaggedTensor:
+    n = x._static_nrows()
+    (splits,) = _planned(_expand_plan, [x._row_splits],
+                         [((None if axis == 1 else 2,), _np_dtype(x._row_splits))], axis)
+    return RaggedTensor(x, splits, internal=True, uniform_row_length=1 if axis == 1 else n)
+
+
+def _repeat_plan(size: np.ndarray, *nested: np.ndarray) -> tuple:
+    """`size` copies of a ragged tensor under a new outer axis: its row splits (the new
+    one first) and flat index."""
+    n = len(nested[0]) - 1
+    splits, index = _take_rows(nested, np.tile(np.arange(n), int(size)))
+    outer = np.arange(int(size) + 1, dtype=nested[0].dtype) * n
+    return (outer, *splits, index)
+
+
+def _broadcast_plan(rr: int, inner_rank: int, uniforms: tuple, tshape: np.ndarray,
+                    *nested: np.ndarray) -> tuple:
+    """For each flat value of a ragged tensor (row splits `nested`, uniform row lengths
+    `uniforms`), its element of a dense operand of shape `tshape` broadcast against it,
+    among the dense operand's elements over the ragged_rank + 1 leading axes (TF's
+    assertions where the shapes do not broadcast)."""
+    dims = [1] * (rr + 1 + inner_rank - len(tshape)) + [int(d) for d in tshape]
+    outer = dims[:rr + 1]
+    nrows = len(nested[0]) - 1
+    if outer[0] not in (1, nrows):
+        raise _assertion(None, "x == y", 0, 1)
+    broadcast, deep = nrows != 1 and outer[0] == 1, False
+    for d, splits, uniform in zip(outer[1:], nested, uniforms):
+        if d != 1:
+            deep = deep or broadcast
+            want = np.arange(len(splits), dtype=splits.dtype) * d
+            if uniform is not None and uniform != d:
+                raise _assertion(None, "x == y", 0, 1)
+            if not np.array_equal(want, splits):
+                raise _assertion(None, "x == y", want, splits)
+        else:
+            broadcast = broadcast or bool(np.any(np.diff(splits) != 1))
+    size, nvals = int(np.prod(outer)), int(nested[-1][-1])
+    if deep and size != 1:
+        raise _assertion("Last row partition does not match flat_values.", "x == y", size,
+                         nvals)
+    strides = np.cumprod([1] + outer[:0:-1])[::-1]
+    coords = _coords_of(list(nested))
+    return ((coords * (np.asarray(outer) != 1) * strides).sum(axis=1).astype(np.int64),)
+
+
+def _traced_dense_like(t: Tensor, rt: RaggedTensor) -> tuple:
+    """`_dense_like` where the partition or the dense operand's shape is known as the graph
+    runs."""
+    rank, inner_rank = t.shape.rank, rt.flat_values.shape.rank - 1
+    shape = array_ops.shape(t, out_type=_dtypes.int64)
+    for axis in reversed(range(max(rank - rt.shape.rank, 0))):   # new outer axes: copies
+        n, size = rt._static_nrows(), t.shape[axis]
+        outer_out = ((None if size is None else size + 1,), _np_dtype(rt._row_splits))
+        outer, *splits, index = _planned(_repeat_plan, [shape[axis], *_nested(rt)],
+                                         [outer_out] + _split_outs(rt) + [_INDEX_OUT])
+        inner = _rebuilt(array_ops.gather(rt.flat_values, index), splits)
+        rt = RaggedTensor(inner, outer, internal=True, uniform_row_length=n)
+    uniforms, level = [], rt
+    while isinstance(level, RaggedTensor):
+        uniforms.append(level._uniform)
+        level = level._values
+    (index,) = _planned(_broadcast_plan, [shape, *_nested(rt)], [_INDEX_OUT],
+                        rt.ragged_rank, inner_rank, tuple(uniforms))
+    target = _dims_after(t, shape, rank - inner_rank)
+    return rt, array_ops.gather(array_ops.reshape(t, target), index)
+
+
+def _dims_after(t: Tensor, shape: Tensor, axis: int) -> Any:
+    """A reshape target for `t` merging its axes before `axis` into one: -1, then its
+    dims from `axis` on (static where tracing knows them, else read from `shape`)."""
+    dims = t.shape.as_list()[axis:]
+    if None not in dims:
+        return [-1] + dims
+    return array_ops.stack([convert_to_tensor(-1, dtype=_dtypes.int64)] + [
+        shape[axis + i] if d is None else convert_to_tensor(d, dtype=_dtypes.int64)
+        for i, d in enumerate(dims)])
+
+
+def _traced_from_tensor_nested(t: Tensor, lengths: Any, padding: Any, ragged_rank: int,
+                               splits_dtype: Any) -> RaggedTensor:
+    """RaggedTensor.from_tensor with ragged_rank > 1 as the graph runs: the leading
+    `ragged_rank` axes merged, cut into rows, then the outer axes as uniform partitions."""
+    dims = t.shape.as_list()
+    shape = array_ops.shape(t, out_type=_dtypes.int64)
+    result = _traced_from_tensor(array_ops.reshape(t, _dims_after(t, shape, ragged_rank)),
+                                 lengths, padding, splits_dtype)
+    for level in range(ragged_rank - 1, 0, -1):
+        (splits,) = _planned(_uniform_splits_plan, [shape], [((None,), np.dtype(splits_dtype))],
+                             level, np.dtype(splits_dtype))
+        result = RaggedTensor(result, splits, internal=True, uniform_row_length=dims[level])
+    return result
+
+
+def _traced_merge_rows(x: RaggedTensor, inner: int) -> RaggedTensor:
+    """merge_dims(1, inner) of a RaggedTensor as the graph runs: each row's items through
+    axis `inner` become one row."""
+    levels, level, depth = [], x._values, inner - 1
+    while depth and isinstance(level, RaggedTensor):
+        levels.append(level._row_splits)
+        level, depth = level._values, depth - 1
+    dense = level.shape.as_list()[1:1 + depth]
+    if None in dense:
+        raise PartitionNeeded("tapeflow's traced merge_dims needs the merged dense dims to "
+                              "be static")
+    (splits,) = _planned(_merged_splits_plan, [x._row_splits, *levels],
+                         [((None,), _np_dtype(x._row_splits))], int(np.prod(dense)))
+    return RaggedTensor(_merge(x._values, 0, inner - 1), splits, internal=True)
+
+
+def _cross_plan(kinds: tuple, hashed: bool, num_buckets: int, hash_key: Any,
+                *arrays: np.ndarray) -> tuple:
+    """tf.ragged.cross(_hashed) of inputs given as arrays (`kinds`: "ragged" takes flat
+    values and row splits, "sparse" values, indices and dense shape, "dense" one array):
+    the result's row splits and values."""
+    from tapeflow.framework.sparse_tensor import SparseTensor
+    inputs, i = [], 0
+    for kind in kinds:
+        if kind == "ragged":
+            inputs.append(RaggedTensor(wrap(arrays[i]), wrap(arrays[i + 1]), internal=True))
+        elif kind == "sparse":   # values, indices, dense shape
+            values, indices, shape = (wrap(a) for a in arrays[i:i + 3])
+            inputs.append(SparseTensor(indices, values, shape))
+        else:
+            inputs.append(wrap(arrays[i]))
+        i += {"ragged": 2, "sparse": 3}.get(kind, 1)
+    rows = crossed(cross_rows(inputs, "tf.ragged.cross"), hashed, num_buckets, hash_key)
+    rt = _crossed_ragged(rows, _dtypes.int64 if hashed else _dtypes.string)
+    return rt._row_splits._value, rt.flat_values._value
+
+
+def _traced_cross(inputs: list, hashed: bool, num_buckets: int, hash_key: Any) -> RaggedTensor:
+    """tf.ragged.cross(_hashed) of inputs known as the graph runs."""
+    from tapeflow.framework.sparse_tensor import SparseTensor
+    kinds, parts = [], []
+    for i, value in enumerate(inputs):
+        if isinstance(value, RaggedTensor):
+            if value.shape.rank != 2:
+                raise ValueError("tf.ragged.cross only supports inputs with rank=2")
+            kinds.append("ragged")
+            features = [value.flat_values, value._row_splits]
+        elif isinstance(value, SparseTensor):
+            kinds.append("sparse")
+            features = [value.values, value.indices, value.dense_shape]
+        else:
+            value = convert_to_tensor(value)
+            if value.shape.rank not in (None, 2):
+                raise InvalidArgumentError("tf.ragged.cross only supports inputs with rank=2.")
+            kinds.append("dense")
+            features = [value]
+        if features[0].dtype not in (_dtypes.string, _dtypes.int32, _dtypes.int64):
+            raise ValueError(f"Unexpected dtype for inputs[{i}]: {features[0].dtype!r}")
+        parts += features
+    dtype = np.dtype(np.int64) if hashed else np.dtype(object)
+    splits, values = _planned(_cross_plan, parts, [_INDEX_OUT, ((None,), dtype)],
+                              tuple(kinds), hashed, int(num_buckets), hash_key)
+    return RaggedTensor(values, splits, internal=True)
+
+
+def _offsets_plan(splits: np.ndarray) -> tuple:
+    """The position of each value within its row, for rows `splits`."""
+    starts = np.repeat(splits[:-1], np.diff(splits))
+    return (np.arange(splits[-1], dtype=splits.dtype) - starts,)
+
+
+def _traced_offsets(splits: Tensor) -> Tensor:
+    return _planned(_offsets_plan, [splits], [((None,), _np_dtype(splits))])[0]
+
+
 def _install_traced() -> None:
     """Registers the traced versions of RaggedTensor's methods and factories."""
     for name, handler in {"from_row_splits": _traced_from_row_splits,
@@ -1703,7 +2095,9 @@ def _install_traced() -> None:
                           "nrows": _traced_nrows, "row_lengths": _traced_row_lengths,
                           "value_rowids": _traced_value_rowids,
                           "bounding_shape": _traced_bounding_shape,
-                          "cast": _traced_cast_splits}.items():
+                          "cast": _traced_cast_splits,
+                          "shape": lambda x, dtype: array_ops.shape(x, out_type=dtype),
+                          "offsets_in_rows": _traced_offsets}.items():
         register_traced(name, handler)
 
 
