@@ -62,3 +62,23 @@ def test_concrete_function_of_a_bare_ragged_spec_serves_every_partition():
     assert concrete(tf.ragged.constant([[1.0], [2.0, 3.0]])).to_list() == [[2.0], [4.0, 6.0]]
     assert concrete(tf.ragged.constant([[], [1.0, 2.0], [3.0]])).to_list() == \
         [[], [2.0, 4.0], [6.0]]
+
+
+def test_reduce_retracing_relaxes_ragged_specs_as_tf():
+    """TF 2.21's second trace relaxes a RaggedTensorSpec's differing dims to None (its printed
+    signatures recorded from TF 2.21); later calls run that trace."""
+    f = tf.function(lambda rt: rt * 2, reduce_retracing=True)
+    f(tf.ragged.constant([[1.0, 2.0], [3.0]]))
+    f(tf.ragged.constant([[1.0], [2.0, 3.0], [4.0]]))
+    assert f(tf.ragged.constant([[1.0], [2.0, 3.0], [4.0], [5.0]])).to_list() == \
+        [[2.0], [4.0, 6.0], [8.0], [10.0]]
+    assert f.experimental_get_tracing_count() == 2
+    signatures = f.pretty_printed_concrete_signatures()
+    assert "RaggedTensorSpec(TensorShape([2, None]), tf.float32, 1, tf.int64)" in signatures
+    assert "RaggedTensorSpec(TensorShape([None, None]), tf.float32, 1, tf.int64)" in signatures
+
+    g = tf.function(lambda rt: rt * 2, reduce_retracing=True)
+    for rows in (2, 3, 1):
+        g(tf.RaggedTensor.from_row_lengths(tf.ones([rows, 2]), [1] * rows))
+    assert g.experimental_get_tracing_count() == 2
+    assert "TensorShape([None, None, 2])" in g.pretty_printed_concrete_signatures()

@@ -193,6 +193,22 @@ def _is_tensor_key(key: Any) -> bool:
     return isinstance(key, tuple) and len(key) == 3 and key[0] == "T"
 
 
+def _is_ragged_key(key: Any) -> bool:
+    return isinstance(key, tuple) and len(key) == 3 and key[:2] == ("C", "RaggedTensorSpec")
+
+
+def _relaxed_ragged(old: tuple, new: tuple) -> Any:
+    """Two RaggedTensorSpec keys relaxed as TF relaxes them (None where dims differ), or None
+    where they differ in dtype, ragged rank, splits dtype or a constant partition."""
+    (dims_a, *rest_a), (dims_b, *rest_b) = old[2], new[2]
+    if rest_a != rest_b:
+        return None
+    if dims_a is None or dims_b is None or len(dims_a) != len(dims_b):
+        return None
+    dims = tuple(a if a == b else None for a, b in zip(dims_a, dims_b))
+    return ("C", "RaggedTensorSpec", (dims, *rest_a))
+
+
 def _is_container_key(key: Any) -> bool:
     return isinstance(key, tuple) and len(key) == 2 and key[0] in ("tuple", "list", "dict") \
         and isinstance(key[1], tuple)
@@ -207,6 +223,8 @@ def _relaxed(old: Any, new: Any) -> Any:
         if old[1] is None or new[1] is None or len(old[1]) != len(new[1]):
             return ("T", None, old[2])   # ranks differ: unknown rank, as TensorFlow relaxes
         return ("T", tuple(a if a == b else None for a, b in zip(old[1], new[1])), old[2])
+    if _is_ragged_key(old) and _is_ragged_key(new):
+        return _relaxed_ragged(old, new)
     if _is_container_key(old) and _is_container_key(new):
         if old[0] != new[0] or len(old[1]) != len(new[1]):
             return None
@@ -1264,6 +1282,9 @@ def _specs_from_pattern(pattern: Any) -> list:
     def walk(key: Any) -> None:
         if isinstance(key, tuple) and len(key) == 3 and key[0] == "T":
             specs.append(TensorSpec(key[1], key[2]))
+        elif _is_ragged_key(key):
+            dims, dtype, ragged_rank, splits_dtype, _ = key[2]
+            specs.append(RaggedTensorSpec(dims, dtype, ragged_rank, splits_dtype))
         elif isinstance(key, tuple) and len(key) == 2 and isinstance(key[1], tuple) and \
                 key[0] in ("tuple", "list", "dict"):
             for child in key[1]:
