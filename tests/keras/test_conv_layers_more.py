@@ -15,7 +15,7 @@ import _fixture_cases as fc
 L = keras.layers
 META, ARRAYS = fc.load("conv_more")
 TOL = dict(rtol=2e-5, atol=2e-5)
-_KERAS_ONLY = {"quantization_config": None}
+_KERAS_ONLY: dict = {}
 
 
 def _layer(name):

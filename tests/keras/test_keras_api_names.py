@@ -33,57 +33,8 @@ NOT_BUILT: dict = {
         "RemoteMonitor": "posts to an HTTP server: not built (no network use)",
     },
     "layers": {
-        "Add": "parameters differ: has extra activity_regularizer, trainable, dtype, autocast, name",
-        "Average": "parameters differ: has extra activity_regularizer, trainable, dtype, autocast, name",
-        "BatchNormalization": "parameters differ: lacks renorm, renorm_clipping, renorm_momentum",
-        "Conv1DTranspose": (
-            "parameters differ: lacks data_format, dilation_rate, activation, use_bias, kernel_initializer, "
-            "bias_initializer, kernel_regularizer, bias_regularizer, activity_regularizer, "
-            "kernel_constraint, bias_constraint"),
-        "Conv2DTranspose": (
-            "parameters differ: lacks data_format, dilation_rate, activation, use_bias, kernel_initializer, "
-            "bias_initializer, kernel_regularizer, bias_regularizer, activity_regularizer, "
-            "kernel_constraint, bias_constraint"),
-        "Conv3DTranspose": (
-            "parameters differ: lacks data_format, dilation_rate, activation, use_bias, kernel_initializer, "
-            "bias_initializer, kernel_regularizer, bias_regularizer, activity_regularizer, "
-            "kernel_constraint, bias_constraint"),
-        "Convolution1DTranspose": (
-            "parameters differ: lacks data_format, dilation_rate, activation, use_bias, kernel_initializer, "
-            "bias_initializer, kernel_regularizer, bias_regularizer, activity_regularizer, "
-            "kernel_constraint, bias_constraint"),
-        "Convolution2DTranspose": (
-            "parameters differ: lacks data_format, dilation_rate, activation, use_bias, kernel_initializer, "
-            "bias_initializer, kernel_regularizer, bias_regularizer, activity_regularizer, "
-            "kernel_constraint, bias_constraint"),
-        "Convolution3DTranspose": (
-            "parameters differ: lacks data_format, dilation_rate, activation, use_bias, kernel_initializer, "
-            "bias_initializer, kernel_regularizer, bias_regularizer, activity_regularizer, "
-            "kernel_constraint, bias_constraint"),
-        "Dense": "parameters differ: lacks lora_alpha",
-        "EinsumDense": "parameters differ: lacks gptq_unpacked_column_size",
-        "Embedding": "parameters differ: lacks lora_alpha, quantization_config",
         "FlaxLayer": "wraps Flax modules: Keras's JAX backend only",
-        "GRUCell": (
-            "parameters differ: lacks kernel_initializer, recurrent_initializer, bias_initializer, "
-            "kernel_regularizer, recurrent_regularizer, bias_regularizer, kernel_constraint, "
-            "recurrent_constraint, bias_constraint, dropout, recurrent_dropout, seed"),
-        "Input": "parameters differ: lacks ragged",
-        "InputLayer": "parameters differ: lacks ragged",
         "JaxLayer": "wraps JAX functions: Keras's JAX backend only",
-        "LSTMCell": (
-            "parameters differ: lacks kernel_initializer, recurrent_initializer, bias_initializer, "
-            "kernel_regularizer, recurrent_regularizer, bias_regularizer, kernel_constraint, "
-            "recurrent_constraint, bias_constraint, dropout, recurrent_dropout, seed"),
-        "LayerNormalization": "parameters differ: has extra rms_scaling",
-        "Maximum": "parameters differ: has extra activity_regularizer, trainable, dtype, autocast, name",
-        "Minimum": "parameters differ: has extra activity_regularizer, trainable, dtype, autocast, name",
-        "Multiply": "parameters differ: has extra activity_regularizer, trainable, dtype, autocast, name",
-        "SimpleRNNCell": (
-            "parameters differ: lacks kernel_initializer, recurrent_initializer, bias_initializer, "
-            "kernel_regularizer, recurrent_regularizer, bias_regularizer, kernel_constraint, "
-            "recurrent_constraint, bias_constraint, dropout, recurrent_dropout, seed"),
-        "Subtract": "parameters differ: has extra activity_regularizer, trainable, dtype, autocast, name",
         "TFSMLayer": "loads a TensorFlow SavedModel's serving functions: not built",
         "TorchModuleWrapper": "wraps torch modules: Keras's torch backend only",
     },

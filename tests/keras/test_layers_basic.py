@@ -70,8 +70,7 @@ def test_initial_weights_match_keras(name):
 
 # Keras 3.15-only config entries holding their 'off' value (tapeflow's layers and initializers
 # do not take them; loading drops them).
-_KERAS_ONLY = {"quantization_config": None,
-               "renorm": False, "renorm_clipping": None, "renorm_momentum": 0.99}
+_KERAS_ONLY: dict = {}
 
 
 def _accepted(config):

@@ -79,7 +79,7 @@ def test_symbolic_output_shapes_match_keras(name):
 
 # Keras 3.15-only initializer and quantization entries that hold their 'off' value (tapeflow's initializers do
 # not take them; loading drops them).
-_KERAS_ONLY = {"quantization_config": None}
+_KERAS_ONLY: dict = {}
 
 
 @pytest.mark.parametrize("name", sorted(META["cases"]))

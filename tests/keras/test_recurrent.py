@@ -58,7 +58,7 @@ def test_layer_matches_keras(name):
 
 # Keras 3.15-only arguments that hold their 'off' value (tapeflow's initializers and Dense do
 # not take them; loading drops them, see keras/_registry.drop_keras_only).
-_KERAS_ONLY = {"quantization_config": None}
+_KERAS_ONLY: dict = {}
 
 
 @pytest.mark.parametrize("name", sorted(META["cases"]))

@@ -216,9 +216,24 @@ class _ConvTranspose(_Conv):
     """
 
     def __init__(self, filters: int, kernel_size: Any, strides: Any = 1,
-                 padding: str = "valid", output_padding: Any = None, **kwargs: Any) -> None:
-        kwargs.pop("groups", None)
-        super().__init__(filters, kernel_size, strides=strides, padding=padding, **kwargs)
+                 padding: str = "valid", output_padding: Any = None,
+                 data_format: Optional[str] = None, dilation_rate: Any = 1,
+                 activation: Any = None, use_bias: bool = True,
+                 kernel_initializer: Any = "glorot_uniform", bias_initializer: Any = "zeros",
+                 kernel_regularizer: Any = None, bias_regularizer: Any = None,
+                 activity_regularizer: Any = None, kernel_constraint: Any = None,
+                 bias_constraint: Any = None, **kwargs: Any) -> None:
+        kwargs.pop("groups", None)   # a config of an older Keras may carry groups=1
+        super().__init__(filters, kernel_size, strides=strides, padding=padding,
+                         data_format=data_format, dilation_rate=dilation_rate,
+                         activation=activation, use_bias=use_bias,
+                         kernel_initializer=kernel_initializer,
+                         bias_initializer=bias_initializer,
+                         kernel_regularizer=kernel_regularizer,
+                         bias_regularizer=bias_regularizer,
+                         activity_regularizer=activity_regularizer,
+                         kernel_constraint=kernel_constraint, bias_constraint=bias_constraint,
+                         **kwargs)
         self.output_padding = None if output_padding is None else \
             _tuple(output_padding, self.rank, "output_padding", allow_zero=True)
         for i, (op, s) in enumerate(zip(self.output_padding or (), self.strides)):
@@ -267,8 +282,28 @@ class Conv2DTranspose(_ConvTranspose):
 
 
 class Conv3DTranspose(_ConvTranspose):
-    """Transposed 3-D convolution over (batch, D, H, W, channels) inputs."""
+    """Transposed 3-D convolution over (batch, D, H, W, channels) inputs. (Keras 3 puts
+    `data_format` before `output_padding` here, unlike the 1-D and 2-D layers.)"""
     rank = 3
+
+    def __init__(self, filters: int, kernel_size: Any, strides: Any = 1,
+                 padding: str = "valid", data_format: Optional[str] = None,
+                 output_padding: Any = None, dilation_rate: Any = 1, activation: Any = None,
+                 use_bias: bool = True, kernel_initializer: Any = "glorot_uniform",
+                 bias_initializer: Any = "zeros", kernel_regularizer: Any = None,
+                 bias_regularizer: Any = None, activity_regularizer: Any = None,
+                 kernel_constraint: Any = None, bias_constraint: Any = None,
+                 **kwargs: Any) -> None:
+        super().__init__(filters, kernel_size, strides=strides, padding=padding,
+                         output_padding=output_padding, data_format=data_format,
+                         dilation_rate=dilation_rate, activation=activation,
+                         use_bias=use_bias, kernel_initializer=kernel_initializer,
+                         bias_initializer=bias_initializer,
+                         kernel_regularizer=kernel_regularizer,
+                         bias_regularizer=bias_regularizer,
+                         activity_regularizer=activity_regularizer,
+                         kernel_constraint=kernel_constraint, bias_constraint=bias_constraint,
+                         **kwargs)
 
 
 def _same_padded(x: Any, kernel_size: tuple, strides: tuple, dilations: tuple) -> Any:

@@ -13,6 +13,7 @@ from tapeflow.framework.tensor_conversion import convert_to_tensor
 from tapeflow.keras import activations, backend, constraints, initializers, regularizers
 from tapeflow.keras.layers.input_spec import InputSpec
 from tapeflow.keras.layers.layer import Layer
+from tapeflow.keras.ops._dtypes import result_type
 from tapeflow.ops import array_ops, index_ops, manip_ops, math_ops, sparse_ops
 
 
@@ -28,13 +29,13 @@ class Dense(Layer):
                  kernel_initializer: Any = "glorot_uniform", bias_initializer: Any = "zeros",
                  kernel_regularizer: Any = None, bias_regularizer: Any = None,
                  activity_regularizer: Any = None, kernel_constraint: Any = None,
-                 bias_constraint: Any = None, lora_rank: Any = None,
-                 quantization_config: Any = None, **kwargs: Any) -> None:
+                 bias_constraint: Any = None, lora_rank: Optional[int] = None,
+                 lora_alpha: Optional[float] = None, quantization_config: Any = None,
+                 **kwargs: Any) -> None:
         super().__init__(activity_regularizer=activity_regularizer, **kwargs)
         self.supports_masking = True   # a timestep's mask passes on (Keras 3)
-        if quantization_config is not None:  # Keras 3.15 writes None in every Dense config
-            raise NotImplementedError(f"Dense: tapeflow does not quantize layers. Received: "
-                                      f"quantization_config={quantization_config}")
+        _refuse_quantization("Dense", quantization_config)
+        _init_lora(self, lora_rank, lora_alpha)
         if not isinstance(units, (int, np.integer)) or units <= 0:
             raise ValueError(f"Received an invalid value for `units`, expected a positive "
                              f"integer. Received: units={units}")
@@ -54,16 +55,43 @@ class Dense(Layer):
         if in_dim is None:
             raise ValueError(f"The last dimension of the inputs to a Dense layer should be "
                              f"defined. Found None. Full input shape received: {input_shape}")
-        self.kernel = self.add_weight(name="kernel", shape=(in_dim, self.units),
-                                      initializer=self.kernel_initializer,
-                                      regularizer=self.kernel_regularizer,
-                                      constraint=self.kernel_constraint)
+        self._kernel = self.add_weight(name="kernel", shape=(in_dim, self.units),
+                                       initializer=self.kernel_initializer,
+                                       regularizer=self.kernel_regularizer,
+                                       constraint=self.kernel_constraint)
         self.bias = self.add_weight(name="bias", shape=(self.units,),
                                     initializer=self.bias_initializer,
                                     regularizer=self.bias_regularizer,
                                     constraint=self.bias_constraint) if self.use_bias else None
         self.input_spec = InputSpec(min_ndim=2, axes={-1: in_dim})
         self.built = True
+        if self.lora_rank:   # Keras 3.15 passes no lora_alpha here: it becomes the rank
+            self.enable_lora(self.lora_rank)
+
+    @property
+    def kernel(self) -> Any:
+        """The kernel; with LoRA enabled, `kernel + lora_alpha / lora_rank * a @ b`."""
+        return _lora_merged(self, "kernel", "lora_kernel")
+
+    @kernel.setter
+    def kernel(self, value: Any) -> None:
+        self._kernel = value
+
+    def enable_lora(self, rank: int, lora_alpha: Optional[float] = None,
+                    a_initializer: Any = "he_uniform", b_initializer: Any = "zeros") -> None:
+        """Freezes the kernel and adds the trainable low-rank update `lora_kernel_a`
+        (inputs, rank) @ `lora_kernel_b` (rank, units), scaled by `lora_alpha / rank`."""
+        _check_lora(self, self.kernel_constraint, "kernel")
+        shape = tuple(self._kernel.shape)
+        self.lora_kernel_a = self.add_weight(name="lora_kernel_a", shape=(shape[0], rank),
+                                             initializer=initializers.get(a_initializer),
+                                             dtype="float32",
+                                             regularizer=self.kernel_regularizer)
+        self.lora_kernel_b = self.add_weight(name="lora_kernel_b", shape=(rank, shape[1]),
+                                             initializer=initializers.get(b_initializer),
+                                             dtype="float32",
+                                             regularizer=self.kernel_regularizer)
+        _finish_lora(self, self._kernel, rank, lora_alpha)
 
     def call(self, inputs: Any) -> Any:
         if isinstance(inputs, SparseTensor):
@@ -86,7 +114,68 @@ class Dense(Layer):
     def get_config(self) -> dict:
         return {**super().get_config(), "units": self.units,
                 "activation": activations.serialize(self.activation), "use_bias": self.use_bias,
-                **_weight_config(self, "kernel"), **_weight_config(self, "bias")}
+                **_weight_config(self, "kernel"), **_weight_config(self, "bias"),
+                "quantization_config": None, **_lora_config(self)}
+
+
+def _refuse_quantization(layer: str, config: Any) -> None:
+    """Keras 3.15 writes `quantization_config: None` in every config; tapeflow has no
+    quantized kernels, so any other value is refused."""
+    if config is not None:
+        raise NotImplementedError(f"{layer}: tapeflow does not quantize layers. Received: "
+                                  f"quantization_config={config}")
+
+
+def _init_lora(layer: Layer, rank: Optional[int], alpha: Optional[float]) -> None:
+    """The LoRA settings of a new layer (`lora_alpha` defaults to the rank); `build` enables
+    LoRA where a rank is set."""
+    layer.lora_rank = rank
+    layer.lora_alpha = alpha if alpha is not None else rank
+    layer.lora_enabled = False
+
+
+def _check_lora(layer: Layer, constraint: Any, weight: str) -> None:
+    """Keras's checks before `enable_lora` (ValueError, its messages)."""
+    if constraint:
+        names = {"kernel": "kernel constraints", "embeddings": "embedding constraints"}
+        raise ValueError(f"Lora is incompatible with {names[weight]}. In order to enable lora "
+                         f"on this layer, remove the `{weight}_constraint` argument.")
+    if not layer.built:
+        raise ValueError("Cannot enable lora on a layer that isn't yet built.")
+    if layer.lora_enabled:
+        raise ValueError("lora is already enabled. This can only be done once per layer.")
+
+
+def _finish_lora(layer: Layer, frozen: Any, rank: int, alpha: Optional[float]) -> None:
+    """The base weight stops training; the LoRA factors train in its place."""
+    frozen.trainable = False
+    layer.lora_enabled = True
+    layer.lora_rank = rank
+    layer.lora_alpha = alpha if alpha is not None else rank
+
+
+def _lora_merged(layer: Layer, name: str, prefix: str) -> Any:
+    """The weight `_<name>`, plus the scaled LoRA product `<prefix>_a @ <prefix>_b` once
+    enabled; Keras's AttributeError before the layer is built."""
+    weight = layer.__dict__.get(f"_{name}")
+    if weight is None:
+        raise AttributeError(f"You must build the layer before accessing `{name}`.")
+    if not getattr(layer, "lora_enabled", False):
+        return weight
+    update = (layer.lora_alpha / layer.lora_rank) * math_ops.matmul(
+        getattr(layer, f"{prefix}_a"), getattr(layer, f"{prefix}_b"))
+    weight = convert_to_tensor(weight)
+    # Keras adds in the promoted dtype (a float16 kernel plus the float32 factors: float32),
+    # then casts to the compute dtype.
+    dtype = result_type(weight.dtype, update.dtype)
+    merged = math_ops.cast(weight, dtype) + math_ops.cast(update, dtype)
+    return math_ops.cast(merged, layer.compute_dtype)
+
+
+def _lora_config(layer: Layer) -> dict:
+    """Keras writes lora_rank and lora_alpha only for a layer with a LoRA rank."""
+    return {"lora_rank": layer.lora_rank, "lora_alpha": layer.lora_alpha} \
+        if layer.lora_rank else {}
 
 
 def sparse_matmul(sp: SparseTensor, kernel: Any) -> Any:
@@ -290,9 +379,12 @@ class Embedding(Layer):
 
     def __init__(self, input_dim: int, output_dim: int, embeddings_initializer: Any = "uniform",
                  embeddings_regularizer: Any = None, embeddings_constraint: Any = None,
-                 mask_zero: bool = False, weights: Any = None, lora_rank: Any = None,
+                 mask_zero: bool = False, weights: Any = None, lora_rank: Optional[int] = None,
+                 lora_alpha: Optional[float] = None, quantization_config: Any = None,
                  **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        _refuse_quantization(type(self).__name__, quantization_config)
+        _init_lora(self, lora_rank, lora_alpha)
         self.input_dim, self.output_dim = int(input_dim), int(output_dim)
         init = "random_uniform" if embeddings_initializer == "uniform" else \
             embeddings_initializer
@@ -303,14 +395,41 @@ class Embedding(Layer):
         self._initial_weights = weights
 
     def build(self, input_shape: Any = None) -> None:
-        self.embeddings = self.add_weight(name="embeddings",
-                                          shape=(self.input_dim, self.output_dim),
-                                          initializer=self.embeddings_initializer,
-                                          regularizer=self.embeddings_regularizer,
-                                          constraint=self.embeddings_constraint)
+        self._embeddings = self.add_weight(name="embeddings",
+                                           shape=(self.input_dim, self.output_dim),
+                                           initializer=self.embeddings_initializer,
+                                           regularizer=self.embeddings_regularizer,
+                                           constraint=self.embeddings_constraint)
         if self._initial_weights is not None:
             self.set_weights(self._initial_weights)
         self.built = True
+        if self.lora_rank:   # Keras 3.15 passes no lora_alpha here: it becomes the rank
+            self.enable_lora(self.lora_rank)
+
+    @property
+    def embeddings(self) -> Any:
+        """The table; with LoRA enabled, `embeddings + lora_alpha / lora_rank * a @ b`."""
+        return _lora_merged(self, "embeddings", "lora_embeddings")
+
+    @embeddings.setter
+    def embeddings(self, value: Any) -> None:
+        self._embeddings = value
+
+    def enable_lora(self, rank: int, lora_alpha: Optional[float] = None,
+                    a_initializer: Any = "he_uniform", b_initializer: Any = "zeros") -> None:
+        """Freezes the table and adds the trainable low-rank update `lora_embeddings_a`
+        (input_dim, rank) @ `lora_embeddings_b` (rank, output_dim), scaled by
+        `lora_alpha / rank`."""
+        _check_lora(self, self.embeddings_constraint, "embeddings")
+        self.lora_embeddings_a = self.add_weight(
+            name="lora_embeddings_a", shape=(self.input_dim, rank),
+            initializer=initializers.get(a_initializer), dtype="float32",
+            regularizer=self.embeddings_regularizer)
+        self.lora_embeddings_b = self.add_weight(
+            name="lora_embeddings_b", shape=(rank, self.output_dim),
+            initializer=initializers.get(b_initializer), dtype="float32",
+            regularizer=self.embeddings_regularizer)
+        _finish_lora(self, self._embeddings, rank, lora_alpha)
 
     def _convert_inputs(self, inputs: Any) -> Any:
         x = convert_to_tensor(inputs)
@@ -327,9 +446,15 @@ class Embedding(Layer):
         return math_ops.not_equal(inputs, 0) if self.mask_zero else None
 
     def get_config(self) -> dict:
+        weights = _weight_config(self, "embeddings")
         return {**super().get_config(), "input_dim": self.input_dim,
-                "output_dim": self.output_dim, **_weight_config(self, "embeddings"),
-                "mask_zero": self.mask_zero}
+                "output_dim": self.output_dim,
+                "embeddings_initializer": weights["embeddings_initializer"],
+                "embeddings_regularizer": weights["embeddings_regularizer"],
+                "activity_regularizer": regularizers.serialize(self.activity_regularizer),
+                "embeddings_constraint": weights["embeddings_constraint"],
+                "mask_zero": self.mask_zero, "quantization_config": None,
+                **_lora_config(self)}
 
 
 __all__ = ["Dense", "Activation", "Dropout", "Flatten", "Reshape", "Lambda", "Embedding"]

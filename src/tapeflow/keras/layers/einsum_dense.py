@@ -9,6 +9,8 @@ from typing import Any, Optional
 
 from tapeflow.framework.tensor_conversion import convert_to_tensor
 from tapeflow.keras import activations, constraints, initializers, regularizers
+from tapeflow.keras.layers.core import (_check_lora, _finish_lora, _init_lora, _lora_config,
+                                        _lora_merged, _refuse_quantization)
 from tapeflow.keras.layers.input_spec import InputSpec
 from tapeflow.keras.layers.layer import Layer
 from tapeflow.ops import linalg_ops
@@ -32,13 +34,16 @@ class EinsumDense(Layer):
                  bias_axes: Optional[str] = None, kernel_initializer: Any = "glorot_uniform",
                  bias_initializer: Any = "zeros", kernel_regularizer: Any = None,
                  bias_regularizer: Any = None, kernel_constraint: Any = None,
-                 bias_constraint: Any = None, lora_rank: Any = None, lora_alpha: Any = None,
+                 bias_constraint: Any = None, lora_rank: Optional[int] = None,
+                 lora_alpha: Optional[float] = None,
+                 gptq_unpacked_column_size: Optional[int] = None,
                  quantization_config: Any = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        if lora_rank or quantization_config is not None:
-            raise NotImplementedError("EinsumDense: LoRA and quantization are not supported "
-                                      "by tapeflow (lora_rank and quantization_config must "
-                                      "be None).")
+        _refuse_quantization("EinsumDense", quantization_config)
+        _init_lora(self, lora_rank, lora_alpha)
+        # Keras keeps it for a GPTQ-quantized kernel's unpacking (and in the config); tapeflow
+        # has no GPTQ kernels, so it is kept for the config only (`quantize` refuses).
+        self.gptq_unpacked_column_size = gptq_unpacked_column_size
         self.equation = equation
         self.partial_output_shape = (output_shape,) if isinstance(output_shape, int) \
             else tuple(output_shape)
@@ -50,13 +55,12 @@ class EinsumDense(Layer):
         self.bias_regularizer = regularizers.get(bias_regularizer)
         self.kernel_constraint = constraints.get(kernel_constraint)
         self.bias_constraint = constraints.get(bias_constraint)
-        self.lora_rank = None
 
     def build(self, input_shape: Any) -> None:
         kernel_shape, bias_shape, _, in_axes, out_axes = analyze_einsum_string(
             self.equation, self.bias_axes, tuple(input_shape), self.partial_output_shape)
         self.input_spec = InputSpec(ndim=len(input_shape))
-        self.kernel = self.add_weight(
+        self._kernel = self.add_weight(
             name="kernel", shape=tuple(kernel_shape),
             initializer=_axes_initializer(self.kernel_initializer, kernel_shape, in_axes,
                                           out_axes),
@@ -65,6 +69,34 @@ class EinsumDense(Layer):
             name="bias", shape=tuple(bias_shape), initializer=self.bias_initializer,
             regularizer=self.bias_regularizer, constraint=self.bias_constraint)
         self.built = True
+        if self.lora_rank:
+            self.enable_lora(self.lora_rank, lora_alpha=self.lora_alpha)
+
+    @property
+    def kernel(self) -> Any:
+        """The kernel; with LoRA enabled, `kernel + lora_alpha / lora_rank * a @ b`."""
+        return _lora_merged(self, "kernel", "lora_kernel")
+
+    @kernel.setter
+    def kernel(self, value: Any) -> None:
+        self._kernel = value
+
+    def enable_lora(self, rank: int, lora_alpha: Optional[float] = None,
+                    a_initializer: Any = "he_uniform", b_initializer: Any = "zeros") -> None:
+        """Freezes the kernel and adds the trainable low-rank update `lora_kernel_a`
+        (kernel_shape[:-1] + (rank,)) @ `lora_kernel_b` (rank, kernel_shape[-1]), scaled by
+        `lora_alpha / rank`."""
+        _check_lora(self, self.kernel_constraint, "kernel")
+        shape = tuple(self._kernel.shape)
+        self.lora_kernel_a = self.add_weight(name="lora_kernel_a", shape=shape[:-1] + (rank,),
+                                             initializer=initializers.get(a_initializer),
+                                             dtype="float32",
+                                             regularizer=self.kernel_regularizer)
+        self.lora_kernel_b = self.add_weight(name="lora_kernel_b", shape=(rank, shape[-1]),
+                                             initializer=initializers.get(b_initializer),
+                                             dtype="float32",
+                                             regularizer=self.kernel_regularizer)
+        _finish_lora(self, self._kernel, rank, lora_alpha)
 
     def call(self, inputs: Any, training: Any = None) -> Any:
         x = linalg_ops.einsum(self.equation, convert_to_tensor(inputs), self.kernel)
@@ -88,7 +120,9 @@ class EinsumDense(Layer):
                 "activity_regularizer": regularizers.serialize(self.activity_regularizer),
                 "kernel_constraint": constraints.serialize(self.kernel_constraint),
                 "bias_constraint": constraints.serialize(self.bias_constraint),
-                "quantization_config": None}
+                "quantization_config": None, **_lora_config(self),
+                **({"gptq_unpacked_column_size": self.gptq_unpacked_column_size}
+                   if self.gptq_unpacked_column_size else {})}
 
 
 

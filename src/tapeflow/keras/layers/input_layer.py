@@ -13,8 +13,10 @@ class InputLayer(Layer):
     (`(batch_size,) + shape`)."""
 
     def __init__(self, shape: Any = None, batch_size: Optional[int] = None, dtype: Any = None,
-                 sparse: Any = None, batch_shape: Any = None, input_tensor: Any = None,
-                 optional: bool = False, name: Optional[str] = None, **kwargs: Any) -> None:
+                 sparse: Any = None, ragged: Any = None, batch_shape: Any = None,
+                 input_tensor: Any = None, optional: bool = False, name: Optional[str] = None,
+                 **kwargs: Any) -> None:
+        _check_ragged(ragged, sparse)
         kwargs.pop("input_shape", None) if shape is not None else None
         if shape is None and "input_shape" in kwargs:
             shape = kwargs.pop("input_shape")
@@ -32,6 +34,7 @@ class InputLayer(Layer):
                                  "provide an incompatible `sparse` argument.")
             sparse = input_tensor.sparse
         self.sparse = bool(sparse)
+        self.ragged = False
         self.built = True
         output = input_tensor if isinstance(input_tensor, KerasTensor) else \
             KerasTensor(self._batch_shape, self._dtype, name=name, sparse=self.sparse)
@@ -51,16 +54,31 @@ class InputLayer(Layer):
 
     def get_config(self) -> dict:
         return {"batch_shape": self._batch_shape, "dtype": self._dtype, "sparse": self.sparse,
-                "name": self.name}
+                "ragged": self.ragged, "name": self.name}
+
+
+def _check_ragged(ragged: Any, sparse: Any) -> None:
+    """Keras's checks of `ragged`; tapeflow's functional models carry no RaggedTensor input,
+    so `ragged=True` is refused rather than densified or mis-run."""
+    if not ragged:
+        return
+    if sparse:
+        raise ValueError("KerasTensor cannot have `sparse=True` and `ragged=True` at the same "
+                         "time.")
+    raise NotImplementedError("Input(ragged=True): tapeflow's functional models do not carry "
+                              "RaggedTensor inputs; pass padded dense inputs (with a mask) or "
+                              "call the layers on RaggedTensors outside a functional model.")
 
 
 def Input(shape: Any = None, batch_size: Optional[int] = None, dtype: Any = None,  # noqa: N802
-          sparse: Any = None, batch_shape: Any = None, name: Optional[str] = None,
-          tensor: Any = None, optional: bool = False) -> KerasTensor:
+          sparse: Any = None, ragged: Any = None, batch_shape: Any = None,
+          name: Optional[str] = None, tensor: Any = None,
+          optional: bool = False) -> KerasTensor:
     """A symbolic input of `shape` (without the batch dimension), for the functional API;
-    `sparse=True` makes it a SparseTensor input (a dense model input densifies one)."""
+    `sparse=True` makes it a SparseTensor input (a dense model input densifies one).
+    `ragged=True` (a RaggedTensor input) is not built: NotImplementedError."""
     layer = InputLayer(shape=shape, batch_size=batch_size, dtype=dtype, sparse=sparse,
-                       batch_shape=batch_shape, name=name, input_tensor=tensor)
+                       ragged=ragged, batch_shape=batch_shape, name=name, input_tensor=tensor)
     return layer.output_tensor
 
 

@@ -425,6 +425,14 @@ class Layer:
     trainable_variables = trainable_weights
     non_trainable_variables = non_trainable_weights
 
+    def quantize(self, mode: Optional[str] = None, type_check: bool = True,
+                 config: Any = None) -> None:
+        """Keras 3 quantizes a layer's kernel (int8, int4, float8, GPTQ, AWQ) in place:
+        tapeflow has no quantized kernels, so this raises instead of computing otherwise."""
+        raise NotImplementedError(
+            f"{type(self).__name__}.quantize(mode={mode!r}): tapeflow has no quantized layer "
+            f"kernels (int8, int4, float8, GPTQ, AWQ); the layer keeps its float weights.")
+
     # -- losses -------------------------------------------------------------------------------
     def add_loss(self, loss: Any) -> None:
         """Adds scalar loss tensor(s) to `losses`; call it from `call()`. The list is cleared

@@ -16,6 +16,10 @@ class _Merge(Layer):
 
     _reshape_required = False
 
+    def __init__(self, **kwargs: Any) -> None:
+        # Keras 3's Merge takes only the base layer's keywords (name, dtype, trainable, ...).
+        super().__init__(**kwargs)
+
     def compute_mask(self, inputs: Any, previous_mask: Any = None) -> Any:
         """The OR of the inputs' masks when every input has one, else None (Keras 3)."""
         if not isinstance(previous_mask, (list, tuple)) or \

@@ -3,7 +3,8 @@ Keras 3's defaults and update rules."""
 
 from __future__ import annotations
 
-from typing import Any
+import warnings
+from typing import Any, Optional
 
 from tapeflow.framework.tensor_conversion import convert_to_tensor
 from tapeflow.keras import backend, constraints, initializers, regularizers
@@ -25,7 +26,13 @@ class BatchNormalization(Layer):
     toward them: `moving = moving * momentum + batch * (1 - momentum)`), with the moving
     statistics at inference. A frozen layer (`trainable = False`) always uses inference mode.
 
-    Weights: gamma, beta (trainable), moving_mean, moving_variance (non-trainable).
+    `renorm=True` is Keras 3's batch renormalization: in training the batch-normalized value
+    is corrected by `r = stddev / renorm_stddev` and `d = (mean - renorm_mean) /
+    renorm_stddev` (clipped by `renorm_clipping`'s rmin, rmax, dmax; no gradient), the renorm
+    statistics move with `renorm_momentum`, and the moving variance follows a moving stddev.
+
+    Weights: gamma, beta (trainable), moving_mean, moving_variance (non-trainable); with
+    renorm also moving_stddev, renorm_mean, renorm_stddev (non-trainable).
     """
 
     def __init__(self, axis: int = -1, momentum: float = 0.99, epsilon: float = 1e-3,
@@ -33,36 +40,67 @@ class BatchNormalization(Layer):
                  gamma_initializer: Any = "ones", moving_mean_initializer: Any = "zeros",
                  moving_variance_initializer: Any = "ones", beta_regularizer: Any = None,
                  gamma_regularizer: Any = None, beta_constraint: Any = None,
-                 gamma_constraint: Any = None, synchronized: bool = False,
-                 **kwargs: Any) -> None:
+                 gamma_constraint: Any = None, renorm: bool = False,
+                 renorm_clipping: Optional[dict] = None, renorm_momentum: float = 0.99,
+                 synchronized: bool = False, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.supports_masking = True   # the input's mask passes on (Keras 3)
         self.axis, self.momentum, self.epsilon = int(axis), float(momentum), float(epsilon)
         self.center, self.scale = center, scale
         self.beta_initializer = initializers.get(beta_initializer)
         self.gamma_initializer = initializers.get(gamma_initializer)
-        self.beta_regularizer, self.gamma_regularizer = beta_regularizer, gamma_regularizer
-        self.beta_constraint, self.gamma_constraint = beta_constraint, gamma_constraint
+        self.beta_regularizer = regularizers.get(beta_regularizer)
+        self.gamma_regularizer = regularizers.get(gamma_regularizer)
+        self.beta_constraint = constraints.get(beta_constraint)
+        self.gamma_constraint = constraints.get(gamma_constraint)
         self.synchronized = synchronized
         self.moving_mean_initializer = initializers.get(moving_mean_initializer)
         self.moving_variance_initializer = initializers.get(moving_variance_initializer)
+        self.renorm = renorm
+        if renorm:
+            renorm_clipping = renorm_clipping or {}
+            _check_renorm_clipping(renorm_clipping)
+        self.renorm_clipping = renorm_clipping
+        self.renorm_momentum = renorm_momentum
 
     def build(self, input_shape: Any) -> None:
         rank = len(input_shape)
         self._axis = self.axis % rank
         shape = (input_shape[self._axis],)
         self.gamma = self.add_weight(shape=shape, name="gamma",
-                                     initializer=self.gamma_initializer) if self.scale else None
+                                     initializer=self.gamma_initializer,
+                                     regularizer=self.gamma_regularizer,
+                                     constraint=self.gamma_constraint) if self.scale else None
         self.beta = self.add_weight(shape=shape, name="beta",
-                                    initializer=self.beta_initializer) if self.center else None
+                                    initializer=self.beta_initializer,
+                                    regularizer=self.beta_regularizer,
+                                    constraint=self.beta_constraint) if self.center else None
         self.moving_mean = self.add_weight(shape=shape, name="moving_mean",
                                            initializer=self.moving_mean_initializer,
                                            trainable=False)
         self.moving_variance = self.add_weight(shape=shape, name="moving_variance",
                                                initializer=self.moving_variance_initializer,
                                                trainable=False)
+        if self.renorm:
+            self._add_renorm_weights(shape)
         self.input_spec = InputSpec(ndim=rank, axes={self.axis: input_shape[self.axis]})
         self.built = True
+
+    def _add_renorm_weights(self, shape: tuple) -> None:
+        """The moving stddev (the square root of the moving variance's initializer) and the
+        renorm mean and stddev that the training corrections use, as Keras 3 creates them."""
+        variance_init = self.moving_variance_initializer
+
+        def stddev_initializer(shape: Any, dtype: Any = None, **kwargs: Any) -> Any:
+            return math_ops.sqrt(variance_init(shape, dtype=dtype))
+
+        self.moving_stddev = self.add_weight(shape=shape, name="moving_stddev",
+                                             initializer=stddev_initializer, trainable=False)
+        self.renorm_mean = self.add_weight(shape=shape, name="renorm_mean",
+                                           initializer=self.moving_mean_initializer,
+                                           trainable=False)
+        self.renorm_stddev = self.add_weight(shape=shape, name="renorm_stddev",
+                                             initializer=stddev_initializer, trainable=False)
 
     def call(self, inputs: Any, training: Any = None, mask: Any = None) -> Any:
         x = convert_to_tensor(inputs)
@@ -73,22 +111,63 @@ class BatchNormalization(Layer):
             raise ValueError(f"The mask provided should be one dimension less than the inputs. "
                              f"Received: mask.shape={tuple(mask.shape)}, "
                              f"inputs.shape={tuple(x.shape)}")
+        gamma, beta = self.gamma, self.beta
         if training and self.trainable:
             mean, variance = self._moments(x, reduce_axes, shape, mask)
-            m = self.momentum
-            self.moving_mean.assign(math_ops.stop_gradient(
-                self.moving_mean * m + mean * (1.0 - m)))
-            self.moving_variance.assign(math_ops.stop_gradient(
-                self.moving_variance * m + variance * (1.0 - m)))
+            if self.renorm:
+                gamma, beta = self._renormalized(mean, variance, x.dtype)
+                self._update_renorm_statistics(mean, variance)
+            else:
+                m = self.momentum
+                self.moving_mean.assign(math_ops.stop_gradient(
+                    self.moving_mean * m + mean * (1.0 - m)))
+                self.moving_variance.assign(math_ops.stop_gradient(
+                    self.moving_variance * m + variance * (1.0 - m)))
         else:
             mean, variance = self.moving_mean, self.moving_variance
         inv = math_ops.rsqrt(array_ops.reshape(variance, shape) + self.epsilon)
-        if self.gamma is not None:
-            inv = inv * array_ops.reshape(self.gamma, shape)
+        if gamma is not None:
+            inv = inv * array_ops.reshape(gamma, shape)
         y = (x - array_ops.reshape(mean, shape)) * inv
-        if self.beta is not None:
-            y = y + array_ops.reshape(self.beta, shape)
+        if beta is not None:
+            y = y + array_ops.reshape(beta, shape)
         return y
+
+    def _renormalized(self, mean: Any, variance: Any, dtype: Any) -> tuple:
+        """(gamma, beta) composed with the renorm correction: `(x * r + d) * gamma + beta` is
+        `x * (r * gamma) + (d * gamma + beta)` (Keras's `_compose_transforms`)."""
+        stddev = math_ops.sqrt(variance + self.epsilon)
+        renorm_stddev = math_ops.maximum(   # no division by zero early in training
+            convert_to_tensor(self.renorm_stddev),
+            math_ops.sqrt(math_ops.cast(self.epsilon, mean.dtype)))
+        r = stddev / renorm_stddev
+        d = (mean - self.renorm_mean) / renorm_stddev
+        clip = self.renorm_clipping
+        if clip.get("rmin") is not None:
+            r = math_ops.maximum(r, clip["rmin"])
+        if clip.get("rmax") is not None:
+            r = math_ops.minimum(r, clip["rmax"])
+        if clip.get("dmax") is not None:
+            d = math_ops.minimum(math_ops.maximum(d, -clip["dmax"]), clip["dmax"])
+        r, d = math_ops.stop_gradient(r), math_ops.stop_gradient(d)
+        if self.gamma is not None:
+            gamma, beta = r * self.gamma, d * self.gamma
+        else:
+            gamma, beta = math_ops.cast(r, dtype), math_ops.cast(d, dtype)
+        return gamma, beta if self.beta is None else beta + self.beta
+
+    def _update_renorm_statistics(self, mean: Any, variance: Any) -> None:
+        """Keras 3's updates: the renorm mean and stddev with `renorm_momentum`, the moving
+        mean and stddev with `momentum`, and the moving variance as `relu(stddev**2 - eps)`."""
+        mean, variance = math_ops.stop_gradient(mean), math_ops.stop_gradient(variance)
+        stddev = math_ops.sqrt(variance + self.epsilon)
+        rm, m = self.renorm_momentum, self.momentum
+        self.renorm_mean.assign(self.renorm_mean * rm + mean * (1.0 - rm))
+        self.renorm_stddev.assign(self.renorm_stddev * rm + stddev * (1.0 - rm))
+        self.moving_mean.assign(self.moving_mean * m + mean * (1.0 - m))
+        moving_stddev = self.moving_stddev * m + stddev * (1.0 - m)
+        self.moving_stddev.assign(moving_stddev)
+        self.moving_variance.assign(nn_ops.relu(moving_stddev * moving_stddev - self.epsilon))
 
     @staticmethod
     def _moments(x: Any, axes: tuple, shape: list, mask: Any) -> tuple:
@@ -112,18 +191,45 @@ class BatchNormalization(Layer):
                 "epsilon": self.epsilon, "center": self.center, "scale": self.scale,
                 **_initializers_config(self, ("beta", "gamma", "moving_mean",
                                               "moving_variance")),
-                **_norm_regularizers_config(self), "synchronized": self.synchronized}
+                **_norm_regularizers_config(self), "synchronized": self.synchronized,
+                "renorm": self.renorm, "renorm_clipping": self.renorm_clipping,
+                "renorm_momentum": self.renorm_momentum}
+
+
+def _check_renorm_clipping(clipping: dict) -> None:
+    """Keras 3's checks of `renorm_clipping` (ValueError; its messages, verbatim)."""
+    keys = ["rmax", "rmin", "dmax"]
+    if set(clipping) - set(keys):
+        raise ValueError(f"Received invalid keys for `renorm_clipping` argument: {clipping}. "
+                         f"Supported values: {keys}.")
+    rmax, rmin, dmax = (clipping.get(k) for k in keys)
+    if rmax is not None and rmin is not None and rmax < rmin:
+        raise ValueError("rmax should be greater than rmin in the `renorm_clipping` argument. "
+                         "Received: rmax={rmax}, rmin={rmin}.")
+    if dmax is not None and dmax < 0:
+        raise ValueError("dmax should be non-negative in the `renorm_clipping` argument. "
+                         "Received: dmax={dmax}.")
 
 
 class LayerNormalization(Layer):
     """Normalizes each example over `axis` (the last by default), then scales by gamma and
-    shifts by beta. Weights: gamma, beta."""
+    shifts by beta. Weights: gamma, beta.
+
+    Keras 3.15 takes `rms_scaling` only through `**kwargs` (deprecated, with its warning): it
+    then scales by the variance's rsqrt (not the root mean square) and has no beta.
+    """
 
     def __init__(self, axis: Any = -1, epsilon: float = 1e-3, center: bool = True,
-                 scale: bool = True, rms_scaling: bool = False, beta_initializer: Any = "zeros",
+                 scale: bool = True, beta_initializer: Any = "zeros",
                  gamma_initializer: Any = "ones", beta_regularizer: Any = None,
                  gamma_regularizer: Any = None, beta_constraint: Any = None,
                  gamma_constraint: Any = None, **kwargs: Any) -> None:
+        rms_scaling = kwargs.pop("rms_scaling", False)
+        if rms_scaling:
+            warnings.warn("You passed `rms_scaling=True`, which is deprecated. This argument "
+                          "incorrectly scales the input by the variance, not the root mean "
+                          "square. To correctly use RMS Normalization, please use "
+                          "`keras.layers.RMSNormalization` instead.", stacklevel=2)
         super().__init__(**kwargs)
         self.supports_masking = True   # the input's mask passes on (Keras 3)
         if isinstance(axis, (list, tuple)):
@@ -137,8 +243,10 @@ class LayerNormalization(Layer):
         self.rms_scaling = rms_scaling
         self.beta_initializer = initializers.get(beta_initializer)
         self.gamma_initializer = initializers.get(gamma_initializer)
-        self.beta_regularizer, self.gamma_regularizer = beta_regularizer, gamma_regularizer
-        self.beta_constraint, self.gamma_constraint = beta_constraint, gamma_constraint
+        self.beta_regularizer = regularizers.get(beta_regularizer)
+        self.gamma_regularizer = regularizers.get(gamma_regularizer)
+        self.beta_constraint = constraints.get(beta_constraint)
+        self.gamma_constraint = constraints.get(gamma_constraint)
 
     def build(self, input_shape: Any) -> None:
         rank = len(input_shape)
@@ -147,9 +255,14 @@ class LayerNormalization(Layer):
         self._axes = tuple(sorted(a % rank for a in self.axis))
         shape = _param_shape(input_shape, self._axes)
         self.gamma = self.add_weight(name="gamma", shape=shape,
-                                     initializer=self.gamma_initializer) if self.scale else None
+                                     initializer=self.gamma_initializer,
+                                     regularizer=self.gamma_regularizer,
+                                     constraint=self.gamma_constraint) \
+            if self.scale or self.rms_scaling else None
         self.beta = self.add_weight(name="beta", shape=shape,
-                                    initializer=self.beta_initializer) \
+                                    initializer=self.beta_initializer,
+                                    regularizer=self.beta_regularizer,
+                                    constraint=self.beta_constraint) \
             if self.center and not self.rms_scaling else None
         self.built = True
 
@@ -157,14 +270,12 @@ class LayerNormalization(Layer):
         x = convert_to_tensor(inputs)
         rank = x._value.ndim
         shape = _broadcast_shape(rank, self._axes, x._value.shape)
-        if self.rms_scaling:
-            variance = reduce_ops.reduce_mean(math_ops.square(x), axis=self._axes,
-                                              keepdims=True)
-            y = x * math_ops.rsqrt(variance + self.epsilon)
-            return y * array_ops.reshape(self.gamma, shape) if self.gamma is not None else y
         mean = reduce_ops.reduce_mean(x, axis=self._axes, keepdims=True)
         variance = reduce_ops.reduce_mean(math_ops.square(x - mean), axis=self._axes,
                                           keepdims=True)
+        if self.rms_scaling:   # Keras's deprecated scaling: the variance, no centering
+            y = x * math_ops.rsqrt(variance + self.epsilon)
+            return y * array_ops.reshape(self.gamma, shape)
         y = (x - mean) * math_ops.rsqrt(variance + self.epsilon)
         if self.gamma is not None:
             y = y * array_ops.reshape(self.gamma, shape)
@@ -185,9 +296,11 @@ def _initializers_config(layer: Layer, names: tuple) -> dict:
 
 
 def _norm_regularizers_config(layer: Layer) -> dict:
-    """beta/gamma regularizers and constraints as given (tapeflow does not apply them)."""
-    return {key: getattr(layer, key) for key in ("beta_regularizer", "gamma_regularizer",
-                                                 "beta_constraint", "gamma_constraint")}
+    """beta/gamma regularizers and constraints, serialized."""
+    return {"beta_regularizer": regularizers.serialize(layer.beta_regularizer),
+            "gamma_regularizer": regularizers.serialize(layer.gamma_regularizer),
+            "beta_constraint": constraints.serialize(layer.beta_constraint),
+            "gamma_constraint": constraints.serialize(layer.gamma_constraint)}
 
 
 class UnitNormalization(Layer):

@@ -323,8 +323,23 @@ class SimpleRNNCell(_Cell):
     """`h_t = activation(x_t @ kernel + bias + h_{t-1} @ recurrent_kernel)` (Keras 3)."""
 
     def __init__(self, units: int, activation: Any = "tanh", use_bias: bool = True,
-                 **kwargs: Any) -> None:
-        super().__init__(units, activation=activation, use_bias=use_bias, **kwargs)
+                 kernel_initializer: Any = "glorot_uniform",
+                 recurrent_initializer: Any = "orthogonal", bias_initializer: Any = "zeros",
+                 kernel_regularizer: Any = None, recurrent_regularizer: Any = None,
+                 bias_regularizer: Any = None, kernel_constraint: Any = None,
+                 recurrent_constraint: Any = None, bias_constraint: Any = None,
+                 dropout: float = 0.0, recurrent_dropout: float = 0.0,
+                 seed: Optional[int] = None, **kwargs: Any) -> None:
+        super().__init__(units, activation=activation, use_bias=use_bias,
+                         kernel_initializer=kernel_initializer,
+                         recurrent_initializer=recurrent_initializer,
+                         bias_initializer=bias_initializer,
+                         kernel_regularizer=kernel_regularizer,
+                         recurrent_regularizer=recurrent_regularizer,
+                         bias_regularizer=bias_regularizer, kernel_constraint=kernel_constraint,
+                         recurrent_constraint=recurrent_constraint,
+                         bias_constraint=bias_constraint, dropout=dropout,
+                         recurrent_dropout=recurrent_dropout, seed=seed, **kwargs)
         self.state_size = units
 
     def build(self, input_shape: Any) -> None:
@@ -376,10 +391,25 @@ class LSTMCell(_Cell):
 
     def __init__(self, units: int, activation: Any = "tanh",
                  recurrent_activation: Any = "sigmoid", use_bias: bool = True,
-                 unit_forget_bias: bool = True, **kwargs: Any) -> None:
+                 kernel_initializer: Any = "glorot_uniform",
+                 recurrent_initializer: Any = "orthogonal", bias_initializer: Any = "zeros",
+                 unit_forget_bias: bool = True, kernel_regularizer: Any = None,
+                 recurrent_regularizer: Any = None,
+                 bias_regularizer: Any = None, kernel_constraint: Any = None,
+                 recurrent_constraint: Any = None, bias_constraint: Any = None,
+                 dropout: float = 0.0, recurrent_dropout: float = 0.0,
+                 seed: Optional[int] = None, **kwargs: Any) -> None:
         super().__init__(units, activation=activation,
                          recurrent_activation=recurrent_activation, use_bias=use_bias,
-                         **kwargs)
+                         kernel_initializer=kernel_initializer,
+                         recurrent_initializer=recurrent_initializer,
+                         bias_initializer=bias_initializer,
+                         kernel_regularizer=kernel_regularizer,
+                         recurrent_regularizer=recurrent_regularizer,
+                         bias_regularizer=bias_regularizer, kernel_constraint=kernel_constraint,
+                         recurrent_constraint=recurrent_constraint,
+                         bias_constraint=bias_constraint, dropout=dropout,
+                         recurrent_dropout=recurrent_dropout, seed=seed, **kwargs)
         if self.recurrent_dropout != 0.0:
             self.implementation = 1
         if self.implementation == 1:
@@ -476,10 +506,24 @@ class GRUCell(_Cell):
 
     def __init__(self, units: int, activation: Any = "tanh",
                  recurrent_activation: Any = "sigmoid", use_bias: bool = True,
-                 reset_after: bool = True, **kwargs: Any) -> None:
+                 kernel_initializer: Any = "glorot_uniform",
+                 recurrent_initializer: Any = "orthogonal", bias_initializer: Any = "zeros",
+                 kernel_regularizer: Any = None, recurrent_regularizer: Any = None,
+                 bias_regularizer: Any = None, kernel_constraint: Any = None,
+                 recurrent_constraint: Any = None, bias_constraint: Any = None,
+                 dropout: float = 0.0, recurrent_dropout: float = 0.0,
+                 reset_after: bool = True, seed: Optional[int] = None, **kwargs: Any) -> None:
         super().__init__(units, activation=activation,
                          recurrent_activation=recurrent_activation, use_bias=use_bias,
-                         **kwargs)
+                         kernel_initializer=kernel_initializer,
+                         recurrent_initializer=recurrent_initializer,
+                         bias_initializer=bias_initializer,
+                         kernel_regularizer=kernel_regularizer,
+                         recurrent_regularizer=recurrent_regularizer,
+                         bias_regularizer=bias_regularizer, kernel_constraint=kernel_constraint,
+                         recurrent_constraint=recurrent_constraint,
+                         bias_constraint=bias_constraint, dropout=dropout,
+                         recurrent_dropout=recurrent_dropout, seed=seed, **kwargs)
         if self.recurrent_dropout != 0.0:
             self.implementation = 1
         if self.implementation == 1:
