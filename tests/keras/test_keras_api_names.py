@@ -45,7 +45,6 @@ NOT_BUILT: dict = {
         "KerasFileEditor": "not built yet",
     },
     "utils": {
-        "FeatureSpace": "not built yet",
         "legacy": "Keras 2 utils namespace: not built",
     },
 }

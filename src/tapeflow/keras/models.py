@@ -459,9 +459,11 @@ def _nodes_between(inputs: list, outputs: list) -> list:
         node = layer._inbound_nodes[node_index]
         if node.id in found:
             continue
-        found[node.id] = node
         if id(t) in input_ids:
-            continue
+            if isinstance(layer, InputLayer):
+                found[node.id] = node
+            continue  # a model may start at a layer's output (Keras 3 can): not run here
+        found[node.id] = node
         if isinstance(layer, InputLayer):
             raise ValueError(f"Graph disconnected: cannot find parent for tensor {t}. The "
                              f"following previous layers were accessed without issue: []")

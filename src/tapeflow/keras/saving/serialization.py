@@ -40,6 +40,7 @@ _PUBLIC_MODULES = (
     ("tapeflow.keras.losses", "keras.losses"),
     ("tapeflow.keras.metrics", "keras.metrics"),
     ("tapeflow.keras.activations", "keras.activations"),
+    ("tapeflow.keras.utils", "keras.utils"),
     ("tapeflow.keras.models", "keras"),
 )
 # Classes Keras writes by their private module (and registered name).
@@ -59,6 +60,8 @@ _TAPEFLOW_MODULES = {
     "keras.ops": "tapeflow.keras.ops",
     "keras": "tapeflow.keras.models",
 }
+# The classes of keras.utils a file may name (Keras saves FeatureSpace in its files).
+_UTILS_MODELING = frozenset({"FeatureSpace"})
 # The namespaces Keras searches for a function a config names with module 'builtins' (how
 # Keras <= 3.6 wrote built-in activations and losses).
 _BUILTIN_NAMESPACES = ("activations", "constraints", "initializers", "losses", "metrics",
@@ -492,6 +495,8 @@ def _tapeflow_object(module: str, name: str) -> Any:
     if len(parts) > 2 and parts[1] == "src":
         parts = [parts[0], parts[2]] + (["schedules"] if "schedules" in parts else [])
     key = ".".join(parts)
+    if key == "keras.utils":   # its one modeling class; never its downloads and file readers
+        return _public_object("tapeflow.keras.utils", name) if name in _UTILS_MODELING else None
     candidates = [_TAPEFLOW_MODULES[key]] if key in _TAPEFLOW_MODULES else []
     candidates += [m for m in _TAPEFLOW_MODULES.values() if m not in candidates]
     for module_name in candidates:

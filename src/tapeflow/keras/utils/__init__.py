@@ -1,5 +1,5 @@
-"""`keras.utils`: data helpers (padding, one-hot, image, text and audio datasets from folders,
-file downloads, bounding boxes), the progress bar, interactive logging, and the
+"""`keras.utils`: data helpers (padding, one-hot, image and text datasets from folders, file
+downloads), FeatureSpace for structured data, the progress bar, interactive logging, and the
 (de)serialization registry."""
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ _LAZY = {
     "bounding_boxes": "tapeflow.keras.utils.bounding_boxes",  # a module
     "image_dataset_from_directory": "tapeflow.keras.utils.directory_datasets",
     "text_dataset_from_directory": "tapeflow.keras.utils.directory_datasets",
+    "FeatureSpace": "tapeflow.keras.utils.feature_space",
     "get_file": "tapeflow.keras.utils.file_utils",
     "array_to_img": "tapeflow.keras.utils.image_utils",
     "img_to_array": "tapeflow.keras.utils.image_utils",
@@ -134,7 +135,8 @@ def clear_session(free_memory: bool = True) -> None:
     backend.clear_session()
 
 
-__all__ = ["Config", "CustomObjectScope", "Progbar", "PyDataset", "Sequence", "array_to_img",
+__all__ = ["Config", "CustomObjectScope", "FeatureSpace", "Progbar", "PyDataset", "Sequence",
+           "array_to_img",
            "audio_dataset_from_directory", "bounding_boxes", "clear_session",
            "custom_object_scope", "deserialize_keras_object",
            "disable_interactive_logging", "enable_interactive_logging", "get_custom_objects",

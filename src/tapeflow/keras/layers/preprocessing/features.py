@@ -77,6 +77,8 @@ class Normalization(Layer):
         input_shape = tuple(input_shape)
         ndim = len(input_shape)
         self._build_input_shape = input_shape
+        # adapt() builds it directly: its build config (Keras's) is this shape too.
+        self._build_shapes = [None if d is None else int(d) for d in input_shape]
         if any(a < -ndim or a >= ndim for a in self.axis):
             raise ValueError(f"All `axis` values must be in the range [-ndim, ndim). Received "
                              f"inputs with ndim={ndim}, while axis={self.axis}")
@@ -187,7 +189,7 @@ class Normalization(Layer):
         each call, so weights loaded from a file take effect too)."""
         if self.input_mean is not None or not self.built:
             return
-        self.mean = self.adapt_mean
+        self.mean, self.variance = self.adapt_mean, self.adapt_variance
 
     def _moments(self) -> tuple:
         if self.input_mean is not None:
