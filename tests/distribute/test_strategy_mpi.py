@@ -90,7 +90,8 @@ def test_backup_and_restore_resumes_every_worker(tmp_path):
     failed = mpirun("strategy_backup.py", 2, tmp_path, backup, checkpoints, "2", check=False)
     assert failed.returncode != 0
     assert "worker 1 fails at epoch 2" in failed.stderr
-    assert sorted(os.listdir(backup)) == ["latest.npz", "training_metadata.json"]
+    assert sorted(os.listdir(backup)) == ["latest.data-00000-of-00001", "latest.index",
+                                          "training_metadata.json"]
     mpirun("strategy_backup.py", 2, tmp_path, backup, checkpoints)
     for rank, got in enumerate(load_ranks(tmp_path, 2)):
         assert list(got["epochs"]) == [2, 3], f"rank {rank} did not resume at epoch 2"

@@ -110,7 +110,8 @@ def test_a_manager_deletes_only_its_own_checkpoints_whatever_the_state_file_list
     ckpt.write(str(ck / "ckpt-1"))
     _plant_state(ck, tmp_path, "ckpt-1", HOSTILE_ENTRIES + ["ckpt-1"], timestamps)
     before = _snapshot(tmp_path, ck)
-    others = {name: (ck / name).read_bytes() for name in ("other-3.npz", "ckpt-01.npz")}
+    others = {name: (ck / name).read_bytes() for name in os.listdir(ck)
+              if name.startswith(("other-3.", "ckpt-01."))}
 
     with _touched() as touched:
         manager = tf.train.CheckpointManager(ckpt, str(ck), max_to_keep=1)
@@ -120,7 +121,10 @@ def test_a_manager_deletes_only_its_own_checkpoints_whatever_the_state_file_list
         for _ in range(3):
             manager.save()
     assert manager.checkpoints == [str(ck / "ckpt-3")]   # the counter started at 0
-    assert sorted(os.listdir(ck)) == ["checkpoint", "ckpt-01.npz", "ckpt-3.npz", "other-3.npz"]
+    assert sorted(os.listdir(ck)) == [
+        "checkpoint", "ckpt-01.data-00000-of-00001", "ckpt-01.index",
+        "ckpt-3.data-00000-of-00001", "ckpt-3.index", "other-3.data-00000-of-00001",
+        "other-3.index"]
     assert _snapshot(tmp_path, ck) == before           # nothing outside ck/ changed
     assert {name: (ck / name).read_bytes() for name in others} == others   # nor others here
     assert _outside(touched, tmp_path, ck) == []        # nor was opened or removed
@@ -141,8 +145,8 @@ def test_a_latest_checkpoint_outside_the_directory_is_neither_returned_nor_read(
                                              init_fn=lambda: initialized.append(True))
         assert manager.latest_checkpoint is None and manager.checkpoints == []
         assert manager.restore_or_initialize() is None and initialized == [True]
-        with pytest.raises(tf.errors.NotFoundError, match="No checkpoint found"):
-            tf.train.list_variables(str(ck))
+        with pytest.raises(ValueError, match="Couldn't find 'checkpoint' file or checkpoints"):
+            tf.train.list_variables(str(ck))   # TF 2.21's error
     assert float(v.numpy()) == 1.0
     assert _outside(touched, tmp_path, ck) == []
 

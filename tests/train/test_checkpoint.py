@@ -1,5 +1,6 @@
 """tf.train.Checkpoint / CheckpointManager: round trips, optimizer state, crash safety,
-corrupted files."""
+corrupted files (TensorFlow's `.index` + `.data-00000-of-00001` format, and tapeflow's older
+`.npz` files, which still restore)."""
 
 import os
 import subprocess
@@ -61,7 +62,8 @@ def test_manager_keeps_max_to_keep(tmp_path):
         paths.append(manager.save())
     assert manager.checkpoints == paths[2:]
     assert manager.latest_checkpoint == paths[-1] == latest_checkpoint(str(tmp_path))
-    assert not os.path.exists(paths[0] + ".npz")
+    assert not os.path.exists(paths[0] + ".index")
+    assert not os.path.exists(paths[0] + ".data-00000-of-00001")
     again = CheckpointManager(Checkpoint(v=v), str(tmp_path), max_to_keep=2)
     assert again.checkpoints == paths[2:]
     v.assign(-1.0)
@@ -74,11 +76,15 @@ def test_missing_and_corrupted_files_raise_tf_errors(tmp_path):
     with pytest.raises(tf.errors.NotFoundError):
         ckpt.restore(str(tmp_path / "nothing-1"))
     path = ckpt.save(str(tmp_path / "ckpt"))
-    with open(path + ".npz", "rb") as f:
+    with open(path + ".index", "rb") as f:
         data = f.read()
-    with open(path + ".npz", "wb") as f:
+    with open(path + ".index", "wb") as f:
         f.write(data[: len(data) // 2])
-    with pytest.raises(tf.errors.DataLossError, match="truncated, corrupted"):
+    with pytest.raises(tf.errors.DataLossError, match="not an sstable"):
+        ckpt.restore(path)
+    path = ckpt.save(str(tmp_path / "ckpt"))
+    os.remove(path + ".data-00000-of-00001")
+    with pytest.raises(tf.errors.NotFoundError, match="ckpt-2.data-00000-of-00001"):
         ckpt.restore(path)
     np.savez(str(tmp_path / "foreign.npz"), x=np.ones(2))
     with pytest.raises(tf.errors.DataLossError, match="not a tapeflow checkpoint"):
@@ -92,19 +98,20 @@ def test_a_process_killed_mid_save_leaves_the_previous_checkpoint(tmp_path):
         sys.path.insert(0, {os.path.abspath(SRC)!r})
         import numpy as np
         import tapeflow as tf
-        from tapeflow.framework import npz_format as _format
-        from tapeflow.train import Checkpoint
+        from tapeflow.train import Checkpoint, _tensor_bundle
         v = tf.Variable([1.0, 2.0])
         ckpt = Checkpoint(v=v)
         ckpt.save({str(tmp_path / "ckpt")!r})
         v.assign([9.0, 9.0])
-        real_savez = np.savez
-        def dying_savez(f, **arrays):
-            real_savez(f, **arrays)
-            f.flush()
-            f.truncate(f.tell() // 2)   # half-written file on disk
-            os._exit(3)                 # killed before the rename
-        np.savez = dying_savez
+        real_write = _tensor_bundle.atomic_write
+        def dying_write(path, write, targets=None):
+            def half(f):
+                write(f)
+                f.flush()
+                f.truncate(f.tell() // 2)   # half-written file on disk
+                os._exit(3)                 # killed before the rename
+            real_write(path, half, targets)
+        _tensor_bundle.atomic_write = dying_write
         ckpt.save({str(tmp_path / "ckpt")!r})
     """)
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
@@ -114,7 +121,8 @@ def test_a_process_killed_mid_save_leaves_the_previous_checkpoint(tmp_path):
     v = tf.Variable([0.0, 0.0])
     Checkpoint(v=v).restore(latest).assert_consumed()
     np.testing.assert_array_equal(v.numpy(), [1.0, 2.0])
-    assert not os.path.exists(str(tmp_path / "ckpt-2.npz"))
+    assert not os.path.exists(str(tmp_path / "ckpt-2.index"))
+    assert not os.path.exists(str(tmp_path / "ckpt-2.data-00000-of-00001"))
 
 
 def test_no_pickles_are_loaded(tmp_path):
@@ -125,12 +133,25 @@ def test_no_pickles_are_loaded(tmp_path):
         Checkpoint(v=tf.Variable([1.0])).read(path)
 
 
+_SUFFIXES = (".index", ".data-00000-of-00001")
+
+
 def _saved_pair(tmp_path):
+    """{suffix: bytes} of the two files of a checkpoint of two variables."""
     v = tf.Variable([[1.0, 2.0], [3.0, 4.0]])
     w = tf.Variable(3, dtype=tf.int64)
     path = tf.train.Checkpoint(v=v, w=w).save(str(tmp_path / "ck"))
-    with open(path + ".npz", "rb") as f:
-        return f.read()
+    files = {}
+    for suffix in _SUFFIXES:
+        with open(path + suffix, "rb") as f:
+            files[suffix] = f.read()
+    return files
+
+
+def _write_pair(prefix, files):
+    for suffix, data in files.items():
+        with open(prefix + suffix, "wb") as f:
+            f.write(data)
 
 
 def _restore_into_fresh(prefix):
@@ -140,32 +161,32 @@ def _restore_into_fresh(prefix):
     return v, w
 
 
-def test_a_file_truncated_at_any_offset_raises_data_loss(tmp_path):
-    data = _saved_pair(tmp_path)
+@pytest.mark.parametrize("suffix", _SUFFIXES)
+def test_a_file_truncated_at_any_offset_raises_data_loss(tmp_path, suffix):
+    files = _saved_pair(tmp_path)
     bad = str(tmp_path / "bad")
-    for n in range(len(data)):
-        with open(bad + ".npz", "wb") as f:
-            f.write(data[:n])
-        with pytest.raises(tf.errors.DataLossError, match="bad.npz"):
+    for n in range(len(files[suffix])):
+        _write_pair(bad, {**files, suffix: files[suffix][:n]})
+        with pytest.raises(tf.errors.DataLossError):
             _restore_into_fresh(bad)
 
 
-def test_random_corruption_raises_data_loss_or_restores_the_saved_values(tmp_path):
+@pytest.mark.parametrize("suffix", _SUFFIXES)
+def test_random_corruption_raises_data_loss_or_restores_the_saved_values(tmp_path, suffix):
     import random
-    data = _saved_pair(tmp_path)
+    files = _saved_pair(tmp_path)
     bad = str(tmp_path / "bad")
     rng = random.Random(0)
     for _ in range(600):
-        blob = bytearray(data)
+        blob = bytearray(files[suffix])
         for _ in range(rng.randint(1, 3)):
             blob[rng.randrange(len(blob))] = rng.randrange(256)
-        with open(bad + ".npz", "wb") as f:
-            f.write(bytes(blob))
+        _write_pair(bad, {**files, suffix: bytes(blob)})
         try:
             v, w = _restore_into_fresh(bad)
-        except tf.errors.DataLossError as e:
-            assert "bad.npz" in str(e)
-        else:  # the byte hit a field nothing checks (a timestamp): the values are intact
+        except tf.errors.DataLossError:
+            pass
+        else:  # the byte hit bytes nothing checks (the footer's padding): values intact
             assert v.numpy().tolist() == [[1.0, 2.0], [3.0, 4.0]] and int(w.numpy()) == 3
 
 
@@ -176,9 +197,9 @@ def test_a_stale_temporary_is_removed_by_the_next_save(tmp_path):
     # What a save killed mid-write leaves: a dead writer's temporary, untouched for minutes.
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
                           capture_output=True, text=True, check=True).stdout.strip()
-    stale = tmp_path / f".ckpt-2.npz.tmp-{dead}-abcd1234"
-    fresh = tmp_path / f".ckpt-2.npz.tmp-{os.getpid()}-efgh5678"   # a live writer's
-    other = tmp_path / f".other-2.npz.tmp-{dead}-ijkl9012"          # another prefix's
+    stale = tmp_path / f".ckpt-2.index.tmp-{dead}-abcd1234"
+    fresh = tmp_path / f".ckpt-2.index.tmp-{os.getpid()}-efgh5678"   # a live writer's
+    other = tmp_path / f".other-2.index.tmp-{dead}-ijkl9012"          # another prefix's
     for temp in (stale, fresh, other):
         temp.write_bytes(b"x" * 1000)
         os.utime(temp, (0, os.path.getmtime(temp) - 600))
@@ -203,10 +224,10 @@ def test_a_damaged_file_is_closed_after_the_failed_restore(tmp_path):
     import gc
     import warnings
 
-    data = _saved_pair(tmp_path)
+    files = _saved_pair(tmp_path)
     bad = str(tmp_path / "bad")
-    with open(bad + ".npz", "wb") as f:
-        f.write(data[: len(data) - 10])       # the zip's central directory is cut
+    data = files[".data-00000-of-00001"]
+    _write_pair(bad, {**files, ".data-00000-of-00001": data[: len(data) - 10]})
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ResourceWarning)
         with pytest.raises(tf.errors.DataLossError):

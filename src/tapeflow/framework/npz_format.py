@@ -262,8 +262,8 @@ def describe_foreign_file(path: str) -> "str | None":
                     "`keras.models.load_model`)")
         return None
     if tail == _SSTABLE_MAGIC:
-        return ("a TensorFlow checkpoint (a TensorBundle '.index' file), which tapeflow "
-                "cannot read: tapeflow reads its own checkpoints ('<prefix>.npz')")
+        return ("a TensorFlow checkpoint's '.index' file (a TensorBundle table): restore "
+                "the checkpoint by its prefix, the path without '.index'")
     return None
 
 

@@ -695,8 +695,9 @@ class BackupAndRestore(Callback):
     `backup_dir`, and restores them when `fit` starts again after an interruption, so training
     resumes at the epoch after the last backup; the backup is deleted when `fit` ends
     (`delete_checkpoint`). Keras 3 writes `latest.weights.h5`; tapeflow writes a
-    `tf.train.Checkpoint` of the model and optimizer (`latest.npz`, tapeflow's format) next to
-    Keras's `training_metadata.json`."""
+    `tf.train.Checkpoint` of the model and optimizer (`latest.index` and
+    `latest.data-00000-of-00001`, TensorFlow's checkpoint format) next to Keras's
+    `training_metadata.json`."""
 
     def __init__(self, backup_dir: str, save_freq: Any = "epoch",
                  double_checkpoint: bool = False, delete_checkpoint: bool = True) -> None:
@@ -711,9 +712,11 @@ class BackupAndRestore(Callback):
             raise ValueError("Empty `backup_dir` argument passed")
         self.backup_dir = os.fspath(backup_dir)
         self._weights_prefix = os.path.join(self.backup_dir, "latest")
-        self._weights_path = self._weights_prefix + ".npz"
+        self._weights_path = self._weights_prefix + ".index"
+        self._weights_data_path = self._weights_prefix + ".data-00000-of-00001"
         self._training_metadata_path = os.path.join(self.backup_dir, "training_metadata.json")
         self._prev_weights_path = f"{self._weights_path}.bkp"
+        self._prev_weights_data_path = f"{self._weights_data_path}.bkp"
         self._prev_training_metadata_path = f"{self._training_metadata_path}.bkp"
         if save_freq != "epoch" and not isinstance(save_freq, int):
             raise ValueError("Invalid value for argument `save_freq`. Received: "
@@ -735,6 +738,7 @@ class BackupAndRestore(Callback):
         except (OSError, ValueError) as e:  # a damaged latest backup: fall back to the .bkp
             if not os.path.exists(self._prev_weights_path):
                 raise e
+            shutil.copy(self._prev_weights_data_path, self._weights_data_path)
             shutil.copy(self._prev_weights_path, self._weights_path)
             if os.path.exists(self._prev_training_metadata_path):
                 shutil.copy(self._prev_training_metadata_path, self._training_metadata_path)
@@ -789,6 +793,7 @@ class BackupAndRestore(Callback):
         weights, metadata = at(self._weights_path), at(self._training_metadata_path)
         os.makedirs(dirpath, exist_ok=True)
         if self.double_checkpoint and os.path.exists(weights):
+            shutil.copy(at(self._weights_data_path), at(self._prev_weights_data_path))
             shutil.copy(weights, at(self._prev_weights_path))
         if self.double_checkpoint and os.path.exists(metadata):
             shutil.copy(metadata, at(self._prev_training_metadata_path))
