@@ -156,15 +156,3 @@ def test_from_tensor_with_padding_of_no_columns():
                          input_signature=[tf.TensorSpec([None, None, None], tf.float32)])
     assert eager.to_list() == [[], []]
     assert traced(tf.zeros([2, 0, 3])).to_list() == [[], []]
-
-
-def test_shape_equality_still_traces_per_partition():
-    # Comparing two traced DynamicRaggedShapes needs their partitions while tracing: tapeflow
-    # traces once per partition there (TF 2.21 traces once, and fails at run time for
-    # different partitions with "Invalid reduction dimension").
-    same = tf.function(lambda a, b: tf.shape(a) == tf.shape(b), input_signature=[SPEC, SPEC])
-    rt = tf.ragged.constant([[1.0, 2.0], [3.0]])
-    assert bool(same(rt, rt))
-    with pytest.raises(NotImplementedError, match="known only when the traced graph runs"):
-        same.get_concrete_function()
-

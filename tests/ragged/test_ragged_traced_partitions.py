@@ -349,20 +349,17 @@ def test_rows_of_different_counts_do_not_join():
 
 
 def test_an_op_not_yet_traced_runs_once_per_partition():
-    # stack_dynamic_partitions of a RaggedTensor still computes its partition while tracing:
-    # the function is traced again for each partition a call brings (TF 2.21 traces once),
-    # values unchanged.
-    split = tf.function(lambda rt: tf.ragged.stack_dynamic_partitions(rt, [1, 0], 2),
-                        input_signature=[SPEC])
-    assert split(tf.ragged.constant([[1.0, 2.0], [3.0]])).to_list() == \
-        [[[3.0]], [[1.0, 2.0]]]
-    assert split(tf.ragged.constant([[1.0], [2.0, 3.0]])).to_list() == \
-        [[[2.0, 3.0]], [[1.0]]]
-    assert split(tf.ragged.constant([[4.0, 5.0], [6.0]])).to_list() == \
-        [[[6.0]], [[4.0, 5.0]]]
-    assert split.experimental_get_tracing_count() == 2
-    with pytest.raises(NotImplementedError, match="known only when the traced graph runs"):
-        split.get_concrete_function()
+    # RaggedTensor.from_sparse of a traced SparseTensor still computes its partition while
+    # tracing: the function is traced again for each partition a call brings (TF 2.21 traces
+    # once), values unchanged.
+    rebuilt = tf.function(lambda rt: tf.RaggedTensor.from_sparse(rt.to_sparse()) * 2.0,
+                          input_signature=[SPEC])
+    assert rebuilt(tf.ragged.constant([[1.0, 2.0], [3.0]])).to_list() == [[2.0, 4.0], [6.0]]
+    assert rebuilt(tf.ragged.constant([[1.0], [2.0, 3.0]])).to_list() == [[2.0], [4.0, 6.0]]
+    assert rebuilt(tf.ragged.constant([[4.0, 5.0], [6.0]])).to_list() == [[8.0, 10.0], [12.0]]
+    assert rebuilt.experimental_get_tracing_count() == 2
+    with pytest.raises(TypeError, match="must be a Python value or an eager tensor"):
+        rebuilt.get_concrete_function()
 
 
 def test_random_partitions_match_eager():

@@ -13,9 +13,10 @@ Inside a trace, `tf.shape` of a RaggedTensor whose row splits are graph values (
 `ragged_tensor.is_symbolic`) gives a shape over those tensors: a RowPartition then holds its
 row splits as a traced tensor, and a DynamicRaggedShape its inner shape as one (with the
 static dims tracing knows), as TF's do; their methods then build graph ops through the
-traced handlers `tapeflow.ops.ragged_ops` registers (`ragged_tensor.register_traced`). What
-would need the partition's values while tracing (comparing two shapes, slicing out uniform
-inner dims) raises `PartitionNeeded`, and tf.function traces once per partition there.
+traced handlers `tapeflow.ops.ragged_ops` registers (`ragged_tensor.register_traced`);
+`==` compares the components as the graph runs, as TF's extension types do. Slicing out
+uniform dims past a uniform row partition would need the partition's values while tracing:
+it raises `PartitionNeeded`, and tf.function traces once per partition there.
 """
 
 from __future__ import annotations
@@ -596,7 +597,9 @@ class DynamicRaggedShape:
                 if nrp else _TRACED["cast"](self._inner[:1], _dtypes.int64)
             return DynamicRaggedShape((), rows, static_inner_shape=[self._static[0] if not nrp
                                                                     else None])
-        if self._traced():
+        if self._traced():   # TF's check first: it needs no partition
+            if not all(self.is_uniform(axis) for axis in range(stop)):
+                raise ValueError("All relevant dimensions must be uniform")
             raise _needs_partition("this slice")
         if start == 0:   # the outer dimensions: their partitions as they are
             if stop > nrp:
@@ -621,12 +624,16 @@ class DynamicRaggedShape:
             result = partition._rebuild(result)
         return result
 
+    def _broadcast(self, x: Any) -> Any:
+        """`x` broadcast to this shape (tf.broadcast_to's ragged dispatch)."""
+        return _TRACED["broadcast_to"](x, self)
+
     def __eq__(self, other: Any) -> Any:
         # As TF's extension types: False where the structure differs, else a bool tensor.
         if not isinstance(other, DynamicRaggedShape):
             return False
         if self._traced() or other._traced():
-            raise _needs_partition("==")
+            return self._traced_equal(other, negate=False)
         if self._structure() != other._structure():
             return False
         same = np.array_equal(self._inner, other._inner) and all(
@@ -634,7 +641,20 @@ class DynamicRaggedShape:
             for a, b in zip(self._partitions, other._partitions))
         return wrap(np.asarray(same))
 
+    def _traced_equal(self, other: "DynamicRaggedShape", negate: bool) -> Any:
+        """`==` (or `!=`) where a shape is known as the graph runs, as TF's extension types:
+        their specs compared while tracing, then each component (inner shape, row splits)
+        as the graph runs, where components of different lengths fail to reduce."""
+        if (self.dtype, self.num_row_partitions, self.static_lengths()) != \
+                (other.dtype, other.num_row_partitions, other.static_lengths()):
+            return negate
+        pairs = [(self._inner, other._inner)] + [
+            (a._splits, b._splits) for a, b in zip(self._partitions, other._partitions)]
+        return _TRACED["shape_equal"](pairs, negate)
+
     def __ne__(self, other: Any) -> Any:
+        if isinstance(other, DynamicRaggedShape) and (self._traced() or other._traced()):
+            return self._traced_equal(other, negate=True)
         equal = self.__eq__(other)
         return True if equal is False else wrap(np.logical_not(equal._value))
 

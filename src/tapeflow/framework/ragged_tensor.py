@@ -85,7 +85,8 @@ def _built_traced(values: Any, *partition: Any) -> bool:
 
 
 # name -> the traced version of a RaggedTensor method or factory, filled by
-# tapeflow.ops.ragged_ops (they need ops); called where a partition is symbolic.
+# tapeflow.ops.ragged_ops (they need ops); called where a partition is symbolic. Also the
+# ops DynamicRaggedShape needs from that layer ("shape_equal", "broadcast_to": any partition).
 _TRACED: dict = {}
 
 

@@ -446,7 +446,10 @@ _expand_dims_at_run_time = Primitive(
 @reads_static
 def expand_dims(input: Any, axis: int, name: Optional[str] = None) -> Tensor:  # noqa: A002
     """Inserts a dimension of size 1 at `axis`."""
-    x = convert_to_tensor(input)
+    try:
+        x = convert_to_tensor(input)
+    except (TypeError, ValueError) as exc:  # a RaggedTensor: its ragged version
+        return ragged_fallback(exc, "expand_dims", expand_dims, input, axis)
     if read_at_run_time(axis):   # read when the graph runs, as TF's dim input
         axis = run_time_int(axis, "dim", "ExpandDims", 1, (x._value.shape,), at_most=True)
         return bind(_expand_dims_at_run_time, (x, axis))
@@ -1125,7 +1128,10 @@ _broadcast_to.lowering = lambda shape, unchecked=False: None if unchecked else \
 @tf_export("broadcast_to")
 @reads_static
 def broadcast_to(input: Any, shape: Any, name: Optional[str] = None) -> Tensor:  # noqa: A002
-    """`input` broadcast to `shape` with NumPy's rules."""
+    """`input` broadcast to `shape` with NumPy's rules (to a DynamicRaggedShape: a
+    RaggedTensor)."""
+    if type(shape) is DynamicRaggedShape:
+        return shape._broadcast(input)
     x = convert_to_tensor(input)
     if context.graph is not None:
         traced = _traced_dims(shape, "shape")

@@ -906,8 +906,11 @@ _ones_like.lowering = _fill_lowering("ones")
 @tf_export("zeros_like")
 def zeros_like(input: Any, dtype: Any = None, name: Optional[str] = None) -> Tensor:  # noqa: A002
     """Zeros of `input`'s shape (and dtype, unless `dtype` is given); empty strings for
-    a string dtype."""
-    x = convert_to_tensor(input)
+    a string dtype. A RaggedTensor gives one of its partition."""
+    try:
+        x = convert_to_tensor(input)
+    except (TypeError, ValueError) as exc:   # a RaggedTensor: on its values
+        return ragged_fallback(exc, "unary", zeros_like, input, dtype)
     np_type = x._value.dtype if dtype is None else _dtypes.as_dtype(dtype)._np
     if context.state.graph is not None:
         return bind(_zeros_like, (x,), {"dtype": np_type})
@@ -916,8 +919,12 @@ def zeros_like(input: Any, dtype: Any = None, name: Optional[str] = None) -> Ten
 
 @tf_export("ones_like")
 def ones_like(input: Any, dtype: Any = None, name: Optional[str] = None) -> Tensor:  # noqa: A002
-    """Ones of `input`'s shape (and dtype, unless `dtype` is given); strings have no one."""
-    x = convert_to_tensor(input)
+    """Ones of `input`'s shape (and dtype, unless `dtype` is given); strings have no one.
+    A RaggedTensor gives one of its partition."""
+    try:
+        x = convert_to_tensor(input)
+    except (TypeError, ValueError) as exc:   # a RaggedTensor: on its values
+        return ragged_fallback(exc, "unary", ones_like, input, dtype)
     np_type = x._value.dtype if dtype is None else _dtypes.as_dtype(dtype)._np
     if np_type.kind == "O":
         _refuse_string_ones(x, np_type)

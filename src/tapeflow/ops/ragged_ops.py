@@ -18,12 +18,12 @@ import numpy as np
 from tapeflow.framework import dtypes as _dtypes
 from tapeflow.framework import nest
 from tapeflow.framework.convert import mismatch_error
-from tapeflow.framework.errors import InvalidArgumentError
+from tapeflow.framework.errors import InvalidArgumentError, OperatorNotAllowedInGraphError
 from tapeflow.autodiff.core import Primitive, bind
 from tapeflow.framework.abstract import ShapedArray
-from tapeflow.framework.ragged_tensor import (PartitionNeeded, RaggedTensor, RaggedTensorSpec,
-                                              _index_tensor, _values_of, concrete, is_symbolic,
-                                              register_fallback, register_traced)
+from tapeflow.framework.ragged_tensor import (RaggedTensor, RaggedTensorSpec, _index_tensor,
+                                              _symbolic_tensor, _values_of, concrete,
+                                              is_symbolic, register_fallback, register_traced)
 from tapeflow.framework.tensor import Tensor, TensorLike, wrap
 from tapeflow.framework.tensor_shape import TensorShape
 from tapeflow.framework.exports import tf_export
@@ -259,23 +259,25 @@ def _to_tensor(self: RaggedTensor, default_value: Any = None, name: Optional[str
             concrete(shape, "shape") if isinstance(shape, TensorLike) else shape)
         if len(given) != len(dims):
             raise ValueError(f"shape {given} must have rank {len(dims)}")
+        _check_inner_dims(given, dims, self.ragged_rank + 1, InvalidArgumentError)
         dims = [d if g is None or g == -1 else int(g) for d, g in zip(dims, given)]
     lead = self.ragged_rank + 1
     inner = dims[lead:]
-    if inner != [int(d) for d in flat.shape[1:]]:
-        flat = flat[(slice(None),) + tuple(slice(0, d) for d in inner)]
-        if [int(d) for d in flat.shape[1:]] != inner:
-            raise ValueError(f"to_tensor cannot pad the inner dimensions {flat.shape[1:]} to "
-                             f"{inner}")
     n = int(flat.shape[0])
     coords = _flat_coords(self)
     keep = np.all(coords < np.asarray(dims[:lead]), axis=1)
     index = np.full(dims[:lead], n, np.int64)   # n: the default row
     index[tuple(coords[keep].T)] = np.nonzero(keep)[0]
-    default = math_ops.zeros_like(flat[:1]) if default_value is None else \
-        array_ops.broadcast_to(convert_to_tensor(default_value, dtype=flat.dtype), [1] + inner)
-    table = array_ops.concat([flat, default], axis=0)
+    table = array_ops.concat([flat, _default_row(flat, default_value, [1] + inner)], axis=0)
     return array_ops.gather(table, wrap(index))
+
+
+def _default_row(flat: Tensor, default_value: Any, shape: Any) -> Tensor:
+    """to_tensor's padding: one row of `shape` ([1] + the inner dims), `default_value`
+    broadcast (zero where None; there even when `flat` has no values)."""
+    if default_value is None:
+        return array_ops.zeros(shape, flat.dtype)
+    return array_ops.broadcast_to(convert_to_tensor(default_value, dtype=flat.dtype), shape)
 
 
 # -- indexing ------------------------------------------------------------------------------------
@@ -310,7 +312,7 @@ def _slice_first(values: Any, start: int, stop: int) -> Any:
 
 
 def _slice_rows(self: RaggedTensor, key: slice) -> RaggedTensor:
-    if is_symbolic(self):
+    if is_symbolic(self) or _traced_bounds(key):
         return _traced_slice_rows(self, key)
     rows = np.arange(self._nrows_int())[key]
     if key.step in (None, 1) and (len(rows) == 0 or rows[-1] - rows[0] + 1 == len(rows)):
@@ -328,19 +330,20 @@ def _index_inner(rows: RaggedTensor, key: tuple) -> Any:
     inner, rest = key[0], key[1:]
     if isinstance(inner, slice):
         bounds = {"start": inner.start, "stop": inner.stop, "step": inner.step}
-        if is_symbolic(rows):
-            if any(b is not None and not isinstance(b, (int, np.integer))
-                   for b in bounds.values()):
-                raise PartitionNeeded("tapeflow slices the items of a traced RaggedTensor's "
-                                      "rows with Python ints only")
-            splits, picked = bind(_sliced_items_prim, (rows._row_splits,), bounds)
+        traced = _traced_bounds(inner)
+        if is_symbolic(rows) or traced:
+            given = {k: v for k, v in bounds.items() if v is not None}
+            splits, picked = _planned(_items_plan, [rows._row_splits, *_bound_tensors(given)], [
+                (tuple(rows._row_splits.shape.as_list()), _np_dtype(rows._row_splits)),
+                _INDEX_OUT], tuple(given))
             values = _take(rows._values, picked)
         else:
             splits, picked = _sliced_items(rows._splits, **bounds)
             values, splits = _gather_rows(rows._values, picked), wrap(splits)
         if rest:
             values = values[(slice(None),) + rest]
-        uniform = None if rows._uniform is None else len(range(rows._uniform)[inner])
+        uniform = None if rows._uniform is None or traced else \
+            len(range(rows._uniform)[inner])
         return RaggedTensor(values, splits, internal=True, uniform_row_length=uniform)
     if inner is Ellipsis or inner is None:
         raise ValueError("Ellipsis and tf.newaxis are not supported in RaggedTensor indexing")
@@ -556,6 +559,34 @@ def _expand_dims(x: Any, axis: int) -> Any:
                         uniform_row_length=1 if axis == 1 else n)
 
 
+def expand_dims(op: Callable, input: Any, axis: Any,  # noqa: A002 - TF's name
+                name: Optional[str] = None) -> RaggedTensor:
+    """tf.expand_dims of a RaggedTensor: a new axis of length 1 (a uniform row partition
+    where it is not the last axis)."""
+    rank = input.shape.rank
+    axis = int(concrete(axis, "axis"))
+    if not -rank - 1 <= axis <= rank:
+        raise ValueError(f"axis={axis} out of bounds: expected {-rank - 1}<=axis<{rank + 1}")
+    return _expand_dims(input, axis % (rank + 1))
+
+
+def broadcast_to_ragged_shape(x: Any, shape: Any) -> RaggedTensor:
+    """tf.broadcast_to of a dense `x` to a DynamicRaggedShape, as TF's ragged dispatch: `x`
+    broadcast against a RaggedTensor of that shape (checked as binary ops check it)."""
+    if isinstance(x, RaggedTensor):
+        if x._row_splits.dtype != shape.dtype:
+            raise ValueError("Cannot coerce row_splits.dtype")
+        raise NotImplementedError("tapeflow broadcasts a dense tensor to a DynamicRaggedShape "
+                                  "only, not a RaggedTensor")
+    x = convert_to_tensor(x)
+    template = shape._add_row_partitions(array_ops.zeros(shape._inner, x.dtype))
+    if not isinstance(template, RaggedTensor):
+        return array_ops.broadcast_to(x, shape._inner)
+    rt, t = _dense_like(x, template)
+    return rt.with_flat_values(array_ops.broadcast_to(
+        t, array_ops.shape(rt.flat_values, out_type=_dtypes.int64)))
+
+
 def _axes(axis: Any, rank: int) -> list:
     values = concrete(axis, "axis").reshape(-1)
     axes = []
@@ -726,8 +757,7 @@ def _ragged_range_rule(*bounds: ShapedArray, dtype: Any, splits_dtype: Any) -> t
 def boolean_mask(data: Any, mask: Any, name: Optional[str] = None) -> Any:
     """The elements of `data` where `mask` (of `data`'s leading shape) is True; a 2-D mask
     keeps each row's own elements, giving a RaggedTensor."""
-    if is_symbolic(data) and isinstance(data, RaggedTensor) or is_symbolic(mask) and \
-            isinstance(mask, RaggedTensor):
+    if is_symbolic(data) or is_symbolic(mask):
         return _traced_boolean_mask(data, mask)
     if not isinstance(mask, RaggedTensor):
         mask = convert_to_tensor(mask)
@@ -737,11 +767,11 @@ def boolean_mask(data: Any, mask: Any, name: Optional[str] = None) -> Any:
             if not isinstance(data, RaggedTensor):
                 return index_ops.boolean_mask(data, mask)
             return _gather_rows(data, np.nonzero(concrete(mask, "mask"))[0])
-        if mask.shape.rank != 2:
-            raise ValueError("tapeflow's ragged.boolean_mask takes a mask of rank 1 or 2")
+        if mask.shape.rank != 2:   # the general form (its plans run eagerly too)
+            return _traced_boolean_mask(data, mask)
         mask = _from_tensor(mask)
     if mask.ragged_rank != 1 or mask.flat_values.shape.rank != 1:
-        raise ValueError("tapeflow's ragged.boolean_mask takes a mask of rank 1 or 2")
+        return _traced_boolean_mask(data, mask)
     if not isinstance(data, RaggedTensor):
         data = _from_tensor(convert_to_tensor(data))
     if not np.array_equal(data._splits, mask._splits):
@@ -821,7 +851,10 @@ def stack_dynamic_partitions(data: Any, partitions: Any, num_partitions: Any,
     rows i of `data` with partitions[i] == p (`num_partitions` rows)."""
     if not isinstance(data, RaggedTensor):
         data = convert_to_tensor(data)
-    parts = concrete(convert_to_tensor(partitions), "partitions").astype(np.int64)
+    if is_symbolic(data) or _symbolic_tensor(partitions) or _symbolic_tensor(num_partitions):
+        return _traced_stack_partitions(data, partitions, num_partitions)
+    given = convert_to_tensor(partitions)
+    parts = concrete(given, "partitions").astype(np.int64)
     n = int(concrete(num_partitions, "num_partitions"))
     if parts.ndim != 1:
         raise ValueError(f"partitions must be a vector; got shape {parts.shape}")
@@ -838,7 +871,40 @@ def stack_dynamic_partitions(data: Any, partitions: Any, num_partitions: Any,
     lengths = np.bincount(parts, minlength=n)
     values = _gather_rows(data, order) if isinstance(data, RaggedTensor) else \
         array_ops.gather(data, wrap(order.astype(np.int32)))   # TF's int32 gradient indices
-    return RaggedTensor(values, _splits_from_lengths(lengths, np.int64), internal=True)
+    dtype = data._splits.dtype if isinstance(data, RaggedTensor) else \
+        given.dtype.as_numpy_dtype   # TF's: data's row splits, else the partitions'
+    return RaggedTensor(values, _splits_from_lengths(lengths, dtype), internal=True)
+
+
+def _partitions_plan(dtype: Any, parts: np.ndarray, n: np.ndarray) -> tuple:
+    """stack_dynamic_partitions' plan: the rows of data in partition order, and the row
+    splits of the partitions (TF's assertions on `parts`)."""
+    parts, n = parts.astype(np.int64).reshape(-1), int(n)
+    if parts.size and parts.max() >= n:
+        raise InvalidArgumentError(f"partitions must be less than num_partitions\n"
+                                   f"Condition x < y did not hold.\nFirst 1 elements of x:\n"
+                                   f"[{parts.max()}]\nFirst 1 elements of y:\n[{n}]")
+    if parts.size and parts.min() < 0:
+        raise InvalidArgumentError(f"partitions must be non-negative.\nCondition x >= 0 did "
+                                   f"not hold.\nFirst 1 elements of x:\n[{parts.min()}]")
+    lengths = np.bincount(parts, minlength=max(n, 0))
+    return (np.argsort(parts, kind="stable").astype(np.int64),
+            np.concatenate([[0], np.cumsum(lengths)]).astype(dtype))
+
+
+def _traced_stack_partitions(data: Any, partitions: Any, num_partitions: Any) -> RaggedTensor:
+    """stack_dynamic_partitions where the partitions or data's partition are known as the
+    graph runs (TF's row splits dtype: data's, else the partitions')."""
+    parts = _partition_vector(partitions if isinstance(data, RaggedTensor) else
+                              convert_to_tensor(partitions), "partitions")
+    n = convert_to_tensor(num_partitions, dtype_hint=parts.dtype)
+    if n.shape.rank not in (None, 0):
+        raise ValueError(f"Shape {n.shape} must have rank 0")
+    dtype = data._row_splits.dtype if isinstance(data, RaggedTensor) else parts.dtype
+    static = None if _symbolic_tensor(n) else int(concrete(n, "num_partitions")) + 1
+    order, splits = _planned(_partitions_plan, [parts, n], [
+        _INDEX_OUT, ((static,), np.dtype(dtype.as_numpy_dtype))], np.dtype(dtype.as_numpy_dtype))
+    return RaggedTensor(_take(data, order), splits, internal=True)
 
 
 # -- feature crosses (tf.ragged.cross, tf.sparse.cross) -------------------------------------------
@@ -1193,11 +1259,9 @@ def _to_sparse(self: RaggedTensor, name: Optional[str] = None) -> Any:
     flat = self.flat_values
     inner = tuple(flat.shape.as_list()[1:])
     if is_symbolic(self):
-        if None in inner:
-            raise PartitionNeeded("tapeflow's traced to_sparse needs the inner dims to be "
-                                  "static")
-        (coords,) = _planned(_sparse_plan, _nested(self), [
-            ((None, self.ragged_rank + 1 + len(inner)), np.dtype(np.int64))], inner)
+        (coords,) = _planned(_sparse_plan, [*_nested(self), array_ops.shape(
+            flat, out_type=_dtypes.int64)], [((None, self.ragged_rank + 1 + len(inner)),
+                                              np.dtype(np.int64))])
     else:
         coords = wrap(_sparse_coords(_flat_coords(self), inner))
     if inner:
@@ -1321,11 +1385,6 @@ def _gather_plan(*args: np.ndarray, negative: bool) -> tuple:
     return (*new, picks)
 
 
-def _slice_rows_kernel(splits: np.ndarray, start: Optional[int], stop: Optional[int],
-                       step: Optional[int]) -> np.ndarray:
-    return np.arange(len(splits) - 1, dtype=np.int64)[slice(start, stop, step)]
-
-
 def _bounds(nested_splits: tuple, flat_shape: np.ndarray) -> list:
     dims = [len(nested_splits[0]) - 1]
     for s in nested_splits:
@@ -1443,12 +1502,6 @@ def _gather_plan_rule(rows: ShapedArray, *splits: ShapedArray, negative: bool) -
     return (outer, *[_vector(s.dtype) for s in splits[1:]], _vector(np.dtype(np.int64)))
 
 
-def _dense_index_rule(*splits: ShapedArray, dims: tuple) -> ShapedArray:
-    shape = [_rows_of(splits[0])] + [None] * len(splits)
-    return ShapedArray(tuple(d if g is None else g for d, g in zip(shape, dims)),
-                       np.dtype(np.int64))
-
-
 def _concat_splits_rule(*splits: ShapedArray) -> ShapedArray:
     rows = [_rows_of(s) for s in splits]
     return _vector(splits[0].dtype, None if None in rows else sum(rows) + 1)
@@ -1482,20 +1535,12 @@ _reduce_plan_prim = Primitive("RaggedReducePlan", _reduce_plan, multiple_results
                               **_RAGGED_PRIMS, shape_rule=_reduce_plan_rule)
 _gather_plan_prim = Primitive("RaggedGatherPlan", _gather_plan, multiple_results=True,
                               **_RAGGED_PRIMS, shape_rule=_gather_plan_rule)
-_slice_rows_prim = Primitive(
-    "RaggedSliceRows", _slice_rows_kernel, **_RAGGED_PRIMS,
-    shape_rule=lambda splits, start, stop, step: _vector(np.dtype(np.int64)))
 _bounding_shape_prim = Primitive(
     "RaggedBoundingShape", _bounding_shape_kernel, **_RAGGED_PRIMS,
     shape_rule=lambda *args, dtype: _vector(np.dtype(dtype), None if _length(
         args[-1]) is None else len(args) - 1 + _length(args[-1])))
-_dense_index = Primitive("RaggedDenseIndex", _dense_index_kernel, **_RAGGED_PRIMS,
-                         shape_rule=_dense_index_rule)
 _concat_splits = Primitive("RaggedConcatRowSplits", _concat_splits_kernel, **_RAGGED_PRIMS,
                            shape_rule=_concat_splits_rule)
-_sliced_items_prim = Primitive(
-    "RaggedSlicedItems", _sliced_items, multiple_results=True, **_RAGGED_PRIMS,
-    shape_rule=lambda splits, start, stop, step: (splits, _vector(np.dtype(np.int64))))
 _dense_rows = Primitive(
     "RaggedFromDenseRows", _dense_rows_kernel, multiple_results=True, **_RAGGED_PRIMS,
     shape_rule=lambda shape, *given, mode, dtype: (
@@ -1611,36 +1656,115 @@ def _traced_row(rt: RaggedTensor, index: Any) -> Any:
     return _traced_gather(rt, rows, negative=True)._values
 
 
+def _traced_bounds(key: slice) -> bool:
+    """Whether a slice has a bound known only as a traced graph runs."""
+    return any(_symbolic_tensor(b) for b in (key.start, key.stop, key.step))
+
+
+def _bound_tensors(bounds: dict) -> list:
+    """Slice bounds (Python ints or scalar int tensors) as int64 tensors."""
+    tensors = []
+    for value in bounds.values():
+        t = convert_to_tensor(value, dtype_hint=_dtypes.int64)
+        if not t.dtype.is_integer or t.shape.rank not in (None, 0):
+            raise TypeError(f"slice indices must be integers or None, got {t!r}")
+        tensors.append(math_ops.cast(t, _dtypes.int64))
+    return tensors
+
+
+def _given(names: tuple, values: tuple) -> dict:
+    """The slice bounds `names` (start, stop, step) with these values, as Python ints."""
+    return dict(zip(names, (int(v) for v in values)))
+
+
+def _rows_plan(names: tuple, step: Optional[int], splits: np.ndarray, *values: np.ndarray
+               ) -> tuple:
+    """`rt[start:stop:step]`'s rows, for rows `splits` and the bounds `names` given."""
+    given = _given(names, values)
+    return (np.arange(len(splits) - 1, dtype=np.int64)[
+        slice(given.get("start"), given.get("stop"), step)],)
+
+
+def _items_plan(names: tuple, splits: np.ndarray, *values: np.ndarray) -> tuple:
+    """`rt[:, start:stop:step]` (the bounds `names` given): the new row splits and the items
+    kept."""
+    given = _given(names, values)
+    return _sliced_items(splits, given.get("start"), given.get("stop"), given.get("step"))
+
+
 def _traced_slice_rows(rt: RaggedTensor, key: slice) -> RaggedTensor:
-    for part in (key.start, key.stop, key.step):
-        if part is not None and not isinstance(part, (int, np.integer)):
-            raise PartitionNeeded("tapeflow slices the rows of a traced RaggedTensor with "
-                                  "Python ints only")
-    rows = bind(_slice_rows_prim, (rt._row_splits,), {"start": key.start, "stop": key.stop,
-                                                      "step": key.step})
+    """`rt[start:stop:step]` as the graph runs (the bounds ints or scalar int tensors; TF
+    takes the step as a Python int only)."""
+    if _symbolic_tensor(key.step):
+        raise OperatorNotAllowedInGraphError(
+            "Using a symbolic `tf.Tensor` as a Python `bool` is not allowed. You can attempt "
+            "the following resolutions to the problem: If you are running in Graph mode, use "
+            "Eager execution mode or decorate this function with @tf.function. If you are "
+            "using AutoGraph, you can try decorating this function with @tf.function. If that "
+            "does not work, then you may be using an unsupported feature or your source code "
+            "may not be visible to AutoGraph. See https://github.com/tensorflow/tensorflow/"
+            "blob/master/tensorflow/python/autograph/g3doc/reference/limitations.md"
+            "#access-to-source-code for more information.")
+    given = {k: v for k, v in (("start", key.start), ("stop", key.stop)) if v is not None}
+    step = None if key.step is None else int(concrete(key.step, "a slice step"))
+    (rows,) = _planned(_rows_plan, [rt._row_splits, *_bound_tensors(given)], [_INDEX_OUT],
+                       tuple(given), step)
     return _traced_gather(rt, rows)
 
 
+def _check_inner_dims(given: Any, dims: Any, lead: int, error: type) -> None:
+    """to_tensor pads and cuts the ragged dims only: `given`'s inner dims (after `lead`)
+    must be unknown (None, -1) or equal the tensor's `dims` (TF's text)."""
+    for i in range(lead, len(given)):
+        g, d = given[i], dims[i]
+        if g not in (None, -1) and d not in (None, -1) and int(g) != int(d):
+            text = ",".join("?" if v in (None, -1) else str(int(v)) for v in given)
+            raise error(f"rt_input.shape and shape=[{text}] are incompatible: "
+                        f"rt_input.shape[{i}] = {int(d)} but shape[{i}] = {int(g)}")
+
+
+def _dense_plan(lead: int, *arrays: np.ndarray) -> tuple:
+    """to_tensor's index (`_dense_index_kernel`) for row splits `arrays[:lead - 1]`, the
+    flat values' shape and, if given, the requested shape (-1: the bounding size)."""
+    nested, flat_shape, given = arrays[:lead - 1], arrays[lead - 1], arrays[lead:]
+    dims: list = [None] * lead
+    if given:
+        shape = given[0].reshape(-1).tolist()
+        if len(shape) != lead + len(flat_shape) - 1:
+            raise InvalidArgumentError(f"rt_input.shape and shape={shape} must have the same "
+                                       f"rank")
+        _check_inner_dims(shape, [None] * lead + flat_shape[1:].tolist(), lead,
+                          InvalidArgumentError)
+        dims = [None if d == -1 else d for d in shape[:lead]]
+    return (_dense_index_kernel(*nested, dims=tuple(dims)),)
+
+
 def _traced_to_tensor(rt: RaggedTensor, default_value: Any, shape: Any) -> Tensor:
+    """to_tensor as the graph runs: the dense index computed by a plan from the row splits
+    (and a traced `shape`), the values gathered with the default appended."""
     flat = rt.flat_values
     lead = rt.ragged_rank + 1
-    dims: list = [None] * lead
-    if shape is not None:
-        given = shape.as_list() if hasattr(shape, "as_list") else list(
+    inner = flat.shape.as_list()[1:]
+    static, given = [rt._static_nrows()] + [None] * (lead - 1) + inner, []
+    if _symbolic_tensor(shape):
+        given = [math_ops.cast(shape, _dtypes.int64)]
+    elif shape is not None:
+        dims = shape.as_list() if hasattr(shape, "as_list") else list(
             concrete(shape, "shape") if isinstance(shape, TensorLike) else shape)
-        if len(given) != rt.shape.rank:
-            raise ValueError(f"shape {given} must have rank {rt.shape.rank}")
-        dims = [None if g is None or g == -1 else int(g) for g in given[:lead]]
-        inner = given[lead:]
-        if any(g not in (None, -1, d) for g, d in zip(inner, flat.shape.as_list()[1:])):
-            raise PartitionNeeded("tapeflow pads or cuts the inner dims of a traced "
-                                  "RaggedTensor's to_tensor only where they are static")
-    index = bind(_dense_index, _nested(rt), {"dims": tuple(dims)})
-    inner_dims = flat.shape.as_list()[1:]
-    default = math_ops.zeros_like(flat[:1]) if default_value is None else \
-        array_ops.broadcast_to(convert_to_tensor(default_value, dtype=flat.dtype),
-                               [1] + inner_dims)
-    return array_ops.gather(array_ops.concat([flat, default], axis=0), index)
+        if len(dims) != rt.shape.rank:
+            raise ValueError(f"shape {dims} must have rank {rt.shape.rank}")
+        _check_inner_dims(dims, static, lead, ValueError)
+        static = [d if g in (None, -1) else int(g) for d, g in zip(static, dims)]
+        given = [convert_to_tensor([-1 if d is None else d for d in static], _dtypes.int64)]
+    (index,) = _planned(_dense_plan, [*_nested(rt), array_ops.shape(flat, out_type=_dtypes.int64),
+                                      *given], [(tuple(static[:lead]), np.dtype(np.int64))],
+                        lead)
+    target = [1] + inner if None not in inner else array_ops.concat([
+        convert_to_tensor([1], _dtypes.int64), array_ops.shape(flat, out_type=_dtypes.int64)[1:]],
+        0)
+    dense = array_ops.gather(array_ops.concat([flat, _default_row(flat, default_value, target)],
+                                              axis=0), index)
+    return index_ops.ensure_shape(dense, static) if static[lead:] != inner else dense
 
 
 def _checked_partitions(a: RaggedTensor, b: RaggedTensor,
@@ -1707,23 +1831,49 @@ def _traced_stack_rows(inputs: list) -> RaggedTensor:
     return _traced_concat_rows(wrapped)
 
 
+def _ragged_mask(data: Any, mask: Any) -> tuple:
+    """(data, mask) with a dense `mask` of rank >= 2 made ragged as TF's boolean_mask does
+    (a dense `data` too, partitioned like it)."""
+    rank = mask.shape.rank
+    if isinstance(data, RaggedTensor):
+        return data, _from_tensor(mask, ragged_rank=min(data.ragged_rank, rank - 1),
+                                  row_splits_dtype=data._row_splits.dtype)
+    mask = _from_tensor(mask, ragged_rank=rank - 1)
+    return _from_tensor(convert_to_tensor(data), ragged_rank=rank - 1), mask
+
+
 def _traced_boolean_mask(data: Any, mask: Any) -> Any:
+    """ragged.boolean_mask as the graph runs (and eagerly for masks of rank > 2), as TF's: a
+    1-D mask picks rows; a ragged mask (a dense one of rank >= 2 made ragged) must share
+    data's outer row partitions; the levels above its last ragged one keep their splits,
+    that one counts what is kept."""
     if not isinstance(mask, RaggedTensor):
         mask = convert_to_tensor(mask)
         if mask.dtype != _dtypes.bool:
             raise TypeError(f"mask must have dtype bool, got {mask.dtype!r}")
-        if mask.shape.rank != 1 or not isinstance(data, RaggedTensor):
-            raise PartitionNeeded("tapeflow's traced ragged.boolean_mask takes a RaggedTensor "
-                                  "mask, or a 1-D mask of a RaggedTensor's rows")
-        rows = array_ops.reshape(index_ops.where(mask), [-1])
-        return _traced_gather(data, rows)
-    if mask.ragged_rank != 1 or mask.flat_values.shape.rank != 1 or \
-            not isinstance(data, RaggedTensor):
-        raise PartitionNeeded("tapeflow's traced ragged.boolean_mask takes a mask of rank 2")
-    mask = _checked_partitions(mask, data, "Inputs must have identical ragged splits")
-    keep = mask.flat_values
-    splits = bind(_mask_splits, (mask._row_splits, keep))
-    return RaggedTensor(index_ops.boolean_mask(data._values, keep), splits, internal=True)
+        if mask.shape.rank is None:
+            raise ValueError("mask.shape.ndims must be known statically.")
+        if mask.shape.rank == 0:
+            raise ValueError("mask cannot be scalar.")
+        if mask.shape.rank == 1:
+            if isinstance(data, RaggedTensor):
+                return _traced_gather(data, array_ops.reshape(index_ops.where(mask), [-1]))
+            return index_ops.boolean_mask(data, mask)
+        data, mask = _ragged_mask(data, mask)
+    if not isinstance(data, RaggedTensor):
+        data = _from_tensor(convert_to_tensor(data), ragged_rank=mask.ragged_rank,
+                            row_splits_dtype=mask._row_splits.dtype)
+    if data.ragged_rank < mask.ragged_rank:
+        raise ValueError("The mask's ragged_rank must not exceed the data's")
+    splits = []
+    while isinstance(mask, RaggedTensor):
+        checked = mask._row_splits if mask._row_splits is data._row_splits else bind(
+            _same_splits, (mask._row_splits, data._row_splits),
+            {"message": "Inputs must have identical ragged splits"})
+        splits.append(checked if mask.shape.rank > 2 else
+                      bind(_mask_splits, (checked, mask._values)))
+        mask, data = mask._values, data._values
+    return _rebuilt(_traced_boolean_mask(data, mask), splits)
 
 
 def gather(op: Callable, params: Any, indices: Any, axis: Any = None,
@@ -1746,9 +1896,8 @@ def _traced_from_tensor(t: Tensor, lengths: Any, padding: Any,
     """RaggedTensor.from_tensor (ragged_rank 1) of a tensor whose shape, lengths or values
     are known only when the graph runs."""
     inner = t.shape.as_list()[2:]
-    if None in inner:
-        raise PartitionNeeded("tapeflow's traced from_tensor needs the dims after the "
-                              "second to be static")
+    if None in inner and padding is not None:   # TF's padding shape check while tracing
+        raise ValueError(f"Shapes () and {tuple(inner)} are incompatible")
     given, mode = [], "uniform"
     if lengths is not None:
         given, mode = [convert_to_tensor(lengths)], "lengths"
@@ -1757,9 +1906,10 @@ def _traced_from_tensor(t: Tensor, lengths: Any, padding: Any,
     elif padding is not None:
         pad = convert_to_tensor(padding, dtype=t.dtype)
         given, mode = [math_ops.equal(t, pad)], "padding"
-    splits, items = bind(_dense_rows, [array_ops.shape(t, out_type=_dtypes.int64)] + given,
+    shape = array_ops.shape(t, out_type=_dtypes.int64)
+    splits, items = bind(_dense_rows, [shape] + given,
                          {"mode": mode, "dtype": np.dtype(splits_dtype)})
-    values = array_ops.gather(array_ops.reshape(t, [-1] + inner), items)
+    values = array_ops.gather(array_ops.reshape(t, _dims_after(t, shape, 2)), items)
     cols = t.shape[1]
     return RaggedTensor(values, splits, internal=True,
                         uniform_row_length=cols if mode == "uniform" else None)
@@ -1881,13 +2031,13 @@ def _traced_tile(rt: RaggedTensor, multiples: Any) -> RaggedTensor:
     return _rebuilt(values, splits)
 
 
-def _merged_splits_plan(factor: int, splits: np.ndarray, *inner: np.ndarray) -> tuple:
+def _merged_splits_plan(factor: np.ndarray, splits: np.ndarray, *inner: np.ndarray) -> tuple:
     """merge_dims' row splits: `splits` carried down the ragged levels `inner`, times the
     size `factor` of the dense axes merged below them."""
     s = splits.astype(np.int64)
     for level in inner:
         s = level.astype(np.int64)[s]
-    return ((s * factor).astype(splits.dtype),)
+    return ((s * int(factor)).astype(splits.dtype),)
 
 
 def _sparse_coords(coords: np.ndarray, inner: tuple) -> np.ndarray:
@@ -1899,8 +2049,11 @@ def _sparse_coords(coords: np.ndarray, inner: tuple) -> np.ndarray:
     return coords.astype(np.int64)
 
 
-def _sparse_plan(inner: tuple, *nested: np.ndarray) -> tuple:
-    return (_sparse_coords(_coords_of(list(nested)), inner),)
+def _sparse_plan(*arrays: np.ndarray) -> tuple:
+    """to_sparse's indices for row splits `arrays[:-1]` over flat values of shape
+    `arrays[-1]`."""
+    inner = tuple(int(d) for d in arrays[-1][1:])
+    return (_sparse_coords(_coords_of(list(arrays[:-1])), inner),)
 
 
 def _uniform_splits_plan(level: int, dtype: Any, shape: np.ndarray) -> tuple:
@@ -2018,11 +2171,10 @@ def _traced_merge_rows(x: RaggedTensor, inner: int) -> RaggedTensor:
         levels.append(level._row_splits)
         level, depth = level._values, depth - 1
     dense = level.shape.as_list()[1:1 + depth]
-    if None in dense:
-        raise PartitionNeeded("tapeflow's traced merge_dims needs the merged dense dims to "
-                              "be static")
-    (splits,) = _planned(_merged_splits_plan, [x._row_splits, *levels],
-                         [((None,), _np_dtype(x._row_splits))], int(np.prod(dense)))
+    factor = convert_to_tensor(int(np.prod(dense)), _dtypes.int64) if None not in dense else \
+        reduce_ops.reduce_prod(array_ops.shape(level, out_type=_dtypes.int64)[1:1 + depth])
+    (splits,) = _planned(_merged_splits_plan, [factor, x._row_splits, *levels],
+                         [((None,), _np_dtype(x._row_splits))])
     return RaggedTensor(_merge(x._values, 0, inner - 1), splits, internal=True)
 
 
@@ -2085,6 +2237,22 @@ def _traced_offsets(splits: Tensor) -> Tensor:
     return _planned(_offsets_plan, [splits], [((None,), _np_dtype(splits))])[0]
 
 
+def _shape_equal_plan(negate: bool, *arrays: np.ndarray) -> tuple:
+    """DynamicRaggedShape `==` over pairs of components (`arrays`: x0, y0, x1, y1, ...), as
+    TF's reduce_all of each pair's Equal: a pair of different lengths fails to reduce."""
+    pairs = list(zip(arrays[::2], arrays[1::2]))
+    if any(x.shape != y.shape for x, y in pairs):
+        raise InvalidArgumentError("Invalid reduction dimension (0 for input with 0 "
+                                   "dimension(s)")
+    same = all(np.array_equal(x, y) for x, y in pairs)
+    return (np.asarray(same != negate),)
+
+
+def _traced_shape_equal(pairs: list, negate: bool) -> Tensor:
+    arrays = [convert_to_tensor(v) for pair in pairs for v in pair]
+    return _planned(_shape_equal_plan, arrays, [((), np.dtype(bool))], negate)[0]
+
+
 def _install_traced() -> None:
     """Registers the traced versions of RaggedTensor's methods and factories."""
     for name, handler in {"from_row_splits": _traced_from_row_splits,
@@ -2097,7 +2265,9 @@ def _install_traced() -> None:
                           "bounding_shape": _traced_bounding_shape,
                           "cast": _traced_cast_splits,
                           "shape": lambda x, dtype: array_ops.shape(x, out_type=dtype),
-                          "offsets_in_rows": _traced_offsets}.items():
+                          "offsets_in_rows": _traced_offsets,
+                          "shape_equal": _traced_shape_equal,
+                          "broadcast_to": broadcast_to_ragged_shape}.items():
         register_traced(name, handler)
 
 
@@ -2146,6 +2316,7 @@ def _install() -> None:
     register_fallback("tile", tile)
     register_fallback("join", strings_join)
     register_fallback("gather", gather)
+    register_fallback("expand_dims", expand_dims)
     _install_traced()
 
 
