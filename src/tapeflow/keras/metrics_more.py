@@ -13,7 +13,7 @@ from tapeflow.ops import array_ops, index_ops, linalg_ops, manip_ops, math_ops, 
 from tapeflow.keras import backend
 from tapeflow.keras.backend import floatx
 from tapeflow.keras.losses import squeeze_or_expand_to_same_rank
-from tapeflow.keras.metrics import MeanMetricWrapper, Metric
+from tapeflow.keras.metrics import MeanMetricWrapper, Metric, _dims
 
 
 # -- top-k accuracies ------------------------------------------------------------------------
@@ -165,7 +165,7 @@ class Sum(Metric):
             values, weight = squeeze_or_expand_to_same_rank(values, weight)
             if values.ndim > weight.ndim:
                 values = reduce_ops.reduce_sum(values, axis=list(range(weight.ndim, values.ndim)))
-            values = values * array_ops.broadcast_to(weight, tuple(values.shape))
+            values = values * array_ops.broadcast_to(weight, _dims(values))
         if values.ndim > 1:
             values = reduce_ops.reduce_sum(values, axis=list(range(1, values.ndim)))
         self.total.assign_add(reduce_ops.reduce_sum(values))
@@ -329,7 +329,7 @@ class R2Score(Metric):
                                self._dtype)
         if weight.ndim == 1:
             weight = array_ops.expand_dims(weight, 1)
-        weight = array_ops.broadcast_to(weight, tuple(y_true.shape))
+        weight = array_ops.broadcast_to(weight, _dims(y_true))
         weighted = y_true * weight
         dtype = self.sum.dtype
         for variable, value in ((self.sum, weighted), (self.squared_sum, y_true * weighted),
@@ -416,7 +416,7 @@ class _IoUBase(Metric):
         weight = math_ops.cast(convert_to_tensor(sample_weight), self._dtype)
         if weight.ndim > 1:
             weight = array_ops.reshape(weight, [-1])
-        weight = array_ops.broadcast_to(weight, tuple(y_true.shape))
+        weight = array_ops.broadcast_to(weight, _dims(y_true))
         n = math_ops.cast(self.num_classes, self._dtype)
         keep = math_ops.logical_and(
             math_ops.logical_and(y_true >= 0, y_true < n),

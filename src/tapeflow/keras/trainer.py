@@ -402,7 +402,7 @@ class Trainer:
                         continue
                     term = fn(yt, yp, sample_weight)
                     if tracker is not None:  # Keras records the unweighted loss per output
-                        tracker.update_state(term, sample_weight=int(yp.shape[0]))
+                        tracker.update_state(term, sample_weight=_batch_size(yp, term.dtype))
                     term = term if w is None else term * w
                     total = term if total is None else total + term
             else:
@@ -482,7 +482,7 @@ class Trainer:
 
     def _track_loss(self, x: Any, loss: Any) -> None:
         """Adds a batch's loss to the loss tracker, weighted by the batch size."""
-        batch_size = int(nest.flatten(x)[0].shape[0])
+        batch_size = _batch_size(nest.flatten(x)[0], loss.dtype)
         replicas = _dist.num_replicas(self._distribute_strategy)
         # The tracker records the replica's own mean loss (compute_loss scaled it down).
         self._loss_tracker.update_state(loss * replicas if replicas > 1 else loss,
@@ -775,6 +775,15 @@ def _capped_epochs(epochs: int) -> int:
         warnings.warn(f"Limiting epochs to {cap}", stacklevel=3)
         return cap
     return epochs
+
+
+def _batch_size(x: Any, dtype: Any) -> Any:
+    """The rows of `x`: an int where known, else a scalar of `dtype` read as the graph runs."""
+    rows = x.shape[0]
+    if rows is not None:
+        return int(rows)
+    from tapeflow.ops import array_ops
+    return math_ops.cast(array_ops.shape(x)[0], dtype)
 
 
 def _as_batch(batch: tuple) -> Any:

@@ -30,6 +30,7 @@ from tapeflow.ops._static import (ensure_shape_prim, read_at_run_time, reads_sta
                                   static_value)
 from tapeflow.ops.array_ops import (broadcast_to, concat, expand_dims, gather, one_hot, reshape,
                                     squeeze, transpose)
+from tapeflow.ops.array_ops import shape as array_shape
 from tapeflow.ops.math_ops import abs as abs_
 from tapeflow.ops.math_ops import (cast, conj, exp, log1p, maximum, negative, rsqrt, sigmoid,
                                    softplus, square, squared_difference, stop_gradient, tanh,
@@ -791,8 +792,8 @@ def _noise_shape(x: Tensor, noise_shape: Any) -> Any:
     """The shape of dropout's keep decisions: x's, or `noise_shape` with its None entries
     taken from x; one holding a traced tensor is read when the graph runs (as TF's, which
     then broadcasts the decisions over x as it runs)."""
-    if noise_shape is None:
-        return x._value.shape
+    if noise_shape is None:   # x's shape; where tracing does not know it, as the graph runs
+        return x._value.shape if has_static_shape(x._value) else array_shape(x)
     if read_at_run_time(noise_shape):
         return noise_shape
     return tuple(d if n is None else int(n) for n, d in zip(

@@ -262,7 +262,9 @@ class _ConvTranspose(_Conv):
                                        else self.output_padding[i],
                                        self.strides[i], self.dilation_rate[i])
                         for i in range(self.rank))
-        out_shape = (shape[0],) + spatial + (self.filters,)
+        out_shape: Any = (shape[0],) + spatial + (self.filters,)
+        if shape[0] is None and None not in spatial:   # the batch size as the graph runs
+            out_shape = array_ops.stack([array_ops.shape(x)[0], *spatial, self.filters])
         op = {1: conv_ops.conv1d_transpose, 2: conv_ops.conv2d_transpose,
               3: conv_ops.conv3d_transpose}[self.rank]
         strides, dilations = self.strides, self.dilation_rate
