@@ -214,19 +214,39 @@ def test_keras_file_loads_and_encodes_as_keras() -> None:
     assert out.dtype == ARRAYS["saved/full"].dtype
 
 
-def test_keras_file_with_vocabularies_is_refused() -> None:
-    """Keras's file keeps the adapted vocabularies in its assets, which tapeflow cannot read
-    yet: loading it raises instead of encoding every category as out-of-vocabulary."""
-    with pytest.raises(NotImplementedError, match="adapted vocabulary"):
-        keras.saving.load_model(os.path.join(FIXTURES, "feature_space.keras"))
+def test_keras_file_with_vocabularies_loads_and_encodes_as_keras() -> None:
+    """Keras's file keeps the adapted vocabularies in its assets
+    ('assets/preprocessors/<lookup>/vocabulary.txt'): the space loads with them and encodes
+    the table as Keras's adapted space did, no category turned out-of-vocabulary."""
+    keras.utils.clear_session()
+    loaded = keras.saving.load_model(os.path.join(FIXTURES, "feature_space.keras"))
+    assert type(loaded) is FS
+    data = {k: v for k, v in DATA.items() if k in loaded.features}
+    check_outputs(loaded(data), "concat/full")
+    fresh, _ = adapted("concat")
+    for name, preprocessor in fresh.preprocessors.items():
+        if hasattr(preprocessor, "get_vocabulary"):
+            assert [str(t) for t in loaded.preprocessors[name].get_vocabulary()] == \
+                [str(t) for t in preprocessor.get_vocabulary()], name
 
 
-def test_saving_learned_vocabularies_is_refused(tmp_path) -> None:
-    fs, _ = adapted("concat")
+def test_learned_vocabularies_round_trip_as_keras_writes_them(tmp_path) -> None:
+    """A space with learned vocabularies saves them in its assets with Keras's names and
+    contents (those of Keras's file for the same space) and loads back to the same
+    encodings."""
+    import zipfile
+    fs, data = adapted("concat")
     path = tmp_path / "featurespace.keras"
-    with pytest.raises(NotImplementedError, match="adapted vocabulary"):
-        fs.save(str(path))
-    assert not path.exists()
+    fs.save(str(path))
+    with zipfile.ZipFile(path) as ours, \
+            zipfile.ZipFile(os.path.join(FIXTURES, "feature_space.keras")) as theirs:
+        names = sorted(n for n in theirs.namelist() if n.startswith("assets/"))
+        assert sorted(n for n in ours.namelist() if n.startswith("assets/")) == names
+        for name in names:
+            assert ours.read(name) == theirs.read(name), name
+    keras.utils.clear_session()
+    loaded = keras.saving.load_model(str(path))
+    check_outputs(loaded(data), "concat/full")
 
 
 @pytest.mark.parametrize("name", ["get_file", "load_img", "image_dataset_from_directory",

@@ -1,6 +1,7 @@
 """`keras.saving`: Keras 3's files and configs.
 
-- `model.save('m.keras')` / `load_model`: Keras 3's zip (`archive`), read and written both ways.
+- `model.save('m.keras')` / `load_model`: Keras 3's zip (`archive`), read and written both ways,
+  adapted lookup vocabularies in its 'assets/' (`assets`, extracted with every member checked).
 - `save_weights('w.weights.h5')` / `load_weights`: Keras's HDF5 layout (`weights`, via h5py,
   imported only when a file is read or written); `load_weights('w.h5')` reads Keras 2's
   HDF5 weights (`legacy_h5`), as `keras.applications`' ImageNet files are. tapeflow's older

@@ -1,7 +1,9 @@
 """Keras 3's `.keras` file: a zip of 'metadata.json', 'config.json' (the model's
-`serialize_keras_object` config) and 'model.weights.h5' (see `weights`). Loading reads the
-config with tapeflow's classes (no code runs from the file), then the weights; with
-`compile=True` the optimizer is rebuilt and its slots restored, so training continues."""
+`serialize_keras_object` config), 'model.weights.h5' (see `weights`) and, for objects that
+keep files (an adapted lookup's vocabulary), 'assets/<inner path>/...' (see `assets`).
+Loading reads the config with tapeflow's classes (no code runs from the file), then the
+weights, then the assets; with `compile=True` the optimizer is rebuilt and its slots
+restored, so training continues."""
 
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ import os
 import zipfile
 from typing import Any, Mapping, Optional
 
-from tapeflow.keras.saving import legacy_h5, serialization, weights
+from tapeflow.keras.saving import assets, legacy_h5, serialization, weights
 
 CONFIG, METADATA, WEIGHTS = "config.json", "metadata.json", "model.weights.h5"
 KERAS_VERSION = "3.15.1"  # the Keras release whose format tapeflow writes
@@ -68,6 +70,7 @@ def _save_zip(model: Any, filepath: str) -> None:
             z.writestr(METADATA, metadata)
             z.writestr(CONFIG, config)
             z.writestr(WEIGHTS, h5)
+            assets.write_to_zip(model, z)
     weights.atomic_write(filepath, write)
 
 
@@ -82,11 +85,7 @@ def _save_directory(model: Any, dirpath: str) -> None:
     for name, data in ((METADATA, metadata.encode()), (CONFIG, config.encode())):
         weights.atomic_write(os.path.join(dirpath, name), lambda f, data=data: f.write(data))
     weights.atomic_write(os.path.join(dirpath, WEIGHTS), lambda f: weights.write_h5(model, f))
-    if os.path.isabs(dirpath):
-        # Keras 3.15 makes its asset store at join(<temporary dir>, '<dirpath>/assets'): in
-        # the model's directory for an absolute path (empty: tapeflow's layers keep no
-        # assets), in the discarded temporary directory for a relative one.
-        os.makedirs(os.path.join(dirpath, "assets"), exist_ok=True)
+    assets.write_to_directory(model, dirpath)
 
 
 def _member(archive: zipfile.ZipFile, name: str) -> zipfile.ZipInfo:
@@ -131,6 +130,7 @@ def load_model(filepath: Any, custom_objects: Optional[Mapping] = None, compile:
         # model first), never the size the member declares.
         with archive.open(weights_member) as h5:
             weights.read_h5(model, h5)
+        assets.load_from_zip(model, archive)
     return model
 
 
@@ -167,6 +167,7 @@ def _load_directory(dirpath: str, custom_objects: Optional[Mapping], compile: bo
                              "('model.weights.npz').")
         raise ValueError(f"Expected a {WEIGHTS} or model.weights.npz file.")
     weights.read_h5(model, weights_path)
+    assets.load_from_directory(model, dirpath)
     return model
 
 
@@ -183,6 +184,7 @@ def to_bytes(obj: Any) -> bytes:
         z.writestr(METADATA, json.dumps({"keras_version": KERAS_VERSION}))
         z.writestr(CONFIG, json.dumps(serialization.serialize_keras_object(obj)))
         z.writestr(WEIGHTS, weights.h5_bytes(obj))
+        assets.write_to_zip(obj, z)
     return buffer.getvalue()
 
 
@@ -192,12 +194,13 @@ def unpickle(data: bytes) -> Any:
     with zipfile.ZipFile(io.BytesIO(data)) as archive:
         config = _read_config(archive)
         h5 = archive.read(_member(archive, WEIGHTS))
-    with serialization._safe_mode(False):
-        obj = serialization.deserialize_keras_object(config, safe_mode=False)
-    optimizer = getattr(obj, "optimizer", None)
-    if optimizer is not None and not optimizer.built and obj.built:
-        optimizer.build(obj.trainable_variables)
-    weights.read_h5(obj, io.BytesIO(h5))
+        with serialization._safe_mode(False):
+            obj = serialization.deserialize_keras_object(config, safe_mode=False)
+        optimizer = getattr(obj, "optimizer", None)
+        if optimizer is not None and not optimizer.built and obj.built:
+            optimizer.build(obj.trainable_variables)
+        weights.read_h5(obj, io.BytesIO(h5))
+        assets.load_from_zip(obj, archive)
     return obj
 
 

@@ -6,7 +6,9 @@ Each layer (and the optimizer) stores its own variables as datasets '0', '1', ..
 path of a child is the attribute that holds it ('optimizer', 'hidden') or, inside a list,
 the snake_case class name made unique in that list ('layers/dense', 'layers/dense_1'), with
 Sequential and Functional models listing 'layers' first, exactly as Keras, so files pass both
-ways. h5py is imported only here, when a file is read or written.
+ways. An object with Keras's `save_own_variables`/`load_own_variables` (the lookup layers'
+'idf_weights') stores named arrays instead (`stored_arrays`, `_plan_own_store`). h5py is
+imported only here, when a file is read or written.
 
 Reading trusts nothing in the file (see `read_h5`): it walks only the model's own paths,
 refuses what Keras 3.15 refuses (soft and external links, external and virtual datasets,
@@ -181,6 +183,23 @@ def own_variables(obj: Any) -> list:
     return list(obj._trainable_variables) + list(obj._non_trainable_variables)
 
 
+def has_own_store(obj: Any) -> bool:
+    """Whether `obj` keeps its state as Keras's `save_own_variables`/`load_own_variables`
+    say (named arrays, such as a lookup's 'idf_weights'), rather than as variables."""
+    return callable(getattr(obj, "save_own_variables", None)) and \
+        callable(getattr(obj, "load_own_variables", None))
+
+
+def stored_arrays(obj: Any) -> list:
+    """[(dataset name, array, dtype name)]: what `obj` stores in its 'vars' group."""
+    if has_own_store(obj):
+        store: dict = {}
+        obj.save_own_variables(store)
+        return [(str(k), np.asarray(v), np.asarray(v).dtype.name) for k, v in store.items()]
+    return [(str(i), np.asarray(v.numpy()), v.dtype.name)
+            for i, v in enumerate(own_variables(obj))]
+
+
 def _variable_text(v: Any) -> str:
     path = getattr(v, "path", None) or v.name
     return f"<Variable path={path}, shape={tuple(v.shape)}, dtype={v.dtype.name}>"
@@ -245,10 +264,10 @@ def write_h5(model: Any, target: Any) -> None:
         for path, obj in walk(model):
             group = f.create_group(f"{path}/vars" if path else "vars")
             group.attrs["name"] = getattr(obj, "name", None) or type(obj).__name__
-            for i, variable in enumerate(own_variables(obj)):
-                group[str(i)] = np.asarray(variable.numpy())
-                if variable.dtype.name == "bfloat16":
-                    group[str(i)].attrs["dtype"] = "bfloat16"   # Keras's mark, so it reads it
+            for key, value, dtype_name in stored_arrays(obj):
+                group[key] = value
+                if dtype_name == "bfloat16":
+                    group[key].attrs["dtype"] = "bfloat16"   # Keras's mark, so it reads it
 
 
 def read_h5(model: Any, source: Any, skip_mismatch: bool = False) -> None:
@@ -283,11 +302,20 @@ def _load(model: Any, group_of: Any, skip_mismatch: bool) -> tuple:
 
 
 def _finish_load(objects: list, errors: dict, values: list, skip_mismatch: bool) -> None:
-    """Reports the failed objects (Keras's error, or warning) and assigns the values read."""
+    """Hands the objects with their own store their arrays (each checks them before it
+    changes), reports the failed objects (Keras's error, or warning), then assigns the
+    variables read."""
+    for target, value in values:
+        if isinstance(target, _OwnStore):
+            try:
+                target.assign(value)
+            except Exception as e:  # noqa: BLE001 - Keras lists any object's error
+                errors[target.index] = e
     if errors:
         _report(objects, errors, skip_mismatch)
     for variable, value in values:
-        variable.assign(value)
+        if not isinstance(variable, _OwnStore):
+            variable.assign(value)
 
 
 def _plan_all(group_of: Any, objects: list, errors: dict) -> dict:
@@ -296,7 +324,8 @@ def _plan_all(group_of: Any, objects: list, errors: dict) -> dict:
     for index, (path, obj) in enumerate(objects):
         group = group_of(path)
         try:
-            plans[index] = _plan_own_variables(obj, group)
+            plans[index] = _plan_own_store(obj, group, index) if has_own_store(obj) else \
+                _plan_own_variables(obj, group)
         except Exception as e:  # noqa: BLE001 - Keras lists any object's error, of any class
             errors[index] = e
     return plans
@@ -307,8 +336,7 @@ def _read_all(plans: dict, errors: dict) -> list:
     values = []
     for index, plan in plans.items():
         try:
-            values.extend((variable, _as_variable_dtype(variable, _read(dataset)))
-                          for variable, dataset in plan)
+            values.extend((target, _value(target, source)) for target, source in plan)
         except Exception as e:  # noqa: BLE001 - as above: corrupt data, text that is no number
             errors[index] = e
     return values
@@ -336,6 +364,44 @@ def _plan_own_variables(obj: Any, group: Any) -> list:
         return []
     return [(variable, _checked_dataset(group, str(i), variable))
             for i, variable in enumerate(variables)]
+
+
+class _OwnStore:
+    """An object with Keras's own `load_own_variables`: `assign` hands it the arrays read."""
+
+    def __init__(self, obj: Any, index: int) -> None:
+        self.obj, self.index = obj, index
+
+    def assign(self, arrays: dict) -> None:
+        self.obj.load_own_variables(arrays)
+
+
+# An own-store dataset has no variable whose shape bounds it: it may declare at most this
+# many times its stored bytes (plus _CHUNK_FLOOR_BYTES), as Keras and tapeflow store them.
+_MAX_OWN_EXPANSION = 16
+
+
+def _plan_own_store(obj: Any, group: Any, index: int) -> list:
+    """[(_OwnStore, {name: dataset})]: every dataset of the group (none when it is absent),
+    each checked as `_checked_dataset` checks them, but against no variable: 1-D or less,
+    numbers, a size its stored bytes back."""
+    datasets = {}
+    for name in (sorted(group.keys()) if group is not None else []):
+        dataset = _safe_dataset(group, name)
+        declared = math.prod(dataset.shape) * dataset.dtype.itemsize
+        if len(dataset.shape) > 1 or declared > _CHUNK_FLOOR_BYTES + \
+                _MAX_OWN_EXPANSION * dataset.id.get_storage_size():
+            raise ValueError(f"Not allowed: H5 dataset '{name}' of shape {dataset.shape} "
+                             "is not a 1-D array its stored bytes hold.")
+        datasets[name] = dataset
+    return [(_OwnStore(obj, index), datasets)]
+
+
+def _value(target: Any, source: Any) -> Any:
+    """The value read for one plan entry: a variable's array, or an own store's arrays."""
+    if isinstance(target, _OwnStore):
+        return {name: _read(dataset) for name, dataset in source.items()}
+    return _as_variable_dtype(target, _read(source))
 
 
 class _Refused(ValueError):
@@ -399,6 +465,13 @@ def _checked_dataset(group: Any, name: str, variable: Any) -> Any:
     """The dataset `name` of `group` for `variable`, checked as Keras's
     `safe_get_h5_dataset` checks it, then against `variable`'s shape and dtype: all from
     its metadata, before a byte of its data is read."""
+    return _safe_dataset(group, name, variable)
+
+
+def _safe_dataset(group: Any, name: str, variable: Any = None) -> Any:
+    """The dataset `name` of `group`, checked as Keras's `safe_get_h5_dataset` checks it
+    (no link, no external or virtual storage, no bomb), against `variable`'s shape when
+    given, and its dtype: numbers only."""
     h5py = _h5py()
     dataset = _link(group, name)
     if dataset is None:
@@ -410,7 +483,7 @@ def _checked_dataset(group: Any, name: str, variable: Any) -> Any:
     if dataset.is_virtual:
         raise _Refused("Not allowed: H5 file with virtual Dataset")
     _check_declared_size(dataset, name)
-    if tuple(dataset.shape) != tuple(variable.shape):
+    if variable is not None and tuple(dataset.shape) != tuple(variable.shape):
         raise _shape_error(variable, tuple(dataset.shape))
     if not _is_bfloat16(dataset):
         _check_dtype(dataset.dtype, name)
@@ -525,12 +598,11 @@ def plan_shards(model: Any, max_shard_size: float, base: str) -> tuple:
         entry: Any = [group_path, {"name": getattr(obj, "name", None) or type(obj).__name__},
                       []]
         shards[-1].append(entry)
-        for i, variable in enumerate(own_variables(obj)):
-            value = np.asarray(variable.numpy())
-            size = _value_bytes(value, variable.dtype.name)
+        for key, value, dtype_name in stored_arrays(obj):
+            size = _value_bytes(value, dtype_name)
             total += size
             if size > limit:
-                raise ValueError(f"The size of {i} is {_readable_size(size)} which exceeds the "
+                raise ValueError(f"The size of {key} is {_readable_size(size)} which exceeds the "
                                  f"maximum shard size {_readable_size(limit)}. You can increase "
                                  "the `max_shard_size` parameter to accommodate the size.")
             current += size
@@ -541,7 +613,7 @@ def plan_shards(model: Any, max_shard_size: float, base: str) -> tuple:
             if entry is None:   # the group again in the new shard, without its attributes
                 entry = [group_path, None, []]
                 shards[-1].append(entry)
-            entry[2].append((str(i), value, variable.dtype.name))
+            entry[2].append((key, value, dtype_name))
             _map_variable(weight_map, f"/{group_path}", shard_name(base, len(shards) - 1))
     return shards, {"metadata": {"total_size": total}, "weight_map": weight_map}
 
@@ -592,6 +664,9 @@ class _ShardedGroup:
 
     def __len__(self) -> int:
         return sum(len(g) for g in self._groups)
+
+    def keys(self) -> list:
+        return [name for group in self._groups for name in group.keys()]
 
     def get(self, name: str, default: Any = None, getlink: bool = False) -> Any:
         for group in self._groups:
@@ -676,6 +751,7 @@ def h5_bytes(model: Any) -> bytes:
     return buffer.getvalue()
 
 
-__all__ = ["walk", "own_variables", "load_own_variables", "write_h5", "read_h5",
+__all__ = ["walk", "own_variables", "has_own_store", "stored_arrays", "load_own_variables",
+           "write_h5", "read_h5",
            "atomic_write", "file_kind", "h5_bytes", "write_sharded", "read_sharded",
            "sharded_paths", "plan_shards", "shard_name"]

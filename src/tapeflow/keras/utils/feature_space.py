@@ -474,18 +474,17 @@ class FeatureSpace(Layer):
                 for name, feature in self.features.items()}
 
     def build_from_config(self, config: dict) -> None:
-        """Builds the preprocessors of a loaded space; its state comes with the weights."""
+        """Builds the preprocessors of a loaded space; their state comes with the weights
+        (and learned vocabularies with the file's assets)."""
         for name in config:
             preprocessor = self.features[name].preprocessor
-            _refuse_saved_vocabulary(preprocessor)
             if not preprocessor.built:
                 preprocessor.build_from_config(config[name])
         self._is_adapted = True
 
     def save(self, filepath: Any) -> None:
-        """Writes the space to a `.keras` file (`keras.saving.load_model` reads it back)."""
-        for preprocessor in self.preprocessors.values():
-            _refuse_saved_vocabulary(preprocessor)
+        """Writes the space to a `.keras` file (`keras.saving.load_model` reads it back):
+        adapted vocabularies go in its assets, as Keras writes them."""
         from tapeflow.keras.saving import archive
         archive.save_model(self, filepath)
 
@@ -506,23 +505,6 @@ def _cardinality(name: str, preprocessor: Any) -> int:
     raise ValueError(f"Feature '{name}' has `output_mode='one_hot'`. However it isn't a "
                      "standard feature and the dimensionality of its output space is not "
                      "known, thus it cannot be one-hot encoded. Try using `output_mode='int'`.")
-
-
-def _refuse_saved_vocabulary(preprocessor: Any) -> None:
-    """Keras keeps an adapted lookup vocabulary in the `.keras` file's assets, which
-    tapeflow's archive does not write or read: refused, rather than a lookup that would
-    map every value to the OOV index after loading."""
-    if not isinstance(preprocessor, (layers.IntegerLookup, layers.StringLookup,
-                                     layers.TextVectorization)):
-        return
-    if getattr(preprocessor, "_has_input_vocabulary", False):
-        return  # a given vocabulary is in the config
-    learned = bool(preprocessor.get_vocabulary(include_special_tokens=False))
-    saved = getattr(preprocessor, "_frozen_vocab_size", None)
-    if learned or (saved is not None and saved > preprocessor.vocabulary_size()):
-        raise NotImplementedError(
-            f"Layer '{preprocessor.name}' keeps an adapted vocabulary, which Keras saves in "
-            "the `.keras` file's assets; tapeflow does not write or read those assets yet.")
 
 
 __all__ = ["FeatureSpace"]

@@ -6,11 +6,14 @@ Every call is made of tapeflow ops, so the layers run eagerly, inside `tf.functi
 Functional model and in `dataset.map`. TextVectorization keeps its tokens as rows (flat
 values and row splits) rather than a RaggedTensor, so it runs traced as well; `adapt` counts
 tokens with Python (Keras sorts the vocabulary by count, then by token, both descending).
+A learned vocabulary is saved as Keras saves it: 'vocabulary.txt' in the `.keras` file's
+assets (`save_assets`/`load_assets`), tf-idf weights as 'idf_weights' in the weights file.
 """
 
 from __future__ import annotations
 
 import collections
+import os
 from typing import Any, Optional
 
 import numpy as np
@@ -18,6 +21,7 @@ import numpy as np
 import tapeflow as tf
 from tapeflow.framework.ragged_tensor import RaggedTensor
 from tapeflow.keras import backend
+from tapeflow.keras.layers import layer as _layer
 from tapeflow.keras.layers.layer import Layer
 from tapeflow.keras.layers.preprocessing.features import _encode
 from tapeflow.keras.saving import serialization
@@ -29,6 +33,7 @@ VOCABULARY_FILE_REFUSED = (
     "default. If you trust the source of the artifact, you can override this error by passing "
     "`safe_mode=False` to the loading function, or calling "
     "`keras.config.enable_unsafe_deserialization().")
+VOCABULARY_ASSET = "vocabulary.txt"  # the lookup's file in its `.keras` assets directory
 _PUNCTUATION = r'[!"#$%&()\*\+,-\./:;<=>?@\[\\\]^_`{|}~\']'
 _INT64_MAX = np.iinfo(np.int64).max
 
@@ -248,7 +253,6 @@ class _IndexLookup(_RaggedInputs, Layer):
                              f"`'tf_idf'`. Received: output_mode={self.output_mode} and "
                              f"idf_weights={idf_weights}")
         if isinstance(vocabulary, str):
-            import os
             if serialization.loading_in_safe_mode():  # a file must not make us read another
                 raise ValueError(VOCABULARY_FILE_REFUSED + f" Vocabulary file: '{vocabulary}'")
             if not os.path.exists(vocabulary):
@@ -443,12 +447,18 @@ class _IndexLookup(_RaggedInputs, Layer):
     def _encode(self, lookups: Any, depth: int) -> Any:
         mode = "count" if self.output_mode == "tf_idf" else self.output_mode
         out = _encode(lookups, mode, depth, "int64")
-        if self.output_mode == "tf_idf":
-            if self.idf_weights_const is None:
-                raise ValueError("When `output_mode` is `'tf_idf'`, `idf_weights` must be "
-                                 "provided.")
-            out = tf.cast(out, self.idf_weights_const.dtype) * self.idf_weights_const
-        return out
+        return self._weighted(out) if self.output_mode == "tf_idf" else out
+
+    def _weighted(self, counts: Any) -> Any:
+        """tf-idf: the counts times the idf weights. Without weights (a layer rebuilt from
+        its config, whose weights load later) only the output's spec is inferred, as
+        Keras's `compute_output_spec` gives it; a real call raises Keras's error."""
+        if self.idf_weights_const is None:
+            if _layer._INFERRING[0]:
+                return tf.cast(counts, backend.floatx())
+            raise ValueError("When `output_mode` is `'tf_idf'`, `idf_weights` must be "
+                             "provided.")
+        return tf.cast(counts, self.idf_weights_const.dtype) * self.idf_weights_const
 
     @property
     def compute_dtype(self) -> str:
@@ -474,6 +484,54 @@ class _IndexLookup(_RaggedInputs, Layer):
 
     def build_from_config(self, config: dict) -> None:
         self.built = True
+
+    # -- saving: Keras's IndexLookup state hooks ---------------------------------------------
+    def save_own_variables(self, store: dict) -> None:
+        """Keras's weights entry: the idf weights (tf-idf mode only), under 'idf_weights'."""
+        if self.output_mode == "tf_idf" and self.idf_weights_const is not None:
+            store["idf_weights"] = np.asarray(self.idf_weights_const.numpy())
+
+    def load_own_variables(self, store: Any) -> None:
+        """Takes the idf weights Keras's `save_own_variables` stored (tf-idf mode only): a
+        missing entry raises KeyError and one that is not 1-D ValueError, nothing set."""
+        if self.output_mode != "tf_idf":
+            return
+        idf = np.asarray(store["idf_weights"])
+        if idf.ndim != 1 or not np.issubdtype(idf.dtype, np.floating):
+            raise ValueError(f"Layer '{self.name}': 'idf_weights' must be a 1-D array of "
+                             f"floats. Received: shape={idf.shape}, dtype={idf.dtype}")
+        self.idf_weights_const = tf.constant(idf)
+
+    def save_assets(self, dir_path: str) -> None:
+        """Writes the learned vocabulary, special tokens included, one token a line, to
+        '<dir_path>/vocabulary.txt' as Keras does (nothing for a vocabulary given in the
+        config)."""
+        if self.input_vocabulary is not None:
+            return
+        text = "\n".join(str(token) for token in self.get_vocabulary(include_special_tokens=True))
+        with open(os.path.join(dir_path, VOCABULARY_ASSET), "w", encoding="utf-8") as f:
+            f.write(text)
+
+    def load_assets(self, dir_path: Optional[str]) -> None:
+        """Sets the vocabulary `save_assets` wrote (Keras's reading: lines, trailing empty
+        ones dropped; with the idf weights already loaded, in tf-idf mode)."""
+        if self.input_vocabulary is not None:
+            return
+        if dir_path is None:
+            raise ValueError(f"Layer '{self.name}' has no assets directory in the file: its "
+                             f"'{VOCABULARY_ASSET}' is missing.")
+        with open(os.path.join(dir_path, VOCABULARY_ASSET), encoding="utf-8") as f:
+            lines = f.read().splitlines()
+        while lines and lines[-1] == "":
+            lines.pop()
+        values = [line if self._is_string else int(line) for line in lines]
+        if self.output_mode == "tf_idf":
+            if self.idf_weights_const is None:
+                raise ValueError(f"Layer '{self.name}' is in tf-idf mode, but the file has "
+                                 f"no idf weights for it.")
+            self.set_vocabulary(values, idf_weights=self.idf_weights_const.numpy())
+        else:
+            self.set_vocabulary(values)
 
     def get_config(self) -> dict:
         return {**super().get_config(), "invert": self.invert, "max_tokens": self.max_tokens,
@@ -839,6 +897,23 @@ class TextVectorization(Layer):
         """Sets the vocabulary (and, for tf-idf, the idf weights)."""
         self._lookup_layer.set_vocabulary(vocabulary, idf_weights=idf_weights)
 
+    # -- saving: Keras's TextVectorization hands its state to its lookup ----------------------
+    def save_own_variables(self, store: dict) -> None:
+        """The lookup's idf weights (tf-idf mode), as Keras stores them here too."""
+        self._lookup_layer.save_own_variables(store)
+
+    def load_own_variables(self, store: Any) -> None:
+        """Loads the lookup's idf weights (tf-idf mode)."""
+        self._lookup_layer.load_own_variables(store)
+
+    def save_assets(self, dir_path: str) -> None:
+        """The lookup's learned vocabulary, in this layer's assets directory."""
+        self._lookup_layer.save_assets(dir_path)
+
+    def load_assets(self, dir_path: Optional[str]) -> None:
+        """Sets the lookup's vocabulary from this layer's assets directory."""
+        self._lookup_layer.load_assets(dir_path)
+
     # -- call ---------------------------------------------------------------------------------
     def call(self, inputs: Any) -> Any:
         lookup = self._lookup_layer
@@ -872,12 +947,7 @@ class TextVectorization(Layer):
                                       "texts is not supported by tapeflow.")
         counts = string_ops.row_bincount(ids, splits, depth,
                                          binary=self._output_mode == "multi_hot")
-        if self._output_mode == "tf_idf":
-            if lookup.idf_weights_const is None:
-                raise ValueError("When `output_mode` is `'tf_idf'`, `idf_weights` must be "
-                                 "provided.")
-            return tf.cast(counts, lookup.idf_weights_const.dtype) * lookup.idf_weights_const
-        return counts
+        return lookup._weighted(counts) if self._output_mode == "tf_idf" else counts
 
     def compute_output_shape(self, input_shape: Any) -> Any:
         if self._output_mode == "int":
