@@ -348,18 +348,19 @@ def test_rows_of_different_counts_do_not_join():
         str(info.value) and "[x = ] [1] [y = ] [2]" in str(info.value)
 
 
-def test_an_op_not_yet_traced_runs_once_per_partition():
-    # RaggedTensor.from_sparse of a traced SparseTensor still computes its partition while
-    # tracing: the function is traced again for each partition a call brings (TF 2.21 traces
-    # once), values unchanged.
+def test_from_sparse_of_a_traced_sparse_tensor_traces_once():
+    # The partition comes from the SparseTensor's indices as the graph runs (TF 2.21's
+    # answers: the same lists, one trace, InvalidArgumentError for indices not right-ragged).
     rebuilt = tf.function(lambda rt: tf.RaggedTensor.from_sparse(rt.to_sparse()) * 2.0,
                           input_signature=[SPEC])
     assert rebuilt(tf.ragged.constant([[1.0, 2.0], [3.0]])).to_list() == [[2.0, 4.0], [6.0]]
     assert rebuilt(tf.ragged.constant([[1.0], [2.0, 3.0]])).to_list() == [[2.0], [4.0, 6.0]]
-    assert rebuilt(tf.ragged.constant([[4.0, 5.0], [6.0]])).to_list() == [[8.0, 10.0], [12.0]]
-    assert rebuilt.experimental_get_tracing_count() == 2
-    with pytest.raises(TypeError, match="must be a Python value or an eager tensor"):
-        rebuilt.get_concrete_function()
+    assert rebuilt(tf.ragged.constant([[], [6.0]])).to_list() == [[], [12.0]]
+    assert rebuilt.experimental_get_tracing_count() == 1
+    direct = tf.function(tf.RaggedTensor.from_sparse,
+                         input_signature=[tf.SparseTensorSpec([None, None], tf.float32)])
+    with pytest.raises(tf.errors.InvalidArgumentError, match="SparseTensor is not right-ragged"):
+        direct(tf.sparse.SparseTensor([[0, 1]], [5.0], [2, 4]))
 
 
 def test_random_partitions_match_eager():

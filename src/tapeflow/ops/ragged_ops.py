@@ -1278,10 +1278,28 @@ def _from_sparse(cls: type, st_input: Any, name: Optional[str] = None,
         kind = "EagerTensor" if type(st_input) is Tensor else type(st_input).__name__
         raise TypeError(f"Argument `st_input` must be of type SparseTensor, but is of type "
                         f"{kind}.")
+    dtype = np.dtype(_dtypes.as_dtype(row_splits_dtype).as_numpy_dtype)
+    if _symbolic_tensor(st_input.indices) or _symbolic_tensor(st_input.dense_shape):
+        if st_input.dense_shape.shape.as_list() != [2]:
+            raise ValueError("rank(st_input) must be 2.")
+        splits = _planned(_sparse_splits_plan, [st_input.indices, st_input.dense_shape],
+                          [((None,), dtype)], dtype)[0]
+        return RaggedTensor(st_input.values, splits, internal=True)
     index = concrete(st_input.indices, "st_input.indices")
     shape = concrete(st_input.dense_shape, "st_input.dense_shape")
     if len(shape) != 2:
         raise ValueError("rank(st_input) must be 2.")
+    return RaggedTensor(st_input.values, wrap(_sparse_row_splits(dtype, index, shape)),
+                        internal=True)
+
+
+def _sparse_splits_plan(dtype: np.dtype, index: np.ndarray, shape: np.ndarray) -> list:
+    return [_sparse_row_splits(dtype, index, shape)]
+
+
+def _sparse_row_splits(dtype: np.dtype, index: np.ndarray, shape: np.ndarray) -> np.ndarray:
+    """The row splits of a right-ragged 2-D SparseTensor's `index` (row r's columns are 0,
+    1, ... in order), or TF's error where it is not right-ragged."""
     rows, cols = index[:, 0], index[:, 1]
     lengths = np.bincount(rows, minlength=int(shape[0])) if len(rows) else \
         np.zeros(int(shape[0]), np.int64)
@@ -1292,8 +1310,7 @@ def _from_sparse(cls: type, st_input: Any, name: Optional[str] = None,
                                    f"true. Summarized data: b'SparseTensor is not "
                                    f"right-ragged'\nb'SparseTensor.indices ='\n"
                                    f"{index.reshape(-1)[:3].tolist()}")
-    dtype = _dtypes.as_dtype(row_splits_dtype).as_numpy_dtype
-    return RaggedTensor(st_input.values, wrap(splits.astype(dtype)), internal=True)
+    return splits.astype(dtype)
 
 
 # -- row partitions known only when a traced graph runs ------------------------------------------
