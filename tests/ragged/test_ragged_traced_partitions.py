@@ -462,3 +462,30 @@ def test_segment_ids_beyond_num_segments_are_not_counted():
     """TF's bincount has maxlength num_segments: ids past it drop out (it gave [0, 1, 1, 1, 2])."""
     splits = tf.ragged.segment_ids_to_row_splits([0, 3], 2)
     assert splits.numpy().tolist() == [0, 1, 1]
+
+
+def test_from_uniform_row_length_and_uniform_shape_slices_trace_once():
+    # TF 2.21's answers for the same programs: the rows and the shape slices as below, one
+    # trace, and InvalidArgumentError where the length does not divide the values.
+    pairs = tf.function(lambda x: tf.RaggedTensor.from_uniform_row_length(x, 2),
+                        input_signature=[tf.TensorSpec([None, 3])])
+    assert pairs(tf.ones([2, 3])).to_list() == [[[1.0] * 3] * 2]
+    assert pairs(tf.ones([4, 3])).nrows().numpy() == 2
+    assert pairs.experimental_get_tracing_count() == 1
+    with pytest.raises(tf.errors.InvalidArgumentError, match="must divide the number of values"):
+        pairs(tf.ones([3, 3]))
+    rows = tf.function(lambda rt: tf.RaggedTensor.from_uniform_row_length(rt, 2),
+                       input_signature=[SPEC])
+    assert rows(tf.ragged.constant([[1.0], [2.0, 3.0], [4.0], [5.0]])).to_list() == \
+        [[[1.0], [2.0, 3.0]], [[4.0], [5.0]]]
+
+    def dims(x):
+        shape = tf.shape(tf.RaggedTensor.from_uniform_row_length(
+            tf.RaggedTensor.from_uniform_row_length(x, 2), 1))
+        return shape[1:].inner_shape, shape[2:3].inner_shape
+
+    traced = tf.function(dims, input_signature=[tf.TensorSpec([None, 3])])
+    for n in (4, 6):
+        inner, middle = traced(tf.ones([n, 3]))
+        assert inner.numpy().tolist() == [1, 2, 3] and middle.numpy().tolist() == [2]
+    assert traced.experimental_get_tracing_count() == 1

@@ -14,9 +14,8 @@ Inside a trace, `tf.shape` of a RaggedTensor whose row splits are graph values (
 row splits as a traced tensor, and a DynamicRaggedShape its inner shape as one (with the
 static dims tracing knows), as TF's do; their methods then build graph ops through the
 traced handlers `tapeflow.ops.ragged_ops` registers (`ragged_tensor.register_traced`);
-`==` compares the components as the graph runs, as TF's extension types do. Slicing out
-uniform dims past a uniform row partition would need the partition's values while tracing:
-it raises `PartitionNeeded`, and tf.function traces once per partition there.
+`==` compares the components as the graph runs, as TF's extension types do, and slicing
+out uniform dims stacks their lengths as the graph runs.
 """
 
 from __future__ import annotations
@@ -27,7 +26,7 @@ import numpy as np
 
 from tapeflow.framework import dtypes as _dtypes
 from tapeflow.framework.errors import InvalidArgumentError
-from tapeflow.framework.ragged_tensor import _TRACED, PartitionNeeded, RaggedTensor, \
+from tapeflow.framework.ragged_tensor import _TRACED, RaggedTensor, \
     concrete, is_symbolic
 from tapeflow.framework.tensor import Tensor, TensorLike, wrap
 from tapeflow.framework.tensor_conversion import convert_to_tensor
@@ -93,11 +92,6 @@ def _index_array(value: Any, name: str, rank: int, dtype: Any = None,
 def _traced(value: Any) -> bool:
     """Whether a partition's splits or a shape's inner shape is a traced tensor."""
     return type(value) is not np.ndarray
-
-
-def _needs_partition(what: str) -> PartitionNeeded:
-    return PartitionNeeded(f"tapeflow computes {what} of a DynamicRaggedShape with NumPy, but "
-                           f"its row partitions are known only when the traced graph runs")
 
 
 def _splits_of_lengths(lengths: np.ndarray) -> np.ndarray:
@@ -600,7 +594,10 @@ class DynamicRaggedShape:
         if self._traced():   # TF's check first: it needs no partition
             if not all(self.is_uniform(axis) for axis in range(stop)):
                 raise ValueError("All relevant dimensions must be uniform")
-            raise _needs_partition("this slice")
+            dims = _TRACED["stack_dims"]([self._dimension(axis) for axis in range(start, stop)],
+                                         self.dtype)
+            return DynamicRaggedShape((), dims, dtype=self.dtype,
+                                      static_inner_shape=[None] * (stop - start))
         if start == 0:   # the outer dimensions: their partitions as they are
             if stop > nrp:
                 return DynamicRaggedShape(self._partitions, self._inner[:stop - nrp],

@@ -239,6 +239,9 @@ class RaggedTensor:
                                 nrows: Any = None, validate: bool = True,
                                 name: Optional[str] = None) -> "RaggedTensor":
         """Rows of one length, `uniform_row_length`, taken in order from `values`."""
+        if _built_traced(values, uniform_row_length, nrows):
+            return _TRACED["from_uniform_row_length"](values, uniform_row_length, nrows,
+                                                      validate)
         values = _values_of(values)
         length = int(concrete(uniform_row_length, "uniform_row_length"))
         nvals = _nvals(values)

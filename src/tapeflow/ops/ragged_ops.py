@@ -22,6 +22,7 @@ from tapeflow.framework.errors import InvalidArgumentError, OperatorNotAllowedIn
 from tapeflow.autodiff.core import Primitive, bind
 from tapeflow.framework.abstract import ShapedArray
 from tapeflow.framework.ragged_tensor import (RaggedTensor, RaggedTensorSpec, _index_tensor,
+                                              _invalid,
                                               _symbolic_tensor, _values_of, concrete,
                                               is_symbolic, register_fallback, register_traced)
 from tapeflow.framework.tensor import Tensor, TensorLike, wrap
@@ -1615,6 +1616,30 @@ def _traced_from_row_lengths(values: Any, row_lengths: Any, validate: bool) -> R
     return RaggedTensor(values, splits, internal=True)
 
 
+def _traced_from_uniform_row_length(values: Any, uniform_row_length: Any, nrows: Any,
+                                    validate: bool) -> RaggedTensor:
+    """from_uniform_row_length where the number of values, the length or `nrows` is known
+    only when the graph runs: the splits are made then (TF's divisibility check there)."""
+    values = _values_of(values)
+    length = convert_to_tensor(uniform_row_length, dtype_hint=_dtypes.int64)
+    dtype = _np_dtype(length)
+    inputs = [_row_count(values, length.dtype), length] + \
+        ([] if nrows is None else [math_ops.cast(convert_to_tensor(nrows), length.dtype)])
+    splits = _planned(_row_length_splits_plan, inputs, [((None,), dtype)], validate)[0]
+    static = None if _symbolic_tensor(uniform_row_length) else \
+        int(concrete(uniform_row_length, "uniform_row_length"))
+    return RaggedTensor(values, splits, internal=True, uniform_row_length=static)
+
+
+def _row_length_splits_plan(validate: bool, nvals: np.ndarray, length: np.ndarray,
+                            *nrows: np.ndarray) -> list:
+    n = int(nrows[0]) if nrows else (int(nvals) // int(length) if int(length) else 0)
+    if validate and n * int(length) != int(nvals):
+        raise _invalid("from_uniform_row_length", "uniform_row_length must divide the number "
+                                                  "of values")
+    return [np.arange(n + 1, dtype=length.dtype) * length]
+
+
 def _traced_from_value_rowids(values: Any, value_rowids: Any, nrows: Any,
                               validate: bool) -> RaggedTensor:
     values = _values_of(values)
@@ -2281,7 +2306,10 @@ def _install_traced() -> None:
                           "value_rowids": _traced_value_rowids,
                           "bounding_shape": _traced_bounding_shape,
                           "cast": _traced_cast_splits,
+                          "from_uniform_row_length": _traced_from_uniform_row_length,
                           "shape": lambda x, dtype: array_ops.shape(x, out_type=dtype),
+                          "stack_dims": lambda dims, dtype: array_ops.stack(
+                              [math_ops.cast(d, dtype) for d in dims]),
                           "offsets_in_rows": _traced_offsets,
                           "shape_equal": _traced_shape_equal,
                           "broadcast_to": broadcast_to_ragged_shape}.items():
