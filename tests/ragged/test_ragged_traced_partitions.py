@@ -489,3 +489,10 @@ def test_from_uniform_row_length_and_uniform_shape_slices_trace_once():
         inner, middle = traced(tf.ones([n, 3]))
         assert inner.numpy().tolist() == [1, 2, 3] and middle.numpy().tolist() == [2]
     assert traced.experimental_get_tracing_count() == 1
+
+
+def test_a_function_reading_a_partition_in_python_fails_as_tf():
+    # No trace per partition hides it: TF 2.21 raises this ValueError for the same program.
+    listed = tf.function(lambda rt: tf.constant(len(rt.to_list())), input_signature=[SPEC])
+    with pytest.raises(ValueError, match="to_list can only be used in eager mode."):
+        listed(tf.ragged.constant([[1.0], [2.0, 3.0]]))

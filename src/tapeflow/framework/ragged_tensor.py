@@ -478,7 +478,9 @@ class RaggedTensor:
 
     # -- Python values ------------------------------------------------------------------------
     def to_list(self) -> list:
-        """The nested Python list of the values."""
+        """The nested Python list of the values (eagerly only, as TF)."""
+        if is_symbolic(self) or _symbolic_tensor(self.flat_values):
+            raise ValueError("to_list can only be used in eager mode.")
         values = self._values.to_list() if isinstance(self._values, RaggedTensor) else \
             np.asarray(self._values._value).tolist()
         s = self._splits.tolist()

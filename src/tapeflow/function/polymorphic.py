@@ -33,7 +33,8 @@ from tapeflow.framework.context import context
 from tapeflow.framework.errors import OpError
 from tapeflow.framework.exports import tf_export
 from tapeflow.framework.indexed_slices import IndexedSlices
-from tapeflow.framework.ragged_tensor import (RaggedTensor, RaggedTensorSpec, _Partition,
+from tapeflow.framework.ragged_tensor import (PartitionNeeded, RaggedTensor, RaggedTensorSpec,
+                                              _Partition,
                                               is_symbolic)
 from tapeflow.framework.sparse_tensor import SparseTensor, SparseTensorSpec
 from tapeflow.framework.tensor import Tensor, TensorLike, wrap
@@ -1046,14 +1047,16 @@ class Function:
     def _trace_ragged(self, key: Any, names: list, values: list,
                       specs: Optional[list]) -> ConcreteFunction:
         """The trace for `key`, cached: with every RaggedTensor's partition traced (one trace
-        for every partition); where that trace fails and the call brings its partitions,
-        one trace per partition, the partition a constant of the graph."""
+        for every partition); where that trace needs a partition while tracing
+        (PartitionNeeded: no tapeflow op does now, but a NumPy path might) and the call brings
+        its partitions, one trace per partition, the partition a constant of the graph. Any
+        other error is the user's, raised as TF raises it."""
         partitions = _ragged_partitions(values) if key in self._partitioned.needed else None
         if partitions is not None:
             return self._partitioned.get(self, (key, partitions), names, values, specs)
         try:
             concrete = self._trace(names, values, specs)
-        except Exception:
+        except PartitionNeeded:
             partitions = _ragged_partitions(values)
             if not partitions:
                 raise
