@@ -765,9 +765,9 @@ class _OutComposite:
 
 # RaggedTensor arguments are traced as TF traces them: their row splits are placeholders like
 # their flat values, known only when the graph runs, so one trace serves every partition. A
-# function whose ops still compute a partition with NumPy (see README, "Differences from
-# TensorFlow") fails that trace; it is then traced per partition, the partition a constant
-# of the graph and part of the trace's key (`_PartitionedTraces`).
+# trace where a NumPy path still needs a partition raises PartitionNeeded (no tapeflow op
+# does now); it is then traced per partition, the partition a constant of the graph and part
+# of the trace's key (`_PartitionedTraces`).
 
 def _ragged_partitions(values: list) -> Optional[tuple]:
     """The row partitions of the RaggedTensors among `values` (a partitioned trace's key
