@@ -62,3 +62,23 @@ def test_threefry_is_refused_on_cpu_as_tensorflow():
     with pytest.raises(tf.errors.UnimplementedError,
                        match="Non-XLA devices don't support the ThreeFry algorithm"):
         g.normal([2])
+
+
+def test_a_threefry_state_has_two_words_as_tf():
+    """TF 2.21's values: ThreeFry's state is [counter, key] (Philox's three words); TF's CPU
+    kernels draw from neither (UnimplementedError), but the states and errors are TF's."""
+    assert tf.random.create_rng_state(42, "threefry").numpy().tolist() == [42, 0]
+    assert tf.random.create_rng_state(2**70 + 5, "threefry").numpy().tolist() == [5, 64]
+    assert tf.random.create_rng_state([1, 2, 3], "threefry").numpy().tolist() == [1, 2]
+    assert tf.random.create_rng_state([7], "threefry").numpy().tolist() == [0, 7]
+    g = tf.random.Generator.from_seed(42, alg="threefry")
+    assert g.state.numpy().tolist() == [42, 0]
+    g.reset_from_seed(7)
+    assert g.state.numpy().tolist() == [7, 0]
+    assert tf.random.Generator.from_key_counter(5, [9], "threefry").state.numpy().tolist() == \
+        [9, 5]
+    assert tf.random.Generator.from_non_deterministic_state("threefry").state.shape == (2,)
+    with pytest.raises(ValueError, match=r"Shapes \(3,\) and \[2\] are incompatible"):
+        tf.random.Generator.from_state([1, 2, 3], "threefry")
+    with pytest.raises(ValueError, match=r"Shapes \(2,\) and \[3\] are incompatible"):
+        tf.random.Generator.from_state([1, 2], "philox")

@@ -28,6 +28,11 @@ from tapeflow.ops.array_ops import _shape_tuple
 from tapeflow.ops.random_ops import _scaled, drawn_shape, run_time_shape
 
 _STATE_SIZE = 3            # Philox: two counter words and the key
+_THREEFRY_STATE_SIZE = 2   # ThreeFry: a counter word and the key
+
+
+def _state_size(alg: int) -> int:
+    return _THREEFRY_STATE_SIZE if alg == _stateless.THREEFRY else _STATE_SIZE
 _MASK64 = (1 << 64) - 1
 
 
@@ -63,23 +68,22 @@ _READ_AND_SKIP = Primitive(
                                      ShapedArray((_STATE_SIZE,), np.int64)))
 
 
-def _seed_state(seed: Any) -> np.ndarray:
-    """A state from a seed (TensorFlow's create_rng_state): an int in 64-bit words, lowest
-    first; a shorter vector padded with zeros in front."""
+def _seed_state(seed: Any, size: int = _STATE_SIZE) -> np.ndarray:
+    """A state of `size` words from a seed (TensorFlow's create_rng_state): an int in 64-bit
+    words, lowest first; a vector cut to `size`, a shorter one padded with zeros in front."""
     if isinstance(seed, (int, np.integer)):
         value = int(seed)
-        words = [(value >> (64 * i)) & _MASK64 for i in range(_STATE_SIZE)]
+        words = [(value >> (64 * i)) & _MASK64 for i in range(size)]
     else:
-        words = [int(w) for w in np.asarray(seed).reshape(-1)][:_STATE_SIZE]
-        words = [0] * (_STATE_SIZE - len(words)) + words
+        words = [int(w) for w in np.asarray(seed).reshape(-1)][:size]
+        words = [0] * (size - len(words)) + words
     return np.array([_as_int64(w) for w in words], np.int64)
 
 
 @tf_export("random.create_rng_state", "random.experimental.create_rng_state")
 def create_rng_state(seed: Any, alg: Any) -> Tensor:
-    """The generator state a seed gives (an int64 vector of 3 for Philox)."""
-    _stateless.algorithm_id(alg)
-    return convert_to_tensor(_seed_state(seed))
+    """The generator state a seed gives (an int64 vector of 3 for Philox, 2 for ThreeFry)."""
+    return convert_to_tensor(_seed_state(seed, _state_size(_stateless.algorithm_id(alg))))
 
 
 @tf_export("random.Generator", "random.experimental.Generator")
@@ -96,16 +100,17 @@ class Generator:
                              "None.")
         self._alg = _stateless.algorithm_id(alg)
         value = np.asarray(state.numpy() if hasattr(state, "numpy") else state)
-        if value.shape != (_STATE_SIZE,):
-            raise ValueError(f"Shapes {list(value.shape)} and [{_STATE_SIZE}] are "
-                             f"incompatible")
+        size = _state_size(self._alg)
+        if value.shape != (size,):
+            raise ValueError(f"Shapes {value.shape} and [{size}] are incompatible")
         self._state_var = Variable(value.astype(np.int64), trainable=False, name="Variable")
 
     # -- construction ---------------------------------------------------------------------
     @classmethod
     def from_seed(cls, seed: Any, alg: Any = None) -> "Generator":
         """A generator whose state comes from `seed` (an int or a vector of ints)."""
-        return cls(state=_seed_state(seed), alg=alg)
+        return cls(state=_seed_state(seed, _state_size(_stateless.algorithm_id(alg))),
+                   alg=alg)
 
     @classmethod
     def from_state(cls, state: Any, alg: Any) -> "Generator":
@@ -122,7 +127,8 @@ class Generator:
     @classmethod
     def from_non_deterministic_state(cls, alg: Any = None) -> "Generator":
         """A generator with an unpredictable state."""
-        words = np.frombuffer(os.urandom(8 * _STATE_SIZE), np.int64).copy()
+        size = _state_size(_stateless.algorithm_id(alg))
+        words = np.frombuffer(os.urandom(8 * size), np.int64).copy()
         return cls(state=words, alg=alg)
 
     def reset(self, state: Any) -> None:
@@ -131,7 +137,7 @@ class Generator:
 
     def reset_from_seed(self, seed: Any) -> None:
         """Sets the state to what `seed` gives."""
-        self._state_var.assign(_seed_state(seed))
+        self._state_var.assign(_seed_state(seed, _state_size(self._alg)))
 
     def reset_from_key_counter(self, key: Any, counter: Any) -> None:
         """Sets the state from a key and a counter."""
