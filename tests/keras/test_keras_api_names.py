@@ -41,9 +41,6 @@ NOT_BUILT: dict = {
     "optimizers": {
         "legacy": "Keras 2 optimizers namespace: not built",
     },
-    "saving": {
-        "KerasFileEditor": "not built yet",
-    },
     "utils": {
         "legacy": "Keras 2 utils namespace: not built",
     },

@@ -7,6 +7,8 @@
   HDF5 weights (`legacy_h5`), as `keras.applications`' ImageNet files are. tapeflow's older
   npz weights (`.weights.npz`, or npz written under a `.weights.h5` name) stay readable.
 - `model.save('m.h5')` / `load_model('m.h5')`: Keras's legacy HDF5 model file (`legacy_h5`).
+- `KerasFileEditor`: inspects and edits a `.keras` / `.weights.h5` file's weights
+  (`file_editor`).
 - `serialize_keras_object` / `deserialize_keras_object` and the custom-object registry
   (`serialization`).
 """
@@ -20,6 +22,7 @@ from tapeflow.keras.saving import _legacy
 from tapeflow.keras.saving import legacy_h5 as _legacy_h5
 from tapeflow.keras.saving import archive as _archive
 from tapeflow.keras.saving.archive import load_model, save_model
+from tapeflow.keras.saving.file_editor import KerasFileEditor
 from tapeflow.keras.saving.serialization import (
     CustomObjectScope, custom_object_scope, deserialize_keras_object, get_custom_objects,
     get_registered_name, get_registered_object, register_keras_serializable,
@@ -87,7 +90,7 @@ def load_weights(model: Any, filepath: Any, skip_mismatch: bool = False, **kwarg
     return _weights.read_h5(model, filepath, skip_mismatch=skip_mismatch)
 
 
-__all__ = ["save_model", "load_model", "save_weights", "load_weights",
+__all__ = ["KerasFileEditor", "save_model", "load_model", "save_weights", "load_weights",
            "serialize_keras_object", "deserialize_keras_object", "register_keras_serializable",
            "get_registered_name", "get_registered_object", "get_custom_objects",
            "CustomObjectScope", "custom_object_scope"]
