@@ -13,11 +13,21 @@ from tapeflow import keras
 PROGRAMS = program_files(prefix="b_")
 # Programs that do not (yet) print what Keras printed, with the reason.
 XFAIL: dict[str, str] = {}
+# Programs whose printed numbers depend on the NumPy build: on the lowest supported NumPy
+# (2.0, with its own OpenBLAS) one validation sample of the conv classifier lies within
+# float32 rounding of the decision boundary, and its class (so one epoch's validation
+# accuracy, 0.4688 for Keras's 0.4375) can flip; losses still agree to float32 rounding.
+# Not strict: whether it flips depends on the BLAS build and thread count.
+_LOWEST_NUMPY = np.lib.NumpyVersion(np.__version__) < "2.1.0"
+FLAKY_ON_LOWEST_NUMPY = {"b_timeseries_classification_conv"}
 
 
 def _param(program):
     marks = [pytest.mark.xfail(strict=True, reason=XFAIL[program.stem])] if (
         program.stem in XFAIL) else []
+    if _LOWEST_NUMPY and program.stem in FLAKY_ON_LOWEST_NUMPY:
+        marks.append(pytest.mark.xfail(strict=False, reason="NumPy 2.0's BLAS rounding "
+                                                            "flips a borderline sample"))
     return pytest.param(program, id=program.stem, marks=marks)
 
 
