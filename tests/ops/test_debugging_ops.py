@@ -648,3 +648,32 @@ def test_check_numerics_forward_mode():
         _PREFIX + "Not a number (NaN) or infinity (Inf) values detected in gradient. "
         "b\"Not a number (NaN) or infinity (Inf) values detected in gradient. b'm'\" : "
         "Tensor had NaN values [Op:CheckNumerics] name: ")
+
+
+def test_a_traced_assert_names_a_python_operand_in_its_scope_as_tf():
+    """TF 2.21's texts: a Python operand is converted inside the assert's name scope
+    ('assert_less/y:0', numbered per call; assert_equal takes two scope names per call)."""
+    @tf.function
+    def two_less(x, z):
+        tf.debugging.assert_less(z, x)
+        tf.debugging.assert_less(x, [2])
+        return x
+
+    @tf.function
+    def two_equal(x):
+        tf.debugging.assert_equal(x, [3], message="a")
+        tf.debugging.assert_equal(x, [2], message="b")
+        return x
+
+    @tf.function
+    def named(x):
+        tf.debugging.assert_greater([0], x, name="mine")
+        return x
+
+    cases = [(lambda: two_less(tf.constant([3]), tf.constant([1])), "[y (assert_less_1/y:0) = ]"),
+             (lambda: two_equal(tf.constant([3])), "[y (assert_equal_3/y:0) = ]"),
+             (lambda: named(tf.constant([3])), "[x (mine/x:0) = ] [0] [y (x:0) = ]")]
+    for call, words in cases:
+        with pytest.raises(tf.errors.InvalidArgumentError) as info:
+            call()
+        assert words in str(info.value)

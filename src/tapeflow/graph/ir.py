@@ -352,11 +352,17 @@ class Graph:
         self.inputs.append(vid)
         return self.symbolic(vid)
 
-    def _const(self, tensor: Any) -> int:
+    def named_constant(self, tensor: Any, name: str) -> int:
+        """The value id of the eager `tensor` as a constant of this graph named `name` (as
+        TF's convert_to_tensor(value, name=...) inside a name scope names it), unless it is
+        already a constant here."""
+        return self._const(tensor, name)
+
+    def _const(self, tensor: Any, name: str = "Const") -> int:
         key = id(tensor)
         entry = self._consts.get(key)
         if entry is None:
-            vid = self._new_value("const", self._unique("Const"), tensor._value)
+            vid = self._new_value("const", self._unique(name), tensor._value)
             self._consts[key] = entry = (tensor, vid)  # the tensor is held: its id stays unique
         return entry[1]
 

@@ -278,9 +278,13 @@ def _static_text(item: Any) -> str:
 
 def _binary_assert(sym: str, op_func: Callable, static_func: Callable, x: Any, y: Any,
                    data: Optional[list], summarize: Optional[int],
-                   message: Optional[str]) -> Optional[Operation]:
+                   message: Optional[str], scope: Optional[str] = None) -> Optional[Operation]:
     """check_ops._binary_assert: eagerly checks now; traced, checks constant operands at
-    trace time and otherwise adds an Assert."""
+    trace time and otherwise adds an Assert. `scope`: TF's name scope of the assert, which
+    names an operand converted from a Python value ('assert_less/y:0')."""
+    if scope is not None and context.graph is not None:
+        scope = context.graph.unique_name(scope)
+        x, y = (_scoped_operand(v, f"{scope}/{n}") for v, n in ((x, "x"), (y, "y")))
     x = _convert(x, "x")
     y = _convert(y, "y")
     if context.graph is None:
@@ -309,6 +313,16 @@ def _binary_assert(sym: str, op_func: Callable, static_func: Callable, x: Any, y
     return _graph_assert(condition, data, summarize)
 
 
+def _scoped_operand(value: Any, name: str) -> Any:
+    """A Python operand as the graph constant `name`, as TF converts it in the assert's scope;
+    a tensor stays itself."""
+    if isinstance(value, TensorLike):
+        return value
+    tensor = _convert(value, name.rpartition("/")[2])
+    graph = context.graph
+    return graph.symbolic(graph.named_constant(tensor, name))
+
+
 def _binary_doc(sym: str) -> str:
     return (f"Raises InvalidArgumentError unless `x {sym} y` holds element-wise (with "
             f"broadcasting). Eagerly it checks at once (None); inside tf.function it raises "
@@ -318,7 +332,8 @@ def _binary_doc(sym: str) -> str:
 def _make_binary(name: str, sym: str, op_func: Callable, static_func: Callable) -> Callable:
     def check(x: Any, y: Any, message: Optional[str] = None, summarize: Optional[int] = None,
               name: Optional[str] = None) -> Optional[Operation]:
-        return _binary_assert(sym, op_func, static_func, x, y, None, summarize, message)
+        return _binary_assert(sym, op_func, static_func, x, y, None, summarize, message,
+                              name or check.__name__)
     check.__doc__ = _binary_doc(sym)
     check.__name__ = check.__qualname__ = name
     return check
@@ -332,7 +347,10 @@ def assert_equal(x: Any, y: Any, message: Optional[str] = None, summarize: Optio
     time for constant operands and otherwise returns the Assert op."""
     if x is y:
         return None if context.graph is None else no_op()
-    return _binary_assert("==", math_ops.equal, np.equal, x, y, None, summarize, message)
+    if name is None and context.graph is not None:
+        context.graph.unique_name("assert_equal")   # TF enters this scope twice (v2, v1)
+    return _binary_assert("==", math_ops.equal, np.equal, x, y, None, summarize, message,
+                          name or "assert_equal")
 
 
 @tf_export("debugging.assert_none_equal")
@@ -342,7 +360,7 @@ def assert_none_equal(x: Any, y: Any, summarize: Optional[int] = None,
     it checks at once (None); inside tf.function it raises at trace time for constant
     operands and otherwise returns the Assert op."""
     return _binary_assert("!=", math_ops.not_equal, np.not_equal, x, y, None, summarize,
-                          message)
+                          message, name or "assert_none_equal")
 
 assert_less = tf_export("debugging.assert_less", "assert_less")(
     _make_binary("assert_less", "<", math_ops.less, np.less))
