@@ -87,3 +87,36 @@ def test_a_train_step_traced_with_an_unknown_batch_tracks_the_loss_by_rows():
     logs = step((tf.constant(x[3:]), tf.constant(y[3:])))
     # the tracker's mean over both batches, weighted by their rows: (9+49+1)/3*3 + 4, / 4
     np.testing.assert_allclose(float(logs["loss"]), (9 + 49 + 1 + 4) / 4, rtol=1e-6)
+
+
+class _ShowsBatch(keras.Model):
+    """A custom train_step that records the batch shape its trace sees."""
+
+    seen: list = []
+
+    def train_step(self, data):
+        self.seen.append(tuple(data[0].shape))
+        return super().train_step(data)
+
+
+@pytest.mark.parametrize("kind, expected", [
+    ("arrays", [(None, 3)]), ("dataset", [(None, 3)]), ("dataset_drop_remainder", [(4, 3)]),
+    ("generator", [(None, 3)])])
+def test_fit_traces_the_step_on_the_inputs_batch_spec_as_keras(kind, expected):
+    """Keras 3.15 (TF backend) traces train_step once on its dataset's element spec: a None
+    batch for arrays, generators and datasets whose last batch may be smaller, the batch size
+    where the dataset promises it (these shapes printed by Keras for the same program)."""
+    x, y = np.ones((10, 3), np.float32), np.ones((10, 1), np.float32)
+    inputs = keras.Input((3,))
+    model = _ShowsBatch(inputs, keras.layers.Dense(1)(inputs))
+    model.compile("sgd", "mse")
+    model.seen = []
+    data = {"arrays": lambda: (x, y),
+            "dataset": lambda: (tf.data.Dataset.from_tensor_slices((x, y)).batch(4),),
+            "dataset_drop_remainder": lambda: (
+                tf.data.Dataset.from_tensor_slices((x, y)).batch(4, drop_remainder=True),),
+            "generator": lambda: ((batch for batch in [(x[:4], y[:4])] * 3),)}[kind]()
+    kwargs = {"batch_size": 4} if kind == "arrays" else \
+        {"steps_per_epoch": 3} if kind == "generator" else {}
+    model.fit(*data, epochs=2 if kind != "generator" else 1, verbose=0, **kwargs)
+    assert model.seen == expected

@@ -165,6 +165,9 @@ class DataAdapter:
     pass), and the epoch hooks."""
 
     num_batches: Optional[int] = None
+    # The size every batch has, where the input promises one (a dataset batched with
+    # drop_remainder); None where the last batch may be smaller, as Keras's specs say.
+    static_batch_size: Optional[int] = None
 
     def batches(self) -> Iterator:
         raise NotImplementedError
@@ -300,6 +303,12 @@ class TFDatasetAdapter(DataAdapter):
     def num_batches(self) -> Optional[int]:  # type: ignore[override]
         cardinality = int(np.asarray(self._dataset.cardinality()))
         return None if cardinality < 0 else cardinality
+
+    @property
+    def static_batch_size(self) -> Optional[int]:  # type: ignore[override]
+        specs = [s for s in nest.flatten(self._dataset.element_spec) if hasattr(s, "shape")]
+        shape = specs[0].shape if specs else None
+        return shape[0] if shape is not None and shape.rank else None
 
     def batches(self) -> Iterator:
         if self._class_weights is None:
@@ -595,6 +604,11 @@ class EpochIterator:
         """The steps of an epoch: `steps_per_epoch`, the input's length, or None (unknown
         until a first pass runs out)."""
         return self.steps_per_epoch or self._num_batches
+
+    @property
+    def static_batch_size(self) -> Optional[int]:
+        """The size of every batch where the input promises one, else None."""
+        return self.data_adapter.static_batch_size
 
     def reset(self) -> None:
         """Starts afresh (a new pass at the next epoch)."""

@@ -20,13 +20,13 @@ from tapeflow.keras.metrics import MeanMetricWrapper, Metric, _dims
 def _top_k_matches(y_true: Tensor, y_pred: Tensor, match: Any) -> Tensor:
     """`match(labels, predictions)` over rows of y_pred flattened to 2-D, shaped like
     y_true, as floatx."""
-    shape = tuple(y_true.shape)
+    shape, rank = _dims(y_true), y_true.ndim
     if y_pred.ndim > 2:
         y_pred = array_ops.reshape(y_pred, [-1, int(y_pred.shape[-1])])
     if y_true.ndim > 1:
         y_true = array_ops.reshape(y_true, [-1])
     matches = math_ops.cast(match(y_true, y_pred), floatx())
-    return array_ops.reshape(matches, shape) if len(shape) > 1 else matches
+    return array_ops.reshape(matches, shape) if rank > 1 else matches
 
 
 def top_k_categorical_accuracy(y_true: Any, y_pred: Any, k: int = 5) -> Tensor:

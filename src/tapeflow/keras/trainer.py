@@ -24,7 +24,7 @@ from tapeflow.autodiff import GradientTape
 from tapeflow.distribute import keras_support as _dist
 from tapeflow.framework import nest
 from tapeflow.framework.sparse_tensor import SparseTensor
-from tapeflow.framework.tensor import TensorLike
+from tapeflow.framework.tensor import Tensor, TensorLike
 from tapeflow.framework.tensor_conversion import convert_to_tensor
 from tapeflow.keras.data_adapters import (EpochIterator, _to_numpy_tree,
                                           class_weight_to_sample_weights,
@@ -540,11 +540,14 @@ class Trainer:
         return metric_logs if set(logs) == set(metric_logs) else logs
 
     # -- loops --------------------------------------------------------------------------------
-    def _run_step(self, function: Any, batch: Any, split: Callable, kind: str) -> dict:
+    def _run_step(self, function: Any, batch: Any, split: Callable, kind: str,
+                  batch_dim: Optional[int] = None) -> dict:
         """One step on this worker's share of a global batch, in the strategy's replica
         context (its gradients summed over the workers); the step's logs (`_step_logs`),
-        the metrics' results over all workers under a multi-worker strategy."""
+        the metrics' results over all workers under a multi-worker strategy. `batch_dim`:
+        the size every batch has, where the input promises one."""
         data = _as_tensors(split(batch))
+        self._trace_for_every_batch(function, data, batch_dim)
         strategy = self._distribute_strategy
         if strategy is None:
             return _step_logs(function(data), kind)
@@ -552,6 +555,27 @@ class Trainer:
         if _dist.communicator_of(strategy) is not None:
             return self._get_metrics_result_or_logs(logs)
         return logs
+
+    def _trace_for_every_batch(self, function: Any, data: Any,
+                               batch_dim: Optional[int]) -> None:
+        """Before a traced step's first call: traces it for batches of `batch_dim` rows (None:
+        any), as Keras's TF trainer traces its step on the dataset's element spec, once the
+        model is built (an unbuilt model builds on the first batch's own shape, as Keras's
+        symbolic build does). The last, partial batch then runs the same trace, and a custom
+        train_step sees the batch dim Keras shows (`x.shape` is (None, ...))."""
+        if not hasattr(function, "get_concrete_function") or \
+                function.experimental_get_tracing_count() or not _built(self) or \
+                self._distribute_strategy is not None:   # traced in its replica context
+            return
+        leaves = nest.flatten(data)
+        if not leaves or not all(type(t) is Tensor and t.shape.rank for t in leaves):
+            return   # composite or scalar inputs: traced as they come
+        from tapeflow.function.polymorphic import (TensorSpec,  # loaded with the traced step
+                                                   functions_run_eagerly)
+        if functions_run_eagerly():   # the step then runs as Python, untraced
+            return
+        function.get_concrete_function(nest.map_structure(
+            lambda t: TensorSpec([batch_dim] + t.shape.as_list()[1:], t.dtype), data))
 
     @_in_strategy_scope
     def fit(self, x: Any = None, y: Any = None, batch_size: Optional[int] = None,
@@ -596,7 +620,7 @@ class Trainer:
                     for step, iterator in epoch_iterator:
                         callback_list.on_train_batch_begin(step)
                         logs = self._run_step(train_function, next(iterator), split,
-                                              "train")
+                                              "train", epoch_iterator.static_batch_size)
                         callback_list.on_train_batch_end(step, logs)
                         if self.stop_training:
                             break
@@ -666,7 +690,8 @@ class Trainer:
         with epoch_iterator.catch_stop_iteration():
             for step, iterator in epoch_iterator:
                 callback_list.on_test_batch_begin(step)
-                logs = self._run_step(test_function, next(iterator), split, "test")
+                logs = self._run_step(test_function, next(iterator), split, "test",
+                                      epoch_iterator.static_batch_size)
                 callback_list.on_test_batch_end(step, logs)
                 if self.stop_evaluating:
                     break
@@ -695,6 +720,8 @@ class Trainer:
             for step, iterator in epoch_iterator:
                 callback_list.on_predict_batch_begin(step)
                 data = _as_tensors(split(next(iterator)))
+                self._trace_for_every_batch(predict_function, data,
+                                            epoch_iterator.static_batch_size)
                 out = predict_function(data) if strategy is None else \
                     strategy.run(predict_function, args=(data,))
                 outputs.append(_dist.gather_outputs(strategy, nest.map_structure(np.asarray,
@@ -775,6 +802,13 @@ def _capped_epochs(epochs: int) -> int:
         warnings.warn(f"Limiting epochs to {cap}", stacklevel=3)
         return cap
     return epochs
+
+
+def _built(model: Any) -> bool:
+    """Whether the model and every layer in it have their weights."""
+    layers = model._flatten_layers() if hasattr(model, "_flatten_layers") else []
+    return bool(getattr(model, "built", False)) and all(
+        getattr(layer, "built", True) for layer in layers)
 
 
 def _batch_size(x: Any, dtype: Any) -> Any:

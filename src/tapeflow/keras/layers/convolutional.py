@@ -12,7 +12,7 @@ from tapeflow.keras import activations, backend, constraints, initializers, regu
 from tapeflow.keras.layers.core import _weight_config
 from tapeflow.keras.layers.input_spec import InputSpec
 from tapeflow.keras.layers.layer import Layer
-from tapeflow.ops import array_ops, conv_ops, math_ops, reduce_ops
+from tapeflow.ops import array_ops, conv_ops, index_ops, math_ops, reduce_ops
 
 
 def _tuple(value: Any, rank: int, name: str, allow_zero: bool = False) -> tuple:
@@ -270,7 +270,10 @@ class _ConvTranspose(_Conv):
         strides, dilations = self.strides, self.dilation_rate
         if self.rank == 1:
             strides, dilations = strides[0], dilations[0]
-        return op(x, self.kernel, out_shape, strides, self.padding, dilations=dilations)
+        y = op(x, self.kernel, out_shape, strides, self.padding, dilations=dilations)
+        if not isinstance(out_shape, tuple):   # the sizes the trace knows, as Keras's shape
+            y = index_ops.ensure_shape(y, (None,) + spatial + (self.filters,))
+        return y
 
 
 class Conv1DTranspose(_ConvTranspose):
