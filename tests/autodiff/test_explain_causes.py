@@ -184,6 +184,18 @@ def test_assign_on_the_path_names_the_assign():
     assert "an assignment is not differentiable" in why and "NumPy" not in why
 
 
+def test_a_variable_read_only_by_an_assignment_names_that_line():
+    a = tf.Variable(1.0, name="a")
+    b = tf.Variable(2.0, name="b")
+    with tf.GradientTape() as tape:
+        b.assign_add(a)
+        y = b * 3.0
+    assert tape.gradient(y, a) is None
+    why = tape.explain(a)
+    assert f"was read only by b.assign_add(...) at {at('b.assign_add(a)')}" in why
+    assert "an assignment is not differentiable" in why and "not read while" not in why
+
+
 def test_assign_add_on_the_path_names_it():
     x = tf.constant(3.0)
     v = tf.Variable(1.0, name="v")

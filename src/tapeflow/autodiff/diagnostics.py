@@ -492,6 +492,13 @@ def _unwatched(tape: Any, source: Any, what: str, facts: _Facts,
 def _unread_variable(source: Any, what: str, facts: _Facts, name: Optional[str]) -> str:
     """A trainable variable the tape never saw read."""
     escape = facts.cuts.get(id(source))
+    if escape is not None and escape[0] == "assign":   # given to an assignment, not read
+        op, variable = escape[3]
+        return (f"{_cap(what)} was read only by {_var(variable)}.{op}(...) at "
+                f"{where(escape[1])}: an assignment is not differentiable (the variable's new "
+                f"value has no history), so the target, computed from {describe(variable)} "
+                f"after it, does not depend on {what}. Use {what} in the target's "
+                f"computation itself.")
     if escape is not None and escape[0] in _ESCAPES:
         return (f"{_cap(what)} was not read by any tapeflow op while the tape was recording: "
                 f"{_ESCAPES[escape[0]]} took its value out of tapeflow at {where(escape[1])}, "

@@ -516,11 +516,15 @@ TensorLike.__float__ = _watch_escapes(TensorLike.__float__, "float()")
 
 
 def _note_assign(variable: Variable, value: Any, op: str) -> None:
-    """`variable.<op>(value)` while tapes record: a tracked `value` ends its path there."""
+    """`variable.<op>(value)` while tapes record: a tracked `value` ends its path there, and
+    so does a variable given as the value (the assignment reads it untaped), which a tape
+    would watch."""
     if isinstance(value, TensorLike):
+        key = id(value)
         for tape in context.state.tapes:
-            if id(value) in tape._tracked:
-                tape._cut(id(value), "assign", value, (op, variable))
+            if key in tape._tracked or (isinstance(value, Variable) and value._trainable
+                                        and tape._watch_accessed_variables):
+                tape._cut(key, "assign", value, (op, variable))
 
 
 _variables.hooks["taped_assign"] = _note_assign
