@@ -178,6 +178,17 @@ def standardize_shape(shape: Any) -> tuple:
     return tuple(standardized)
 
 
+def dynamic_shape(x: Any) -> tuple:
+    """A tensor's shape as Keras's TF backend gives it (`keras.ops.shape`): ints where
+    tracing knows them, scalar int32 tensors read as the graph runs where it does not."""
+    dims = x.shape.as_list()
+    if None not in dims:
+        return tuple(dims)
+    from tapeflow.ops import array_ops   # keras.backend loads before the ops it needs here
+    run_time = array_ops.shape(x)
+    return tuple(run_time[i] if d is None else d for i, d in enumerate(dims))
+
+
 def standardize_data_format(data_format: Optional[str]) -> str:
     """A layer's `data_format` argument: `image_data_format()` for None, else
     'channels_last' or 'channels_first' (Keras's ValueError otherwise)."""

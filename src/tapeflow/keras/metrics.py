@@ -84,12 +84,6 @@ class Metric:
         return f"<{self.__class__.__name__} name={self.name}>"
 
 
-def _dims(x: Tensor) -> Any:
-    """`x`'s shape: a tuple of ints where tracing knows it, else its run-time shape tensor."""
-    dims = x.shape
-    return tuple(dims.as_list()) if dims.is_fully_defined() else array_ops.shape(x)
-
-
 def _reduce_to_samplewise(values: Any, sample_weight: Any, dtype: Any) -> tuple:
     """Per-sample values (mean over the non-batch axes) and their weights, as Keras does
     (a Keras mask on `values` zeroes the weights of the masked entries)."""
@@ -103,7 +97,7 @@ def _reduce_to_samplewise(values: Any, sample_weight: Any, dtype: Any) -> tuple:
         w_ndim, v_ndim = sample_weight.ndim, values.ndim
         if v_ndim > w_ndim:
             values = reduce_ops.reduce_mean(values, axis=list(range(w_ndim, v_ndim)))
-        sample_weight = array_ops.broadcast_to(sample_weight, _dims(values))
+        sample_weight = array_ops.broadcast_to(sample_weight, backend.dynamic_shape(values))
         values = values * sample_weight
         if w_ndim > 1:
             sample_weight = reduce_ops.reduce_mean(sample_weight, axis=list(range(1, w_ndim)))
@@ -127,7 +121,7 @@ class Mean(Metric):
         if sample_weight is not None:
             num_samples = reduce_ops.reduce_sum(sample_weight)
         else:
-            num_samples = _dims(values)[0] if values.ndim >= 1 else 1
+            num_samples = backend.dynamic_shape(values)[0] if values.ndim >= 1 else 1
         self.count.assign_add(math_ops.cast(num_samples, self._dtype))
 
     def result(self) -> Tensor:
@@ -192,7 +186,7 @@ def binary_accuracy(y_true: Any, y_pred: Any, threshold: float = 0.5) -> Tensor:
 def _class_matches(y_true: Tensor, y_pred: Any) -> Tensor:
     """1.0 where the integer class y_true equals argmax(y_pred), shaped like y_true."""
     y_pred = convert_to_tensor(y_pred)
-    shape = _dims(y_true)
+    shape = backend.dynamic_shape(y_true)
     squeezed = y_true.ndim == y_pred.ndim and y_true.shape[-1] == 1
     if squeezed:
         y_true = array_ops.squeeze(y_true, axis=[-1])

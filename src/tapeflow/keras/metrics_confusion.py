@@ -21,7 +21,7 @@ from tapeflow.ops import array_ops, clip_ops, index_ops, manip_ops, math_ops, re
 from tapeflow.keras import backend
 from tapeflow.keras.backend import floatx
 from tapeflow.keras.losses import squeeze_or_expand_to_same_rank
-from tapeflow.keras.metrics import Metric, _dims
+from tapeflow.keras.metrics import Metric
 
 NEG_INF = -1e10  # Keras's threshold when only the top_k predictions count
 _KEYS = ("tp", "fp", "tn", "fn")
@@ -98,14 +98,14 @@ def update_confusion_matrix(variables: dict, y_true: Any, y_pred: Any, threshold
         y_pred = y_pred[..., class_id:class_id + 1]
     if label_weights is not None:
         label_weights = array_ops.broadcast_to(
-            math_ops.cast(convert_to_tensor(label_weights), dtype), _dims(y_pred))
+            math_ops.cast(convert_to_tensor(label_weights), dtype), backend.dynamic_shape(y_pred))
         sample_weight = label_weights if sample_weight is None else \
             sample_weight * label_weights
     # One row of predictions (all of them), or with multi_label one [examples, labels] block.
     rows = (lambda t: array_ops.expand_dims(t, 0)) if multi_label else \
         (lambda t: array_ops.reshape(t, [1, -1]))
     if sample_weight is not None:
-        sample_weight = rows(array_ops.broadcast_to(sample_weight, _dims(y_pred)))
+        sample_weight = rows(array_ops.broadcast_to(sample_weight, backend.dynamic_shape(y_pred)))
     labels = math_ops.cast(math_ops.cast(rows(y_true), _dtypes.bool), dtype)
     if evenly:
         counts = _bucket_counts(labels, rows(y_pred), sample_weight, thresholds, dtype)

@@ -13,14 +13,14 @@ from tapeflow.ops import array_ops, index_ops, linalg_ops, manip_ops, math_ops, 
 from tapeflow.keras import backend
 from tapeflow.keras.backend import floatx
 from tapeflow.keras.losses import squeeze_or_expand_to_same_rank
-from tapeflow.keras.metrics import MeanMetricWrapper, Metric, _dims
+from tapeflow.keras.metrics import MeanMetricWrapper, Metric
 
 
 # -- top-k accuracies ------------------------------------------------------------------------
 def _top_k_matches(y_true: Tensor, y_pred: Tensor, match: Any) -> Tensor:
     """`match(labels, predictions)` over rows of y_pred flattened to 2-D, shaped like
     y_true, as floatx."""
-    shape, rank = _dims(y_true), y_true.ndim
+    shape, rank = backend.dynamic_shape(y_true), y_true.ndim
     if y_pred.ndim > 2:
         y_pred = array_ops.reshape(y_pred, [-1, int(y_pred.shape[-1])])
     if y_true.ndim > 1:
@@ -165,7 +165,7 @@ class Sum(Metric):
             values, weight = squeeze_or_expand_to_same_rank(values, weight)
             if values.ndim > weight.ndim:
                 values = reduce_ops.reduce_sum(values, axis=list(range(weight.ndim, values.ndim)))
-            values = values * array_ops.broadcast_to(weight, _dims(values))
+            values = values * array_ops.broadcast_to(weight, backend.dynamic_shape(values))
         if values.ndim > 1:
             values = reduce_ops.reduce_sum(values, axis=list(range(1, values.ndim)))
         self.total.assign_add(reduce_ops.reduce_sum(values))
@@ -329,7 +329,7 @@ class R2Score(Metric):
                                self._dtype)
         if weight.ndim == 1:
             weight = array_ops.expand_dims(weight, 1)
-        weight = array_ops.broadcast_to(weight, _dims(y_true))
+        weight = array_ops.broadcast_to(weight, backend.dynamic_shape(y_true))
         weighted = y_true * weight
         dtype = self.sum.dtype
         for variable, value in ((self.sum, weighted), (self.squared_sum, y_true * weighted),
@@ -416,7 +416,7 @@ class _IoUBase(Metric):
         weight = math_ops.cast(convert_to_tensor(sample_weight), self._dtype)
         if weight.ndim > 1:
             weight = array_ops.reshape(weight, [-1])
-        weight = array_ops.broadcast_to(weight, _dims(y_true))
+        weight = array_ops.broadcast_to(weight, backend.dynamic_shape(y_true))
         n = math_ops.cast(self.num_classes, self._dtype)
         keep = math_ops.logical_and(
             math_ops.logical_and(y_true >= 0, y_true < n),

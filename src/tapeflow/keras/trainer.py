@@ -26,6 +26,7 @@ from tapeflow.framework import nest
 from tapeflow.framework.sparse_tensor import SparseTensor
 from tapeflow.framework.tensor import Tensor, TensorLike
 from tapeflow.framework.tensor_conversion import convert_to_tensor
+from tapeflow.keras import backend
 from tapeflow.keras.data_adapters import (EpochIterator, _to_numpy_tree,
                                           class_weight_to_sample_weights,
                                           train_validation_split, unpack_x_y_sample_weight)
@@ -813,11 +814,8 @@ def _built(model: Any) -> bool:
 
 def _batch_size(x: Any, dtype: Any) -> Any:
     """The rows of `x`: an int where known, else a scalar of `dtype` read as the graph runs."""
-    rows = x.shape[0]
-    if rows is not None:
-        return int(rows)
-    from tapeflow.ops import array_ops
-    return math_ops.cast(array_ops.shape(x)[0], dtype)
+    rows = backend.dynamic_shape(x)[0]
+    return rows if isinstance(rows, int) else math_ops.cast(rows, dtype)
 
 
 def _as_batch(batch: tuple) -> Any:

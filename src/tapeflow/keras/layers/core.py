@@ -14,7 +14,6 @@ from tapeflow.keras import activations, backend, constraints, initializers, regu
 from tapeflow.keras.layers.input_spec import InputSpec
 from tapeflow.keras.layers.layer import Layer
 from tapeflow.keras.ops._dtypes import result_type
-from tapeflow.keras.ops.core import shape as keras_shape
 from tapeflow.ops import array_ops, index_ops, manip_ops, math_ops, sparse_ops
 
 
@@ -107,7 +106,7 @@ class Dense(Layer):
         else:  # matmul over the last axis of an N-D input
             flat = array_ops.reshape(x, (-1, shape[-1]))
             y = array_ops.reshape(math_ops.matmul(flat, self.kernel),
-                                  keras_shape(x)[:-1] + (self.units,))
+                                  backend.dynamic_shape(x)[:-1] + (self.units,))
         if self.bias is not None:
             y = y + self.bias
         return self.activation(y)
@@ -249,7 +248,7 @@ class Dropout(Layer):
             return x
         shape = None
         if self.noise_shape is not None:
-            dims = keras_shape(x)
+            dims = backend.dynamic_shape(x)
             shape = tuple(dims[i] if d is None else d for i, d in enumerate(self.noise_shape))
         return backend.dropout(x, self.rate, shape, self._seed_generator)
 
@@ -278,7 +277,7 @@ class Flatten(Layer):
         if sparse:
             dims = x.shape.as_list()[1:]
             return _sparse_reshape_examples(x, (-1 if None in dims else math.prod(dims),))
-        batch, *inner = keras_shape(x)
+        batch, *inner = backend.dynamic_shape(x)
         if all(isinstance(d, int) for d in inner):
             return array_ops.reshape(x, (batch, math.prod(inner)))
         return array_ops.reshape(x, (0, -1) if isinstance(batch, int) and batch == 0 else
@@ -311,7 +310,7 @@ class Reshape(Layer):
         if isinstance(inputs, SparseTensor):
             return _sparse_reshape_examples(inputs, self.target_shape)
         x = convert_to_tensor(inputs)
-        return array_ops.reshape(x, (keras_shape(x)[0],) + self.target_shape)
+        return array_ops.reshape(x, (backend.dynamic_shape(x)[0],) + self.target_shape)
 
     def get_config(self) -> dict:
         return {**super().get_config(), "target_shape": self.target_shape}

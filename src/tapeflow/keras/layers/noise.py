@@ -14,7 +14,6 @@ from tapeflow.keras import backend
 from tapeflow.keras.layers.core import Dropout
 from tapeflow.keras.layers.input_spec import InputSpec
 from tapeflow.keras.layers.layer import Layer
-from tapeflow.keras.ops.core import shape as keras_shape
 from tapeflow.ops import array_ops, math_ops
 
 __all__ = ["GaussianNoise", "GaussianDropout", "AlphaDropout", "SpatialDropout1D",
@@ -107,7 +106,7 @@ class AlphaDropout(Layer):
         x = convert_to_tensor(inputs)
         if not (training and self.rate > 0):
             return x
-        shape = list(keras_shape(x))
+        shape = list(backend.dynamic_shape(x))
         if self.noise_shape is not None:
             shape = [shape[i] if d is None else d for i, d in enumerate(self.noise_shape)]
         alpha, scale = 1.6732632423543772, 1.0507009873554805
@@ -140,7 +139,7 @@ class _SpatialDropout(Dropout):
     def call(self, inputs: Any, training: Any = False) -> Any:
         x = convert_to_tensor(inputs)
         if training and self.rate > 0:
-            return backend.dropout(x, self.rate, self._noise_shape(list(keras_shape(x))),
+            return backend.dropout(x, self.rate, self._noise_shape(list(backend.dynamic_shape(x))),
                                    self._seed_generator)
         return x
 

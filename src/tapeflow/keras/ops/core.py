@@ -16,6 +16,7 @@ import numpy as np
 
 import tapeflow as tf
 from tapeflow.framework import nest
+from tapeflow.keras import backend
 from tapeflow.keras.layers.layer import KerasTensor
 from tapeflow.keras.ops._node import keras_op
 from tapeflow.keras.utils import standardize_dtype
@@ -96,11 +97,9 @@ def shape(x: Any) -> tuple:
     if x.shape.rank is None:
         raise ValueError("All tensors passed to `ops.shape` must have a statically known "
                          f"rank. Received: x={x} with unknown rank.")
-    dims = x.shape.as_list()
-    if any(d is None for d in dims) and not isinstance(x, tf.RaggedTensor):
-        dynamic = tf.shape(x)
-        dims = [dynamic[i] if d is None else d for i, d in enumerate(dims)]
-    return tuple(dims)
+    if isinstance(x, tf.RaggedTensor):
+        return tuple(x.shape.as_list())
+    return backend.dynamic_shape(x)
 
 
 def dtype(x: Any) -> str:
