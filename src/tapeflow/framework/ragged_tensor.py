@@ -53,6 +53,17 @@ def concrete(value: Any, what: str) -> np.ndarray:
     return np.asarray(value)
 
 
+def uniform_row_splits(nvals: int, length: int, nrows: Optional[int], validate: bool,
+                       dtype: np.dtype) -> np.ndarray:
+    """The row splits of rows of `length` over `nvals` values (`nrows` of them, else as many
+    as fit), with from_uniform_row_length's check; eagerly, and as the graph runs."""
+    n = nrows if nrows is not None else (nvals // length if length else 0)
+    if validate and n * length != nvals:
+        raise _invalid("from_uniform_row_length", "uniform_row_length must divide the number "
+                                                  "of values")
+    return np.arange(n + 1, dtype=dtype) * length
+
+
 class PartitionNeeded(NotImplementedError):
     """Raised where an op computes with a RaggedTensor's row partition in NumPy but the
     partition is known only when a traced graph runs (tf.function then traces the call again
@@ -244,18 +255,12 @@ class RaggedTensor:
                                                       validate)
         values = _values_of(values)
         length = int(concrete(uniform_row_length, "uniform_row_length"))
-        nvals = _nvals(values)
-        if nrows is None:
-            n = nvals // length if length else 0
-        else:
-            n = int(concrete(nrows, "nrows"))
-        if validate and n * length != nvals:
-            raise _invalid("from_uniform_row_length", "uniform_row_length must divide the "
-                                                      "number of values")
         dtype = uniform_row_length.dtype.as_numpy_dtype if isinstance(
             uniform_row_length, TensorLike) else np.int64
-        splits = wrap(np.arange(n + 1, dtype=dtype) * length)
-        return cls(values, splits, internal=True, uniform_row_length=length)
+        splits = uniform_row_splits(_nvals(values), length,
+                                    None if nrows is None else int(concrete(nrows, "nrows")),
+                                    validate, np.dtype(dtype))
+        return cls(values, wrap(splits), internal=True, uniform_row_length=length)
 
     @classmethod
     def from_nested_row_splits(cls, flat_values: Any, nested_row_splits: Any,

@@ -22,9 +22,9 @@ from tapeflow.framework.errors import InvalidArgumentError, OperatorNotAllowedIn
 from tapeflow.autodiff.core import Primitive, bind
 from tapeflow.framework.abstract import ShapedArray
 from tapeflow.framework.ragged_tensor import (RaggedTensor, RaggedTensorSpec, _index_tensor,
-                                              _invalid,
                                               _symbolic_tensor, _values_of, concrete,
-                                              is_symbolic, register_fallback, register_traced)
+                                              is_symbolic, register_fallback, register_traced,
+                                              uniform_row_splits)
 from tapeflow.framework.tensor import Tensor, TensorLike, wrap
 from tapeflow.framework.tensor_shape import TensorShape
 from tapeflow.framework.exports import tf_export
@@ -1633,11 +1633,8 @@ def _traced_from_uniform_row_length(values: Any, uniform_row_length: Any, nrows:
 
 def _row_length_splits_plan(validate: bool, nvals: np.ndarray, length: np.ndarray,
                             *nrows: np.ndarray) -> list:
-    n = int(nrows[0]) if nrows else (int(nvals) // int(length) if int(length) else 0)
-    if validate and n * int(length) != int(nvals):
-        raise _invalid("from_uniform_row_length", "uniform_row_length must divide the number "
-                                                  "of values")
-    return [np.arange(n + 1, dtype=length.dtype) * length]
+    return [uniform_row_splits(int(nvals), int(length), int(nrows[0]) if nrows else None,
+                               validate, length.dtype)]
 
 
 def _traced_from_value_rowids(values: Any, value_rowids: Any, nrows: Any,
